@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/server"
+)
+
+// offline parses an admin subcommand's flags (always with --data) and opens its data directory.
+func offline(ctx context.Context, name string, args []string, define func(fs *flag.FlagSet)) (*gateway.Gateway, func() error, error) {
+	fs := newFlagSet(name)
+	data := fs.String("data", "./fleetgate-data", "data directory")
+	define(fs)
+	if err := parse(fs, args); err != nil {
+		return nil, nil, err
+	}
+	return server.OpenOffline(ctx, *data)
+}
+
+// subcommand splits "token create ..." into its verb and the rest.
+func subcommand(group string, args []string, verbs ...string) (string, []string, error) {
+	if len(args) == 0 {
+		return "", nil, usagef("fleetgate %s needs one of: %v", group, verbs)
+	}
+	for _, v := range verbs {
+		if args[0] == v {
+			return v, args[1:], nil
+		}
+	}
+	return "", nil, usagef("fleetgate %s: unknown verb %q (one of: %v)", group, args[0], verbs)
+}
+
+func runToken(ctx context.Context, args []string, stdout io.Writer) error {
+	_, rest, err := subcommand("token", args, "create")
+	if err != nil {
+		return err
+	}
+	var in gateway.CreateAPITokenInput
+	gw, closeDB, err := offline(ctx, "token create", rest, func(fs *flag.FlagSet) {
+		fs.StringVar(&in.UserEmail, "user", "", "email of the user the token acts as (required)")
+		fs.StringVar(&in.Name, "name", "cli", "a name to recognise the token by")
+		fs.StringVar(&in.Scope, "scope", gateway.ScopeFull, "full, or read for view-only (kiosk) tokens")
+		fs.StringVar(&in.Fleet, "fleet", "", "restrict the token to this fleet (id or name)")
+	})
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	if in.UserEmail == "" {
+		return usagef("--user is required")
+	}
+	secret, _, err := gw.CreateAPIToken(ctx, in)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, secret)
+	return nil
+}
+
+func runAgents(ctx context.Context, args []string, stdout io.Writer) error {
+	_, rest, err := subcommand("agents", args, "add")
+	if err != nil {
+		return err
+	}
+	var name, fleet string
+	gw, closeDB, err := offline(ctx, "agents add", rest, func(fs *flag.FlagSet) {
+		fs.StringVar(&name, "name", "", "agent name (required)")
+		fs.StringVar(&fleet, "fleet", "", "fleet its robots join, id or name; created when new (default: the first fleet)")
+	})
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	if name == "" {
+		return usagef("--name is required")
+	}
+	if fleet, err = ensureFleet(ctx, gw, fleet, stdout); err != nil {
+		return err
+	}
+	agent, key, err := gw.AddAgent(ctx, name, fleet)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "agent %s (%s)\nagent key (shown once): %s\n", agent.Name, agent.ID, key)
+	return nil
+}
+
+// ensureFleet creates a named fleet that does not exist yet, saying so.
+func ensureFleet(ctx context.Context, gw *gateway.Gateway, fleet string, stdout io.Writer) (string, error) {
+	if fleet == "" {
+		return "", nil
+	}
+	f, created, err := gw.EnsureFleet(ctx, fleet)
+	if err != nil {
+		return "", err
+	}
+	if created {
+		fmt.Fprintf(stdout, "created fleet %s (%s)\n", f.Name, f.ID)
+	}
+	return f.ID, nil
+}
+
+func runRobots(ctx context.Context, args []string, stdout io.Writer) error {
+	verb, rest, err := subcommand("robots", args, "add", "list")
+	if err != nil {
+		return err
+	}
+	var name, fleet string
+	gw, closeDB, err := offline(ctx, "robots "+verb, rest, func(fs *flag.FlagSet) {
+		if verb == "add" {
+			fs.StringVar(&name, "name", "", "robot name (required)")
+			fs.StringVar(&fleet, "fleet", "", "fleet id or name; created when new (default: the first fleet)")
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	if verb == "add" {
+		if name == "" {
+			return usagef("--name is required")
+		}
+		if fleet, err = ensureFleet(ctx, gw, fleet, stdout); err != nil {
+			return err
+		}
+		r, err := gw.AddRobot(ctx, name, fleet)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, r.ID)
+		return nil
+	}
+	robots, err := gw.AllRobots(ctx)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tFLEET\tONLINE\tLAST SEEN")
+	for _, r := range robots {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", r.Robot.ID, r.Robot.Name, r.FleetName, r.Online, formatTime(r.Robot.LastSeen))
+	}
+	return tw.Flush()
+}
+
+func runEvents(ctx context.Context, args []string, stdout io.Writer) error {
+	_, rest, err := subcommand("events", args, "list")
+	if err != nil {
+		return err
+	}
+	var robot string
+	var limit int
+	gw, closeDB, err := offline(ctx, "events list", rest, func(fs *flag.FlagSet) {
+		fs.StringVar(&robot, "robot", "", "only this robot's events (id)")
+		fs.IntVar(&limit, "limit", 1000, "at most this many, newest first")
+	})
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	events, err := gw.EventLog(ctx, robot, limit)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tROBOT\tFLEET\tAUTHOR\tMESSAGE")
+	for _, e := range events {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%q\n", formatTime(e.CreatedAt), e.RobotID, e.FleetID, e.AuthorEmail, e.Message)
+	}
+	return tw.Flush()
+}
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return t.UTC().Format(time.RFC3339)
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/server"
+)
+
+// runDemo starts the cloud gateway and a local gateway in one process, sharing one admin
+// API token, with data under <data>/cloud and <data>/agent.
+func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
+	var g gatewayFlags
+	fs := newFlagSet("demo")
+	g.register(fs, ":8080")
+	agentListen := fs.String("agent-listen", ":19992", "address of the local gateway")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := g.check(); err != nil {
+		return err
+	}
+	token, err := demoToken(g.data, g.adminToken)
+	if err != nil {
+		return err
+	}
+	cloudCfg := g.config(server.ModeCloud, io.Discard)
+	cloudCfg.DataDir, cloudCfg.AdminToken = filepath.Join(g.data, "cloud"), token
+	agentCfg := g.config(server.ModeAgent, io.Discard)
+	agentCfg.DataDir, agentCfg.AdminToken, agentCfg.Listen = filepath.Join(g.data, "agent"), token, *agentListen
+	agentCfg.MetricsListen = "" // one metrics listener per address: the cloud's
+
+	cloud, err := server.Open(ctx, cloudCfg)
+	if err != nil {
+		return fmt.Errorf("cloud gateway: %w", err)
+	}
+	agent, err := server.Open(ctx, agentCfg)
+	if err != nil {
+		cloud.Close()
+		return fmt.Errorf("local gateway: %w", err)
+	}
+	fmt.Fprintf(stdout, "fleetgate demo\n  cloud gateway: %s\n  local gateway: %s\n  admin API token (both): %s\n",
+		cloud.URL(), agent.URL(), token)
+	fmt.Fprintf(stdout, "try: curl -s -X POST %s/apigateway/v2/auth/login -H 'content-type: application/json' -d '{\"userToken\":\"%s\"}'\n", cloud.URL(), token)
+
+	errs := make(chan error, 2)
+	go func() { errs <- cloud.Run(ctx) }()
+	go func() { errs <- agent.Run(ctx) }()
+	return errors.Join(<-errs, <-errs)
+}
+
+// demoToken is the admin token the demo prints: the --admin-token when given, else the
+// one kept in <data>/demo-admin-token from an earlier run, else a new one kept there.
+func demoToken(dataDir, given string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	path := filepath.Join(dataDir, "demo-admin-token")
+	if b, err := os.ReadFile(path); err == nil {
+		if t := strings.TrimSpace(string(b)); gateway.ValidAPITokenFormat(t) {
+			return t, nil
+		}
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return "", err
+	}
+	t := gateway.NewAPIToken()
+	if err := os.WriteFile(path, []byte(t+"\n"), 0o600); err != nil {
+		return "", err
+	}
+	return t, nil
+}

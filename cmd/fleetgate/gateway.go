@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/server"
+)
+
+// gatewayFlags are the flags common to serve, agent and demo.
+type gatewayFlags struct {
+	listen        string
+	data          string
+	publicURL     string
+	adminToken    string
+	tokenTTL      time.Duration
+	tlsCert       string
+	tlsKey        string
+	logFormat     string
+	metricsListen string
+}
+
+func (g *gatewayFlags) register(fs *flag.FlagSet, defaultListen string) {
+	fs.StringVar(&g.listen, "listen", defaultListen, "address to serve the API and panel on")
+	fs.StringVar(&g.data, "data", "./fleetgate-data", "data directory (database, keys, files)")
+	fs.StringVar(&g.publicURL, "public-url", "", "base URL for absolute links such as downloads (default: from the request)")
+	fs.StringVar(&g.adminToken, "admin-token", "", "the admin's API token on a new data directory (fgt_ + 32 letters or digits)")
+	fs.DurationVar(&g.tokenTTL, "token-ttl", time.Hour, "lifetime of bearer tokens minted by login")
+	fs.StringVar(&g.tlsCert, "tls-cert", "", "TLS certificate file (PEM)")
+	fs.StringVar(&g.tlsKey, "tls-key", "", "TLS private key file (PEM)")
+	fs.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&g.metricsListen, "metrics-listen", "", "address to serve Prometheus /metrics on (off when empty)")
+}
+
+// check validates what the flag package cannot.
+func (g *gatewayFlags) check() error {
+	if g.adminToken != "" && !gateway.ValidAPITokenFormat(g.adminToken) {
+		return usagef("--admin-token must be fgt_ followed by 32 letters or digits")
+	}
+	if g.tokenTTL < time.Minute {
+		return usagef("--token-ttl must be at least 1m")
+	}
+	if g.logFormat != "text" && g.logFormat != "json" {
+		return usagef("--log-format must be text or json")
+	}
+	if (g.tlsCert == "") != (g.tlsKey == "") {
+		return usagef("--tls-cert and --tls-key go together")
+	}
+	return nil
+}
+
+func newLogger(format string, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+func (g *gatewayFlags) config(mode server.Mode, stdout io.Writer) server.Config {
+	return server.Config{
+		Mode:          mode,
+		Listen:        g.listen,
+		DataDir:       g.data,
+		PublicURL:     g.publicURL,
+		AdminToken:    g.adminToken,
+		TokenTTL:      g.tokenTTL,
+		TLSCert:       g.tlsCert,
+		TLSKey:        g.tlsKey,
+		MetricsListen: g.metricsListen,
+		Version:       version(),
+		Logger:        newLogger(g.logFormat, os.Stderr),
+		Stdout:        stdout,
+	}
+}
+
+func runServe(ctx context.Context, args []string, stdout io.Writer) error {
+	return runGateway(ctx, "serve", server.ModeCloud, ":8080", args, stdout)
+}
+
+func runAgent(ctx context.Context, args []string, stdout io.Writer) error {
+	return runGateway(ctx, "agent", server.ModeAgent, ":19992", args, stdout)
+}
+
+func runGateway(ctx context.Context, name string, mode server.Mode, defaultListen string, args []string, stdout io.Writer) error {
+	var g gatewayFlags
+	fs := newFlagSet(name)
+	g.register(fs, defaultListen)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := g.check(); err != nil {
+		return err
+	}
+	srv, err := server.Open(ctx, g.config(mode, stdout))
+	if err != nil {
+		return err
+	}
+	return srv.Run(ctx)
+}
+
+func runVersion(_ context.Context, args []string, stdout io.Writer) error {
+	if err := parse(newFlagSet("version"), args); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "fleetgate", version())
+	return nil
+}

@@ -1,0 +1,91 @@
+package gateway
+
+import (
+	"context"
+	"time"
+)
+
+// bearerPrefix marks bearer tokens, so a leaked one is recognisable.
+const bearerPrefix = "fgb_"
+
+// Login exchanges an API token for a bearer token. clientAddr keys the failure limit: after
+// 10 failures in a minute from one address every login from it is refused with
+// ERateLimited until the oldest failure ages out.
+func (g *Gateway) Login(ctx context.Context, apiToken, clientAddr string) (bearer string, expires time.Time, err error) {
+	if wait, blocked := g.loginFailures.Blocked(clientAddr); blocked {
+		return "", time.Time{}, &Error{Code: ERateLimited, Message: "too many failed logins; try again later", RetryAfter: wait}
+	}
+	if apiToken == "" {
+		return "", time.Time{}, Errorf(EInvalid, "userToken is required")
+	}
+	tok, err := g.validAPIToken(ctx, apiToken)
+	if err != nil {
+		if ErrorCode(err) == EUnauthorized {
+			g.loginFailures.Fail(clientAddr)
+		}
+		return "", time.Time{}, err
+	}
+	now := g.now()
+	bearer = NewSecret(bearerPrefix, 40)
+	expires = now.Add(g.bearerTTL)
+	if err := g.store.CreateBearerToken(ctx, BearerToken{
+		Hash: HashSecret(bearer), APITokenID: tok.ID, ExpiresAt: expires, CreatedAt: now,
+	}); err != nil {
+		return "", time.Time{}, err
+	}
+	if err := g.store.TouchAPIToken(ctx, tok.ID, now); err != nil {
+		g.log.Warn("recording token use failed", "token_id", tok.ID, "err", err)
+	}
+	return bearer, expires, nil
+}
+
+// validAPIToken finds a usable API token; any failure is the same EUnauthorized so that a
+// guesser learns nothing from the answer.
+func (g *Gateway) validAPIToken(ctx context.Context, apiToken string) (APIToken, error) {
+	invalid := Errorf(EUnauthorized, "invalid API token")
+	if !ValidAPITokenFormat(apiToken) {
+		return APIToken{}, invalid
+	}
+	tok, err := g.store.APITokenByHash(ctx, HashSecret(apiToken))
+	if ErrorCode(err) == ENotFound {
+		return APIToken{}, invalid
+	} else if err != nil {
+		return APIToken{}, err
+	}
+	if !tok.RevokedAt.IsZero() {
+		return APIToken{}, invalid
+	}
+	return tok, nil
+}
+
+// Authenticate resolves a bearer token (without its "bearer " scheme) to its caller.
+// Unknown, expired and revoked tokens are all EUnauthorized.
+func (g *Gateway) Authenticate(ctx context.Context, bearer string) (*Caller, error) {
+	if bearer == "" {
+		return nil, Errorf(EUnauthorized, "missing bearer token")
+	}
+	bt, tok, err := g.store.BearerToken(ctx, HashSecret(bearer))
+	if ErrorCode(err) == ENotFound {
+		return nil, Errorf(EUnauthorized, "invalid bearer token; log in again")
+	} else if err != nil {
+		return nil, err
+	}
+	if !g.now().Before(bt.ExpiresAt) {
+		return nil, Errorf(EUnauthorized, "bearer token expired; log in again")
+	}
+	if !tok.RevokedAt.IsZero() {
+		return nil, Errorf(EUnauthorized, "the API token behind this bearer token was revoked")
+	}
+	u, err := g.store.User(ctx, tok.UserID)
+	if ErrorCode(err) == ENotFound {
+		return nil, Errorf(EUnauthorized, "the user of this token no longer exists")
+	} else if err != nil {
+		return nil, err
+	}
+	return &Caller{User: u, Token: tok}, nil
+}
+
+// PurgeExpiredBearerTokens deletes bearer tokens past their expiry; run it now and then.
+func (g *Gateway) PurgeExpiredBearerTokens(ctx context.Context) (int64, error) {
+	return g.store.DeleteExpiredBearerTokens(ctx, g.now())
+}

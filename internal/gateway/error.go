@@ -1,0 +1,79 @@
+package gateway
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Error codes. Every layer above the core maps these, and only these, to its wire errors
+// (problem+json statuses, WebSocket close codes, CLI exit codes).
+const (
+	EInvalid      = "invalid"
+	EUnauthorized = "unauthorized"
+	EForbidden    = "forbidden"
+	ENotFound     = "not_found"
+	EConflict     = "conflict"
+	ERateLimited  = "rate_limited"
+	EUnavailable  = "unavailable"
+	EInternal     = "internal"
+)
+
+// Error is the domain error. Message is safe to show to the caller; internal details
+// belong in the wrapped error, which is logged but never sent.
+type Error struct {
+	Code    string
+	Message string
+	// RetryAfter is set on rate_limited errors: how long until a retry may succeed.
+	RetryAfter time.Duration
+	Err        error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf builds a domain error with a caller-safe message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Internal wraps an unexpected error; its text is never shown to the caller.
+func Internal(err error) *Error {
+	return &Error{Code: EInternal, Message: "internal error", Err: err}
+}
+
+// ErrorCode returns the code of a domain error, EInternal for any other non-nil error.
+func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EInternal
+}
+
+// ErrorMessage returns the caller-safe message of err.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}
+
+// RetryAfter returns the wait carried by a rate_limited error, or zero.
+func RetryAfter(err error) time.Duration {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.RetryAfter
+	}
+	return 0
+}

@@ -1,0 +1,215 @@
+// Package gateway is the core of fleetgate: one method per API operation, with the
+// permission checks and the domain errors. It knows no HTTP and no SQL; it states the
+// interfaces it needs (Store, Presence) and the adapters implement them.
+package gateway
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/limit"
+)
+
+// Config wires a Gateway. Store is required; the rest have defaults.
+type Config struct {
+	Store    Store
+	Presence Presence
+	// Now is the clock; injectable for tests.
+	Now func() time.Time
+	// BearerTTL is the lifetime of a bearer token minted by login (default 1h).
+	BearerTTL time.Duration
+	// LatestAgentVersion is what robot details report as the newest agent available.
+	LatestAgentVersion string
+	Logger             *slog.Logger
+}
+
+// Gateway is the core service. It is safe for concurrent use.
+type Gateway struct {
+	store     Store
+	presence  Presence
+	now       func() time.Time
+	bearerTTL time.Duration
+	latest    string
+	log       *slog.Logger
+
+	// loginFailures throttles token guessing: 10 failures a minute per client address.
+	loginFailures *limit.Window
+}
+
+// New returns a Gateway over cfg.
+func New(cfg Config) *Gateway {
+	g := &Gateway{
+		store:     cfg.Store,
+		presence:  cfg.Presence,
+		now:       cfg.Now,
+		bearerTTL: cfg.BearerTTL,
+		latest:    cfg.LatestAgentVersion,
+		log:       cfg.Logger,
+	}
+	if g.presence == nil {
+		g.presence = NobodyOnline{}
+	}
+	if g.now == nil {
+		g.now = time.Now
+	}
+	if g.bearerTTL <= 0 {
+		g.bearerTTL = time.Hour
+	}
+	if g.log == nil {
+		g.log = slog.Default()
+	}
+	g.loginFailures = &limit.Window{Max: 10, Period: time.Minute, Now: g.now}
+	return g
+}
+
+// Caller is an authenticated principal: the user and the API token behind the request.
+type Caller struct {
+	User  User
+	Token APIToken
+}
+
+// CanAct reports whether the caller's token may change anything (kiosk tokens may not).
+func (c *Caller) CanAct() bool { return c.Token.Scope != ScopeRead }
+
+// role is the caller's role on robot r, with the token's fleet restriction applied.
+func (g *Gateway) role(c *Caller, r Robot, memberships map[string]Role) Role {
+	if r.OrgID != c.User.OrgID {
+		return RoleNone
+	}
+	if c.Token.FleetID != "" && c.Token.FleetID != r.FleetID {
+		return RoleNone
+	}
+	if c.User.OrgAdmin {
+		return RoleAdmin
+	}
+	return memberships[r.ID]
+}
+
+// action is what an operation asks of the caller on a robot.
+type action struct {
+	minRole Role
+	// acts is true for operations a read-scoped (kiosk) token may not perform.
+	acts bool
+	what string // for the 403 message: "post events", "upload to streams", ...
+}
+
+var (
+	actView      = action{minRole: RoleOperator, what: "view this robot"}
+	actPostEvent = action{minRole: RoleOperator, acts: true, what: "post events"}
+)
+
+// authorizeRobot loads a robot and checks that the caller may perform act on it. An unknown
+// robot and a robot the caller may not see are both ENotFound: existence is never revealed.
+func (g *Gateway) authorizeRobot(ctx context.Context, c *Caller, robotID string, act action) (Robot, Role, error) {
+	notFound := Errorf(ENotFound, "robot %q not found", robotID)
+	if robotID == "" {
+		return Robot{}, RoleNone, notFound
+	}
+	r, err := g.store.Robot(ctx, robotID)
+	if ErrorCode(err) == ENotFound {
+		return Robot{}, RoleNone, notFound
+	} else if err != nil {
+		return Robot{}, RoleNone, err
+	}
+	var roles map[string]Role
+	if !c.User.OrgAdmin {
+		if roles, err = g.store.UserRoles(ctx, c.User.ID); err != nil {
+			return Robot{}, RoleNone, err
+		}
+	}
+	role := g.role(c, r, roles)
+	switch {
+	case role == RoleNone:
+		return Robot{}, RoleNone, notFound
+	case role < act.minRole:
+		return Robot{}, role, Errorf(EForbidden, "role %s may not %s (needs %s)", role, act.what, act.minRole)
+	case act.acts && !c.CanAct():
+		return Robot{}, role, Errorf(EForbidden, "a read-only token may not %s", act.what)
+	}
+	return r, role, nil
+}
+
+// RobotSummary is a robot as lists show it.
+type RobotSummary struct {
+	ID     string
+	Name   string
+	Online bool
+}
+
+// Robots lists the robots the caller may see, by name.
+func (g *Gateway) Robots(ctx context.Context, c *Caller) ([]RobotSummary, error) {
+	robots, err := g.store.Robots(ctx, c.User.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	var roles map[string]Role
+	if !c.User.OrgAdmin {
+		if roles, err = g.store.UserRoles(ctx, c.User.ID); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]RobotSummary, 0, len(robots))
+	for _, r := range robots {
+		if g.role(c, r, roles) == RoleNone {
+			continue
+		}
+		out = append(out, RobotSummary{ID: r.ID, Name: r.Name, Online: g.presence.Online(r.ID)})
+	}
+	slices.SortFunc(out, func(a, b RobotSummary) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+// RobotDetails is endpoint 3's answer in domain terms.
+type RobotDetails struct {
+	Robot              Robot
+	Online             bool
+	FleetName          string
+	OrganizationName   string
+	OrgAdmins          []string     // emails
+	SharedUsers        []Membership // explicit memberships, by email
+	LatestAgentVersion string
+}
+
+// Robot returns the details of one robot the caller may see.
+func (g *Gateway) Robot(ctx context.Context, c *Caller, robotID string) (RobotDetails, error) {
+	r, _, err := g.authorizeRobot(ctx, c, robotID, actView)
+	if err != nil {
+		return RobotDetails{}, err
+	}
+	fleet, err := g.store.Fleet(ctx, r.FleetID)
+	if err != nil {
+		return RobotDetails{}, err
+	}
+	org, err := g.store.Organization(ctx, r.OrgID)
+	if err != nil {
+		return RobotDetails{}, err
+	}
+	admins, err := g.store.OrgAdmins(ctx, r.OrgID)
+	if err != nil {
+		return RobotDetails{}, err
+	}
+	members, err := g.store.RobotMembers(ctx, r.ID)
+	if err != nil {
+		return RobotDetails{}, err
+	}
+	d := RobotDetails{
+		Robot:              r,
+		Online:             g.presence.Online(r.ID),
+		FleetName:          fleet.Name,
+		OrganizationName:   org.Name,
+		OrgAdmins:          make([]string, 0, len(admins)),
+		SharedUsers:        members,
+		LatestAgentVersion: g.latest,
+	}
+	for _, a := range admins {
+		d.OrgAdmins = append(d.OrgAdmins, a.Email)
+	}
+	slices.Sort(d.OrgAdmins)
+	slices.SortFunc(d.SharedUsers, func(a, b Membership) int { return cmp.Compare(a.UserEmail, b.UserEmail) })
+	return d, nil
+}

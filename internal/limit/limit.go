@@ -1,0 +1,85 @@
+// Package limit counts failures per key in a sliding window, for login throttling.
+package limit
+
+import (
+	"sync"
+	"time"
+)
+
+// Window allows at most Max failures per key within Period. It is safe for concurrent use.
+type Window struct {
+	Max    int
+	Period time.Duration
+	Now    func() time.Time // injectable clock; time.Now when nil
+
+	mu       sync.Mutex
+	failures map[string][]time.Time
+	sweepAt  time.Time
+}
+
+func (w *Window) now() time.Time {
+	if w.Now != nil {
+		return w.Now()
+	}
+	return time.Now()
+}
+
+// Blocked reports whether key has used up its failures, and how long until one expires.
+func (w *Window) Blocked(key string) (time.Duration, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	now := w.now()
+	times := w.live(key, now)
+	if len(times) < w.Max {
+		return 0, false
+	}
+	wait := times[0].Add(w.Period).Sub(now)
+	if wait < time.Second {
+		wait = time.Second
+	}
+	return wait, true
+}
+
+// Fail records a failure for key.
+func (w *Window) Fail(key string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	now := w.now()
+	if w.failures == nil {
+		w.failures = make(map[string][]time.Time)
+	}
+	times := append(w.live(key, now), now)
+	if len(times) > w.Max {
+		times = times[len(times)-w.Max:] // older ones no longer matter
+	}
+	w.failures[key] = times
+	w.sweep(now)
+}
+
+// live drops the failures of key that left the window and returns the rest.
+func (w *Window) live(key string, now time.Time) []time.Time {
+	times := w.failures[key]
+	i := 0
+	for i < len(times) && !times[i].Add(w.Period).After(now) {
+		i++
+	}
+	if i == len(times) {
+		delete(w.failures, key)
+		return nil
+	}
+	times = times[i:]
+	w.failures[key] = times
+	return times
+}
+
+// sweep forgets idle keys now and then, so an attacker cycling addresses cannot grow the map
+// without bound.
+func (w *Window) sweep(now time.Time) {
+	if now.Before(w.sweepAt) {
+		return
+	}
+	w.sweepAt = now.Add(w.Period)
+	for key := range w.failures {
+		w.live(key, now)
+	}
+}

@@ -1,0 +1,354 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/gateway"
+)
+
+var _ gateway.Store = (*DB)(nil)
+
+func notFound(what, id string) error {
+	return gateway.Errorf(gateway.ENotFound, "%s %q not found", what, id)
+}
+
+// one scans a single row, turning sql.ErrNoRows into a not-found domain error.
+func one(err error, what, id string) error {
+	if err == sql.ErrNoRows {
+		return notFound(what, id)
+	}
+	return wrap(err)
+}
+
+func (db *DB) Organization(ctx context.Context, id string) (gateway.Organization, error) {
+	var o gateway.Organization
+	err := db.reader.QueryRowContext(ctx, `SELECT id, name FROM organizations WHERE id = ?`, id).Scan(&o.ID, &o.Name)
+	return o, one(err, "organization", id)
+}
+
+func (db *DB) DefaultOrganization(ctx context.Context) (gateway.Organization, error) {
+	var o gateway.Organization
+	err := db.reader.QueryRowContext(ctx, `SELECT id, name FROM organizations ORDER BY created_at, id LIMIT 1`).Scan(&o.ID, &o.Name)
+	return o, one(err, "organization", "default")
+}
+
+func (db *DB) Fleet(ctx context.Context, id string) (gateway.Fleet, error) {
+	var f gateway.Fleet
+	err := db.reader.QueryRowContext(ctx, `SELECT id, org_id, name FROM fleets WHERE id = ?`, id).Scan(&f.ID, &f.OrgID, &f.Name)
+	return f, one(err, "fleet", id)
+}
+
+func (db *DB) FleetByName(ctx context.Context, orgID, name string) (gateway.Fleet, error) {
+	var f gateway.Fleet
+	err := db.reader.QueryRowContext(ctx, `SELECT id, org_id, name FROM fleets WHERE org_id = ? AND name = ?`, orgID, name).Scan(&f.ID, &f.OrgID, &f.Name)
+	return f, one(err, "fleet", name)
+}
+
+func (db *DB) Fleets(ctx context.Context, orgID string) ([]gateway.Fleet, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT id, org_id, name FROM fleets WHERE org_id = ? ORDER BY created_at, name`, orgID)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	var out []gateway.Fleet
+	for rows.Next() {
+		var f gateway.Fleet
+		if err := rows.Scan(&f.ID, &f.OrgID, &f.Name); err != nil {
+			return nil, wrap(err)
+		}
+		out = append(out, f)
+	}
+	return out, wrap(rows.Err())
+}
+
+func (db *DB) CreateFleet(ctx context.Context, f gateway.Fleet) error {
+	_, err := db.exec(ctx, `INSERT INTO fleets (id, org_id, name, created_at) VALUES (?, ?, ?, ?)`,
+		f.ID, f.OrgID, f.Name, time.Now().UnixMilli())
+	return err
+}
+
+const userColumns = `id, org_id, email, name, org_admin`
+
+func scanUser(row interface{ Scan(...any) error }) (gateway.User, error) {
+	var u gateway.User
+	err := row.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.OrgAdmin)
+	return u, err
+}
+
+func (db *DB) User(ctx context.Context, id string) (gateway.User, error) {
+	u, err := scanUser(db.reader.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, id))
+	return u, one(err, "user", id)
+}
+
+func (db *DB) UserByEmail(ctx context.Context, email string) (gateway.User, error) {
+	u, err := scanUser(db.reader.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email = ?`, email))
+	return u, one(err, "user", email)
+}
+
+func (db *DB) OrgAdmins(ctx context.Context, orgID string) ([]gateway.User, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT `+userColumns+` FROM users WHERE org_id = ? AND org_admin = 1 ORDER BY email`, orgID)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	var out []gateway.User
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, wrap(err)
+		}
+		out = append(out, u)
+	}
+	return out, wrap(rows.Err())
+}
+
+func (db *DB) CreateUser(ctx context.Context, u gateway.User) error {
+	_, err := db.exec(ctx, `INSERT INTO users (id, org_id, email, name, org_admin, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		u.ID, u.OrgID, u.Email, u.Name, u.OrgAdmin, time.Now().UnixMilli())
+	return err
+}
+
+const robotColumns = `id, org_id, fleet_id, name, config_name, config_version, agent_version, last_seen, created_at`
+
+func scanRobot(row interface{ Scan(...any) error }) (gateway.Robot, error) {
+	var r gateway.Robot
+	var lastSeen, created sql.NullInt64
+	err := row.Scan(&r.ID, &r.OrgID, &r.FleetID, &r.Name, &r.ConfigName, &r.ConfigVersion, &r.AgentVersion, &lastSeen, &created)
+	r.LastSeen, r.CreatedAt = fromMillis(lastSeen), fromMillis(created)
+	return r, err
+}
+
+func (db *DB) Robot(ctx context.Context, id string) (gateway.Robot, error) {
+	r, err := scanRobot(db.reader.QueryRowContext(ctx, `SELECT `+robotColumns+` FROM robots WHERE id = ?`, id))
+	return r, one(err, "robot", id)
+}
+
+func (db *DB) Robots(ctx context.Context, orgID string) ([]gateway.Robot, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT `+robotColumns+` FROM robots WHERE org_id = ? ORDER BY name, id`, orgID)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	var out []gateway.Robot
+	for rows.Next() {
+		r, err := scanRobot(rows)
+		if err != nil {
+			return nil, wrap(err)
+		}
+		out = append(out, r)
+	}
+	return out, wrap(rows.Err())
+}
+
+func (db *DB) CreateRobot(ctx context.Context, r gateway.Robot) error {
+	_, err := db.exec(ctx, `INSERT INTO robots (`+robotColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.OrgID, r.FleetID, r.Name, r.ConfigName, r.ConfigVersion, r.AgentVersion, millis(r.LastSeen), millis(r.CreatedAt))
+	return err
+}
+
+func (db *DB) RobotMembers(ctx context.Context, robotID string) ([]gateway.Membership, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT m.robot_id, m.user_id, u.email, m.permission
+		FROM robot_members m JOIN users u ON u.id = m.user_id
+		WHERE m.robot_id = ? ORDER BY u.email`, robotID)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	out := []gateway.Membership{}
+	for rows.Next() {
+		var m gateway.Membership
+		if err := rows.Scan(&m.RobotID, &m.UserID, &m.UserEmail, &m.Role); err != nil {
+			return nil, wrap(err)
+		}
+		out = append(out, m)
+	}
+	return out, wrap(rows.Err())
+}
+
+func (db *DB) UserRoles(ctx context.Context, userID string) (map[string]gateway.Role, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT robot_id, permission FROM robot_members WHERE user_id = ?`, userID)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	out := map[string]gateway.Role{}
+	for rows.Next() {
+		var id string
+		var role gateway.Role
+		if err := rows.Scan(&id, &role); err != nil {
+			return nil, wrap(err)
+		}
+		out[id] = role
+	}
+	return out, wrap(rows.Err())
+}
+
+func (db *DB) SetMembership(ctx context.Context, m gateway.Membership) error {
+	if m.Role == gateway.RoleNone {
+		_, err := db.exec(ctx, `DELETE FROM robot_members WHERE robot_id = ? AND user_id = ?`, m.RobotID, m.UserID)
+		return err
+	}
+	_, err := db.exec(ctx, `INSERT INTO robot_members (robot_id, user_id, permission) VALUES (?, ?, ?)
+		ON CONFLICT (robot_id, user_id) DO UPDATE SET permission = excluded.permission`, m.RobotID, m.UserID, m.Role)
+	return err
+}
+
+const apiTokenColumns = `id, user_id, name, scope, COALESCE(fleet_id, ''), hash, created_at, last_used_at, revoked_at`
+
+func scanAPIToken(row interface{ Scan(...any) error }) (gateway.APIToken, error) {
+	var t gateway.APIToken
+	var created, used, revoked sql.NullInt64
+	err := row.Scan(&t.ID, &t.UserID, &t.Name, &t.Scope, &t.FleetID, &t.Hash, &created, &used, &revoked)
+	t.CreatedAt, t.LastUsedAt, t.RevokedAt = fromMillis(created), fromMillis(used), fromMillis(revoked)
+	return t, err
+}
+
+func insertAPIToken(ctx context.Context, tx *sql.Tx, t gateway.APIToken) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO api_tokens (id, user_id, name, scope, fleet_id, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.UserID, t.Name, t.Scope, nullString(t.FleetID), t.Hash, millis(t.CreatedAt))
+	return err
+}
+
+func (db *DB) CreateAPIToken(ctx context.Context, t gateway.APIToken) error {
+	return wrap(db.write(ctx, func(tx *sql.Tx) error { return insertAPIToken(ctx, tx, t) }))
+}
+
+func (db *DB) APITokenByHash(ctx context.Context, hash string) (gateway.APIToken, error) {
+	t, err := scanAPIToken(db.reader.QueryRowContext(ctx, `SELECT `+apiTokenColumns+` FROM api_tokens WHERE hash = ?`, hash))
+	return t, one(err, "API token", "")
+}
+
+func (db *DB) APITokens(ctx context.Context, userID string) ([]gateway.APIToken, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT `+apiTokenColumns+` FROM api_tokens WHERE user_id = ? ORDER BY created_at, id`, userID)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	var out []gateway.APIToken
+	for rows.Next() {
+		t, err := scanAPIToken(rows)
+		if err != nil {
+			return nil, wrap(err)
+		}
+		out = append(out, t)
+	}
+	return out, wrap(rows.Err())
+}
+
+// RevokeAPIToken marks the token revoked and deletes the bearer tokens minted from it.
+func (db *DB) RevokeAPIToken(ctx context.Context, id string, at time.Time) error {
+	return wrap(db.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, millis(at), id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound("API token", id)
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM bearer_tokens WHERE api_token_id = ?`, id)
+		return err
+	}))
+}
+
+func (db *DB) TouchAPIToken(ctx context.Context, id string, at time.Time) error {
+	_, err := db.exec(ctx, `UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, millis(at), id)
+	return err
+}
+
+func (db *DB) CreateBearerToken(ctx context.Context, t gateway.BearerToken) error {
+	_, err := db.exec(ctx, `INSERT INTO bearer_tokens (hash, api_token_id, expires_at, created_at) VALUES (?, ?, ?, ?)`,
+		t.Hash, t.APITokenID, millis(t.ExpiresAt), millis(t.CreatedAt))
+	return err
+}
+
+func (db *DB) BearerToken(ctx context.Context, hash string) (gateway.BearerToken, gateway.APIToken, error) {
+	var bt gateway.BearerToken
+	var expires, created sql.NullInt64
+	row := db.reader.QueryRowContext(ctx, `SELECT b.hash, b.api_token_id, b.expires_at, b.created_at,
+		t.id, t.user_id, t.name, t.scope, COALESCE(t.fleet_id, ''), t.hash, t.created_at, t.last_used_at, t.revoked_at
+		FROM bearer_tokens b JOIN api_tokens t ON t.id = b.api_token_id WHERE b.hash = ?`, hash)
+	var t gateway.APIToken
+	var tCreated, tUsed, tRevoked sql.NullInt64
+	err := row.Scan(&bt.Hash, &bt.APITokenID, &expires, &created,
+		&t.ID, &t.UserID, &t.Name, &t.Scope, &t.FleetID, &t.Hash, &tCreated, &tUsed, &tRevoked)
+	if err != nil {
+		return bt, t, one(err, "bearer token", "")
+	}
+	bt.ExpiresAt, bt.CreatedAt = fromMillis(expires), fromMillis(created)
+	t.CreatedAt, t.LastUsedAt, t.RevokedAt = fromMillis(tCreated), fromMillis(tUsed), fromMillis(tRevoked)
+	return bt, t, nil
+}
+
+func (db *DB) DeleteExpiredBearerTokens(ctx context.Context, now time.Time) (int64, error) {
+	res, err := db.exec(ctx, `DELETE FROM bearer_tokens WHERE expires_at <= ?`, millis(now))
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (db *DB) CreateAgent(ctx context.Context, a gateway.Agent) error {
+	_, err := db.exec(ctx, `INSERT INTO agents (id, org_id, fleet_id, name, key_hash, created_at)
+		SELECT ?, org_id, id, ?, ?, ? FROM fleets WHERE id = ?`,
+		a.ID, a.Name, a.KeyHash, millis(a.CreatedAt), a.FleetID)
+	if gateway.ErrorCode(err) == gateway.EConflict {
+		return gateway.Errorf(gateway.EConflict, "an agent named %q already exists", a.Name)
+	}
+	return err
+}
+
+func (db *DB) CreateEvent(ctx context.Context, e *gateway.Event) error {
+	res, err := db.exec(ctx, `INSERT INTO events (robot_id, fleet_id, user_id, author_email, message, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		e.RobotID, nullString(e.FleetID), nullString(e.UserID), e.AuthorEmail, e.Message, millis(e.CreatedAt))
+	if err != nil {
+		return err
+	}
+	e.ID, err = res.LastInsertId()
+	return wrap(err)
+}
+
+func (db *DB) Events(ctx context.Context, robotID string, limit int) ([]gateway.Event, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT id, robot_id, COALESCE(fleet_id, ''), COALESCE(user_id, ''), author_email, message, created_at
+		FROM events WHERE ? = '' OR robot_id = ? ORDER BY id DESC LIMIT ?`, robotID, robotID, limit)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	var out []gateway.Event
+	for rows.Next() {
+		var e gateway.Event
+		var created sql.NullInt64
+		if err := rows.Scan(&e.ID, &e.RobotID, &e.FleetID, &e.UserID, &e.AuthorEmail, &e.Message, &created); err != nil {
+			return nil, wrap(err)
+		}
+		e.CreatedAt = fromMillis(created)
+		out = append(out, e)
+	}
+	return out, wrap(rows.Err())
+}
+
+func (db *DB) Bootstrap(ctx context.Context, org gateway.Organization, fleet gateway.Fleet, admin gateway.User, token gateway.APIToken) error {
+	now := time.Now().UnixMilli()
+	return wrap(db.write(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM organizations`).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return gateway.Errorf(gateway.EConflict, "the store is already bootstrapped")
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)`, org.ID, org.Name, now); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO fleets (id, org_id, name, created_at) VALUES (?, ?, ?, ?)`, fleet.ID, org.ID, fleet.Name, now); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, org_id, email, name, org_admin, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			admin.ID, org.ID, admin.Email, admin.Name, admin.OrgAdmin, now); err != nil {
+			return err
+		}
+		return insertAPIToken(ctx, tx, token)
+	}))
+}

@@ -1,0 +1,98 @@
+package api
+
+import (
+	"errors"
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/fleetgate/fleetgate/internal/gateway"
+)
+
+// Problem is an RFC 9457 problem detail, the body of every non-2xx REST answer.
+type Problem struct {
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail,omitempty"`
+	// Code is the domain error code (not_found, forbidden, ...), for clients that branch on it.
+	Code string `json:"code,omitempty"`
+}
+
+var statusByCode = map[string]int{
+	gateway.EInvalid:      http.StatusBadRequest,
+	gateway.EUnauthorized: http.StatusUnauthorized,
+	gateway.EForbidden:    http.StatusForbidden,
+	gateway.ENotFound:     http.StatusNotFound,
+	gateway.EConflict:     http.StatusConflict,
+	gateway.ERateLimited:  http.StatusTooManyRequests,
+	gateway.EUnavailable:  http.StatusServiceUnavailable,
+	gateway.EInternal:     http.StatusInternalServerError,
+}
+
+// Client mistakes the HTTP layer finds before the core is reached.
+var (
+	errBodyTooLarge   = echo.NewHTTPError(http.StatusRequestEntityTooLarge, "request body is larger than 1 MiB")
+	errNotJSON        = echo.NewHTTPError(http.StatusUnsupportedMediaType, "Content-Type must be application/json")
+	errBodyNotAllowed = echo.NewHTTPError(http.StatusBadRequest, "this endpoint takes no body; pass its fields as query parameters")
+)
+
+// ErrorHandler returns echo's HTTPErrorHandler: the one place errors become HTTP answers.
+// Internal errors are logged with their cause and answered with a bare 500.
+func ErrorHandler(log *slog.Logger) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		if c.Response().Committed {
+			return
+		}
+		p := problemFor(err)
+		if p.Status >= 500 {
+			log.Error("request failed", "method", c.Request().Method, "route", c.Path(), "err", err)
+		}
+		if p.Status == http.StatusUnauthorized {
+			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="fleetgate"`)
+		}
+		if wait := gateway.RetryAfter(err); wait > 0 {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		}
+		writeProblem(c, p)
+	}
+}
+
+func problemFor(err error) Problem {
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		detail := http.StatusText(he.Code)
+		if msg, ok := he.Message.(string); ok {
+			detail = msg
+		}
+		return newProblem(he.Code, detail, "")
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return problemFor(errBodyTooLarge)
+	}
+	code := gateway.ErrorCode(err)
+	status, ok := statusByCode[code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	return newProblem(status, gateway.ErrorMessage(err), code)
+}
+
+func newProblem(status int, detail, code string) Problem {
+	return Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail, Code: code}
+}
+
+func writeProblem(c echo.Context, p Problem) {
+	c.Response().Header().Set(echo.HeaderContentType, "application/problem+json")
+	if c.Request().Method == http.MethodHead {
+		c.Response().WriteHeader(p.Status)
+		return
+	}
+	if err := c.JSON(p.Status, p); err != nil {
+		c.Logger().Error(err)
+	}
+}

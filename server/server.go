@@ -1,0 +1,321 @@
+// Package server is the composition root: it opens the store, bootstraps it, builds the
+// gateway core and the HTTP routes, and runs the http.Server until it is told to stop.
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/store"
+	"github.com/fleetgate/fleetgate/server/api"
+)
+
+// Mode says which gateway a server is.
+type Mode string
+
+const (
+	ModeCloud Mode = "cloud" // fleetgate serve
+	ModeAgent Mode = "agent" // fleetgate agent: the local gateway of local-fleet
+)
+
+// Config is everything a server needs; cmd/fleetgate fills it from flags and environment.
+type Config struct {
+	Mode          Mode
+	Listen        string
+	DataDir       string
+	PublicURL     string
+	AdminToken    string
+	TokenTTL      time.Duration
+	TLSCert       string
+	TLSKey        string
+	MetricsListen string
+	Version       string
+	Logger        *slog.Logger
+	// Stdout receives the one-time admin token line on a fresh data directory.
+	Stdout io.Writer
+}
+
+// Server is one running gateway.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	db      *store.DB
+	gw      *gateway.Gateway
+	echo    *echo.Echo
+	http    *http.Server
+	ln      net.Listener
+	metrics *http.Server
+	metLn   net.Listener
+	ready   atomic.Bool
+}
+
+// DatabaseFile is the store's file inside a data directory.
+func DatabaseFile(dataDir string) string { return filepath.Join(dataDir, "fleetgate.db") }
+
+// Open prepares a server: data directory, store, bootstrap, routes and listeners. The
+// listeners are bound here so that Addr is known before Run.
+func Open(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Stdout == nil {
+		cfg.Stdout = os.Stdout
+	}
+	if (cfg.TLSCert == "") != (cfg.TLSKey == "") {
+		return nil, errors.New("--tls-cert and --tls-key go together")
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger}
+	db, err := OpenStore(ctx, cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	s.db = db
+	s.gw = gateway.New(gateway.Config{
+		Store:              db,
+		BearerTTL:          cfg.TokenTTL,
+		LatestAgentVersion: cfg.Version,
+		Logger:             cfg.Logger,
+	})
+	if err := s.bootstrap(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+
+	registry := prometheus.NewRegistry()
+	registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	s.echo = s.routes(newHTTPMetrics(registry))
+
+	if err := s.listen(registry); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenStore opens the store of a data directory, creating the directory (mode 0700: it
+// holds token hashes and keys) when it does not exist.
+func OpenStore(ctx context.Context, dataDir string) (*store.DB, error) {
+	if dataDir == "" {
+		return nil, errors.New("a data directory is required (--data)")
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating data directory: %w", err)
+	}
+	return store.Open(ctx, DatabaseFile(dataDir))
+}
+
+func (s *Server) bootstrap(ctx context.Context) error {
+	opt := gateway.BootstrapOptions{FleetName: "default", AdminToken: s.cfg.AdminToken}
+	if s.cfg.Mode == ModeAgent {
+		opt.FleetID, opt.FleetName = gateway.LocalFleetID, gateway.LocalFleetID
+	}
+	token, created, err := s.gw.Bootstrap(ctx, opt)
+	if err != nil {
+		return fmt.Errorf("bootstrap: %w", err)
+	}
+	if created {
+		s.log.Info("bootstrapped a new data directory", "data", s.cfg.DataDir, "admin", gateway.BootstrapAdminEmail, "fleet", opt.FleetName)
+	}
+	if token != "" {
+		// Printed once, on stdout only: it never goes to the log.
+		fmt.Fprintf(s.cfg.Stdout, "admin API token: %s\n", token)
+	}
+	return nil
+}
+
+func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	// Never trust X-Forwarded-For unless a deployment says so: the login limit is per address.
+	e.IPExtractor = echo.ExtractIPDirect()
+	e.HTTPErrorHandler = api.ErrorHandler(s.log)
+	e.Use(observe(s.log, metrics))
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			s.log.Error("panic", "route", c.Path(), "err", err, "stack", string(stack))
+			return err
+		},
+	}))
+	e.Use(api.LimitBody)
+
+	e.GET("/healthz", s.healthz)
+	e.GET("/openapi.json", api.OpenAPI)
+	api.Register(e, s.gw)
+	return e
+}
+
+func (s *Server) healthz(c echo.Context) error {
+	if !s.ready.Load() {
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "starting"})
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "mode": string(s.cfg.Mode), "version": s.cfg.Version})
+}
+
+func (s *Server) listen(registry *prometheus.Registry) error {
+	ln, err := net.Listen("tcp", s.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.cfg.Listen, err)
+	}
+	s.ln = ln
+	s.http = &http.Server{
+		Handler:           s.echo,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	if s.cfg.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(s.cfg.TLSCert, s.cfg.TLSKey)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("loading TLS certificate: %w", err)
+		}
+		s.http.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		s.ln = tls.NewListener(ln, s.http.TLSConfig)
+	}
+	if s.cfg.MetricsListen != "" {
+		mln, err := net.Listen("tcp", s.cfg.MetricsListen)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("listen on %s for metrics: %w", s.cfg.MetricsListen, err)
+		}
+		s.metLn = mln
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))
+		s.metrics = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	}
+	return nil
+}
+
+// Addr is the address the API listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// MetricsAddr is the metrics listener's address, nil when metrics are off.
+func (s *Server) MetricsAddr() net.Addr {
+	if s.metLn == nil {
+		return nil
+	}
+	return s.metLn.Addr()
+}
+
+// URL is the server's base URL as a client on this machine reaches it.
+func (s *Server) URL() string {
+	scheme := "http"
+	if s.cfg.TLSCert != "" {
+		scheme = "https"
+	}
+	addr := s.ln.Addr().(*net.TCPAddr)
+	host := addr.IP.String()
+	if addr.IP.IsUnspecified() {
+		host = "localhost"
+	}
+	return fmt.Sprintf("%s://%s", scheme, net.JoinHostPort(host, fmt.Sprint(addr.Port)))
+}
+
+// Gateway is the core, for in-process callers such as the demo.
+func (s *Server) Gateway() *gateway.Gateway { return s.gw }
+
+// Run serves until ctx is cancelled, then shuts down gracefully: no new connections, and
+// requests in flight get up to 10 s to finish. It closes the store before returning.
+func (s *Server) Run(ctx context.Context) error {
+	defer s.db.Close()
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	serve := func(srv *http.Server, ln net.Listener) {
+		defer wg.Done()
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errs <- err
+		}
+	}
+	wg.Add(1)
+	go serve(s.http, s.ln)
+	if s.metrics != nil {
+		wg.Add(1)
+		go serve(s.metrics, s.metLn)
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.purgeBearerTokens(runCtx)
+	}()
+	s.ready.Store(true)
+	s.log.Info("listening", "mode", s.cfg.Mode, "url", s.URL(), "metrics", s.cfg.MetricsListen)
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errs:
+	}
+	stop()
+	s.ready.Store(false)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	shutdownErr := s.http.Shutdown(shutdownCtx)
+	if s.metrics != nil {
+		shutdownErr = errors.Join(shutdownErr, s.metrics.Shutdown(shutdownCtx))
+	}
+	wg.Wait()
+	s.log.Info("stopped", "mode", s.cfg.Mode)
+	return errors.Join(runErr, shutdownErr)
+}
+
+// purgeBearerTokens deletes expired bearer tokens hourly so the table stays small.
+func (s *Server) purgeBearerTokens(ctx context.Context) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if n, err := s.gw.PurgeExpiredBearerTokens(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("purging expired bearer tokens failed", "err", err)
+		} else if n > 0 {
+			s.log.Debug("purged expired bearer tokens", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// OpenOffline opens an existing data directory for the offline admin commands (the CLI),
+// which may run while a server uses the same directory: SQLite's WAL allows it. It refuses
+// a directory no server has initialised, instead of creating an empty one by a typo.
+func OpenOffline(ctx context.Context, dataDir string) (*gateway.Gateway, func() error, error) {
+	if _, err := os.Stat(DatabaseFile(dataDir)); err != nil {
+		return nil, nil, fmt.Errorf("no fleetgate data in %s (start fleetgate serve or agent with --data %s once to create it)", dataDir, dataDir)
+	}
+	db, err := store.Open(ctx, DatabaseFile(dataDir))
+	if err != nil {
+		return nil, nil, err
+	}
+	return gateway.New(gateway.Config{Store: db}), db.Close, nil
+}
+
+// Close releases a server that was opened but never run.
+func (s *Server) Close() error {
+	s.ln.Close()
+	if s.metLn != nil {
+		s.metLn.Close()
+	}
+	return s.db.Close()
+}
