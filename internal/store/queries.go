@@ -34,6 +34,11 @@ func (db *DB) DefaultOrganization(ctx context.Context) (gateway.Organization, er
 	return o, one(err, "organization", "default")
 }
 
+func (db *DB) CreateOrganization(ctx context.Context, o gateway.Organization) error {
+	_, err := db.exec(ctx, `INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)`, o.ID, o.Name, time.Now().UnixMilli())
+	return err
+}
+
 func (db *DB) Fleet(ctx context.Context, id string) (gateway.Fleet, error) {
 	var f gateway.Fleet
 	err := db.reader.QueryRowContext(ctx, `SELECT id, org_id, name FROM fleets WHERE id = ?`, id).Scan(&f.ID, &f.OrgID, &f.Name)
