@@ -259,7 +259,10 @@ func (s *Server) Run(ctx context.Context) error {
 		s.purgeBearerTokens(runCtx)
 	}()
 	s.ready.Store(true)
-	s.log.Info("listening", "mode", s.cfg.Mode, "url", s.URL(), "metrics", s.cfg.MetricsListen)
+	s.log.Info("listening", "mode", s.cfg.Mode, "url", s.URL())
+	if s.metLn != nil {
+		s.log.Info("metrics listening", "url", "http://"+s.metLn.Addr().String())
+	}
 
 	var runErr error
 	select {

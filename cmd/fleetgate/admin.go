@@ -12,15 +12,31 @@ import (
 	"github.com/fleetgate/fleetgate/server"
 )
 
-// offline parses an admin subcommand's flags (always with --data) and opens its data directory.
-func offline(ctx context.Context, name string, args []string, define func(fs *flag.FlagSet)) (*gateway.Gateway, func() error, error) {
+// offline parses an admin subcommand's flags (always with --data), checks them with
+// check (which may be nil), and opens the data directory.
+func offline(ctx context.Context, name string, args []string, define func(fs *flag.FlagSet), check func() error) (*gateway.Gateway, func() error, error) {
 	fs := newFlagSet(name)
 	data := fs.String("data", "./fleetgate-data", "data directory")
 	define(fs)
 	if err := parse(fs, args); err != nil {
 		return nil, nil, err
 	}
+	if check != nil {
+		if err := check(); err != nil {
+			return nil, nil, err
+		}
+	}
 	return server.OpenOffline(ctx, *data)
+}
+
+// required is a check that a string flag was given.
+func required(flagName string, value *string) func() error {
+	return func() error {
+		if *value == "" {
+			return usagef("--%s is required", flagName)
+		}
+		return nil
+	}
 }
 
 // subcommand splits "token create ..." into its verb and the rest.
@@ -47,14 +63,11 @@ func runToken(ctx context.Context, args []string, stdout io.Writer) error {
 		fs.StringVar(&in.Name, "name", "cli", "a name to recognise the token by")
 		fs.StringVar(&in.Scope, "scope", gateway.ScopeFull, "full, or read for view-only (kiosk) tokens")
 		fs.StringVar(&in.Fleet, "fleet", "", "restrict the token to this fleet (id or name)")
-	})
+	}, required("user", &in.UserEmail))
 	if err != nil {
 		return err
 	}
 	defer closeDB()
-	if in.UserEmail == "" {
-		return usagef("--user is required")
-	}
 	secret, _, err := gw.CreateAPIToken(ctx, in)
 	if err != nil {
 		return err
@@ -72,14 +85,11 @@ func runAgents(ctx context.Context, args []string, stdout io.Writer) error {
 	gw, closeDB, err := offline(ctx, "agents add", rest, func(fs *flag.FlagSet) {
 		fs.StringVar(&name, "name", "", "agent name (required)")
 		fs.StringVar(&fleet, "fleet", "", "fleet its robots join, id or name; created when new (default: the first fleet)")
-	})
+	}, required("name", &name))
 	if err != nil {
 		return err
 	}
 	defer closeDB()
-	if name == "" {
-		return usagef("--name is required")
-	}
 	if fleet, err = ensureFleet(ctx, gw, fleet, stdout); err != nil {
 		return err
 	}
@@ -112,20 +122,21 @@ func runRobots(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	var name, fleet string
+	var check func() error
+	if verb == "add" {
+		check = required("name", &name)
+	}
 	gw, closeDB, err := offline(ctx, "robots "+verb, rest, func(fs *flag.FlagSet) {
 		if verb == "add" {
 			fs.StringVar(&name, "name", "", "robot name (required)")
 			fs.StringVar(&fleet, "fleet", "", "fleet id or name; created when new (default: the first fleet)")
 		}
-	})
+	}, check)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
 	if verb == "add" {
-		if name == "" {
-			return usagef("--name is required")
-		}
 		if fleet, err = ensureFleet(ctx, gw, fleet, stdout); err != nil {
 			return err
 		}
@@ -158,7 +169,7 @@ func runEvents(ctx context.Context, args []string, stdout io.Writer) error {
 	gw, closeDB, err := offline(ctx, "events list", rest, func(fs *flag.FlagSet) {
 		fs.StringVar(&robot, "robot", "", "only this robot's events (id)")
 		fs.IntVar(&limit, "limit", 1000, "at most this many, newest first")
-	})
+	}, nil)
 	if err != nil {
 		return err
 	}

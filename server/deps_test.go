@@ -1,0 +1,41 @@
+package server
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestDependencyRules keeps the layout's dependency rules (DESIGN.md section 2) true.
+func TestDependencyRules(t *testing.T) {
+	const mod = "github.com/fleetgate/fleetgate/"
+	// An entry ending in "/" forbids every path under it; any other entry forbids that
+	// package exactly (database/sql/driver is only interfaces, which google/uuid implements).
+	rules := []struct {
+		pkg       string
+		forbidden []string
+		why       string
+	}{
+		{"internal/gateway", []string{"net/http", "net/http/", "github.com/labstack/", "database/sql", "modernc.org/", mod + "internal/store", mod + "server", mod + "server/"},
+			"the core knows no HTTP and no SQL driver"},
+		{"server/api", []string{mod + "internal/store", "database/sql", "modernc.org/"},
+			"the API reaches data only through internal/gateway"},
+		{"internal/limit", []string{mod}, "a leaf package"},
+	}
+	for _, r := range rules {
+		out, err := exec.Command("go", "list", "-deps", mod+r.pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", r.pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if dep == mod+r.pkg {
+				continue
+			}
+			for _, f := range r.forbidden {
+				if dep == f || (strings.HasSuffix(f, "/") && strings.HasPrefix(dep, f)) {
+					t.Errorf("%s imports %s: %s", r.pkg, dep, r.why)
+				}
+			}
+		}
+	}
+}
