@@ -7,6 +7,7 @@ import (
 )
 
 // Window allows at most Max failures per key within Period. It is safe for concurrent use.
+// A Max of zero or less disables the limit (the zero Window blocks nothing).
 type Window struct {
 	Max    int
 	Period time.Duration
@@ -26,6 +27,9 @@ func (w *Window) now() time.Time {
 
 // Blocked reports whether key has used up its failures, and how long until one expires.
 func (w *Window) Blocked(key string) (time.Duration, bool) {
+	if w.Max <= 0 {
+		return 0, false
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	now := w.now()
@@ -42,6 +46,9 @@ func (w *Window) Blocked(key string) (time.Duration, bool) {
 
 // Fail records a failure for key.
 func (w *Window) Fail(key string) {
+	if w.Max <= 0 {
+		return
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	now := w.now()

@@ -28,9 +28,11 @@ func (db *DB) Organization(ctx context.Context, id string) (gateway.Organization
 	return o, one(err, "organization", id)
 }
 
+// DefaultOrganization is the first organization created. created_at has millisecond
+// precision, so rowid (insertion order) breaks ties, never the random id.
 func (db *DB) DefaultOrganization(ctx context.Context) (gateway.Organization, error) {
 	var o gateway.Organization
-	err := db.reader.QueryRowContext(ctx, `SELECT id, name FROM organizations ORDER BY created_at, id LIMIT 1`).Scan(&o.ID, &o.Name)
+	err := db.reader.QueryRowContext(ctx, `SELECT id, name FROM organizations ORDER BY created_at, rowid LIMIT 1`).Scan(&o.ID, &o.Name)
 	return o, one(err, "organization", "default")
 }
 
@@ -51,8 +53,10 @@ func (db *DB) FleetByName(ctx context.Context, orgID, name string) (gateway.Flee
 	return f, one(err, "fleet", name)
 }
 
+// Fleets lists the fleets of orgID in creation order (rowid breaks millisecond ties): the
+// first is the organization's default fleet.
 func (db *DB) Fleets(ctx context.Context, orgID string) ([]gateway.Fleet, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT id, org_id, name FROM fleets WHERE org_id = ? ORDER BY created_at, name`, orgID)
+	rows, err := db.reader.QueryContext(ctx, `SELECT id, org_id, name FROM fleets WHERE org_id = ? ORDER BY created_at, rowid`, orgID)
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -295,13 +299,21 @@ func (db *DB) DeleteExpiredBearerTokens(ctx context.Context, now time.Time) (int
 }
 
 func (db *DB) CreateAgent(ctx context.Context, a gateway.Agent) error {
-	_, err := db.exec(ctx, `INSERT INTO agents (id, org_id, fleet_id, name, key_hash, created_at)
+	res, err := db.exec(ctx, `INSERT INTO agents (id, org_id, fleet_id, name, key_hash, created_at)
 		SELECT ?, org_id, id, ?, ?, ? FROM fleets WHERE id = ?`,
 		a.ID, a.Name, a.KeyHash, millis(a.CreatedAt), a.FleetID)
 	if gateway.ErrorCode(err) == gateway.EConflict {
 		return gateway.Errorf(gateway.EConflict, "an agent named %q already exists", a.Name)
+	} else if err != nil {
+		return err
 	}
-	return err
+	// INSERT ... SELECT inserts nothing, without an error, when the fleet is unknown.
+	if n, err := res.RowsAffected(); err != nil {
+		return wrap(err)
+	} else if n == 0 {
+		return notFound("fleet", a.FleetID)
+	}
+	return nil
 }
 
 func (db *DB) CreateEvent(ctx context.Context, e *gateway.Event) error {

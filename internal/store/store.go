@@ -84,7 +84,9 @@ func dsn(path string, readOnly bool) string {
 	} else {
 		q.Set("_txlock", "immediate")
 	}
-	return "file:" + path + "?" + q.Encode()
+	// SQLite reads the DSN as a URI: the path ends at '?' or '#' and %XX is decoded, so a
+	// data directory named "a#b" would silently open "a" unless the path is escaped.
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
 
 // Close closes both pools.

@@ -21,10 +21,13 @@ func Register(e *echo.Echo, gw *gateway.Gateway) {
 	g := e.Group(V2Prefix)
 	g.POST("/auth/login", h.login)
 
-	authed := g.Group("", requireBearer(gw))
-	authed.GET("/robots", h.robots)
-	authed.GET("/robots/:robotId", h.robot)
-	authed.POST("/events/log", h.postEvent)
+	// Authentication is per route: an echo group with middleware also catches every
+	// unmatched path and method below its prefix, so a wrong method would answer 401 or 404
+	// (GET /auth/login asked for a bearer token) instead of 405.
+	authed := requireBearer(gw)
+	g.GET("/robots", h.robots, authed)
+	g.GET("/robots/:robotId", h.robot, authed)
+	g.POST("/events/log", h.postEvent, authed)
 }
 
 type v2 struct {

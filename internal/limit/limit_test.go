@@ -1,0 +1,156 @@
+package limit
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// clock is a manual clock; tests move it, the window reads it.
+type clock struct{ t time.Time }
+
+func (c *clock) Now() time.Time          { return c.t }
+func (c *clock) Advance(d time.Duration) { c.t = c.t.Add(d) }
+
+func newWindow(max int, period time.Duration) (*Window, *clock) {
+	c := &clock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
+	return &Window{Max: max, Period: period, Now: c.Now}, c
+}
+
+func TestWindowBlocksAfterMaxFailures(t *testing.T) {
+	w, c := newWindow(10, time.Minute)
+	// One failure a second: the oldest leaves the window 60 s after it was recorded.
+	for i := range 10 {
+		if wait, blocked := w.Blocked("a"); blocked {
+			t.Fatalf("blocked after %d failures (wait %v); the limit is 10", i, wait)
+		}
+		w.Fail("a")
+		c.Advance(time.Second)
+	}
+	// Now 10 s after the first failure.
+	wait, blocked := w.Blocked("a")
+	if !blocked {
+		t.Fatal("not blocked after 10 failures")
+	}
+	if want := 50 * time.Second; wait != want {
+		t.Errorf("wait = %v, want %v (until the oldest failure leaves)", wait, want)
+	}
+
+	c.Advance(wait - time.Millisecond)
+	if _, blocked := w.Blocked("a"); !blocked {
+		t.Error("unblocked before the oldest failure left the window")
+	}
+	c.Advance(time.Millisecond)
+	if wait, blocked := w.Blocked("a"); blocked {
+		t.Errorf("still blocked (wait %v) once the oldest failure left", wait)
+	}
+
+	// Nine failures remain live: one more blocks again, until the second oldest leaves.
+	w.Fail("a")
+	wait, blocked = w.Blocked("a")
+	if !blocked || wait != time.Second {
+		t.Errorf("after an 11th failure: Blocked = %v, %v; want true, 1s", wait, blocked)
+	}
+}
+
+func TestWindowWait(t *testing.T) {
+	tests := []struct {
+		name    string
+		elapsed time.Duration // since the failures, all at one instant
+		want    time.Duration
+	}{
+		{"right after", 0, time.Minute},
+		{"half way", 30 * time.Second, 30 * time.Second},
+		{"under a second left rounds up to one", 59*time.Second + 500*time.Millisecond, time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, c := newWindow(3, time.Minute)
+			for range 3 {
+				w.Fail("k")
+			}
+			c.Advance(tt.elapsed)
+			wait, blocked := w.Blocked("k")
+			if !blocked || wait != tt.want {
+				t.Errorf("Blocked = %v, %v; want %v, true", wait, blocked, tt.want)
+			}
+		})
+	}
+}
+
+func TestWindowKeysAreIndependent(t *testing.T) {
+	w, _ := newWindow(2, time.Minute)
+	w.Fail("10.0.0.1")
+	w.Fail("10.0.0.1")
+	if _, blocked := w.Blocked("10.0.0.1"); !blocked {
+		t.Fatal("10.0.0.1 not blocked after 2 failures")
+	}
+	if wait, blocked := w.Blocked("10.0.0.2"); blocked {
+		t.Errorf("10.0.0.2 blocked (wait %v) by the failures of 10.0.0.1", wait)
+	}
+	w.Fail("10.0.0.2")
+	if _, blocked := w.Blocked("10.0.0.2"); blocked {
+		t.Error("10.0.0.2 blocked after 1 of 2 failures")
+	}
+}
+
+func TestWindowFailuresBeyondMaxDoNotExtendTheBlock(t *testing.T) {
+	w, c := newWindow(2, time.Minute)
+	w.Fail("k")
+	c.Advance(10 * time.Second)
+	w.Fail("k")
+	c.Advance(10 * time.Second)
+	w.Fail("k") // the first no longer matters: the second and third decide
+	wait, blocked := w.Blocked("k")
+	if !blocked || wait != 50*time.Second {
+		t.Errorf("Blocked = %v, %v; want 50s, true (until the second failure leaves)", wait, blocked)
+	}
+	if n := len(w.failures["k"]); n != 2 {
+		t.Errorf("kept %d failure times, want at most Max = 2", n)
+	}
+}
+
+func TestWindowSweepsIdleKeys(t *testing.T) {
+	w, c := newWindow(10, time.Minute)
+	// An attacker cycling addresses: each fails once.
+	for i := range 1000 {
+		w.Fail(fmt.Sprintf("203.0.113.%d", i))
+	}
+	if n := len(w.failures); n != 1000 {
+		t.Fatalf("tracking %d keys, want 1000", n)
+	}
+	c.Advance(2 * time.Minute)
+	w.Fail("198.51.100.1")
+	if n := len(w.failures); n != 1 {
+		t.Errorf("tracking %d keys after the others went idle, want 1", n)
+	}
+}
+
+func TestWindowBlockedForgetsExpiredKey(t *testing.T) {
+	w, c := newWindow(10, time.Minute)
+	w.Fail("k")
+	c.Advance(time.Minute)
+	if _, blocked := w.Blocked("k"); blocked {
+		t.Fatal("blocked with no live failure")
+	}
+	if _, ok := w.failures["k"]; ok {
+		t.Error("a key with no live failure is still tracked")
+	}
+}
+
+func TestWindowZeroValue(t *testing.T) {
+	var w Window // Max 0: no limit, and no panic on an empty key
+	w.Fail("k")
+	if wait, blocked := w.Blocked("k"); blocked {
+		t.Errorf("zero Window blocked (wait %v)", wait)
+	}
+}
+
+func TestWindowRealClock(t *testing.T) {
+	w := &Window{Max: 1, Period: time.Hour}
+	w.Fail("k")
+	wait, blocked := w.Blocked("k")
+	if !blocked || wait <= 59*time.Minute || wait > time.Hour {
+		t.Errorf("Blocked = %v, %v; want about 1h, true", wait, blocked)
+	}
+}
