@@ -12,8 +12,7 @@ step() { printf '\n== %s\n' "$*"; }
 step "tools"
 command -v go >/dev/null || { echo "Go is required: https://go.dev/dl/"; exit 1; }
 go version
-# System packages the tests need go here (Debian, installed with apt-get as root), e.g.
-# need_packages protobuf-compiler chromium. None are needed yet.
+# System packages the tests need (Debian, installed with apt-get as root when missing).
 need_packages() {
 	local missing=()
 	for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
@@ -21,6 +20,13 @@ need_packages() {
 	if [ "$(id -u)" -ne 0 ]; then echo "missing Debian packages: ${missing[*]} (run as root or install them)"; exit 1; fi
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
 }
+need_packages protobuf-compiler
+command -v npm >/dev/null || need_packages nodejs npm
+protoc --version
+node --version
+
+step "npm ci"
+npm ci --no-audit --no-fund --loglevel=error
 
 step "go mod tidy"
 go mod tidy -diff

@@ -1,0 +1,143 @@
+package fleet
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Tracker records robots coming and going in durable storage: the gateway core implements it
+// (robot records, lastTimeSeen). Calls carry a short deadline and may fail; the registry logs
+// the failure and goes on, since a robot's presence must not depend on the store.
+type Tracker interface {
+	// RobotOnline records that robot info of fleet fleetID is connected at at (creating or
+	// updating its record).
+	RobotOnline(ctx context.Context, info Info, fleetID string, at time.Time) error
+	// RobotSeen records that robot id was still connected at at.
+	RobotSeen(ctx context.Context, id string, at time.Time) error
+}
+
+// Registry holds the robots connected now. It is the one place that knows which robots are
+// online; everything else asks it. Safe for concurrent use.
+type Registry struct {
+	tracker Tracker
+	log     *slog.Logger
+	now     func() time.Time
+
+	mu     sync.RWMutex
+	robots map[string]entry
+}
+
+type entry struct {
+	robot   Robot
+	fleetID string
+}
+
+// NewRegistry returns an empty registry. tracker may be nil (nothing is recorded).
+func NewRegistry(tracker Tracker, log *slog.Logger, now func() time.Time) *Registry {
+	if log == nil {
+		log = slog.Default()
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Registry{tracker: tracker, log: log, now: now, robots: map[string]entry{}}
+}
+
+// trackTimeout bounds a store write for presence; presence never waits longer.
+const trackTimeout = 5 * time.Second
+
+// Add registers a connected robot in fleet fleetID, replacing an earlier connection of the
+// same id. The robot's record is written before it becomes visible, so a robot online in a
+// list always has details.
+func (r *Registry) Add(ctx context.Context, robot Robot, fleetID string) error {
+	info := robot.Info()
+	if r.tracker != nil {
+		ctx, cancel := context.WithTimeout(ctx, trackTimeout)
+		err := r.tracker.RobotOnline(ctx, info, fleetID, r.now())
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	r.mu.Lock()
+	r.robots[info.ID] = entry{robot: robot, fleetID: fleetID}
+	r.mu.Unlock()
+	r.log.Info("robot online", "robot", info.ID, "name", info.Name, "fleet", fleetID)
+	return nil
+}
+
+// Remove forgets robot id if robot is the connection registered for it (a reconnect may have
+// replaced it already), recording the time it was last seen.
+func (r *Registry) Remove(robot Robot) {
+	id := robot.Info().ID
+	r.mu.Lock()
+	e, ok := r.robots[id]
+	if ok && e.robot == robot {
+		delete(r.robots, id)
+	} else {
+		ok = false
+	}
+	r.mu.Unlock()
+	if !ok {
+		return
+	}
+	r.seen(id)
+	r.log.Info("robot offline", "robot", id)
+}
+
+func (r *Registry) seen(id string) {
+	if r.tracker == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), trackTimeout)
+	defer cancel()
+	if err := r.tracker.RobotSeen(ctx, id, r.now()); err != nil {
+		r.log.Warn("recording last time seen", "robot", id, "err", err)
+	}
+}
+
+// Robot returns the connected robot id.
+func (r *Registry) Robot(id string) (Robot, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.robots[id]
+	return e.robot, ok
+}
+
+// Online reports whether robot id is connected.
+func (r *Registry) Online(id string) bool {
+	_, ok := r.Robot(id)
+	return ok
+}
+
+// IDs lists the connected robots' ids, sorted.
+func (r *Registry) IDs() []string {
+	r.mu.RLock()
+	ids := make([]string, 0, len(r.robots))
+	for id := range r.robots {
+		ids = append(ids, id)
+	}
+	r.mu.RUnlock()
+	slices.Sort(ids)
+	return ids
+}
+
+// KeepSeen records every connected robot as seen each period until ctx ends, so that
+// lastTimeSeen stays close to the truth even when the process dies without a goodbye.
+func (r *Registry) KeepSeen(ctx context.Context, period time.Duration) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			for _, id := range r.IDs() {
+				r.seen(id)
+			}
+		}
+	}
+}

@@ -1,0 +1,144 @@
+// Package fleet states the contract every robot source implements (simulated robots, ROS 1,
+// robots behind the agent link) and keeps the registry of the robots connected now. The
+// gateway core talks to robots only through this contract, so it never knows whether a
+// robot lives in this process or behind a WebSocket.
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Errors a robot returns, wrapped with detail. The core maps them to its own error codes.
+var (
+	ErrNotFound    = errors.New("not found")   // no such stream, metric or resource
+	ErrInvalid     = errors.New("invalid")     // the request or payload is malformed for the target
+	ErrOffline     = errors.New("offline")     // the robot is not connected
+	ErrUnavailable = errors.New("unavailable") // connected, but did not answer in time or failed
+)
+
+// Errorf wraps one of the sentinel errors with a message for the caller.
+func Errorf(kind error, format string, args ...any) error {
+	return &robotError{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+type robotError struct {
+	kind error
+	msg  string
+}
+
+func (e *robotError) Error() string { return e.msg }
+func (e *robotError) Unwrap() error { return e.kind }
+
+// Info identifies a robot and what it runs.
+type Info struct {
+	ID            string // UUID, stable across restarts of its source
+	Name          string
+	ConfigName    string
+	ConfigVersion string
+	AgentVersion  string
+}
+
+// SourceType is the contract's stream source type.
+type SourceType int
+
+const (
+	SourceComponent SourceType = 1
+	SourceROS1      SourceType = 2
+	SourceROS2      SourceType = 3
+	SourceONVIF     SourceType = 4
+	SourceRTSP      SourceType = 5
+	SourceDevice    SourceType = 6
+)
+
+// Valid reports whether s is one of the contract's source types.
+func (s SourceType) Valid() bool { return s >= SourceComponent && s <= SourceDevice }
+
+// Direction of a stream as the contract writes it.
+const (
+	Output = "output"
+	Input  = "input"
+)
+
+// Stream describes one stream of a robot.
+type Stream struct {
+	Component string
+	Name      string
+	Type      string // full message type name, Platform.Messages.<package>.<Type>
+	Direction string // Output, Input or ""
+	Source    SourceType
+	// Optional descriptor fields; empty means null on the wire.
+	DisplayName    string
+	SourceURL      string
+	SourceEndpoint string
+}
+
+// Key is what identifies a stream within a robot.
+func (s Stream) Key() StreamKey {
+	return StreamKey{Component: s.Component, Name: s.Name, Source: s.Source}
+}
+
+// StreamKey addresses a stream of a robot.
+type StreamKey struct {
+	Component string
+	Name      string
+	Source    SourceType
+}
+
+// Sample is one value of a stream: an immutable serialized protobuf message of type Type.
+// Samples are shared between readers; nobody may modify Payload.
+type Sample struct {
+	Type    string
+	Payload []byte
+	Time    time.Time
+	Seq     uint64 // counts the samples of its stream from 1
+}
+
+// KPI is the latest value of a custom KPI (metric type 100): a catalog message, serialized.
+type KPI struct {
+	Name     string
+	DataType string // full message type name
+	Payload  []byte
+	Time     time.Time
+}
+
+// Resource is a file a robot offers for download.
+type Resource struct {
+	ID        string // UUID
+	Name      string
+	MIMEType  string // v2 "type"
+	FileType  string // second convention "Type": rosbag, log, image, ...
+	Size      int64
+	CreatedAt time.Time
+}
+
+// ResourceFile is an open resource. The caller closes it.
+type ResourceFile interface {
+	io.ReadSeekCloser
+}
+
+// Robot is the contract of a robot source. Every method takes a context with the caller's
+// deadline and returns errors wrapping the sentinels above. Implementations are safe for
+// concurrent use.
+type Robot interface {
+	Info() Info
+	Streams(ctx context.Context) ([]Stream, error)
+	// Read returns the current value of an output stream, producing one when the stream is
+	// computed on demand (a camera renders a frame).
+	Read(ctx context.Context, key StreamKey) (Sample, error)
+	// Subscribe follows an output stream, latest value wins, until the subscription closes.
+	Subscribe(ctx context.Context, key StreamKey) (*Subscription, error)
+	// Publish sends a message to an input stream; typ names the payload's message type.
+	Publish(ctx context.Context, key StreamKey, typ string, payload []byte) error
+	// Metrics lists the metric types this robot reports.
+	Metrics(ctx context.Context) ([]MetricType, error)
+	// Metric reads one metric; name is the custom KPI name for MetricCustom and empty otherwise.
+	Metric(ctx context.Context, typ MetricType, name string) (Metric, error)
+	// KPIs returns the latest value of every custom KPI.
+	KPIs(ctx context.Context) ([]KPI, error)
+	Resources(ctx context.Context) ([]Resource, error)
+	OpenResource(ctx context.Context, id string) (ResourceFile, Resource, error)
+}

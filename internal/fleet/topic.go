@@ -1,0 +1,192 @@
+package fleet
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Topic fans the values of one output stream out to its subscribers, latest value wins:
+// each subscriber holds at most one pending sample, and a newer one replaces it. A source
+// publishes into a Topic and learns from OnActive when anyone listens, so it can skip the
+// work (rendering, raycasting) nobody would read.
+type Topic struct {
+	typ string
+
+	mu     sync.Mutex
+	subs   map[*Subscription]struct{}
+	last   Sample
+	seq    uint64
+	closed error
+	// onActive is told when the first subscriber arrives (true) and the last leaves (false).
+	onActive func(active bool)
+}
+
+// NewTopic returns a topic of message type typ. onActive may be nil.
+func NewTopic(typ string, onActive func(active bool)) *Topic {
+	return &Topic{typ: typ, subs: map[*Subscription]struct{}{}, onActive: onActive}
+}
+
+// Type is the message type of the topic's samples.
+func (t *Topic) Type() string { return t.typ }
+
+// Publish stores payload as the latest sample and hands it to every subscriber. payload must
+// not be modified afterwards.
+func (t *Topic) Publish(payload []byte, at time.Time) Sample {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.seq++
+	s := Sample{Type: t.typ, Payload: payload, Time: at, Seq: t.seq}
+	t.last = s
+	for sub := range t.subs {
+		sub.offer(s)
+	}
+	return s
+}
+
+// Latest returns the last published sample, if any.
+func (t *Topic) Latest() (Sample, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.last, t.seq > 0
+}
+
+// Subscribers is the number of open subscriptions.
+func (t *Topic) Subscribers() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.subs)
+}
+
+// Subscribe opens a subscription. The latest sample, when there is one, is pending at once
+// so a new viewer does not wait a period for its first frame.
+func (t *Topic) Subscribe() (*Subscription, error) {
+	t.mu.Lock()
+	if t.closed != nil {
+		err := t.closed
+		t.mu.Unlock()
+		return nil, err
+	}
+	sub := &Subscription{topic: t, ready: make(chan struct{}, 1), done: make(chan struct{})}
+	if t.seq > 0 {
+		sub.offer(t.last)
+	}
+	t.subs[sub] = struct{}{}
+	first := len(t.subs) == 1
+	t.mu.Unlock()
+	if first && t.onActive != nil {
+		t.onActive(true)
+	}
+	return sub, nil
+}
+
+// Close ends every subscription with err (ErrOffline when the robot goes away) and refuses
+// new ones.
+func (t *Topic) Close(err error) {
+	t.mu.Lock()
+	if t.closed != nil {
+		t.mu.Unlock()
+		return
+	}
+	t.closed = err
+	subs := t.subs
+	t.subs = map[*Subscription]struct{}{}
+	t.mu.Unlock()
+	for sub := range subs {
+		sub.end(err)
+	}
+	if len(subs) > 0 && t.onActive != nil {
+		t.onActive(false)
+	}
+}
+
+func (t *Topic) unsubscribe(sub *Subscription) {
+	t.mu.Lock()
+	_, ok := t.subs[sub]
+	delete(t.subs, sub)
+	last := ok && len(t.subs) == 0
+	t.mu.Unlock()
+	if last && t.onActive != nil {
+		t.onActive(false)
+	}
+}
+
+// Subscription is one reader of a Topic with a one-sample slot.
+type Subscription struct {
+	topic *Topic
+	ready chan struct{} // signalled when the slot fills
+	done  chan struct{} // closed when the subscription ends
+
+	mu      sync.Mutex
+	pending Sample
+	has     bool
+	err     error
+	once    sync.Once
+}
+
+func (s *Subscription) offer(sample Sample) {
+	s.mu.Lock()
+	s.pending, s.has = sample, true
+	s.mu.Unlock()
+	select {
+	case s.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Subscription) end(err error) {
+	s.once.Do(func() {
+		s.mu.Lock()
+		s.err = err
+		s.mu.Unlock()
+		close(s.done)
+	})
+}
+
+// Ready is signalled when a sample is pending; call Take after it fires.
+func (s *Subscription) Ready() <-chan struct{} { return s.ready }
+
+// Done is closed when the subscription ends; Err says why.
+func (s *Subscription) Done() <-chan struct{} { return s.done }
+
+// Err is why the subscription ended: context.Canceled after Close, ErrOffline when the
+// source went away.
+func (s *Subscription) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Take returns the pending sample and empties the slot.
+func (s *Subscription) Take() (Sample, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sample, ok := s.pending, s.has
+	s.pending, s.has = Sample{}, false
+	return sample, ok
+}
+
+// Next waits for the next sample, the end of the subscription or of ctx.
+func (s *Subscription) Next(ctx context.Context) (Sample, error) {
+	for {
+		if sample, ok := s.Take(); ok {
+			return sample, nil
+		}
+		select {
+		case <-s.ready:
+		case <-s.done:
+			if sample, ok := s.Take(); ok {
+				return sample, nil
+			}
+			return Sample{}, s.Err()
+		case <-ctx.Done():
+			return Sample{}, ctx.Err()
+		}
+	}
+}
+
+// Close ends the subscription; the topic forgets it.
+func (s *Subscription) Close() {
+	s.end(context.Canceled)
+	s.topic.unsubscribe(s)
+}
