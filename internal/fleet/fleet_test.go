@@ -1,0 +1,266 @@
+package fleet_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
+)
+
+func TestTopicLatestWins(t *testing.T) {
+	var events []bool
+	topic := fleet.NewTopic("T", func(active bool) { events = append(events, active) })
+	at := time.Unix(100, 0)
+	topic.Publish([]byte("a"), at)
+
+	sub, err := topic.Subscribe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The latest sample is pending at once for a new subscriber.
+	if s, ok := sub.Take(); !ok || string(s.Payload) != "a" || s.Seq != 1 || s.Type != "T" {
+		t.Fatalf("first take: %+v %v", s, ok)
+	}
+	topic.Publish([]byte("b"), at)
+	topic.Publish([]byte("c"), at)
+	s, err := sub.Next(context.Background())
+	if err != nil || string(s.Payload) != "c" || s.Seq != 3 {
+		t.Fatalf("a slow reader gets the newest sample only: %+v %v", s, err)
+	}
+	if _, ok := sub.Take(); ok {
+		t.Error("the slot holds one sample: nothing is left after taking the newest")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := sub.Next(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Next with nothing published: %v, want the context's error", err)
+	}
+
+	second, _ := topic.Subscribe()
+	if topic.Subscribers() != 2 {
+		t.Errorf("subscribers %d, want 2", topic.Subscribers())
+	}
+	sub.Close()
+	second.Close()
+	second.Close() // idempotent
+	if topic.Subscribers() != 0 {
+		t.Errorf("subscribers after close %d", topic.Subscribers())
+	}
+	if len(events) != 2 || !events[0] || events[1] {
+		t.Errorf("onActive calls %v, want [true false]: once when the first arrives, once when the last leaves", events)
+	}
+	if !errors.Is(sub.Err(), context.Canceled) {
+		t.Errorf("closed subscription Err %v", sub.Err())
+	}
+}
+
+func TestTopicCloseEndsSubscriptions(t *testing.T) {
+	topic := fleet.NewTopic("T", nil)
+	sub, _ := topic.Subscribe()
+	done := make(chan error, 1)
+	go func() {
+		_, err := sub.Next(context.Background())
+		done <- err
+	}()
+	topic.Close(fleet.ErrOffline)
+	select {
+	case err := <-done:
+		if !errors.Is(err, fleet.ErrOffline) {
+			t.Errorf("Next after Close: %v, want ErrOffline", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Next did not return after the topic closed")
+	}
+	if _, err := topic.Subscribe(); !errors.Is(err, fleet.ErrOffline) {
+		t.Errorf("Subscribe on a closed topic: %v", err)
+	}
+}
+
+func TestTopicConcurrentUse(t *testing.T) {
+	topic := fleet.NewTopic("T", nil)
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(context.Background())
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sub, err := topic.Subscribe()
+			if err != nil {
+				return
+			}
+			defer sub.Close()
+			var last uint64
+			for {
+				s, err := sub.Next(ctx)
+				if err != nil {
+					return
+				}
+				if s.Seq <= last {
+					t.Errorf("sequence went backwards: %d after %d", s.Seq, last)
+				}
+				last = s.Seq
+			}
+		}()
+	}
+	for range 2000 {
+		topic.Publish([]byte{1}, time.Time{})
+	}
+	cancel()
+	wg.Wait()
+}
+
+type trackerCall struct {
+	what, id, fleet string
+	at              time.Time
+}
+
+type recordingTracker struct {
+	mu    sync.Mutex
+	calls []trackerCall
+	fail  error
+}
+
+func (r *recordingTracker) RobotOnline(_ context.Context, info fleet.Info, fleetID string, at time.Time) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, trackerCall{"online", info.ID, fleetID, at})
+	return r.fail
+}
+
+func (r *recordingTracker) RobotSeen(_ context.Context, id string, at time.Time) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, trackerCall{"seen", id, "", at})
+	return nil
+}
+
+func (r *recordingTracker) snapshot() []trackerCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]trackerCall(nil), r.calls...)
+}
+
+func TestRegistry(t *testing.T) {
+	tr := &recordingTracker{}
+	now := time.Unix(1000, 0)
+	reg := fleet.NewRegistry(tr, nil, func() time.Time { return now })
+	a := &fleettest.Robot{ID: "a", Name: "alpha"}
+	b := &fleettest.Robot{ID: "b", Name: "beta"}
+	ctx := context.Background()
+	if err := reg.Add(ctx, a, "f1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.Add(ctx, b, "f1"); err != nil {
+		t.Fatal(err)
+	}
+	if !reg.Online("a") || !reg.Online("b") || reg.Online("c") {
+		t.Error("online set wrong")
+	}
+	if got, ok := reg.Robot("a"); !ok || got != fleet.Robot(a) {
+		t.Errorf("Robot(a) = %v %v", got, ok)
+	}
+	if ids := reg.IDs(); len(ids) != 2 || ids[0] != "a" || ids[1] != "b" {
+		t.Errorf("IDs %v", ids)
+	}
+
+	// A reconnect of a replaces the old connection; the old one leaving changes nothing.
+	a2 := &fleettest.Robot{ID: "a", Name: "alpha"}
+	reg.Add(ctx, a2, "f1")
+	reg.Remove(a)
+	if got, _ := reg.Robot("a"); got != fleet.Robot(a2) {
+		t.Error("removing a replaced connection removed the new one")
+	}
+	now = now.Add(time.Minute)
+	reg.Remove(a2)
+	if reg.Online("a") {
+		t.Error("a still online after Remove")
+	}
+	calls := tr.snapshot()
+	want := []trackerCall{
+		{"online", "a", "f1", time.Unix(1000, 0)}, {"online", "b", "f1", time.Unix(1000, 0)},
+		{"online", "a", "f1", time.Unix(1000, 0)}, {"seen", "a", "", time.Unix(1060, 0)},
+	}
+	if len(calls) != len(want) {
+		t.Fatalf("tracker calls %v, want %v", calls, want)
+	}
+	for i := range want {
+		if calls[i] != want[i] {
+			t.Errorf("call %d: %+v, want %+v", i, calls[i], want[i])
+		}
+	}
+
+	// A robot whose record cannot be written does not come online.
+	tr.fail = errors.New("disk full")
+	if err := reg.Add(ctx, &fleettest.Robot{ID: "c"}, "f1"); err == nil || reg.Online("c") {
+		t.Errorf("Add with a failing tracker: %v, online %v", err, reg.Online("c"))
+	}
+}
+
+func TestRegistryKeepSeen(t *testing.T) {
+	tr := &recordingTracker{}
+	reg := fleet.NewRegistry(tr, nil, nil)
+	reg.Add(context.Background(), &fleettest.Robot{ID: "a"}, "f")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { reg.KeepSeen(ctx, 5*time.Millisecond); close(done) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		seen := 0
+		for _, c := range tr.snapshot() {
+			if c.what == "seen" && c.id == "a" {
+				seen++
+			}
+		}
+		if seen >= 2 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	seen := 0
+	for _, c := range tr.snapshot() {
+		if c.what == "seen" {
+			seen++
+		}
+	}
+	if seen < 2 {
+		t.Errorf("KeepSeen recorded %d times, want repeated records", seen)
+	}
+}
+
+func TestMetricClassAndNames(t *testing.T) {
+	cases := []struct {
+		value any
+		class fleet.MetricClass
+		name  string
+	}{
+		{nil, fleet.ClassNone, "NoneMetric"},
+		{3, fleet.ClassInt, "IntMetric"},
+		{1.5, fleet.ClassDouble, "DoubleMetric"},
+		{"x", fleet.ClassString, "StringMetric"},
+		{true, fleet.ClassBool, "BoolMetric"},
+		{fleet.Usage{}, fleet.ClassUsage, "UsageMetric"},
+		{time.Time{}, fleet.ClassLicenseExpiration, "LicenseExpirationMetric"},
+		{fleet.AgentSw{}, fleet.ClassAgentSw, "AgentSwMetric"},
+		{fleet.AgentOperationalState{}, fleet.ClassAgentOperationalState, "AgentOperationalStateMetric"},
+		{int64(1), fleet.ClassLong, "LongMetric"},
+		{[]fleet.Recorder{}, fleet.ClassAgentRecording, "AgentRecordingMetric"},
+		{[]fleet.ComponentInfo{}, fleet.ClassComponentInfo, "ComponentInfoMetric"},
+		{fleet.ConfigInfo{}, fleet.ClassConfigInfo, "ConfigInfoMetric"},
+	}
+	for _, c := range cases {
+		m := fleet.Metric{Value: c.value}
+		if m.Class() != c.class || c.class.Name() != c.name {
+			t.Errorf("%T: class %d %q, want %d %q", c.value, m.Class(), m.Class().Name(), c.class, c.name)
+		}
+	}
+	if fleet.MetricCustom.Name() != "Custom" || fleet.MetricType(30).Name() != "AgentOperationalState" || fleet.MetricType(41).Known() {
+		t.Error("metric names do not follow the contract's table")
+	}
+}

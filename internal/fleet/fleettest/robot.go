@@ -1,0 +1,200 @@
+// Package fleettest offers a scriptable robot for tests of the layers above the robot
+// contract: its streams, values, metrics and resources are set by the test, it records what
+// was published to it, and it can be made slow to exercise deadlines.
+package fleettest
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+)
+
+// Published is one message a Robot received on an input stream.
+type Published struct {
+	Key     fleet.StreamKey
+	Type    string
+	Payload []byte
+}
+
+// Robot is a fleet.Robot whose behaviour the test sets through its exported fields before
+// use (and under Lock afterwards, if it changes them while requests run).
+type Robot struct {
+	sync.Mutex
+	ID, Name string
+	// StreamList is what Streams returns; Values holds each output stream's current sample.
+	StreamList []fleet.Stream
+	Values     map[fleet.StreamKey]fleet.Sample
+	MetricList []fleet.Metric // Metrics lists their types; Metric finds by type and name
+	KPIList    []fleet.KPI
+	Files      map[string][]byte // resource id to content
+	FileInfo   []fleet.Resource
+	// Delay makes every call wait this long (or until the caller's deadline).
+	Delay time.Duration
+	// PublishErr, when set, is what Publish returns (after recording nothing).
+	PublishErr error
+
+	published []Published
+}
+
+var _ fleet.Robot = (*Robot)(nil)
+
+func (r *Robot) wait(ctx context.Context) error {
+	r.Lock()
+	d := r.Delay
+	r.Unlock()
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (r *Robot) Info() fleet.Info {
+	return fleet.Info{ID: r.ID, Name: r.Name, ConfigName: "test-config", ConfigVersion: "7", AgentVersion: "test-agent"}
+}
+
+func (r *Robot) Streams(ctx context.Context) ([]fleet.Stream, error) {
+	if err := r.wait(ctx); err != nil {
+		return nil, err
+	}
+	r.Lock()
+	defer r.Unlock()
+	return slices.Clone(r.StreamList), nil
+}
+
+func (r *Robot) stream(key fleet.StreamKey) (fleet.Stream, bool) {
+	for _, s := range r.StreamList {
+		if s.Key() == key {
+			return s, true
+		}
+	}
+	return fleet.Stream{}, false
+}
+
+func (r *Robot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
+	if err := r.wait(ctx); err != nil {
+		return fleet.Sample{}, err
+	}
+	r.Lock()
+	defer r.Unlock()
+	v, ok := r.Values[key]
+	if !ok {
+		return fleet.Sample{}, fleet.Errorf(fleet.ErrNotFound, "no value on %s/%s", key.Component, key.Name)
+	}
+	return v, nil
+}
+
+func (r *Robot) Subscribe(ctx context.Context, key fleet.StreamKey) (*fleet.Subscription, error) {
+	r.Lock()
+	v, ok := r.Values[key]
+	r.Unlock()
+	if !ok {
+		return nil, fleet.Errorf(fleet.ErrNotFound, "no stream %s/%s", key.Component, key.Name)
+	}
+	t := fleet.NewTopic(v.Type, nil)
+	t.Publish(v.Payload, v.Time)
+	return t.Subscribe()
+}
+
+func (r *Robot) Publish(ctx context.Context, key fleet.StreamKey, typ string, payload []byte) error {
+	if err := r.wait(ctx); err != nil {
+		return err
+	}
+	r.Lock()
+	defer r.Unlock()
+	if r.PublishErr != nil {
+		return r.PublishErr
+	}
+	s, ok := r.stream(key)
+	if !ok {
+		return fleet.Errorf(fleet.ErrNotFound, "no stream %s/%s", key.Component, key.Name)
+	}
+	if s.Direction != fleet.Input || s.Type != typ {
+		return fleet.Errorf(fleet.ErrInvalid, "stream %s/%s does not take %s", key.Component, key.Name, typ)
+	}
+	r.published = append(r.published, Published{Key: key, Type: typ, Payload: slices.Clone(payload)})
+	return nil
+}
+
+// Published returns what Publish accepted, in order.
+func (r *Robot) Published() []Published {
+	r.Lock()
+	defer r.Unlock()
+	return slices.Clone(r.published)
+}
+
+func (r *Robot) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
+	if err := r.wait(ctx); err != nil {
+		return nil, err
+	}
+	r.Lock()
+	defer r.Unlock()
+	var types []fleet.MetricType
+	for _, m := range r.MetricList {
+		types = append(types, m.Type)
+	}
+	return types, nil
+}
+
+func (r *Robot) Metric(ctx context.Context, typ fleet.MetricType, name string) (fleet.Metric, error) {
+	if err := r.wait(ctx); err != nil {
+		return fleet.Metric{}, err
+	}
+	r.Lock()
+	defer r.Unlock()
+	for _, m := range r.MetricList {
+		if m.Type == typ && m.Name == name {
+			return m, nil
+		}
+	}
+	return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "no metric %d %q", typ, name)
+}
+
+func (r *Robot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
+	if err := r.wait(ctx); err != nil {
+		return nil, err
+	}
+	r.Lock()
+	defer r.Unlock()
+	return slices.Clone(r.KPIList), nil
+}
+
+func (r *Robot) Resources(ctx context.Context) ([]fleet.Resource, error) {
+	if err := r.wait(ctx); err != nil {
+		return nil, err
+	}
+	r.Lock()
+	defer r.Unlock()
+	return slices.Clone(r.FileInfo), nil
+}
+
+func (r *Robot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleet.Resource, error) {
+	if err := r.wait(ctx); err != nil {
+		return nil, fleet.Resource{}, err
+	}
+	r.Lock()
+	defer r.Unlock()
+	data, ok := r.Files[id]
+	i := slices.IndexFunc(r.FileInfo, func(res fleet.Resource) bool { return res.ID == id })
+	if !ok || i < 0 {
+		return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "no resource %q", id)
+	}
+	return nopCloser{bytes.NewReader(data)}, r.FileInfo[i], nil
+}
+
+type nopCloser struct{ *bytes.Reader }
+
+func (nopCloser) Close() error { return nil }
+
+var _ io.ReadSeekCloser = nopCloser{}
