@@ -18,8 +18,13 @@ func TestDependencyRules(t *testing.T) {
 	}{
 		{"internal/gateway", []string{"net/http", "net/http/", "github.com/labstack/", "database/sql", "modernc.org/", mod + "internal/store", mod + "server", mod + "server/"},
 			"the core knows no HTTP and no SQL driver"},
-		{"server/api", []string{mod + "internal/store", "database/sql", "modernc.org/"},
-			"the API reaches data only through internal/gateway"},
+		{"server/api", []string{mod + "internal/store", "database/sql", "modernc.org/", mod + "internal/sim", mod + "internal/link", mod + "internal/ros1"},
+			"the API reaches data only through internal/gateway, never the store or a robot source"},
+		{"internal/sim", []string{mod + "internal/gateway", mod + "server", mod + "server/", mod + "web", mod + "internal/store"},
+			"robot sources implement fleet.Robot and know nothing of the core or HTTP layers"},
+		{"internal/fleet", []string{mod + "internal/gateway", mod + "server", mod + "server/", "net/http", "database/sql"},
+			"the robot contract is below the core"},
+		{"internal/msgs", []string{mod + "internal/", mod + "server"}, "catalog helpers depend on the generated catalog only"},
 		{"internal/limit", []string{mod}, "a leaf package"},
 	}
 	for _, r := range rules {

@@ -23,6 +23,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/fleetgate/fleetgate/internal/blob"
+	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/store"
 	"github.com/fleetgate/fleetgate/server/api"
@@ -51,6 +53,8 @@ type Config struct {
 	Logger        *slog.Logger
 	// Stdout receives the one-time admin token line on a fresh data directory.
 	Stdout io.Writer
+	// Sim configures simulated robots; the agent hosts them (the cloud ignores it).
+	Sim SimConfig
 }
 
 // Server is one running gateway.
@@ -65,6 +69,11 @@ type Server struct {
 	metrics *http.Server
 	metLn   net.Listener
 	ready   atomic.Bool
+
+	registry *fleet.Registry
+	logFile  *os.File
+	// closers stop the robot sources, newest first, before the store closes.
+	closers []func()
 }
 
 // DatabaseFile is the store's file inside a data directory.
@@ -88,14 +97,29 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.db = db
+	if cfg.Mode == ModeAgent {
+		// The agent's log is one of the resources its robots offer.
+		if err := s.teeLog(); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	signer, err := blob.LoadOrCreateSigner(filepath.Join(cfg.DataDir, "download-signing.key"))
+	if err != nil {
+		s.closeFiles()
+		return nil, fmt.Errorf("download signing key: %w", err)
+	}
+	s.registry = fleet.NewRegistry(tracker{s}, s.log, nil)
 	s.gw = gateway.New(gateway.Config{
 		Store:              db,
+		Presence:           s.registry,
+		Signer:             signer,
 		BearerTTL:          cfg.TokenTTL,
 		LatestAgentVersion: cfg.Version,
-		Logger:             cfg.Logger,
+		Logger:             s.log,
 	})
 	if err := s.bootstrap(ctx); err != nil {
-		db.Close()
+		s.closeFiles()
 		return nil, err
 	}
 
@@ -104,10 +128,19 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	s.echo = s.routes(newHTTPMetrics(registry))
 
 	if err := s.listen(registry); err != nil {
-		db.Close()
+		s.closeFiles()
 		return nil, err
 	}
 	return s, nil
+}
+
+// closeFiles closes the store and the log file.
+func (s *Server) closeFiles() error {
+	err := s.db.Close()
+	if s.logFile != nil {
+		s.logFile.Close()
+	}
+	return err
 }
 
 // OpenStore opens the store of a data directory, creating the directory (mode 0700: it
@@ -158,7 +191,9 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/openapi.json", api.OpenAPI)
-	api.Register(e, s.gw)
+	api.Register(e, s.gw, api.Options{PublicURL: s.cfg.PublicURL})
+	e.GET(gateway.FilesPrefix+":resourceId", api.Files(s.gw))
+	e.HEAD(gateway.FilesPrefix+":resourceId", api.Files(s.gw))
 	return e
 }
 
@@ -236,9 +271,19 @@ func (s *Server) Gateway() *gateway.Gateway { return s.gw }
 // Run serves until ctx is cancelled, then shuts down gracefully: no new connections, and
 // requests in flight get up to 10 s to finish. It closes the store before returning.
 func (s *Server) Run(ctx context.Context) error {
-	defer s.db.Close()
+	defer s.closeFiles()
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	defer s.stopRobots()
+	if s.cfg.Mode == ModeAgent {
+		if err := s.startRobots(runCtx); err != nil {
+			s.ln.Close()
+			if s.metLn != nil {
+				s.metLn.Close()
+			}
+			return err
+		}
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	serve := func(srv *http.Server, ln net.Listener) {
@@ -253,10 +298,14 @@ func (s *Server) Run(ctx context.Context) error {
 		wg.Add(1)
 		go serve(s.metrics, s.metLn)
 	}
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		s.purgeBearerTokens(runCtx)
+	}()
+	go func() {
+		defer wg.Done()
+		s.registry.KeepSeen(runCtx, keepSeenPeriod)
 	}()
 	s.ready.Store(true)
 	s.log.Info("listening", "mode", s.cfg.Mode, "url", s.URL())
@@ -320,5 +369,17 @@ func (s *Server) Close() error {
 	if s.metLn != nil {
 		s.metLn.Close()
 	}
-	return s.db.Close()
+	return s.closeFiles()
 }
+
+// stopRobots stops the robot sources, newest first; their robots go offline with their
+// last-seen time recorded.
+func (s *Server) stopRobots() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	s.closers = nil
+}
+
+// Registry is the registry of connected robots, for in-process callers and tests.
+func (s *Server) Registry() *fleet.Registry { return s.registry }

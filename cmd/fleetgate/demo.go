@@ -20,10 +20,15 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlagSet("demo")
 	g.register(fs, ":8080")
 	agentListen := fs.String("agent-listen", ":19992", "address of the local gateway")
+	var sim simFlags
+	sim.register(fs, 3)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := g.check(); err != nil {
+		return err
+	}
+	if err := sim.check(); err != nil {
 		return err
 	}
 	token, err := demoToken(g.data, g.adminToken)
@@ -35,6 +40,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	agentCfg := g.config(server.ModeAgent, io.Discard)
 	agentCfg.DataDir, agentCfg.AdminToken, agentCfg.Listen = filepath.Join(g.data, "agent"), token, *agentListen
 	agentCfg.MetricsListen = "" // one metrics listener per address: the cloud's
+	agentCfg.Sim = sim.config()
 
 	cloud, err := server.Open(ctx, cloudCfg)
 	if err != nil {

@@ -88,17 +88,57 @@ func runAgent(ctx context.Context, args []string, stdout io.Writer) error {
 	return runGateway(ctx, "agent", server.ModeAgent, ":19992", args, stdout)
 }
 
+// simFlags are the agent's simulated-robot flags.
+type simFlags struct {
+	count      int
+	seed       int64
+	cmdTimeout time.Duration
+}
+
+func (s *simFlags) register(fs *flag.FlagSet, defaultCount int) {
+	fs.IntVar(&s.count, "sim", defaultCount, "number of simulated robots to host (0: none)")
+	fs.Int64Var(&s.seed, "sim-seed", 1, "seed of the simulated warehouse and start poses")
+	fs.DurationVar(&s.cmdTimeout, "sim-cmd-timeout", time.Second, "a simulated robot brakes to a stop when no command arrived for this long")
+}
+
+// maxSimRobots keeps a typo from starting thousands of renderers.
+const maxSimRobots = 64
+
+func (s *simFlags) check() error {
+	if s.count < 0 || s.count > maxSimRobots {
+		return usagef("--sim must be between 0 and %d", maxSimRobots)
+	}
+	if s.cmdTimeout < 100*time.Millisecond || s.cmdTimeout > time.Minute {
+		return usagef("--sim-cmd-timeout must be between 100ms and 1m")
+	}
+	return nil
+}
+
+func (s *simFlags) config() server.SimConfig {
+	return server.SimConfig{Count: s.count, Seed: s.seed, CmdTimeout: s.cmdTimeout}
+}
+
 func runGateway(ctx context.Context, name string, mode server.Mode, defaultListen string, args []string, stdout io.Writer) error {
 	var g gatewayFlags
+	var sim simFlags
 	fs := newFlagSet(name)
 	g.register(fs, defaultListen)
+	if mode == server.ModeAgent {
+		// With no other robot source configured, the agent hosts one simulated robot.
+		sim.register(fs, 1)
+	}
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := g.check(); err != nil {
 		return err
 	}
-	srv, err := server.Open(ctx, g.config(mode, stdout))
+	if err := sim.check(); mode == server.ModeAgent && err != nil {
+		return err
+	}
+	cfg := g.config(mode, stdout)
+	cfg.Sim = sim.config()
+	srv, err := server.Open(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -13,16 +13,20 @@ import (
 type Topic struct {
 	typ string
 
-	mu     sync.Mutex
-	subs   map[*Subscription]struct{}
-	last   Sample
-	seq    uint64
-	closed error
+	// activeMu orders the onActive calls as the subscriber set changed: a quick subscribe
+	// and close must not reach the source as false, then true.
+	activeMu sync.Mutex
+	mu       sync.Mutex
+	subs     map[*Subscription]struct{}
+	last     Sample
+	seq      uint64
+	closed   error
 	// onActive is told when the first subscriber arrives (true) and the last leaves (false).
 	onActive func(active bool)
 }
 
-// NewTopic returns a topic of message type typ. onActive may be nil.
+// NewTopic returns a topic of message type typ. onActive may be nil; it must not subscribe to
+// or close this topic.
 func NewTopic(typ string, onActive func(active bool)) *Topic {
 	return &Topic{typ: typ, subs: map[*Subscription]struct{}{}, onActive: onActive}
 }
@@ -61,6 +65,8 @@ func (t *Topic) Subscribers() int {
 // Subscribe opens a subscription. The latest sample, when there is one, is pending at once
 // so a new viewer does not wait a period for its first frame.
 func (t *Topic) Subscribe() (*Subscription, error) {
+	t.activeMu.Lock()
+	defer t.activeMu.Unlock()
 	t.mu.Lock()
 	if t.closed != nil {
 		err := t.closed
@@ -83,6 +89,8 @@ func (t *Topic) Subscribe() (*Subscription, error) {
 // Close ends every subscription with err (ErrOffline when the robot goes away) and refuses
 // new ones.
 func (t *Topic) Close(err error) {
+	t.activeMu.Lock()
+	defer t.activeMu.Unlock()
 	t.mu.Lock()
 	if t.closed != nil {
 		t.mu.Unlock()
@@ -101,6 +109,8 @@ func (t *Topic) Close(err error) {
 }
 
 func (t *Topic) unsubscribe(sub *Subscription) {
+	t.activeMu.Lock()
+	defer t.activeMu.Unlock()
 	t.mu.Lock()
 	_, ok := t.subs[sub]
 	delete(t.subs, sub)

@@ -3,6 +3,8 @@ package gateway
 import (
 	"context"
 	"time"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
 )
 
 // Role is a user's permission on one robot, with the contract's numbering.
@@ -119,6 +121,21 @@ type Event struct {
 	CreatedAt   time.Time
 }
 
+// ResourceRecord is what the store keeps of a resource once a download link was made for
+// it: which robot holds it (so the link can be served) and, for files kept by this
+// gateway, where.
+type ResourceRecord struct {
+	ID        string
+	RobotID   string
+	Name      string
+	MIMEType  string
+	FileType  string
+	Size      int64
+	SHA256    string
+	Path      string // empty: the robot serves the file
+	CreatedAt time.Time
+}
+
 // Store is what the core needs from durable storage. Lookups return ENotFound errors for
 // missing rows. Implementations: internal/store (SQLite).
 type Store interface {
@@ -158,17 +175,28 @@ type Store interface {
 	CreateEvent(ctx context.Context, e *Event) error
 	Events(ctx context.Context, robotID string, limit int) ([]Event, error)
 
+	// SaveLiveRobot creates or refreshes the record of a robot that connected.
+	SaveLiveRobot(ctx context.Context, r Robot) error
+	// TouchRobot sets a robot's last-seen time; ENotFound for an unknown robot.
+	TouchRobot(ctx context.Context, id string, at time.Time) error
+	// SaveResource records what a download link of a resource points at.
+	SaveResource(ctx context.Context, r ResourceRecord) error
+	Resource(ctx context.Context, id string) (ResourceRecord, error)
+
 	// Bootstrap writes the first organization, fleet, admin and API token in one
 	// transaction; EConflict when the store is not empty.
 	Bootstrap(ctx context.Context, org Organization, fleet Fleet, admin User, token APIToken) error
 }
 
-// Presence tells whether a robot is connected now. The registry of live robots implements it.
+// Presence knows the robots connected now. The registry of live robots (fleet.Registry)
+// implements it.
 type Presence interface {
 	Online(robotID string) bool
+	Robot(robotID string) (fleet.Robot, bool)
 }
 
 // NobodyOnline is the Presence of a gateway with no robot sources.
 type NobodyOnline struct{}
 
-func (NobodyOnline) Online(string) bool { return false }
+func (NobodyOnline) Online(string) bool               { return false }
+func (NobodyOnline) Robot(string) (fleet.Robot, bool) { return nil, false }

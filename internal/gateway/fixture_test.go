@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/store"
 	"github.com/google/uuid"
@@ -34,6 +35,8 @@ func (c *clock) Advance(d time.Duration) {
 type presence map[string]bool
 
 func (p presence) Online(id string) bool { return p[id] }
+
+func (p presence) Robot(string) (fleet.Robot, bool) { return nil, false }
 
 // env is a gateway over a real SQLite store in t.TempDir(), bootstrapped unless said
 // otherwise, with a clock starting on a whole millisecond (the store keeps milliseconds).

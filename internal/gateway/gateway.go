@@ -24,6 +24,8 @@ type Config struct {
 	// LatestAgentVersion is what robot details report as the newest agent available.
 	LatestAgentVersion string
 	Logger             *slog.Logger
+	// Signer makes and checks download links; without one, endpoint 5 answers 404.
+	Signer URLSigner
 }
 
 // Gateway is the core service. It is safe for concurrent use.
@@ -34,6 +36,7 @@ type Gateway struct {
 	bearerTTL time.Duration
 	latest    string
 	log       *slog.Logger
+	signer    URLSigner
 
 	// loginFailures throttles token guessing: 10 failures a minute per client address.
 	loginFailures *limit.Window
@@ -48,6 +51,7 @@ func New(cfg Config) *Gateway {
 		bearerTTL: cfg.BearerTTL,
 		latest:    cfg.LatestAgentVersion,
 		log:       cfg.Logger,
+		signer:    cfg.Signer,
 	}
 	if g.presence == nil {
 		g.presence = NobodyOnline{}
@@ -197,9 +201,14 @@ func (g *Gateway) Robot(ctx context.Context, c *Caller, robotID string) (RobotDe
 	if err != nil {
 		return RobotDetails{}, err
 	}
+	online := g.presence.Online(r.ID)
+	if online {
+		// The stored time lags by up to the registry's keep-seen period; connected is now.
+		r.LastSeen = g.now().UTC()
+	}
 	d := RobotDetails{
 		Robot:              r,
-		Online:             g.presence.Online(r.ID),
+		Online:             online,
 		FleetName:          fleet.Name,
 		OrganizationName:   org.Name,
 		OrgAdmins:          make([]string, 0, len(admins)),

@@ -149,7 +149,8 @@ func send(t *testing.T, s *servertest.Server, c apiCase) servertest.Response {
 		}
 	}
 	resp := s.DoRaw(c.method, api.V2Prefix+c.target, c.header, body)
-	if resp.Status >= 500 {
+	// 503 is the contract's answer for an offline or slow robot; any other 5xx is a bug.
+	if resp.Status >= 500 && !(resp.Status == http.StatusServiceUnavailable && c.wantStatus == resp.Status) {
 		t.Errorf("%s %s: server error %d: %s", c.method, c.target, resp.Status, resp.Body)
 	}
 	if resp.Status != c.wantStatus {

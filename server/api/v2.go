@@ -15,9 +15,15 @@ import (
 // V2Prefix is where the v2 convention lives, on the cloud and the local gateway alike.
 const V2Prefix = "/apigateway/v2"
 
+// Options are the settings of the API routes.
+type Options struct {
+	// PublicURL prefixes absolute URLs (download links); empty: the request's scheme and host.
+	PublicURL string
+}
+
 // Register mounts the API routes on e.
-func Register(e *echo.Echo, gw *gateway.Gateway) {
-	h := &v2{gw: gw}
+func Register(e *echo.Echo, gw *gateway.Gateway, opt Options) {
+	h := &v2{gw: gw, publicURL: opt.PublicURL}
 	g := e.Group(V2Prefix)
 	g.POST("/auth/login", h.login)
 
@@ -27,11 +33,20 @@ func Register(e *echo.Echo, gw *gateway.Gateway) {
 	authed := requireBearer(gw)
 	g.GET("/robots", h.robots, authed)
 	g.GET("/robots/:robotId", h.robot, authed)
+	g.GET("/robots/:robotId/resources", h.resources, authed)
+	g.GET("/robots/:robotId/resource/:resourceId/download", h.download, authed)
+	g.GET("/robots/:robotId/streams", h.streams, authed)
+	g.GET("/robots/:robotId/stream", h.readStream, authed)
+	g.GET("/streams/:messageType/stream", h.template, authed)
+	g.POST("/robots/:robotId/upload-stream", h.upload, authed)
+	g.GET("/robots/metrics", h.metrics, authed)
+	g.GET("/robots/:robotId/metric/:metricId", h.metric, authed)
 	g.POST("/events/log", h.postEvent, authed)
 }
 
 type v2 struct {
-	gw *gateway.Gateway
+	gw        *gateway.Gateway
+	publicURL string
 }
 
 type loginRequest struct {

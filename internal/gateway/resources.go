@@ -1,0 +1,122 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+)
+
+// URLSigner signs and checks the gateway's pre-signed download links (internal/blob).
+type URLSigner interface {
+	Sign(method, path string, ttl time.Duration) url.Values
+	// Verify returns ErrLinkExpired- or other non-nil errors for a link that may not be used.
+	Verify(method, path string, query url.Values) error
+}
+
+// FilesPrefix is where signed downloads are served, outside the API prefix.
+const FilesPrefix = "/files/"
+
+// DownloadTTL is how long a download link works.
+const DownloadTTL = 5 * time.Minute
+
+var actDownload = action{minRole: RoleOperator, acts: true, what: "download resources"}
+
+// Resources is endpoint 4: the files a connected robot offers, newest first.
+func (g *Gateway) Resources(ctx context.Context, c *Caller, robotID string) ([]fleet.Resource, error) {
+	r, live, err := g.liveRobot(ctx, c, robotID, actView)
+	if err != nil {
+		return nil, err
+	}
+	list, err := robotCall(ctx, r, live.Resources)
+	if err != nil {
+		return nil, err
+	}
+	list = slices.Clone(list)
+	slices.SortStableFunc(list, func(a, b fleet.Resource) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	// Remember each file as listed: a download serves what the caller saw, also of a file
+	// that grows meanwhile (the agent's own log).
+	for _, res := range list {
+		if err := g.store.SaveResource(ctx, resourceRecord(r, res)); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
+}
+
+func resourceRecord(r Robot, res fleet.Resource) ResourceRecord {
+	return ResourceRecord{
+		ID: res.ID, RobotID: r.ID, Name: res.Name, MIMEType: res.MIMEType, FileType: res.FileType,
+		Size: res.Size, CreatedAt: res.CreatedAt,
+	}
+}
+
+// ResourceLink is endpoint 5: a pre-signed link (path and query, relative to the gateway's
+// public URL) to download one resource of a robot. The resource is recorded so the link can
+// be served later.
+func (g *Gateway) ResourceLink(ctx context.Context, c *Caller, robotID, resourceID string) (string, error) {
+	if g.signer == nil {
+		return "", Errorf(ENotFound, "this gateway cannot make download links")
+	}
+	r, live, err := g.liveRobot(ctx, c, robotID, actDownload)
+	if err != nil {
+		return "", err
+	}
+	list, err := robotCall(ctx, r, live.Resources)
+	if err != nil {
+		return "", err
+	}
+	i := slices.IndexFunc(list, func(res fleet.Resource) bool { return res.ID == resourceID })
+	if i < 0 {
+		return "", Errorf(ENotFound, "robot %q has no resource %q", r.Name, resourceID)
+	}
+	rec := resourceRecord(r, list[i])
+	if listed, err := g.store.Resource(ctx, rec.ID); err == nil && listed.RobotID == r.ID &&
+		listed.Name == rec.Name && listed.Size <= rec.Size {
+		// The file as the caller listed it: it has only grown since (a log's time moves as
+		// it grows, so the time is not compared).
+		rec.Size, rec.CreatedAt = listed.Size, listed.CreatedAt
+	}
+	if err := g.store.SaveResource(ctx, rec); err != nil {
+		return "", err
+	}
+	path := FilesPrefix + url.PathEscape(rec.ID)
+	return path + "?" + g.signer.Sign("GET", path, DownloadTTL).Encode(), nil
+}
+
+// OpenLink opens the file a signed link points at: EForbidden for a link that is tampered
+// with or expired, ENotFound when the resource is gone. The caller closes the file.
+func (g *Gateway) OpenLink(ctx context.Context, method, path string, query url.Values, resourceID string) (fleet.ResourceFile, fleet.Resource, error) {
+	if g.signer == nil {
+		return nil, fleet.Resource{}, Errorf(ENotFound, "no such file")
+	}
+	if err := g.signer.Verify(method, path, query); err != nil {
+		return nil, fleet.Resource{}, &Error{Code: EForbidden, Message: "the download link is invalid or has expired; ask for a new one", Err: err}
+	}
+	rec, err := g.store.Resource(ctx, resourceID)
+	if err != nil {
+		return nil, fleet.Resource{}, err
+	}
+	robot, err := g.store.Robot(ctx, rec.RobotID)
+	if err != nil {
+		return nil, fleet.Resource{}, err
+	}
+	live, ok := g.presence.Robot(rec.RobotID)
+	if !ok {
+		return nil, fleet.Resource{}, Errorf(EUnavailable, "robot %q that holds this file is offline", robot.Name)
+	}
+	f, res, err := live.OpenResource(ctx, resourceID)
+	if errors.Is(err, fleet.ErrNotFound) {
+		return nil, fleet.Resource{}, Errorf(ENotFound, "resource %q no longer exists", rec.Name)
+	}
+	if err != nil {
+		return nil, fleet.Resource{}, robotError(robot, err)
+	}
+	if rec.Size > 0 && rec.Size < res.Size {
+		res.Size = rec.Size // serve the file as it was listed
+	}
+	return f, res, nil
+}

@@ -1,0 +1,156 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/msgs"
+)
+
+var (
+	actUpload = action{minRole: RoleDeveloper, acts: true, what: "upload to streams"}
+)
+
+// Streams lists the stream descriptors of a connected robot.
+func (g *Gateway) Streams(ctx context.Context, c *Caller, robotID string) ([]fleet.Stream, error) {
+	r, live, err := g.liveRobot(ctx, c, robotID, actView)
+	if err != nil {
+		return nil, err
+	}
+	return robotCall(ctx, r, live.Streams)
+}
+
+// StreamSelector names a stream as endpoints 7 and 9 do. Source and Type are optional
+// filters (Source 0: any); Component may be empty for ROS topics.
+type StreamSelector struct {
+	Component string
+	Name      string
+	Source    fleet.SourceType
+	Type      string
+}
+
+func (s StreamSelector) String() string {
+	b := strings.Builder{}
+	if s.Component != "" {
+		fmt.Fprintf(&b, "%s/", s.Component)
+	}
+	b.WriteString(s.Name)
+	if s.Source != 0 {
+		fmt.Fprintf(&b, " (source %d)", s.Source)
+	}
+	return b.String()
+}
+
+// resolveStream finds the one descriptor sel names among a robot's streams.
+func (g *Gateway) resolveStream(ctx context.Context, r Robot, live fleet.Robot, sel StreamSelector) (fleet.Stream, error) {
+	if sel.Name == "" {
+		return fleet.Stream{}, Errorf(EInvalid, "streamName is required")
+	}
+	if sel.Source != 0 && !sel.Source.Valid() {
+		return fleet.Stream{}, Errorf(EInvalid, "source %d is not a stream source type (1 to 6)", sel.Source)
+	}
+	streams, err := robotCall(ctx, r, live.Streams)
+	if err != nil {
+		return fleet.Stream{}, err
+	}
+	var found []fleet.Stream
+	for _, s := range streams {
+		if s.Component == sel.Component && s.Name == sel.Name &&
+			(sel.Source == 0 || s.Source == sel.Source) && (sel.Type == "" || s.Type == sel.Type) {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return fleet.Stream{}, Errorf(ENotFound, "robot %q has no stream %s", r.Name, sel)
+	case 1:
+		return found[0], nil
+	default:
+		return fleet.Stream{}, Errorf(EInvalid, "stream %s is ambiguous: give source and streamType", sel)
+	}
+}
+
+// ReadStream is endpoint 7: the current value of an output stream as JSON.
+func (g *Gateway) ReadStream(ctx context.Context, c *Caller, robotID string, sel StreamSelector) ([]byte, error) {
+	r, live, err := g.liveRobot(ctx, c, robotID, actView)
+	if err != nil {
+		return nil, err
+	}
+	s, err := g.resolveStream(ctx, r, live, sel)
+	if err != nil {
+		return nil, err
+	}
+	if s.Direction == fleet.Input {
+		return nil, Errorf(EInvalid, "stream %s is an input stream; only output streams can be read", sel)
+	}
+	sample, err := robotCall(ctx, r, func(ctx context.Context) (fleet.Sample, error) { return live.Read(ctx, s.Key()) })
+	if err != nil {
+		return nil, err
+	}
+	out, err := msgs.PayloadToJSON(sample.Type, sample.Payload)
+	if err != nil {
+		return nil, Internal(fmt.Errorf("robot %s stream %s: %w", r.ID, sel, err))
+	}
+	return out, nil
+}
+
+// Template is endpoint 8: the JSON of an empty message of a catalog type.
+func (g *Gateway) Template(ctx context.Context, c *Caller, messageType string) ([]byte, error) {
+	t, err := msgs.Template(messageType)
+	if errors.Is(err, msgs.ErrUnknownType) {
+		return nil, Errorf(ENotFound, "message type %q is not in the catalog", messageType)
+	}
+	if err != nil {
+		return nil, Internal(err)
+	}
+	return t, nil
+}
+
+// UploadInput is endpoint 9's body in domain terms.
+type UploadInput struct {
+	Stream   StreamSelector // Type unused: DataType names the payload
+	DataType string
+	JSON     []byte
+}
+
+// UploadStream is endpoint 9: validate a JSON message against its type and the stream, then
+// publish it. Nothing reaches the robot unless the whole message is valid.
+func (g *Gateway) UploadStream(ctx context.Context, c *Caller, robotID string, in UploadInput) error {
+	if in.DataType == "" {
+		return Errorf(EInvalid, "dataType is required")
+	}
+	if !msgs.Known(in.DataType) {
+		return Errorf(EInvalid, "dataType %q is not in the message catalog", in.DataType)
+	}
+	r, live, err := g.liveRobot(ctx, c, robotID, actUpload)
+	if err != nil {
+		return err
+	}
+	s, err := g.resolveStream(ctx, r, live, in.Stream)
+	if err != nil {
+		return err
+	}
+	if s.Direction == fleet.Output {
+		return Errorf(EInvalid, "stream %s is an output stream; only input streams can be written", in.Stream)
+	}
+	if s.Type != in.DataType {
+		return Errorf(EInvalid, "stream %s takes %s, not %s", in.Stream, s.Type, in.DataType)
+	}
+	m, err := msgs.ParseJSON(in.DataType, in.JSON)
+	if err != nil {
+		return Errorf(EInvalid, "streamJson: %v", err)
+	}
+	payload, err := proto.Marshal(m)
+	if err != nil {
+		return Internal(err)
+	}
+	_, err = robotCall(ctx, r, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, live.Publish(ctx, s.Key(), in.DataType, payload)
+	})
+	return err
+}

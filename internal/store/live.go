@@ -1,0 +1,56 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/gateway"
+)
+
+// SaveLiveRobot records a robot that just connected: a new row, or the existing row's fleet,
+// name, configuration, agent version and last_seen brought up to date. The organization is
+// the fleet's.
+func (db *DB) SaveLiveRobot(ctx context.Context, r gateway.Robot) error {
+	_, err := db.exec(ctx, `INSERT INTO robots (`+robotColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET org_id = excluded.org_id, fleet_id = excluded.fleet_id,
+			name = excluded.name, config_name = excluded.config_name,
+			config_version = excluded.config_version, agent_version = excluded.agent_version,
+			last_seen = excluded.last_seen`,
+		r.ID, r.OrgID, r.FleetID, r.Name, r.ConfigName, r.ConfigVersion, r.AgentVersion, millis(r.LastSeen), millis(r.CreatedAt))
+	return err
+}
+
+// TouchRobot sets a robot's last_seen.
+func (db *DB) TouchRobot(ctx context.Context, id string, at time.Time) error {
+	res, err := db.exec(ctx, `UPDATE robots SET last_seen = ? WHERE id = ?`, millis(at), id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return notFound("robot", id)
+	}
+	return nil
+}
+
+const resourceColumns = `id, robot_id, name, mime_type, file_type, size, sha256, path, created_at`
+
+// SaveResource records (or refreshes) what a download link points at.
+func (db *DB) SaveResource(ctx context.Context, r gateway.ResourceRecord) error {
+	_, err := db.exec(ctx, `INSERT INTO resources (`+resourceColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET robot_id = excluded.robot_id, name = excluded.name,
+			mime_type = excluded.mime_type, file_type = excluded.file_type, size = excluded.size,
+			sha256 = excluded.sha256, path = excluded.path, created_at = excluded.created_at`,
+		r.ID, r.RobotID, r.Name, r.MIMEType, r.FileType, r.Size, r.SHA256, r.Path, millis(r.CreatedAt))
+	return err
+}
+
+// Resource returns the record of resource id.
+func (db *DB) Resource(ctx context.Context, id string) (gateway.ResourceRecord, error) {
+	var r gateway.ResourceRecord
+	var created sql.NullInt64
+	err := db.reader.QueryRowContext(ctx, `SELECT `+resourceColumns+` FROM resources WHERE id = ?`, id).
+		Scan(&r.ID, &r.RobotID, &r.Name, &r.MIMEType, &r.FileType, &r.Size, &r.SHA256, &r.Path, &created)
+	r.CreatedAt = fromMillis(created)
+	return r, one(err, "resource", id)
+}
