@@ -71,6 +71,7 @@ type Server struct {
 	ready   atomic.Bool
 
 	registry *fleet.Registry
+	sockets  *api.Sockets
 	logFile  *os.File
 	// closers stop the robot sources, newest first, before the store closes.
 	closers []func()
@@ -191,7 +192,10 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/openapi.json", api.OpenAPI)
-	api.Register(e, s.gw, api.Options{PublicURL: s.cfg.PublicURL})
+	if s.sockets == nil {
+		s.sockets = api.NewSockets()
+	}
+	api.Register(e, s.gw, api.Options{PublicURL: s.cfg.PublicURL, LiveStreams: s.cfg.Mode == ModeAgent, Sockets: s.sockets})
 	e.GET(gateway.FilesPrefix+":resourceId", api.Files(s.gw))
 	e.HEAD(gateway.FilesPrefix+":resourceId", api.Files(s.gw))
 	return e
@@ -215,6 +219,7 @@ func (s *Server) listen(registry *prometheus.Registry) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
+		ConnContext:       api.WithConn,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	if s.cfg.TLSCert != "" {
@@ -322,7 +327,10 @@ func (s *Server) Run(ctx context.Context) error {
 	s.ready.Store(false)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	shutdownErr := s.http.Shutdown(shutdownCtx)
+	// Hijacked WebSockets are not waited for by Shutdown: zero the controlled robots and
+	// close the sockets (1001) first.
+	socketsErr := s.sockets.Shutdown(shutdownCtx)
+	shutdownErr := errors.Join(socketsErr, s.http.Shutdown(shutdownCtx))
 	if s.metrics != nil {
 		shutdownErr = errors.Join(shutdownErr, s.metrics.Shutdown(shutdownCtx))
 	}
@@ -380,6 +388,9 @@ func (s *Server) stopRobots() {
 	}
 	s.closers = nil
 }
+
+// Sockets tracks the open live stream sockets (W3).
+func (s *Server) Sockets() *api.Sockets { return s.sockets }
 
 // Registry is the registry of connected robots, for in-process callers and tests.
 func (s *Server) Registry() *fleet.Registry { return s.registry }

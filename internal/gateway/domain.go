@@ -61,9 +61,12 @@ type User struct {
 // Robot is the stored record of a robot. Whether it is online is not stored: it is
 // known to the registry of connected robots (Presence).
 type Robot struct {
-	ID            string
-	OrgID         string
-	FleetID       string
+	ID      string
+	OrgID   string
+	FleetID string
+	// AgentID is the agent that announced the robot over the agent link; empty for robots
+	// hosted by this gateway or recorded by hand.
+	AgentID       string
 	Name          string
 	ConfigName    string
 	ConfigVersion string

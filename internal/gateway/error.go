@@ -16,7 +16,10 @@ const (
 	EConflict     = "conflict"
 	ERateLimited  = "rate_limited"
 	EUnavailable  = "unavailable"
-	EInternal     = "internal"
+	// ENotImplemented: the request is valid but this gateway cannot serve it (W3 for a
+	// local-fleet robot hosted by another agent).
+	ENotImplemented = "not_implemented"
+	EInternal       = "internal"
 )
 
 // Error is the domain error. Message is safe to show to the caller; internal details
@@ -26,7 +29,10 @@ type Error struct {
 	Message string
 	// RetryAfter is set on rate_limited errors: how long until a retry may succeed.
 	RetryAfter time.Duration
-	Err        error
+	// Owner and Since name who holds a resource and since when, on conflict errors.
+	Owner string
+	Since time.Time
+	Err   error
 }
 
 func (e *Error) Error() string {

@@ -26,6 +26,9 @@ type Config struct {
 	Logger             *slog.Logger
 	// Signer makes and checks download links; without one, endpoint 5 answers 404.
 	Signer URLSigner
+	// AgentID is this gateway's own agent id when it is an agent linked to a cloud; robots
+	// of its fleet announced by other agents are not served by its live sockets.
+	AgentID string
 }
 
 // Gateway is the core service. It is safe for concurrent use.
@@ -37,6 +40,7 @@ type Gateway struct {
 	latest    string
 	log       *slog.Logger
 	signer    URLSigner
+	agentID   string
 
 	// loginFailures throttles token guessing: 10 failures a minute per client address.
 	loginFailures *limit.Window
@@ -52,6 +56,7 @@ func New(cfg Config) *Gateway {
 		latest:    cfg.LatestAgentVersion,
 		log:       cfg.Logger,
 		signer:    cfg.Signer,
+		agentID:   cfg.AgentID,
 	}
 	if g.presence == nil {
 		g.presence = NobodyOnline{}

@@ -47,3 +47,39 @@ func TestRobotPresenceIsRecorded(t *testing.T) {
 		t.Errorf("unknown robot seen: %v, want not_found", err)
 	}
 }
+
+// TestLiveStreamOfARobotHostedElsewhere is the contract's 501: a local-fleet robot that
+// another agent announced cannot be reached by this gateway's live socket. No such robot
+// exists until agents share a local fleet, so the check is tested here directly.
+func TestLiveStreamOfARobotHostedElsewhere(t *testing.T) {
+	e := newEnv(t, func(c *gateway.Config) { c.AgentID = "agent-here" })
+	local := gateway.Fleet{ID: gateway.LocalFleetID, OrgID: e.org.ID, Name: gateway.LocalFleetID}
+	e.must(e.db.CreateFleet(e.ctx, local))
+	e.must(e.db.CreateAgent(e.ctx, gateway.Agent{ID: "agent-there", Name: "there", FleetID: local.ID, KeyHash: "x", CreatedAt: e.clock.Now()}))
+	e.must(e.db.CreateAgent(e.ctx, gateway.Agent{ID: "agent-here", Name: "here", FleetID: local.ID, KeyHash: "y", CreatedAt: e.clock.Now()}))
+	elsewhere := gateway.Robot{ID: "9d7c1c1e-8b0a-4f57-9a55-2f1a0b6c3d4e", OrgID: e.org.ID, FleetID: local.ID, AgentID: "agent-there", Name: "far", CreatedAt: e.clock.Now()}
+	here := gateway.Robot{ID: "1a2b3c4d-5e6f-4a5b-8c7d-9e0f1a2b3c4d", OrgID: e.org.ID, FleetID: local.ID, AgentID: "agent-here", Name: "near", CreatedAt: e.clock.Now()}
+	own := gateway.Robot{ID: "0f1e2d3c-4b5a-4968-8776-655443322110", OrgID: e.org.ID, FleetID: local.ID, Name: "own", CreatedAt: e.clock.Now()}
+	for _, r := range []gateway.Robot{elsewhere, here, own} {
+		e.must(e.db.CreateRobot(e.ctx, r))
+	}
+	caller := e.login(e.adminSecret)
+	req := gateway.LiveStreamRequest{Stream: gateway.StreamSelector{Component: "camera", Name: "image"}}
+	for _, c := range []struct {
+		robot gateway.Robot
+		code  string
+	}{
+		{elsewhere, gateway.ENotImplemented},
+		{here, ""},
+		{own, ""},
+	} {
+		_, err := e.g.OpenLiveStream(e.ctx, caller, c.robot.ID, req)
+		if gateway.ErrorCode(err) != c.code {
+			t.Errorf("%s: %v, want code %q", c.robot.Name, err, c.code)
+		}
+	}
+	// 404 comes before 501: an unknown robot is not found, wherever it might live.
+	if _, err := e.g.OpenLiveStream(e.ctx, caller, "no-such-robot", req); gateway.ErrorCode(err) != gateway.ENotFound {
+		t.Errorf("unknown robot: %v", err)
+	}
+}

@@ -12,12 +12,13 @@ import (
 // name, configuration, agent version and last_seen brought up to date. The organization is
 // the fleet's.
 func (db *DB) SaveLiveRobot(ctx context.Context, r gateway.Robot) error {
-	_, err := db.exec(ctx, `INSERT INTO robots (`+robotColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+	_, err := db.exec(ctx, `INSERT INTO robots (`+robotColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET org_id = excluded.org_id, fleet_id = excluded.fleet_id,
+			agent_id = excluded.agent_id,
 			name = excluded.name, config_name = excluded.config_name,
 			config_version = excluded.config_version, agent_version = excluded.agent_version,
 			last_seen = excluded.last_seen`,
-		r.ID, r.OrgID, r.FleetID, r.Name, r.ConfigName, r.ConfigVersion, r.AgentVersion, millis(r.LastSeen), millis(r.CreatedAt))
+		r.ID, r.OrgID, r.FleetID, nullString(r.AgentID), r.Name, r.ConfigName, r.ConfigVersion, r.AgentVersion, millis(r.LastSeen), millis(r.CreatedAt))
 	return err
 }
 

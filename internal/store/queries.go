@@ -119,12 +119,14 @@ func (db *DB) CreateUser(ctx context.Context, u gateway.User) error {
 	return err
 }
 
-const robotColumns = `id, org_id, fleet_id, name, config_name, config_version, agent_version, last_seen, created_at`
+const robotColumns = `id, org_id, fleet_id, agent_id, name, config_name, config_version, agent_version, last_seen, created_at`
 
 func scanRobot(row interface{ Scan(...any) error }) (gateway.Robot, error) {
 	var r gateway.Robot
 	var lastSeen, created sql.NullInt64
-	err := row.Scan(&r.ID, &r.OrgID, &r.FleetID, &r.Name, &r.ConfigName, &r.ConfigVersion, &r.AgentVersion, &lastSeen, &created)
+	var agentID sql.NullString
+	err := row.Scan(&r.ID, &r.OrgID, &r.FleetID, &agentID, &r.Name, &r.ConfigName, &r.ConfigVersion, &r.AgentVersion, &lastSeen, &created)
+	r.AgentID = agentID.String
 	r.LastSeen, r.CreatedAt = fromMillis(lastSeen), fromMillis(created)
 	return r, err
 }
@@ -152,8 +154,8 @@ func (db *DB) Robots(ctx context.Context, orgID string) ([]gateway.Robot, error)
 }
 
 func (db *DB) CreateRobot(ctx context.Context, r gateway.Robot) error {
-	_, err := db.exec(ctx, `INSERT INTO robots (`+robotColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.OrgID, r.FleetID, r.Name, r.ConfigName, r.ConfigVersion, r.AgentVersion, millis(r.LastSeen), millis(r.CreatedAt))
+	_, err := db.exec(ctx, `INSERT INTO robots (`+robotColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.OrgID, r.FleetID, nullString(r.AgentID), r.Name, r.ConfigName, r.ConfigVersion, r.AgentVersion, millis(r.LastSeen), millis(r.CreatedAt))
 	return err
 }
 

@@ -283,12 +283,13 @@ func (h *v2) metric(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, metricResponse{BasicData: basicData{ID: r.ID, Name: r.Name}, Metric: metricBody(m)})
+	return c.JSON(http.StatusOK, metricResponse{BasicData: basicData{ID: r.ID, Name: r.Name}, Metric: metricBody(m, camelCase)})
 }
 
 // metricBody is the contract's polymorphic metric object: "$type" and "name" from the
 // metric class, the value in "value", except classes 10 to 12 which carry a named payload.
-func metricBody(m fleet.Metric) map[string]any {
+// Its keys are written here as v2 spells them; keys respells them for a convention.
+func metricBody(m fleet.Metric, keys keyCasing) map[string]any {
 	class := m.Class()
 	out := map[string]any{"$type": int(class), "name": class.Name()}
 	switch v := m.Value.(type) {
@@ -325,7 +326,7 @@ func metricBody(m fleet.Metric) map[string]any {
 	default:
 		out["value"] = v
 	}
-	return out
+	return keys.respell(out)
 }
 
 // hms formats a duration as the contract's hh:mm:ss.

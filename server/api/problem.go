@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -20,17 +21,21 @@ type Problem struct {
 	Detail string `json:"detail,omitempty"`
 	// Code is the domain error code (not_found, forbidden, ...), for clients that branch on it.
 	Code string `json:"code,omitempty"`
+	// Owner and Since name the holder on a 409 for a controlled robot (W3 input).
+	Owner string     `json:"owner,omitempty"`
+	Since *time.Time `json:"since,omitempty"`
 }
 
 var statusByCode = map[string]int{
-	gateway.EInvalid:      http.StatusBadRequest,
-	gateway.EUnauthorized: http.StatusUnauthorized,
-	gateway.EForbidden:    http.StatusForbidden,
-	gateway.ENotFound:     http.StatusNotFound,
-	gateway.EConflict:     http.StatusConflict,
-	gateway.ERateLimited:  http.StatusTooManyRequests,
-	gateway.EUnavailable:  http.StatusServiceUnavailable,
-	gateway.EInternal:     http.StatusInternalServerError,
+	gateway.EInvalid:        http.StatusBadRequest,
+	gateway.EUnauthorized:   http.StatusUnauthorized,
+	gateway.EForbidden:      http.StatusForbidden,
+	gateway.ENotFound:       http.StatusNotFound,
+	gateway.EConflict:       http.StatusConflict,
+	gateway.ERateLimited:    http.StatusTooManyRequests,
+	gateway.EUnavailable:    http.StatusServiceUnavailable,
+	gateway.ENotImplemented: http.StatusNotImplemented,
+	gateway.EInternal:       http.StatusInternalServerError,
 }
 
 // Client mistakes the HTTP layer finds before the core is reached.
@@ -79,7 +84,13 @@ func problemFor(err error) Problem {
 	if !ok {
 		status = http.StatusInternalServerError
 	}
-	return newProblem(status, gateway.ErrorMessage(err), code)
+	p := newProblem(status, gateway.ErrorMessage(err), code)
+	var ge *gateway.Error
+	if errors.As(err, &ge) && ge.Owner != "" {
+		since := ge.Since.UTC()
+		p.Owner, p.Since = ge.Owner, &since
+	}
+	return p
 }
 
 func newProblem(status int, detail, code string) Problem {

@@ -10,6 +10,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/live"
+	"github.com/fleetgate/fleetgate/internal/live/output"
 )
 
 // V2Prefix is where the v2 convention lives, on the cloud and the local gateway alike.
@@ -19,11 +21,17 @@ const V2Prefix = "/apigateway/v2"
 type Options struct {
 	// PublicURL prefixes absolute URLs (download links); empty: the request's scheme and host.
 	PublicURL string
+	// LiveStreams serves the live stream WebSocket (W3): the local gateway does, the cloud
+	// answers 404 there.
+	LiveStreams bool
+	// Sockets tracks W3 connections for shutdown; nil: a private tracker.
+	Sockets *Sockets
 }
 
 // Register mounts the API routes on e.
 func Register(e *echo.Echo, gw *gateway.Gateway, opt Options) {
 	h := &v2{gw: gw, publicURL: opt.PublicURL}
+	registerSecond(e, gw, opt)
 	g := e.Group(V2Prefix)
 	g.POST("/auth/login", h.login)
 
@@ -41,6 +49,16 @@ func Register(e *echo.Echo, gw *gateway.Gateway, opt Options) {
 	g.POST("/robots/:robotId/upload-stream", h.upload, authed)
 	g.GET("/robots/metrics", h.metrics, authed)
 	g.GET("/robots/:robotId/metric/:metricId", h.metric, authed)
+
+	ws := &streamSocket{gw: gw, controls: live.NewControls(live.RealClock()), feeds: &output.Feeds{}, sockets: opt.Sockets}
+	if ws.sockets == nil {
+		ws.sockets = NewSockets()
+	}
+	g.GET("/robots/:robotId/controls", ws.controlsList, authed)
+	if opt.LiveStreams {
+		// Its token may come in the query (browsers): the handler authenticates itself.
+		g.GET("/robots/:robotId/streams/connect", ws.connect)
+	}
 	g.POST("/events/log", h.postEvent, authed)
 }
 

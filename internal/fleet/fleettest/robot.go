@@ -39,6 +39,47 @@ type Robot struct {
 	PublishErr error
 
 	published []Published
+	topics    map[fleet.StreamKey]*fleet.Topic
+}
+
+// topic returns the topic of key, creating it (under the lock).
+func (r *Robot) topic(key fleet.StreamKey, typ string) *fleet.Topic {
+	if r.topics == nil {
+		r.topics = map[fleet.StreamKey]*fleet.Topic{}
+	}
+	t := r.topics[key]
+	if t == nil {
+		t = fleet.NewTopic(typ, nil)
+		r.topics[key] = t
+	}
+	return t
+}
+
+// Emit publishes a new value on an output stream: it becomes the value Read returns and goes
+// to every subscriber.
+func (r *Robot) Emit(key fleet.StreamKey, typ string, payload []byte) fleet.Sample {
+	r.Lock()
+	t := r.topic(key, typ)
+	r.Unlock()
+	s := t.Publish(payload, time.Now())
+	r.Lock()
+	if r.Values == nil {
+		r.Values = map[fleet.StreamKey]fleet.Sample{}
+	}
+	r.Values[key] = s
+	r.Unlock()
+	return s
+}
+
+// Disconnect ends every subscription as a robot going offline does.
+func (r *Robot) Disconnect() {
+	r.Lock()
+	topics := r.topics
+	r.topics = nil
+	r.Unlock()
+	for _, t := range topics {
+		t.Close(fleet.ErrOffline)
+	}
 }
 
 var _ fleet.Robot = (*Robot)(nil)
@@ -97,13 +138,17 @@ func (r *Robot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, er
 
 func (r *Robot) Subscribe(ctx context.Context, key fleet.StreamKey) (*fleet.Subscription, error) {
 	r.Lock()
-	v, ok := r.Values[key]
-	r.Unlock()
-	if !ok {
-		return nil, fleet.Errorf(fleet.ErrNotFound, "no stream %s/%s", key.Component, key.Name)
+	s, ok := r.stream(key)
+	if !ok || s.Direction == fleet.Input {
+		r.Unlock()
+		return nil, fleet.Errorf(fleet.ErrNotFound, "no output stream %s/%s", key.Component, key.Name)
 	}
-	t := fleet.NewTopic(v.Type, nil)
-	t.Publish(v.Payload, v.Time)
+	t := r.topic(key, s.Type)
+	v, has := r.Values[key]
+	r.Unlock()
+	if _, published := t.Latest(); has && !published {
+		t.Publish(v.Payload, v.Time)
+	}
 	return t.Subscribe()
 }
 

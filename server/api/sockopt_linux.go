@@ -1,0 +1,32 @@
+package api
+
+import (
+	"context"
+	"net"
+	"syscall"
+)
+
+// notSentLowat keeps the kernel's unsent backlog of a stream socket small (~128 KiB), so
+// latest-wins happens in our one-frame slot instead of behind seconds of buffered frames.
+const notSentLowat = 128 << 10
+
+// tcpNotSentLowat is TCP_NOTSENT_LOWAT (linux/tcp.h); the syscall package does not name it.
+const tcpNotSentLowat = 25
+
+func setNotSentLowat(ctx context.Context) {
+	conn, ok := ctx.Value(connKey{}).(net.Conn)
+	if !ok {
+		return
+	}
+	tcp, ok := conn.(*net.TCPConn)
+	if !ok {
+		return
+	}
+	raw, err := tcp.SyscallConn()
+	if err != nil {
+		return
+	}
+	raw.Control(func(fd uintptr) {
+		syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, tcpNotSentLowat, notSentLowat)
+	})
+}

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package api
+
+import "context"
+
+func setNotSentLowat(context.Context) {}

@@ -1,0 +1,564 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/live"
+	"github.com/fleetgate/fleetgate/internal/live/output"
+)
+
+// W3 close codes (the contract's "after the upgrade" table).
+const (
+	closeNormal       = websocket.StatusNormalClosure
+	closeGoingAway    = websocket.StatusGoingAway
+	closePolicy       = websocket.StatusPolicyViolation
+	closeTooBig       = websocket.StatusMessageTooBig
+	closeInternal     = websocket.StatusInternalError
+	closeReasonMaxLen = 120
+)
+
+const (
+	// tokenCheckPeriod is how often a socket re-checks its bearer token, so revocation and
+	// expiry end it within about a second.
+	tokenCheckPeriod = time.Second
+	// writeStall is how long one frame may take to leave before the client is cut off.
+	writeStall = 15 * time.Second
+	// publishTimeout bounds one teleop publish to the robot.
+	publishTimeout = 250 * time.Millisecond
+	// maxRateLimit is the highest maxRate accepted, in frames per second.
+	maxRateLimit = 1000
+)
+
+// streamSocket is the W3 route: /apigateway/v2/robots/{robotId}/streams/connect.
+type streamSocket struct {
+	gw       *gateway.Gateway
+	controls *live.Controls
+	feeds    *output.Feeds
+	sockets  *Sockets
+}
+
+// liveQuery is W3's query string.
+type liveQuery struct {
+	input      bool
+	json       bool
+	sel        gateway.StreamSelector
+	maxRate    float64
+	downsample bool
+}
+
+func parseLiveQuery(c echo.Context) (liveQuery, error) {
+	q := liveQuery{downsample: true}
+	var err error
+	if q.sel, err = streamQuery(c); err != nil {
+		return q, err
+	}
+	direction, err := queryParam(c, "direction")
+	if err != nil {
+		return q, err
+	}
+	switch strings.ToLower(direction) {
+	case "", fleet.Output:
+	case fleet.Input:
+		q.input = true
+	default:
+		return q, gateway.Errorf(gateway.EInvalid, "direction must be output or input")
+	}
+	format, err := queryParam(c, "format")
+	if err != nil {
+		return q, err
+	}
+	switch strings.ToLower(format) {
+	case "", "protobuf":
+	case "json":
+		q.json = true
+	default:
+		return q, gateway.Errorf(gateway.EInvalid, "format must be protobuf or json")
+	}
+	if rate, err := queryParam(c, "maxRate"); err != nil {
+		return q, err
+	} else if rate != "" {
+		q.maxRate, err = strconv.ParseFloat(rate, 64)
+		if err != nil || q.maxRate < 0 || q.maxRate > maxRateLimit || q.maxRate != q.maxRate {
+			return q, gateway.Errorf(gateway.EInvalid, "maxRate must be a number of frames per second from 0 to %d", maxRateLimit)
+		}
+	}
+	if whole, err := queryParam(c, "withoutDownSampling"); err != nil {
+		return q, err
+	} else if whole != "" {
+		b, err := strconv.ParseBool(whole)
+		if err != nil {
+			return q, gateway.Errorf(gateway.EInvalid, "withoutDownSampling must be true or false")
+		}
+		q.downsample = !b
+	}
+	// url, endpoint, username and password address ONVIF, RTSP and device sources, which this
+	// agent does not host; they are read (once each) so a repeated one is still a 400.
+	for _, name := range []string{"url", "endpoint", "username", "password"} {
+		if _, err := queryParam(c, name); err != nil {
+			return q, err
+		}
+	}
+	if q.input && (q.maxRate != 0 || c.QueryParams().Has("withoutDownSampling")) {
+		return q, gateway.Errorf(gateway.EInvalid, "maxRate and withoutDownSampling apply to output only")
+	}
+	return q, nil
+}
+
+// socketToken is the bearer token of an upgrade request: the authorization header, else the
+// access_token query parameter (with or without a "bearer " prefix, any case), which
+// browsers must use since they cannot set headers on a WebSocket.
+func socketToken(req *http.Request) (string, error) {
+	if h := req.Header.Get(echo.HeaderAuthorization); h != "" {
+		token, ok := gateway.ParseAuthorization(h)
+		if !ok {
+			return "", gateway.Errorf(gateway.EUnauthorized, "malformed authorization header; send authorization: bearer <token>")
+		}
+		return token, nil
+	}
+	values := req.URL.Query()["access_token"]
+	if len(values) != 1 || values[0] == "" {
+		return "", gateway.Errorf(gateway.EUnauthorized, "missing token: send authorization: bearer <token> or access_token=<token>")
+	}
+	token := values[0]
+	if len(token) > 7 && strings.EqualFold(token[:7], "bearer ") {
+		token = token[7:]
+	}
+	return token, nil
+}
+
+func isUpgrade(req *http.Request) bool {
+	return req.Method == http.MethodGet &&
+		headerHasToken(req.Header, "Connection", "upgrade") &&
+		headerHasToken(req.Header, "Upgrade", "websocket")
+}
+
+func headerHasToken(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for part := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(part), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// connect checks a W3 request in the contract's order (400, 401, 404, 501, 409), then
+// upgrades and runs the socket until it ends.
+func (h *streamSocket) connect(c echo.Context) error {
+	req := c.Request()
+	if !isUpgrade(req) {
+		return gateway.Errorf(gateway.EInvalid, "this route is a WebSocket: send an upgrade request")
+	}
+	q, err := parseLiveQuery(c)
+	if err != nil {
+		return err
+	}
+	bearer, err := socketToken(req)
+	if err != nil {
+		return err
+	}
+	ctx := req.Context()
+	caller, err := h.gw.Authenticate(ctx, bearer)
+	if err != nil {
+		return err
+	}
+	c.Set(callerKey, caller) // for the request log line
+	ls, err := h.gw.OpenLiveStream(ctx, caller, c.Param("robotId"), gateway.LiveStreamRequest{Input: q.input, Stream: q.sel})
+	if err != nil {
+		return err
+	}
+	sock := &socket{id: uuid.NewString(), h: h, caller: caller, bearer: bearer, ls: ls, q: q,
+		done: make(chan struct{}), closed: make(chan struct{})}
+	if q.input {
+		target := live.Target{RobotID: ls.Robot.ID, Source: int(ls.Stream.Source), Component: ls.Stream.Component, Stream: ls.Stream.Name}
+		lease, holder, ok := h.controls.Acquire(target, sock.id, caller.User.Email)
+		if !ok {
+			return &gateway.Error{Code: gateway.EConflict, Owner: holder.User, Since: holder.Since,
+				Message: "stream " + q.sel.String() + " is controlled by " + holder.User + " since " + holder.Since.UTC().Format(time.RFC3339)}
+		}
+		sock.lease = lease
+	}
+	conn, err := websocket.Accept(c.Response(), req, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+	if err != nil {
+		sock.release()
+		return nil // Accept answered the client (a cross-origin request gets 403)
+	}
+	setNotSentLowat(req.Context())
+	sock.conn = conn
+	if q.input {
+		sock.newController()
+	}
+	if !h.sockets.add(sock) {
+		sock.release()
+		conn.Close(closeGoingAway, "server shutting down")
+		return nil
+	}
+	defer h.sockets.remove(sock)
+	sock.run()
+	return nil
+}
+
+// socket is one upgraded W3 connection.
+type socket struct {
+	id     string
+	h      *streamSocket
+	caller *gateway.Caller
+	bearer string
+	ls     gateway.LiveStream
+	q      liveQuery
+	conn   *websocket.Conn
+	lease  *live.Lease
+
+	ctl      *live.Controller
+	ctlReady chan struct{}
+
+	stopOnce sync.Once
+	done     chan struct{} // closed by stop
+	closed   chan struct{} // closed when the close handshake is over
+	writing  atomicTime
+}
+
+func (s *socket) release() {
+	if s.lease != nil {
+		s.lease.Release()
+	}
+}
+
+// stop ends the socket once: a controlled robot gets its zero command first, then the client
+// its close code.
+func (s *socket) stop(code websocket.StatusCode, reason string) {
+	s.stopOnce.Do(func() {
+		close(s.done)
+		if s.ctl != nil {
+			s.ctl.Stop()
+		}
+		s.release()
+		if len(reason) > closeReasonMaxLen {
+			reason = reason[:closeReasonMaxLen]
+		}
+		// Close waits for the peer's answer (up to seconds): never hold the caller on it.
+		go func() {
+			s.conn.Close(code, reason)
+			close(s.closed)
+		}()
+	})
+}
+
+func (s *socket) run() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.watch(ctx)
+	if s.q.input {
+		s.runInput()
+	} else {
+		s.runOutput(ctx)
+	}
+	<-s.closed // the handshake ends before the context that CloseRead reads under
+}
+
+// watch ends the socket when its token is revoked or expires, or a write stalls.
+func (s *socket) watch(ctx context.Context) {
+	t := time.NewTicker(tokenCheckPeriod)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.done:
+			return
+		case <-t.C:
+		}
+		checkCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := s.h.gw.StillValid(checkCtx, s.bearer)
+		cancel()
+		if gateway.ErrorCode(err) == gateway.EUnauthorized {
+			s.stop(closePolicy, "token revoked or expired")
+			return
+		}
+		if since := s.writing.since(); since > writeStall {
+			s.stop(closePolicy, "client too slow")
+			s.conn.CloseNow()
+			return
+		}
+	}
+}
+
+func (s *socket) runOutput(ctx context.Context) {
+	readCtx := s.discardReads(ctx)
+	stream, err := s.h.gw.ResolveOutput(ctx, s.ls, s.q.sel)
+	if err != nil {
+		if gateway.ErrorCode(err) == gateway.EUnavailable {
+			s.stop(closeInternal, "output bootstrap failed: "+gateway.ErrorMessage(err))
+		} else {
+			s.stop(closePolicy, "stream not resolved: "+gateway.ErrorMessage(err))
+		}
+		return
+	}
+	sub, err := s.ls.Live.Subscribe(ctx, stream.Key())
+	if err != nil {
+		s.stop(closeInternal, "output bootstrap failed")
+		return
+	}
+	defer sub.Close()
+	feed, release := s.h.feeds.Get(s.ls.Robot.ID, stream)
+	defer release()
+	variant := output.Variant{Format: output.Protobuf, Downsample: s.q.downsample}
+	msgType := websocket.MessageBinary
+	if s.q.json {
+		variant.Format, msgType = output.JSON, websocket.MessageText
+	}
+	pacer := output.NewPacer(s.q.maxRate)
+	for {
+		sample, err := sub.Next(readCtx)
+		if err != nil {
+			if errors.Is(err, fleet.ErrOffline) {
+				s.stop(closeGoingAway, "robot went offline")
+			} else {
+				s.stop(closeNormal, "")
+			}
+			return
+		}
+		if wait := pacer.Wait(time.Now()); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-readCtx.Done():
+				s.stop(closeNormal, "")
+				return
+			}
+			if newer, ok := sub.Take(); ok {
+				sample = newer // latest wins, also across the rate wait
+			}
+		}
+		frame, err := feed.Frame(sample, variant)
+		if errors.Is(err, output.ErrTooLarge) {
+			s.stop(closeTooBig, "frame too large for JSON; use format=protobuf")
+			return
+		} else if err != nil {
+			s.stop(closeInternal, "output conversion failed")
+			return
+		}
+		s.writing.set(time.Now())
+		err = s.conn.Write(context.Background(), msgType, frame)
+		s.writing.set(time.Time{})
+		if err != nil {
+			s.stop(closeNormal, "")
+			return
+		}
+		pacer.Sent(time.Now())
+	}
+}
+
+// newController makes the rate cap and deadman of an input socket; it exists before the
+// socket is visible to shutdown, which stops it.
+func (s *socket) newController() {
+	key := s.ls.Stream.Key()
+	typ := s.ls.Stream.Type
+	robot := s.ls.Live
+	s.ctl = live.NewController(live.ControllerConfig{
+		Clock: live.RealClock(),
+		Type:  typ,
+		Publish: func(m proto.Message) error {
+			payload, err := proto.Marshal(m)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+			defer cancel()
+			return robot.Publish(ctx, key, typ, payload)
+		},
+		OnPublishError: func(error) { go s.stop(closeInternal, "publishing to the robot failed") },
+	})
+}
+
+// discardReads reads an output socket for its control frames (pings, the close handshake)
+// and closes it 1008 on a data frame, as the contract wants. It does what the library's
+// CloseRead does, which we cannot use: in coder/websocket v1.8.15 its own Close on a data
+// frame waits 15 s for the goroutine it runs in. The returned context ends with the socket.
+func (s *socket) discardReads(ctx context.Context) context.Context {
+	readCtx, cancel := context.WithCancel(ctx)
+	go func() {
+		defer cancel()
+		if _, _, err := s.conn.Reader(readCtx); err == nil {
+			s.stop(closePolicy, "output sockets take no data frames")
+		}
+	}()
+	return readCtx
+}
+
+func (s *socket) runInput() {
+	typ := s.ls.Stream.Type
+	s.conn.SetReadLimit(live.MaxInputMessage)
+	format := "protobuf"
+	if s.q.json {
+		format = "json"
+	}
+	buf := make([]byte, 0, 4<<10)
+	for {
+		msgType, r, err := s.conn.Reader(context.Background())
+		if err != nil {
+			s.stop(closeStatusOr(err, closeNormal), "")
+			return
+		}
+		buf, err = readAll(buf[:0], r)
+		if err != nil {
+			s.stop(closeStatusOr(err, closeTooBig), "message over 64 KiB")
+			return
+		}
+		cmd, err := live.DecodeCommand(typ, format, msgType == websocket.MessageBinary, buf)
+		if err != nil {
+			var ce *live.CloseError
+			if errors.As(err, &ce) {
+				s.stop(websocket.StatusCode(ce.Code), ce.Reason)
+			} else {
+				s.stop(closeInternal, "decoding failed")
+			}
+			return
+		}
+		s.ctl.Command(cmd)
+	}
+}
+
+// readAll reads a message into buf, reusing its storage.
+func readAll(buf []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// closeStatusOr is the close code a read error carries (the library closes on oversize
+// messages with 1009 itself), else def.
+func closeStatusOr(err error, def websocket.StatusCode) websocket.StatusCode {
+	if errors.Is(err, websocket.ErrMessageTooBig) {
+		return closeTooBig
+	}
+	return def
+}
+
+// atomicTime is a time read by the watchdog while the writer sets it.
+type atomicTime struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (a *atomicTime) set(t time.Time) { a.mu.Lock(); a.t = t; a.mu.Unlock() }
+
+func (a *atomicTime) since() time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.t.IsZero() {
+		return 0
+	}
+	return time.Since(a.t)
+}
+
+// Sockets tracks the upgraded W3 connections, which http.Server.Shutdown does not wait for:
+// Shutdown zeroes every controlled robot, closes every socket with 1001, then waits.
+type Sockets struct {
+	mu       sync.Mutex
+	open     map[*socket]struct{}
+	wg       sync.WaitGroup
+	shutting bool
+}
+
+// NewSockets returns an empty tracker.
+func NewSockets() *Sockets { return &Sockets{open: map[*socket]struct{}{}} }
+
+func (ss *Sockets) add(s *socket) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.shutting {
+		return false
+	}
+	ss.open[s] = struct{}{}
+	ss.wg.Add(1)
+	return true
+}
+
+func (ss *Sockets) remove(s *socket) {
+	ss.mu.Lock()
+	delete(ss.open, s)
+	ss.mu.Unlock()
+	ss.wg.Done()
+}
+
+// Shutdown stops every socket (robots zeroed first) and waits for their handlers, or ctx.
+func (ss *Sockets) Shutdown(ctx context.Context) error {
+	ss.mu.Lock()
+	ss.shutting = true
+	open := make([]*socket, 0, len(ss.open))
+	for s := range ss.open {
+		open = append(open, s)
+	}
+	ss.mu.Unlock()
+	for _, s := range open {
+		s.stop(closeGoingAway, "server shutting down")
+	}
+	done := make(chan struct{})
+	go func() { ss.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Len is the number of open sockets.
+func (ss *Sockets) Len() int {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return len(ss.open)
+}
+
+type controlItem struct {
+	ComponentName    string    `json:"componentName"`
+	StreamName       string    `json:"streamName"`
+	StreamSourceType int       `json:"streamSourceType"`
+	Owner            string    `json:"owner"`
+	Since            time.Time `json:"since"`
+}
+
+type controlsResponse struct {
+	Controls []controlItem `json:"controls"`
+}
+
+// controls is GET /robots/{robotId}/controls (an extension): who drives which input stream,
+// since browsers see a refused upgrade only as close code 1006.
+func (h *streamSocket) controlsList(c echo.Context) error {
+	r, err := h.gw.AuthorizeControls(c.Request().Context(), callerOf(c), c.Param("robotId"))
+	if err != nil {
+		return err
+	}
+	held := h.controls.Held(r.ID)
+	resp := controlsResponse{Controls: make([]controlItem, len(held))}
+	for i, hd := range held {
+		resp.Controls[i] = controlItem{ComponentName: hd.Target.Component, StreamName: hd.Target.Stream,
+			StreamSourceType: hd.Target.Source, Owner: hd.Owner.User, Since: hd.Owner.Since.UTC()}
+	}
+	return c.JSON(http.StatusOK, resp)
+}

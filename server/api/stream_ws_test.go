@@ -1,0 +1,555 @@
+package api_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
+	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/proto/catalogpb"
+	"github.com/fleetgate/fleetgate/proto/streampb"
+	"github.com/fleetgate/fleetgate/server/servertest"
+)
+
+const ackermannType = "Platform.Messages.ackermann_msgs.AckermannDriveStamped"
+
+// liveAgent is a local gateway (W3 is served there only) with one scriptable robot.
+type liveAgent struct {
+	*servertest.Server
+	bot    *fleettest.Robot
+	admin  string
+	robot  string
+	ws     string // ws:// base of the API
+	cancel context.CancelFunc
+}
+
+var (
+	scanKey  = fleet.StreamKey{Component: "lidar", Name: "scan", Source: fleet.SourceComponent}
+	driveKey = fleet.StreamKey{Component: "base", Name: "drive", Source: fleet.SourceComponent}
+)
+
+func newLiveAgent(t *testing.T) *liveAgent {
+	t.Helper()
+	s := servertest.MustOpen(t, servertest.Agent)
+	a := &liveAgent{Server: s, admin: s.Login(servertest.AdminToken)}
+	a.ws = "ws" + strings.TrimPrefix(s.URL, "http") + "/apigateway/v2"
+	a.bot = &fleettest.Robot{
+		ID: "5b0e8f0c-9a53-4c5f-8d0e-2f3b9c1d7a61", Name: "live-bot",
+		StreamList: []fleet.Stream{
+			{Component: "base", Name: "pose", Type: poseType, Direction: fleet.Output, Source: fleet.SourceComponent},
+			{Component: "lidar", Name: "scan", Type: "Platform.Messages.sensor_msgs.LaserScan", Direction: fleet.Output, Source: fleet.SourceComponent},
+			{Component: "base", Name: "cmd_vel", Type: twistType, Direction: fleet.Input, Source: fleet.SourceComponent},
+			{Component: "base", Name: "drive", Type: ackermannType, Direction: fleet.Input, Source: fleet.SourceComponent},
+			{Component: "base", Name: "lamp", Type: "Platform.Messages.std_msgs.Bool", Direction: fleet.Input, Source: fleet.SourceComponent},
+		},
+	}
+	a.robot = a.bot.ID
+	if err := s.Registry().Add(context.Background(), a.bot, gateway.LocalFleetID); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func (a *liveAgent) url(query string) string {
+	return a.ws + "/robots/" + a.robot + "/streams/connect?" + query
+}
+
+func (a *liveAgent) dial(t *testing.T, query string) *websocket.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, resp, err := websocket.Dial(ctx, a.url(query), &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"bearer " + a.admin}}})
+	if err != nil {
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
+		}
+		t.Fatalf("dial %s: %v (status %d)", query, err, status)
+	}
+	conn.SetReadLimit(32 << 20)
+	t.Cleanup(func() { conn.CloseNow() })
+	return conn
+}
+
+// refused dials and expects the upgrade to be refused with status; it returns the body.
+func (a *liveAgent) refused(t *testing.T, rawURL string, header http.Header, status int) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, resp, err := websocket.Dial(ctx, rawURL, &websocket.DialOptions{HTTPHeader: header})
+	if err == nil {
+		conn.CloseNow()
+		t.Fatalf("%s: upgraded, want %d", rawURL, status)
+	}
+	if resp == nil {
+		t.Fatalf("%s: %v", rawURL, err)
+	}
+	if resp.StatusCode != status {
+		t.Errorf("%s: status %d, want %d", rawURL, resp.StatusCode, status)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/problem+json") {
+		t.Errorf("%s: refusal Content-Type %q, want problem+json", rawURL, ct)
+	}
+	return string(body)
+}
+
+// closeCode reads until the server closes the socket and returns the close code.
+func closeCode(t *testing.T, conn *websocket.Conn) websocket.StatusCode {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		_, _, err := conn.Read(ctx)
+		if err != nil {
+			if code := websocket.CloseStatus(err); code != -1 {
+				return code
+			}
+			t.Fatalf("socket ended without a close frame: %v", err)
+		}
+	}
+}
+
+func marshal(t *testing.T, m proto.Message) []byte {
+	t.Helper()
+	b, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestLiveStreamRefusals(t *testing.T) {
+	a := newLiveAgent(t)
+	auth := http.Header{"Authorization": {"bearer " + a.admin}}
+	base := "componentName=base&streamName=cmd_vel&direction=input"
+	cases := []struct {
+		name   string
+		url    string
+		header http.Header
+		status int
+	}{
+		{"no streamName", a.url("componentName=base"), auth, 400},
+		{"bad format", a.url("componentName=base&streamName=pose&format=xml"), auth, 400},
+		{"bad direction", a.url("componentName=base&streamName=pose&direction=sideways"), auth, 400},
+		{"bad maxRate", a.url("componentName=base&streamName=pose&maxRate=fast"), auth, 400},
+		{"negative maxRate", a.url("componentName=base&streamName=pose&maxRate=-1"), auth, 400},
+		{"bad withoutDownSampling", a.url("componentName=base&streamName=pose&withoutDownSampling=maybe"), auth, 400},
+		{"bad source", a.url("componentName=base&streamName=pose&source=x"), auth, 400},
+		{"input on source 5", a.url(base + "&source=5"), auth, 400},
+		{"unsupported input type", a.url(base + "&streamType=" + poseType), auth, 400},
+		{"input stream of another type", a.url("componentName=base&streamName=lamp&direction=input"), auth, 400},
+		{"bad query beats missing token", a.url("componentName=base"), nil, 400},
+		{"no token", a.url(base), nil, 401},
+		{"garbled header", a.url(base), http.Header{"Authorization": {"basic x"}}, 401},
+		{"unknown token", a.url(base + "&access_token=fgb_nope"), nil, 401},
+		{"unknown robot", a.ws + "/robots/" + unknownID() + "/streams/connect?" + base, auth, 404},
+		{"unknown input stream", a.url("componentName=base&streamName=nope&direction=input"), auth, 404},
+		{"output stream as input", a.url("componentName=base&streamName=pose&direction=input"), auth, 404},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { a.refused(t, c.url, c.header, c.status) })
+	}
+	t.Run("not an upgrade", func(t *testing.T) {
+		resp := a.DoRaw("GET", "/apigateway/v2/robots/"+a.robot+"/streams/connect?"+base, auth, nil)
+		if resp.Status != 400 {
+			t.Errorf("plain GET: %d, want 400", resp.Status)
+		}
+		checkProblem(t, resp)
+	})
+	t.Run("query token with bearer prefix", func(t *testing.T) {
+		conn, _, err := websocket.Dial(context.Background(), a.url("componentName=base&streamName=pose&access_token=Bearer%20"+a.admin), nil)
+		if err != nil {
+			t.Fatalf("access_token with a Bearer prefix: %v", err)
+		}
+		conn.CloseNow()
+	})
+}
+
+func TestLiveStreamCloudAnswers404(t *testing.T) {
+	s := servertest.MustOpen(t)
+	bearer := s.Login(servertest.AdminToken)
+	_, fleet := s.DefaultOrg()
+	r := s.AddRobot(fleet, "cloud-robot")
+	ws := "ws" + strings.TrimPrefix(s.URL, "http") + "/apigateway/v2/robots/" + r.ID + "/streams/connect?componentName=base&streamName=pose"
+	conn, resp, err := websocket.Dial(context.Background(), ws, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"bearer " + bearer}}})
+	if err == nil {
+		conn.CloseNow()
+		t.Fatal("the cloud upgraded a W3 request")
+	}
+	if resp == nil || resp.StatusCode != 404 {
+		t.Fatalf("cloud W3: %v %v, want 404", resp, err)
+	}
+}
+
+func TestLiveOutputProtobuf(t *testing.T) {
+	a := newLiveAgent(t)
+	conn := a.dial(t, "componentName=lidar&streamName=scan")
+	// A scan with plenty of repetition: gzip pays, so the envelope carries it compressed.
+	ranges := make([]float32, 2000)
+	for i := range ranges {
+		ranges[i] = 4
+	}
+	want := &catalogpb.LaserScan{Header: &catalogpb.Header{FrameId: "laser"}, RangeMax: 12, Ranges: ranges}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var last uint64
+	for i := range 3 {
+		// Emit until a frame arrives: the subscription may start after the first emit.
+		got := make(chan []byte, 1)
+		go func() {
+			typ, b, err := conn.Read(ctx)
+			if err == nil && typ == websocket.MessageBinary {
+				got <- b
+			}
+			close(got)
+		}()
+		var frame []byte
+		for frame == nil {
+			a.bot.Emit(scanKey, "Platform.Messages.sensor_msgs.LaserScan", marshal(t, want))
+			select {
+			case frame = <-got:
+				if frame == nil {
+					t.Fatal("reading a frame failed")
+				}
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		var env streampb.MessageStream
+		if err := proto.Unmarshal(frame, &env); err != nil {
+			t.Fatalf("frame %d is not a MessageStream: %v", i, err)
+		}
+		if env.ComponentName != "lidar" || env.StreamName != "scan" || env.Source != 1 || env.DataType != "Platform.Messages.sensor_msgs.LaserScan" {
+			t.Errorf("envelope identity: %+v", &env)
+		}
+		if env.Sequence <= last {
+			t.Errorf("sequence %d after %d", env.Sequence, last)
+		}
+		last = env.Sequence
+		if env.Compression != streampb.Compression_COMPRESSION_GZIP {
+			t.Fatalf("a compressible scan was sent uncompressed (%d bytes)", len(env.Data))
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(env.Data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(zr)
+		var scan catalogpb.LaserScan
+		if err := proto.Unmarshal(raw, &scan); err != nil || !proto.Equal(&scan, want) {
+			t.Fatalf("payload after inflating: %v %v", &scan, err)
+		}
+	}
+}
+
+func TestLiveOutputJSON(t *testing.T) {
+	a := newLiveAgent(t)
+	a.bot.Emit(poseKey, poseType, marshal(t, &catalogpb.PoseStamped{Pose: &catalogpb.Pose{Position: &catalogpb.Point{X: 2}}}))
+	conn := a.dial(t, "componentName=base&streamName=pose&format=json")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	typ, b, err := conn.Read(ctx)
+	if err != nil || typ != websocket.MessageText {
+		t.Fatalf("json frame: %v %v", typ, err)
+	}
+	checkJSON(t, b, `{"header":{"stamp":{"sec":0,"nanosec":0},"frameId":""},"pose":{"position":{"x":2,"y":0,"z":0},"orientation":{"x":0,"y":0,"z":0,"w":0}}}`)
+}
+
+func TestLiveOutputCloseCodes(t *testing.T) {
+	a := newLiveAgent(t)
+	t.Run("unresolved stream closes 1008", func(t *testing.T) {
+		conn := a.dial(t, "componentName=base&streamName=nope")
+		if code := closeCode(t, conn); code != websocket.StatusPolicyViolation {
+			t.Errorf("close %d, want 1008", code)
+		}
+	})
+	t.Run("a data frame from an output client closes 1008", func(t *testing.T) {
+		conn := a.dial(t, "componentName=base&streamName=pose")
+		conn.Write(context.Background(), websocket.MessageText, []byte("hello"))
+		if code := closeCode(t, conn); code != websocket.StatusPolicyViolation {
+			t.Errorf("close %d, want 1008", code)
+		}
+	})
+	t.Run("robot going offline closes 1001", func(t *testing.T) {
+		conn := a.dial(t, "componentName=base&streamName=pose")
+		time.Sleep(100 * time.Millisecond) // let the subscription start
+		a.bot.Disconnect()
+		if code := closeCode(t, conn); code != websocket.StatusGoingAway {
+			t.Errorf("close %d, want 1001", code)
+		}
+	})
+}
+
+func TestLiveOutputMaxRate(t *testing.T) {
+	a := newLiveAgent(t)
+	conn := a.dial(t, "componentName=base&streamName=pose&maxRate=5")
+	payload := marshal(t, &catalogpb.PoseStamped{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			a.bot.Emit(poseKey, poseType, payload)
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	readCtx, stop := context.WithTimeout(ctx, 1200*time.Millisecond)
+	defer stop()
+	frames := 0
+	for {
+		if _, _, err := conn.Read(readCtx); err != nil {
+			break
+		}
+		frames++
+	}
+	// 5 per second over 1.2 s: 6 or 7 frames with the first at once; never the ~500 emitted.
+	if frames < 3 || frames > 8 {
+		t.Errorf("maxRate=5 delivered %d frames in 1.2 s", frames)
+	}
+}
+
+func (a *liveAgent) published(t *testing.T) []fleettest.Published { return a.bot.Published() }
+
+// waitPublished waits until the robot has received n commands and returns them.
+func waitPublished(t *testing.T, bot *fleettest.Robot, n int) []fleettest.Published {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if p := bot.Published(); len(p) >= n {
+			return p
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	p := bot.Published()
+	t.Fatalf("the robot received %d commands, want %d", len(p), n)
+	return p
+}
+
+func twistOf(t *testing.T, p fleettest.Published) *catalogpb.Twist {
+	t.Helper()
+	var tw catalogpb.Twist
+	if p.Type != twistType || proto.Unmarshal(p.Payload, &tw) != nil {
+		t.Fatalf("published %s %x, want a Twist", p.Type, p.Payload)
+	}
+	return &tw
+}
+
+func isZeroTwist(tw *catalogpb.Twist) bool {
+	return tw.GetLinear().GetX() == 0 && tw.GetLinear().GetY() == 0 && tw.GetLinear().GetZ() == 0 &&
+		tw.GetAngular().GetX() == 0 && tw.GetAngular().GetY() == 0 && tw.GetAngular().GetZ() == 0
+}
+
+func TestLiveInputDrivesAndStops(t *testing.T) {
+	a := newLiveAgent(t)
+	conn := a.dial(t, "componentName=base&streamName=cmd_vel&direction=input&format=json")
+	ctx := context.Background()
+	if err := conn.Write(ctx, websocket.MessageText, []byte(`{"linear":{"x":0.4},"angular":{"z":0.1}}`)); err != nil {
+		t.Fatal(err)
+	}
+	p := waitPublished(t, a.bot, 1)
+	if tw := twistOf(t, p[0]); tw.GetLinear().GetX() != 0.4 || tw.GetAngular().GetZ() != 0.1 {
+		t.Errorf("first command %v", tw)
+	}
+	// Silence: the deadman publishes one zero about 500 ms later, then nothing.
+	sent := time.Now()
+	p = waitPublished(t, a.bot, 2)
+	took := time.Since(sent)
+	if !isZeroTwist(twistOf(t, p[1])) {
+		t.Errorf("deadman published %v, want a zero Twist", twistOf(t, p[1]))
+	}
+	if took < 450*time.Millisecond || took > 2*time.Second {
+		t.Errorf("deadman after %v, want about 500 ms", took)
+	}
+	time.Sleep(700 * time.Millisecond)
+	if n := len(a.bot.Published()); n != 2 {
+		t.Errorf("%d publishes after the deadman's zero, want silence", n-2)
+	}
+
+	// The holder is visible, and a second controller is refused with 409 naming it.
+	resp := a.Do("GET", "/apigateway/v2/robots/"+a.robot+"/controls", a.admin, "")
+	checkJSON(t, resp.Body, `{"controls":[{"componentName":"base","streamName":"cmd_vel","streamSourceType":1,"owner":"admin@localhost","since":"`+controlSince(t, resp.Body)+`"}]}`)
+	body := a.refused(t, a.url("componentName=base&streamName=cmd_vel&direction=input"), http.Header{"Authorization": {"bearer " + a.admin}}, 409)
+	var problem struct{ Owner, Since, Detail string }
+	json.Unmarshal([]byte(body), &problem)
+	if problem.Owner != "admin@localhost" || problem.Since == "" {
+		t.Errorf("409 body does not name the owner and since: %s", body)
+	}
+
+	// Closing publishes a zero at once and frees the target.
+	conn.Write(ctx, websocket.MessageText, []byte(`{"linear":{"x":0.2}}`))
+	waitPublished(t, a.bot, 3)
+	conn.Close(websocket.StatusNormalClosure, "")
+	p = waitPublished(t, a.bot, 4)
+	if !isZeroTwist(twistOf(t, p[3])) {
+		t.Errorf("close published %v, want zero", twistOf(t, p[3]))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp = a.Do("GET", "/apigateway/v2/robots/"+a.robot+"/controls", a.admin, "")
+		if strings.Contains(string(resp.Body), `"controls":[]`) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(string(resp.Body), `"controls":[]`) {
+		t.Errorf("the target is still held after close: %s", resp.Body)
+	}
+	a.dial(t, "componentName=base&streamName=cmd_vel&direction=input").CloseNow()
+}
+
+func controlSince(t *testing.T, body []byte) string {
+	var out struct{ Controls []struct{ Since string } }
+	json.Unmarshal(body, &out)
+	if len(out.Controls) != 1 {
+		t.Fatalf("controls: %s", body)
+	}
+	return out.Controls[0].Since
+}
+
+func TestLiveInputCloseCodes(t *testing.T) {
+	a := newLiveAgent(t)
+	twist := marshal(t, &catalogpb.Twist{Linear: &catalogpb.Vector3{X: 0.3}})
+	cases := []struct {
+		name  string
+		query string
+		typ   websocket.MessageType
+		data  []byte
+		code  websocket.StatusCode
+	}{
+		{"text frame on protobuf", "", websocket.MessageText, []byte(`{}`), websocket.StatusUnsupportedData},
+		{"binary frame on json", "&format=json", websocket.MessageBinary, twist, websocket.StatusUnsupportedData},
+		{"malformed protobuf", "", websocket.MessageBinary, []byte{0xff, 0xff, 0xff}, websocket.StatusInvalidFramePayloadData},
+		{"malformed json", "&format=json", websocket.MessageText, []byte(`{"linear":`), websocket.StatusInvalidFramePayloadData},
+		{"NaN", "&format=json", websocket.MessageText, []byte(`{"linear":{"x":"NaN"}}`), websocket.StatusPolicyViolation},
+		{"Infinity", "&format=json", websocket.MessageText, []byte(`{"angular":{"z":"-Infinity"}}`), websocket.StatusPolicyViolation},
+		{"over 64 KiB", "&format=json", websocket.MessageText, []byte(`{"linear":{"x":1}}` + strings.Repeat(" ", 64<<10)), websocket.StatusMessageTooBig},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := len(a.bot.Published())
+			conn := a.dial(t, "componentName=base&streamName=cmd_vel&direction=input"+c.query)
+			// A valid command first, so the zero on the fault is visible.
+			valid, validType := twist, websocket.MessageBinary
+			if c.query != "" {
+				valid, validType = []byte(`{"linear":{"x":0.3}}`), websocket.MessageText
+			}
+			conn.Write(context.Background(), validType, valid)
+			waitPublished(t, a.bot, before+1)
+			conn.Write(context.Background(), c.typ, c.data)
+			if code := closeCode(t, conn); code != c.code {
+				t.Errorf("close %d, want %d", code, c.code)
+			}
+			p := waitPublished(t, a.bot, before+2)
+			if !isZeroTwist(twistOf(t, p[before+1])) {
+				t.Errorf("after the fault the robot got %v, want a zero", twistOf(t, p[before+1]))
+			}
+			for _, q := range p[before+1:] {
+				if tw := twistOf(t, q); !isZeroTwist(tw) {
+					t.Errorf("invalid input reached the robot: %v", tw)
+				}
+			}
+			waitFree(t, a)
+		})
+	}
+	t.Run("publish failure closes 1011", func(t *testing.T) {
+		a.bot.Lock()
+		a.bot.PublishErr = errors.New("motor controller gone")
+		a.bot.Unlock()
+		defer func() { a.bot.Lock(); a.bot.PublishErr = nil; a.bot.Unlock() }()
+		conn := a.dial(t, "componentName=base&streamName=cmd_vel&direction=input")
+		conn.Write(context.Background(), websocket.MessageBinary, twist)
+		if code := closeCode(t, conn); code != websocket.StatusInternalError {
+			t.Errorf("close %d, want 1011", code)
+		}
+		waitFree(t, a)
+	})
+}
+
+// waitFree waits until nobody controls the robot's cmd_vel.
+func waitFree(t *testing.T, a *liveAgent) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		resp := a.Do("GET", "/apigateway/v2/robots/"+a.robot+"/controls", a.admin, "")
+		if strings.Contains(string(resp.Body), `"controls":[]`) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the input stream is still held")
+}
+
+func TestLiveInputAckermann(t *testing.T) {
+	a := newLiveAgent(t)
+	conn := a.dial(t, "componentName=base&streamName=drive&direction=input&format=json")
+	conn.Write(context.Background(), websocket.MessageText, []byte(`{"drive":{"speed":0.5,"steeringAngle":0.2}}`))
+	p := waitPublished(t, a.bot, 1)
+	var cmd catalogpb.AckermannDriveStamped
+	if p[0].Key != driveKey || proto.Unmarshal(p[0].Payload, &cmd) != nil || cmd.GetDrive().GetSpeed() != 0.5 || cmd.GetDrive().GetSteeringAngle() != 0.2 {
+		t.Fatalf("ackermann published %+v", p[0])
+	}
+}
+
+func TestLiveSocketsEndOnRevocation(t *testing.T) {
+	a := newLiveAgent(t)
+	admin, err := a.Store.UserByEmail(context.Background(), gateway.BootstrapAdminEmail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, tok := a.AddToken(admin.ID, "", "")
+	bearer := a.Login(secret)
+	ctx := context.Background()
+	conn, _, err := websocket.Dial(ctx, a.url("componentName=base&streamName=cmd_vel&direction=input&format=json&access_token="+bearer), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	conn.Write(ctx, websocket.MessageText, []byte(`{"linear":{"x":0.3}}`))
+	waitPublished(t, a.bot, 1)
+	revoked := time.Now()
+	if err := a.Store.RevokeAPIToken(ctx, tok.ID, revoked); err != nil {
+		t.Fatal(err)
+	}
+	if code := closeCode(t, conn); code != websocket.StatusPolicyViolation {
+		t.Errorf("close %d after revocation, want 1008", code)
+	}
+	// The issue asks for within 1 s; the check runs every second, so allow its period twice
+	// on a loaded CI machine.
+	if took := time.Since(revoked); took > 2500*time.Millisecond {
+		t.Errorf("revocation closed the socket after %v", took)
+	}
+	if p := waitPublished(t, a.bot, 2); !isZeroTwist(twistOf(t, p[1])) {
+		t.Errorf("revocation did not zero the robot: %v", twistOf(t, p[1]))
+	}
+}
+
+func TestLiveSocketsShutdown(t *testing.T) {
+	a := newLiveAgent(t)
+	in := a.dial(t, "componentName=base&streamName=cmd_vel&direction=input&format=json")
+	out := a.dial(t, "componentName=base&streamName=pose")
+	in.Write(context.Background(), websocket.MessageText, []byte(`{"linear":{"x":0.3}}`))
+	waitPublished(t, a.bot, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := a.Sockets().Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p := a.bot.Published(); len(p) != 2 || !isZeroTwist(twistOf(t, p[1])) {
+		t.Errorf("shutdown must zero the robot before returning: %d publishes", len(p))
+	}
+	for _, conn := range []*websocket.Conn{in, out} {
+		if code := closeCode(t, conn); code != websocket.StatusGoingAway {
+			t.Errorf("close %d on shutdown, want 1001", code)
+		}
+	}
+}
