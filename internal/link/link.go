@@ -1,0 +1,287 @@
+// Package link is the agent link: the WebSocket an agent (fleetgate agent --cloud) dials out
+// to the cloud, over which the cloud reaches the robots the agent hosts. This package holds
+// what both ends share: the protocol constants, frame I/O and the conversions between the
+// robot contract (internal/fleet) and the wire (proto/linkpb). The agent end is link/agent,
+// the cloud end link/cloud.
+package link
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/coder/websocket"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/proto/catalogpb"
+	"github.com/fleetgate/fleetgate/proto/linkpb"
+)
+
+// ProtocolVersion is the version of the link protocol this build speaks. A peer of another
+// version is refused with a clear reason (Refusal), never misread.
+const ProtocolVersion = 1
+
+// Path is where the cloud accepts agent links, outside the API prefix.
+const Path = "/agentlink/v1/connect"
+
+// KeyHeader carries the agent key on the upgrade request; never the query, which ends up in
+// logs and proxies.
+const KeyHeader = "X-Fleetgate-Agent-Key"
+
+// HeartbeatInterval is how often each end sends a heartbeat; MissedHeartbeats missed ones
+// end the link (so a silent drop is noticed within 15 s).
+const (
+	HeartbeatInterval = 5 * time.Second
+	MissedHeartbeats  = 3
+)
+
+// MaxFrame bounds one link frame: resource chunks and the largest samples (point clouds,
+// camera frames) fit with room to spare.
+const MaxFrame = 32 << 20
+
+// ChunkSize is the size of resource upload chunks.
+const ChunkSize = 256 << 10
+
+// Close codes of the link beyond the standard ones.
+const (
+	CloseReplaced = websocket.StatusCode(4001) // a newer link of the same agent took over
+	CloseRevoked  = websocket.StatusCode(4003) // the agent key was revoked
+	CloseVersion  = websocket.StatusCode(4004) // protocol versions differ
+)
+
+// ReadFrame reads one frame. It uses context.Background per frame (DESIGN.md section 9);
+// liveness is the heartbeat's job.
+func ReadFrame(conn *websocket.Conn) (*linkpb.Frame, error) {
+	typ, data, err := conn.Read(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	if typ != websocket.MessageBinary {
+		return nil, fmt.Errorf("link: a text frame on the link")
+	}
+	var f linkpb.Frame
+	if err := proto.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("link: malformed frame: %w", err)
+	}
+	if f.Body == nil {
+		return nil, errors.New("link: empty frame")
+	}
+	return &f, nil
+}
+
+// WriteFrame writes one frame within timeout.
+func WriteFrame(conn *websocket.Conn, f *linkpb.Frame, timeout time.Duration) error {
+	data, err := proto.Marshal(f)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return conn.Write(ctx, websocket.MessageBinary, data)
+}
+
+// Time converts a time for the wire; the zero time stays unset.
+func Time(t time.Time) *catalogpb.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &catalogpb.Time{Sec: int32(t.Unix()), Nanosec: uint32(t.Nanosecond())}
+}
+
+// FromTime converts a wire time back; unset is the zero time.
+func FromTime(t *catalogpb.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return time.Unix(int64(t.Sec), int64(t.Nanosec)).UTC()
+}
+
+// ErrorToWire turns a robot's error into the wire's, keeping its kind.
+func ErrorToWire(err error) *linkpb.Error {
+	kind := linkpb.Error_KIND_INTERNAL
+	switch {
+	case errors.Is(err, fleet.ErrNotFound):
+		kind = linkpb.Error_KIND_NOT_FOUND
+	case errors.Is(err, fleet.ErrInvalid):
+		kind = linkpb.Error_KIND_INVALID
+	case errors.Is(err, fleet.ErrOffline):
+		kind = linkpb.Error_KIND_OFFLINE
+	case errors.Is(err, fleet.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+		kind = linkpb.Error_KIND_UNAVAILABLE
+	}
+	return &linkpb.Error{Kind: kind, Message: err.Error()}
+}
+
+// ErrorFromWire turns a wire error into one wrapping the fleet sentinel of its kind.
+func ErrorFromWire(e *linkpb.Error) error {
+	kind := map[linkpb.Error_Kind]error{
+		linkpb.Error_KIND_NOT_FOUND:   fleet.ErrNotFound,
+		linkpb.Error_KIND_INVALID:     fleet.ErrInvalid,
+		linkpb.Error_KIND_OFFLINE:     fleet.ErrOffline,
+		linkpb.Error_KIND_UNAVAILABLE: fleet.ErrUnavailable,
+	}[e.GetKind()]
+	if kind == nil {
+		kind = fleet.ErrUnavailable // the agent failed: to the caller the robot is unavailable
+	}
+	return fleet.Errorf(kind, "%s", e.GetMessage())
+}
+
+func InfoToWire(i fleet.Info) *linkpb.RobotInfo {
+	return &linkpb.RobotInfo{Id: i.ID, Name: i.Name, ConfigName: i.ConfigName, ConfigVersion: i.ConfigVersion, AgentVersion: i.AgentVersion}
+}
+
+func InfoFromWire(i *linkpb.RobotInfo) fleet.Info {
+	return fleet.Info{ID: i.GetId(), Name: i.GetName(), ConfigName: i.GetConfigName(), ConfigVersion: i.GetConfigVersion(), AgentVersion: i.GetAgentVersion()}
+}
+
+func KeyToWire(k fleet.StreamKey) *linkpb.StreamKey {
+	return &linkpb.StreamKey{Component: k.Component, Name: k.Name, Source: int32(k.Source)}
+}
+
+func KeyFromWire(k *linkpb.StreamKey) fleet.StreamKey {
+	return fleet.StreamKey{Component: k.GetComponent(), Name: k.GetName(), Source: fleet.SourceType(k.GetSource())}
+}
+
+func StreamsToWire(streams []fleet.Stream) *linkpb.StreamList {
+	out := &linkpb.StreamList{Streams: make([]*linkpb.Stream, len(streams))}
+	for i, s := range streams {
+		out.Streams[i] = &linkpb.Stream{Component: s.Component, Name: s.Name, Type: s.Type, Direction: s.Direction,
+			Source: int32(s.Source), DisplayName: s.DisplayName, SourceUrl: s.SourceURL, SourceEndpoint: s.SourceEndpoint}
+	}
+	return out
+}
+
+func StreamsFromWire(l *linkpb.StreamList) []fleet.Stream {
+	out := make([]fleet.Stream, len(l.GetStreams()))
+	for i, s := range l.GetStreams() {
+		out[i] = fleet.Stream{Component: s.GetComponent(), Name: s.GetName(), Type: s.GetType(), Direction: s.GetDirection(),
+			Source: fleet.SourceType(s.GetSource()), DisplayName: s.GetDisplayName(), SourceURL: s.GetSourceUrl(), SourceEndpoint: s.GetSourceEndpoint()}
+	}
+	return out
+}
+
+func SampleToWire(s fleet.Sample) *linkpb.Sample {
+	return &linkpb.Sample{Type: s.Type, Payload: s.Payload, Time: Time(s.Time), Seq: s.Seq}
+}
+
+func SampleFromWire(s *linkpb.Sample) fleet.Sample {
+	return fleet.Sample{Type: s.GetType(), Payload: s.GetPayload(), Time: FromTime(s.GetTime()), Seq: s.GetSeq()}
+}
+
+func KPIsToWire(kpis []fleet.KPI) []*linkpb.KPI {
+	out := make([]*linkpb.KPI, len(kpis))
+	for i, k := range kpis {
+		out[i] = &linkpb.KPI{Name: k.Name, DataType: k.DataType, Payload: k.Payload, Time: Time(k.Time)}
+	}
+	return out
+}
+
+func KPIsFromWire(kpis []*linkpb.KPI) []fleet.KPI {
+	out := make([]fleet.KPI, len(kpis))
+	for i, k := range kpis {
+		out[i] = fleet.KPI{Name: k.GetName(), DataType: k.GetDataType(), Payload: k.GetPayload(), Time: FromTime(k.GetTime())}
+	}
+	return out
+}
+
+func ResourcesToWire(list []fleet.Resource) []*linkpb.Resource {
+	out := make([]*linkpb.Resource, len(list))
+	for i, r := range list {
+		out[i] = &linkpb.Resource{Id: r.ID, Name: r.Name, MimeType: r.MIMEType, FileType: r.FileType, Size: r.Size, CreatedAt: Time(r.CreatedAt)}
+	}
+	return out
+}
+
+func ResourcesFromWire(list []*linkpb.Resource) []fleet.Resource {
+	out := make([]fleet.Resource, len(list))
+	for i, r := range list {
+		out[i] = fleet.Resource{ID: r.GetId(), Name: r.GetName(), MIMEType: r.GetMimeType(), FileType: r.GetFileType(), Size: r.GetSize(), CreatedAt: FromTime(r.GetCreatedAt())}
+	}
+	return out
+}
+
+// MetricToWire encodes a metric; its value's Go type becomes the oneof case.
+func MetricToWire(m fleet.Metric) (*linkpb.Metric, error) {
+	out := &linkpb.Metric{Type: int32(m.Type), Name: m.Name}
+	switch v := m.Value.(type) {
+	case nil:
+		out.Value = &linkpb.Metric_None{None: &linkpb.Empty{}}
+	case int:
+		out.Value = &linkpb.Metric_IntValue{IntValue: int64(v)}
+	case int64:
+		out.Value = &linkpb.Metric_LongValue{LongValue: v}
+	case float64:
+		out.Value = &linkpb.Metric_DoubleValue{DoubleValue: v}
+	case string:
+		out.Value = &linkpb.Metric_StringValue{StringValue: v}
+	case bool:
+		out.Value = &linkpb.Metric_BoolValue{BoolValue: v}
+	case fleet.Usage:
+		out.Value = &linkpb.Metric_Usage{Usage: &linkpb.Usage{Used: v.Used, Limit: v.Limit}}
+	case time.Time:
+		out.Value = &linkpb.Metric_Expiry{Expiry: Time(v)}
+	case fleet.AgentSw:
+		out.Value = &linkpb.Metric_UpdateAvailable{UpdateAvailable: v.UpdateAvailable}
+	case fleet.AgentOperationalState:
+		out.Value = &linkpb.Metric_OperationalState{OperationalState: &linkpb.AgentOperationalState{AgentStatus: int32(v.AgentStatus), Version: v.Version}}
+	case []fleet.Recorder:
+		rs := &linkpb.Recorders{Recorders: make([]*linkpb.Recorder, len(v))}
+		for i, r := range v {
+			rs.Recorders[i] = &linkpb.Recorder{Id: r.ID, Type: r.Type, State: r.State, StartTime: Time(r.StartTime), EndTime: Time(r.EndTime), ErrorType: r.ErrorType}
+		}
+		out.Value = &linkpb.Metric_Recorders{Recorders: rs}
+	case []fleet.ComponentInfo:
+		cs := &linkpb.Components{Components: make([]*linkpb.ComponentInfo, len(v))}
+		for i, c := range v {
+			cs.Components[i] = &linkpb.ComponentInfo{Id: c.ID, Uuid: c.UUID, Name: c.Name, Version: c.Version, State: c.State}
+		}
+		out.Value = &linkpb.Metric_Components{Components: cs}
+	case fleet.ConfigInfo:
+		out.Value = &linkpb.Metric_Config{Config: &linkpb.ConfigInfo{Name: v.Name, Version: v.Version, State: v.State}}
+	default:
+		return nil, fmt.Errorf("link: metric %d has a value of type %T the link cannot carry", m.Type, m.Value)
+	}
+	return out, nil
+}
+
+// MetricFromWire decodes a metric to the Go types fleet.Metric documents.
+func MetricFromWire(m *linkpb.Metric) fleet.Metric {
+	out := fleet.Metric{Type: fleet.MetricType(m.GetType()), Name: m.GetName()}
+	switch v := m.GetValue().(type) {
+	case *linkpb.Metric_IntValue:
+		out.Value = int(v.IntValue)
+	case *linkpb.Metric_LongValue:
+		out.Value = v.LongValue
+	case *linkpb.Metric_DoubleValue:
+		out.Value = v.DoubleValue
+	case *linkpb.Metric_StringValue:
+		out.Value = v.StringValue
+	case *linkpb.Metric_BoolValue:
+		out.Value = v.BoolValue
+	case *linkpb.Metric_Usage:
+		out.Value = fleet.Usage{Used: v.Usage.GetUsed(), Limit: v.Usage.GetLimit()}
+	case *linkpb.Metric_Expiry:
+		out.Value = FromTime(v.Expiry)
+	case *linkpb.Metric_UpdateAvailable:
+		out.Value = fleet.AgentSw{UpdateAvailable: v.UpdateAvailable}
+	case *linkpb.Metric_OperationalState:
+		out.Value = fleet.AgentOperationalState{AgentStatus: int(v.OperationalState.GetAgentStatus()), Version: v.OperationalState.GetVersion()}
+	case *linkpb.Metric_Recorders:
+		rs := make([]fleet.Recorder, len(v.Recorders.GetRecorders()))
+		for i, r := range v.Recorders.GetRecorders() {
+			rs[i] = fleet.Recorder{ID: r.GetId(), Type: r.GetType(), State: r.GetState(), StartTime: FromTime(r.GetStartTime()), EndTime: FromTime(r.GetEndTime()), ErrorType: r.GetErrorType()}
+		}
+		out.Value = rs
+	case *linkpb.Metric_Components:
+		cs := make([]fleet.ComponentInfo, len(v.Components.GetComponents()))
+		for i, c := range v.Components.GetComponents() {
+			cs[i] = fleet.ComponentInfo{ID: c.GetId(), UUID: c.GetUuid(), Name: c.GetName(), Version: c.GetVersion(), State: c.GetState()}
+		}
+		out.Value = cs
+	case *linkpb.Metric_Config:
+		out.Value = fleet.ConfigInfo{Name: v.Config.GetName(), Version: v.Config.GetVersion(), State: v.Config.GetState()}
+	}
+	return out
+}
