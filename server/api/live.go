@@ -175,26 +175,34 @@ type uploadRequest struct {
 	DataType      string          `json:"dataType"`
 }
 
-// upload is endpoint 9. source may be a string or a number; streamJson is a JSON document
-// serialized as a string (an object is accepted too, as clients of the second convention
-// send it).
-func (h *v2) upload(c echo.Context) error {
+// readUpload reads the body of an upload (endpoint 9 and S8). source may be a string or a
+// number; streamJson is a JSON document serialized as a string, or the object itself. Keys
+// match without regard to case (encoding/json), so S8's lower-case keys read the same.
+func readUpload(c echo.Context) (gateway.UploadInput, error) {
 	var req uploadRequest
 	if err := decodeJSON(c, &req); err != nil {
-		return err
+		return gateway.UploadInput{}, err
 	}
 	source, err := sourceField(req.Source)
 	if err != nil {
-		return err
+		return gateway.UploadInput{}, err
 	}
 	doc, err := streamJSONField(req.StreamJSON)
 	if err != nil {
-		return err
+		return gateway.UploadInput{}, err
 	}
-	in := gateway.UploadInput{
+	return gateway.UploadInput{
 		Stream:   gateway.StreamSelector{Component: req.ComponentName, Name: req.StreamName, Source: source},
 		DataType: req.DataType,
 		JSON:     doc,
+	}, nil
+}
+
+// upload is endpoint 9.
+func (h *v2) upload(c echo.Context) error {
+	in, err := readUpload(c)
+	if err != nil {
+		return err
 	}
 	if err := h.gw.UploadStream(c.Request().Context(), callerOf(c), c.Param("robotId"), in); err != nil {
 		return err

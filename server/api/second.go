@@ -271,34 +271,12 @@ func (h *second) template(c echo.Context) error {
 	return c.JSON(http.StatusOK, secondTemplate{EmptyMessage: t})
 }
 
-// secondUploadRequest is S8's body. encoding/json matches keys without regard to case, so
-// v2's spelling (componentName, streamJson, ...) is understood too.
-type secondUploadRequest struct {
-	ComponentName string          `json:"componentname"`
-	StreamName    string          `json:"streamname"`
-	Source        json.RawMessage `json:"source"`
-	StreamJSON    json.RawMessage `json:"streamjson"`
-	DataType      string          `json:"datatype"`
-}
-
-// upload is S8, under the stream operation limit and the upload timeout.
+// upload is S8, under the stream operation limit and the upload timeout. Its body is v2's
+// with lower-case keys, which readUpload matches.
 func (h *second) upload(c echo.Context) error {
-	var req secondUploadRequest
-	if err := decodeJSON(c, &req); err != nil {
-		return err
-	}
-	source, err := sourceField(req.Source)
+	in, err := readUpload(c)
 	if err != nil {
 		return err
-	}
-	doc, err := streamJSONField(req.StreamJSON)
-	if err != nil {
-		return err
-	}
-	in := gateway.UploadInput{
-		Stream:   gateway.StreamSelector{Component: req.ComponentName, Name: req.StreamName, Source: source},
-		DataType: req.DataType,
-		JSON:     doc,
 	}
 	if err := h.streams.UploadStream(c.Request().Context(), callerOf(c), c.Param("robotId"), in); err != nil {
 		return err
