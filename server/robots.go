@@ -95,8 +95,8 @@ var _ gateway.Presence = (*fleet.Registry)(nil)
 // the registry (the core needs the registry as its Presence).
 type tracker struct{ s *Server }
 
-func (t tracker) RobotOnline(ctx context.Context, info fleet.Info, fleetID string, at time.Time) error {
-	return t.s.gw.RobotOnline(ctx, info, fleetID, at)
+func (t tracker) RobotOnline(ctx context.Context, info fleet.Info, home fleet.Home, at time.Time) error {
+	return t.s.gw.RobotOnline(ctx, info, home, at)
 }
 
 func (t tracker) RobotSeen(ctx context.Context, id string, at time.Time) error {

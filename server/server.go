@@ -26,6 +26,9 @@ import (
 	"github.com/fleetgate/fleetgate/internal/blob"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/link"
+	"github.com/fleetgate/fleetgate/internal/link/agent"
+	"github.com/fleetgate/fleetgate/internal/link/cloud"
 	"github.com/fleetgate/fleetgate/internal/store"
 	"github.com/fleetgate/fleetgate/server/api"
 )
@@ -55,6 +58,13 @@ type Config struct {
 	Stdout io.Writer
 	// Sim configures simulated robots; the agent hosts them (the cloud ignores it).
 	Sim SimConfig
+	// Cloud is the cloud gateway's URL an agent links to, with AgentKey; empty: the agent
+	// runs alone.
+	Cloud    string
+	AgentKey string
+	// DemoAgents is how many simulated agents a cloud runs in-process, each linked over
+	// loopback and hosting one simulated robot (fleetgate serve --demo N).
+	DemoAgents int
 }
 
 // Server is one running gateway.
@@ -72,6 +82,8 @@ type Server struct {
 
 	registry *fleet.Registry
 	sockets  *api.Sockets
+	acceptor *cloud.Acceptor // the cloud's end of the agent link
+	uplink   *agent.Agent    // the agent's end, when linked to a cloud
 	logFile  *os.File
 	// closers stop the robot sources, newest first, before the store closes.
 	closers []func()
@@ -111,14 +123,31 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("download signing key: %w", err)
 	}
 	s.registry = fleet.NewRegistry(tracker{s}, s.log, nil)
-	s.gw = gateway.New(gateway.Config{
+	var archive *cloud.Archive
+	if cfg.Mode == ModeCloud {
+		dir, err := blob.OpenDir(ResourceDir(cfg.DataDir))
+		if err != nil {
+			s.closeFiles()
+			return nil, err
+		}
+		archive = cloud.NewArchive(dir)
+	}
+	gwCfg := gateway.Config{
 		Store:              db,
 		Presence:           s.registry,
 		Signer:             signer,
 		BearerTTL:          cfg.TokenTTL,
 		LatestAgentVersion: cfg.Version,
 		Logger:             s.log,
-	})
+	}
+	if archive != nil {
+		gwCfg.Archive = archive // a nil *cloud.Archive in the interface would not be nil
+	}
+	s.gw = gateway.New(gwCfg)
+	if err := s.openLink(archive); err != nil {
+		s.closeFiles()
+		return nil, err
+	}
 	if err := s.bootstrap(ctx); err != nil {
 		s.closeFiles()
 		return nil, err
@@ -196,6 +225,9 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 		s.sockets = api.NewSockets()
 	}
 	api.Register(e, s.gw, api.Options{PublicURL: s.cfg.PublicURL, LiveStreams: s.cfg.Mode == ModeAgent, Sockets: s.sockets})
+	if s.acceptor != nil {
+		e.GET(link.Path, echo.WrapHandler(s.acceptor))
+	}
 	e.GET(gateway.FilesPrefix+":resourceId", api.Files(s.gw))
 	e.HEAD(gateway.FilesPrefix+":resourceId", api.Files(s.gw))
 	return e
@@ -308,6 +340,7 @@ func (s *Server) Run(ctx context.Context) error {
 		defer wg.Done()
 		s.purgeBearerTokens(runCtx)
 	}()
+	s.runLink(runCtx, &wg)
 	go func() {
 		defer wg.Done()
 		s.registry.KeepSeen(runCtx, keepSeenPeriod)

@@ -13,8 +13,8 @@ import (
 	"github.com/fleetgate/fleetgate/server"
 )
 
-// runDemo starts the cloud gateway and a local gateway in one process, sharing one admin
-// API token, with data under <data>/cloud and <data>/agent.
+// runDemo starts the cloud gateway and a local gateway in one process, the agent linked to
+// the cloud, sharing one admin API token, with data under <data>/cloud and <data>/agent.
 func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	var g gatewayFlags
 	fs := newFlagSet("demo")
@@ -46,6 +46,13 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("cloud gateway: %w", err)
 	}
+	// The agent links to this cloud as any agent would: provisioned once, its key kept.
+	key, err := server.DemoAgentKey(ctx, cloud.Gateway(), filepath.Join(cloudCfg.DataDir, "demo-agent-key"), "demo-agent")
+	if err != nil {
+		cloud.Close()
+		return err
+	}
+	agentCfg.Cloud, agentCfg.AgentKey = cloud.URL(), key
 	agent, err := server.Open(ctx, agentCfg)
 	if err != nil {
 		cloud.Close()

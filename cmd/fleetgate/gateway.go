@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
@@ -121,11 +122,17 @@ func (s *simFlags) config() server.SimConfig {
 func runGateway(ctx context.Context, name string, mode server.Mode, defaultListen string, args []string, stdout io.Writer) error {
 	var g gatewayFlags
 	var sim simFlags
+	var cloudURL, agentKey string
+	var demoAgents int
 	fs := newFlagSet(name)
 	g.register(fs, defaultListen)
 	if mode == server.ModeAgent {
 		// With no other robot source configured, the agent hosts one simulated robot.
 		sim.register(fs, 1)
+		fs.StringVar(&cloudURL, "cloud", "", "URL of the cloud gateway to link to (fleetgate serve); empty: run alone")
+		fs.StringVar(&agentKey, "agent-key", "", "this agent's key from fleetgate agents add on the cloud (prefer FLEETGATE_AGENT_KEY: a flag shows in ps)")
+	} else {
+		fs.IntVar(&demoAgents, "demo", 0, "run this many simulated agents in this process, each linked over loopback with one simulated robot")
 	}
 	if err := parse(fs, args); err != nil {
 		return err
@@ -136,8 +143,18 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	if err := sim.check(); mode == server.ModeAgent && err != nil {
 		return err
 	}
+	if (cloudURL == "") != (agentKey == "") {
+		return usagef("--cloud and --agent-key go together")
+	}
+	if agentKey != "" && !strings.HasPrefix(agentKey, gateway.AgentKeyPrefix) {
+		return usagef("--agent-key must be an agent key (%s...) from fleetgate agents add", gateway.AgentKeyPrefix)
+	}
+	if demoAgents < 0 || demoAgents > maxSimRobots {
+		return usagef("--demo must be between 0 and %d", maxSimRobots)
+	}
 	cfg := g.config(mode, stdout)
 	cfg.Sim = sim.config()
+	cfg.Cloud, cfg.AgentKey, cfg.DemoAgents = cloudURL, agentKey, demoAgents
 	srv, err := server.Open(ctx, cfg)
 	if err != nil {
 		return err

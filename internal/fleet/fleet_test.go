@@ -125,10 +125,10 @@ type recordingTracker struct {
 	fail  error
 }
 
-func (r *recordingTracker) RobotOnline(_ context.Context, info fleet.Info, fleetID string, at time.Time) error {
+func (r *recordingTracker) RobotOnline(_ context.Context, info fleet.Info, home fleet.Home, at time.Time) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.calls = append(r.calls, trackerCall{"online", info.ID, fleetID, at})
+	r.calls = append(r.calls, trackerCall{"online", info.ID, home.FleetID + "/" + home.AgentID, at})
 	return r.fail
 }
 
@@ -182,8 +182,8 @@ func TestRegistry(t *testing.T) {
 	}
 	calls := tr.snapshot()
 	want := []trackerCall{
-		{"online", "a", "f1", time.Unix(1000, 0)}, {"online", "b", "f1", time.Unix(1000, 0)},
-		{"online", "a", "f1", time.Unix(1000, 0)}, {"seen", "a", "", time.Unix(1060, 0)},
+		{"online", "a", "f1/", time.Unix(1000, 0)}, {"online", "b", "f1/", time.Unix(1000, 0)},
+		{"online", "a", "f1/", time.Unix(1000, 0)}, {"seen", "a", "", time.Unix(1060, 0)},
 	}
 	if len(calls) != len(want) {
 		t.Fatalf("tracker calls %v, want %v", calls, want)
@@ -198,6 +198,48 @@ func TestRegistry(t *testing.T) {
 	tr.fail = errors.New("disk full")
 	if err := reg.Add(ctx, &fleettest.Robot{ID: "c"}, "f1"); err == nil || reg.Online("c") {
 		t.Errorf("Add with a failing tracker: %v, online %v", err, reg.Online("c"))
+	}
+}
+
+func TestRegistryHostedRobotsAndChanges(t *testing.T) {
+	tr := &recordingTracker{}
+	reg := fleet.NewRegistry(tr, nil, nil)
+	ctx := context.Background()
+	changed := reg.Changed()
+	select {
+	case <-changed:
+		t.Fatal("Changed fired before any change")
+	default:
+	}
+	b := &fleettest.Robot{ID: "b"}
+	if err := reg.AddHosted(ctx, b, fleet.Home{FleetID: "f", AgentID: "agent1"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	default:
+		t.Fatal("Add did not signal Changed")
+	}
+	if calls := tr.snapshot(); len(calls) != 1 || calls[0].fleet != "f/agent1" {
+		t.Errorf("tracker got %+v, want the agent in the home", calls)
+	}
+	a := &fleettest.Robot{ID: "a"}
+	reg.Add(ctx, a, "f")
+	if robots := reg.Robots(); len(robots) != 2 || robots[0] != fleet.Robot(a) || robots[1] != fleet.Robot(b) {
+		t.Errorf("Robots() = %v, want a then b", robots)
+	}
+	changed = reg.Changed()
+	reg.Remove(&fleettest.Robot{ID: "a"}) // not the registered connection: no change
+	select {
+	case <-changed:
+		t.Fatal("removing a stale connection signalled Changed")
+	default:
+	}
+	reg.Remove(a)
+	select {
+	case <-changed:
+	default:
+		t.Fatal("Remove did not signal Changed")
 	}
 }
 

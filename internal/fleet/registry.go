@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -12,11 +13,18 @@ import (
 // (robot records, lastTimeSeen). Calls carry a short deadline and may fail; the registry logs
 // the failure and goes on, since a robot's presence must not depend on the store.
 type Tracker interface {
-	// RobotOnline records that robot info of fleet fleetID is connected at at (creating or
-	// updating its record).
-	RobotOnline(ctx context.Context, info Info, fleetID string, at time.Time) error
+	// RobotOnline records that robot info, at home, is connected at at (creating or updating
+	// its record). An error keeps the robot out of the registry.
+	RobotOnline(ctx context.Context, info Info, home Home, at time.Time) error
 	// RobotSeen records that robot id was still connected at at.
 	RobotSeen(ctx context.Context, id string, at time.Time) error
+}
+
+// Home is where a connected robot belongs: its fleet and, for a robot behind the agent link,
+// the agent that hosts it (empty for robots of this process).
+type Home struct {
+	FleetID string
+	AgentID string
 }
 
 // Registry holds the robots connected now. It is the one place that knows which robots are
@@ -28,11 +36,13 @@ type Registry struct {
 
 	mu     sync.RWMutex
 	robots map[string]entry
+	// changed is closed and replaced at every Add and Remove (see Changed).
+	changed chan struct{}
 }
 
 type entry struct {
-	robot   Robot
-	fleetID string
+	robot Robot
+	home  Home
 }
 
 // NewRegistry returns an empty registry. tracker may be nil (nothing is recorded).
@@ -43,30 +53,54 @@ func NewRegistry(tracker Tracker, log *slog.Logger, now func() time.Time) *Regis
 	if now == nil {
 		now = time.Now
 	}
-	return &Registry{tracker: tracker, log: log, now: now, robots: map[string]entry{}}
+	return &Registry{tracker: tracker, log: log, now: now, robots: map[string]entry{}, changed: make(chan struct{})}
 }
 
 // trackTimeout bounds a store write for presence; presence never waits longer.
 const trackTimeout = 5 * time.Second
 
-// Add registers a connected robot in fleet fleetID, replacing an earlier connection of the
-// same id. The robot's record is written before it becomes visible, so a robot online in a
-// list always has details.
+// Add registers a robot of this process, connected now, in fleet fleetID.
 func (r *Registry) Add(ctx context.Context, robot Robot, fleetID string) error {
+	return r.AddHosted(ctx, robot, Home{FleetID: fleetID})
+}
+
+// AddHosted registers a connected robot at home, replacing an earlier connection of the same
+// id. The robot's record is written before it becomes visible, so a robot online in a list
+// always has details.
+func (r *Registry) AddHosted(ctx context.Context, robot Robot, home Home) error {
 	info := robot.Info()
 	if r.tracker != nil {
 		ctx, cancel := context.WithTimeout(ctx, trackTimeout)
-		err := r.tracker.RobotOnline(ctx, info, fleetID, r.now())
+		err := r.tracker.RobotOnline(ctx, info, home, r.now())
 		cancel()
 		if err != nil {
 			return err
 		}
 	}
 	r.mu.Lock()
-	r.robots[info.ID] = entry{robot: robot, fleetID: fleetID}
+	r.robots[info.ID] = entry{robot: robot, home: home}
+	r.notifyLocked()
 	r.mu.Unlock()
-	r.log.Info("robot online", "robot", info.ID, "name", info.Name, "fleet", fleetID)
+	if home.AgentID != "" {
+		r.log.Info("robot online", "robot", info.ID, "name", info.Name, "fleet", home.FleetID, "agent", home.AgentID)
+	} else {
+		r.log.Info("robot online", "robot", info.ID, "name", info.Name, "fleet", home.FleetID)
+	}
 	return nil
+}
+
+// notifyLocked wakes the watchers of Changed; r.mu is held.
+func (r *Registry) notifyLocked() {
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// Changed returns a channel that is closed at the next Add or Remove: a watcher takes it,
+// reads the registry, and waits on it.
+func (r *Registry) Changed() <-chan struct{} {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.changed
 }
 
 // Remove forgets robot id if robot is the connection registered for it (a reconnect may have
@@ -77,6 +111,7 @@ func (r *Registry) Remove(robot Robot) {
 	e, ok := r.robots[id]
 	if ok && e.robot == robot {
 		delete(r.robots, id)
+		r.notifyLocked()
 	} else {
 		ok = false
 	}
@@ -105,6 +140,18 @@ func (r *Registry) Robot(id string) (Robot, bool) {
 	defer r.mu.RUnlock()
 	e, ok := r.robots[id]
 	return e.robot, ok
+}
+
+// Robots lists the connected robots, sorted by id.
+func (r *Registry) Robots() []Robot {
+	r.mu.RLock()
+	out := make([]Robot, 0, len(r.robots))
+	for _, e := range r.robots {
+		out = append(out, e.robot)
+	}
+	r.mu.RUnlock()
+	slices.SortFunc(out, func(a, b Robot) int { return strings.Compare(a.Info().ID, b.Info().ID) })
+	return out
 }
 
 // Online reports whether robot id is connected.

@@ -14,23 +14,35 @@ const RobotReadTimeout = time.Second
 
 var _ fleet.Tracker = (*Gateway)(nil)
 
-// RobotOnline records a robot that connected: its record is created or refreshed in fleet
-// fleetID (and that fleet's organization). It implements fleet.Tracker.
-func (g *Gateway) RobotOnline(ctx context.Context, info fleet.Info, fleetID string, at time.Time) error {
-	f, err := g.store.Fleet(ctx, fleetID)
+// RobotOnline records a robot that connected: its record is created or refreshed. A robot of
+// this process (home.AgentID empty) joins home.FleetID. A robot an agent announced joins the
+// agent's fleet when it is new and keeps its fleet when it exists (an admin may have moved
+// it); it must belong to the agent's organization: a robot id of another organization is
+// EConflict, so no agent can take over a robot it does not own. It implements fleet.Tracker.
+func (g *Gateway) RobotOnline(ctx context.Context, info fleet.Info, home fleet.Home, at time.Time) error {
+	f, err := g.store.Fleet(ctx, home.FleetID)
 	if err != nil {
 		return err
 	}
-	created := at
-	if old, err := g.store.Robot(ctx, info.ID); err == nil {
+	created, fleetID := at, f.ID
+	old, err := g.store.Robot(ctx, info.ID)
+	switch {
+	case err == nil:
 		created = old.CreatedAt
-	} else if ErrorCode(err) != ENotFound {
+		if home.AgentID != "" {
+			if old.OrgID != f.OrgID {
+				return Errorf(EConflict, "robot %s belongs to another organization", info.ID)
+			}
+			fleetID = old.FleetID
+		}
+	case ErrorCode(err) != ENotFound:
 		return err
 	}
 	return g.store.SaveLiveRobot(ctx, Robot{
 		ID:            info.ID,
 		OrgID:         f.OrgID,
-		FleetID:       f.ID,
+		FleetID:       fleetID,
+		AgentID:       home.AgentID,
 		Name:          info.Name,
 		ConfigName:    info.ConfigName,
 		ConfigVersion: info.ConfigVersion,

@@ -14,7 +14,7 @@ func TestRobotPresenceIsRecorded(t *testing.T) {
 	e := newEnv(t)
 	info := fleet.Info{ID: "7f8c8f53-5a55-4d0e-a0c4-1c8b1b4a2f10", Name: "sim-1", ConfigName: "warehouse-sim", ConfigVersion: "1", AgentVersion: "0.3.0"}
 	at := e.clock.Now()
-	if err := e.g.RobotOnline(e.ctx, info, e.fleet.ID, at); err != nil {
+	if err := e.g.RobotOnline(e.ctx, info, fleet.Home{FleetID: e.fleet.ID}, at); err != nil {
 		t.Fatal(err)
 	}
 	r, err := e.db.Robot(e.ctx, info.ID)
@@ -32,7 +32,7 @@ func TestRobotPresenceIsRecorded(t *testing.T) {
 	}
 	// A reconnect with a new name and agent version refreshes the record and keeps its birth.
 	info.Name, info.AgentVersion = "sim-1b", "0.4.0"
-	if err := e.g.RobotOnline(e.ctx, info, e.fleet.ID, later.Add(time.Minute)); err != nil {
+	if err := e.g.RobotOnline(e.ctx, info, fleet.Home{FleetID: e.fleet.ID}, later.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	r, _ = e.db.Robot(e.ctx, info.ID)
@@ -40,7 +40,7 @@ func TestRobotPresenceIsRecorded(t *testing.T) {
 		t.Errorf("record after reconnect: %+v", r)
 	}
 
-	if err := e.g.RobotOnline(e.ctx, info, "no-such-fleet", at); gateway.ErrorCode(err) != gateway.ENotFound {
+	if err := e.g.RobotOnline(e.ctx, info, fleet.Home{FleetID: "no-such-fleet"}, at); gateway.ErrorCode(err) != gateway.ENotFound {
 		t.Errorf("unknown fleet: %v, want not_found", err)
 	}
 	if err := e.g.RobotSeen(e.ctx, "no-such-robot", at); gateway.ErrorCode(err) != gateway.ENotFound {
@@ -81,5 +81,40 @@ func TestLiveStreamOfARobotHostedElsewhere(t *testing.T) {
 	// 404 comes before 501: an unknown robot is not found, wherever it might live.
 	if _, err := e.g.OpenLiveStream(e.ctx, caller, "no-such-robot", req); gateway.ErrorCode(err) != gateway.ENotFound {
 		t.Errorf("unknown robot: %v", err)
+	}
+}
+
+// TestRobotAnnouncedByAnAgent checks where robots announced over the agent link land: a new
+// one in the agent's fleet with the agent recorded, an existing one in its own fleet, and a
+// robot id of another organization refused.
+func TestRobotAnnouncedByAnAgent(t *testing.T) {
+	e := newEnv(t)
+	agentFleet := gateway.Fleet{ID: "5d0b7f0e-3d61-4f0c-9d7a-6a0f5c1e2b3a", OrgID: e.org.ID, Name: "yard"}
+	e.must(e.db.CreateFleet(e.ctx, agentFleet))
+	e.must(e.db.CreateAgent(e.ctx, gateway.Agent{ID: "agent-1", Name: "yard-agent", FleetID: agentFleet.ID, KeyHash: "k1", CreatedAt: e.clock.Now()}))
+	home := fleet.Home{FleetID: agentFleet.ID, AgentID: "agent-1"}
+	at := e.clock.Now()
+
+	fresh := fleet.Info{ID: "3c9e2f4a-1b5d-4e6f-8a7b-9c0d1e2f3a4b", Name: "new"}
+	e.must(e.g.RobotOnline(e.ctx, fresh, home, at))
+	if r, _ := e.db.Robot(e.ctx, fresh.ID); r.FleetID != agentFleet.ID || r.AgentID != "agent-1" || r.OrgID != e.org.ID {
+		t.Errorf("new robot recorded as %+v, want the agent's fleet and the agent", r)
+	}
+
+	provisioned := gateway.Robot{ID: "6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d", OrgID: e.org.ID, FleetID: e.fleet.ID, Name: "placed", CreatedAt: at}
+	e.must(e.db.CreateRobot(e.ctx, provisioned))
+	e.must(e.g.RobotOnline(e.ctx, fleet.Info{ID: provisioned.ID, Name: "placed"}, home, at))
+	if r, _ := e.db.Robot(e.ctx, provisioned.ID); r.FleetID != e.fleet.ID || r.AgentID != "agent-1" {
+		t.Errorf("provisioned robot recorded as %+v, want its own fleet kept and the agent recorded", r)
+	}
+
+	otherOrg, otherFleet := e.addOrg("rival")
+	foreign := gateway.Robot{ID: "7b8c9d0e-1f2a-4b3c-9d4e-5f6a7b8c9d0e", OrgID: otherOrg.ID, FleetID: otherFleet.ID, Name: "theirs", CreatedAt: at}
+	e.must(e.db.CreateRobot(e.ctx, foreign))
+	if err := e.g.RobotOnline(e.ctx, fleet.Info{ID: foreign.ID, Name: "stolen"}, home, at); gateway.ErrorCode(err) != gateway.EConflict {
+		t.Errorf("robot of another organization: %v, want conflict", err)
+	}
+	if r, _ := e.db.Robot(e.ctx, foreign.ID); r.OrgID != otherOrg.ID || r.Name != "theirs" || r.AgentID != "" {
+		t.Errorf("the other organization's robot changed: %+v", r)
 	}
 }

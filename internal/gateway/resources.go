@@ -25,18 +25,71 @@ const DownloadTTL = 5 * time.Minute
 
 var actDownload = action{minRole: RoleOperator, acts: true, what: "download resources"}
 
-// Resources is endpoint 4: the files a connected robot offers, newest first.
-func (g *Gateway) Resources(ctx context.Context, c *Caller, robotID string) ([]fleet.Resource, error) {
-	r, live, err := g.liveRobot(ctx, c, robotID, actView)
+// ResourceArchive holds verified copies of resource files, by resource id. Its records are the
+// store's resources rows with a Path (SyncedResources); the archive holds their bytes.
+type ResourceArchive interface {
+	Open(id string) (fleet.ResourceFile, error)
+}
+
+// ArchivedPath marks a resource record whose file is in the archive.
+const ArchivedPath = "archive"
+
+// SaveArchivedResource records a resource file of robot robotID that the archive now holds
+// whole, with its hex SHA-256: from now on it is listed and served.
+func (g *Gateway) SaveArchivedResource(ctx context.Context, robotID string, res fleet.Resource, sha256hex string) error {
+	rec := ResourceRecord{
+		ID: res.ID, RobotID: robotID, Name: res.Name, MIMEType: res.MIMEType, FileType: res.FileType,
+		Size: res.Size, SHA256: sha256hex, Path: ArchivedPath, CreatedAt: res.CreatedAt.UTC(),
+	}
+	return g.store.SaveResource(ctx, rec)
+}
+
+// ArchivedResources lists the archived resources of robot robotID, newest first.
+func (g *Gateway) ArchivedResources(ctx context.Context, robotID string) ([]ResourceRecord, error) {
+	return g.store.SyncedResources(ctx, robotID)
+}
+
+func (r ResourceRecord) resource() fleet.Resource {
+	return fleet.Resource{ID: r.ID, Name: r.Name, MIMEType: r.MIMEType, FileType: r.FileType, Size: r.Size, CreatedAt: r.CreatedAt}
+}
+
+// listResources is what robot r offers: the archive's copies when this gateway has an
+// archive (whether or not r is online), else the connected robot's list.
+func (g *Gateway) listResources(ctx context.Context, c *Caller, robotID string, act action) (Robot, []fleet.Resource, error) {
+	if g.archive != nil {
+		r, _, err := g.authorizeRobot(ctx, c, robotID, act)
+		if err != nil {
+			return Robot{}, nil, err
+		}
+		recs, err := g.store.SyncedResources(ctx, r.ID)
+		if err != nil {
+			return Robot{}, nil, err
+		}
+		list := make([]fleet.Resource, len(recs))
+		for i, rec := range recs {
+			list[i] = rec.resource()
+		}
+		return r, list, nil
+	}
+	r, live, err := g.liveRobot(ctx, c, robotID, act)
 	if err != nil {
-		return nil, err
+		return Robot{}, nil, err
 	}
 	list, err := robotCall(ctx, r, live.Resources)
+	return r, list, err
+}
+
+// Resources is endpoint 4: the files a connected robot offers, newest first.
+func (g *Gateway) Resources(ctx context.Context, c *Caller, robotID string) ([]fleet.Resource, error) {
+	r, list, err := g.listResources(ctx, c, robotID, actView)
 	if err != nil {
 		return nil, err
 	}
 	list = slices.Clone(list)
 	slices.SortStableFunc(list, func(a, b fleet.Resource) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	if g.archive != nil {
+		return list, nil // archived records are already what a download serves
+	}
 	// Remember each file as listed: a download serves what the caller saw, also of a file
 	// that grows meanwhile (the agent's own log).
 	for _, res := range list {
@@ -61,17 +114,17 @@ func (g *Gateway) ResourceLink(ctx context.Context, c *Caller, robotID, resource
 	if g.signer == nil {
 		return "", Errorf(ENotFound, "this gateway cannot make download links")
 	}
-	r, live, err := g.liveRobot(ctx, c, robotID, actDownload)
-	if err != nil {
-		return "", err
-	}
-	list, err := robotCall(ctx, r, live.Resources)
+	r, list, err := g.listResources(ctx, c, robotID, actDownload)
 	if err != nil {
 		return "", err
 	}
 	i := slices.IndexFunc(list, func(res fleet.Resource) bool { return res.ID == resourceID })
 	if i < 0 {
 		return "", Errorf(ENotFound, "robot %q has no resource %q", r.Name, resourceID)
+	}
+	path := FilesPrefix + url.PathEscape(list[i].ID)
+	if g.archive != nil {
+		return path + "?" + g.signer.Sign("GET", path, DownloadTTL).Encode(), nil
 	}
 	rec := resourceRecord(r, list[i])
 	if listed, err := g.store.Resource(ctx, rec.ID); err == nil && listed.RobotID == r.ID &&
@@ -83,7 +136,6 @@ func (g *Gateway) ResourceLink(ctx context.Context, c *Caller, robotID, resource
 	if err := g.store.SaveResource(ctx, rec); err != nil {
 		return "", err
 	}
-	path := FilesPrefix + url.PathEscape(rec.ID)
 	return path + "?" + g.signer.Sign("GET", path, DownloadTTL).Encode(), nil
 }
 
@@ -103,6 +155,13 @@ func (g *Gateway) OpenLink(ctx context.Context, method, path string, query url.V
 	robot, err := g.store.Robot(ctx, rec.RobotID)
 	if err != nil {
 		return nil, fleet.Resource{}, err
+	}
+	if rec.Path == ArchivedPath && g.archive != nil {
+		f, err := g.archive.Open(rec.ID)
+		if err != nil {
+			return nil, fleet.Resource{}, Errorf(ENotFound, "the copy of resource %q is gone", rec.Name)
+		}
+		return f, rec.resource(), nil
 	}
 	live, ok := g.presence.Robot(rec.RobotID)
 	if !ok {

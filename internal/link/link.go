@@ -51,6 +51,10 @@ const (
 	CloseVersion  = websocket.StatusCode(4004) // protocol versions differ
 )
 
+// ErrMalformed marks a frame that is not a link frame: text, undecodable or empty. The
+// reader closes the link with StatusProtocolError.
+var ErrMalformed = errors.New("link: malformed frame")
+
 // ReadFrame reads one frame. It uses context.Background per frame (DESIGN.md section 9);
 // liveness is the heartbeat's job.
 func ReadFrame(conn *websocket.Conn) (*linkpb.Frame, error) {
@@ -59,14 +63,14 @@ func ReadFrame(conn *websocket.Conn) (*linkpb.Frame, error) {
 		return nil, err
 	}
 	if typ != websocket.MessageBinary {
-		return nil, fmt.Errorf("link: a text frame on the link")
+		return nil, fmt.Errorf("%w: a text frame", ErrMalformed)
 	}
 	var f linkpb.Frame
 	if err := proto.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("link: malformed frame: %w", err)
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	if f.Body == nil {
-		return nil, errors.New("link: empty frame")
+		return nil, fmt.Errorf("%w: empty", ErrMalformed)
 	}
 	return &f, nil
 }

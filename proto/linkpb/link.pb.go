@@ -78,7 +78,7 @@ func (x Error_Kind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Error_Kind.Descriptor instead.
 func (Error_Kind) EnumDescriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{14, 0}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{16, 0}
 }
 
 type Frame struct {
@@ -95,6 +95,7 @@ type Frame struct {
 	//	*Frame_Kpis
 	//	*Frame_Chunk
 	//	*Frame_Resources
+	//	*Frame_Accepted
 	Body          isFrame_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -227,6 +228,15 @@ func (x *Frame) GetResources() *ResourcesChanged {
 	return nil
 }
 
+func (x *Frame) GetAccepted() *RobotsAccepted {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_Accepted); ok {
+			return x.Accepted
+		}
+	}
+	return nil
+}
+
 type isFrame_Body interface {
 	isFrame_Body()
 }
@@ -271,6 +281,10 @@ type Frame_Resources struct {
 	Resources *ResourcesChanged `protobuf:"bytes,10,opt,name=resources,proto3,oneof"` // agent → cloud: a robot's resource list changed
 }
 
+type Frame_Accepted struct {
+	Accepted *RobotsAccepted `protobuf:"bytes,11,opt,name=accepted,proto3,oneof"` // cloud → agent: the answer to robots
+}
+
 func (*Frame_Hello) isFrame_Body() {}
 
 func (*Frame_Welcome) isFrame_Body() {}
@@ -290,6 +304,8 @@ func (*Frame_Kpis) isFrame_Body() {}
 func (*Frame_Chunk) isFrame_Body() {}
 
 func (*Frame_Resources) isFrame_Body() {}
+
+func (*Frame_Accepted) isFrame_Body() {}
 
 type Hello struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
@@ -434,8 +450,10 @@ type Welcome struct {
 	FleetId         string                 `protobuf:"bytes,3,opt,name=fleet_id,json=fleetId,proto3" json:"fleet_id,omitempty"`
 	// heartbeat_interval_ms is how often each side sends a heartbeat; three missed ones end the link.
 	HeartbeatIntervalMs uint32 `protobuf:"varint,4,opt,name=heartbeat_interval_ms,json=heartbeatIntervalMs,proto3" json:"heartbeat_interval_ms,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// refused lists announced robots the cloud did not register, with why.
+	Refused       []*RobotRefused `protobuf:"bytes,5,rep,name=refused,proto3" json:"refused,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Welcome) Reset() {
@@ -496,6 +514,65 @@ func (x *Welcome) GetHeartbeatIntervalMs() uint32 {
 	return 0
 }
 
+func (x *Welcome) GetRefused() []*RobotRefused {
+	if x != nil {
+		return x.Refused
+	}
+	return nil
+}
+
+type RobotRefused struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RobotRefused) Reset() {
+	*x = RobotRefused{}
+	mi := &file_platform_link_link_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RobotRefused) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RobotRefused) ProtoMessage() {}
+
+func (x *RobotRefused) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RobotRefused.ProtoReflect.Descriptor instead.
+func (*RobotRefused) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *RobotRefused) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *RobotRefused) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 type Refusal struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Reason string                 `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -507,7 +584,7 @@ type Refusal struct {
 
 func (x *Refusal) Reset() {
 	*x = Refusal{}
-	mi := &file_platform_link_link_proto_msgTypes[4]
+	mi := &file_platform_link_link_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -519,7 +596,7 @@ func (x *Refusal) String() string {
 func (*Refusal) ProtoMessage() {}
 
 func (x *Refusal) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[4]
+	mi := &file_platform_link_link_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -532,7 +609,7 @@ func (x *Refusal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Refusal.ProtoReflect.Descriptor instead.
 func (*Refusal) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{4}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Refusal) GetReason() string {
@@ -558,7 +635,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_platform_link_link_proto_msgTypes[5]
+	mi := &file_platform_link_link_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -570,7 +647,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[5]
+	mi := &file_platform_link_link_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -583,7 +660,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{5}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Heartbeat) GetSent() *catalogpb.Time {
@@ -602,7 +679,7 @@ type RobotsChanged struct {
 
 func (x *RobotsChanged) Reset() {
 	*x = RobotsChanged{}
-	mi := &file_platform_link_link_proto_msgTypes[6]
+	mi := &file_platform_link_link_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -614,7 +691,7 @@ func (x *RobotsChanged) String() string {
 func (*RobotsChanged) ProtoMessage() {}
 
 func (x *RobotsChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[6]
+	mi := &file_platform_link_link_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -627,12 +704,57 @@ func (x *RobotsChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RobotsChanged.ProtoReflect.Descriptor instead.
 func (*RobotsChanged) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{6}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RobotsChanged) GetRobots() []*RobotInfo {
 	if x != nil {
 		return x.Robots
+	}
+	return nil
+}
+
+// RobotsAccepted answers RobotsChanged with the robots the cloud did not register.
+type RobotsAccepted struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Refused       []*RobotRefused        `protobuf:"bytes,1,rep,name=refused,proto3" json:"refused,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RobotsAccepted) Reset() {
+	*x = RobotsAccepted{}
+	mi := &file_platform_link_link_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RobotsAccepted) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RobotsAccepted) ProtoMessage() {}
+
+func (x *RobotsAccepted) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RobotsAccepted.ProtoReflect.Descriptor instead.
+func (*RobotsAccepted) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *RobotsAccepted) GetRefused() []*RobotRefused {
+	if x != nil {
+		return x.Refused
 	}
 	return nil
 }
@@ -648,7 +770,7 @@ type StreamKey struct {
 
 func (x *StreamKey) Reset() {
 	*x = StreamKey{}
-	mi := &file_platform_link_link_proto_msgTypes[7]
+	mi := &file_platform_link_link_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -660,7 +782,7 @@ func (x *StreamKey) String() string {
 func (*StreamKey) ProtoMessage() {}
 
 func (x *StreamKey) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[7]
+	mi := &file_platform_link_link_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -673,7 +795,7 @@ func (x *StreamKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamKey.ProtoReflect.Descriptor instead.
 func (*StreamKey) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{7}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *StreamKey) GetComponent() string {
@@ -720,7 +842,7 @@ type Request struct {
 
 func (x *Request) Reset() {
 	*x = Request{}
-	mi := &file_platform_link_link_proto_msgTypes[8]
+	mi := &file_platform_link_link_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -732,7 +854,7 @@ func (x *Request) String() string {
 func (*Request) ProtoMessage() {}
 
 func (x *Request) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[8]
+	mi := &file_platform_link_link_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -745,7 +867,7 @@ func (x *Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Request.ProtoReflect.Descriptor instead.
 func (*Request) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{8}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Request) GetId() uint64 {
@@ -908,7 +1030,7 @@ type Empty struct {
 
 func (x *Empty) Reset() {
 	*x = Empty{}
-	mi := &file_platform_link_link_proto_msgTypes[9]
+	mi := &file_platform_link_link_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -920,7 +1042,7 @@ func (x *Empty) String() string {
 func (*Empty) ProtoMessage() {}
 
 func (x *Empty) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[9]
+	mi := &file_platform_link_link_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -933,7 +1055,7 @@ func (x *Empty) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Empty.ProtoReflect.Descriptor instead.
 func (*Empty) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{9}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{11}
 }
 
 type Publish struct {
@@ -947,7 +1069,7 @@ type Publish struct {
 
 func (x *Publish) Reset() {
 	*x = Publish{}
-	mi := &file_platform_link_link_proto_msgTypes[10]
+	mi := &file_platform_link_link_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -959,7 +1081,7 @@ func (x *Publish) String() string {
 func (*Publish) ProtoMessage() {}
 
 func (x *Publish) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[10]
+	mi := &file_platform_link_link_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -972,7 +1094,7 @@ func (x *Publish) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Publish.ProtoReflect.Descriptor instead.
 func (*Publish) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{10}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Publish) GetKey() *StreamKey {
@@ -1006,7 +1128,7 @@ type MetricQuery struct {
 
 func (x *MetricQuery) Reset() {
 	*x = MetricQuery{}
-	mi := &file_platform_link_link_proto_msgTypes[11]
+	mi := &file_platform_link_link_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1018,7 +1140,7 @@ func (x *MetricQuery) String() string {
 func (*MetricQuery) ProtoMessage() {}
 
 func (x *MetricQuery) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[11]
+	mi := &file_platform_link_link_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1031,7 +1153,7 @@ func (x *MetricQuery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetricQuery.ProtoReflect.Descriptor instead.
 func (*MetricQuery) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{11}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *MetricQuery) GetType() int32 {
@@ -1051,16 +1173,19 @@ func (x *MetricQuery) GetName() string {
 // ResourceUpload asks the agent to send a resource file from offset on, as chunks carrying
 // this request's id; the answer comes once the last chunk is sent.
 type ResourceUpload struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ResourceId    string                 `protobuf:"bytes,1,opt,name=resource_id,json=resourceId,proto3" json:"resource_id,omitempty"`
-	Offset        int64                  `protobuf:"varint,2,opt,name=offset,proto3" json:"offset,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	ResourceId string                 `protobuf:"bytes,1,opt,name=resource_id,json=resourceId,proto3" json:"resource_id,omitempty"`
+	Offset     int64                  `protobuf:"varint,2,opt,name=offset,proto3" json:"offset,omitempty"`
+	// size is the file's size as listed: the agent sends bytes [offset, size) of that version,
+	// and answers INVALID when the file no longer has them.
+	Size          int64 `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ResourceUpload) Reset() {
 	*x = ResourceUpload{}
-	mi := &file_platform_link_link_proto_msgTypes[12]
+	mi := &file_platform_link_link_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1072,7 +1197,7 @@ func (x *ResourceUpload) String() string {
 func (*ResourceUpload) ProtoMessage() {}
 
 func (x *ResourceUpload) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[12]
+	mi := &file_platform_link_link_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1085,7 +1210,7 @@ func (x *ResourceUpload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceUpload.ProtoReflect.Descriptor instead.
 func (*ResourceUpload) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{12}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ResourceUpload) GetResourceId() string {
@@ -1098,6 +1223,13 @@ func (x *ResourceUpload) GetResourceId() string {
 func (x *ResourceUpload) GetOffset() int64 {
 	if x != nil {
 		return x.Offset
+	}
+	return 0
+}
+
+func (x *ResourceUpload) GetSize() int64 {
+	if x != nil {
+		return x.Size
 	}
 	return 0
 }
@@ -1123,7 +1255,7 @@ type Response struct {
 
 func (x *Response) Reset() {
 	*x = Response{}
-	mi := &file_platform_link_link_proto_msgTypes[13]
+	mi := &file_platform_link_link_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1135,7 +1267,7 @@ func (x *Response) String() string {
 func (*Response) ProtoMessage() {}
 
 func (x *Response) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[13]
+	mi := &file_platform_link_link_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1148,7 +1280,7 @@ func (x *Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Response.ProtoReflect.Descriptor instead.
 func (*Response) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{13}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Response) GetId() uint64 {
@@ -1306,7 +1438,7 @@ type Error struct {
 
 func (x *Error) Reset() {
 	*x = Error{}
-	mi := &file_platform_link_link_proto_msgTypes[14]
+	mi := &file_platform_link_link_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1318,7 +1450,7 @@ func (x *Error) String() string {
 func (*Error) ProtoMessage() {}
 
 func (x *Error) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[14]
+	mi := &file_platform_link_link_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1331,7 +1463,7 @@ func (x *Error) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Error.ProtoReflect.Descriptor instead.
 func (*Error) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{14}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Error) GetKind() Error_Kind {
@@ -1364,7 +1496,7 @@ type Stream struct {
 
 func (x *Stream) Reset() {
 	*x = Stream{}
-	mi := &file_platform_link_link_proto_msgTypes[15]
+	mi := &file_platform_link_link_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1376,7 +1508,7 @@ func (x *Stream) String() string {
 func (*Stream) ProtoMessage() {}
 
 func (x *Stream) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[15]
+	mi := &file_platform_link_link_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1389,7 +1521,7 @@ func (x *Stream) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stream.ProtoReflect.Descriptor instead.
 func (*Stream) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{15}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Stream) GetComponent() string {
@@ -1457,7 +1589,7 @@ type StreamList struct {
 
 func (x *StreamList) Reset() {
 	*x = StreamList{}
-	mi := &file_platform_link_link_proto_msgTypes[16]
+	mi := &file_platform_link_link_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1469,7 +1601,7 @@ func (x *StreamList) String() string {
 func (*StreamList) ProtoMessage() {}
 
 func (x *StreamList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[16]
+	mi := &file_platform_link_link_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1482,7 +1614,7 @@ func (x *StreamList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamList.ProtoReflect.Descriptor instead.
 func (*StreamList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{16}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *StreamList) GetStreams() []*Stream {
@@ -1504,7 +1636,7 @@ type Sample struct {
 
 func (x *Sample) Reset() {
 	*x = Sample{}
-	mi := &file_platform_link_link_proto_msgTypes[17]
+	mi := &file_platform_link_link_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1516,7 +1648,7 @@ func (x *Sample) String() string {
 func (*Sample) ProtoMessage() {}
 
 func (x *Sample) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[17]
+	mi := &file_platform_link_link_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1529,7 +1661,7 @@ func (x *Sample) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sample.ProtoReflect.Descriptor instead.
 func (*Sample) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{17}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Sample) GetType() string {
@@ -1569,7 +1701,7 @@ type MetricTypes struct {
 
 func (x *MetricTypes) Reset() {
 	*x = MetricTypes{}
-	mi := &file_platform_link_link_proto_msgTypes[18]
+	mi := &file_platform_link_link_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1581,7 +1713,7 @@ func (x *MetricTypes) String() string {
 func (*MetricTypes) ProtoMessage() {}
 
 func (x *MetricTypes) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[18]
+	mi := &file_platform_link_link_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1594,7 +1726,7 @@ func (x *MetricTypes) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetricTypes.ProtoReflect.Descriptor instead.
 func (*MetricTypes) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{18}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *MetricTypes) GetTypes() []int32 {
@@ -1614,7 +1746,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_platform_link_link_proto_msgTypes[19]
+	mi := &file_platform_link_link_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1626,7 +1758,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[19]
+	mi := &file_platform_link_link_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1639,7 +1771,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{19}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Usage) GetUsed() float64 {
@@ -1670,7 +1802,7 @@ type Recorder struct {
 
 func (x *Recorder) Reset() {
 	*x = Recorder{}
-	mi := &file_platform_link_link_proto_msgTypes[20]
+	mi := &file_platform_link_link_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1682,7 +1814,7 @@ func (x *Recorder) String() string {
 func (*Recorder) ProtoMessage() {}
 
 func (x *Recorder) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[20]
+	mi := &file_platform_link_link_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1695,7 +1827,7 @@ func (x *Recorder) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recorder.ProtoReflect.Descriptor instead.
 func (*Recorder) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{20}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Recorder) GetId() string {
@@ -1749,7 +1881,7 @@ type Recorders struct {
 
 func (x *Recorders) Reset() {
 	*x = Recorders{}
-	mi := &file_platform_link_link_proto_msgTypes[21]
+	mi := &file_platform_link_link_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1761,7 +1893,7 @@ func (x *Recorders) String() string {
 func (*Recorders) ProtoMessage() {}
 
 func (x *Recorders) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[21]
+	mi := &file_platform_link_link_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1774,7 +1906,7 @@ func (x *Recorders) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recorders.ProtoReflect.Descriptor instead.
 func (*Recorders) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{21}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Recorders) GetRecorders() []*Recorder {
@@ -1797,7 +1929,7 @@ type ComponentInfo struct {
 
 func (x *ComponentInfo) Reset() {
 	*x = ComponentInfo{}
-	mi := &file_platform_link_link_proto_msgTypes[22]
+	mi := &file_platform_link_link_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1809,7 +1941,7 @@ func (x *ComponentInfo) String() string {
 func (*ComponentInfo) ProtoMessage() {}
 
 func (x *ComponentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[22]
+	mi := &file_platform_link_link_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1822,7 +1954,7 @@ func (x *ComponentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ComponentInfo.ProtoReflect.Descriptor instead.
 func (*ComponentInfo) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{22}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ComponentInfo) GetId() string {
@@ -1869,7 +2001,7 @@ type Components struct {
 
 func (x *Components) Reset() {
 	*x = Components{}
-	mi := &file_platform_link_link_proto_msgTypes[23]
+	mi := &file_platform_link_link_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1881,7 +2013,7 @@ func (x *Components) String() string {
 func (*Components) ProtoMessage() {}
 
 func (x *Components) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[23]
+	mi := &file_platform_link_link_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1894,7 +2026,7 @@ func (x *Components) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Components.ProtoReflect.Descriptor instead.
 func (*Components) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{23}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Components) GetComponents() []*ComponentInfo {
@@ -1915,7 +2047,7 @@ type ConfigInfo struct {
 
 func (x *ConfigInfo) Reset() {
 	*x = ConfigInfo{}
-	mi := &file_platform_link_link_proto_msgTypes[24]
+	mi := &file_platform_link_link_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1927,7 +2059,7 @@ func (x *ConfigInfo) String() string {
 func (*ConfigInfo) ProtoMessage() {}
 
 func (x *ConfigInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[24]
+	mi := &file_platform_link_link_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1940,7 +2072,7 @@ func (x *ConfigInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigInfo.ProtoReflect.Descriptor instead.
 func (*ConfigInfo) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{24}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ConfigInfo) GetName() string {
@@ -1974,7 +2106,7 @@ type AgentOperationalState struct {
 
 func (x *AgentOperationalState) Reset() {
 	*x = AgentOperationalState{}
-	mi := &file_platform_link_link_proto_msgTypes[25]
+	mi := &file_platform_link_link_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1986,7 +2118,7 @@ func (x *AgentOperationalState) String() string {
 func (*AgentOperationalState) ProtoMessage() {}
 
 func (x *AgentOperationalState) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[25]
+	mi := &file_platform_link_link_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1999,7 +2131,7 @@ func (x *AgentOperationalState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentOperationalState.ProtoReflect.Descriptor instead.
 func (*AgentOperationalState) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{25}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *AgentOperationalState) GetAgentStatus() int32 {
@@ -2044,7 +2176,7 @@ type Metric struct {
 
 func (x *Metric) Reset() {
 	*x = Metric{}
-	mi := &file_platform_link_link_proto_msgTypes[26]
+	mi := &file_platform_link_link_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2056,7 +2188,7 @@ func (x *Metric) String() string {
 func (*Metric) ProtoMessage() {}
 
 func (x *Metric) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[26]
+	mi := &file_platform_link_link_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2069,7 +2201,7 @@ func (x *Metric) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Metric.ProtoReflect.Descriptor instead.
 func (*Metric) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{26}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Metric) GetType() int32 {
@@ -2304,7 +2436,7 @@ type KPI struct {
 
 func (x *KPI) Reset() {
 	*x = KPI{}
-	mi := &file_platform_link_link_proto_msgTypes[27]
+	mi := &file_platform_link_link_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2316,7 +2448,7 @@ func (x *KPI) String() string {
 func (*KPI) ProtoMessage() {}
 
 func (x *KPI) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[27]
+	mi := &file_platform_link_link_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2329,7 +2461,7 @@ func (x *KPI) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPI.ProtoReflect.Descriptor instead.
 func (*KPI) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{27}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *KPI) GetName() string {
@@ -2369,7 +2501,7 @@ type KPIList struct {
 
 func (x *KPIList) Reset() {
 	*x = KPIList{}
-	mi := &file_platform_link_link_proto_msgTypes[28]
+	mi := &file_platform_link_link_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2381,7 +2513,7 @@ func (x *KPIList) String() string {
 func (*KPIList) ProtoMessage() {}
 
 func (x *KPIList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[28]
+	mi := &file_platform_link_link_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2394,7 +2526,7 @@ func (x *KPIList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPIList.ProtoReflect.Descriptor instead.
 func (*KPIList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{28}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *KPIList) GetKpis() []*KPI {
@@ -2414,7 +2546,7 @@ type KPIValues struct {
 
 func (x *KPIValues) Reset() {
 	*x = KPIValues{}
-	mi := &file_platform_link_link_proto_msgTypes[29]
+	mi := &file_platform_link_link_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2426,7 +2558,7 @@ func (x *KPIValues) String() string {
 func (*KPIValues) ProtoMessage() {}
 
 func (x *KPIValues) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[29]
+	mi := &file_platform_link_link_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2439,7 +2571,7 @@ func (x *KPIValues) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPIValues.ProtoReflect.Descriptor instead.
 func (*KPIValues) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{29}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *KPIValues) GetRobotId() string {
@@ -2472,7 +2604,7 @@ type Resource struct {
 
 func (x *Resource) Reset() {
 	*x = Resource{}
-	mi := &file_platform_link_link_proto_msgTypes[30]
+	mi := &file_platform_link_link_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2484,7 +2616,7 @@ func (x *Resource) String() string {
 func (*Resource) ProtoMessage() {}
 
 func (x *Resource) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[30]
+	mi := &file_platform_link_link_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2497,7 +2629,7 @@ func (x *Resource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Resource.ProtoReflect.Descriptor instead.
 func (*Resource) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{30}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Resource) GetId() string {
@@ -2558,7 +2690,7 @@ type ResourceList struct {
 
 func (x *ResourceList) Reset() {
 	*x = ResourceList{}
-	mi := &file_platform_link_link_proto_msgTypes[31]
+	mi := &file_platform_link_link_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2570,7 +2702,7 @@ func (x *ResourceList) String() string {
 func (*ResourceList) ProtoMessage() {}
 
 func (x *ResourceList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[31]
+	mi := &file_platform_link_link_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2583,7 +2715,7 @@ func (x *ResourceList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceList.ProtoReflect.Descriptor instead.
 func (*ResourceList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{31}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ResourceList) GetResources() []*Resource {
@@ -2603,7 +2735,7 @@ type ResourcesChanged struct {
 
 func (x *ResourcesChanged) Reset() {
 	*x = ResourcesChanged{}
-	mi := &file_platform_link_link_proto_msgTypes[32]
+	mi := &file_platform_link_link_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2615,7 +2747,7 @@ func (x *ResourcesChanged) String() string {
 func (*ResourcesChanged) ProtoMessage() {}
 
 func (x *ResourcesChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[32]
+	mi := &file_platform_link_link_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2628,7 +2760,7 @@ func (x *ResourcesChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourcesChanged.ProtoReflect.Descriptor instead.
 func (*ResourcesChanged) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{32}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ResourcesChanged) GetRobotId() string {
@@ -2656,7 +2788,7 @@ type ResourceChunk struct {
 
 func (x *ResourceChunk) Reset() {
 	*x = ResourceChunk{}
-	mi := &file_platform_link_link_proto_msgTypes[33]
+	mi := &file_platform_link_link_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2668,7 +2800,7 @@ func (x *ResourceChunk) String() string {
 func (*ResourceChunk) ProtoMessage() {}
 
 func (x *ResourceChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[33]
+	mi := &file_platform_link_link_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2681,7 +2813,7 @@ func (x *ResourceChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceChunk.ProtoReflect.Descriptor instead.
 func (*ResourceChunk) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{33}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ResourceChunk) GetRequestId() uint64 {
@@ -2705,6 +2837,7 @@ func (x *ResourceChunk) GetData() []byte {
 	return nil
 }
 
+// UploadDone ends an upload: size and hex SHA-256 of bytes [0, size) of the file.
 type UploadDone struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Size          int64                  `protobuf:"varint,1,opt,name=size,proto3" json:"size,omitempty"`
@@ -2715,7 +2848,7 @@ type UploadDone struct {
 
 func (x *UploadDone) Reset() {
 	*x = UploadDone{}
-	mi := &file_platform_link_link_proto_msgTypes[34]
+	mi := &file_platform_link_link_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2727,7 +2860,7 @@ func (x *UploadDone) String() string {
 func (*UploadDone) ProtoMessage() {}
 
 func (x *UploadDone) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[34]
+	mi := &file_platform_link_link_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2740,7 +2873,7 @@ func (x *UploadDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadDone.ProtoReflect.Descriptor instead.
 func (*UploadDone) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{34}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *UploadDone) GetSize() int64 {
@@ -2761,7 +2894,7 @@ var File_platform_link_link_proto protoreflect.FileDescriptor
 
 const file_platform_link_link_proto_rawDesc = "" +
 	"\n" +
-	"\x18platform/link/link.proto\x12\rPlatform.Link\x1a*platform/messages/builtin_interfaces.proto\"\xa9\x04\n" +
+	"\x18platform/link/link.proto\x12\rPlatform.Link\x1a*platform/messages/builtin_interfaces.proto\"\xe6\x04\n" +
 	"\x05Frame\x12,\n" +
 	"\x05hello\x18\x01 \x01(\v2\x14.Platform.Link.HelloH\x00R\x05hello\x122\n" +
 	"\awelcome\x18\x02 \x01(\v2\x16.Platform.Link.WelcomeH\x00R\awelcome\x122\n" +
@@ -2773,7 +2906,8 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x04kpis\x18\b \x01(\v2\x18.Platform.Link.KPIValuesH\x00R\x04kpis\x124\n" +
 	"\x05chunk\x18\t \x01(\v2\x1c.Platform.Link.ResourceChunkH\x00R\x05chunk\x12?\n" +
 	"\tresources\x18\n" +
-	" \x01(\v2\x1f.Platform.Link.ResourcesChangedH\x00R\tresourcesB\x06\n" +
+	" \x01(\v2\x1f.Platform.Link.ResourcesChangedH\x00R\tresources\x12;\n" +
+	"\baccepted\x18\v \x01(\v2\x1d.Platform.Link.RobotsAcceptedH\x00R\bacceptedB\x06\n" +
 	"\x04body\"\x89\x01\n" +
 	"\x05Hello\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12#\n" +
@@ -2785,19 +2919,25 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\vconfig_name\x18\x03 \x01(\tR\n" +
 	"configName\x12%\n" +
 	"\x0econfig_version\x18\x04 \x01(\tR\rconfigVersion\x12#\n" +
-	"\ragent_version\x18\x05 \x01(\tR\fagentVersion\"\x9e\x01\n" +
+	"\ragent_version\x18\x05 \x01(\tR\fagentVersion\"\xd5\x01\n" +
 	"\aWelcome\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12\x19\n" +
 	"\bagent_id\x18\x02 \x01(\tR\aagentId\x12\x19\n" +
 	"\bfleet_id\x18\x03 \x01(\tR\afleetId\x122\n" +
-	"\x15heartbeat_interval_ms\x18\x04 \x01(\rR\x13heartbeatIntervalMs\"G\n" +
+	"\x15heartbeat_interval_ms\x18\x04 \x01(\rR\x13heartbeatIntervalMs\x125\n" +
+	"\arefused\x18\x05 \x03(\v2\x1b.Platform.Link.RobotRefusedR\arefused\"6\n" +
+	"\fRobotRefused\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"G\n" +
 	"\aRefusal\x12\x16\n" +
 	"\x06reason\x18\x01 \x01(\tR\x06reason\x12$\n" +
 	"\x0eretry_after_ms\x18\x02 \x01(\rR\fretryAfterMs\"K\n" +
 	"\tHeartbeat\x12>\n" +
 	"\x04sent\x18\x01 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\x04sent\"A\n" +
 	"\rRobotsChanged\x120\n" +
-	"\x06robots\x18\x01 \x03(\v2\x18.Platform.Link.RobotInfoR\x06robots\"U\n" +
+	"\x06robots\x18\x01 \x03(\v2\x18.Platform.Link.RobotInfoR\x06robots\"G\n" +
+	"\x0eRobotsAccepted\x125\n" +
+	"\arefused\x18\x01 \x03(\v2\x1b.Platform.Link.RobotRefusedR\arefused\"U\n" +
 	"\tStreamKey\x12\x1c\n" +
 	"\tcomponent\x18\x01 \x01(\tR\tcomponent\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
@@ -2824,11 +2964,12 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\apayload\x18\x03 \x01(\fR\apayload\"5\n" +
 	"\vMetricQuery\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\x05R\x04type\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"I\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"]\n" +
 	"\x0eResourceUpload\x12\x1f\n" +
 	"\vresource_id\x18\x01 \x01(\tR\n" +
 	"resourceId\x12\x16\n" +
-	"\x06offset\x18\x02 \x01(\x03R\x06offset\"\xf6\x03\n" +
+	"\x06offset\x18\x02 \x01(\x03R\x06offset\x12\x12\n" +
+	"\x04size\x18\x03 \x01(\x03R\x04size\"\xf6\x03\n" +
 	"\bResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12*\n" +
 	"\x05error\x18\x02 \x01(\v2\x14.Platform.Link.ErrorR\x05error\x125\n" +
@@ -2973,103 +3114,108 @@ func file_platform_link_link_proto_rawDescGZIP() []byte {
 }
 
 var file_platform_link_link_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_platform_link_link_proto_goTypes = []any{
 	(Error_Kind)(0),               // 0: Platform.Link.Error.Kind
 	(*Frame)(nil),                 // 1: Platform.Link.Frame
 	(*Hello)(nil),                 // 2: Platform.Link.Hello
 	(*RobotInfo)(nil),             // 3: Platform.Link.RobotInfo
 	(*Welcome)(nil),               // 4: Platform.Link.Welcome
-	(*Refusal)(nil),               // 5: Platform.Link.Refusal
-	(*Heartbeat)(nil),             // 6: Platform.Link.Heartbeat
-	(*RobotsChanged)(nil),         // 7: Platform.Link.RobotsChanged
-	(*StreamKey)(nil),             // 8: Platform.Link.StreamKey
-	(*Request)(nil),               // 9: Platform.Link.Request
-	(*Empty)(nil),                 // 10: Platform.Link.Empty
-	(*Publish)(nil),               // 11: Platform.Link.Publish
-	(*MetricQuery)(nil),           // 12: Platform.Link.MetricQuery
-	(*ResourceUpload)(nil),        // 13: Platform.Link.ResourceUpload
-	(*Response)(nil),              // 14: Platform.Link.Response
-	(*Error)(nil),                 // 15: Platform.Link.Error
-	(*Stream)(nil),                // 16: Platform.Link.Stream
-	(*StreamList)(nil),            // 17: Platform.Link.StreamList
-	(*Sample)(nil),                // 18: Platform.Link.Sample
-	(*MetricTypes)(nil),           // 19: Platform.Link.MetricTypes
-	(*Usage)(nil),                 // 20: Platform.Link.Usage
-	(*Recorder)(nil),              // 21: Platform.Link.Recorder
-	(*Recorders)(nil),             // 22: Platform.Link.Recorders
-	(*ComponentInfo)(nil),         // 23: Platform.Link.ComponentInfo
-	(*Components)(nil),            // 24: Platform.Link.Components
-	(*ConfigInfo)(nil),            // 25: Platform.Link.ConfigInfo
-	(*AgentOperationalState)(nil), // 26: Platform.Link.AgentOperationalState
-	(*Metric)(nil),                // 27: Platform.Link.Metric
-	(*KPI)(nil),                   // 28: Platform.Link.KPI
-	(*KPIList)(nil),               // 29: Platform.Link.KPIList
-	(*KPIValues)(nil),             // 30: Platform.Link.KPIValues
-	(*Resource)(nil),              // 31: Platform.Link.Resource
-	(*ResourceList)(nil),          // 32: Platform.Link.ResourceList
-	(*ResourcesChanged)(nil),      // 33: Platform.Link.ResourcesChanged
-	(*ResourceChunk)(nil),         // 34: Platform.Link.ResourceChunk
-	(*UploadDone)(nil),            // 35: Platform.Link.UploadDone
-	(*catalogpb.Time)(nil),        // 36: Platform.Messages.builtin_interfaces.Time
+	(*RobotRefused)(nil),          // 5: Platform.Link.RobotRefused
+	(*Refusal)(nil),               // 6: Platform.Link.Refusal
+	(*Heartbeat)(nil),             // 7: Platform.Link.Heartbeat
+	(*RobotsChanged)(nil),         // 8: Platform.Link.RobotsChanged
+	(*RobotsAccepted)(nil),        // 9: Platform.Link.RobotsAccepted
+	(*StreamKey)(nil),             // 10: Platform.Link.StreamKey
+	(*Request)(nil),               // 11: Platform.Link.Request
+	(*Empty)(nil),                 // 12: Platform.Link.Empty
+	(*Publish)(nil),               // 13: Platform.Link.Publish
+	(*MetricQuery)(nil),           // 14: Platform.Link.MetricQuery
+	(*ResourceUpload)(nil),        // 15: Platform.Link.ResourceUpload
+	(*Response)(nil),              // 16: Platform.Link.Response
+	(*Error)(nil),                 // 17: Platform.Link.Error
+	(*Stream)(nil),                // 18: Platform.Link.Stream
+	(*StreamList)(nil),            // 19: Platform.Link.StreamList
+	(*Sample)(nil),                // 20: Platform.Link.Sample
+	(*MetricTypes)(nil),           // 21: Platform.Link.MetricTypes
+	(*Usage)(nil),                 // 22: Platform.Link.Usage
+	(*Recorder)(nil),              // 23: Platform.Link.Recorder
+	(*Recorders)(nil),             // 24: Platform.Link.Recorders
+	(*ComponentInfo)(nil),         // 25: Platform.Link.ComponentInfo
+	(*Components)(nil),            // 26: Platform.Link.Components
+	(*ConfigInfo)(nil),            // 27: Platform.Link.ConfigInfo
+	(*AgentOperationalState)(nil), // 28: Platform.Link.AgentOperationalState
+	(*Metric)(nil),                // 29: Platform.Link.Metric
+	(*KPI)(nil),                   // 30: Platform.Link.KPI
+	(*KPIList)(nil),               // 31: Platform.Link.KPIList
+	(*KPIValues)(nil),             // 32: Platform.Link.KPIValues
+	(*Resource)(nil),              // 33: Platform.Link.Resource
+	(*ResourceList)(nil),          // 34: Platform.Link.ResourceList
+	(*ResourcesChanged)(nil),      // 35: Platform.Link.ResourcesChanged
+	(*ResourceChunk)(nil),         // 36: Platform.Link.ResourceChunk
+	(*UploadDone)(nil),            // 37: Platform.Link.UploadDone
+	(*catalogpb.Time)(nil),        // 38: Platform.Messages.builtin_interfaces.Time
 }
 var file_platform_link_link_proto_depIdxs = []int32{
 	2,  // 0: Platform.Link.Frame.hello:type_name -> Platform.Link.Hello
 	4,  // 1: Platform.Link.Frame.welcome:type_name -> Platform.Link.Welcome
-	5,  // 2: Platform.Link.Frame.refusal:type_name -> Platform.Link.Refusal
-	9,  // 3: Platform.Link.Frame.request:type_name -> Platform.Link.Request
-	14, // 4: Platform.Link.Frame.response:type_name -> Platform.Link.Response
-	6,  // 5: Platform.Link.Frame.heartbeat:type_name -> Platform.Link.Heartbeat
-	7,  // 6: Platform.Link.Frame.robots:type_name -> Platform.Link.RobotsChanged
-	30, // 7: Platform.Link.Frame.kpis:type_name -> Platform.Link.KPIValues
-	34, // 8: Platform.Link.Frame.chunk:type_name -> Platform.Link.ResourceChunk
-	33, // 9: Platform.Link.Frame.resources:type_name -> Platform.Link.ResourcesChanged
-	3,  // 10: Platform.Link.Hello.robots:type_name -> Platform.Link.RobotInfo
-	36, // 11: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
-	3,  // 12: Platform.Link.RobotsChanged.robots:type_name -> Platform.Link.RobotInfo
-	10, // 13: Platform.Link.Request.streams:type_name -> Platform.Link.Empty
-	8,  // 14: Platform.Link.Request.read:type_name -> Platform.Link.StreamKey
-	11, // 15: Platform.Link.Request.publish:type_name -> Platform.Link.Publish
-	10, // 16: Platform.Link.Request.metric_types:type_name -> Platform.Link.Empty
-	12, // 17: Platform.Link.Request.metric:type_name -> Platform.Link.MetricQuery
-	10, // 18: Platform.Link.Request.kpis:type_name -> Platform.Link.Empty
-	10, // 19: Platform.Link.Request.resources:type_name -> Platform.Link.Empty
-	13, // 20: Platform.Link.Request.upload:type_name -> Platform.Link.ResourceUpload
-	8,  // 21: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
-	15, // 22: Platform.Link.Response.error:type_name -> Platform.Link.Error
-	17, // 23: Platform.Link.Response.streams:type_name -> Platform.Link.StreamList
-	18, // 24: Platform.Link.Response.sample:type_name -> Platform.Link.Sample
-	10, // 25: Platform.Link.Response.done:type_name -> Platform.Link.Empty
-	19, // 26: Platform.Link.Response.metric_types:type_name -> Platform.Link.MetricTypes
-	27, // 27: Platform.Link.Response.metric:type_name -> Platform.Link.Metric
-	29, // 28: Platform.Link.Response.kpis:type_name -> Platform.Link.KPIList
-	32, // 29: Platform.Link.Response.resources:type_name -> Platform.Link.ResourceList
-	35, // 30: Platform.Link.Response.upload:type_name -> Platform.Link.UploadDone
-	0,  // 31: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
-	16, // 32: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
-	36, // 33: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	36, // 34: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	36, // 35: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	21, // 36: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
-	23, // 37: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
-	10, // 38: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
-	20, // 39: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
-	36, // 40: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
-	26, // 41: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
-	22, // 42: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
-	24, // 43: Platform.Link.Metric.components:type_name -> Platform.Link.Components
-	25, // 44: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
-	36, // 45: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	28, // 46: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
-	28, // 47: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
-	36, // 48: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
-	31, // 49: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
-	31, // 50: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
-	51, // [51:51] is the sub-list for method output_type
-	51, // [51:51] is the sub-list for method input_type
-	51, // [51:51] is the sub-list for extension type_name
-	51, // [51:51] is the sub-list for extension extendee
-	0,  // [0:51] is the sub-list for field type_name
+	6,  // 2: Platform.Link.Frame.refusal:type_name -> Platform.Link.Refusal
+	11, // 3: Platform.Link.Frame.request:type_name -> Platform.Link.Request
+	16, // 4: Platform.Link.Frame.response:type_name -> Platform.Link.Response
+	7,  // 5: Platform.Link.Frame.heartbeat:type_name -> Platform.Link.Heartbeat
+	8,  // 6: Platform.Link.Frame.robots:type_name -> Platform.Link.RobotsChanged
+	32, // 7: Platform.Link.Frame.kpis:type_name -> Platform.Link.KPIValues
+	36, // 8: Platform.Link.Frame.chunk:type_name -> Platform.Link.ResourceChunk
+	35, // 9: Platform.Link.Frame.resources:type_name -> Platform.Link.ResourcesChanged
+	9,  // 10: Platform.Link.Frame.accepted:type_name -> Platform.Link.RobotsAccepted
+	3,  // 11: Platform.Link.Hello.robots:type_name -> Platform.Link.RobotInfo
+	5,  // 12: Platform.Link.Welcome.refused:type_name -> Platform.Link.RobotRefused
+	38, // 13: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
+	3,  // 14: Platform.Link.RobotsChanged.robots:type_name -> Platform.Link.RobotInfo
+	5,  // 15: Platform.Link.RobotsAccepted.refused:type_name -> Platform.Link.RobotRefused
+	12, // 16: Platform.Link.Request.streams:type_name -> Platform.Link.Empty
+	10, // 17: Platform.Link.Request.read:type_name -> Platform.Link.StreamKey
+	13, // 18: Platform.Link.Request.publish:type_name -> Platform.Link.Publish
+	12, // 19: Platform.Link.Request.metric_types:type_name -> Platform.Link.Empty
+	14, // 20: Platform.Link.Request.metric:type_name -> Platform.Link.MetricQuery
+	12, // 21: Platform.Link.Request.kpis:type_name -> Platform.Link.Empty
+	12, // 22: Platform.Link.Request.resources:type_name -> Platform.Link.Empty
+	15, // 23: Platform.Link.Request.upload:type_name -> Platform.Link.ResourceUpload
+	10, // 24: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
+	17, // 25: Platform.Link.Response.error:type_name -> Platform.Link.Error
+	19, // 26: Platform.Link.Response.streams:type_name -> Platform.Link.StreamList
+	20, // 27: Platform.Link.Response.sample:type_name -> Platform.Link.Sample
+	12, // 28: Platform.Link.Response.done:type_name -> Platform.Link.Empty
+	21, // 29: Platform.Link.Response.metric_types:type_name -> Platform.Link.MetricTypes
+	29, // 30: Platform.Link.Response.metric:type_name -> Platform.Link.Metric
+	31, // 31: Platform.Link.Response.kpis:type_name -> Platform.Link.KPIList
+	34, // 32: Platform.Link.Response.resources:type_name -> Platform.Link.ResourceList
+	37, // 33: Platform.Link.Response.upload:type_name -> Platform.Link.UploadDone
+	0,  // 34: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
+	18, // 35: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
+	38, // 36: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	38, // 37: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	38, // 38: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	23, // 39: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
+	25, // 40: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
+	12, // 41: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
+	22, // 42: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
+	38, // 43: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
+	28, // 44: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
+	24, // 45: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
+	26, // 46: Platform.Link.Metric.components:type_name -> Platform.Link.Components
+	27, // 47: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
+	38, // 48: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	30, // 49: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
+	30, // 50: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
+	38, // 51: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
+	33, // 52: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
+	33, // 53: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
+	54, // [54:54] is the sub-list for method output_type
+	54, // [54:54] is the sub-list for method input_type
+	54, // [54:54] is the sub-list for extension type_name
+	54, // [54:54] is the sub-list for extension extendee
+	0,  // [0:54] is the sub-list for field type_name
 }
 
 func init() { file_platform_link_link_proto_init() }
@@ -3088,8 +3234,9 @@ func file_platform_link_link_proto_init() {
 		(*Frame_Kpis)(nil),
 		(*Frame_Chunk)(nil),
 		(*Frame_Resources)(nil),
+		(*Frame_Accepted)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[8].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[10].OneofWrappers = []any{
 		(*Request_Streams)(nil),
 		(*Request_Read)(nil),
 		(*Request_Publish)(nil),
@@ -3099,7 +3246,7 @@ func file_platform_link_link_proto_init() {
 		(*Request_Resources)(nil),
 		(*Request_Upload)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[13].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[15].OneofWrappers = []any{
 		(*Response_Streams)(nil),
 		(*Response_Sample)(nil),
 		(*Response_Done)(nil),
@@ -3109,7 +3256,7 @@ func file_platform_link_link_proto_init() {
 		(*Response_Resources)(nil),
 		(*Response_Upload)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[26].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[28].OneofWrappers = []any{
 		(*Metric_None)(nil),
 		(*Metric_IntValue)(nil),
 		(*Metric_LongValue)(nil),
@@ -3130,7 +3277,7 @@ func file_platform_link_link_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platform_link_link_proto_rawDesc), len(file_platform_link_link_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   35,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/link/link.proto.
  */
 export const file_platform_link_link: GenFile = /*@__PURE__*/
-  fileDesc("ChhwbGF0Zm9ybS9saW5rL2xpbmsucHJvdG8SDVBsYXRmb3JtLkxpbmsi0gMKBUZyYW1lEiUKBWhlbGxvGAEgASgLMhQuUGxhdGZvcm0uTGluay5IZWxsb0gAEikKB3dlbGNvbWUYAiABKAsyFi5QbGF0Zm9ybS5MaW5rLldlbGNvbWVIABIpCgdyZWZ1c2FsGAMgASgLMhYuUGxhdGZvcm0uTGluay5SZWZ1c2FsSAASKQoHcmVxdWVzdBgEIAEoCzIWLlBsYXRmb3JtLkxpbmsuUmVxdWVzdEgAEisKCHJlc3BvbnNlGAUgASgLMhcuUGxhdGZvcm0uTGluay5SZXNwb25zZUgAEi0KCWhlYXJ0YmVhdBgGIAEoCzIYLlBsYXRmb3JtLkxpbmsuSGVhcnRiZWF0SAASLgoGcm9ib3RzGAcgASgLMhwuUGxhdGZvcm0uTGluay5Sb2JvdHNDaGFuZ2VkSAASKAoEa3BpcxgIIAEoCzIYLlBsYXRmb3JtLkxpbmsuS1BJVmFsdWVzSAASLQoFY2h1bmsYCSABKAsyHC5QbGF0Zm9ybS5MaW5rLlJlc291cmNlQ2h1bmtIABI0CglyZXNvdXJjZXMYCiABKAsyHy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlc0NoYW5nZWRIAEIGCgRib2R5ImIKBUhlbGxvEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SFQoNYWdlbnRfdmVyc2lvbhgCIAEoCRIoCgZyb2JvdHMYAyADKAsyGC5QbGF0Zm9ybS5MaW5rLlJvYm90SW5mbyJpCglSb2JvdEluZm8SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRITCgtjb25maWdfbmFtZRgDIAEoCRIWCg5jb25maWdfdmVyc2lvbhgEIAEoCRIVCg1hZ2VudF92ZXJzaW9uGAUgASgJImYKB1dlbGNvbWUSGAoQcHJvdG9jb2xfdmVyc2lvbhgBIAEoDRIQCghhZ2VudF9pZBgCIAEoCRIQCghmbGVldF9pZBgDIAEoCRIdChVoZWFydGJlYXRfaW50ZXJ2YWxfbXMYBCABKA0iMQoHUmVmdXNhbBIOCgZyZWFzb24YASABKAkSFgoOcmV0cnlfYWZ0ZXJfbXMYAiABKA0iRQoJSGVhcnRiZWF0EjgKBHNlbnQYASABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZSI5Cg1Sb2JvdHNDaGFuZ2VkEigKBnJvYm90cxgBIAMoCzIYLlBsYXRmb3JtLkxpbmsuUm9ib3RJbmZvIjwKCVN0cmVhbUtleRIRCgljb21wb25lbnQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZzb3VyY2UYAyABKAUingMKB1JlcXVlc3QSCgoCaWQYASABKAQSEAoIcm9ib3RfaWQYAiABKAkSEwoLZGVhZGxpbmVfbXMYAyABKA0SJwoHc3RyZWFtcxgEIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIoCgRyZWFkGAUgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXlIABIpCgdwdWJsaXNoGAYgASgLMhYuUGxhdGZvcm0uTGluay5QdWJsaXNoSAASLAoMbWV0cmljX3R5cGVzGAcgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEiwKBm1ldHJpYxgIIAEoCzIaLlBsYXRmb3JtLkxpbmsuTWV0cmljUXVlcnlIABIkCgRrcGlzGAkgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEikKCXJlc291cmNlcxgKIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIvCgZ1cGxvYWQYCyABKAsyHS5QbGF0Zm9ybS5MaW5rLlJlc291cmNlVXBsb2FkSABCBAoCb3AiBwoFRW1wdHkiTwoHUHVibGlzaBIlCgNrZXkYASABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRIMCgR0eXBlGAIgASgJEg8KB3BheWxvYWQYAyABKAwiKQoLTWV0cmljUXVlcnkSDAoEdHlwZRgBIAEoBRIMCgRuYW1lGAIgASgJIjUKDlJlc291cmNlVXBsb2FkEhMKC3Jlc291cmNlX2lkGAEgASgJEg4KBm9mZnNldBgCIAEoAyKmAwoIUmVzcG9uc2USCgoCaWQYASABKAQSIwoFZXJyb3IYAiABKAsyFC5QbGF0Zm9ybS5MaW5rLkVycm9yEiwKB3N0cmVhbXMYAyABKAsyGS5QbGF0Zm9ybS5MaW5rLlN0cmVhbUxpc3RIABInCgZzYW1wbGUYBCABKAsyFS5QbGF0Zm9ybS5MaW5rLlNhbXBsZUgAEiQKBGRvbmUYBSABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASMgoMbWV0cmljX3R5cGVzGAYgASgLMhouUGxhdGZvcm0uTGluay5NZXRyaWNUeXBlc0gAEicKBm1ldHJpYxgHIAEoCzIVLlBsYXRmb3JtLkxpbmsuTWV0cmljSAASJgoEa3BpcxgIIAEoCzIWLlBsYXRmb3JtLkxpbmsuS1BJTGlzdEgAEjAKCXJlc291cmNlcxgJIAEoCzIbLlBsYXRmb3JtLkxpbmsuUmVzb3VyY2VMaXN0SAASKwoGdXBsb2FkGAogASgLMhkuUGxhdGZvcm0uTGluay5VcGxvYWREb25lSABCCAoGcmVzdWx0IqoBCgVFcnJvchInCgRraW5kGAEgASgOMhkuUGxhdGZvcm0uTGluay5FcnJvci5LaW5kEg8KB21lc3NhZ2UYAiABKAkiZwoES2luZBIRCg1LSU5EX0lOVEVSTkFMEAASEgoOS0lORF9OT1RfRk9VTkQQARIQCgxLSU5EX0lOVkFMSUQQAhIQCgxLSU5EX09GRkxJTkUQAxIUChBLSU5EX1VOQVZBSUxBQkxFEAQinQEKBlN0cmVhbRIRCgljb21wb25lbnQYASABKAkSDAoEbmFtZRgCIAEoCRIMCgR0eXBlGAMgASgJEhEKCWRpcmVjdGlvbhgEIAEoCRIOCgZzb3VyY2UYBSABKAUSFAoMZGlzcGxheV9uYW1lGAYgASgJEhIKCnNvdXJjZV91cmwYByABKAkSFwoPc291cmNlX2VuZHBvaW50GAggASgJIjQKClN0cmVhbUxpc3QSJgoHc3RyZWFtcxgBIAMoCzIVLlBsYXRmb3JtLkxpbmsuU3RyZWFtIm4KBlNhbXBsZRIMCgR0eXBlGAEgASgJEg8KB3BheWxvYWQYAiABKAwSOAoEdGltZRgDIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEgsKA3NlcRgEIAEoBCIcCgtNZXRyaWNUeXBlcxINCgV0eXBlcxgBIAMoBSIkCgVVc2FnZRIMCgR1c2VkGAEgASgBEg0KBWxpbWl0GAIgASgBIsUBCghSZWNvcmRlchIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBXN0YXRlGAMgASgJEj4KCnN0YXJ0X3RpbWUYBCABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRI8CghlbmRfdGltZRgFIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEhIKCmVycm9yX3R5cGUYBiABKAkiNwoJUmVjb3JkZXJzEioKCXJlY29yZGVycxgBIAMoCzIXLlBsYXRmb3JtLkxpbmsuUmVjb3JkZXIiVwoNQ29tcG9uZW50SW5mbxIKCgJpZBgBIAEoCRIMCgR1dWlkGAIgASgJEgwKBG5hbWUYAyABKAkSDwoHdmVyc2lvbhgEIAEoCRINCgVzdGF0ZRgFIAEoCSI+CgpDb21wb25lbnRzEjAKCmNvbXBvbmVudHMYASADKAsyHC5QbGF0Zm9ybS5MaW5rLkNvbXBvbmVudEluZm8iOgoKQ29uZmlnSW5mbxIMCgRuYW1lGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSDQoFc3RhdGUYAyABKAkiPgoVQWdlbnRPcGVyYXRpb25hbFN0YXRlEhQKDGFnZW50X3N0YXR1cxgBIAEoBRIPCgd2ZXJzaW9uGAIgASgJIpUECgZNZXRyaWMSDAoEdHlwZRgBIAEoBRIMCgRuYW1lGAIgASgJEiQKBG5vbmUYAyABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASEwoJaW50X3ZhbHVlGAQgASgDSAASFAoKbG9uZ192YWx1ZRgFIAEoA0gAEhYKDGRvdWJsZV92YWx1ZRgGIAEoAUgAEhYKDHN0cmluZ192YWx1ZRgHIAEoCUgAEhQKCmJvb2xfdmFsdWUYCCABKAhIABIlCgV1c2FnZRgJIAEoCzIULlBsYXRmb3JtLkxpbmsuVXNhZ2VIABI8CgZleHBpcnkYCiABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZUgAEhoKEHVwZGF0ZV9hdmFpbGFibGUYCyABKAhIABJBChFvcGVyYXRpb25hbF9zdGF0ZRgMIAEoCzIkLlBsYXRmb3JtLkxpbmsuQWdlbnRPcGVyYXRpb25hbFN0YXRlSAASLQoJcmVjb3JkZXJzGA0gASgLMhguUGxhdGZvcm0uTGluay5SZWNvcmRlcnNIABIvCgpjb21wb25lbnRzGA4gASgLMhkuUGxhdGZvcm0uTGluay5Db21wb25lbnRzSAASKwoGY29uZmlnGA8gASgLMhkuUGxhdGZvcm0uTGluay5Db25maWdJbmZvSABCBwoFdmFsdWUicQoDS1BJEgwKBG5hbWUYASABKAkSEQoJZGF0YV90eXBlGAIgASgJEg8KB3BheWxvYWQYAyABKAwSOAoEdGltZRgEIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lIisKB0tQSUxpc3QSIAoEa3BpcxgBIAMoCzISLlBsYXRmb3JtLkxpbmsuS1BJIj8KCUtQSVZhbHVlcxIQCghyb2JvdF9pZBgBIAEoCRIgCgRrcGlzGAIgAygLMhIuUGxhdGZvcm0uTGluay5LUEkiqAEKCFJlc291cmNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEQoJbWltZV90eXBlGAMgASgJEhEKCWZpbGVfdHlwZRgEIAEoCRIMCgRzaXplGAUgASgDEj4KCmNyZWF0ZWRfYXQYBiABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRIOCgZzaGEyNTYYByABKAkiOgoMUmVzb3VyY2VMaXN0EioKCXJlc291cmNlcxgBIAMoCzIXLlBsYXRmb3JtLkxpbmsuUmVzb3VyY2UiUAoQUmVzb3VyY2VzQ2hhbmdlZBIQCghyb2JvdF9pZBgBIAEoCRIqCglyZXNvdXJjZXMYAiADKAsyFy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlIkEKDVJlc291cmNlQ2h1bmsSEgoKcmVxdWVzdF9pZBgBIAEoBBIOCgZvZmZzZXQYAiABKAMSDAoEZGF0YRgDIAEoDCIqCgpVcGxvYWREb25lEgwKBHNpemUYASABKAMSDgoGc2hhMjU2GAIgASgJQi1aK2dpdGh1Yi5jb20vZmxlZXRnYXRlL2ZsZWV0Z2F0ZS9wcm90by9saW5rcGJiBnByb3RvMw", [file_platform_messages_builtin_interfaces]);
+  fileDesc("ChhwbGF0Zm9ybS9saW5rL2xpbmsucHJvdG8SDVBsYXRmb3JtLkxpbmsihQQKBUZyYW1lEiUKBWhlbGxvGAEgASgLMhQuUGxhdGZvcm0uTGluay5IZWxsb0gAEikKB3dlbGNvbWUYAiABKAsyFi5QbGF0Zm9ybS5MaW5rLldlbGNvbWVIABIpCgdyZWZ1c2FsGAMgASgLMhYuUGxhdGZvcm0uTGluay5SZWZ1c2FsSAASKQoHcmVxdWVzdBgEIAEoCzIWLlBsYXRmb3JtLkxpbmsuUmVxdWVzdEgAEisKCHJlc3BvbnNlGAUgASgLMhcuUGxhdGZvcm0uTGluay5SZXNwb25zZUgAEi0KCWhlYXJ0YmVhdBgGIAEoCzIYLlBsYXRmb3JtLkxpbmsuSGVhcnRiZWF0SAASLgoGcm9ib3RzGAcgASgLMhwuUGxhdGZvcm0uTGluay5Sb2JvdHNDaGFuZ2VkSAASKAoEa3BpcxgIIAEoCzIYLlBsYXRmb3JtLkxpbmsuS1BJVmFsdWVzSAASLQoFY2h1bmsYCSABKAsyHC5QbGF0Zm9ybS5MaW5rLlJlc291cmNlQ2h1bmtIABI0CglyZXNvdXJjZXMYCiABKAsyHy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlc0NoYW5nZWRIABIxCghhY2NlcHRlZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUm9ib3RzQWNjZXB0ZWRIAEIGCgRib2R5ImIKBUhlbGxvEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SFQoNYWdlbnRfdmVyc2lvbhgCIAEoCRIoCgZyb2JvdHMYAyADKAsyGC5QbGF0Zm9ybS5MaW5rLlJvYm90SW5mbyJpCglSb2JvdEluZm8SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRITCgtjb25maWdfbmFtZRgDIAEoCRIWCg5jb25maWdfdmVyc2lvbhgEIAEoCRIVCg1hZ2VudF92ZXJzaW9uGAUgASgJIpQBCgdXZWxjb21lEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SEAoIYWdlbnRfaWQYAiABKAkSEAoIZmxlZXRfaWQYAyABKAkSHQoVaGVhcnRiZWF0X2ludGVydmFsX21zGAQgASgNEiwKB3JlZnVzZWQYBSADKAsyGy5QbGF0Zm9ybS5MaW5rLlJvYm90UmVmdXNlZCIqCgxSb2JvdFJlZnVzZWQSCgoCaWQYASABKAkSDgoGcmVhc29uGAIgASgJIjEKB1JlZnVzYWwSDgoGcmVhc29uGAEgASgJEhYKDnJldHJ5X2FmdGVyX21zGAIgASgNIkUKCUhlYXJ0YmVhdBI4CgRzZW50GAEgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUiOQoNUm9ib3RzQ2hhbmdlZBIoCgZyb2JvdHMYASADKAsyGC5QbGF0Zm9ybS5MaW5rLlJvYm90SW5mbyI+Cg5Sb2JvdHNBY2NlcHRlZBIsCgdyZWZ1c2VkGAEgAygLMhsuUGxhdGZvcm0uTGluay5Sb2JvdFJlZnVzZWQiPAoJU3RyZWFtS2V5EhEKCWNvbXBvbmVudBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnNvdXJjZRgDIAEoBSKeAwoHUmVxdWVzdBIKCgJpZBgBIAEoBBIQCghyb2JvdF9pZBgCIAEoCRITCgtkZWFkbGluZV9tcxgDIAEoDRInCgdzdHJlYW1zGAQgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEigKBHJlYWQYBSABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleUgAEikKB3B1Ymxpc2gYBiABKAsyFi5QbGF0Zm9ybS5MaW5rLlB1Ymxpc2hIABIsCgxtZXRyaWNfdHlwZXMYByABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASLAoGbWV0cmljGAggASgLMhouUGxhdGZvcm0uTGluay5NZXRyaWNRdWVyeUgAEiQKBGtwaXMYCSABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASKQoJcmVzb3VyY2VzGAogASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEi8KBnVwbG9hZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUmVzb3VyY2VVcGxvYWRIAEIECgJvcCIHCgVFbXB0eSJPCgdQdWJsaXNoEiUKA2tleRgBIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EgwKBHR5cGUYAiABKAkSDwoHcGF5bG9hZBgDIAEoDCIpCgtNZXRyaWNRdWVyeRIMCgR0eXBlGAEgASgFEgwKBG5hbWUYAiABKAkiQwoOUmVzb3VyY2VVcGxvYWQSEwoLcmVzb3VyY2VfaWQYASABKAkSDgoGb2Zmc2V0GAIgASgDEgwKBHNpemUYAyABKAMipgMKCFJlc3BvbnNlEgoKAmlkGAEgASgEEiMKBWVycm9yGAIgASgLMhQuUGxhdGZvcm0uTGluay5FcnJvchIsCgdzdHJlYW1zGAMgASgLMhkuUGxhdGZvcm0uTGluay5TdHJlYW1MaXN0SAASJwoGc2FtcGxlGAQgASgLMhUuUGxhdGZvcm0uTGluay5TYW1wbGVIABIkCgRkb25lGAUgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEjIKDG1ldHJpY190eXBlcxgGIAEoCzIaLlBsYXRmb3JtLkxpbmsuTWV0cmljVHlwZXNIABInCgZtZXRyaWMYByABKAsyFS5QbGF0Zm9ybS5MaW5rLk1ldHJpY0gAEiYKBGtwaXMYCCABKAsyFi5QbGF0Zm9ybS5MaW5rLktQSUxpc3RIABIwCglyZXNvdXJjZXMYCSABKAsyGy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlTGlzdEgAEisKBnVwbG9hZBgKIAEoCzIZLlBsYXRmb3JtLkxpbmsuVXBsb2FkRG9uZUgAQggKBnJlc3VsdCKqAQoFRXJyb3ISJwoEa2luZBgBIAEoDjIZLlBsYXRmb3JtLkxpbmsuRXJyb3IuS2luZBIPCgdtZXNzYWdlGAIgASgJImcKBEtpbmQSEQoNS0lORF9JTlRFUk5BTBAAEhIKDktJTkRfTk9UX0ZPVU5EEAESEAoMS0lORF9JTlZBTElEEAISEAoMS0lORF9PRkZMSU5FEAMSFAoQS0lORF9VTkFWQUlMQUJMRRAEIp0BCgZTdHJlYW0SEQoJY29tcG9uZW50GAEgASgJEgwKBG5hbWUYAiABKAkSDAoEdHlwZRgDIAEoCRIRCglkaXJlY3Rpb24YBCABKAkSDgoGc291cmNlGAUgASgFEhQKDGRpc3BsYXlfbmFtZRgGIAEoCRISCgpzb3VyY2VfdXJsGAcgASgJEhcKD3NvdXJjZV9lbmRwb2ludBgIIAEoCSI0CgpTdHJlYW1MaXN0EiYKB3N0cmVhbXMYASADKAsyFS5QbGF0Zm9ybS5MaW5rLlN0cmVhbSJuCgZTYW1wbGUSDAoEdHlwZRgBIAEoCRIPCgdwYXlsb2FkGAIgASgMEjgKBHRpbWUYAyABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRILCgNzZXEYBCABKAQiHAoLTWV0cmljVHlwZXMSDQoFdHlwZXMYASADKAUiJAoFVXNhZ2USDAoEdXNlZBgBIAEoARINCgVsaW1pdBgCIAEoASLFAQoIUmVjb3JkZXISCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRINCgVzdGF0ZRgDIAEoCRI+CgpzdGFydF90aW1lGAQgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSPAoIZW5kX3RpbWUYBSABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRISCgplcnJvcl90eXBlGAYgASgJIjcKCVJlY29yZGVycxIqCglyZWNvcmRlcnMYASADKAsyFy5QbGF0Zm9ybS5MaW5rLlJlY29yZGVyIlcKDUNvbXBvbmVudEluZm8SCgoCaWQYASABKAkSDAoEdXVpZBgCIAEoCRIMCgRuYW1lGAMgASgJEg8KB3ZlcnNpb24YBCABKAkSDQoFc3RhdGUYBSABKAkiPgoKQ29tcG9uZW50cxIwCgpjb21wb25lbnRzGAEgAygLMhwuUGxhdGZvcm0uTGluay5Db21wb25lbnRJbmZvIjoKCkNvbmZpZ0luZm8SDAoEbmFtZRgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEg0KBXN0YXRlGAMgASgJIj4KFUFnZW50T3BlcmF0aW9uYWxTdGF0ZRIUCgxhZ2VudF9zdGF0dXMYASABKAUSDwoHdmVyc2lvbhgCIAEoCSKVBAoGTWV0cmljEgwKBHR5cGUYASABKAUSDAoEbmFtZRgCIAEoCRIkCgRub25lGAMgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEhMKCWludF92YWx1ZRgEIAEoA0gAEhQKCmxvbmdfdmFsdWUYBSABKANIABIWCgxkb3VibGVfdmFsdWUYBiABKAFIABIWCgxzdHJpbmdfdmFsdWUYByABKAlIABIUCgpib29sX3ZhbHVlGAggASgISAASJQoFdXNhZ2UYCSABKAsyFC5QbGF0Zm9ybS5MaW5rLlVzYWdlSAASPAoGZXhwaXJ5GAogASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWVIABIaChB1cGRhdGVfYXZhaWxhYmxlGAsgASgISAASQQoRb3BlcmF0aW9uYWxfc3RhdGUYDCABKAsyJC5QbGF0Zm9ybS5MaW5rLkFnZW50T3BlcmF0aW9uYWxTdGF0ZUgAEi0KCXJlY29yZGVycxgNIAEoCzIYLlBsYXRmb3JtLkxpbmsuUmVjb3JkZXJzSAASLwoKY29tcG9uZW50cxgOIAEoCzIZLlBsYXRmb3JtLkxpbmsuQ29tcG9uZW50c0gAEisKBmNvbmZpZxgPIAEoCzIZLlBsYXRmb3JtLkxpbmsuQ29uZmlnSW5mb0gAQgcKBXZhbHVlInEKA0tQSRIMCgRuYW1lGAEgASgJEhEKCWRhdGFfdHlwZRgCIAEoCRIPCgdwYXlsb2FkGAMgASgMEjgKBHRpbWUYBCABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZSIrCgdLUElMaXN0EiAKBGtwaXMYASADKAsyEi5QbGF0Zm9ybS5MaW5rLktQSSI/CglLUElWYWx1ZXMSEAoIcm9ib3RfaWQYASABKAkSIAoEa3BpcxgCIAMoCzISLlBsYXRmb3JtLkxpbmsuS1BJIqgBCghSZXNvdXJjZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCW1pbWVfdHlwZRgDIAEoCRIRCglmaWxlX3R5cGUYBCABKAkSDAoEc2l6ZRgFIAEoAxI+CgpjcmVhdGVkX2F0GAYgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSDgoGc2hhMjU2GAcgASgJIjoKDFJlc291cmNlTGlzdBIqCglyZXNvdXJjZXMYASADKAsyFy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlIlAKEFJlc291cmNlc0NoYW5nZWQSEAoIcm9ib3RfaWQYASABKAkSKgoJcmVzb3VyY2VzGAIgAygLMhcuUGxhdGZvcm0uTGluay5SZXNvdXJjZSJBCg1SZXNvdXJjZUNodW5rEhIKCnJlcXVlc3RfaWQYASABKAQSDgoGb2Zmc2V0GAIgASgDEgwKBGRhdGEYAyABKAwiKgoKVXBsb2FkRG9uZRIMCgRzaXplGAEgASgDEg4KBnNoYTI1NhgCIAEoCUItWitnaXRodWIuY29tL2ZsZWV0Z2F0ZS9mbGVldGdhdGUvcHJvdG8vbGlua3BiYgZwcm90bzM", [file_platform_messages_builtin_interfaces]);
 
 /**
  * @generated from message Platform.Link.Frame
@@ -105,6 +105,14 @@ export type Frame = Message<"Platform.Link.Frame"> & {
      */
     value: ResourcesChanged;
     case: "resources";
+  } | {
+    /**
+     * cloud → agent: the answer to robots
+     *
+     * @generated from field: Platform.Link.RobotsAccepted accepted = 11;
+     */
+    value: RobotsAccepted;
+    case: "accepted";
   } | { case: undefined; value?: undefined };
 };
 
@@ -204,6 +212,13 @@ export type Welcome = Message<"Platform.Link.Welcome"> & {
    * @generated from field: uint32 heartbeat_interval_ms = 4;
    */
   heartbeatIntervalMs: number;
+
+  /**
+   * refused lists announced robots the cloud did not register, with why.
+   *
+   * @generated from field: repeated Platform.Link.RobotRefused refused = 5;
+   */
+  refused: RobotRefused[];
 };
 
 /**
@@ -212,6 +227,28 @@ export type Welcome = Message<"Platform.Link.Welcome"> & {
  */
 export const WelcomeSchema: GenMessage<Welcome> = /*@__PURE__*/
   messageDesc(file_platform_link_link, 3);
+
+/**
+ * @generated from message Platform.Link.RobotRefused
+ */
+export type RobotRefused = Message<"Platform.Link.RobotRefused"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message Platform.Link.RobotRefused.
+ * Use `create(RobotRefusedSchema)` to create a new message.
+ */
+export const RobotRefusedSchema: GenMessage<RobotRefused> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 4);
 
 /**
  * @generated from message Platform.Link.Refusal
@@ -235,7 +272,7 @@ export type Refusal = Message<"Platform.Link.Refusal"> & {
  * Use `create(RefusalSchema)` to create a new message.
  */
 export const RefusalSchema: GenMessage<Refusal> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 4);
+  messageDesc(file_platform_link_link, 5);
 
 /**
  * @generated from message Platform.Link.Heartbeat
@@ -252,7 +289,7 @@ export type Heartbeat = Message<"Platform.Link.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 5);
+  messageDesc(file_platform_link_link, 6);
 
 /**
  * @generated from message Platform.Link.RobotsChanged
@@ -269,7 +306,26 @@ export type RobotsChanged = Message<"Platform.Link.RobotsChanged"> & {
  * Use `create(RobotsChangedSchema)` to create a new message.
  */
 export const RobotsChangedSchema: GenMessage<RobotsChanged> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 6);
+  messageDesc(file_platform_link_link, 7);
+
+/**
+ * RobotsAccepted answers RobotsChanged with the robots the cloud did not register.
+ *
+ * @generated from message Platform.Link.RobotsAccepted
+ */
+export type RobotsAccepted = Message<"Platform.Link.RobotsAccepted"> & {
+  /**
+   * @generated from field: repeated Platform.Link.RobotRefused refused = 1;
+   */
+  refused: RobotRefused[];
+};
+
+/**
+ * Describes the message Platform.Link.RobotsAccepted.
+ * Use `create(RobotsAcceptedSchema)` to create a new message.
+ */
+export const RobotsAcceptedSchema: GenMessage<RobotsAccepted> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 8);
 
 /**
  * @generated from message Platform.Link.StreamKey
@@ -296,7 +352,7 @@ export type StreamKey = Message<"Platform.Link.StreamKey"> & {
  * Use `create(StreamKeySchema)` to create a new message.
  */
 export const StreamKeySchema: GenMessage<StreamKey> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 7);
+  messageDesc(file_platform_link_link, 9);
 
 /**
  * @generated from message Platform.Link.Request
@@ -378,7 +434,7 @@ export type Request = Message<"Platform.Link.Request"> & {
  * Use `create(RequestSchema)` to create a new message.
  */
 export const RequestSchema: GenMessage<Request> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 8);
+  messageDesc(file_platform_link_link, 10);
 
 /**
  * @generated from message Platform.Link.Empty
@@ -391,7 +447,7 @@ export type Empty = Message<"Platform.Link.Empty"> & {
  * Use `create(EmptySchema)` to create a new message.
  */
 export const EmptySchema: GenMessage<Empty> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 9);
+  messageDesc(file_platform_link_link, 11);
 
 /**
  * @generated from message Platform.Link.Publish
@@ -418,7 +474,7 @@ export type Publish = Message<"Platform.Link.Publish"> & {
  * Use `create(PublishSchema)` to create a new message.
  */
 export const PublishSchema: GenMessage<Publish> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 10);
+  messageDesc(file_platform_link_link, 12);
 
 /**
  * @generated from message Platform.Link.MetricQuery
@@ -440,7 +496,7 @@ export type MetricQuery = Message<"Platform.Link.MetricQuery"> & {
  * Use `create(MetricQuerySchema)` to create a new message.
  */
 export const MetricQuerySchema: GenMessage<MetricQuery> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 11);
+  messageDesc(file_platform_link_link, 13);
 
 /**
  * ResourceUpload asks the agent to send a resource file from offset on, as chunks carrying
@@ -458,6 +514,14 @@ export type ResourceUpload = Message<"Platform.Link.ResourceUpload"> & {
    * @generated from field: int64 offset = 2;
    */
   offset: bigint;
+
+  /**
+   * size is the file's size as listed: the agent sends bytes [offset, size) of that version,
+   * and answers INVALID when the file no longer has them.
+   *
+   * @generated from field: int64 size = 3;
+   */
+  size: bigint;
 };
 
 /**
@@ -465,7 +529,7 @@ export type ResourceUpload = Message<"Platform.Link.ResourceUpload"> & {
  * Use `create(ResourceUploadSchema)` to create a new message.
  */
 export const ResourceUploadSchema: GenMessage<ResourceUpload> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 12);
+  messageDesc(file_platform_link_link, 14);
 
 /**
  * @generated from message Platform.Link.Response
@@ -540,7 +604,7 @@ export type Response = Message<"Platform.Link.Response"> & {
  * Use `create(ResponseSchema)` to create a new message.
  */
 export const ResponseSchema: GenMessage<Response> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 13);
+  messageDesc(file_platform_link_link, 15);
 
 /**
  * @generated from message Platform.Link.Error
@@ -562,7 +626,7 @@ export type Error = Message<"Platform.Link.Error"> & {
  * Use `create(ErrorSchema)` to create a new message.
  */
 export const ErrorSchema: GenMessage<Error> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 14);
+  messageDesc(file_platform_link_link, 16);
 
 /**
  * @generated from enum Platform.Link.Error.Kind
@@ -598,7 +662,7 @@ export enum Error_Kind {
  * Describes the enum Platform.Link.Error.Kind.
  */
 export const Error_KindSchema: GenEnum<Error_Kind> = /*@__PURE__*/
-  enumDesc(file_platform_link_link, 14, 0);
+  enumDesc(file_platform_link_link, 16, 0);
 
 /**
  * @generated from message Platform.Link.Stream
@@ -650,7 +714,7 @@ export type Stream = Message<"Platform.Link.Stream"> & {
  * Use `create(StreamSchema)` to create a new message.
  */
 export const StreamSchema: GenMessage<Stream> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 15);
+  messageDesc(file_platform_link_link, 17);
 
 /**
  * @generated from message Platform.Link.StreamList
@@ -667,7 +731,7 @@ export type StreamList = Message<"Platform.Link.StreamList"> & {
  * Use `create(StreamListSchema)` to create a new message.
  */
 export const StreamListSchema: GenMessage<StreamList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 16);
+  messageDesc(file_platform_link_link, 18);
 
 /**
  * @generated from message Platform.Link.Sample
@@ -699,7 +763,7 @@ export type Sample = Message<"Platform.Link.Sample"> & {
  * Use `create(SampleSchema)` to create a new message.
  */
 export const SampleSchema: GenMessage<Sample> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 17);
+  messageDesc(file_platform_link_link, 19);
 
 /**
  * @generated from message Platform.Link.MetricTypes
@@ -716,7 +780,7 @@ export type MetricTypes = Message<"Platform.Link.MetricTypes"> & {
  * Use `create(MetricTypesSchema)` to create a new message.
  */
 export const MetricTypesSchema: GenMessage<MetricTypes> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 18);
+  messageDesc(file_platform_link_link, 20);
 
 /**
  * @generated from message Platform.Link.Usage
@@ -738,7 +802,7 @@ export type Usage = Message<"Platform.Link.Usage"> & {
  * Use `create(UsageSchema)` to create a new message.
  */
 export const UsageSchema: GenMessage<Usage> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 19);
+  messageDesc(file_platform_link_link, 21);
 
 /**
  * @generated from message Platform.Link.Recorder
@@ -780,7 +844,7 @@ export type Recorder = Message<"Platform.Link.Recorder"> & {
  * Use `create(RecorderSchema)` to create a new message.
  */
 export const RecorderSchema: GenMessage<Recorder> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 20);
+  messageDesc(file_platform_link_link, 22);
 
 /**
  * @generated from message Platform.Link.Recorders
@@ -797,7 +861,7 @@ export type Recorders = Message<"Platform.Link.Recorders"> & {
  * Use `create(RecordersSchema)` to create a new message.
  */
 export const RecordersSchema: GenMessage<Recorders> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 21);
+  messageDesc(file_platform_link_link, 23);
 
 /**
  * @generated from message Platform.Link.ComponentInfo
@@ -834,7 +898,7 @@ export type ComponentInfo = Message<"Platform.Link.ComponentInfo"> & {
  * Use `create(ComponentInfoSchema)` to create a new message.
  */
 export const ComponentInfoSchema: GenMessage<ComponentInfo> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 22);
+  messageDesc(file_platform_link_link, 24);
 
 /**
  * @generated from message Platform.Link.Components
@@ -851,7 +915,7 @@ export type Components = Message<"Platform.Link.Components"> & {
  * Use `create(ComponentsSchema)` to create a new message.
  */
 export const ComponentsSchema: GenMessage<Components> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 23);
+  messageDesc(file_platform_link_link, 25);
 
 /**
  * @generated from message Platform.Link.ConfigInfo
@@ -878,7 +942,7 @@ export type ConfigInfo = Message<"Platform.Link.ConfigInfo"> & {
  * Use `create(ConfigInfoSchema)` to create a new message.
  */
 export const ConfigInfoSchema: GenMessage<ConfigInfo> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 24);
+  messageDesc(file_platform_link_link, 26);
 
 /**
  * @generated from message Platform.Link.AgentOperationalState
@@ -900,7 +964,7 @@ export type AgentOperationalState = Message<"Platform.Link.AgentOperationalState
  * Use `create(AgentOperationalStateSchema)` to create a new message.
  */
 export const AgentOperationalStateSchema: GenMessage<AgentOperationalState> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 25);
+  messageDesc(file_platform_link_link, 27);
 
 /**
  * @generated from message Platform.Link.Metric
@@ -1007,7 +1071,7 @@ export type Metric = Message<"Platform.Link.Metric"> & {
  * Use `create(MetricSchema)` to create a new message.
  */
 export const MetricSchema: GenMessage<Metric> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 26);
+  messageDesc(file_platform_link_link, 28);
 
 /**
  * @generated from message Platform.Link.KPI
@@ -1039,7 +1103,7 @@ export type KPI = Message<"Platform.Link.KPI"> & {
  * Use `create(KPISchema)` to create a new message.
  */
 export const KPISchema: GenMessage<KPI> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 27);
+  messageDesc(file_platform_link_link, 29);
 
 /**
  * @generated from message Platform.Link.KPIList
@@ -1056,7 +1120,7 @@ export type KPIList = Message<"Platform.Link.KPIList"> & {
  * Use `create(KPIListSchema)` to create a new message.
  */
 export const KPIListSchema: GenMessage<KPIList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 28);
+  messageDesc(file_platform_link_link, 30);
 
 /**
  * @generated from message Platform.Link.KPIValues
@@ -1078,7 +1142,7 @@ export type KPIValues = Message<"Platform.Link.KPIValues"> & {
  * Use `create(KPIValuesSchema)` to create a new message.
  */
 export const KPIValuesSchema: GenMessage<KPIValues> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 29);
+  messageDesc(file_platform_link_link, 31);
 
 /**
  * @generated from message Platform.Link.Resource
@@ -1127,7 +1191,7 @@ export type Resource = Message<"Platform.Link.Resource"> & {
  * Use `create(ResourceSchema)` to create a new message.
  */
 export const ResourceSchema: GenMessage<Resource> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 30);
+  messageDesc(file_platform_link_link, 32);
 
 /**
  * @generated from message Platform.Link.ResourceList
@@ -1144,7 +1208,7 @@ export type ResourceList = Message<"Platform.Link.ResourceList"> & {
  * Use `create(ResourceListSchema)` to create a new message.
  */
 export const ResourceListSchema: GenMessage<ResourceList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 31);
+  messageDesc(file_platform_link_link, 33);
 
 /**
  * @generated from message Platform.Link.ResourcesChanged
@@ -1166,7 +1230,7 @@ export type ResourcesChanged = Message<"Platform.Link.ResourcesChanged"> & {
  * Use `create(ResourcesChangedSchema)` to create a new message.
  */
 export const ResourcesChangedSchema: GenMessage<ResourcesChanged> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 32);
+  messageDesc(file_platform_link_link, 34);
 
 /**
  * @generated from message Platform.Link.ResourceChunk
@@ -1193,9 +1257,11 @@ export type ResourceChunk = Message<"Platform.Link.ResourceChunk"> & {
  * Use `create(ResourceChunkSchema)` to create a new message.
  */
 export const ResourceChunkSchema: GenMessage<ResourceChunk> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 33);
+  messageDesc(file_platform_link_link, 35);
 
 /**
+ * UploadDone ends an upload: size and hex SHA-256 of bytes [0, size) of the file.
+ *
  * @generated from message Platform.Link.UploadDone
  */
 export type UploadDone = Message<"Platform.Link.UploadDone"> & {
@@ -1215,5 +1281,5 @@ export type UploadDone = Message<"Platform.Link.UploadDone"> & {
  * Use `create(UploadDoneSchema)` to create a new message.
  */
 export const UploadDoneSchema: GenMessage<UploadDone> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 34);
+  messageDesc(file_platform_link_link, 36);
 

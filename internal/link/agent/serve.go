@@ -1,0 +1,158 @@
+package agent
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/link"
+	"github.com/fleetgate/fleetgate/proto/linkpb"
+)
+
+// maxDeadline caps the deadline a request may ask for (uploads carry their own).
+const maxDeadline = 30 * time.Second
+
+// serve answers one request in its own goroutine, at most maxConcurrentRequests at once; a
+// request over that is answered UNAVAILABLE at once rather than queued behind slow ones.
+func (s *session) serve(req *linkpb.Request) {
+	select {
+	case s.sem <- struct{}{}:
+	default:
+		s.answer(&linkpb.Response{Id: req.GetId(), Error: link.ErrorToWire(fleet.Errorf(fleet.ErrUnavailable, "the agent is busy"))})
+		return
+	}
+	s.reqs.Add(1)
+	go func() {
+		defer s.reqs.Done()
+		defer func() { <-s.sem }()
+		deadline := time.Duration(req.GetDeadlineMs()) * time.Millisecond
+		if deadline <= 0 || deadline > maxDeadline && req.GetUpload() == nil {
+			deadline = maxDeadline
+		}
+		ctx, cancel := context.WithTimeout(s.ctx, deadline)
+		defer cancel()
+		resp, err := s.handle(ctx, req)
+		if err != nil {
+			resp = &linkpb.Response{Error: link.ErrorToWire(err)}
+		}
+		resp.Id = req.GetId()
+		s.answer(resp)
+	}()
+}
+
+func (s *session) answer(resp *linkpb.Response) {
+	if err := s.write(&linkpb.Frame{Body: &linkpb.Frame_Response{Response: resp}}, 10*time.Second); err != nil {
+		s.a.log.Debug("answering the cloud failed", "err", err)
+	}
+}
+
+func (s *session) handle(ctx context.Context, req *linkpb.Request) (*linkpb.Response, error) {
+	robot, ok := s.a.cfg.Robots.Robot(req.GetRobotId())
+	if !ok {
+		return nil, fleet.Errorf(fleet.ErrOffline, "robot %s is not connected to this agent", req.GetRobotId())
+	}
+	switch op := req.GetOp().(type) {
+	case *linkpb.Request_Streams:
+		streams, err := robot.Streams(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &linkpb.Response{Result: &linkpb.Response_Streams{Streams: link.StreamsToWire(streams)}}, nil
+	case *linkpb.Request_Read:
+		sample, err := robot.Read(ctx, link.KeyFromWire(op.Read))
+		if err != nil {
+			return nil, err
+		}
+		return &linkpb.Response{Result: &linkpb.Response_Sample{Sample: link.SampleToWire(sample)}}, nil
+	case *linkpb.Request_Publish:
+		p := op.Publish
+		if err := robot.Publish(ctx, link.KeyFromWire(p.GetKey()), p.GetType(), p.GetPayload()); err != nil {
+			return nil, err
+		}
+		return &linkpb.Response{Result: &linkpb.Response_Done{Done: &linkpb.Empty{}}}, nil
+	case *linkpb.Request_MetricTypes:
+		types, err := robot.Metrics(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := &linkpb.MetricTypes{Types: make([]int32, len(types))}
+		for i, t := range types {
+			out.Types[i] = int32(t)
+		}
+		return &linkpb.Response{Result: &linkpb.Response_MetricTypes{MetricTypes: out}}, nil
+	case *linkpb.Request_Metric:
+		m, err := robot.Metric(ctx, fleet.MetricType(op.Metric.GetType()), op.Metric.GetName())
+		if err != nil {
+			return nil, err
+		}
+		wire, err := link.MetricToWire(m)
+		if err != nil {
+			return nil, err
+		}
+		return &linkpb.Response{Result: &linkpb.Response_Metric{Metric: wire}}, nil
+	case *linkpb.Request_Kpis:
+		kpis, err := robot.KPIs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &linkpb.Response{Result: &linkpb.Response_Kpis{Kpis: &linkpb.KPIList{Kpis: link.KPIsToWire(kpis)}}}, nil
+	case *linkpb.Request_Resources:
+		list, err := robot.Resources(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &linkpb.Response{Result: &linkpb.Response_Resources{Resources: &linkpb.ResourceList{Resources: link.ResourcesToWire(list)}}}, nil
+	case *linkpb.Request_Upload:
+		done, err := s.upload(ctx, robot, req.GetId(), op.Upload)
+		if err != nil {
+			return nil, err
+		}
+		return &linkpb.Response{Result: &linkpb.Response_Upload{Upload: done}}, nil
+	default:
+		return nil, fleet.Errorf(fleet.ErrInvalid, "this agent does not know request %T; upgrade it", req.GetOp())
+	}
+}
+
+// upload sends bytes [offset, size) of a resource file as chunks and answers with the size
+// and SHA-256 of bytes [0, size): the cloud checks its copy, resumed or not, against them.
+// A file that no longer has size bytes is INVALID: the cloud starts over with the new one.
+func (s *session) upload(ctx context.Context, robot fleet.Robot, requestID uint64, u *linkpb.ResourceUpload) (*linkpb.UploadDone, error) {
+	size, offset := u.GetSize(), u.GetOffset()
+	if offset < 0 || size < 0 || offset > size {
+		return nil, fleet.Errorf(fleet.ErrInvalid, "upload range [%d, %d) is not valid", offset, size)
+	}
+	f, res, err := robot.OpenResource(ctx, u.GetResourceId())
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if res.Size < size {
+		return nil, fleet.Errorf(fleet.ErrInvalid, "resource %s has %d bytes, fewer than the %d listed: it changed", res.Name, res.Size, size)
+	}
+	h := sha256.New()
+	if _, err := io.CopyN(h, f, offset); err != nil {
+		return nil, fleet.Errorf(fleet.ErrInvalid, "reading resource %s: %v", res.Name, err)
+	}
+	buf := make([]byte, link.ChunkSize)
+	for pos := offset; pos < size; {
+		n, err := io.ReadFull(f, buf[:min(int64(len(buf)), size-pos)])
+		if err != nil {
+			return nil, fleet.Errorf(fleet.ErrInvalid, "reading resource %s: %v", res.Name, err)
+		}
+		h.Write(buf[:n])
+		chunk := &linkpb.Frame{Body: &linkpb.Frame_Chunk{Chunk: &linkpb.ResourceChunk{RequestId: requestID, Offset: pos, Data: buf[:n]}}}
+		if err := s.write(chunk, 30*time.Second); err != nil {
+			return nil, fmt.Errorf("sending resource %s: %w", res.Name, err)
+		}
+		pos += int64(n)
+		if err := ctx.Err(); err != nil {
+			return nil, errors.Join(fleet.ErrUnavailable, err)
+		}
+	}
+	return &linkpb.UploadDone{Size: size, Sha256: hex.EncodeToString(h.Sum(nil))}, nil
+}

@@ -1,0 +1,325 @@
+// Package cloud is the cloud's end of the agent link: it accepts agents at link.Path,
+// registers the robots they announce as RemoteRobots, forwards requests to them with
+// deadlines, keeps the links alive with heartbeats, and copies the agents' resource files
+// into the cloud's archive.
+package cloud
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/fleetgate/fleetgate/internal/blob"
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/link"
+	"github.com/fleetgate/fleetgate/proto/linkpb"
+)
+
+// Core is what the link needs from the gateway core (*gateway.Gateway).
+type Core interface {
+	AuthenticateAgent(ctx context.Context, key, clientAddr string) (gateway.Agent, error)
+	// AgentActive is nil while the agent may stay connected.
+	AgentActive(ctx context.Context, agentID string) error
+	ArchivedResources(ctx context.Context, robotID string) ([]gateway.ResourceRecord, error)
+	SaveArchivedResource(ctx context.Context, robotID string, res fleet.Resource, sha256hex string) error
+}
+
+// Config wires an Acceptor.
+type Config struct {
+	Core     Core
+	Registry *fleet.Registry
+	// Archive receives the agents' resource files; nil: resources are not copied.
+	Archive *Archive
+	Logger  *slog.Logger
+	// Heartbeat is the heartbeat interval (default link.HeartbeatInterval); tests shorten it.
+	Heartbeat time.Duration
+	// RecheckEvery is how often each connected agent's key is checked for revocation
+	// (default 1 s).
+	RecheckEvery time.Duration
+	Now          func() time.Time
+}
+
+// helloTimeout bounds the wait for an agent's first frame.
+const helloTimeout = 10 * time.Second
+
+// Acceptor accepts agent links. Mount it at link.Path and run Run for its lifetime.
+type Acceptor struct {
+	cfg       Config
+	log       *slog.Logger
+	now       func() time.Time
+	heartbeat time.Duration
+
+	mu       sync.Mutex
+	sessions map[string]*session // by agent id: the newest link of each agent
+	shutdown bool
+	wg       sync.WaitGroup
+}
+
+// New returns an Acceptor.
+func New(cfg Config) *Acceptor {
+	a := &Acceptor{cfg: cfg, log: cfg.Logger, now: cfg.Now, heartbeat: cfg.Heartbeat, sessions: map[string]*session{}}
+	if a.log == nil {
+		a.log = slog.Default()
+	}
+	a.log = a.log.With("component", "agentlink")
+	if a.now == nil {
+		a.now = time.Now
+	}
+	if a.heartbeat <= 0 {
+		a.heartbeat = link.HeartbeatInterval
+	}
+	if a.cfg.RecheckEvery <= 0 {
+		a.cfg.RecheckEvery = time.Second
+	}
+	return a
+}
+
+// ServeHTTP authenticates an agent and serves its link until it ends.
+func (a *Acceptor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !isUpgrade(r) {
+		problem(w, gateway.Errorf(gateway.EInvalid, "the agent link is a WebSocket upgrade"))
+		return
+	}
+	key := r.Header.Get(link.KeyHeader)
+	agent, err := a.cfg.Core.AuthenticateAgent(r.Context(), key, clientAddr(r))
+	if err != nil {
+		if gateway.ErrorCode(err) == gateway.EUnauthorized {
+			a.log.Warn("agent link refused: bad agent key", "remote", clientAddr(r))
+		}
+		problem(w, err)
+		return
+	}
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+	if err != nil {
+		a.log.Warn("agent link upgrade failed", "agent", agent.Name, "err", err)
+		return
+	}
+	conn.SetReadLimit(link.MaxFrame)
+	hello, err := readHello(conn)
+	if err != nil {
+		a.log.Warn("agent link: no hello", "agent", agent.Name, "err", err)
+		conn.Close(websocket.StatusProtocolError, "the first frame must be hello")
+		return
+	}
+	s := newSession(a, agent, conn)
+	if v := hello.GetProtocolVersion(); v != link.ProtocolVersion {
+		s.refuse(link.CloseVersion, fmt.Sprintf("agent link protocol %d is not spoken here: the cloud speaks %d; upgrade the agent or the cloud", v, link.ProtocolVersion))
+		<-s.done
+		return
+	}
+	if !a.adopt(s) {
+		s.refuse(websocket.StatusGoingAway, "the cloud is shutting down")
+		return
+	}
+	defer a.wg.Done()
+	defer a.forget(s)
+	refused := s.setRobots(hello.GetRobots())
+	err = s.write(r.Context(), &linkpb.Frame{Body: &linkpb.Frame_Welcome{Welcome: &linkpb.Welcome{
+		ProtocolVersion:     link.ProtocolVersion,
+		AgentId:             agent.ID,
+		FleetId:             agent.FleetID,
+		HeartbeatIntervalMs: uint32(a.heartbeat.Milliseconds()),
+		Refused:             refused,
+	}}}, 5*time.Second)
+	if err != nil {
+		s.close(websocket.StatusInternalError, "")
+	}
+	s.log.Info("agent connected", "remote", clientAddr(r), "agent_version", hello.GetAgentVersion(), "robots", len(hello.GetRobots())-len(refused))
+	s.run()
+	s.log.Info("agent disconnected")
+}
+
+// adopt makes s the agent's link, closing an older link of the same agent: the newer wins,
+// since an agent that reconnects after a silent drop is the live one.
+func (a *Acceptor) adopt(s *session) bool {
+	a.mu.Lock()
+	if a.shutdown {
+		a.mu.Unlock()
+		return false
+	}
+	old := a.sessions[s.agent.ID]
+	a.sessions[s.agent.ID] = s
+	a.wg.Add(1)
+	a.mu.Unlock()
+	if old != nil {
+		old.refuse(link.CloseReplaced, "replaced by a newer connection of this agent")
+	}
+	return true
+}
+
+func (a *Acceptor) forget(s *session) {
+	a.mu.Lock()
+	if a.sessions[s.agent.ID] == s {
+		delete(a.sessions, s.agent.ID)
+	}
+	a.mu.Unlock()
+}
+
+func (a *Acceptor) snapshot() []*session {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]*session, 0, len(a.sessions))
+	for _, s := range a.sessions {
+		out = append(out, s)
+	}
+	return out
+}
+
+// Connected reports whether agent agentID has a link now.
+func (a *Acceptor) Connected(agentID string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, ok := a.sessions[agentID]
+	return ok
+}
+
+// Revoke closes agent agentID's link at once (its robots go offline). The caller revoked
+// the key first, so the agent cannot come back.
+func (a *Acceptor) Revoke(agentID string) {
+	a.mu.Lock()
+	s := a.sessions[agentID]
+	a.mu.Unlock()
+	if s != nil {
+		s.refuse(link.CloseRevoked, "agent key revoked")
+	}
+}
+
+// Run checks every RecheckEvery that each connected agent may stay (a key revoked by the
+// CLI, from another process, closes its link within that period) until ctx ends; then it
+// closes every link and waits for their sessions to end.
+func (a *Acceptor) Run(ctx context.Context) {
+	tick := time.NewTicker(a.cfg.RecheckEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			a.Shutdown()
+			return
+		case <-tick.C:
+		}
+		for _, s := range a.snapshot() {
+			cctx, cancel := context.WithTimeout(ctx, time.Second)
+			err := a.cfg.Core.AgentActive(cctx, s.agent.ID)
+			cancel()
+			switch gateway.ErrorCode(err) {
+			case "":
+			case gateway.EUnauthorized, gateway.ENotFound:
+				s.log.Warn("agent key revoked: closing its link")
+				s.refuse(link.CloseRevoked, "agent key revoked")
+			default:
+				if ctx.Err() == nil {
+					s.log.Warn("checking agent key", "err", err) // keep the link: the store hiccuped
+				}
+			}
+		}
+	}
+}
+
+// Shutdown closes every link (1001) and waits for their sessions to end, so that their
+// robots' last-seen times are recorded before the store closes.
+func (a *Acceptor) Shutdown() {
+	a.mu.Lock()
+	a.shutdown = true
+	a.mu.Unlock()
+	for _, s := range a.snapshot() {
+		s.refuse(websocket.StatusGoingAway, "the cloud is shutting down")
+	}
+	a.wg.Wait()
+}
+
+func (a *Acceptor) archivedResources(ctx context.Context, robotID string) ([]fleet.Resource, error) {
+	recs, err := a.cfg.Core.ArchivedResources(ctx, robotID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fleet.Resource, len(recs))
+	for i, r := range recs {
+		out[i] = fleet.Resource{ID: r.ID, Name: r.Name, MIMEType: r.MIMEType, FileType: r.FileType, Size: r.Size, CreatedAt: r.CreatedAt}
+	}
+	return out, nil
+}
+
+// readHello reads the agent's first frame within helloTimeout.
+func readHello(conn *websocket.Conn) (*linkpb.Hello, error) {
+	timer := time.AfterFunc(helloTimeout, func() { conn.CloseNow() })
+	defer timer.Stop()
+	f, err := link.ReadFrame(conn)
+	if err != nil {
+		return nil, err
+	}
+	h := f.GetHello()
+	if h == nil {
+		return nil, fmt.Errorf("first frame is %T", f.Body)
+	}
+	return h, nil
+}
+
+func isUpgrade(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+}
+
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// problem answers a refused upgrade with the API's problem document.
+func problem(w http.ResponseWriter, err error) {
+	status := map[string]int{
+		gateway.EInvalid:      http.StatusBadRequest,
+		gateway.EUnauthorized: http.StatusUnauthorized,
+		gateway.ERateLimited:  http.StatusTooManyRequests,
+		gateway.EUnavailable:  http.StatusServiceUnavailable,
+	}[gateway.ErrorCode(err)]
+	code, detail := gateway.ErrorCode(err), gateway.ErrorMessage(err)
+	if status == 0 {
+		status, code, detail = http.StatusInternalServerError, gateway.EInternal, "internal error"
+	}
+	if wait := gateway.RetryAfter(err); wait > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{
+		"type": "about:blank", "title": http.StatusText(status), "status": status, "detail": detail, "code": code,
+	})
+}
+
+// Archive is the cloud's store of resource files (a blob.Dir) as the gateway core and the
+// link use it.
+type Archive struct {
+	dir *blob.Dir
+}
+
+// NewArchive wraps dir.
+func NewArchive(dir *blob.Dir) *Archive { return &Archive{dir: dir} }
+
+// Open opens the whole copy of resource id. It implements gateway.ResourceArchive.
+func (a *Archive) Open(id string) (fleet.ResourceFile, error) {
+	f, err := a.dir.Open(id)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// StartUpload begins or resumes receiving a version of resource id.
+func (a *Archive) StartUpload(id, version string) (*blob.Upload, error) {
+	return a.dir.StartUpload(id, version)
+}
+
+var _ gateway.ResourceArchive = (*Archive)(nil)

@@ -1,0 +1,162 @@
+package cloud
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/link"
+	"github.com/fleetgate/fleetgate/proto/linkpb"
+)
+
+// kpiFresh is how long pushed KPI values answer KPIs without asking the agent: the agent
+// pushes every second, so older values mean the pushes stopped.
+const kpiFresh = 5 * time.Second
+
+// RemoteRobot is a robot hosted by an agent, reached over its link: every call is a request
+// with the caller's deadline, except custom KPIs, which the agent pushes, and resources,
+// which the cloud serves from its own copies. It implements fleet.Robot.
+type RemoteRobot struct {
+	s    *session
+	info fleet.Info
+	kpis atomic.Pointer[pushedKPIs]
+}
+
+type pushedKPIs struct {
+	list []fleet.KPI
+	at   time.Time
+}
+
+var _ fleet.Robot = (*RemoteRobot)(nil)
+
+func (r *RemoteRobot) Info() fleet.Info { return r.info }
+
+// AgentID is the agent hosting the robot.
+func (r *RemoteRobot) AgentID() string { return r.s.agent.ID }
+
+func (r *RemoteRobot) call(ctx context.Context, req *linkpb.Request) (*linkpb.Response, error) {
+	return r.s.request(ctx, r, req, nil)
+}
+
+func (r *RemoteRobot) Streams(ctx context.Context) ([]fleet.Stream, error) {
+	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_Streams{Streams: &linkpb.Empty{}}})
+	if err != nil {
+		return nil, err
+	}
+	if resp.GetStreams() == nil {
+		return nil, unexpected(resp)
+	}
+	return link.StreamsFromWire(resp.GetStreams()), nil
+}
+
+func (r *RemoteRobot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
+	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_Read{Read: link.KeyToWire(key)}})
+	if err != nil {
+		return fleet.Sample{}, err
+	}
+	if resp.GetSample() == nil {
+		return fleet.Sample{}, unexpected(resp)
+	}
+	return link.SampleFromWire(resp.GetSample()), nil
+}
+
+// Subscribe is not offered: live streams (W3) are served by the local gateway, next to the
+// robot, and the cloud answers 404 on that route.
+func (r *RemoteRobot) Subscribe(ctx context.Context, key fleet.StreamKey) (*fleet.Subscription, error) {
+	return nil, fleet.Errorf(fleet.ErrUnavailable, "live streams of robot %q are served by its local gateway", r.info.Name)
+}
+
+func (r *RemoteRobot) Publish(ctx context.Context, key fleet.StreamKey, typ string, payload []byte) error {
+	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_Publish{Publish: &linkpb.Publish{Key: link.KeyToWire(key), Type: typ, Payload: payload}}})
+	if err != nil {
+		return err
+	}
+	if resp.GetDone() == nil {
+		return unexpected(resp)
+	}
+	return nil
+}
+
+func (r *RemoteRobot) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
+	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_MetricTypes{MetricTypes: &linkpb.Empty{}}})
+	if err != nil {
+		return nil, err
+	}
+	if resp.GetMetricTypes() == nil {
+		return nil, unexpected(resp)
+	}
+	types := resp.GetMetricTypes().GetTypes()
+	out := make([]fleet.MetricType, len(types))
+	for i, t := range types {
+		out[i] = fleet.MetricType(t)
+	}
+	return out, nil
+}
+
+func (r *RemoteRobot) Metric(ctx context.Context, typ fleet.MetricType, name string) (fleet.Metric, error) {
+	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_Metric{Metric: &linkpb.MetricQuery{Type: int32(typ), Name: name}}})
+	if err != nil {
+		return fleet.Metric{}, err
+	}
+	if resp.GetMetric() == nil {
+		return fleet.Metric{}, unexpected(resp)
+	}
+	return link.MetricFromWire(resp.GetMetric()), nil
+}
+
+// KPIs answers from the values the agent pushed within kpiFresh, else asks the agent.
+func (r *RemoteRobot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
+	if p := r.kpis.Load(); p != nil && r.s.acc.now().Sub(p.at) < kpiFresh {
+		return p.list, nil
+	}
+	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_Kpis{Kpis: &linkpb.Empty{}}})
+	if err != nil {
+		return nil, err
+	}
+	if resp.GetKpis() == nil {
+		return nil, unexpected(resp)
+	}
+	list := link.KPIsFromWire(resp.GetKpis().GetKpis())
+	r.setKPIs(list, r.s.acc.now())
+	return list, nil
+}
+
+func (r *RemoteRobot) setKPIs(list []fleet.KPI, at time.Time) {
+	r.kpis.Store(&pushedKPIs{list: list, at: at})
+}
+
+// Resources lists the files the cloud holds whole copies of: never one still uploading.
+func (r *RemoteRobot) Resources(ctx context.Context) ([]fleet.Resource, error) {
+	return r.s.acc.archivedResources(ctx, r.info.ID)
+}
+
+func (r *RemoteRobot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleet.Resource, error) {
+	list, err := r.Resources(ctx)
+	if err != nil {
+		return nil, fleet.Resource{}, err
+	}
+	for _, res := range list {
+		if res.ID == id {
+			f, err := r.s.acc.cfg.Archive.Open(id)
+			if err != nil {
+				return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "the copy of resource %s is gone", id)
+			}
+			return f, res, nil
+		}
+	}
+	return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "robot %q has no resource %s", r.info.Name, id)
+}
+
+// unexpected is an answer of the wrong kind: the agent is broken, the robot unavailable.
+func unexpected(resp *linkpb.Response) error {
+	return fleet.Errorf(fleet.ErrUnavailable, "the agent answered with %T", resp.GetResult())
+}
+
+// isUUID reports whether s is a UUID in its canonical 36-character form.
+func isUUID(s string) bool {
+	_, err := uuid.Parse(s)
+	return err == nil && len(s) == 36
+}

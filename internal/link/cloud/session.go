@@ -1,0 +1,401 @@
+package cloud
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/link"
+	"github.com/fleetgate/fleetgate/proto/linkpb"
+)
+
+// defaultDeadline bounds a request whose context has no deadline of its own.
+const defaultDeadline = 10 * time.Second
+
+// Limits on what an agent announces: a misbehaving agent must not flood the store.
+const (
+	maxRobotsPerAgent = 1000
+	maxInfoField      = 256
+	maxKPIsPerRobot   = 64
+)
+
+// session is one connected agent: its WebSocket, the requests in flight over it and the
+// robots it hosts. It ends when the socket does; its robots go offline with it.
+type session struct {
+	acc   *Acceptor
+	agent gateway.Agent
+	conn  *websocket.Conn
+	log   *slog.Logger
+	sync  *syncer
+
+	nextID    atomic.Uint64
+	lastHeard atomic.Int64 // unix nanoseconds of the last frame received
+
+	mu      sync.Mutex
+	ended   bool
+	pending map[uint64]*call
+	robots  map[string]*RemoteRobot
+
+	done      chan struct{} // closed when the session ends
+	closeOnce sync.Once
+}
+
+// call is a request waiting for its response.
+type call struct {
+	resp chan *linkpb.Response // buffered: the reader never blocks on a gone caller
+	// chunk receives the resource chunks of an upload request, in the reader goroutine.
+	chunk func(*linkpb.ResourceChunk) error
+
+	mu       sync.Mutex // orders chunk calls before the caller's return
+	over     bool       // the caller returned: chunk is not called again
+	chunkErr error      // the first chunk failure
+}
+
+// finish stops chunk deliveries and returns the first chunk failure.
+func (c *call) finish() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.over = true
+	return c.chunkErr
+}
+
+func newSession(acc *Acceptor, agent gateway.Agent, conn *websocket.Conn) *session {
+	s := &session{
+		acc:     acc,
+		agent:   agent,
+		conn:    conn,
+		log:     acc.log.With("agent", agent.Name, "agent_id", agent.ID),
+		pending: map[uint64]*call{},
+		robots:  map[string]*RemoteRobot{},
+		done:    make(chan struct{}),
+	}
+	s.lastHeard.Store(acc.now().UnixNano())
+	s.sync = newSyncer(s)
+	return s
+}
+
+// close ends the session with a close code and reason for the agent; the first call wins.
+// It does not wait for the agent's answer: the reader ends when the socket does.
+func (s *session) close(code websocket.StatusCode, reason string) {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.ended = true
+		s.mu.Unlock()
+		close(s.done)
+		s.log.Info("agent link closing", "code", int(code), "reason", reason)
+		go func() {
+			// Close waits up to 5 s for the agent's close frame; an agent that went silent
+			// never sends one, and CloseNow after that releases the socket.
+			if err := s.conn.Close(code, reason); err != nil {
+				s.conn.CloseNow()
+			}
+		}()
+	})
+}
+
+// refuse tells the agent why before closing: the refusal frame survives proxies that drop
+// close reasons.
+func (s *session) refuse(code websocket.StatusCode, reason string) {
+	s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_Refusal{Refusal: &linkpb.Refusal{Reason: reason}}}, time.Second)
+	s.close(code, reason)
+}
+
+// run serves the session until the socket ends, then takes its robots offline.
+func (s *session) run() {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); s.keepAlive() }()
+	go func() { defer wg.Done(); s.sync.run() }()
+	s.readLoop()
+	s.close(websocket.StatusNormalClosure, "")
+	wg.Wait()
+	s.mu.Lock()
+	robots := s.robots
+	s.robots = map[string]*RemoteRobot{}
+	s.mu.Unlock()
+	for _, r := range robots {
+		s.acc.cfg.Registry.Remove(r)
+	}
+}
+
+func (s *session) readLoop() {
+	for {
+		f, err := link.ReadFrame(s.conn)
+		if err != nil {
+			switch {
+			case errors.Is(err, link.ErrMalformed):
+				s.log.Warn("agent link: malformed frame, closing", "err", err)
+				s.close(websocket.StatusProtocolError, "malformed frame")
+			case websocket.CloseStatus(err) != -1:
+				s.log.Info("agent closed the link", "code", int(websocket.CloseStatus(err)), "err", err)
+			default:
+				select {
+				case <-s.done:
+				default:
+					s.log.Info("agent link lost", "err", err)
+				}
+			}
+			return
+		}
+		s.lastHeard.Store(s.acc.now().UnixNano())
+		if err := s.handle(f); err != nil {
+			s.log.Warn("agent link: protocol error, closing", "err", err)
+			s.close(websocket.StatusProtocolError, err.Error())
+			return
+		}
+	}
+}
+
+// handle acts on one frame from the agent, in the reader goroutine.
+func (s *session) handle(f *linkpb.Frame) error {
+	switch b := f.Body.(type) {
+	case *linkpb.Frame_Heartbeat:
+	case *linkpb.Frame_Response:
+		s.deliver(b.Response)
+	case *linkpb.Frame_Chunk:
+		s.deliverChunk(b.Chunk)
+	case *linkpb.Frame_Robots:
+		refused := s.setRobots(b.Robots.GetRobots())
+		s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_Accepted{Accepted: &linkpb.RobotsAccepted{Refused: refused}}}, 5*time.Second)
+	case *linkpb.Frame_Kpis:
+		if r := s.robot(b.Kpis.GetRobotId()); r != nil && len(b.Kpis.GetKpis()) <= maxKPIsPerRobot {
+			r.setKPIs(link.KPIsFromWire(b.Kpis.GetKpis()), s.acc.now())
+		}
+	case *linkpb.Frame_Resources:
+		if r := s.robot(b.Resources.GetRobotId()); r != nil {
+			s.sync.listed(r.info.ID, link.ResourcesFromWire(b.Resources.GetResources()), b.Resources.GetResources())
+		}
+	default:
+		return fmt.Errorf("unexpected %T from an agent", f.Body)
+	}
+	return nil
+}
+
+func (s *session) robot(id string) *RemoteRobot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.robots[id]
+}
+
+func (s *session) deliver(resp *linkpb.Response) {
+	s.mu.Lock()
+	c := s.pending[resp.GetId()]
+	s.mu.Unlock()
+	if c == nil {
+		return // an answer after its caller gave up
+	}
+	select {
+	case c.resp <- resp:
+	default:
+	}
+}
+
+func (s *session) deliverChunk(ch *linkpb.ResourceChunk) {
+	s.mu.Lock()
+	c := s.pending[ch.GetRequestId()]
+	s.mu.Unlock()
+	if c == nil || c.chunk == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.over && c.chunkErr == nil {
+		c.chunkErr = c.chunk(ch)
+	}
+}
+
+// setRobots makes the registry hold exactly the announced robots of this agent, returning
+// those refused with why. Runs in the reader goroutine (or before it starts).
+func (s *session) setRobots(infos []*linkpb.RobotInfo) []*linkpb.RobotRefused {
+	var refused []*linkpb.RobotRefused
+	want := map[string]fleet.Info{}
+	for _, wi := range infos {
+		info := link.InfoFromWire(wi)
+		if reason := checkInfo(info, want); reason != "" {
+			refused = append(refused, &linkpb.RobotRefused{Id: info.ID, Reason: reason})
+			continue
+		}
+		want[info.ID] = info
+	}
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return nil
+	}
+	var gone []*RemoteRobot
+	for id, r := range s.robots {
+		if info, ok := want[id]; !ok || info != r.info {
+			gone = append(gone, r)
+			delete(s.robots, id)
+		}
+	}
+	s.mu.Unlock()
+	for _, r := range gone {
+		s.acc.cfg.Registry.Remove(r)
+	}
+	home := fleet.Home{FleetID: s.agent.FleetID, AgentID: s.agent.ID}
+	for id, info := range want {
+		if s.robot(id) != nil {
+			continue
+		}
+		r := &RemoteRobot{s: s, info: info}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := s.acc.cfg.Registry.AddHosted(ctx, r, home)
+		cancel()
+		if err != nil {
+			reason := "the cloud could not register it"
+			if code := gateway.ErrorCode(err); code == gateway.EConflict || code == gateway.ENotFound {
+				reason = gateway.ErrorMessage(err)
+			}
+			s.log.Warn("robot refused", "robot", id, "err", err)
+			refused = append(refused, &linkpb.RobotRefused{Id: id, Reason: reason})
+			continue
+		}
+		s.mu.Lock()
+		if s.ended {
+			s.mu.Unlock()
+			s.acc.cfg.Registry.Remove(r)
+			break
+		}
+		s.robots[id] = r
+		s.mu.Unlock()
+	}
+	return refused
+}
+
+// checkInfo says why an announced robot cannot be registered, or "".
+func checkInfo(info fleet.Info, seen map[string]fleet.Info) string {
+	switch {
+	case !isUUID(info.ID):
+		return "robot id is not a UUID"
+	case info.Name == "":
+		return "robot name is empty"
+	case len(info.Name) > maxInfoField || len(info.ConfigName) > maxInfoField ||
+		len(info.ConfigVersion) > maxInfoField || len(info.AgentVersion) > maxInfoField:
+		return fmt.Sprintf("a robot field is longer than %d bytes", maxInfoField)
+	case len(seen) >= maxRobotsPerAgent:
+		return fmt.Sprintf("an agent hosts at most %d robots", maxRobotsPerAgent)
+	}
+	if _, dup := seen[info.ID]; dup {
+		return "robot announced twice"
+	}
+	return ""
+}
+
+// keepAlive sends heartbeats and ends a session that has been silent for MissedHeartbeats
+// intervals: a silent drop (no FIN, no RST) is noticed only this way.
+func (s *session) keepAlive() {
+	every := s.acc.heartbeat
+	check := every / 20
+	silence := time.Duration(link.MissedHeartbeats)*every - check
+	tick := time.NewTicker(check)
+	defer tick.Stop()
+	nextBeat := s.acc.now().Add(every)
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-tick.C:
+		}
+		now := s.acc.now()
+		if quiet := now.Sub(time.Unix(0, s.lastHeard.Load())); quiet > silence {
+			s.log.Warn("agent link silent, closing", "silent_for", quiet.Round(time.Millisecond))
+			s.close(websocket.StatusGoingAway, "no heartbeat")
+			s.conn.CloseNow() // the agent cannot answer a close handshake it does not hear
+			return
+		}
+		if !now.Before(nextBeat) {
+			nextBeat = now.Add(every)
+			s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_Heartbeat{Heartbeat: &linkpb.Heartbeat{Sent: link.Time(now)}}}, every)
+		}
+	}
+}
+
+// write sends one frame within timeout (and ctx). A write that times out leaves the socket
+// closed (the library's rule): the session ends and its robots go offline.
+func (s *session) write(ctx context.Context, f *linkpb.Frame, timeout time.Duration) error {
+	data, err := proto.Marshal(f)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return s.conn.Write(ctx, websocket.MessageBinary, data)
+}
+
+// request sends req for robot r and waits for its answer until ctx ends (defaultDeadline
+// when ctx has no deadline). chunk, when not nil, receives the chunks of an upload.
+func (s *session) request(ctx context.Context, r *RemoteRobot, req *linkpb.Request, chunk func(*linkpb.ResourceChunk) error) (*linkpb.Response, error) {
+	start := s.acc.now()
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, defaultDeadline)
+		defer cancel()
+	}
+	deadline, _ := ctx.Deadline()
+	c := &call{resp: make(chan *linkpb.Response, 1), chunk: chunk}
+	id := s.nextID.Add(1)
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return nil, s.offline(r)
+	}
+	s.pending[id] = c
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.pending, id)
+		s.mu.Unlock()
+		c.finish()
+	}()
+
+	req.Id, req.RobotId = id, r.info.ID
+	req.DeadlineMs = uint32(max(time.Until(deadline).Milliseconds(), 1))
+	if err := s.write(ctx, &linkpb.Frame{Body: &linkpb.Frame_Request{Request: req}}, time.Until(deadline)); err != nil {
+		if ctx.Err() != nil {
+			return nil, s.tooSlow(r, start)
+		}
+		return nil, fleet.Errorf(fleet.ErrUnavailable, "robot %q is unreachable: sending to its agent %q failed: %v", r.info.Name, s.agent.Name, err)
+	}
+	select {
+	case resp := <-c.resp:
+		chunkErr := c.finish()
+		if resp.GetError() != nil {
+			return nil, link.ErrorFromWire(resp.GetError())
+		}
+		if chunkErr != nil {
+			return nil, chunkErr
+		}
+		return resp, nil
+	case <-ctx.Done():
+		return nil, s.tooSlow(r, start)
+	case <-s.done:
+		return nil, s.offline(r)
+	}
+}
+
+func (s *session) offline(r *RemoteRobot) error {
+	return fleet.Errorf(fleet.ErrOffline, "robot %q is offline: its agent %q disconnected", r.info.Name, s.agent.Name)
+}
+
+// tooSlow tells an unreachable agent (nothing heard for over a heartbeat interval) from a
+// connected but slow one.
+func (s *session) tooSlow(r *RemoteRobot, start time.Time) error {
+	now := s.acc.now()
+	waited := now.Sub(start).Round(time.Millisecond)
+	if quiet := now.Sub(time.Unix(0, s.lastHeard.Load())); quiet > s.acc.heartbeat+time.Second {
+		return fleet.Errorf(fleet.ErrUnavailable, "robot %q is unreachable: its agent %q has not been heard from for %s",
+			r.info.Name, s.agent.Name, quiet.Round(time.Second))
+	}
+	return fleet.Errorf(fleet.ErrUnavailable, "robot %q did not answer within %s: its agent %q is connected but too slow",
+		r.info.Name, waited, s.agent.Name)
+}
