@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -77,9 +78,15 @@ func runToken(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 func runAgents(ctx context.Context, args []string, stdout io.Writer) error {
-	_, rest, err := subcommand("agents", args, "add")
+	verb, rest, err := subcommand("agents", args, "add", "list", "revoke")
 	if err != nil {
 		return err
+	}
+	switch verb {
+	case "list":
+		return listAgents(ctx, rest, stdout)
+	case "revoke":
+		return revokeAgent(ctx, rest, stdout)
 	}
 	var name, fleet string
 	gw, closeDB, err := offline(ctx, "agents add", rest, func(fs *flag.FlagSet) {
@@ -98,6 +105,61 @@ func runAgents(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "agent %s (%s)\nagent key (shown once): %s\n", agent.Name, agent.ID, key)
+	return nil
+}
+
+func listAgents(ctx context.Context, args []string, stdout io.Writer) error {
+	gw, closeDB, err := offline(ctx, "agents list", args, func(*flag.FlagSet) {}, nil)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	agents, err := gw.Agents(ctx)
+	if err != nil {
+		return err
+	}
+	fleets, err := gw.Fleets(ctx)
+	if err != nil {
+		return err
+	}
+	names := make(map[string]string, len(fleets))
+	for _, f := range fleets {
+		names[f.ID] = f.Name
+	}
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tID\tFLEET\tCREATED\tLAST SEEN\tREVOKED")
+	for _, a := range agents {
+		revoked := "no"
+		if !a.RevokedAt.IsZero() {
+			revoked = formatTime(a.RevokedAt)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.Name, a.ID, names[a.FleetID], formatTime(a.CreatedAt), formatTime(a.LastSeen), revoked)
+	}
+	return tw.Flush()
+}
+
+func revokeAgent(ctx context.Context, args []string, stdout io.Writer) error {
+	var name, id string
+	gw, closeDB, err := offline(ctx, "agents revoke", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&name, "name", "", "name of the agent to revoke")
+		fs.StringVar(&id, "id", "", "id of the agent to revoke, instead of --name")
+	}, func() error {
+		if (name == "") == (id == "") {
+			return usagef("one of --name or --id is required")
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	agent, err := gw.RevokeAgent(ctx, cmp.Or(id, name))
+	if err != nil {
+		return err
+	}
+	// No need to tell a running server: its agent link rechecks each connected agent every
+	// second (Gateway.AgentActive) and drops a revoked one.
+	fmt.Fprintf(stdout, "revoked agent %s (%s)\n", agent.Name, agent.ID)
 	return nil
 }
 

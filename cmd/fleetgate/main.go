@@ -33,11 +33,11 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"serve", "run the cloud gateway (default --listen :8080)", runServe},
-		{"agent", "run the local gateway on the robot network (default --listen :19992)", runAgent},
-		{"demo", "run a cloud gateway on :8080 and a local gateway on :19992", runDemo},
+		{"serve", "run the cloud gateway (default --listen :8080; --demo N adds N simulated agents)", runServe},
+		{"agent", "run the local gateway on the robot network (default --listen :19992; --cloud URL --agent-key KEY links it)", runAgent},
+		{"demo", "run a cloud gateway on :8080 and a local gateway on :19992 linked to it", runDemo},
 		{"token", "token create: print a new API token for a user (offline)", runToken},
-		{"agents", "agents add: provision an agent and print its key (offline)", runAgents},
+		{"agents", "agents add | list | revoke: provision, list or revoke agents (offline)", runAgents},
 		{"robots", "robots add | list: record or list robots (offline)", runRobots},
 		{"events", "events list: print the event log (offline)", runEvents},
 		{"version", "print the version", runVersion},

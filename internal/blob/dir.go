@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // ErrInvalidID is returned for a resource id that is not a UUID.
@@ -18,6 +19,9 @@ var ErrInvalidID = errors.New("blob: resource id is not a UUID")
 // It is safe for concurrent use; two Puts of one id leave one of the two contents, whole.
 type Dir struct {
 	root string
+
+	mu      sync.Mutex
+	uploads map[string]struct{} // ids with an open Upload
 }
 
 // OpenDir opens the store at root, creating it with mode 0700 when missing.

@@ -124,12 +124,12 @@ func (g *Gateway) AddAgent(ctx context.Context, name, fleet string) (Agent, stri
 	if name == "" {
 		return Agent{}, "", Errorf(EInvalid, "agent name is required")
 	}
-	_, f, err := g.defaultOrgFleet(ctx, fleet)
+	org, f, err := g.defaultOrgFleet(ctx, fleet)
 	if err != nil {
 		return Agent{}, "", err
 	}
 	key := NewSecret(AgentKeyPrefix, 40)
-	a := Agent{ID: uuid.NewString(), Name: name, FleetID: f.ID, KeyHash: HashSecret(key), CreatedAt: g.now().UTC()}
+	a := Agent{ID: uuid.NewString(), OrgID: org.ID, Name: name, FleetID: f.ID, KeyHash: HashSecret(key), CreatedAt: g.now().UTC()}
 	if err := g.store.CreateAgent(ctx, a); err != nil {
 		return Agent{}, "", err
 	}
@@ -196,10 +196,8 @@ func (g *Gateway) EventLog(ctx context.Context, robotID string, limit int) ([]Ev
 // defaultOrgFleet resolves a fleet of the default organization by id or name; empty means
 // the organization's first fleet.
 func (g *Gateway) defaultOrgFleet(ctx context.Context, fleet string) (Organization, Fleet, error) {
-	org, err := g.store.DefaultOrganization(ctx)
-	if ErrorCode(err) == ENotFound {
-		return Organization{}, Fleet{}, Errorf(ENotFound, "the data directory has no organization yet; start the server once to bootstrap it")
-	} else if err != nil {
+	org, err := g.defaultOrg(ctx)
+	if err != nil {
 		return Organization{}, Fleet{}, err
 	}
 	if fleet == "" {
@@ -214,6 +212,24 @@ func (g *Gateway) defaultOrgFleet(ctx context.Context, fleet string) (Organizati
 	}
 	f, err := g.findFleet(ctx, org.ID, fleet)
 	return org, f, err
+}
+
+// defaultOrg is the default organization, with a hint for the operator of an empty store.
+func (g *Gateway) defaultOrg(ctx context.Context) (Organization, error) {
+	org, err := g.store.DefaultOrganization(ctx)
+	if ErrorCode(err) == ENotFound {
+		return Organization{}, Errorf(ENotFound, "the data directory has no organization yet; start the server once to bootstrap it")
+	}
+	return org, err
+}
+
+// Fleets lists the fleets of the default organization; the first is its default fleet.
+func (g *Gateway) Fleets(ctx context.Context) ([]Fleet, error) {
+	org, err := g.defaultOrg(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return g.store.Fleets(ctx, org.ID)
 }
 
 // EnsureFleet returns the fleet of the default organization with this id or name, creating

@@ -107,10 +107,13 @@ type BearerToken struct {
 // Agent is a local gateway provisioned on the cloud; the robots it announces join FleetID.
 type Agent struct {
 	ID        string
+	OrgID     string // the fleet's organization
 	Name      string
 	FleetID   string
 	KeyHash   string
 	CreatedAt time.Time
+	LastSeen  time.Time // zero when the agent never connected
+	RevokedAt time.Time // zero while the key is valid
 }
 
 // Event is a user-posted event-log message attached to a robot and, optionally, a fleet.
@@ -173,6 +176,18 @@ type Store interface {
 	DeleteExpiredBearerTokens(ctx context.Context, now time.Time) (int64, error)
 
 	CreateAgent(ctx context.Context, a Agent) error
+	// AgentByKeyHash finds an agent by the hash of its key, revoked or not.
+	AgentByKeyHash(ctx context.Context, hash string) (Agent, error)
+	Agent(ctx context.Context, id string) (Agent, error)
+	// Agents lists the agents of an organization, revoked ones included, by name.
+	Agents(ctx context.Context, orgID string) ([]Agent, error)
+	// RevokeAgent marks an agent's key revoked; EConflict when it already is.
+	RevokeAgent(ctx context.Context, id string, at time.Time) error
+	// TouchAgent sets an agent's last-seen time; ENotFound for an unknown agent.
+	TouchAgent(ctx context.Context, id string, at time.Time) error
+	// SyncedResources lists the resources of a robot that this gateway holds a verified
+	// copy of (Path set), newest first.
+	SyncedResources(ctx context.Context, robotID string) ([]ResourceRecord, error)
 
 	// CreateEvent stores e durably (the transaction is on disk when it returns) and sets its ID.
 	CreateEvent(ctx context.Context, e *Event) error

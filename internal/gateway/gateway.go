@@ -29,6 +29,10 @@ type Config struct {
 	// AgentID is this gateway's own agent id when it is an agent linked to a cloud; robots
 	// of its fleet announced by other agents are not served by its live sockets.
 	AgentID string
+	// Archive holds verified copies of robots' resource files (the cloud's, uploaded over the
+	// agent link). With one, resources are listed and served from it, also while a robot is
+	// offline; without one, from the connected robot.
+	Archive ResourceArchive
 }
 
 // Gateway is the core service. It is safe for concurrent use.
@@ -41,9 +45,13 @@ type Gateway struct {
 	log       *slog.Logger
 	signer    URLSigner
 	agentID   string
+	archive   ResourceArchive
 
 	// loginFailures throttles token guessing: 10 failures a minute per client address.
 	loginFailures *limit.Window
+	// agentFailures throttles agent key guessing on the agent link the same way, apart from
+	// logins so that neither kind of failure locks out the other.
+	agentFailures *limit.Window
 }
 
 // New returns a Gateway over cfg.
@@ -57,6 +65,7 @@ func New(cfg Config) *Gateway {
 		log:       cfg.Logger,
 		signer:    cfg.Signer,
 		agentID:   cfg.AgentID,
+		archive:   cfg.Archive,
 	}
 	if g.presence == nil {
 		g.presence = NobodyOnline{}
@@ -71,6 +80,7 @@ func New(cfg Config) *Gateway {
 		g.log = slog.Default()
 	}
 	g.loginFailures = &limit.Window{Max: 10, Period: time.Minute, Now: g.now}
+	g.agentFailures = &limit.Window{Max: 10, Period: time.Minute, Now: g.now}
 	return g
 }
 

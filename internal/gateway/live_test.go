@@ -1,9 +1,14 @@
 package gateway_test
 
 import (
+	"bytes"
+	"io"
+	"net/url"
+	"os"
 	"testing"
 	"time"
 
+	"github.com/fleetgate/fleetgate/internal/blob"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
@@ -116,5 +121,60 @@ func TestRobotAnnouncedByAnAgent(t *testing.T) {
 	}
 	if r, _ := e.db.Robot(e.ctx, foreign.ID); r.OrgID != otherOrg.ID || r.Name != "theirs" || r.AgentID != "" {
 		t.Errorf("the other organization's robot changed: %+v", r)
+	}
+}
+
+// mapArchive is a ResourceArchive in memory.
+type mapArchive map[string][]byte
+
+func (a mapArchive) Open(id string) (fleet.ResourceFile, error) {
+	data, ok := a[id]
+	if !ok {
+		return nil, os.ErrNotExist
+	}
+	return nopFile{bytes.NewReader(data)}, nil
+}
+
+type nopFile struct{ *bytes.Reader }
+
+func (nopFile) Close() error { return nil }
+
+// TestArchivedResourcesServedWhileOffline is the cloud's side of resources: a gateway with an
+// archive lists, links and serves the archived copies of an offline robot's files, and only
+// those (a file still uploading has no record yet).
+func TestArchivedResourcesServedWhileOffline(t *testing.T) {
+	archive := mapArchive{"c0ffee00-0000-4000-8000-000000000001": []byte("recorded bag")}
+	signer := blob.NewSigner(bytes.Repeat([]byte{7}, 32), nil)
+	e := newEnv(t, func(c *gateway.Config) { c.Archive = archive; c.Signer = signer })
+	robot := gateway.Robot{ID: "4d5e6f70-8192-4a3b-8c4d-5e6f70819203", OrgID: e.org.ID, FleetID: e.fleet.ID, Name: "away", CreatedAt: e.clock.Now()}
+	e.must(e.db.CreateRobot(e.ctx, robot))
+	caller := e.login(e.adminSecret)
+
+	list, err := e.g.Resources(e.ctx, caller, robot.ID)
+	if err != nil || len(list) != 0 {
+		t.Fatalf("before any upload: %+v, %v; want an empty list, not an offline error", list, err)
+	}
+	res := fleet.Resource{ID: "c0ffee00-0000-4000-8000-000000000001", Name: "run.bag", MIMEType: "application/octet-stream", FileType: "rosbag", Size: 12, CreatedAt: e.clock.Now()}
+	e.must(e.g.SaveArchivedResource(e.ctx, robot.ID, res, "abc123"))
+	list, err = e.g.Resources(e.ctx, caller, robot.ID)
+	if err != nil || len(list) != 1 || list[0].Name != "run.bag" || list[0].Size != 12 {
+		t.Fatalf("after the upload: %+v, %v", list, err)
+	}
+	link, err := e.g.ResourceLink(e.ctx, caller, robot.ID, res.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(link)
+	f, got, err := e.g.OpenLink(e.ctx, "GET", u.Path, u.Query(), res.ID)
+	if err != nil {
+		t.Fatalf("OpenLink of an offline robot's archived file: %v", err)
+	}
+	data, _ := io.ReadAll(f)
+	f.Close()
+	if string(data) != "recorded bag" || got.Size != 12 {
+		t.Errorf("served %q (%d bytes)", data, got.Size)
+	}
+	if _, err := e.g.ResourceLink(e.ctx, caller, robot.ID, "c0ffee00-0000-4000-8000-000000000002"); gateway.ErrorCode(err) != gateway.ENotFound {
+		t.Errorf("link to a file not archived: %v, want not_found", err)
 	}
 }

@@ -61,8 +61,8 @@ func TestOpenAppliesEmbeddedMigrations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v != 1 {
-		t.Errorf("SchemaVersion = %d, want 1", v)
+	if v != 2 {
+		t.Errorf("SchemaVersion = %d, want 2", v)
 	}
 	if !filepath.IsAbs(db.Path()) {
 		t.Errorf("Path = %q, want an absolute path", db.Path())

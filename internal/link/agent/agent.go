@@ -174,7 +174,10 @@ func dialError(resp *http.Response, err error) error {
 	if resp == nil {
 		return err
 	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	var body []byte
+	if resp.Body != nil {
+		body, _ = io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	}
 	switch resp.StatusCode {
 	case http.StatusUnauthorized:
 		return fmt.Errorf("the cloud refused the agent key (401): check --agent-key, or whether the agent was revoked")
@@ -370,7 +373,7 @@ func (s *session) pushKPIs() {
 		case <-tick.C:
 		}
 		for _, r := range s.a.cfg.Robots.Robots() {
-			ctx, cancel := context.WithTimeout(context.Background(), s.a.cfg.KPIEvery)
+			ctx, cancel := context.WithTimeout(s.ctx, s.a.cfg.KPIEvery)
 			kpis, err := r.KPIs(ctx)
 			cancel()
 			if err != nil {
@@ -392,7 +395,7 @@ func (s *session) pushResources() {
 	defer tick.Stop()
 	for {
 		for _, r := range s.a.cfg.Robots.Robots() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 			list, err := r.Resources(ctx)
 			cancel()
 			if err != nil {

@@ -37,6 +37,13 @@ func (s *session) serve(req *linkpb.Request) {
 		ctx, cancel := context.WithTimeout(s.ctx, deadline)
 		defer cancel()
 		resp, err := s.handle(ctx, req)
+		if errors.Is(err, context.DeadlineExceeded) {
+			name := req.GetRobotId()
+			if r, ok := s.a.cfg.Robots.Robot(name); ok {
+				name = r.Info().Name
+			}
+			err = fleet.Errorf(fleet.ErrUnavailable, "robot %q did not answer its agent within %s", name, deadline)
+		}
 		if err != nil {
 			resp = &linkpb.Response{Error: link.ErrorToWire(err)}
 		}

@@ -134,6 +134,9 @@ func (y *syncer) upload(w wanted) error {
 	}
 	defer up.Close()
 	offset := up.Offset()
+	if offset > 0 {
+		y.s.log.Info("resuming resource upload", "robot", w.robotID, "resource", w.res.ID, "offset", offset, "size", w.res.Size)
+	}
 	timeout := uploadSlack + time.Duration((w.res.Size-offset)/uploadRate)*time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()

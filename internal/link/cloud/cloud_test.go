@@ -1,0 +1,711 @@
+package cloud_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/fleetgate/fleetgate/internal/blob"
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
+	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/link"
+	"github.com/fleetgate/fleetgate/internal/link/agent"
+	"github.com/fleetgate/fleetgate/internal/link/cloud"
+	"github.com/fleetgate/fleetgate/proto/linkpb"
+)
+
+// fakeCore stands in for the gateway core: agents by key, revocations, archived records.
+type fakeCore struct {
+	mu       sync.Mutex
+	agents   map[string]gateway.Agent // by key
+	revoked  map[string]bool          // by agent id
+	limited  bool                     // every authentication is rate-limited
+	archived map[string][]gateway.ResourceRecord
+}
+
+func (c *fakeCore) AuthenticateAgent(_ context.Context, key, _ string) (gateway.Agent, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.limited {
+		return gateway.Agent{}, &gateway.Error{Code: gateway.ERateLimited, Message: "too many failed agent keys", RetryAfter: 42 * time.Second}
+	}
+	a, ok := c.agents[key]
+	if !ok || c.revoked[a.ID] {
+		return gateway.Agent{}, gateway.Errorf(gateway.EUnauthorized, "invalid agent key")
+	}
+	return a, nil
+}
+
+func (c *fakeCore) AgentActive(_ context.Context, id string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.revoked[id] {
+		return gateway.Errorf(gateway.EUnauthorized, "agent key revoked")
+	}
+	return nil
+}
+
+func (c *fakeCore) ArchivedResources(_ context.Context, robotID string) ([]gateway.ResourceRecord, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.archived[robotID]), nil
+}
+
+func (c *fakeCore) SaveArchivedResource(_ context.Context, robotID string, res fleet.Resource, sha string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	list := slices.DeleteFunc(c.archived[robotID], func(r gateway.ResourceRecord) bool { return r.ID == res.ID })
+	c.archived[robotID] = append(list, gateway.ResourceRecord{
+		ID: res.ID, RobotID: robotID, Name: res.Name, Size: res.Size, SHA256: sha, Path: gateway.ArchivedPath,
+		CreatedAt: res.CreatedAt.UTC().Truncate(time.Millisecond),
+	})
+	return nil
+}
+
+func (c *fakeCore) revoke(id string) {
+	c.mu.Lock()
+	c.revoked[id] = true
+	c.mu.Unlock()
+}
+
+// world is a cloud acceptor behind a test HTTP server.
+type world struct {
+	t        *testing.T
+	core     *fakeCore
+	registry *fleet.Registry
+	acc      *cloud.Acceptor
+	srv      *httptest.Server
+	dir      *blob.Dir
+	root     string
+	logs     *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+const heartbeat = 200 * time.Millisecond
+
+var keys = map[string]gateway.Agent{
+	"fga_alpha": {ID: "agent-alpha", Name: "alpha", FleetID: "fleet-1"},
+	"fga_beta":  {ID: "agent-beta", Name: "beta", FleetID: "fleet-1"},
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	root := t.TempDir()
+	dir, err := blob.OpenDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{
+		t:    t,
+		core: &fakeCore{agents: keys, revoked: map[string]bool{}, archived: map[string][]gateway.ResourceRecord{}},
+		dir:  dir, root: root, logs: &syncBuffer{},
+	}
+	log := slog.New(slog.NewTextHandler(w.logs, nil))
+	w.registry = fleet.NewRegistry(nil, log, nil)
+	w.acc = cloud.New(cloud.Config{
+		Core: w.core, Registry: w.registry, Archive: cloud.NewArchive(dir), Logger: log,
+		Heartbeat: heartbeat, RecheckEvery: 50 * time.Millisecond,
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.acc.Run(ctx); close(done) }()
+	w.srv = httptest.NewServer(w.acc)
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		w.srv.Close()
+	})
+	return w
+}
+
+// startAgent runs an agent with key hosting robots until the test ends (or stop is called).
+func (w *world) startAgent(key string, robots ...fleet.Robot) (stop func()) {
+	w.t.Helper()
+	stop, _ = w.startAgentWith(key, robots...)
+	return stop
+}
+
+// startAgentWith is startAgent that also returns the agent's registry of local robots.
+func (w *world) startAgentWith(key string, robots ...fleet.Robot) (stop func(), local *fleet.Registry) {
+	w.t.Helper()
+	reg := fleet.NewRegistry(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	for _, r := range robots {
+		reg.Add(context.Background(), r, gateway.LocalFleetID)
+	}
+	a, err := agent.New(agent.Config{
+		CloudURL: w.srv.URL, Key: key, Version: "test", Robots: reg,
+		Logger:   slog.New(slog.NewTextHandler(w.logs, nil)).With("side", "agent"),
+		KPIEvery: 50 * time.Millisecond, ResourceScanEvery: 100 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
+	})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { a.Run(ctx); close(done) }()
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done }) }
+	w.t.Cleanup(stop)
+	return stop, reg
+}
+
+// waitOnline waits until robot id's presence is want, and returns how long that took.
+func (w *world) waitOnline(id string, want bool, within time.Duration) time.Duration {
+	w.t.Helper()
+	start := time.Now()
+	for !time.Now().After(start.Add(within)) {
+		if w.registry.Online(id) == want {
+			return time.Since(start)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	w.t.Fatalf("robot %s online=%v not reached within %s\nlogs:\n%s", id, want, within, w.logs.String())
+	return 0
+}
+
+func (w *world) remote(id string) fleet.Robot {
+	w.t.Helper()
+	r, ok := w.registry.Robot(id)
+	if !ok {
+		w.t.Fatalf("robot %s is not registered", id)
+	}
+	return r
+}
+
+// rawAgent dials the link by hand, to play a misbehaving agent.
+func (w *world) rawAgent(key string, hello *linkpb.Hello) (*websocket.Conn, *linkpb.Welcome) {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, w.srv.URL+link.Path, &websocket.DialOptions{HTTPHeader: http.Header{link.KeyHeader: {key}}})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	conn.SetReadLimit(link.MaxFrame)
+	w.t.Cleanup(func() { conn.CloseNow() })
+	if err := link.WriteFrame(conn, &linkpb.Frame{Body: &linkpb.Frame_Hello{Hello: hello}}, time.Second); err != nil {
+		w.t.Fatal(err)
+	}
+	f, err := link.ReadFrame(conn)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return conn, f.GetWelcome()
+}
+
+const (
+	idOne   = "11111111-1111-4111-8111-111111111111"
+	idTwo   = "22222222-2222-4222-8222-222222222222"
+	idThree = "33333333-3333-4333-8333-333333333333"
+)
+
+var (
+	poseKey  = fleet.StreamKey{Component: "base", Name: "pose", Source: fleet.SourceComponent}
+	driveKey = fleet.StreamKey{Component: "base", Name: "cmd_vel", Source: fleet.SourceComponent}
+)
+
+const twist = "Platform.Messages.geometry_msgs.Twist"
+
+func scriptedRobot(id, name string) *fleettest.Robot {
+	r := &fleettest.Robot{
+		ID: id, Name: name,
+		StreamList: []fleet.Stream{
+			{Component: "base", Name: "pose", Type: "Platform.Messages.geometry_msgs.PoseStamped", Direction: fleet.Output, Source: fleet.SourceComponent, DisplayName: "Pose"},
+			{Component: "base", Name: "cmd_vel", Type: twist, Direction: fleet.Input, Source: fleet.SourceComponent},
+		},
+		MetricList: []fleet.Metric{
+			{Type: fleet.MetricType(1), Value: fleet.Usage{Used: 1, Limit: 4}},
+			{Type: fleet.MetricType(100), Name: "battery", Value: 87.5},
+		},
+		KPIList: []fleet.KPI{{Name: "activity", DataType: "Platform.Messages.std_msgs.String", Payload: []byte("\n\x06moving"), Time: time.Unix(1700000000, 0).UTC()}},
+	}
+	r.Emit(poseKey, r.StreamList[0].Type, []byte("pose-bytes"))
+	return r
+}
+
+// TestRemoteRobotAnswersAsTheRobot: every call on the cloud side reaches the robot behind the
+// agent and comes back unchanged, errors keeping their kind.
+func TestRemoteRobotAnswersAsTheRobot(t *testing.T) {
+	w := newWorld(t)
+	bot := scriptedRobot(idOne, "one")
+	w.startAgent("fga_alpha", bot)
+	w.waitOnline(idOne, true, 5*time.Second)
+	r := w.remote(idOne)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+
+	if got := r.Info(); got != bot.Info() {
+		t.Errorf("Info %+v, want %+v", got, bot.Info())
+	}
+	streams, err := r.Streams(ctx)
+	if err != nil || !reflect.DeepEqual(streams, bot.StreamList) {
+		t.Errorf("Streams = %+v, %v; want %+v", streams, err, bot.StreamList)
+	}
+	sample, err := r.Read(ctx, poseKey)
+	if err != nil || string(sample.Payload) != "pose-bytes" || sample.Type != bot.StreamList[0].Type || sample.Seq != 1 {
+		t.Errorf("Read = %+v, %v", sample, err)
+	}
+	if _, err := r.Read(ctx, fleet.StreamKey{Component: "no", Name: "such", Source: 1}); !errors.Is(err, fleet.ErrNotFound) {
+		t.Errorf("Read of a missing stream: %v, want ErrNotFound", err)
+	}
+	if err := r.Publish(ctx, driveKey, twist, []byte{1, 2, 3}); err != nil {
+		t.Errorf("Publish: %v", err)
+	}
+	if got := bot.Published(); len(got) != 1 || !bytes.Equal(got[0].Payload, []byte{1, 2, 3}) || got[0].Key != driveKey {
+		t.Errorf("robot received %+v", got)
+	}
+	if err := r.Publish(ctx, driveKey, "Platform.Messages.std_msgs.String", nil); !errors.Is(err, fleet.ErrInvalid) {
+		t.Errorf("Publish of the wrong type: %v, want ErrInvalid", err)
+	}
+	types, err := r.Metrics(ctx)
+	if err != nil || !reflect.DeepEqual(types, []fleet.MetricType{1, 100}) {
+		t.Errorf("Metrics = %v, %v", types, err)
+	}
+	m, err := r.Metric(ctx, 100, "battery")
+	if err != nil || m.Value != 87.5 {
+		t.Errorf("Metric = %+v, %v", m, err)
+	}
+	kpis, err := r.KPIs(ctx)
+	if err != nil || !reflect.DeepEqual(kpis, bot.KPIList) {
+		t.Errorf("KPIs = %+v, %v; want %+v", kpis, err, bot.KPIList)
+	}
+	if _, err := r.Subscribe(ctx, poseKey); !errors.Is(err, fleet.ErrUnavailable) {
+		t.Errorf("Subscribe on the cloud: %v, want ErrUnavailable (live streams are local)", err)
+	}
+}
+
+// TestSlowRobotAnswersWithinTheDeadline: the caller's deadline holds whatever the robot does,
+// and the error says the robot did not answer (the agent's or the cloud's timer, whichever
+// fires first).
+func TestSlowRobotAnswersWithinTheDeadline(t *testing.T) {
+	w := newWorld(t)
+	bot := scriptedRobot(idOne, "one")
+	w.startAgent("fga_alpha", bot)
+	w.waitOnline(idOne, true, 5*time.Second)
+	bot.Lock()
+	bot.Delay = 10 * time.Second
+	bot.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := w.remote(idOne).Read(ctx, poseKey)
+	took := time.Since(start)
+	if !errors.Is(err, fleet.ErrUnavailable) || !strings.Contains(err.Error(), `robot "one" did not answer`) {
+		t.Errorf("slow read: %v, want ErrUnavailable saying the robot did not answer", err)
+	}
+	if took > time.Second {
+		t.Errorf("slow read took %s with a 300ms deadline", took)
+	}
+}
+
+// TestUpgradeRefusals: the link answers before the upgrade, as the API does.
+func TestUpgradeRefusals(t *testing.T) {
+	w := newWorld(t)
+	url := w.srv.URL + link.Path
+	for _, c := range []struct {
+		name    string
+		key     string
+		upgrade bool
+		limited bool
+		status  int
+	}{
+		{"not an upgrade", "fga_alpha", false, false, http.StatusBadRequest},
+		{"no key", "", true, false, http.StatusUnauthorized},
+		{"wrong key", "fga_wrong", true, false, http.StatusUnauthorized},
+		{"rate limited", "fga_alpha", true, true, http.StatusTooManyRequests},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w.core.mu.Lock()
+			w.core.limited = c.limited
+			w.core.mu.Unlock()
+			req, _ := http.NewRequest(http.MethodGet, url, nil)
+			if c.key != "" {
+				req.Header.Set(link.KeyHeader, c.key)
+			}
+			if c.upgrade {
+				req.Header.Set("Connection", "Upgrade")
+				req.Header.Set("Upgrade", "websocket")
+				req.Header.Set("Sec-WebSocket-Version", "13")
+				req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != c.status || resp.Header.Get("Content-Type") != "application/problem+json" {
+				t.Errorf("status %d (%s), want %d problem+json; body %s", resp.StatusCode, resp.Header.Get("Content-Type"), c.status, body)
+			}
+			if c.limited && resp.Header.Get("Retry-After") != "42" {
+				t.Errorf("Retry-After %q, want 42", resp.Header.Get("Retry-After"))
+			}
+		})
+	}
+	if strings.Contains(w.logs.String(), "fga_wrong") {
+		t.Error("a key reached the log")
+	}
+}
+
+// TestOtherProtocolVersionIsRefused: an agent of another protocol version gets a refusal
+// saying so and close code 4004, not a crash or a misread.
+func TestOtherProtocolVersionIsRefused(t *testing.T) {
+	w := newWorld(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, w.srv.URL+link.Path, &websocket.DialOptions{HTTPHeader: http.Header{link.KeyHeader: {"fga_alpha"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	link.WriteFrame(conn, &linkpb.Frame{Body: &linkpb.Frame_Hello{Hello: &linkpb.Hello{ProtocolVersion: 99,
+		Robots: []*linkpb.RobotInfo{{Id: idOne, Name: "one"}}}}}, time.Second)
+	f, err := link.ReadFrame(conn)
+	if err != nil || !strings.Contains(f.GetRefusal().GetReason(), "protocol 99") {
+		t.Fatalf("answer to version 99: %v, %v; want a refusal naming it", f, err)
+	}
+	if _, err := link.ReadFrame(conn); websocket.CloseStatus(err) != link.CloseVersion {
+		t.Errorf("close: %v, want %d", err, link.CloseVersion)
+	}
+	if w.registry.Online(idOne) {
+		t.Error("a refused agent's robot came online")
+	}
+}
+
+// TestNewerLinkOfAnAgentWins: a second link with the same key takes over; the older one is
+// told why and closed, and the robots stay online through the new link.
+func TestNewerLinkOfAnAgentWins(t *testing.T) {
+	w := newWorld(t)
+	old, welcome := w.rawAgent("fga_alpha", &linkpb.Hello{ProtocolVersion: link.ProtocolVersion, Robots: []*linkpb.RobotInfo{{Id: idOne, Name: "one"}}})
+	if welcome.GetAgentId() != "agent-alpha" || welcome.GetFleetId() != "fleet-1" || welcome.GetHeartbeatIntervalMs() != uint32(heartbeat.Milliseconds()) {
+		t.Errorf("welcome %+v", welcome)
+	}
+	w.waitOnline(idOne, true, time.Second)
+	first := w.remote(idOne)
+	w.startAgent("fga_alpha", scriptedRobot(idOne, "one"))
+	f, err := link.ReadFrame(old)
+	for err == nil && f.GetRefusal() == nil {
+		f, err = link.ReadFrame(old) // heartbeats before the refusal
+	}
+	if err != nil || f.GetRefusal().GetReason() != "replaced by a newer connection of this agent" {
+		t.Fatalf("old link got %v, %v; want the replacement refusal", f, err)
+	}
+	if _, err := link.ReadFrame(old); websocket.CloseStatus(err) != link.CloseReplaced {
+		t.Errorf("old link closed with %v, want %d", err, link.CloseReplaced)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for w.remote(idOne) == first && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if s, err := w.remote(idOne).Read(ctx, poseKey); err != nil || string(s.Payload) != "pose-bytes" {
+		t.Errorf("read through the new link: %v, %v", s, err)
+	}
+}
+
+// TestRevokedAgentIsClosedAtOnce: revoking a connected agent's key closes its link within
+// the re-check period and takes its robots offline; the other agent is untouched.
+func TestRevokedAgentIsClosedAtOnce(t *testing.T) {
+	w := newWorld(t)
+	w.startAgent("fga_alpha", scriptedRobot(idOne, "one"))
+	w.startAgent("fga_beta", scriptedRobot(idTwo, "two"))
+	w.waitOnline(idOne, true, 5*time.Second)
+	w.waitOnline(idTwo, true, 5*time.Second)
+	w.core.revoke("agent-alpha")
+	took := w.waitOnline(idOne, false, time.Second)
+	t.Logf("revoked agent offline after %s", took)
+	if !w.registry.Online(idTwo) {
+		t.Error("the other agent's robot went offline")
+	}
+	if !strings.Contains(w.logs.String(), "agent key revoked") {
+		t.Error("the revocation is not logged")
+	}
+}
+
+// TestGarbageFrameEndsOnlyThatLink: a frame that is no link frame closes that link (1002),
+// logs it and takes its robots offline; another agent goes on.
+func TestGarbageFrameEndsOnlyThatLink(t *testing.T) {
+	w := newWorld(t)
+	w.startAgent("fga_alpha", scriptedRobot(idOne, "one"))
+	w.waitOnline(idOne, true, 5*time.Second)
+	bad, _ := w.rawAgent("fga_beta", &linkpb.Hello{ProtocolVersion: link.ProtocolVersion, Robots: []*linkpb.RobotInfo{{Id: idTwo, Name: "two"}}})
+	w.waitOnline(idTwo, true, time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := bad.Write(ctx, websocket.MessageBinary, []byte{0xff, 0xff, 0xff, 0x01}); err != nil {
+		t.Fatal(err)
+	}
+	w.waitOnline(idTwo, false, 2*time.Second)
+	var err error
+	for err == nil {
+		_, err = link.ReadFrame(bad)
+	}
+	if websocket.CloseStatus(err) != websocket.StatusProtocolError {
+		t.Errorf("bad link closed with %v, want 1002", err)
+	}
+	if !strings.Contains(w.logs.String(), "malformed frame") {
+		t.Error("the malformed frame is not logged")
+	}
+	if _, err := w.remote(idOne).Read(ctx, poseKey); err != nil {
+		t.Errorf("the healthy agent's robot: %v", err)
+	}
+}
+
+// TestAgentThatStopsReading: requests to an agent that reads nothing end at their deadline,
+// saying so, while another agent's robots answer at once.
+func TestAgentThatStopsReading(t *testing.T) {
+	w := newWorld(t)
+	w.startAgent("fga_alpha", scriptedRobot(idOne, "one"))
+	w.waitOnline(idOne, true, 5*time.Second)
+	w.rawAgent("fga_beta", &linkpb.Hello{ProtocolVersion: link.ProtocolVersion, Robots: []*linkpb.RobotInfo{{Id: idTwo, Name: "two"}}})
+	w.waitOnline(idTwo, true, time.Second)
+	stuck := w.remote(idTwo)
+
+	var wg sync.WaitGroup
+	var stuckErr error
+	var stuckTook time.Duration
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		_, stuckErr = stuck.Read(ctx, poseKey)
+		stuckTook = time.Since(start)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := w.remote(idOne).Read(ctx, poseKey); err != nil {
+		t.Errorf("healthy robot: %v", err)
+	}
+	if took := time.Since(start); took > 200*time.Millisecond {
+		t.Errorf("healthy robot took %s beside a stuck agent", took)
+	}
+	wg.Wait()
+	if !errors.Is(stuckErr, fleet.ErrUnavailable) || stuckTook > time.Second {
+		t.Errorf("stuck agent: %v after %s, want ErrUnavailable within its deadline", stuckErr, stuckTook)
+	}
+}
+
+// TestSilentAgentGoesOffline: an agent that sends nothing at all (a silent drop) is taken
+// offline after MissedHeartbeats intervals, and its robots' calls fail fast after that.
+func TestSilentAgentGoesOffline(t *testing.T) {
+	w := newWorld(t)
+	w.rawAgent("fga_beta", &linkpb.Hello{ProtocolVersion: link.ProtocolVersion, Robots: []*linkpb.RobotInfo{{Id: idTwo, Name: "two"}}})
+	w.waitOnline(idTwo, true, time.Second)
+	start := time.Now()
+	w.waitOnline(idTwo, false, 3*time.Second)
+	took := time.Since(start)
+	limit := time.Duration(link.MissedHeartbeats) * heartbeat
+	if took > limit+100*time.Millisecond || took < limit-2*heartbeat {
+		t.Errorf("silent agent offline after %s, want about %s", took, limit)
+	}
+	t.Logf("silent agent offline after %s (%d heartbeats of %s)", took, link.MissedHeartbeats, heartbeat)
+}
+
+// TestResourcesAreCopiedWholeAndServedOffline: the agent's files reach the archive whole and
+// verified, are listed only then, and stay readable after the robot goes offline.
+func TestResourcesAreCopiedWholeAndServedOffline(t *testing.T) {
+	w := newWorld(t)
+	bot := scriptedRobot(idOne, "one")
+	big := bytes.Repeat([]byte("0123456789abcdef"), 50_000) // 800 000 bytes: four chunks
+	files := map[string][]byte{
+		"aaaaaaaa-0000-4000-8000-000000000001": []byte("a small log\n"),
+		"aaaaaaaa-0000-4000-8000-000000000002": big,
+	}
+	bot.Files = files
+	at := time.Unix(1700000000, 123456789)
+	for id, data := range files {
+		bot.FileInfo = append(bot.FileInfo, fleet.Resource{ID: id, Name: id[len(id)-1:] + ".bin", MIMEType: "application/octet-stream", FileType: "log", Size: int64(len(data)), CreatedAt: at})
+	}
+	stop := w.startAgent("fga_alpha", bot)
+	w.waitOnline(idOne, true, 5*time.Second)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		list, _ := w.remote(idOne).Resources(context.Background())
+		if len(list) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("resources listed: %+v\nlogs:\n%s", list, w.logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	w.waitOnline(idOne, false, 2*time.Second)
+	recs, _ := w.core.ArchivedResources(context.Background(), idOne)
+	for _, rec := range recs {
+		f, err := w.dir.Open(rec.ID)
+		if err != nil {
+			t.Fatalf("archived %s: %v", rec.ID, err)
+		}
+		got, _ := io.ReadAll(f)
+		f.Close()
+		sum := sha256.Sum256(files[rec.ID])
+		if !bytes.Equal(got, files[rec.ID]) || rec.SHA256 != hex.EncodeToString(sum[:]) || rec.Size != int64(len(got)) {
+			t.Errorf("archived %s: %d bytes, sha %s; want the robot's %d bytes", rec.ID, len(got), rec.SHA256, len(files[rec.ID]))
+		}
+	}
+}
+
+// slowFile is a resource whose reads take time, so that an upload can be cut in the middle.
+type slowRobot struct {
+	*fleettest.Robot
+	data []byte
+	res  fleet.Resource
+	read func(n int) // called after each read with the bytes read so far
+}
+
+type slowReader struct {
+	*bytes.Reader
+	total int
+	after func(int)
+}
+
+func (r *slowReader) Read(p []byte) (int, error) {
+	time.Sleep(2 * time.Millisecond)
+	n, err := r.Reader.Read(p[:min(len(p), 64<<10)])
+	r.total += n
+	r.after(r.total)
+	return n, err
+}
+
+func (r *slowReader) Close() error { return nil }
+
+func (r *slowRobot) Resources(ctx context.Context) ([]fleet.Resource, error) {
+	return []fleet.Resource{r.res}, nil
+}
+
+func (r *slowRobot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleet.Resource, error) {
+	return &slowReader{Reader: bytes.NewReader(r.data), after: r.read}, r.res, nil
+}
+
+// TestUploadResumesAfterADrop: a link that drops in the middle of an upload leaves a partial
+// file; the next link carries on from it, and the copy is whole and verified.
+func TestUploadResumesAfterADrop(t *testing.T) {
+	w := newWorld(t)
+	data := bytes.Repeat([]byte("resumable upload "), 200_000) // 3.4 MB
+	res := fleet.Resource{ID: "bbbbbbbb-0000-4000-8000-000000000001", Name: "run.bag", FileType: "rosbag", Size: int64(len(data)), CreatedAt: time.Unix(1700000000, 0)}
+	cut := make(chan struct{})
+	var once sync.Once
+	first := &slowRobot{Robot: scriptedRobot(idOne, "one"), data: data, res: res, read: func(n int) {
+		if n > len(data)/2 {
+			once.Do(func() { close(cut) })
+		}
+	}}
+	stop := w.startAgent("fga_alpha", first)
+	select {
+	case <-cut:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the upload never got half way\nlogs:\n%s", w.logs.String())
+	}
+	stop()
+	w.waitOnline(idOne, false, 2*time.Second)
+	if w.dir.Has(res.ID) {
+		t.Fatal("a partial upload is visible")
+	}
+	partial, err := os.Stat(filepath.Join(w.root, ".partial"))
+	if err != nil || !partial.IsDir() {
+		t.Fatalf("no partial upload kept: %v", err)
+	}
+
+	second := &slowRobot{Robot: scriptedRobot(idOne, "one"), data: data, res: res, read: func(int) {}}
+	w.startAgent("fga_alpha", second)
+	deadline := time.Now().Add(20 * time.Second)
+	for !w.dir.Has(res.ID) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the upload did not finish\nlogs:\n%s", w.logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	f, _ := w.dir.Open(res.ID)
+	got, _ := io.ReadAll(f)
+	f.Close()
+	if !bytes.Equal(got, data) {
+		t.Errorf("resumed copy has %d bytes, want the %d of the file", len(got), len(data))
+	}
+	if !strings.Contains(w.logs.String(), "resuming resource upload") {
+		t.Errorf("the second upload started over instead of resuming\nlogs:\n%s", w.logs.String())
+	}
+}
+
+// TestAnnouncedRobotsAreChecked: robots with bad ids or names are refused with a reason in
+// the welcome, the others registered.
+func TestAnnouncedRobotsAreChecked(t *testing.T) {
+	w := newWorld(t)
+	_, welcome := w.rawAgent("fga_alpha", &linkpb.Hello{ProtocolVersion: link.ProtocolVersion, Robots: []*linkpb.RobotInfo{
+		{Id: idOne, Name: "one"},
+		{Id: "not-a-uuid", Name: "bad"},
+		{Id: idTwo, Name: ""},
+		{Id: idOne, Name: "again"},
+		{Id: idThree, Name: strings.Repeat("x", 300)},
+	}})
+	var reasons []string
+	for _, r := range welcome.GetRefused() {
+		reasons = append(reasons, r.GetId()+": "+r.GetReason())
+	}
+	want := []string{
+		"not-a-uuid: robot id is not a UUID",
+		idTwo + ": robot name is empty",
+		idOne + ": robot announced twice",
+		idThree + ": a robot field is longer than 256 bytes",
+	}
+	if !reflect.DeepEqual(reasons, want) {
+		t.Errorf("refused %q\nwant %q", reasons, want)
+	}
+	if !w.registry.Online(idOne) || w.registry.Online(idTwo) || w.registry.Online(idThree) {
+		t.Errorf("online: one %v two %v three %v", w.registry.Online(idOne), w.registry.Online(idTwo), w.registry.Online(idThree))
+	}
+}
+
+// TestRobotsJoiningAndLeavingAnAgent: robots that come and go on the agent come and go on
+// the cloud while the link stays up.
+func TestRobotsJoiningAndLeavingAnAgent(t *testing.T) {
+	w := newWorld(t)
+	one := scriptedRobot(idOne, "one")
+	_, local := w.startAgentWith("fga_alpha", one)
+	w.waitOnline(idOne, true, 5*time.Second)
+	two := scriptedRobot(idTwo, "two")
+	local.Add(context.Background(), two, gateway.LocalFleetID)
+	w.waitOnline(idTwo, true, 2*time.Second)
+	local.Remove(one)
+	w.waitOnline(idOne, false, 2*time.Second)
+	if !w.registry.Online(idTwo) {
+		t.Error("robot two went offline with robot one")
+	}
+}

@@ -1,0 +1,112 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/gateway"
+)
+
+const agentColumns = `id, org_id, fleet_id, name, key_hash, created_at, last_seen, revoked_at`
+
+func scanAgent(row interface{ Scan(...any) error }) (gateway.Agent, error) {
+	var a gateway.Agent
+	var created, seen, revoked sql.NullInt64
+	err := row.Scan(&a.ID, &a.OrgID, &a.FleetID, &a.Name, &a.KeyHash, &created, &seen, &revoked)
+	a.CreatedAt, a.LastSeen, a.RevokedAt = fromMillis(created), fromMillis(seen), fromMillis(revoked)
+	return a, err
+}
+
+// AgentByKeyHash finds the agent whose key hashes to hash, revoked or not. The not-found
+// message names no hash: it may end up in front of whoever presented the key.
+func (db *DB) AgentByKeyHash(ctx context.Context, hash string) (gateway.Agent, error) {
+	a, err := scanAgent(db.reader.QueryRowContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE key_hash = ?`, hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return gateway.Agent{}, gateway.Errorf(gateway.ENotFound, "no agent has this key")
+	}
+	return a, wrap(err)
+}
+
+func (db *DB) Agent(ctx context.Context, id string) (gateway.Agent, error) {
+	a, err := scanAgent(db.reader.QueryRowContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE id = ?`, id))
+	return a, one(err, "agent", id)
+}
+
+// Agents lists the agents of orgID, revoked ones included, by name.
+func (db *DB) Agents(ctx context.Context, orgID string) ([]gateway.Agent, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE org_id = ? ORDER BY name, id`, orgID)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	var out []gateway.Agent
+	for rows.Next() {
+		a, err := scanAgent(rows)
+		if err != nil {
+			return nil, wrap(err)
+		}
+		out = append(out, a)
+	}
+	return out, wrap(rows.Err())
+}
+
+// RevokeAgent marks the agent's key revoked at at. The first revocation time stays: a second
+// revocation is EConflict, decided inside the write transaction so that of two concurrent
+// revocations exactly one succeeds.
+func (db *DB) RevokeAgent(ctx context.Context, id string, at time.Time) error {
+	return wrap(db.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE agents SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, millis(at), id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n > 0 {
+			return nil
+		}
+		var name string
+		err = tx.QueryRowContext(ctx, `SELECT name FROM agents WHERE id = ?`, id).Scan(&name)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound("agent", id)
+		} else if err != nil {
+			return err
+		}
+		return gateway.Errorf(gateway.EConflict, "agent %q is already revoked", name)
+	}))
+}
+
+// TouchAgent sets an agent's last_seen; ENotFound for an unknown agent.
+func (db *DB) TouchAgent(ctx context.Context, id string, at time.Time) error {
+	res, err := db.exec(ctx, `UPDATE agents SET last_seen = ? WHERE id = ?`, millis(at), id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return notFound("agent", id)
+	}
+	return nil
+}
+
+// SyncedResources lists the resources of robotID that this gateway holds a verified copy of
+// (path set), newest first; rowid, the order of first recording, breaks ties.
+func (db *DB) SyncedResources(ctx context.Context, robotID string) ([]gateway.ResourceRecord, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT `+resourceColumns+` FROM resources
+		WHERE robot_id = ? AND path <> '' ORDER BY created_at DESC, rowid DESC`, robotID)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	var out []gateway.ResourceRecord
+	for rows.Next() {
+		var r gateway.ResourceRecord
+		var created sql.NullInt64
+		if err := rows.Scan(&r.ID, &r.RobotID, &r.Name, &r.MIMEType, &r.FileType, &r.Size, &r.SHA256, &r.Path, &created); err != nil {
+			return nil, wrap(err)
+		}
+		r.CreatedAt = fromMillis(created)
+		out = append(out, r)
+	}
+	return out, wrap(rows.Err())
+}
