@@ -237,7 +237,15 @@ func (s *Server) healthz(c echo.Context) error {
 	if !s.ready.Load() {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "starting"})
 	}
-	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "mode": string(s.cfg.Mode), "version": s.cfg.Version})
+	body := map[string]string{"status": "ok", "mode": string(s.cfg.Mode), "version": s.cfg.Version}
+	if s.uplink != nil {
+		// The local gateway is healthy either way; this says whether the cloud sees it.
+		body["cloud"] = "unlinked"
+		if s.uplink.Connected() {
+			body["cloud"] = "linked"
+		}
+	}
+	return c.JSON(http.StatusOK, body)
 }
 
 func (s *Server) listen(registry *prometheus.Registry) error {

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	_ "github.com/fleetgate/fleetgate/proto/linkpb"   // and the agent link's, once released
 	_ "github.com/fleetgate/fleetgate/proto/streampb" // the envelope's descriptors are guarded too
 )
 
@@ -18,7 +19,7 @@ var update = flag.Bool("update", false, "write testdata/catalog.golden from the 
 
 const goldenPath = "testdata/catalog.golden"
 
-const goldenHeader = `# The wire shape of the message catalog and the stream envelope: one line per field,
+const goldenHeader = `# The wire shape of the message catalog, the stream envelope and the agent link: one line per field,
 # <message> <number> <name> <kind> <cardinality> [<type>], and per enum value,
 # <enum> <number> <name> enumvalue. Lines are added, never changed or removed (DESIGN.md §4).
 # Regenerate with: go test ./internal/msgs -run Golden -update
@@ -27,7 +28,7 @@ const goldenHeader = `# The wire shape of the message catalog and the stream env
 // guardedFile reports whether a registered proto file is part of the released wire format.
 func guardedFile(fd protoreflect.FileDescriptor) bool {
 	pkg := string(fd.Package())
-	return strings.HasPrefix(pkg, "Platform.Messages.") || pkg == "Platform.Stream"
+	return strings.HasPrefix(pkg, "Platform.Messages.") || pkg == "Platform.Stream" || pkg == "Platform.Link"
 }
 
 // descriptorLines describes every guarded message field and enum value, sorted.
