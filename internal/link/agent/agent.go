@@ -49,6 +49,12 @@ type Config struct {
 // per address and would shut out the other agents behind the same NAT.
 const authBackoff = 30 * time.Second
 
+// errReplaced ends Run: the cloud closed the link for a newer one of the same agent key. A
+// process never reads that close on a link it gave up itself (it dials only after its last
+// session ended), so another live agent has the key; reconnecting would take the link back
+// and the two would replace each other every few seconds, their robots flapping.
+var errReplaced = errors.New("replaced by a newer link of this agent key")
+
 // maxConcurrentRequests bounds the cloud's requests served at once.
 const maxConcurrentRequests = 32
 
@@ -109,13 +115,19 @@ func linkURL(base string) (string, error) {
 func (a *Agent) Connected() bool { return a.connected.Load() }
 
 // Run keeps the link up until ctx ends: connect, serve, and after a drop wait a jittered,
-// doubling delay capped at MaxBackoff (reset after a link that lasted a minute).
+// doubling delay capped at MaxBackoff (reset after a link that lasted a minute). It stops
+// early when another agent with the same key replaced the link (errReplaced).
 func (a *Agent) Run(ctx context.Context) {
 	backoff := 250 * time.Millisecond
 	for ctx.Err() == nil {
 		start := time.Now()
 		wait, err := a.session(ctx)
 		if ctx.Err() != nil {
+			return
+		}
+		if errors.Is(err, errReplaced) {
+			a.log.Error("another agent process linked with this agent key, and the newer link wins: this one stops linking "+
+				"(give each agent its own key with fleetgate agents add, then restart it); its local gateway keeps serving", "err", err)
 			return
 		}
 		if time.Since(start) > time.Minute {
@@ -303,6 +315,9 @@ func (s *session) readLoop() error {
 		if err != nil {
 			if errors.Is(err, link.ErrMalformed) {
 				s.conn.Close(websocket.StatusProtocolError, "malformed frame")
+			}
+			if websocket.CloseStatus(err) == link.CloseReplaced {
+				return fmt.Errorf("%w: %w", errReplaced, closeReason(err))
 			}
 			return closeReason(err)
 		}

@@ -20,9 +20,19 @@ const kpiFresh = 5 * time.Second
 // with the caller's deadline, except custom KPIs, which the agent pushes, and resources,
 // which the cloud serves from its own copies. It implements fleet.Robot.
 type RemoteRobot struct {
-	s    *session
-	info fleet.Info
-	kpis atomic.Pointer[pushedKPIs]
+	s       *session
+	info    fleet.Info
+	kpis    atomic.Pointer[pushedKPIs]
+	streams atomic.Pointer[cachedStreams]
+}
+
+// streamsFresh is how long a robot's stream list is reused: every REST stream read resolves
+// its stream against the list first, and asking the agent each time doubles the round trips.
+const streamsFresh = 2 * time.Second
+
+type cachedStreams struct {
+	list []fleet.Stream
+	at   time.Time
 }
 
 type pushedKPIs struct {
@@ -41,7 +51,12 @@ func (r *RemoteRobot) call(ctx context.Context, req *linkpb.Request) (*linkpb.Re
 	return r.s.request(ctx, r, req, nil)
 }
 
+// Streams asks the agent, reusing an answer younger than streamsFresh. The list is shared:
+// callers do not modify it.
 func (r *RemoteRobot) Streams(ctx context.Context) ([]fleet.Stream, error) {
+	if c := r.streams.Load(); c != nil && r.s.acc.now().Sub(c.at) < streamsFresh {
+		return c.list, nil
+	}
 	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_Streams{Streams: &linkpb.Empty{}}})
 	if err != nil {
 		return nil, err
@@ -49,7 +64,9 @@ func (r *RemoteRobot) Streams(ctx context.Context) ([]fleet.Stream, error) {
 	if resp.GetStreams() == nil {
 		return nil, unexpected(resp)
 	}
-	return link.StreamsFromWire(resp.GetStreams()), nil
+	list := link.StreamsFromWire(resp.GetStreams())
+	r.streams.Store(&cachedStreams{list: list, at: r.s.acc.now()})
+	return list, nil
 }
 
 func (r *RemoteRobot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
