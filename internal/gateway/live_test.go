@@ -140,13 +140,14 @@ type nopFile struct{ *bytes.Reader }
 func (nopFile) Close() error { return nil }
 
 // TestArchivedResourcesServedWhileOffline is the cloud's side of resources: a gateway with an
-// archive lists, links and serves the archived copies of an offline robot's files, and only
-// those (a file still uploading has no record yet).
+// archive lists, links and serves the archived copies of the files of an offline robot behind
+// an agent, and only those (a file still uploading has no record yet).
 func TestArchivedResourcesServedWhileOffline(t *testing.T) {
 	archive := mapArchive{"c0ffee00-0000-4000-8000-000000000001": []byte("recorded bag")}
 	signer := blob.NewSigner(bytes.Repeat([]byte{7}, 32), nil)
 	e := newEnv(t, func(c *gateway.Config) { c.Archive = archive; c.Signer = signer })
-	robot := gateway.Robot{ID: "4d5e6f70-8192-4a3b-8c4d-5e6f70819203", OrgID: e.org.ID, FleetID: e.fleet.ID, Name: "away", CreatedAt: e.clock.Now()}
+	e.must(e.db.CreateAgent(e.ctx, gateway.Agent{ID: "agent-far", Name: "far", FleetID: e.fleet.ID, KeyHash: "k", CreatedAt: e.clock.Now()}))
+	robot := gateway.Robot{ID: "4d5e6f70-8192-4a3b-8c4d-5e6f70819203", OrgID: e.org.ID, FleetID: e.fleet.ID, AgentID: "agent-far", Name: "away", CreatedAt: e.clock.Now()}
 	e.must(e.db.CreateRobot(e.ctx, robot))
 	caller := e.login(e.adminSecret)
 

@@ -53,41 +53,42 @@ func (r ResourceRecord) resource() fleet.Resource {
 	return fleet.Resource{ID: r.ID, Name: r.Name, MIMEType: r.MIMEType, FileType: r.FileType, Size: r.Size, CreatedAt: r.CreatedAt}
 }
 
-// listResources is what robot r offers: the archive's copies when this gateway has an
-// archive (whether or not r is online), else the connected robot's list.
-func (g *Gateway) listResources(ctx context.Context, c *Caller, robotID string, act action) (Robot, []fleet.Resource, error) {
-	if g.archive != nil {
-		r, _, err := g.authorizeRobot(ctx, c, robotID, act)
-		if err != nil {
-			return Robot{}, nil, err
-		}
+// listResources is what robot r offers: for a robot behind the agent link on a gateway with
+// an archive (the cloud), the archive's copies, whether or not the robot is online; else the
+// connected robot's own list. archived says which.
+func (g *Gateway) listResources(ctx context.Context, c *Caller, robotID string, act action) (r Robot, list []fleet.Resource, archived bool, err error) {
+	r, _, err = g.authorizeRobot(ctx, c, robotID, act)
+	if err != nil {
+		return Robot{}, nil, false, err
+	}
+	if g.archive != nil && r.AgentID != "" {
 		recs, err := g.store.SyncedResources(ctx, r.ID)
 		if err != nil {
-			return Robot{}, nil, err
+			return Robot{}, nil, false, err
 		}
 		list := make([]fleet.Resource, len(recs))
 		for i, rec := range recs {
 			list[i] = rec.resource()
 		}
-		return r, list, nil
+		return r, list, true, nil
 	}
-	r, live, err := g.liveRobot(ctx, c, robotID, act)
-	if err != nil {
-		return Robot{}, nil, err
+	live, ok := g.presence.Robot(r.ID)
+	if !ok {
+		return Robot{}, nil, false, Errorf(EUnavailable, "robot %q is offline", r.Name)
 	}
-	list, err := robotCall(ctx, r, live.Resources)
-	return r, list, err
+	list, err = robotCall(ctx, r, live.Resources)
+	return r, list, false, err
 }
 
 // Resources is endpoint 4: the files a connected robot offers, newest first.
 func (g *Gateway) Resources(ctx context.Context, c *Caller, robotID string) ([]fleet.Resource, error) {
-	r, list, err := g.listResources(ctx, c, robotID, actView)
+	r, list, archived, err := g.listResources(ctx, c, robotID, actView)
 	if err != nil {
 		return nil, err
 	}
 	list = slices.Clone(list)
 	slices.SortStableFunc(list, func(a, b fleet.Resource) int { return b.CreatedAt.Compare(a.CreatedAt) })
-	if g.archive != nil {
+	if archived {
 		return list, nil // archived records are already what a download serves
 	}
 	// Remember each file as listed: a download serves what the caller saw, also of a file
@@ -114,7 +115,7 @@ func (g *Gateway) ResourceLink(ctx context.Context, c *Caller, robotID, resource
 	if g.signer == nil {
 		return "", Errorf(ENotFound, "this gateway cannot make download links")
 	}
-	r, list, err := g.listResources(ctx, c, robotID, actDownload)
+	r, list, archived, err := g.listResources(ctx, c, robotID, actDownload)
 	if err != nil {
 		return "", err
 	}
@@ -123,7 +124,7 @@ func (g *Gateway) ResourceLink(ctx context.Context, c *Caller, robotID, resource
 		return "", Errorf(ENotFound, "robot %q has no resource %q", r.Name, resourceID)
 	}
 	path := FilesPrefix + url.PathEscape(list[i].ID)
-	if g.archive != nil {
+	if archived {
 		return path + "?" + g.signer.Sign("GET", path, DownloadTTL).Encode(), nil
 	}
 	rec := resourceRecord(r, list[i])
