@@ -26,6 +26,12 @@ func TestDependencyRules(t *testing.T) {
 			"the robot contract is below the core"},
 		{"internal/msgs", []string{mod + "internal/", mod + "server"}, "catalog helpers depend on the generated catalog only"},
 		{"internal/limit", []string{mod}, "a leaf package"},
+		{"internal/kpi", []string{mod + "internal/gateway", mod + "internal/store", mod + "server", mod + "server/", "net/http", "database/sql"},
+			"the KPI hub states what it needs (Source); the core and the HTTP layer are above it"},
+		{"web", []string{mod + "internal/store", "database/sql", "modernc.org/", mod + "internal/sim", mod + "internal/link", mod + "internal/ros1", mod + "server", mod + "server/"},
+			"the panel reaches data only through internal/gateway, never the store or a robot source"},
+		{"views", []string{"github.com/labstack/", "github.com/alexedwards/scs/", "github.com/coder/websocket", mod + "internal/store", "database/sql", mod + "web"},
+			"templ components are pure functions of their arguments"},
 	}
 	for _, r := range rules {
 		out, err := exec.Command("go", "list", "-deps", mod+r.pkg).CombinedOutput()

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/fleetgate/fleetgate/server/api"
+	"github.com/fleetgate/fleetgate/web"
 )
 
 // httpMetrics are the request metrics served on --metrics-listen.
@@ -63,7 +64,7 @@ func observe(log *slog.Logger, metrics *httpMetrics) echo.MiddlewareFunc {
 				slog.String("uri", redactURI(req.URL)),
 				slog.Int("status", status),
 				slog.Duration("duration", took),
-				slog.String("user", api.CallerEmail(c)),
+				slog.String("user", callerEmail(c)),
 				slog.String("remote", c.RealIP()),
 			)
 			return nil
@@ -92,4 +93,15 @@ func redactURI(u *url.URL) string {
 		}
 	}
 	return u.Path + "?" + q.Encode()
+}
+
+// callerEmail is the API caller's email, else the panel session's; empty when anonymous.
+func callerEmail(c echo.Context) string {
+	if email := api.CallerEmail(c); email != "" {
+		return email
+	}
+	if caller := web.Caller(c); caller != nil {
+		return caller.User.Email
+	}
+	return ""
 }

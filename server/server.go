@@ -26,11 +26,14 @@ import (
 	"github.com/fleetgate/fleetgate/internal/blob"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/kpi"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/internal/link/agent"
 	"github.com/fleetgate/fleetgate/internal/link/cloud"
+	"github.com/fleetgate/fleetgate/internal/live"
 	"github.com/fleetgate/fleetgate/internal/store"
 	"github.com/fleetgate/fleetgate/server/api"
+	"github.com/fleetgate/fleetgate/web"
 )
 
 // Mode says which gateway a server is.
@@ -65,6 +68,10 @@ type Config struct {
 	// DemoAgents is how many simulated agents a cloud runs in-process, each linked over
 	// loopback and hosting one simulated robot (fleetgate serve --demo N).
 	DemoAgents int
+	// KioskFrameAncestors is the one origin allowed to frame the panel's kiosk pages.
+	KioskFrameAncestors string
+	// Panel adjusts the panel (tests inject its clock and timeouts); nil: defaults.
+	Panel *web.Config
 }
 
 // Server is one running gateway.
@@ -82,6 +89,7 @@ type Server struct {
 
 	registry *fleet.Registry
 	sockets  *api.Sockets
+	kpis     *kpi.Hub        // W1/W2
 	acceptor *cloud.Acceptor // the cloud's end of the agent link
 	uplink   *agent.Agent    // the agent's end, when linked to a cloud
 	logFile  *os.File
@@ -144,6 +152,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		gwCfg.Archive = archive // a nil *cloud.Archive in the interface would not be nil
 	}
 	s.gw = gateway.New(gwCfg)
+	s.openKPIs()
 	if err := s.openLink(archive); err != nil {
 		s.closeFiles()
 		return nil, err
@@ -224,7 +233,12 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 	if s.sockets == nil {
 		s.sockets = api.NewSockets()
 	}
-	api.Register(e, s.gw, api.Options{PublicURL: s.cfg.PublicURL, LiveStreams: s.cfg.Mode == ModeAgent, Sockets: s.sockets})
+	apiOpts := api.Options{PublicURL: s.cfg.PublicURL, LiveStreams: s.cfg.Mode == ModeAgent, Sockets: s.sockets,
+		KPIs: s.kpis, LocalFleetOnly: s.cfg.Mode == ModeAgent, Controls: live.NewControls(live.RealClock())}
+	// Panel socket tokens are spent before any upgrade route authenticates them.
+	e.Use(api.SpendSocketTokens(s.gw))
+	api.Register(e, s.gw, apiOpts)
+	s.mountPanel(e, apiOpts)
 	if s.acceptor != nil {
 		e.GET(link.Path, echo.WrapHandler(s.acceptor))
 	}
@@ -349,6 +363,7 @@ func (s *Server) Run(ctx context.Context) error {
 		s.purgeBearerTokens(runCtx)
 	}()
 	s.runLink(runCtx, &wg)
+	s.runKPIs(runCtx, &wg)
 	go func() {
 		defer wg.Done()
 		s.registry.KeepSeen(runCtx, keepSeenPeriod)
@@ -390,6 +405,7 @@ func (s *Server) purgeBearerTokens(ctx context.Context) {
 		} else if n > 0 {
 			s.log.Debug("purged expired bearer tokens", "count", n)
 		}
+		s.purgeSessions(ctx)
 		select {
 		case <-ctx.Done():
 			return

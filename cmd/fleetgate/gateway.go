@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -25,6 +26,8 @@ type gatewayFlags struct {
 	tlsKey        string
 	logFormat     string
 	metricsListen string
+	// kioskFrameAncestors is the one origin allowed to frame kiosk pages.
+	kioskFrameAncestors string
 }
 
 func (g *gatewayFlags) register(fs *flag.FlagSet, defaultListen string) {
@@ -37,6 +40,7 @@ func (g *gatewayFlags) register(fs *flag.FlagSet, defaultListen string) {
 	fs.StringVar(&g.tlsKey, "tls-key", "", "TLS private key file (PEM)")
 	fs.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&g.metricsListen, "metrics-listen", "", "address to serve Prometheus /metrics on (off when empty)")
+	fs.StringVar(&g.kioskFrameAncestors, "kiosk-frame-ancestors", "", "an origin (https://host[:port]) allowed to frame kiosk pages; other pages are never framed")
 }
 
 // check validates what the flag package cannot.
@@ -53,7 +57,18 @@ func (g *gatewayFlags) check() error {
 	if (g.tlsCert == "") != (g.tlsKey == "") {
 		return usagef("--tls-cert and --tls-key go together")
 	}
+	if g.kioskFrameAncestors != "" && !validOrigin(g.kioskFrameAncestors) {
+		return usagef("--kiosk-frame-ancestors must be one origin: http(s)://host[:port], no path")
+	}
 	return nil
+}
+
+// validOrigin reports whether s is exactly an origin; it goes into a CSP header, so
+// nothing else (spaces, semicolons, paths) may ride along.
+func validOrigin(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.User == nil &&
+		u.Path == "" && u.RawQuery == "" && u.Fragment == "" && !strings.ContainsAny(s, " ;,'\"\t")
 }
 
 func newLogger(format string, w io.Writer) *slog.Logger {
@@ -66,18 +81,19 @@ func newLogger(format string, w io.Writer) *slog.Logger {
 
 func (g *gatewayFlags) config(mode server.Mode, stdout io.Writer) server.Config {
 	return server.Config{
-		Mode:          mode,
-		Listen:        g.listen,
-		DataDir:       g.data,
-		PublicURL:     g.publicURL,
-		AdminToken:    g.adminToken,
-		TokenTTL:      g.tokenTTL,
-		TLSCert:       g.tlsCert,
-		TLSKey:        g.tlsKey,
-		MetricsListen: g.metricsListen,
-		Version:       version(),
-		Logger:        newLogger(g.logFormat, os.Stderr),
-		Stdout:        stdout,
+		Mode:                mode,
+		Listen:              g.listen,
+		DataDir:             g.data,
+		PublicURL:           g.publicURL,
+		AdminToken:          g.adminToken,
+		TokenTTL:            g.tokenTTL,
+		TLSCert:             g.tlsCert,
+		TLSKey:              g.tlsKey,
+		MetricsListen:       g.metricsListen,
+		KioskFrameAncestors: g.kioskFrameAncestors,
+		Version:             version(),
+		Logger:              newLogger(g.logFormat, os.Stderr),
+		Stdout:              stdout,
 	}
 }
 

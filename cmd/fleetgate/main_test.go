@@ -221,6 +221,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"stray argument", nil, []string{"version", "extra"}, "unexpected argument"},
 		{"bad log format", nil, []string{"serve", "--log-format", "xml"}, "--log-format"},
 		{"tls halves", nil, []string{"serve", "--tls-cert", "c.pem"}, "go together"},
+		{"kiosk frame ancestors with a path", nil, []string{"serve", "--kiosk-frame-ancestors", "https://wall.example/x"}, "--kiosk-frame-ancestors"},
+		{"kiosk frame ancestors with a second source", nil, []string{"serve", "--kiosk-frame-ancestors", "https://a.example https://b.example"}, "--kiosk-frame-ancestors"},
 		{"token without user", nil, []string{"token", "create", "--data", dir}, "--user is required"},
 		{"robots without verb", nil, []string{"robots"}, "needs one of"},
 	}

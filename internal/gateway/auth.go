@@ -64,6 +64,9 @@ func (g *Gateway) Authenticate(ctx context.Context, bearer string) (*Caller, err
 	if bearer == "" {
 		return nil, Errorf(EUnauthorized, "missing bearer token")
 	}
+	if IsSocketToken(bearer) {
+		return g.authenticateSocketToken(ctx, bearer)
+	}
 	bt, tok, err := g.store.BearerToken(ctx, HashSecret(bearer))
 	if ErrorCode(err) == ENotFound {
 		return nil, Errorf(EUnauthorized, "invalid bearer token; log in again")
@@ -81,6 +84,9 @@ func (g *Gateway) Authenticate(ctx context.Context, bearer string) (*Caller, err
 		return nil, Errorf(EUnauthorized, "the user of this token no longer exists")
 	} else if err != nil {
 		return nil, err
+	}
+	if !u.DisabledAt.IsZero() {
+		return nil, Errorf(EUnauthorized, "the user of this token is disabled")
 	}
 	return &Caller{User: u, Token: tok}, nil
 }

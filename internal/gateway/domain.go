@@ -56,6 +56,9 @@ type User struct {
 	Email    string
 	Name     string
 	OrgAdmin bool
+	// HasPassword is false until the user sets one (the bootstrap admin logs in with a token).
+	HasPassword bool
+	DisabledAt  time.Time // zero while the user may log in
 }
 
 // Robot is the stored record of a robot. Whether it is online is not stored: it is

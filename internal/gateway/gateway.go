@@ -52,6 +52,9 @@ type Gateway struct {
 	// agentFailures throttles agent key guessing on the agent link the same way, apart from
 	// logins so that neither kind of failure locks out the other.
 	agentFailures *limit.Window
+	// accountFailures throttles password guessing spread over many addresses: 100 failures
+	// an hour per account.
+	accountFailures *limit.Window
 }
 
 // New returns a Gateway over cfg.
@@ -81,6 +84,7 @@ func New(cfg Config) *Gateway {
 	}
 	g.loginFailures = &limit.Window{Max: 10, Period: time.Minute, Now: g.now}
 	g.agentFailures = &limit.Window{Max: 10, Period: time.Minute, Now: g.now}
+	g.accountFailures = &limit.Window{Max: 100, Period: time.Hour, Now: g.now}
 	return g
 }
 

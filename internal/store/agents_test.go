@@ -229,8 +229,8 @@ func TestAgentRevocationMigrationKeepsAgents(t *testing.T) {
 	mustClose(t, old)
 
 	db := mustOpenAt(t, path, migrations)
-	if v := schemaVersion(t, db); v != 2 {
-		t.Errorf("schema version %d, want 2", v)
+	if v := schemaVersion(t, db); v != latestVersion {
+		t.Errorf("schema version %d, want %d", v, latestVersion)
 	}
 	a, err := db.AgentByKeyHash(ctx, "key-1")
 	want := gateway.Agent{ID: "ag-1", OrgID: f.org.ID, Name: "dock", FleetID: f.fleet.ID, KeyHash: "key-1",

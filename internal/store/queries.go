@@ -78,11 +78,13 @@ func (db *DB) CreateFleet(ctx context.Context, f gateway.Fleet) error {
 	return err
 }
 
-const userColumns = `id, org_id, email, name, org_admin`
+const userColumns = `id, org_id, email, name, org_admin, password_hash IS NOT NULL, disabled_at`
 
 func scanUser(row interface{ Scan(...any) error }) (gateway.User, error) {
 	var u gateway.User
-	err := row.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.OrgAdmin)
+	var disabled sql.NullInt64
+	err := row.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.OrgAdmin, &u.HasPassword, &disabled)
+	u.DisabledAt = fromMillis(disabled)
 	return u, err
 }
 

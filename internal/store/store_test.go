@@ -61,8 +61,8 @@ func TestOpenAppliesEmbeddedMigrations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v != 2 {
-		t.Errorf("SchemaVersion = %d, want 2", v)
+	if v != latestVersion {
+		t.Errorf("SchemaVersion = %d, want %d", v, latestVersion)
 	}
 	if !filepath.IsAbs(db.Path()) {
 		t.Errorf("Path = %q, want an absolute path", db.Path())
@@ -441,3 +441,6 @@ func TestOpenUnusualPaths(t *testing.T) {
 		})
 	}
 }
+
+// latestVersion is the number of the newest migration in migrations/.
+const latestVersion = 3

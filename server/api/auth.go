@@ -21,6 +21,11 @@ func requireBearer(gw *gateway.Gateway) echo.MiddlewareFunc {
 			if !ok {
 				return gateway.Errorf(gateway.EUnauthorized, "malformed authorization header; send authorization: bearer <token>")
 			}
+			if gateway.IsSocketToken(token) {
+				// A socket token is spent on its upgrade and then stands for a panel session:
+				// it must not become a REST bearer that outlives the 60 s it was made for.
+				return gateway.Errorf(gateway.EUnauthorized, "a socket token opens WebSockets only; use a bearer token")
+			}
 			caller, err := gw.Authenticate(c.Request().Context(), token)
 			if err != nil {
 				return err

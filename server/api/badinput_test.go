@@ -19,6 +19,7 @@ func TestAuthentication(t *testing.T) {
 	}{
 		{"robots", http.MethodGet, "/robots"},
 		{"robot", http.MethodGet, "/robots/" + w.robot.ID},
+		{"fleets", http.MethodGet, "/fleets"},
 		{"event", http.MethodPost, eventTarget("robotId", w.robot.ID, "message", "authentication check")},
 	}
 	credentials := []struct {

@@ -13,7 +13,10 @@ const notSentLowat = 128 << 10
 // tcpNotSentLowat is TCP_NOTSENT_LOWAT (linux/tcp.h); the syscall package does not name it.
 const tcpNotSentLowat = 25
 
-func setNotSentLowat(ctx context.Context) {
+func setNotSentLowat(ctx context.Context) { setNotSentLowatTo(ctx, notSentLowat) }
+
+// setNotSentLowatTo sets TCP_NOTSENT_LOWAT to n bytes on the request's connection.
+func setNotSentLowatTo(ctx context.Context, n int) {
 	conn, ok := ctx.Value(connKey{}).(net.Conn)
 	if !ok {
 		return
@@ -27,6 +30,6 @@ func setNotSentLowat(ctx context.Context) {
 		return
 	}
 	raw.Control(func(fd uintptr) {
-		syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, tcpNotSentLowat, notSentLowat)
+		syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, tcpNotSentLowat, n)
 	})
 }

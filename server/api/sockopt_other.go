@@ -5,3 +5,5 @@ package api
 import "context"
 
 func setNotSentLowat(context.Context) {}
+
+func setNotSentLowatTo(context.Context, int) {}

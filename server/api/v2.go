@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/kpi"
 	"github.com/fleetgate/fleetgate/internal/live"
 	"github.com/fleetgate/fleetgate/internal/live/output"
 )
@@ -26,6 +27,13 @@ type Options struct {
 	LiveStreams bool
 	// Sockets tracks W3 connections for shutdown; nil: a private tracker.
 	Sockets *Sockets
+	// KPIs is the custom KPI hub behind W1/W2, run by its owner; nil: the route answers 503.
+	KPIs *kpi.Hub
+	// LocalFleetOnly is the local gateway's rule: W2 and the fleet list know local-fleet only.
+	LocalFleetOnly bool
+	// Controls are the W3 input leases, shared with the panel's mirror of /controls; nil:
+	// private ones.
+	Controls *live.Controls
 }
 
 // Register mounts the API routes on e.
@@ -50,7 +58,10 @@ func Register(e *echo.Echo, gw *gateway.Gateway, opt Options) {
 	g.GET("/robots/metrics", h.metrics, authed)
 	g.GET("/robots/:robotId/metric/:metricId", h.metric, authed)
 
-	ws := &streamSocket{gw: gw, controls: live.NewControls(live.RealClock()), feeds: &output.Feeds{}, sockets: opt.Sockets}
+	ws := &streamSocket{gw: gw, controls: opt.Controls, feeds: &output.Feeds{}, sockets: opt.Sockets}
+	if ws.controls == nil {
+		ws.controls = live.NewControls(live.RealClock())
+	}
 	if ws.sockets == nil {
 		ws.sockets = NewSockets()
 	}
@@ -60,6 +71,11 @@ func Register(e *echo.Echo, gw *gateway.Gateway, opt Options) {
 		g.GET("/robots/:robotId/streams/connect", ws.connect)
 	}
 	g.POST("/events/log", h.postEvent, authed)
+
+	kpis := &kpiSocket{gw: gw, hub: opt.KPIs, localOnly: opt.LocalFleetOnly}
+	g.GET("/fleets", kpis.fleets, authed)
+	// Its token may come in the query (browsers): the handler authenticates itself.
+	g.GET("/fleets/:fleetId/custom-kpis", kpis.connect)
 }
 
 type v2 struct {

@@ -1,0 +1,182 @@
+package gateway
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// The web panel's logins. A panel session holds a user (password login) or a user and the
+// API token it was opened with (token login; a kiosk token opens a kiosk session). Each
+// request re-resolves its Caller here, so disabling a user or revoking a token ends their
+// sessions at once.
+
+// AccountStore is what the panel's operations need from durable storage beyond Store.
+// internal/store implements it; the gateway finds it on Config.Store.
+type AccountStore interface {
+	// PasswordHash is the user's encoded password hash, "" when the user has none.
+	PasswordHash(ctx context.Context, userID string) (string, error)
+	SetPasswordHash(ctx context.Context, userID, hash string) error
+	CreateUser(ctx context.Context, u User) error
+	Users(ctx context.Context, orgID string) ([]User, error)
+	// SetUserDisabled disables a user at at; a zero at enables them again.
+	SetUserDisabled(ctx context.Context, userID string, at time.Time) error
+	RenameRobot(ctx context.Context, id, name string) error
+	DeleteRobot(ctx context.Context, id string) error
+	APIToken(ctx context.Context, id string) (APIToken, error)
+
+	CreateSocketToken(ctx context.Context, t SocketToken) error
+	SocketToken(ctx context.Context, hash string) (SocketToken, error)
+	// UseSocketToken atomically marks an unused, unexpired token used; ENotFound otherwise.
+	UseSocketToken(ctx context.Context, hash string, at time.Time) (SocketToken, error)
+	// SessionExpiry is when the panel session with this token hash expires; ENotFound
+	// when it is gone.
+	SessionExpiry(ctx context.Context, hash string) (time.Time, error)
+}
+
+// accounts is the store's AccountStore; a store without one cannot serve the panel.
+func (g *Gateway) accounts() (AccountStore, error) {
+	a, ok := g.store.(AccountStore)
+	if !ok {
+		return nil, Errorf(ENotImplemented, "this gateway's store keeps no panel accounts")
+	}
+	return a, nil
+}
+
+// Kiosk reports whether the caller holds a kiosk token: read-scoped and restricted to a
+// fleet. A kiosk session has no idle timeout and lives as long as its token.
+func (c *Caller) Kiosk() bool { return c.Token.Scope == ScopeRead && c.Token.FleetID != "" }
+
+// passwordSession is the token of a password login: full scope, every fleet.
+var passwordSession = APIToken{Name: "panel session", Scope: ScopeFull}
+
+// PasswordLogin checks an email and password. clientAddr keys the failure limit shared with
+// token logins (10 a minute per address); each account also allows 100 failures an hour, so
+// a password guesser spread over many addresses is stopped too. Every failure is the same
+// EUnauthorized, and an unknown email costs the same time as a known one.
+func (g *Gateway) PasswordLogin(ctx context.Context, email, password, clientAddr string) (*Caller, error) {
+	account := strings.ToLower(strings.TrimSpace(email))
+	if wait, blocked := g.loginFailures.Blocked(clientAddr); blocked {
+		return nil, &Error{Code: ERateLimited, Message: "too many failed logins; try again later", RetryAfter: wait}
+	}
+	if wait, blocked := g.accountFailures.Blocked(account); blocked {
+		return nil, &Error{Code: ERateLimited, Message: "too many failed logins for this account; try again later", RetryAfter: wait}
+	}
+	if account == "" || password == "" {
+		return nil, Errorf(EInvalid, "email and password are required")
+	}
+	acc, err := g.accounts()
+	if err != nil {
+		return nil, err
+	}
+	fail := func() (*Caller, error) {
+		g.loginFailures.Fail(clientAddr)
+		g.accountFailures.Fail(account)
+		return nil, Errorf(EUnauthorized, "wrong email or password")
+	}
+	u, err := g.store.UserByEmail(ctx, account)
+	if ErrorCode(err) == ENotFound {
+		verifyPassword(dummyHash(), password)
+		return fail()
+	} else if err != nil {
+		return nil, err
+	}
+	hash, err := acc.PasswordHash(ctx, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	if hash == "" {
+		verifyPassword(dummyHash(), password)
+		return fail()
+	}
+	if !verifyPassword(hash, password) {
+		return fail()
+	}
+	if !u.DisabledAt.IsZero() {
+		// Told only to someone who knows the password: they learn nothing new.
+		return nil, Errorf(EForbidden, "this account is disabled; ask an administrator")
+	}
+	return &Caller{User: u, Token: passwordSession}, nil
+}
+
+// TokenLogin opens a panel session with an API token (kiosks, scripts, and the bootstrap
+// admin before they set a password). It shares Login's failure limit per address.
+func (g *Gateway) TokenLogin(ctx context.Context, apiToken, clientAddr string) (*Caller, error) {
+	if wait, blocked := g.loginFailures.Blocked(clientAddr); blocked {
+		return nil, &Error{Code: ERateLimited, Message: "too many failed logins; try again later", RetryAfter: wait}
+	}
+	apiToken = strings.TrimSpace(apiToken)
+	if apiToken == "" {
+		return nil, Errorf(EInvalid, "an API token is required")
+	}
+	tok, err := g.validAPIToken(ctx, apiToken)
+	if err != nil {
+		if ErrorCode(err) == EUnauthorized {
+			g.loginFailures.Fail(clientAddr)
+		}
+		return nil, err
+	}
+	c, err := g.SessionCaller(ctx, tok.UserID, tok.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.store.TouchAPIToken(ctx, tok.ID, g.now().UTC()); err != nil {
+		g.log.Warn("recording token use failed", "token_id", tok.ID, "err", err)
+	}
+	return c, nil
+}
+
+// SessionCaller resolves a session's principal on each request: the user (and the API token
+// of a token login, "" for a password login). A user gone or disabled, or a token revoked,
+// is EUnauthorized: the session is over.
+func (g *Gateway) SessionCaller(ctx context.Context, userID, tokenID string) (*Caller, error) {
+	u, err := g.store.User(ctx, userID)
+	if ErrorCode(err) == ENotFound {
+		return nil, Errorf(EUnauthorized, "the user of this session no longer exists")
+	} else if err != nil {
+		return nil, err
+	}
+	if !u.DisabledAt.IsZero() {
+		return nil, Errorf(EUnauthorized, "this account is disabled")
+	}
+	if tokenID == "" {
+		return &Caller{User: u, Token: passwordSession}, nil
+	}
+	acc, err := g.accounts()
+	if err != nil {
+		return nil, err
+	}
+	tok, err := acc.APIToken(ctx, tokenID)
+	if ErrorCode(err) == ENotFound {
+		return nil, Errorf(EUnauthorized, "the API token of this session no longer exists")
+	} else if err != nil {
+		return nil, err
+	}
+	if !tok.RevokedAt.IsZero() || tok.UserID != u.ID {
+		return nil, Errorf(EUnauthorized, "the API token of this session was revoked")
+	}
+	return &Caller{User: u, Token: tok}, nil
+}
+
+// SetPassword sets the caller's own password. A user who has one must give it (current);
+// the bootstrap admin, logged in with their token, sets their first one without.
+func (g *Gateway) SetPassword(ctx context.Context, c *Caller, current, next string) error {
+	if c.Kiosk() || !c.CanAct() {
+		return Errorf(EForbidden, "a read-only session may not change a password")
+	}
+	acc, err := g.accounts()
+	if err != nil {
+		return err
+	}
+	if err := checkPassword(next); err != nil {
+		return err
+	}
+	old, err := acc.PasswordHash(ctx, c.User.ID)
+	if err != nil {
+		return err
+	}
+	if old != "" && !verifyPassword(old, current) {
+		return Errorf(EInvalid, "the current password is wrong")
+	}
+	return acc.SetPasswordHash(ctx, c.User.ID, hashPassword(next))
+}

@@ -1,0 +1,241 @@
+package gateway_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/gateway"
+)
+
+func TestPasswordHash(t *testing.T) {
+	h := gateway.HashPassword("correct horse battery")
+	if !strings.HasPrefix(h, "$argon2id$v=19$m=19456,t=2,p=1$") {
+		t.Errorf("hash %q: not argon2id at the OWASP parameters", h)
+	}
+	if !gateway.VerifyPassword(h, "correct horse battery") {
+		t.Error("the right password does not verify")
+	}
+	for _, bad := range []string{"correct horse batterY", "", "correct horse battery "} {
+		if gateway.VerifyPassword(h, bad) {
+			t.Errorf("%q verifies", bad)
+		}
+	}
+	if h2 := gateway.HashPassword("correct horse battery"); h2 == h {
+		t.Error("two hashes of one password are equal: no salt")
+	}
+	for _, broken := range []string{"", "$argon2id$", "$argon2i$v=19$m=64,t=1,p=1$AAAA$AAAA", "$argon2id$v=19$m=99999999,t=1,p=1$AAAA$AAAA"} {
+		if gateway.VerifyPassword(broken, "x") {
+			t.Errorf("malformed hash %q verifies", broken)
+		}
+	}
+}
+
+// setPassword gives u a password through the core, as the first login does.
+func (e *env) setPassword(u gateway.User, pw string) {
+	e.t.Helper()
+	e.must(e.g.SetPassword(e.ctx, &gateway.Caller{User: u, Token: gateway.APIToken{Scope: gateway.ScopeFull}}, "", pw))
+}
+
+func TestPasswordLogin(t *testing.T) {
+	defer gateway.CheapPasswords()()
+	e := newEnv(t)
+	e.setPassword(e.admin, "first password")
+	c, err := e.g.PasswordLogin(e.ctx, " ADMIN@localhost ", "first password", "192.0.2.1")
+	if err != nil {
+		t.Fatalf("PasswordLogin: %v", err)
+	}
+	if c.User.ID != e.admin.ID || !c.CanAct() || c.Kiosk() {
+		t.Errorf("caller %+v: want the admin with a full session", c)
+	}
+	_, err = e.g.PasswordLogin(e.ctx, "admin@localhost", "wrong password", "192.0.2.1")
+	wantCode(t, "wrong password", err, gateway.EUnauthorized)
+	_, err = e.g.PasswordLogin(e.ctx, "nobody@localhost", "first password", "192.0.2.1")
+	wantCode(t, "unknown email", err, gateway.EUnauthorized)
+	_, err = e.g.PasswordLogin(e.ctx, "admin@localhost", "", "192.0.2.1")
+	wantCode(t, "empty password", err, gateway.EInvalid)
+
+	// A user without a password cannot log in with one.
+	u := e.addUser(e.org.ID, "op@localhost", false, nil)
+	_, err = e.g.PasswordLogin(e.ctx, u.Email, "anything at all", "192.0.2.2")
+	wantCode(t, "no password set", err, gateway.EUnauthorized)
+
+	// Changing a password needs the current one.
+	err = e.g.SetPassword(e.ctx, c, "not the current one", "second password")
+	wantCode(t, "wrong current password", err, gateway.EInvalid)
+	err = e.g.SetPassword(e.ctx, c, "first password", "short")
+	wantCode(t, "short password", err, gateway.EInvalid)
+	e.must(e.g.SetPassword(e.ctx, c, "first password", "second password"))
+	_, err = e.g.PasswordLogin(e.ctx, "admin@localhost", "first password", "192.0.2.3")
+	wantCode(t, "old password", err, gateway.EUnauthorized)
+}
+
+func TestPasswordLoginLimits(t *testing.T) {
+	defer gateway.CheapPasswords()()
+	e := newEnv(t)
+	e.setPassword(e.admin, "the password")
+
+	// 10 failures a minute per address, counted with token logins.
+	for i := range 9 {
+		_, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "wrong", "198.51.100.1")
+		wantCode(t, fmt.Sprint("failure ", i), err, gateway.EUnauthorized)
+	}
+	_, err := e.g.TokenLogin(e.ctx, "fgt_0123456789012345678901234567890X", "198.51.100.1")
+	wantCode(t, "10th failure, by token", err, gateway.EUnauthorized)
+	_, err = e.g.PasswordLogin(e.ctx, "admin@localhost", "the password", "198.51.100.1")
+	wantCode(t, "right password from a blocked address", err, gateway.ERateLimited)
+	if wait := gateway.RetryAfter(err); wait <= 0 || wait > time.Minute {
+		t.Errorf("RetryAfter = %v", wait)
+	}
+	e.clock.Advance(time.Minute)
+	if _, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "the password", "198.51.100.1"); err != nil {
+		t.Fatalf("after a minute: %v", err)
+	}
+
+	// 100 failures an hour per account, from any addresses (the 9 above have aged out).
+	e.clock.Advance(time.Hour)
+	for i := range 100 {
+		_, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "wrong", fmt.Sprintf("203.0.113.%d", i))
+		wantCode(t, fmt.Sprint("account failure ", i), err, gateway.EUnauthorized)
+	}
+	_, err = e.g.PasswordLogin(e.ctx, "Admin@Localhost", "the password", "192.0.2.200")
+	wantCode(t, "right password for a blocked account", err, gateway.ERateLimited)
+	e.clock.Advance(time.Hour)
+	if _, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "the password", "192.0.2.200"); err != nil {
+		t.Fatalf("after an hour: %v", err)
+	}
+}
+
+func TestTokenLoginAndSessionCaller(t *testing.T) {
+	defer gateway.CheapPasswords()()
+	e := newEnv(t)
+	c, err := e.g.TokenLogin(e.ctx, e.adminSecret, "192.0.2.1")
+	if err != nil {
+		t.Fatalf("TokenLogin: %v", err)
+	}
+	if c.Kiosk() || c.Token.ID == "" {
+		t.Errorf("bootstrap token session %+v: want a full session bound to the token", c.Token)
+	}
+	kioskSecret := e.addToken(e.admin, gateway.ScopeRead, e.fleet.ID)
+	k, err := e.g.TokenLogin(e.ctx, kioskSecret, "192.0.2.1")
+	if err != nil {
+		t.Fatalf("kiosk TokenLogin: %v", err)
+	}
+	if !k.Kiosk() || k.CanAct() {
+		t.Errorf("kiosk session: Kiosk %v CanAct %v", k.Kiosk(), k.CanAct())
+	}
+	// Revoking the token ends the session; disabling the user ends all of theirs.
+	e.must(e.db.RevokeAPIToken(e.ctx, k.Token.ID, e.clock.Now()))
+	_, err = e.g.SessionCaller(e.ctx, k.User.ID, k.Token.ID)
+	wantCode(t, "revoked kiosk token", err, gateway.EUnauthorized)
+
+	op := e.addUser(e.org.ID, "op@localhost", false, nil)
+	if _, err := e.g.SessionCaller(e.ctx, op.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	admin := &gateway.Caller{User: e.admin, Token: gateway.APIToken{Scope: gateway.ScopeFull}}
+	e.must(e.g.SetUserDisabled(e.ctx, admin, op.ID, true))
+	_, err = e.g.SessionCaller(e.ctx, op.ID, "")
+	wantCode(t, "disabled user", err, gateway.EUnauthorized)
+	opToken := e.addToken(op, gateway.ScopeFull, "")
+	_, err = e.g.TokenLogin(e.ctx, opToken, "192.0.2.9")
+	wantCode(t, "disabled user's token", err, gateway.EUnauthorized)
+	e.must(e.g.SetUserDisabled(e.ctx, admin, op.ID, false))
+	if _, err := e.g.SessionCaller(e.ctx, op.ID, ""); err != nil {
+		t.Fatalf("enabled again: %v", err)
+	}
+	wantCode(t, "disable yourself", e.g.SetUserDisabled(e.ctx, admin, e.admin.ID, true), gateway.EConflict)
+}
+
+func TestSocketTokens(t *testing.T) {
+	e := newEnv(t)
+	sessions := e.db.Sessions(e.clock.Now)
+	e.must(sessions.CommitCtx(e.ctx, "session-1", []byte("x"), e.clock.Now().Add(time.Hour)))
+	c := &gateway.Caller{User: e.admin, Token: gateway.APIToken{Scope: gateway.ScopeFull}}
+
+	tok, expires, err := e.g.MintSocketToken(e.ctx, c, gateway.HashSecret("session-1"))
+	e.must(err)
+	if !strings.HasPrefix(tok, gateway.SocketTokenPrefix) || !expires.Equal(e.clock.Now().Add(60*time.Second)) {
+		t.Fatalf("token %q expires %v", tok, expires)
+	}
+	_, err = e.g.Authenticate(e.ctx, tok)
+	wantCode(t, "unused token as a bearer", err, gateway.EUnauthorized)
+	e.must(e.g.UseSocketToken(e.ctx, tok))
+	wantCode(t, "second use", e.g.UseSocketToken(e.ctx, tok), gateway.EUnauthorized)
+	got, err := e.g.Authenticate(e.ctx, tok)
+	if err != nil || got.User.ID != e.admin.ID {
+		t.Fatalf("Authenticate after the upgrade = %v, %v", got, err)
+	}
+	// The socket lives with its session.
+	e.must(sessions.DeleteCtx(e.ctx, "session-1"))
+	_, err = e.g.Authenticate(e.ctx, tok)
+	wantCode(t, "after logout", err, gateway.EUnauthorized)
+
+	// Unused for 60 s: dead.
+	e.must(sessions.CommitCtx(e.ctx, "session-2", []byte("x"), e.clock.Now().Add(time.Hour)))
+	late, _, err := e.g.MintSocketToken(e.ctx, c, gateway.HashSecret("session-2"))
+	e.must(err)
+	e.clock.Advance(60 * time.Second)
+	wantCode(t, "use at 60 s", e.g.UseSocketToken(e.ctx, late), gateway.EUnauthorized)
+	early, _, err := e.g.MintSocketToken(e.ctx, c, gateway.HashSecret("session-2"))
+	e.must(err)
+	e.clock.Advance(59 * time.Second)
+	e.must(e.g.UseSocketToken(e.ctx, early))
+}
+
+func TestPanelAdminPermissions(t *testing.T) {
+	defer gateway.CheapPasswords()()
+	e := newEnv(t)
+	r := e.addRobot(e.fleet, "forklift")
+	dev := e.addUser(e.org.ID, "dev@localhost", false, map[string]gateway.Role{r.ID: gateway.RoleDeveloper})
+	robotAdmin := e.addUser(e.org.ID, "radmin@localhost", false, map[string]gateway.Role{r.ID: gateway.RoleAdmin})
+	full := gateway.APIToken{Scope: gateway.ScopeFull}
+	admin := &gateway.Caller{User: e.admin, Token: full}
+	devC := &gateway.Caller{User: dev, Token: full}
+	radmin := &gateway.Caller{User: robotAdmin, Token: full}
+	kiosk := &gateway.Caller{User: e.admin, Token: gateway.APIToken{ID: "k", Scope: gateway.ScopeRead, FleetID: e.fleet.ID}}
+
+	_, err := e.g.Users(e.ctx, devC)
+	wantCode(t, "developer lists users", err, gateway.EForbidden)
+	_, err = e.g.Users(e.ctx, kiosk)
+	wantCode(t, "kiosk lists users", err, gateway.EForbidden)
+	u, pw, err := e.g.CreateUser(e.ctx, admin, gateway.NewUserInput{Email: "new@localhost"})
+	e.must(err)
+	if _, err := e.g.PasswordLogin(e.ctx, "new@localhost", pw, "192.0.2.1"); err != nil {
+		t.Fatalf("login with the generated password: %v", err)
+	}
+	_, _, err = e.g.CreateUser(e.ctx, admin, gateway.NewUserInput{Email: "NEW@localhost"})
+	wantCode(t, "duplicate email", err, gateway.EConflict)
+	_, _, err = e.g.CreateUser(e.ctx, admin, gateway.NewUserInput{Email: "not an email"})
+	wantCode(t, "bad email", err, gateway.EInvalid)
+	pw2, err := e.g.ResetPassword(e.ctx, admin, u.ID)
+	e.must(err)
+	_, err = e.g.PasswordLogin(e.ctx, "new@localhost", pw, "192.0.2.1")
+	wantCode(t, "old password after reset", err, gateway.EUnauthorized)
+	if _, err := e.g.PasswordLogin(e.ctx, "new@localhost", pw2, "192.0.2.1"); err != nil {
+		t.Fatal(err)
+	}
+
+	wantCode(t, "developer renames", e.g.RenameRobot(e.ctx, devC, r.ID, "x"), gateway.EForbidden)
+	e.must(e.g.RenameRobot(e.ctx, radmin, r.ID, "forklift-7"))
+	if got, _ := e.db.Robot(e.ctx, r.ID); got.Name != "forklift-7" {
+		t.Errorf("name %q after rename", got.Name)
+	}
+	wantCode(t, "robot admin removes", e.g.RemoveRobot(e.ctx, radmin, r.ID), gateway.EForbidden)
+	e.must(e.g.SetMemberRole(e.ctx, radmin, r.ID, "new@localhost", gateway.RoleOperator))
+	wantCode(t, "developer sets roles", e.g.SetMemberRole(e.ctx, devC, r.ID, "new@localhost", gateway.RoleAdmin), gateway.EForbidden)
+	e.must(e.g.RemoveRobot(e.ctx, admin, r.ID))
+	_, err = e.db.Robot(e.ctx, r.ID)
+	wantCode(t, "removed robot", err, gateway.ENotFound)
+
+	// Tokens: kiosk tokens are for org admins; revoking another's token is not found.
+	_, _, err = e.g.CreateMyAPIToken(e.ctx, devC, gateway.NewAPITokenInput{Name: "k", Scope: gateway.ScopeRead, Fleet: e.fleet.ID})
+	wantCode(t, "developer makes a kiosk token", err, gateway.EForbidden)
+	_, tok, err := e.g.CreateMyAPIToken(e.ctx, admin, gateway.NewAPITokenInput{Name: "wall", Scope: gateway.ScopeRead, Fleet: e.fleet.ID})
+	e.must(err)
+	wantCode(t, "revoke another's token", e.g.RevokeMyAPIToken(e.ctx, devC, tok.ID), gateway.ENotFound)
+	e.must(e.g.RevokeMyAPIToken(e.ctx, admin, tok.ID))
+	_, _, err = e.g.ProvisionAgent(e.ctx, devC, "a", "")
+	wantCode(t, "developer provisions an agent", err, gateway.EForbidden)
+}

@@ -1,0 +1,94 @@
+package gateway
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// Socket tokens let the panel's browser code open a WebSocket (W1, W2, W3), which cannot
+// carry the session cookie's caller in a header: the page asks POST /panel/ws-token for one,
+// and passes it as access_token. A socket token opens one upgrade within SocketTokenTTL;
+// the socket it opened then stays authorised while the session it was minted for lives, so
+// that logging out (or the session timing out) ends the socket at its next token check.
+
+// SocketTokenPrefix marks socket tokens: fgw_ + 40 base62 characters.
+const SocketTokenPrefix = "fgw_"
+
+// SocketTokenTTL is how long a minted socket token may wait for its upgrade.
+const SocketTokenTTL = 60 * time.Second
+
+// SocketToken is the stored record of a socket token; only its hash is kept.
+type SocketToken struct {
+	Hash        string
+	UserID      string
+	APITokenID  string // the session's API token (token logins, kiosks); empty for passwords
+	SessionHash string // HashSecret of the panel session's token
+	ExpiresAt   time.Time
+	UsedAt      time.Time // zero until the upgrade
+	CreatedAt   time.Time
+}
+
+// IsSocketToken reports whether a bearer value is a socket token (by its prefix).
+func IsSocketToken(s string) bool { return strings.HasPrefix(s, SocketTokenPrefix) }
+
+// MintSocketToken makes a socket token for the caller of the panel session whose token hash
+// is sessionHash.
+func (g *Gateway) MintSocketToken(ctx context.Context, c *Caller, sessionHash string) (string, time.Time, error) {
+	acc, err := g.accounts()
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	if sessionHash == "" {
+		return "", time.Time{}, Errorf(EUnauthorized, "no session")
+	}
+	now := g.now().UTC()
+	secret := NewSecret(SocketTokenPrefix, 40)
+	t := SocketToken{Hash: HashSecret(secret), UserID: c.User.ID, APITokenID: c.Token.ID, SessionHash: sessionHash,
+		ExpiresAt: now.Add(SocketTokenTTL), CreatedAt: now}
+	if err := acc.CreateSocketToken(ctx, t); err != nil {
+		return "", time.Time{}, err
+	}
+	return secret, t.ExpiresAt, nil
+}
+
+// UseSocketToken spends a socket token on a WebSocket upgrade: it succeeds once, within
+// SocketTokenTTL of minting. Run before the upgrade route authenticates the token.
+func (g *Gateway) UseSocketToken(ctx context.Context, token string) error {
+	acc, err := g.accounts()
+	if err != nil {
+		return err
+	}
+	_, err = acc.UseSocketToken(ctx, HashSecret(token), g.now().UTC())
+	if ErrorCode(err) == ENotFound {
+		return Errorf(EUnauthorized, "socket token unknown, expired or already used; ask /panel/ws-token for another")
+	}
+	return err
+}
+
+// authenticateSocketToken resolves a socket token that opened its upgrade (UseSocketToken)
+// and whose session still lives to the session's caller. An unused token authenticates
+// nothing: only the upgrade path spends it.
+func (g *Gateway) authenticateSocketToken(ctx context.Context, token string) (*Caller, error) {
+	invalid := Errorf(EUnauthorized, "socket token unknown, unused, or its session ended")
+	acc, err := g.accounts()
+	if err != nil {
+		return nil, err
+	}
+	t, err := acc.SocketToken(ctx, HashSecret(token))
+	if ErrorCode(err) == ENotFound {
+		return nil, invalid
+	} else if err != nil {
+		return nil, err
+	}
+	if t.UsedAt.IsZero() {
+		return nil, invalid
+	}
+	expiry, err := acc.SessionExpiry(ctx, t.SessionHash)
+	if ErrorCode(err) == ENotFound || (err == nil && !g.now().Before(expiry)) {
+		return nil, invalid
+	} else if err != nil {
+		return nil, err
+	}
+	return g.SessionCaller(ctx, t.UserID, t.APITokenID)
+}

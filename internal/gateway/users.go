@@ -1,0 +1,121 @@
+package gateway
+
+import (
+	"context"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Organization administration from the panel: users, agents, kiosk tokens. Only org admins
+// with a session that may act (not a kiosk) get here.
+
+func requireOrgAdmin(c *Caller) error {
+	if !c.User.OrgAdmin {
+		return Errorf(EForbidden, "only organization admins may manage the organization")
+	}
+	if !c.CanAct() {
+		return Errorf(EForbidden, "a read-only token may not manage the organization")
+	}
+	return nil
+}
+
+// Users lists the users of the caller's organization.
+func (g *Gateway) Users(ctx context.Context, c *Caller) ([]User, error) {
+	if err := requireOrgAdmin(c); err != nil {
+		return nil, err
+	}
+	acc, err := g.accounts()
+	if err != nil {
+		return nil, err
+	}
+	return acc.Users(ctx, c.User.OrgID)
+}
+
+// NewUserInput describes a user an org admin creates.
+type NewUserInput struct {
+	Email    string
+	Name     string
+	OrgAdmin bool
+}
+
+// CreateUser adds a user to the caller's organization with a generated first password,
+// which is returned once for the admin to pass on.
+func (g *Gateway) CreateUser(ctx context.Context, c *Caller, in NewUserInput) (User, string, error) {
+	if err := requireOrgAdmin(c); err != nil {
+		return User{}, "", err
+	}
+	acc, err := g.accounts()
+	if err != nil {
+		return User{}, "", err
+	}
+	email := strings.TrimSpace(in.Email)
+	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email {
+		return User{}, "", Errorf(EInvalid, "%q is not an email address", in.Email)
+	}
+	u := User{ID: uuid.NewString(), OrgID: c.User.OrgID, Email: email, Name: strings.TrimSpace(in.Name), OrgAdmin: in.OrgAdmin}
+	if err := acc.CreateUser(ctx, u); ErrorCode(err) == EConflict {
+		return User{}, "", Errorf(EConflict, "a user with email %q already exists", email)
+	} else if err != nil {
+		return User{}, "", err
+	}
+	password := NewSecret("", 16)
+	if err := acc.SetPasswordHash(ctx, u.ID, hashPassword(password)); err != nil {
+		return User{}, "", err
+	}
+	u.HasPassword = true
+	return u, password, nil
+}
+
+// orgUser finds a user of the caller's organization; another organization's is not found.
+func (g *Gateway) orgUser(ctx context.Context, c *Caller, userID string) (User, error) {
+	u, err := g.store.User(ctx, userID)
+	if ErrorCode(err) == ENotFound || (err == nil && u.OrgID != c.User.OrgID) {
+		return User{}, Errorf(ENotFound, "user %q not found", userID)
+	}
+	return u, err
+}
+
+// SetUserDisabled disables a user (their sessions and tokens stop working at once) or
+// enables them again. Admins cannot disable themselves: someone must be left to undo it.
+func (g *Gateway) SetUserDisabled(ctx context.Context, c *Caller, userID string, disabled bool) error {
+	if err := requireOrgAdmin(c); err != nil {
+		return err
+	}
+	acc, err := g.accounts()
+	if err != nil {
+		return err
+	}
+	u, err := g.orgUser(ctx, c, userID)
+	if err != nil {
+		return err
+	}
+	if u.ID == c.User.ID && disabled {
+		return Errorf(EConflict, "you cannot disable your own account")
+	}
+	var at time.Time // zero: enabled
+	if disabled {
+		at = g.now().UTC()
+	}
+	return acc.SetUserDisabled(ctx, u.ID, at)
+}
+
+// ResetPassword gives a user a new generated password, returned once for the admin to pass
+// on; the old one stops working.
+func (g *Gateway) ResetPassword(ctx context.Context, c *Caller, userID string) (string, error) {
+	if err := requireOrgAdmin(c); err != nil {
+		return "", err
+	}
+	acc, err := g.accounts()
+	if err != nil {
+		return "", err
+	}
+	u, err := g.orgUser(ctx, c, userID)
+	if err != nil {
+		return "", err
+	}
+	password := NewSecret("", 16)
+	return password, acc.SetPasswordHash(ctx, u.ID, hashPassword(password))
+}

@@ -1,0 +1,68 @@
+package api
+
+import (
+	"github.com/labstack/echo/v4"
+
+	"github.com/fleetgate/fleetgate/internal/gateway"
+)
+
+// RegisterMirror mounts the v2 REST endpoints again under prefix (the panel's /panel/api),
+// with the same handlers and so the same JSON, for callers that another middleware
+// authenticates: mw runs first (the panel's session), then caller says who is calling, and
+// the handlers find that caller where requireBearer puts it. Login and the WebSocket routes
+// are not mirrored: a session needs no bearer token, and sockets take /panel/ws-token's.
+func RegisterMirror(e *echo.Echo, gw *gateway.Gateway, opt Options, prefix string,
+	caller func(echo.Context) *gateway.Caller, mw ...echo.MiddlewareFunc) {
+	h := &v2{gw: gw, publicURL: opt.PublicURL}
+	auth := append(mw[:len(mw):len(mw)], func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			who := caller(c)
+			if who == nil {
+				return gateway.Errorf(gateway.EUnauthorized, "not logged in")
+			}
+			c.Set(callerKey, who)
+			return next(c)
+		}
+	})
+	g := e.Group(prefix)
+	g.GET("/robots", h.robots, auth...)
+	g.GET("/robots/:robotId", h.robot, auth...)
+	g.GET("/robots/:robotId/resources", h.resources, auth...)
+	g.GET("/robots/:robotId/resource/:resourceId/download", h.download, auth...)
+	g.GET("/robots/:robotId/streams", h.streams, auth...)
+	g.GET("/robots/:robotId/stream", h.readStream, auth...)
+	g.GET("/streams/:messageType/stream", h.template, auth...)
+	g.POST("/robots/:robotId/upload-stream", h.upload, auth...)
+	g.GET("/robots/metrics", h.metrics, auth...)
+	g.GET("/robots/:robotId/metric/:metricId", h.metric, auth...)
+	g.POST("/events/log", h.postEvent, auth...)
+	if opt.Controls != nil {
+		ws := &streamSocket{gw: gw, controls: opt.Controls}
+		g.GET("/robots/:robotId/controls", ws.controlsList, auth...)
+	}
+	kpis := &kpiSocket{gw: gw, hub: opt.KPIs, localOnly: opt.LocalFleetOnly}
+	g.GET("/fleets", kpis.fleets, auth...)
+}
+
+// SpendSocketTokens lets a panel socket token (fgw_..., from /panel/ws-token) open exactly
+// one WebSocket upgrade: it is spent here, before the upgrade route authenticates it through
+// the gateway like any bearer. A spent, expired or unknown one is 401. Other requests and
+// other tokens pass untouched.
+func SpendSocketTokens(gw *gateway.Gateway) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			if !isUpgrade(req) {
+				return next(c)
+			}
+			token, err := socketToken(req)
+			if err != nil || !gateway.IsSocketToken(token) {
+				return next(c)
+			}
+			if err := gw.UseSocketToken(req.Context(), token); err != nil {
+				return err
+			}
+			return next(c)
+		}
+	}
+}

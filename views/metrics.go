@@ -1,0 +1,158 @@
+package views
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+)
+
+// MetricView is one metric as a person reads it.
+type MetricView struct {
+	Title string
+	Kind  string // "usage", "battery", "number", "text", "json", "table", "license", "flag"
+	Text  string
+	// Usage: used of limit (Percent 0..100; Limit 0 when unknown).
+	Used, Limit, Percent float64
+	UsedText, LimitText  string
+	// Table: headers and rows.
+	Headers []string
+	Rows    [][]string
+	Error   string
+}
+
+// MetricRead is a metric's reading, or why there is none.
+type MetricRead struct {
+	Type   fleet.MetricType
+	Metric fleet.Metric
+	Err    string
+}
+
+// ViewMetric turns a reading into its view.
+func ViewMetric(r MetricRead, now time.Time) MetricView {
+	v := MetricView{Title: metricTitle(r.Type)}
+	if r.Err != "" {
+		v.Kind, v.Error = "text", r.Err
+		return v
+	}
+	switch val := r.Metric.Value.(type) {
+	case fleet.Usage:
+		v.Kind, v.Used, v.Limit = "usage", val.Used, val.Limit
+		bytesPerSecond := r.Type == fleet.MetricType(19)
+		v.UsedText, v.LimitText = usageText(val.Used, bytesPerSecond), usageText(val.Limit, bytesPerSecond)
+		if val.Limit > 0 {
+			v.Percent = min(100, 100*val.Used/val.Limit)
+		}
+	case float64:
+		if r.Type == fleet.MetricType(4) {
+			v.Kind, v.Percent, v.Text = "battery", min(100, max(0, val)), fmt.Sprintf("%.0f %%", val)
+			break
+		}
+		v.Kind, v.Text = "number", fmt.Sprintf("%.1f %s", val, metricUnit(r.Type))
+	case int:
+		v.Kind, v.Text = "number", fmt.Sprintf("%d %s", val, metricUnit(r.Type))
+	case int64:
+		v.Kind, v.Text = "number", HumanSize(val)
+	case bool:
+		v.Kind, v.Text = "flag", yesNo(val)
+	case string:
+		v.Kind, v.Text = "text", val
+		if json.Valid([]byte(val)) && len(val) > 0 && (val[0] == '{' || val[0] == '[') {
+			v.Kind, v.Text = "json", PrettyJSON([]byte(val))
+		}
+	case time.Time:
+		v.Kind = "license"
+		v.Text = "expires " + Day(val)
+		if !val.IsZero() && val.Before(now) {
+			v.Text = "expired on " + Day(val)
+		}
+	case fleet.AgentSw:
+		v.Kind, v.Text = "flag", "up to date"
+		if val.UpdateAvailable {
+			v.Text = "an update is available"
+		}
+	case fleet.AgentOperationalState:
+		v.Kind, v.Text = "text", fmt.Sprintf("status %d, version %s", val.AgentStatus, val.Version)
+	case []fleet.Recorder:
+		v.Kind, v.Headers = "table", []string{"Recorder", "Type", "State", "Started", "Ended", "Error"}
+		for _, rec := range val {
+			v.Rows = append(v.Rows, []string{rec.ID, rec.Type, rec.State, When(rec.StartTime), When(rec.EndTime), rec.ErrorType})
+		}
+	case []fleet.ComponentInfo:
+		v.Kind, v.Headers = "table", []string{"Component", "Version", "State"}
+		for _, c := range val {
+			v.Rows = append(v.Rows, []string{c.Name, c.Version, c.State})
+		}
+	case fleet.ConfigInfo:
+		v.Kind, v.Text = "text", fmt.Sprintf("%s version %s: %s", orDash(val.Name), orDash(val.Version), orDash(val.State))
+	case nil:
+		v.Kind, v.Text = "text", "no value"
+	default:
+		v.Kind, v.Text = "text", fmt.Sprint(val)
+	}
+	return v
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func usageText(n float64, perSecond bool) string {
+	if perSecond {
+		if n == 0 {
+			return "unknown"
+		}
+		return HumanSize(int64(n)) + "/s"
+	}
+	return HumanSize(int64(n))
+}
+
+// metricTitle is a metric type in words.
+func metricTitle(t fleet.MetricType) string {
+	titles := map[int]string{1: "CPU", 2: "Memory", 3: "Disk", 4: "Battery", 5: "Odometry", 6: "Traffic",
+		7: "Storage", 8: "Licence", 13: "Agent hardware", 14: "Agent software", 15: "Recordings", 16: "Components",
+		17: "Configuration", 18: "Position", 19: "Network", 21: "GPU", 27: "Wi-Fi signal", 28: "Ping",
+		30: "Agent state", 32: "Temperature", 33: "Resources storage"}
+	if s, ok := titles[int(t)]; ok {
+		return s
+	}
+	if n := t.Name(); n != "" {
+		return n
+	}
+	return fmt.Sprintf("Metric %d", int(t))
+}
+
+func metricUnit(t fleet.MetricType) string {
+	switch int(t) {
+	case 1, 21:
+		return "% busy"
+	case 5:
+		return "m"
+	case 27:
+		return "dBm"
+	case 28:
+		return "ms"
+	case 32:
+		return "°C"
+	}
+	return ""
+}
+
+// PrettyJSON indents a JSON document; anything else comes back as it was.
+func PrettyJSON(b []byte) string {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return string(b)
+	}
+	out, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return string(b)
+	}
+	return string(out)
+}
+
+func fmtFloat(f float64) string { return fmt.Sprintf("%.0f", f) }

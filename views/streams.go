@@ -1,0 +1,68 @@
+package views
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+)
+
+// StreamGroup is the streams of one component.
+type StreamGroup struct {
+	Component string
+	Streams   []fleet.Stream
+}
+
+// GroupStreams groups descriptors by component, keeping their order.
+func GroupStreams(streams []fleet.Stream) []StreamGroup {
+	var out []StreamGroup
+	index := map[string]int{}
+	for _, s := range streams {
+		i, ok := index[s.Component]
+		if !ok {
+			i = len(out)
+			index[s.Component] = i
+			out = append(out, StreamGroup{Component: s.Component})
+		}
+		out[i].Streams = append(out[i].Streams, s)
+	}
+	return out
+}
+
+// StreamURL is the streams page with one stream selected.
+func StreamURL(robotID string, s fleet.Stream) string {
+	q := url.Values{"component": {s.Component}, "stream": {s.Name}, "source": {fmt.Sprint(int(s.Source))}}
+	return "/robots/" + url.PathEscape(robotID) + "/streams?" + q.Encode()
+}
+
+// WidgetFor names the browser widget that shows or drives a stream live, "" for none.
+func WidgetFor(s fleet.Stream) string {
+	t := s.Type[strings.LastIndex(s.Type, ".")+1:]
+	if s.Direction == fleet.Input {
+		if t == "Twist" || t == "AckermannDriveStamped" {
+			return "teleop"
+		}
+		return ""
+	}
+	switch t {
+	case "CompressedImage", "Image":
+		return "camera"
+	case "PointCloud2":
+		return "pointcloud"
+	case "LaserScan":
+		return "laserscan"
+	case "Pose", "PoseStamped", "Odometry", "OccupancyGrid":
+		return "pose-map"
+	}
+	return ""
+}
+
+func sourceText(s fleet.SourceType) string { return fmt.Sprint(int(s)) }
+
+func directionWords(d string) string {
+	if d == "" {
+		return "–"
+	}
+	return d
+}

@@ -1,0 +1,159 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/views"
+)
+
+// The organization admin's page. Every action goes through a core call that checks the
+// caller is an org admin (or Admin of the robot), so a member posting here gets 403.
+
+func (p *Panel) adminView(c echo.Context) (views.AdminView, error) {
+	ctx, caller := c.Request().Context(), Caller(c)
+	v := views.AdminView{Nav: p.nav(c, "Administration", "admin")}
+	var err error
+	if v.Users, err = p.gw.Users(ctx, caller); err != nil {
+		return v, err
+	}
+	if v.Agents, err = p.gw.OrgAgents(ctx, caller); err != nil {
+		return v, err
+	}
+	if v.Fleets, err = p.gw.OrgFleets(ctx, caller); err != nil {
+		return v, err
+	}
+	if v.KioskTokens, err = p.gw.KioskTokens(ctx, caller); err != nil {
+		return v, err
+	}
+	rows, err := p.gw.RobotTable(ctx, caller)
+	if err != nil {
+		return v, err
+	}
+	for _, r := range rows {
+		d, err := p.gw.Robot(ctx, caller, r.Robot.ID)
+		if err != nil {
+			return v, err
+		}
+		v.Robots = append(v.Robots, views.AdminRobot{Row: r, Members: d.SharedUsers})
+	}
+	return v, nil
+}
+
+func (p *Panel) adminPage(c echo.Context) error {
+	v, err := p.adminView(c)
+	if err != nil {
+		return err
+	}
+	return p.render(c, http.StatusOK, views.Admin(v))
+}
+
+// adminResult answers an admin action: a secret or a mistake is shown on the page in this
+// response, success otherwise goes back to the page (303), a refusal is an error page.
+func (p *Panel) adminResult(c echo.Context, anchor string, secret *views.Secret, err error) error {
+	if err != nil {
+		if s := statusOf(err); s >= 500 || s == http.StatusForbidden || s == http.StatusUnauthorized {
+			return err
+		}
+	}
+	if err == nil && secret == nil {
+		return c.Redirect(http.StatusSeeOther, "/admin#"+anchor)
+	}
+	v, verr := p.adminView(c)
+	if verr != nil {
+		return verr
+	}
+	status := http.StatusOK
+	if err != nil {
+		status, v.Error = statusOf(err), gateway.ErrorMessage(err)
+	}
+	v.Secret = secret
+	return p.render(c, status, views.Admin(v))
+}
+
+func (p *Panel) createUser(c echo.Context) error {
+	u, password, err := p.gw.CreateUser(c.Request().Context(), Caller(c), gateway.NewUserInput{
+		Email: c.FormValue("email"), Name: c.FormValue("name"), OrgAdmin: c.FormValue("orgAdmin") == "1",
+	})
+	var s *views.Secret
+	if err == nil {
+		s = &views.Secret{What: "first password of " + u.Email, Value: password}
+	}
+	return p.adminResult(c, "users", s, err)
+}
+
+func (p *Panel) userAction(c echo.Context) error {
+	ctx, caller, id := c.Request().Context(), Caller(c), c.Param("userId")
+	switch c.Param("action") {
+	case "disable", "enable":
+		return p.adminResult(c, "users", nil, p.gw.SetUserDisabled(ctx, caller, id, c.Param("action") == "disable"))
+	case "reset-password":
+		password, err := p.gw.ResetPassword(ctx, caller, id)
+		var s *views.Secret
+		if err == nil {
+			s = &views.Secret{What: "new password", Value: password}
+		}
+		return p.adminResult(c, "users", s, err)
+	}
+	return echo.ErrNotFound
+}
+
+func (p *Panel) robotAction(c echo.Context) error {
+	ctx, caller, id := c.Request().Context(), Caller(c), c.Param("robotId")
+	switch c.Param("action") {
+	case "rename":
+		return p.adminResult(c, "robots", nil, p.gw.RenameRobot(ctx, caller, id, c.FormValue("name")))
+	case "remove":
+		return p.adminResult(c, "robots", nil, p.gw.RemoveRobot(ctx, caller, id))
+	case "members":
+		role, err := strconv.Atoi(c.FormValue("role"))
+		if err != nil {
+			return p.adminResult(c, "robots", nil, gateway.Errorf(gateway.EInvalid, "role must be a number from 0 to 3"))
+		}
+		return p.adminResult(c, "robots", nil, p.gw.SetMemberRole(ctx, caller, id, c.FormValue("email"), gateway.Role(role)))
+	}
+	return echo.ErrNotFound
+}
+
+func (p *Panel) provisionAgent(c echo.Context) error {
+	a, key, err := p.gw.ProvisionAgent(c.Request().Context(), Caller(c), c.FormValue("name"), c.FormValue("fleet"))
+	var s *views.Secret
+	if err == nil {
+		s = &views.Secret{What: "agent key of " + a.Name, Value: key}
+	}
+	return p.adminResult(c, "agents", s, err)
+}
+
+func (p *Panel) revokeAgent(c echo.Context) error {
+	return p.adminResult(c, "agents", nil, p.gw.RevokeOrgAgent(c.Request().Context(), Caller(c), c.Param("agentId")))
+}
+
+func (p *Panel) createKioskToken(c echo.Context) error {
+	caller := Caller(c)
+	if !caller.User.OrgAdmin {
+		return gateway.Errorf(gateway.EForbidden, "only organization admins make kiosk tokens")
+	}
+	fleet := c.FormValue("fleet")
+	if fleet == "" {
+		return p.adminResult(c, "kiosks", nil, gateway.Errorf(gateway.EInvalid, "a kiosk token shows one fleet: choose it"))
+	}
+	secret, tok, err := p.gw.CreateMyAPIToken(c.Request().Context(), caller, gateway.NewAPITokenInput{
+		Name: c.FormValue("name"), Scope: gateway.ScopeRead, Fleet: fleet,
+	})
+	var s *views.Secret
+	if err == nil {
+		s = &views.Secret{What: "kiosk token " + tok.Name + " (open /kiosk/" + tok.FleetID + " on the display and log in with it)", Value: secret}
+	}
+	return p.adminResult(c, "kiosks", s, err)
+}
+
+func (p *Panel) revokeKioskToken(c echo.Context) error {
+	caller := Caller(c)
+	if !caller.User.OrgAdmin {
+		return gateway.Errorf(gateway.EForbidden, "only organization admins manage kiosk tokens")
+	}
+	return p.adminResult(c, "kiosks", nil, p.gw.RevokeMyAPIToken(c.Request().Context(), caller, c.Param("tokenId")))
+}

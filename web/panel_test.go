@@ -1,0 +1,391 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/server"
+	"github.com/fleetgate/fleetgate/server/servertest"
+	"github.com/fleetgate/fleetgate/web"
+)
+
+// clock is the panel's injected clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.t = t }
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// panelServer is a real server whose panel runs on an injected clock.
+type panelServer struct {
+	*servertest.Server
+	clock *clock
+}
+
+func openPanel(t *testing.T, opts ...servertest.Option) *panelServer {
+	t.Helper()
+	clk := &clock{t: time.Now()}
+	opts = append([]servertest.Option{func(c *server.Config) {
+		c.Panel = &web.Config{Now: clk.Now, IdleTimeout: 30 * time.Minute, AbsoluteTimeout: 12 * time.Hour}
+	}}, opts...)
+	return &panelServer{Server: servertest.MustOpen(t, opts...), clock: clk}
+}
+
+// browser is a cookie-keeping client that does not follow redirects, so tests see them.
+type browser struct {
+	t    *testing.T
+	base string
+	jar  *cookiejar.Jar
+	c    *http.Client
+}
+
+func (s *panelServer) browser(t *testing.T) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: t, base: s.URL, jar: jar, c: &http.Client{Jar: jar, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+type page struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (b *browser) do(method, path string, form url.Values, header http.Header) page {
+	b.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, b.base+path, body)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := b.c.Do(req)
+	if err != nil {
+		b.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return page{status: resp.StatusCode, header: resp.Header, body: string(data)}
+}
+
+func (b *browser) get(path string) page { b.t.Helper(); return b.do("GET", path, nil, nil) }
+func (b *browser) post(path string, form url.Values) page {
+	b.t.Helper()
+	return b.do("POST", path, form, nil)
+}
+
+// cookie is the value of a cookie the browser holds for the server.
+func (b *browser) cookie(name string) string {
+	u, _ := url.Parse(b.base)
+	for _, c := range b.jar.Cookies(u) {
+		if c.Name == name {
+			return c.Value
+		}
+	}
+	return ""
+}
+
+func (b *browser) setCookie(name, value string) {
+	u, _ := url.Parse(b.base)
+	b.jar.SetCookies(u, []*http.Cookie{{Name: name, Value: value, Path: "/"}})
+}
+
+func wantStatus(t *testing.T, what string, p page, status int) {
+	t.Helper()
+	if p.status != status {
+		t.Fatalf("%s: status %d, want %d\n%s", what, p.status, status, p.body)
+	}
+}
+
+func wantRedirect(t *testing.T, what string, p page, prefix string) {
+	t.Helper()
+	if p.status != http.StatusSeeOther || !strings.HasPrefix(p.header.Get("Location"), prefix) {
+		t.Fatalf("%s: status %d location %q, want 303 to %s…", what, p.status, p.header.Get("Location"), prefix)
+	}
+}
+
+// setAdminPassword gives the bootstrap admin a password through the core.
+func (s *panelServer) setPassword(t *testing.T, email, pw string) {
+	t.Helper()
+	ctx := context.Background()
+	u, err := s.Store.UserByEmail(ctx, email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &gateway.Caller{User: u, Token: gateway.APIToken{Scope: gateway.ScopeFull}}
+	if err := s.Gateway().SetPassword(ctx, c, "", pw); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (b *browser) loginPassword(email, pw string) page {
+	b.t.Helper()
+	return b.post("/login", url.Values{"email": {email}, "password": {pw}})
+}
+
+func TestPasswordLoginRenewsTheSessionAndLogoutEndsIt(t *testing.T) {
+	s := openPanel(t)
+	s.setPassword(t, gateway.BootstrapAdminEmail, "admin password")
+	b := s.browser(t)
+
+	wantRedirect(t, "anonymous /", b.get("/"), "/login?next=%2F")
+	// A session token planted before login (fixation) must not be the one logged in.
+	b.setCookie("fleetgate_session", "planted-by-someone-else")
+	p := b.loginPassword("admin@localhost", "wrong password")
+	wantStatus(t, "wrong password", p, http.StatusUnauthorized)
+	if !strings.Contains(p.body, "wrong email or password") {
+		t.Errorf("the login page does not say why:\n%s", p.body)
+	}
+	wantRedirect(t, "login", b.loginPassword("admin@localhost", "admin password"), "/")
+	first := b.cookie("fleetgate_session")
+	if first == "" || first == "planted-by-someone-else" {
+		t.Fatalf("session cookie after login = %q: not renewed", first)
+	}
+	wantStatus(t, "robots page", b.get("/"), http.StatusOK)
+
+	// Logging in again renews the token; the old one opens nothing.
+	wantRedirect(t, "second login", b.loginPassword("admin@localhost", "admin password"), "/")
+	second := b.cookie("fleetgate_session")
+	if second == first {
+		t.Fatal("the session token was not renewed at the second login")
+	}
+	old := s.browser(t)
+	old.setCookie("fleetgate_session", first)
+	wantRedirect(t, "the pre-login token", old.get("/"), "/login")
+
+	wantRedirect(t, "logout", b.post("/logout", url.Values{}), "/login")
+	replay := s.browser(t)
+	replay.setCookie("fleetgate_session", second)
+	wantRedirect(t, "the logged-out token", replay.get("/"), "/login")
+}
+
+func TestCookieAttributes(t *testing.T) {
+	s := openPanel(t)
+	b := s.browser(t)
+	p := b.post("/login", url.Values{"token": {servertest.AdminToken}})
+	wantRedirect(t, "token login of the admin without a password", p, "/password")
+	ck := p.header.Get("Set-Cookie")
+	for _, want := range []string{"fleetgate_session=", "HttpOnly", "SameSite=Lax", "Path=/"} {
+		if !strings.Contains(ck, want) {
+			t.Errorf("Set-Cookie %q lacks %s", ck, want)
+		}
+	}
+	if strings.Contains(ck, "Secure") || strings.Contains(ck, "Max-Age") {
+		t.Errorf("Set-Cookie %q: a plain-HTTP session cookie is neither Secure nor persistent", ck)
+	}
+	if strings.Contains(p.header.Get("Location"), "fgt_") {
+		t.Error("the token is in the redirect")
+	}
+	// The first login sets the admin's password.
+	wantStatus(t, "set password", b.post("/password", url.Values{"new": {"a new password"}}), http.StatusOK)
+	wantRedirect(t, "password login", s.browser(t).loginPassword("admin@localhost", "a new password"), "/")
+}
+
+func TestKioskTokenLogin(t *testing.T) {
+	s := openPanel(t)
+	_, fleet := s.DefaultOrg()
+	admin, _ := s.Store.UserByEmail(context.Background(), gateway.BootstrapAdminEmail)
+	secret, tok := s.AddToken(admin.ID, gateway.ScopeRead, fleet.ID)
+	b := s.browser(t)
+
+	wantRedirect(t, "anonymous kiosk", b.get("/kiosk/"+fleet.ID), "/login?next=%2Fkiosk%2F")
+	p := b.post("/login", url.Values{"token": {secret}, "next": {"/kiosk/" + fleet.ID}})
+	wantRedirect(t, "kiosk login", p, "/kiosk/"+fleet.ID)
+	ck := p.header.Get("Set-Cookie")
+	if !strings.Contains(ck, "fleetgate_kiosk=") || !strings.Contains(ck, "Max-Age=") {
+		t.Errorf("kiosk cookie %q: want a persistent fleetgate_kiosk cookie", ck)
+	}
+	k := b.get("/kiosk/" + fleet.ID)
+	wantStatus(t, "kiosk page", k, http.StatusOK)
+	for _, want := range []string{`data-widget="kpi-wall"`, `data-fleet-id="` + fleet.ID + `"`, `class="kiosk"`} {
+		if !strings.Contains(k.body, want) {
+			t.Errorf("kiosk page lacks %s", want)
+		}
+	}
+	if strings.Contains(k.body, "Log out") || strings.Contains(k.body, `href="/settings"`) {
+		t.Error("the kiosk page has navigation")
+	}
+	// A kiosk session is not a person's: the panel's pages stay closed to it.
+	wantRedirect(t, "kiosk opens /", b.get("/"), "/login")
+	other := s.AddFleet(fleet.OrgID, "other")
+	wantStatus(t, "another fleet's wall", b.get("/kiosk/"+other.ID), http.StatusNotFound)
+	// No idle timeout: two days later it still shows.
+	s.clock.Advance(48 * time.Hour)
+	wantStatus(t, "kiosk after two days", b.get("/kiosk/"+fleet.ID), http.StatusOK)
+	// It lives as long as its token.
+	if err := s.Store.RevokeAPIToken(context.Background(), tok.ID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	wantRedirect(t, "kiosk after revocation", b.get("/kiosk/"+fleet.ID), "/login")
+}
+
+func TestLoginRateLimit(t *testing.T) {
+	s := openPanel(t)
+	b := s.browser(t)
+	bad := "fgt_" + strings.Repeat("x", 32)
+	for i := range 10 {
+		wantStatus(t, "failure "+string(rune('0'+i)), b.post("/login", url.Values{"token": {bad}}), http.StatusUnauthorized)
+	}
+	p := b.post("/login", url.Values{"token": {servertest.AdminToken}})
+	wantStatus(t, "11th login", p, http.StatusTooManyRequests)
+	if p.header.Get("Retry-After") == "" {
+		t.Error("429 without Retry-After")
+	}
+}
+
+func TestCrossOriginUnsafeMethodsRefused(t *testing.T) {
+	s := openPanel(t)
+	b := s.browser(t)
+	cases := []struct {
+		name   string
+		header http.Header
+		status int
+	}{
+		{"cross-site fetch metadata", http.Header{"Sec-Fetch-Site": {"cross-site"}}, http.StatusForbidden},
+		{"foreign Origin", http.Header{"Origin": {"http://evil.example"}}, http.StatusForbidden},
+		{"same-origin fetch metadata", http.Header{"Sec-Fetch-Site": {"same-origin"}}, http.StatusSeeOther},
+		{"no browser headers", nil, http.StatusSeeOther},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b.t = t
+			p := b.do("POST", "/login", url.Values{"token": {servertest.AdminToken}}, tc.header)
+			wantStatus(t, "POST /login", p, tc.status)
+		})
+	}
+	b.t = t
+	wantRedirect(t, "login", b.post("/login", url.Values{"token": {servertest.AdminToken}}), "/")
+	for _, path := range []string{"/logout", "/settings/tokens", "/panel/ws-token", "/panel/api/events/log?robotId=x&message=y"} {
+		p := b.do("POST", path, url.Values{"name": {"x"}}, http.Header{"Sec-Fetch-Site": {"cross-site"}})
+		wantStatus(t, "cross-site POST "+path, p, http.StatusForbidden)
+	}
+	// A cross-site GET (a link) is fine: it changes nothing.
+	wantStatus(t, "cross-site GET", b.do("GET", "/settings", nil, http.Header{"Sec-Fetch-Site": {"cross-site"}}), http.StatusOK)
+}
+
+var (
+	nonceInCSP  = regexp.MustCompile(`script-src 'self' 'nonce-([A-Za-z0-9_-]+)'`)
+	scriptTag   = regexp.MustCompile(`<script[^>]*>`)
+	nonceInTags = regexp.MustCompile(`nonce="([^"]+)"`)
+)
+
+func TestCSPNonceAndSecurityHeaders(t *testing.T) {
+	s := openPanel(t, func(c *server.Config) { c.KioskFrameAncestors = "https://wall.example" })
+	b := s.browser(t)
+	wantRedirect(t, "login", b.post("/login", url.Values{"token": {servertest.AdminToken}}), "/")
+	_, fleet := s.DefaultOrg()
+	seen := map[string]bool{}
+	for _, path := range []string{"/login", "/", "/settings", "/admin", "/kiosk/" + fleet.ID} {
+		p := b.get(path)
+		wantStatus(t, path, p, http.StatusOK)
+		csp := p.header.Get("Content-Security-Policy")
+		m := nonceInCSP.FindStringSubmatch(csp)
+		if m == nil {
+			t.Fatalf("%s: CSP %q has no script nonce", path, csp)
+		}
+		if seen[m[1]] {
+			t.Errorf("%s: nonce %s reused across requests", path, m[1])
+		}
+		seen[m[1]] = true
+		tags := scriptTag.FindAllString(p.body, -1)
+		if len(tags) == 0 {
+			t.Errorf("%s: no script tag", path)
+		}
+		for _, tag := range tags {
+			if n := nonceInTags.FindStringSubmatch(tag); n == nil || n[1] != m[1] {
+				t.Errorf("%s: script tag %s does not carry the CSP nonce %s", path, tag, m[1])
+			}
+		}
+		for h, want := range map[string]string{"X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin", "Cache-Control": "no-store"} {
+			if got := p.header.Get(h); got != want {
+				t.Errorf("%s: %s = %q, want %q", path, h, got, want)
+			}
+		}
+		for _, d := range []string{"object-src 'none'", "base-uri 'none'", "form-action 'self'"} {
+			if !strings.Contains(csp, d) {
+				t.Errorf("%s: CSP lacks %s", path, d)
+			}
+		}
+		kiosk := strings.HasPrefix(path, "/kiosk/")
+		switch {
+		case kiosk && (!strings.Contains(csp, "frame-ancestors https://wall.example") || p.header.Get("X-Frame-Options") != ""):
+			t.Errorf("kiosk page: CSP %q, X-Frame-Options %q: want framing by https://wall.example only", csp, p.header.Get("X-Frame-Options"))
+		case !kiosk && (!strings.Contains(csp, "frame-ancestors 'none'") || p.header.Get("X-Frame-Options") != "DENY"):
+			t.Errorf("%s: CSP %q, X-Frame-Options %q: want no framing", path, csp, p.header.Get("X-Frame-Options"))
+		}
+	}
+	api := b.get("/panel/api/robots")
+	wantStatus(t, "panel api", api, http.StatusOK)
+	if api.header.Get("X-Content-Type-Options") != "nosniff" || !strings.Contains(api.header.Get("Content-Security-Policy"), "default-src 'none'") {
+		t.Errorf("panel API headers %v", api.header)
+	}
+}
+
+func TestSessionTimeouts(t *testing.T) {
+	s := openPanel(t)
+	s.setPassword(t, gateway.BootstrapAdminEmail, "admin password")
+
+	// Idle: 30 min without a request ends the session; a request before keeps it.
+	b := s.browser(t)
+	wantRedirect(t, "login", b.loginPassword("admin@localhost", "admin password"), "/")
+	s.clock.Advance(29 * time.Minute)
+	wantStatus(t, "after 29 idle minutes", b.get("/"), http.StatusOK)
+	s.clock.Advance(29 * time.Minute)
+	wantStatus(t, "29 minutes after the last request", b.get("/"), http.StatusOK)
+	s.clock.Advance(30 * time.Minute)
+	wantRedirect(t, "after 30 idle minutes", b.get("/"), "/login")
+	wantRedirect(t, "and stays ended", b.get("/"), "/login")
+
+	// Absolute: 12 h after login, however busy. (scs stamps the stored expiry from the wall
+	// clock: the panel's clock starts from it again.)
+	s.clock.Set(time.Now())
+	b = s.browser(t)
+	wantRedirect(t, "login", b.loginPassword("admin@localhost", "admin password"), "/")
+	for i := 0; i < 12*3-1; i++ {
+		s.clock.Advance(20 * time.Minute)
+		wantStatus(t, fmt.Sprint("busy session, step ", i), b.get("/settings"), http.StatusOK)
+	}
+	s.clock.Advance(20 * time.Minute)
+	wantRedirect(t, "12 h after login", b.get("/settings"), "/login")
+}
+
+func TestCookiesAreSecureBehindTLS(t *testing.T) {
+	s := openPanel(t, func(c *server.Config) { c.PublicURL = "https://fleet.example" })
+	p := s.browser(t).post("/login", url.Values{"token": {servertest.AdminToken}})
+	wantRedirect(t, "login", p, "/")
+	if ck := p.header.Get("Set-Cookie"); !strings.Contains(ck, "; Secure") {
+		t.Errorf("Set-Cookie %q behind https lacks Secure", ck)
+	}
+}
+
+func TestFragmentWithoutSessionIs401(t *testing.T) {
+	s := openPanel(t)
+	if p := s.browser(t).get("/fragments/robots"); p.status != http.StatusUnauthorized {
+		t.Errorf("fragment without a session: %d, want 401", p.status)
+	}
+}

@@ -1,0 +1,247 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/views"
+)
+
+// header loads what every robot tab shows, and checks the caller may see the robot (404).
+func (p *Panel) header(c echo.Context, tab string) (views.RobotHeader, gateway.RobotDetails, error) {
+	ctx, caller := c.Request().Context(), Caller(c)
+	d, err := p.gw.Robot(ctx, caller, c.Param("robotId"))
+	if err != nil {
+		return views.RobotHeader{}, d, err
+	}
+	role, err := p.gw.RobotRole(ctx, caller, d.Robot.ID)
+	if err != nil {
+		return views.RobotHeader{}, d, err
+	}
+	return views.RobotHeader{ID: d.Robot.ID, Name: d.Robot.Name, Online: d.Online, Role: role, Tab: tab}, d, nil
+}
+
+func (p *Panel) robotPage(c echo.Context) error {
+	h, d, err := p.header(c, "overview")
+	if err != nil {
+		return err
+	}
+	return p.render(c, http.StatusOK, views.Robot(views.RobotView{Nav: p.nav(c, d.Robot.Name, "robots"), Header: h, Details: d}))
+}
+
+// streamsView is the streams tab with the stream named by the query (or form) selected.
+func (p *Panel) streamsView(c echo.Context, component, name, source string) (views.StreamsView, error) {
+	ctx, caller := c.Request().Context(), Caller(c)
+	h, d, err := p.header(c, "streams")
+	if err != nil {
+		return views.StreamsView{}, err
+	}
+	v := views.StreamsView{Nav: p.nav(c, d.Robot.Name+" · streams", "robots"), Header: h, LiveHere: p.live}
+	streams, err := p.gw.Streams(ctx, caller, h.ID)
+	if code := gateway.ErrorCode(err); code == gateway.EUnavailable {
+		return v, nil // offline: the page says it has no streams
+	} else if err != nil {
+		return v, err
+	}
+	v.Groups = views.GroupStreams(streams)
+	if name == "" {
+		return v, nil
+	}
+	src, _ := strconv.Atoi(source)
+	i := slices.IndexFunc(streams, func(s fleet.Stream) bool {
+		return s.Component == component && s.Name == name && (src == 0 || int(s.Source) == src)
+	})
+	if i < 0 {
+		return v, gateway.Errorf(gateway.ENotFound, "robot %s has no stream %s/%s", h.Name, component, name)
+	}
+	s := streams[i]
+	v.Selected = &s
+	if s.Direction != fleet.Input {
+		sel := gateway.StreamSelector{Component: s.Component, Name: s.Name, Source: s.Source}
+		rctx, cancel := context.WithTimeout(ctx, robotReadTimeout)
+		defer cancel()
+		if b, err := p.gw.ReadStream(rctx, caller, h.ID, sel); err != nil {
+			if statusOf(err) == http.StatusInternalServerError {
+				return v, err
+			}
+			v.ValueError = gateway.ErrorMessage(err)
+		} else {
+			v.Value = views.PrettyJSON(b)
+		}
+	}
+	v.CanUpload = h.Role >= gateway.RoleDeveloper && caller.CanAct()
+	if v.CanUpload && s.Direction == fleet.Input {
+		if b, err := p.gw.Template(ctx, caller, s.Type); err == nil {
+			v.Template = views.PrettyJSON(b)
+		}
+	}
+	return v, nil
+}
+
+func (p *Panel) streamsPage(c echo.Context) error {
+	v, err := p.streamsView(c, c.QueryParam("component"), c.QueryParam("stream"), c.QueryParam("source"))
+	if err != nil {
+		return err
+	}
+	return p.render(c, http.StatusOK, views.Streams(v))
+}
+
+// uploadStream sends the form's JSON to an input stream through endpoint 9's core call,
+// which validates it against the type before anything reaches the robot.
+func (p *Panel) uploadStream(c echo.Context) error {
+	ctx, caller := c.Request().Context(), Caller(c)
+	component, name, source := c.FormValue("component"), c.FormValue("stream"), c.FormValue("source")
+	v, err := p.streamsView(c, component, name, source)
+	if err != nil {
+		return err
+	}
+	if v.Selected == nil {
+		return gateway.Errorf(gateway.EInvalid, "choose a stream to send to")
+	}
+	body := c.FormValue("json")
+	err = p.gw.UploadStream(ctx, caller, v.Header.ID, gateway.UploadInput{
+		Stream:   gateway.StreamSelector{Component: v.Selected.Component, Name: v.Selected.Name, Source: v.Selected.Source},
+		DataType: c.FormValue("type"),
+		JSON:     []byte(body),
+	})
+	status := http.StatusOK
+	switch code := gateway.ErrorCode(err); {
+	case err == nil:
+		v.UploadDone = true
+	case code == gateway.EForbidden || code == gateway.ENotFound || statusOf(err) >= 500 && code != gateway.EUnavailable:
+		return err
+	default:
+		status, v.UploadError = statusOf(err), gateway.ErrorMessage(err)
+	}
+	if body != "" {
+		v.Template = body // what was sent, to edit again
+	}
+	return p.render(c, status, views.Streams(v))
+}
+
+func (p *Panel) metricsPage(c echo.Context) error {
+	h, d, err := p.header(c, "metrics")
+	if err != nil {
+		return err
+	}
+	ms, err := p.readMetrics(c, h.ID)
+	if err != nil {
+		return err
+	}
+	return p.render(c, http.StatusOK, views.Metrics(views.MetricsView{Nav: p.nav(c, d.Robot.Name+" · metrics", "robots"), Header: h, Metrics: ms}))
+}
+
+func (p *Panel) metricsFragment(c echo.Context) error {
+	ms, err := p.readMetrics(c, c.Param("robotId"))
+	if err != nil {
+		return err
+	}
+	return p.render(c, http.StatusOK, views.MetricList(ms))
+}
+
+// readMetrics reads every metric type a robot reports, side by side. Custom KPIs (100) need
+// a name each and are the KPI wall's business.
+func (p *Panel) readMetrics(c echo.Context, robotID string) ([]views.MetricView, error) {
+	ctx, caller := c.Request().Context(), Caller(c)
+	types, err := p.gw.MetricTypes(ctx, caller, robotID)
+	if gateway.ErrorCode(err) == gateway.EUnavailable {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	types = slices.DeleteFunc(types, func(t fleet.MetricType) bool { return t == fleet.MetricCustom })
+	ctx, cancel := context.WithTimeout(ctx, robotReadTimeout)
+	defer cancel()
+	reads := make([]views.MetricRead, len(types))
+	var wg sync.WaitGroup
+	for i, t := range types {
+		wg.Go(func() {
+			_, m, err := p.gw.Metric(ctx, caller, robotID, t, "")
+			reads[i] = views.MetricRead{Type: t, Metric: m}
+			if err != nil {
+				reads[i].Err = gateway.ErrorMessage(err)
+			}
+		})
+	}
+	wg.Wait()
+	now := p.now()
+	out := make([]views.MetricView, len(reads))
+	for i, r := range reads {
+		out[i] = views.ViewMetric(r, now)
+	}
+	return out, nil
+}
+
+func (p *Panel) resourcesPage(c echo.Context) error {
+	h, d, err := p.header(c, "resources")
+	if err != nil {
+		return err
+	}
+	v := views.ResourcesView{Nav: p.nav(c, d.Robot.Name+" · resources", "robots"), Header: h}
+	v.Resources, err = p.gw.Resources(c.Request().Context(), Caller(c), h.ID)
+	if code := gateway.ErrorCode(err); code == gateway.EUnavailable {
+		v.Error = gateway.ErrorMessage(err)
+	} else if err != nil {
+		return err
+	}
+	return p.render(c, http.StatusOK, views.Resources(v))
+}
+
+// download follows a fresh pre-signed link: the page never holds one that could go stale.
+func (p *Panel) download(c echo.Context) error {
+	link, err := p.gw.ResourceLink(c.Request().Context(), Caller(c), c.Param("robotId"), c.Param("resourceId"))
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, link)
+}
+
+func (p *Panel) eventsView(c echo.Context) (views.EventsView, error) {
+	ctx, caller := c.Request().Context(), Caller(c)
+	h, d, err := p.header(c, "events")
+	if err != nil {
+		return views.EventsView{}, err
+	}
+	v := views.EventsView{Nav: p.nav(c, d.Robot.Name+" · events", "robots"), Header: h, CanPost: caller.CanAct()}
+	if v.Events, err = p.gw.RobotEvents(ctx, caller, h.ID, 200); err != nil {
+		return v, err
+	}
+	if v.Fleets, err = p.gw.OrgFleets(ctx, caller); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+func (p *Panel) eventsPage(c echo.Context) error {
+	v, err := p.eventsView(c)
+	if err != nil {
+		return err
+	}
+	return p.render(c, http.StatusOK, views.Events(v))
+}
+
+func (p *Panel) postEvent(c echo.Context) error {
+	ctx, caller := c.Request().Context(), Caller(c)
+	robotID := c.Param("robotId")
+	msg := c.FormValue("message")
+	_, err := p.gw.PostEvent(ctx, caller, gateway.PostEventInput{RobotID: robotID, FleetID: c.FormValue("fleetId"), Message: msg})
+	if err == nil {
+		return c.Redirect(http.StatusSeeOther, "/robots/"+robotID+"/events")
+	}
+	if code := gateway.ErrorCode(err); code != gateway.EInvalid {
+		return err
+	}
+	v, verr := p.eventsView(c)
+	if verr != nil {
+		return verr
+	}
+	v.Error, v.Message = gateway.ErrorMessage(err), msg
+	return p.render(c, http.StatusBadRequest, views.Events(v))
+}

@@ -1,0 +1,80 @@
+package web
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"net/http"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/fleetgate/fleetgate/internal/gateway"
+)
+
+// pageHeaders sets the browser defaults of an HTML page: a CSP whose only scripts are ours
+// and carry this request's nonce, no sniffing, no referrer outside the site, no framing
+// (kiosk pages may be framed by the one origin --kiosk-frame-ancestors names), and no
+// caching (pages show secrets once, and must not come back with the back button after a
+// logout).
+func (p *Panel) pageHeaders(kiosk bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			nonce := newNonce()
+			h := c.Response().Header()
+			frame := "'none'"
+			if kiosk && p.frameKiosk != "" {
+				frame = p.frameKiosk
+			} else {
+				h.Set("X-Frame-Options", "DENY") // for browsers without frame-ancestors
+			}
+			host := c.Request().Host
+			h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'nonce-"+nonce+"'; "+
+				"style-src 'self'; img-src 'self' data: blob:; "+
+				// 'self' covers same-origin WebSockets in CSP 3; older browsers need them named.
+				"connect-src 'self' ws://"+host+" wss://"+host+"; "+
+				"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors "+frame)
+			setCommonHeaders(h)
+			req := c.Request()
+			c.SetRequest(req.WithContext(templ.WithNonce(req.Context(), nonce)))
+			return next(c)
+		}
+	}
+}
+
+// apiHeaders are the browser API's: JSON that no browser should render, frame or cache.
+func (p *Panel) apiHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+		setCommonHeaders(h)
+		return next(c)
+	}
+}
+
+func setCommonHeaders(h http.Header) {
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Cache-Control", "no-store")
+}
+
+// crossOrigin refuses unsafe methods (POST, ...) sent by another site's page, by the
+// browser's Sec-Fetch-Site or Origin headers (net/http.CrossOriginProtection): the session
+// cookie rides along on such requests, so they must never act. Requests without those
+// headers are not from a browser and carry no cookie of ours by accident.
+func (p *Panel) crossOrigin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := p.cop.Check(c.Request()); err != nil {
+			return gateway.Errorf(gateway.EForbidden, "cross-origin request refused")
+		}
+		return next(c)
+	}
+}
+
+func newNonce() string {
+	b := make([]byte, 18)
+	if _, err := rand.Read(b); err != nil {
+		panic("crypto/rand failed: " + err.Error())
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}

@@ -1,0 +1,232 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+	"github.com/labstack/echo/v4"
+
+	"github.com/fleetgate/fleetgate/internal/gateway"
+)
+
+// Session values. A session names its principal (user, and the API token of a token login)
+// and when it began and was last used; the Caller is resolved again on every request, so a
+// disabled user or a revoked token ends it at once.
+const (
+	keyUser    = "uid"
+	keyToken   = "tid"
+	keyCreated = "created" // Unix ms
+	keySeen    = "seen"    // Unix ms, refreshed at most once a minute
+)
+
+// seenGranularity bounds session writes: the idle clock is refreshed at most this often,
+// so a page polling every 2 s does not rewrite its session every 2 s.
+const seenGranularity = time.Minute
+
+const callerKey = "web.caller"
+
+// errExpired sends a person back to the login page.
+var errExpired = gateway.Errorf(gateway.EUnauthorized, "your session has ended; log in again")
+
+// loadSessions loads both sessions (a person's, a kiosk's) from their cookies and writes
+// them back, with their cookies, just before the response header goes out.
+func (p *Panel) loadSessions(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		ctx := req.Context()
+		for _, sm := range []*scs.SessionManager{p.users, p.kiosks} {
+			var token string
+			if ck, err := req.Cookie(sm.Cookie.Name); err == nil {
+				token = ck.Value
+			}
+			var err error
+			if ctx, err = sm.Load(ctx, token); err != nil {
+				return gateway.Internal(err)
+			}
+		}
+		c.SetRequest(req.WithContext(ctx))
+		c.Response().Header().Add("Vary", "Cookie")
+		c.Response().Before(func() { p.saveSessions(c) })
+		return next(c)
+	}
+}
+
+func (p *Panel) saveSessions(c echo.Context) {
+	ctx := c.Request().Context()
+	w := c.Response().Writer
+	for _, sm := range []*scs.SessionManager{p.users, p.kiosks} {
+		switch sm.Status(ctx) {
+		case scs.Modified:
+			token, expiry, err := sm.Commit(ctx)
+			if err != nil {
+				p.log.Error("saving a session failed", "err", err)
+				continue
+			}
+			sm.WriteSessionCookie(ctx, w, token, expiry)
+		case scs.Destroyed:
+			sm.WriteSessionCookie(ctx, w, "", time.Time{})
+		}
+	}
+	// scs adds its own Cache-Control beside ours; no-store says it all.
+	w.Header().Set("Cache-Control", "no-store")
+}
+
+// startSession makes a new session token for a fresh login (the old one, possibly planted
+// by someone else, dies: no session fixation) and records its principal.
+func (p *Panel) startSession(ctx context.Context, sm *scs.SessionManager, c *gateway.Caller) error {
+	if err := sm.RenewToken(ctx); err != nil {
+		return gateway.Internal(err)
+	}
+	now := p.now().UnixMilli()
+	sm.Put(ctx, keyUser, c.User.ID)
+	sm.Put(ctx, keyToken, c.Token.ID)
+	sm.Put(ctx, keyCreated, now)
+	sm.Put(ctx, keySeen, now)
+	return nil
+}
+
+// userCaller resolves the person's session, enforcing its timeouts; nil when there is none.
+func (p *Panel) userCaller(ctx context.Context) (*gateway.Caller, error) {
+	sm := p.users
+	uid := sm.GetString(ctx, keyUser)
+	if uid == "" {
+		return nil, nil
+	}
+	now := p.now()
+	created := time.UnixMilli(sm.GetInt64(ctx, keyCreated))
+	seen := time.UnixMilli(sm.GetInt64(ctx, keySeen))
+	if now.Sub(created) >= p.absolute || now.Sub(seen) >= p.idle {
+		return nil, p.destroy(ctx, sm)
+	}
+	c, err := p.gw.SessionCaller(ctx, uid, sm.GetString(ctx, keyToken))
+	if gateway.ErrorCode(err) == gateway.EUnauthorized {
+		return nil, p.destroy(ctx, sm)
+	} else if err != nil {
+		return nil, err
+	}
+	if now.Sub(seen) >= seenGranularity {
+		sm.Put(ctx, keySeen, now.UnixMilli())
+	}
+	return c, nil
+}
+
+// kioskCaller resolves the kiosk session: no idle timeout, as long as its token lives.
+func (p *Panel) kioskCaller(ctx context.Context) (*gateway.Caller, error) {
+	sm := p.kiosks
+	uid := sm.GetString(ctx, keyUser)
+	if uid == "" {
+		return nil, nil
+	}
+	c, err := p.gw.SessionCaller(ctx, uid, sm.GetString(ctx, keyToken))
+	if gateway.ErrorCode(err) == gateway.EUnauthorized {
+		return nil, p.destroy(ctx, sm)
+	}
+	return c, err
+}
+
+func (p *Panel) destroy(ctx context.Context, sm *scs.SessionManager) error {
+	if err := sm.Destroy(ctx); err != nil {
+		return gateway.Internal(err)
+	}
+	return errExpired
+}
+
+// sessionHash is the stored hash of the session the caller came from (the person's, as
+// requireAPICaller prefers it, else the kiosk's), for socket tokens.
+func (p *Panel) sessionHash(ctx context.Context) string {
+	sm := p.users
+	if sm.GetString(ctx, keyUser) == "" {
+		sm = p.kiosks
+	}
+	if t := sm.Token(ctx); t != "" {
+		return gateway.HashSecret(t)
+	}
+	return ""
+}
+
+// requireUser lets a person with a session through; anyone else goes to the login page.
+func (p *Panel) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		caller, err := p.userCaller(c.Request().Context())
+		if err != nil && gateway.ErrorCode(err) != gateway.EUnauthorized {
+			return p.fail(c, err)
+		}
+		if caller == nil {
+			return p.toLogin(c)
+		}
+		c.Set(callerKey, caller)
+		return next(c)
+	}
+}
+
+// requireKioskOrUser lets a kiosk session through, or a person (an admin previewing a wall).
+func (p *Panel) requireKioskOrUser(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		caller, err := p.kioskCaller(ctx)
+		if caller == nil && (err == nil || gateway.ErrorCode(err) == gateway.EUnauthorized) {
+			caller, err = p.userCaller(ctx)
+		}
+		if err != nil && gateway.ErrorCode(err) != gateway.EUnauthorized {
+			return p.fail(c, err)
+		}
+		if caller == nil {
+			return p.toLogin(c)
+		}
+		c.Set(callerKey, caller)
+		return next(c)
+	}
+}
+
+// requireAPICaller is requireKioskOrUser for the browser API: 401 problem+json, no redirect.
+func (p *Panel) requireAPICaller(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		caller, err := p.userCaller(ctx)
+		if caller == nil && (err == nil || gateway.ErrorCode(err) == gateway.EUnauthorized) {
+			caller, err = p.kioskCaller(ctx)
+		}
+		if err != nil && gateway.ErrorCode(err) != gateway.EUnauthorized {
+			return err
+		}
+		if caller == nil {
+			return gateway.Errorf(gateway.EUnauthorized, "no panel session: log in at /login")
+		}
+		c.Set(callerKey, caller)
+		return next(c)
+	}
+}
+
+// Caller is the session's caller that the middleware stored, nil when there is none. The
+// API mirror puts it where its bearer middleware would.
+func Caller(c echo.Context) *gateway.Caller {
+	caller, _ := c.Get(callerKey).(*gateway.Caller)
+	return caller
+}
+
+// toLogin sends a browser without a session to the login page, to come back here (a GET)
+// or to the start page afterwards. A fragment refreshing in place gets a bare 401 instead:
+// its script cannot follow a login form.
+func (p *Panel) toLogin(c echo.Context) error {
+	req := c.Request()
+	if strings.HasSuffix(req.URL.Path, "/fragment") || strings.HasPrefix(req.URL.Path, "/fragments/") {
+		return c.NoContent(http.StatusUnauthorized)
+	}
+	next := "/"
+	if req.Method == http.MethodGet {
+		next = req.URL.RequestURI()
+	}
+	return c.Redirect(http.StatusSeeOther, "/login?next="+url.QueryEscape(next))
+}
+
+// localPath keeps a post-login destination on this site: "/x" yes, "//evil" or "http://" no.
+func localPath(s string) string {
+	if s == "" || s[0] != '/' || strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/\\") || strings.ContainsAny(s, "\r\n") {
+		return "/"
+	}
+	return s
+}

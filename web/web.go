@@ -1,0 +1,150 @@
+// Package web is the control panel: session login (scs), the server-rendered pages, and the
+// browser's way into the API (the session-authenticated /panel/api mirror is mounted by the
+// API package with this package's Caller; WebSocket tokens are minted here). It reaches data
+// only through internal/gateway, with the API's permission checks.
+package web
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+	"github.com/labstack/echo/v4"
+
+	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/static"
+)
+
+// APIPrefix is where the browser's REST mirror of /apigateway/v2 lives.
+const APIPrefix = "/panel/api"
+
+// Config wires a Panel.
+type Config struct {
+	Gateway *gateway.Gateway
+	// Sessions keeps the sessions (internal/store's Sessions: hashed tokens in SQLite).
+	Sessions scs.CtxStore
+	// Now is the clock of the idle and absolute timeouts; time.Now when nil.
+	Now func() time.Time
+	// Secure marks cookies Secure: the panel is served over TLS.
+	Secure bool
+	// KioskFrameAncestors is the one origin allowed to frame kiosk pages; empty: none.
+	KioskFrameAncestors string
+	// LiveStreams: this gateway serves W3 (the local gateway), so pages carry live widgets.
+	LiveStreams bool
+	// IdleTimeout and AbsoluteTimeout end user sessions (defaults 30 min and 12 h); kiosk
+	// sessions have neither and live as long as their token.
+	IdleTimeout     time.Duration
+	AbsoluteTimeout time.Duration
+	Logger          *slog.Logger
+}
+
+// Panel serves the control panel.
+type Panel struct {
+	gw         *gateway.Gateway
+	now        func() time.Time
+	idle       time.Duration
+	absolute   time.Duration
+	frameKiosk string
+	live       bool
+	log        *slog.Logger
+
+	users  *scs.SessionManager // people: idle and absolute timeouts
+	kiosks *scs.SessionManager // kiosk displays: as long as their token
+	cop    *http.CrossOriginProtection
+}
+
+// kioskLifetime is the longest a browser keeps a cookie (400 days); the session ends sooner
+// when its token is revoked.
+const kioskLifetime = 400 * 24 * time.Hour
+
+// New returns a Panel over cfg.
+func New(cfg Config) *Panel {
+	p := &Panel{gw: cfg.Gateway, now: cfg.Now, idle: cfg.IdleTimeout, absolute: cfg.AbsoluteTimeout,
+		frameKiosk: cfg.KioskFrameAncestors, live: cfg.LiveStreams, log: cfg.Logger, cop: http.NewCrossOriginProtection()}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	if p.idle <= 0 {
+		p.idle = 30 * time.Minute
+	}
+	if p.absolute <= 0 {
+		p.absolute = 12 * time.Hour
+	}
+	if p.log == nil {
+		p.log = slog.Default()
+	}
+	p.users = newManager(cfg, "fleetgate_session", p.absolute, false)
+	p.kiosks = newManager(cfg, "fleetgate_kiosk", kioskLifetime, true)
+	return p
+}
+
+func newManager(cfg Config, name string, lifetime time.Duration, persist bool) *scs.SessionManager {
+	sm := scs.New()
+	sm.Store = cfg.Sessions
+	// The idle timeout is ours (see session.go): scs's would rewrite the session on every
+	// request and reads the wall clock, which tests cannot move.
+	sm.IdleTimeout = 0
+	sm.Lifetime = lifetime
+	sm.Cookie.Name = name
+	sm.Cookie.HttpOnly = true
+	sm.Cookie.SameSite = http.SameSiteLaxMode
+	sm.Cookie.Secure = cfg.Secure
+	sm.Cookie.Path = "/"
+	sm.Cookie.Persist = persist
+	return sm
+}
+
+// Register mounts the pages on e. Every route states its own middleware: an echo group
+// with middleware at "/" would catch every unmatched path of the API too.
+func (p *Panel) Register(e *echo.Echo) {
+	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler()))
+
+	page := []echo.MiddlewareFunc{p.pageHeaders(false), p.crossOrigin, p.loadSessions}
+	user := append(page[:len(page):len(page)], p.requireUser)
+	kiosk := []echo.MiddlewareFunc{p.pageHeaders(true), p.crossOrigin, p.loadSessions, p.requireKioskOrUser}
+
+	e.GET("/login", p.handle(p.loginPage), page...)
+	e.POST("/login", p.handle(p.login), page...)
+	e.POST("/logout", p.handle(p.logout), page...)
+	e.GET("/password", p.handle(p.passwordPage), user...)
+	e.POST("/password", p.handle(p.setPassword), user...)
+
+	e.GET("/", p.handle(p.robotsPage), user...)
+	e.GET("/fragments/robots", p.handle(p.robotsFragment), user...)
+	e.GET("/robots/:robotId", p.handle(p.robotPage), user...)
+	e.GET("/robots/:robotId/streams", p.handle(p.streamsPage), user...)
+	e.POST("/robots/:robotId/streams/upload", p.handle(p.uploadStream), user...)
+	e.GET("/robots/:robotId/metrics", p.handle(p.metricsPage), user...)
+	e.GET("/robots/:robotId/metrics/fragment", p.handle(p.metricsFragment), user...)
+	e.GET("/robots/:robotId/resources", p.handle(p.resourcesPage), user...)
+	e.GET("/robots/:robotId/resources/:resourceId/download", p.handle(p.download), user...)
+	e.GET("/robots/:robotId/events", p.handle(p.eventsPage), user...)
+	e.POST("/robots/:robotId/events", p.handle(p.postEvent), user...)
+
+	e.GET("/settings", p.handle(p.settingsPage), user...)
+	e.POST("/settings/tokens", p.handle(p.createToken), user...)
+	e.POST("/settings/tokens/:tokenId/revoke", p.handle(p.revokeToken), user...)
+
+	e.GET("/admin", p.handle(p.adminPage), user...)
+	e.POST("/admin/users", p.handle(p.createUser), user...)
+	e.POST("/admin/users/:userId/:action", p.handle(p.userAction), user...)
+	e.POST("/admin/robots/:robotId/:action", p.handle(p.robotAction), user...)
+	e.POST("/admin/agents", p.handle(p.provisionAgent), user...)
+	e.POST("/admin/agents/:agentId/revoke", p.handle(p.revokeAgent), user...)
+	e.POST("/admin/kiosk-tokens", p.handle(p.createKioskToken), user...)
+	e.POST("/admin/kiosk-tokens/:tokenId/revoke", p.handle(p.revokeKioskToken), user...)
+
+	e.GET("/kiosk/:fleetId", p.handle(p.kioskPage), kiosk...)
+	e.GET("/kiosk/:fleetId/fragment", p.handle(p.kioskFragment), kiosk...)
+
+	api := p.APIMiddleware()
+	e.POST("/panel/ws-token", p.wsToken, api...)
+}
+
+// APIMiddleware is what every browser API route (/panel/api/..., /panel/ws-token) runs
+// before its handler: API security headers, cross-origin refusal of unsafe methods, the
+// sessions, and a caller from them (401 problem+json without one).
+func (p *Panel) APIMiddleware() []echo.MiddlewareFunc {
+	return []echo.MiddlewareFunc{p.apiHeaders, p.crossOrigin, p.loadSessions, p.requireAPICaller}
+}
