@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The one test command: README, make test and .ci/run all call this script. It installs
-# what the tests need, checks formatting, vetting and generated code, runs every Go test
-# with the race detector, and ends with the line "N passed, N failed, N skipped".
+# what the tests need, checks formatting, vetting and generated code (the browser bundle
+# included), runs every Go test with the race detector, the TypeScript type check and unit
+# tests (vitest), and the browser end-to-end tests (playwright-core driving Debian's
+# chromium against the real binary), and ends with the line "N passed, N failed, N skipped".
 # A skipped test fails the run: nothing is skipped silently.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,10 +22,11 @@ need_packages() {
 	if [ "$(id -u)" -ne 0 ]; then echo "missing Debian packages: ${missing[*]} (run as root or install them)"; exit 1; fi
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
 }
-need_packages protobuf-compiler
+need_packages protobuf-compiler chromium
 command -v npm >/dev/null || need_packages nodejs npm
 protoc --version
 node --version
+chromium --version
 
 step "npm ci"
 npm ci --no-audit --no-fund --loglevel=error
@@ -43,6 +46,26 @@ step "generated code is fresh"
 if ! git diff --exit-code --stat -- . ':!go.sum'; then
 	echo "generated code is stale: run ./scripts/generate.sh and commit the result"; exit 1
 fi
+# A bundle whose content changed has a new hashed name: an untracked file, not a diff.
+untracked=$(git ls-files --others --exclude-standard -- static/dist jsclient/gen views proto)
+if [ -n "$untracked" ]; then echo "generated files not committed:"; echo "$untracked"; exit 1; fi
+
+step "typescript"
+npx --no-install tsc -p jsclient/tsconfig.json
+
+# vitest's JSON report gives the counts; a run that cannot start leaves none and fails.
+vitest_counts() { # file -> "passed failed skipped"
+	node -e 'const r=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));console.log(r.numPassedTests, r.numFailedTests, r.numPendingTests+r.numTodoTests)' "$1" 2>/dev/null || echo "0 1 0"
+}
+
+step "js unit tests (vitest)"
+set +e
+npx --no-install vitest run --config jsclient/vitest.config.ts --reporter=default --reporter=json \
+	--outputFile.json="$log_dir/vitest.json"
+js_status=$?
+set -e
+read -r js_passed js_failed js_skipped < <(vitest_counts "$log_dir/vitest.json")
+echo "js: $js_passed passed, $js_failed failed, $js_skipped skipped"
 
 step "go test (race detector on)"
 set +e
@@ -61,6 +84,22 @@ if [ "$skipped" -ne 0 ]; then
 	grep -A3 -- '--- SKIP' "$log_dir/go-test.log"
 fi
 grep -E '^(ok|FAIL|---)\s' "$log_dir/go-test.log" | grep -v -- '--- PASS' || true
+echo "go: $passed passed, $failed failed, $skipped skipped"
+
+step "browser end-to-end tests (chromium)"
+set +e
+npx --no-install vitest run --config jsclient/vitest.e2e.config.ts --reporter=default --reporter=json \
+	--outputFile.json="$log_dir/e2e.json"
+e2e_status=$?
+set -e
+read -r e2e_passed e2e_failed e2e_skipped < <(vitest_counts "$log_dir/e2e.json")
+echo "e2e: $e2e_passed passed, $e2e_failed failed, $e2e_skipped skipped (screenshots: test-artifacts/e2e)"
+
 echo
 echo "go: $passed passed, $failed failed, $skipped skipped"
-[ "$status" -eq 0 ] && [ "$failed" -eq 0 ] && [ "$skipped" -eq 0 ]
+echo "js: $js_passed passed, $js_failed failed, $js_skipped skipped"
+echo "e2e: $e2e_passed passed, $e2e_failed failed, $e2e_skipped skipped"
+all_failed=$((failed + js_failed + e2e_failed))
+all_skipped=$((skipped + js_skipped + e2e_skipped))
+echo "$((passed + js_passed + e2e_passed)) passed, $all_failed failed, $all_skipped skipped"
+[ "$status" -eq 0 ] && [ "$js_status" -eq 0 ] && [ "$e2e_status" -eq 0 ] && [ "$all_failed" -eq 0 ] && [ "$all_skipped" -eq 0 ]

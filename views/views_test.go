@@ -10,6 +10,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/static"
 )
 
 func render(t *testing.T, c templ.Component) string {
@@ -23,19 +24,66 @@ func render(t *testing.T, c templ.Component) string {
 
 func TestStreamsLiveViewOnlyOnTheLocalGateway(t *testing.T) {
 	cam := fleet.Stream{Component: "front", Name: "image", Type: "Platform.Messages.sensor_msgs.CompressedImage", Direction: fleet.Output, Source: 1}
-	v := StreamsView{Nav: Nav{Title: "s"}, Header: RobotHeader{ID: "r1", Name: "bot"}, Groups: GroupStreams([]fleet.Stream{cam}), Selected: &cam}
-
-	v.LiveHere = true
-	local := render(t, Streams(v))
-	for _, want := range []string{`data-widget="camera"`, `data-robot-id="r1"`, `data-component="front"`, `data-stream="image"`, `nonce="n0nce"`} {
-		if !strings.Contains(local, want) {
-			t.Errorf("local gateway page lacks %s", want)
-		}
+	drive := fleet.Stream{Component: "base", Name: "cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleet.Input, Source: 1}
+	pose := fleet.Stream{Component: "base", Name: "pose", Type: "Platform.Messages.geometry_msgs.PoseStamped", Direction: fleet.Output, Source: 1}
+	page := func(s fleet.Stream, live bool) string {
+		v := StreamsView{Nav: Nav{Title: "s"}, Header: RobotHeader{ID: "r1", Name: "bot", FleetID: "f1"},
+			Groups: GroupStreams([]fleet.Stream{s}), Selected: &s, LiveHere: live}
+		return render(t, Streams(v))
 	}
-	v.LiveHere = false
-	cloud := render(t, Streams(v))
-	if strings.Contains(cloud, "data-widget") || !strings.Contains(cloud, "served by the robot's local gateway") {
-		t.Errorf("cloud page: want the plain-words note instead of a widget:\n%s", cloud)
+	cases := []struct {
+		name           string
+		stream         fleet.Stream
+		live           bool
+		want, unwanted []string
+	}{
+		{"local camera is live", cam, true,
+			[]string{`data-widget="camera"`, `data-mode="live"`, `data-robot-id="r1"`, `data-fleet-id="f1"`, `data-component="front"`, `data-stream="image"`, `data-source="1"`, `nonce="n0nce"`},
+			[]string{"served by the robot's local gateway"}},
+		{"local teleop names the input type", drive, true,
+			[]string{`data-widget="teleop"`, `data-type="Platform.Messages.geometry_msgs.Twist"`}, nil},
+		{"cloud camera falls back to snapshots, and says why", cam, false,
+			[]string{`data-widget="camera"`, `data-mode="snapshot"`, "served by the robot's local gateway"},
+			[]string{`data-mode="live"`}},
+		{"cloud map: poses from W1", pose, false,
+			[]string{`data-widget="pose-map"`, `data-mode="snapshot"`, `data-fleet-id="f1"`}, nil},
+		{"cloud teleop: only the note", drive, false,
+			[]string{"served by the robot's local gateway"}, []string{"data-widget"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			html := page(tc.stream, tc.live)
+			for _, w := range tc.want {
+				if !strings.Contains(html, w) {
+					t.Errorf("page lacks %s", w)
+				}
+			}
+			for _, u := range tc.unwanted {
+				if strings.Contains(html, u) {
+					t.Errorf("page has %s", u)
+				}
+			}
+		})
+	}
+}
+
+// The bundle is one module script, named by its content hash and carrying the nonce: the
+// CSP allows no other script.
+func TestPagesLoadTheHashedBundle(t *testing.T) {
+	html := render(t, Bare("x", ""))
+	want := `<script type="module" src="` + static.Path("dist/panel.js") + `" nonce="n0nce"></script>`
+	if !strings.Contains(html, want) {
+		t.Errorf("page lacks %s:\n%s", want, html)
+	}
+	if !strings.Contains(html, static.Path("dist/vendor.css")) {
+		t.Errorf("page lacks the library stylesheet")
+	}
+}
+
+func TestMetricsPageHasCharts(t *testing.T) {
+	html := render(t, Metrics(MetricsView{Nav: Nav{Title: "m"}, Header: RobotHeader{ID: "r1", Name: "bot"}}))
+	if !strings.Contains(html, `data-widget="metric-charts" data-robot-id="r1"`) {
+		t.Errorf("metrics page lacks the charts widget:\n%s", html)
 	}
 }
 

@@ -25,7 +25,7 @@ func (p *Panel) header(c echo.Context, tab string) (views.RobotHeader, gateway.R
 	if err != nil {
 		return views.RobotHeader{}, d, err
 	}
-	return views.RobotHeader{ID: d.Robot.ID, Name: d.Robot.Name, Online: d.Online, Role: role, Tab: tab}, d, nil
+	return views.RobotHeader{ID: d.Robot.ID, Name: d.Robot.Name, FleetID: d.Robot.FleetID, Online: d.Online, Role: role, Tab: tab}, d, nil
 }
 
 func (p *Panel) robotPage(c echo.Context) error {

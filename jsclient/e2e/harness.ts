@@ -1,0 +1,201 @@
+// The e2e harness: builds the real binary, starts `fleetgate serve` and `fleetgate agent
+// --sim 2` linked to it on free loopback ports with fresh data directories, and Debian's
+// chromium through playwright-core. Everything it starts, it stops.
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+
+export const adminToken = "fgt_e2eE2Ee2eE2Ee2eE2Ee2eE2Ee2eE2Ee2";
+export const artifacts = path.resolve("test-artifacts/e2e");
+
+/** DESIGN section 10: software WebGL, and nothing that dials out of this closed network. */
+const chromiumFlags = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--enable-unsafe-swiftshader",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitHealthy(url: string, proc: ChildProcess, log: () => string, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`exited with ${proc.exitCode}:\n${log()}`);
+    try {
+      const r = await fetch(url + "/healthz");
+      if (r.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} not healthy after ${ms} ms:\n${log()}`);
+}
+
+export interface Fleet {
+  cloud: string;
+  agent: string;
+  browser: Browser;
+  /** Stops the agent (SIGTERM) and calls back while it is down; then starts it again. */
+  restartAgent(whileDown?: () => Promise<void>): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function terminate(p: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (p.exitCode !== null || p.signalCode !== null) return resolve();
+    const kill = setTimeout(() => p.kill("SIGKILL"), 5000);
+    p.once("exit", () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    p.kill("SIGTERM");
+  });
+}
+
+export async function startFleet(): Promise<Fleet> {
+  const dir = mkdtempSync(path.join(tmpdir(), "fleetgate-e2e-"));
+  const bin = path.join(dir, "fleetgate");
+  // The binary embeds static/dist: bundle the current sources first (the same bytes as the
+  // committed ones when they are fresh).
+  execFileSync("node", ["jsclient/build.mjs"], { stdio: "inherit" });
+  execFileSync("go", ["build", "-o", bin, "./cmd/fleetgate"], { stdio: "inherit" });
+  rmSync(artifacts, { recursive: true, force: true }); // this run's screenshots only
+  mkdirSync(artifacts, { recursive: true });
+
+  const procs: ChildProcess[] = [];
+  const start = (args: string[], env: Record<string, string> = {}) => {
+    const p = spawn(bin, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    p.stdout!.on("data", (d) => (out += d));
+    p.stderr!.on("data", (d) => (out += d));
+    procs.push(p);
+    return { p, log: () => out };
+  };
+  const stop = async (): Promise<void> => {
+    await browser?.close().catch(() => undefined);
+    await Promise.all(procs.map(terminate));
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  let browser: Browser | undefined;
+  try {
+    const [cloudPort, agentPort] = [await freePort(), await freePort()];
+    const cloud = `http://127.0.0.1:${cloudPort}`;
+    const agent = `http://127.0.0.1:${agentPort}`;
+    const c = start(["serve", "--data", path.join(dir, "cloud"), "--listen", `127.0.0.1:${cloudPort}`, "--admin-token", adminToken]);
+    await waitHealthy(cloud, c.p, c.log);
+    const key = execFileSync(bin, ["agents", "add", "--data", path.join(dir, "cloud"), "--name", "e2e"], { encoding: "utf8" });
+    const agentKey = /fga_\S+/.exec(key)?.[0];
+    if (!agentKey) throw new Error(`no agent key in: ${key}`);
+    const startAgent = async () => {
+      const a = start(
+        ["agent", "--data", path.join(dir, "agent"), "--listen", `127.0.0.1:${agentPort}`, "--sim", "2", "--cloud", cloud, "--admin-token", adminToken],
+        { FLEETGATE_AGENT_KEY: agentKey },
+      );
+      await waitHealthy(agent, a.p, a.log);
+      return a.p;
+    };
+    let agentProc = await startAgent();
+    const restartAgent = async (whileDown?: () => Promise<void>) => {
+      await terminate(agentProc);
+      await whileDown?.();
+      agentProc = await startAgent();
+    };
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: chromiumFlags });
+    return { cloud, agent, browser, restartAgent, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+/** Script errors, CSP violations and missing assets seen by any page; the tests end by checking it is empty. */
+export const problems: string[] = [];
+
+/** A browser context signed in with the admin's API token through the login form. */
+export async function signIn(browser: Browser, base: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: base });
+  const page = await context.newPage();
+  page.on("pageerror", (e) => problems.push(`page error on ${page.url()}: ${e.message}`));
+  page.on("console", (m) => {
+    // The CSP allows only our nonce'd module and 'self': any violation is a bug of the bundle.
+    if (m.type() === "error" && /Content Security Policy|Refused to/.test(m.text())) problems.push(`${page.url()}: ${m.text()}`);
+  });
+  page.on("response", (r) => {
+    if (r.status() === 404 && r.url().includes("/static/")) problems.push(`404 ${r.url()}`);
+  });
+  await page.goto("/login");
+  await shot(page, "00-login");
+  await page.fill("input[name=token]", adminToken);
+  await Promise.all([page.waitForURL((u) => !u.pathname.startsWith("/login")), page.click("form:has(input[name=token]) button[type=submit]")]);
+  return { context, page };
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+}
+
+/** Waits for a condition in Node, polling; no sleeps as synchronisation. */
+export async function eventually<T>(f: () => Promise<T | null | undefined | false>, what: string, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await f();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+}
+
+/**
+ * Compares PNG screenshots inside the browser (no image library here): the share of pixels
+ * that differ between a and b, and how many distinct colours a has.
+ */
+export async function comparePNGs(page: Page, a: Buffer, b: Buffer): Promise<{ changed: number; colours: number }> {
+  return page.evaluate(
+    async ([a64, b64]) => {
+      const pixels = async (s: string) => {
+        const bin = atob(s); // not fetch(data:): the page's CSP allows no data: connections
+        const bytes = new Uint8Array(bin.length);
+        for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+        const bmp = await createImageBitmap(new Blob([bytes], { type: "image/png" }));
+        const c = new OffscreenCanvas(bmp.width, bmp.height);
+        const ctx = c.getContext("2d")!;
+        ctx.drawImage(bmp, 0, 0);
+        return ctx.getImageData(0, 0, bmp.width, bmp.height).data;
+      };
+      const pa = await pixels(a64);
+      const pb = await pixels(b64);
+      let changed = 0;
+      const colours = new Set<number>();
+      for (let i = 0; i < pa.length; i += 4) {
+        if (pa[i] !== pb[i] || pa[i + 1] !== pb[i + 1] || pa[i + 2] !== pb[i + 2]) changed++;
+        colours.add((pa[i]! << 16) | (pa[i + 1]! << 8) | pa[i + 2]!);
+      }
+      return { changed: changed / (pa.length / 4), colours: colours.size };
+    },
+    [a.toString("base64"), b.toString("base64")] as const,
+  );
+}

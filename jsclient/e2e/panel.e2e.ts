@@ -1,0 +1,385 @@
+// The panel in a real browser against the real gateways: a cloud (`fleetgate serve`) and a
+// local gateway (`fleetgate agent --sim 2`) linked to it. The steps run in order and share
+// the fleet; each keeps a screenshot under test-artifacts/e2e.
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { comparePNGs, eventually, problems, shot, signIn, startFleet, type Fleet } from "./harness.js";
+
+let fleet: Fleet;
+let agentPage: Page;
+let agentContext: BrowserContext;
+let robots: { id: string; name: string }[] = [];
+
+beforeAll(async () => {
+  fleet = await startFleet();
+  ({ context: agentContext, page: agentPage } = await signIn(fleet.browser, fleet.agent));
+});
+
+afterAll(async () => {
+  await fleet?.stop();
+});
+
+const streamPage = (robot: string, component: string, stream: string) =>
+  `/robots/${robot}/streams?component=${component}&stream=${stream}&source=1`;
+
+async function readStream(ctx: BrowserContext, robot: string, component: string, stream: string, type: string) {
+  const q = new URLSearchParams({ componentName: component, streamName: stream, source: "1", streamType: type });
+  const r = await ctx.request.get(`/panel/api/robots/${robot}/stream?${q}`);
+  expect(r.status()).toBe(200);
+  return JSON.parse(((await r.json()) as { robotStream: string }).robotStream);
+}
+
+async function odom(robot: string): Promise<{ x: number; y: number; yaw: number; v: number; w: number }> {
+  const o = await readStream(agentContext, robot, "base", "odom", "Platform.Messages.nav_msgs.Odometry");
+  const p = o.pose?.pose ?? {};
+  const q = p.orientation ?? {};
+  const t = o.twist?.twist ?? {};
+  return {
+    x: p.position?.x ?? 0,
+    y: p.position?.y ?? 0,
+    yaw: Math.atan2(2 * ((q.w ?? 1) * (q.z ?? 0)), 1 - 2 * (q.z ?? 0) ** 2),
+    v: t.linear?.x ?? 0,
+    w: t.angular?.z ?? 0,
+  };
+}
+
+/** A robot whose input stream takes this type. */
+async function inputRobot(type: "Twist" | "AckermannDriveStamped"): Promise<string> {
+  for (const { id } of robots) {
+    const r = await agentContext.request.get(`/panel/api/robots/${id}/streams`);
+    const { robotStreams } = (await r.json()) as { robotStreams: { streamType: string; direction: string }[] };
+    if (robotStreams.some((s) => s.direction === "input" && s.streamType.endsWith(`.${type}`))) return id;
+  }
+  throw new Error(`no robot takes ${type}`);
+}
+
+/** A robot driven by Twist (diff drive: it can turn in place, so no wall stops the test). */
+const twistRobot = () => inputRobot("Twist");
+
+const widgetData = (page: Page, sel: string) =>
+  page.$eval(sel, (el) => ({ ...(el as HTMLElement).dataset, status: el.querySelector(".widget-status")?.textContent ?? "" }));
+
+describe("local gateway panel", () => {
+  it("signs in and lists the simulated robots online", async () => {
+    await agentPage.goto("/");
+    robots = await eventually(async () => {
+      const rows = await agentPage.$$eval("tr[data-robot-id]", (trs) =>
+        trs.map((tr) => ({ id: (tr as HTMLElement).dataset.robotId!, name: tr.querySelector("a")!.textContent!, online: /online/.test(tr.textContent!) })),
+      );
+      return rows.length === 2 && rows.every((r) => r.online) && rows;
+    }, "two robots online");
+    robots.sort((a, b) => a.name.localeCompare(b.name));
+    await shot(agentPage, "01-robots");
+  });
+
+  it("shows the camera: not blank, and changing", async () => {
+    const r = robots[0]!.id;
+    await agentPage.goto(streamPage(r, "camera", "image"));
+    await eventually(async () => Number((await widgetData(agentPage, "[data-widget=camera]")).frames) >= 3, "camera frames");
+    const canvas = agentPage.locator("[data-widget=camera] canvas");
+    const a = await canvas.screenshot();
+    // The image changes when the robot moves: turn it a little through the REST upload.
+    const turn = await agentContext.request.post(`/panel/api/robots/${r}/upload-stream`, {
+      data: {
+        componentName: "base",
+        streamName: "cmd_vel",
+        source: "1",
+        dataType: "Platform.Messages.geometry_msgs.Twist",
+        streamJson: JSON.stringify({ linear: { x: 0, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 1.5 } }),
+      },
+    });
+    expect(turn.status()).toBe(200);
+    const cmp = await eventually(async () => {
+      const c = await comparePNGs(agentPage, a, await canvas.screenshot());
+      return c.changed > 0.05 && c;
+    }, "a changed camera image");
+    expect(cmp.colours).toBeGreaterThan(8); // not a blank canvas
+    await eventually(async () => {
+      const d = await widgetData(agentPage, "[data-widget=camera]");
+      return d.state === "live" && /[\d.]+ fps · last frame [\d.]+ s ago/.test(d.status);
+    }, "frame rate and age under the camera");
+    await shot(agentPage, "02-camera");
+  });
+
+  it("renders the point cloud with WebGL", async () => {
+    await agentPage.goto(streamPage(robots[0]!.id, "depth", "points"));
+    await eventually(async () => Number((await widgetData(agentPage, "[data-widget=pointcloud]")).points) > 1000, "cloud points");
+    const canvas = agentPage.locator("[data-widget=pointcloud] canvas");
+    const png = await canvas.screenshot();
+    const { colours } = await comparePNGs(agentPage, png, png);
+    expect(colours).toBeGreaterThan(20); // background, grid, axes and the coloured points
+    expect(agentPage.workers().length).toBe(1); // clouds are decoded off the main thread
+    await shot(agentPage, "03-pointcloud");
+    // Full resolution reopens the socket with withoutDownSampling=true. (The simulator's
+    // clouds, about 19k points, are under the gateway's 50k limit: the count stays.)
+    const before = await widgetData(agentPage, "[data-widget=pointcloud]");
+    await agentPage.check("[data-widget=pointcloud] input[type=checkbox]");
+    await eventually(async () => {
+      const d = await widgetData(agentPage, "[data-widget=pointcloud]");
+      return d.state === "live" && Number(d.frames) > Number(before.frames) + 2 && Number(d.points) >= Number(before.points);
+    }, "frames at full resolution");
+  });
+
+  it("draws the laser scan and the map", async () => {
+    await agentPage.goto(streamPage(robots[0]!.id, "lidar", "scan"));
+    await eventually(async () => Number((await widgetData(agentPage, "[data-widget=laserscan]")).frames) >= 2, "scans");
+    await shot(agentPage, "04-laserscan");
+    await agentPage.goto(streamPage(robots[0]!.id, "base", "pose"));
+    await eventually(async () => Number((await widgetData(agentPage, "[data-widget=pose-map]")).frames) >= 2, "poses");
+    await shot(agentPage, "05-posemap");
+  });
+
+  it("drives with a stubbed gamepad, and stops within 600 ms of releasing the deadman", async () => {
+    const r = await twistRobot();
+    await agentContext.addInitScript(() => {
+      const w = window as unknown as { __pad: { axes: number[]; pressed: number[] } };
+      w.__pad = { axes: [0, 0, 0, 0], pressed: [] };
+      const pad = () => ({
+        id: "e2e pad (STANDARD GAMEPAD)",
+        index: 0,
+        connected: true,
+        mapping: "standard",
+        timestamp: performance.now(),
+        axes: w.__pad.axes.slice(),
+        buttons: Array.from({ length: 17 }, (_, i) => ({ pressed: w.__pad.pressed.includes(i), touched: false, value: w.__pad.pressed.includes(i) ? 1 : 0 })),
+      });
+      Object.defineProperty(navigator, "getGamepads", { value: () => [pad(), null, null, null], configurable: true });
+    });
+    await agentPage.goto(streamPage(r, "base", "cmd_vel"));
+    await eventually(async () => (await widgetData(agentPage, "[data-widget=teleop]")).state === "live", "teleop socket live");
+    const before = await odom(r);
+    // Turning in place: no wall can stop it before the test does.
+    await agentPage.evaluate(() => {
+      const w = window as unknown as { __pad: { axes: number[]; pressed: number[] } };
+      w.__pad.axes = [-1, 0, 0, 0];
+      w.__pad.pressed = [4];
+    });
+    const moving = await eventually(async () => {
+      const o = await odom(r);
+      return Math.abs(o.w) > 1 && Math.abs(o.yaw - before.yaw) > 0.3 && o;
+    }, "the robot turning", 5000);
+    expect(Math.abs(moving.yaw - before.yaw)).toBeGreaterThan(0.3);
+    await shot(agentPage, "06-teleop-driving");
+
+    // Hold a steady hand for a second: the gateway's 500 ms deadman must not fire.
+    const held = Date.now();
+    while (Date.now() - held < 1000) {
+      expect(Math.abs((await odom(r)).w)).toBeGreaterThan(1);
+      await new Promise((res) => setTimeout(res, 100));
+    }
+
+    await agentPage.evaluate(() => {
+      (window as unknown as { __pad: { pressed: number[] } }).__pad.pressed = [];
+    });
+    const released = Date.now();
+    await eventually(async () => {
+      const o = await odom(r);
+      return Math.abs(o.w) < 0.01 && Math.abs(o.v) < 0.01;
+    }, "the robot stopped", 2000);
+    const stoppedAfter = Date.now() - released;
+    console.log(`stopped ${stoppedAfter} ms after the deadman was released`);
+    expect(stoppedAfter).toBeLessThan(600);
+    const d = await widgetData(agentPage, "[data-widget=teleop]");
+    expect(d.command).toBe("0.00,0.00");
+
+    // Driving again, then the window loses focus: a zero at once, and nothing more.
+    await agentPage.evaluate(() => {
+      (window as unknown as { __pad: { pressed: number[] } }).__pad.pressed = [4];
+    });
+    await eventually(async () => Math.abs((await odom(r)).w) > 1, "turning again", 5000);
+    await agentPage.evaluate(() => window.dispatchEvent(new Event("blur")));
+    await eventually(async () => Math.abs((await odom(r)).w) < 0.01, "stopped on blur", 1000);
+    expect((await widgetData(agentPage, "[data-widget=teleop]")).stopped).toBe("blur");
+
+    // Focus back, driving: the gamepad goes away.
+    await agentPage.evaluate(() => window.dispatchEvent(new Event("focus")));
+    await eventually(async () => Math.abs((await odom(r)).w) > 1, "turning after focus came back", 5000);
+    await agentPage.evaluate(() => window.dispatchEvent(new Event("gamepaddisconnected")));
+    await eventually(async () => (await widgetData(agentPage, "[data-widget=teleop]")).stopped === "gamepad", "stop on disconnect", 1000);
+
+    // And the tab hides while driving.
+    await eventually(async () => Math.abs((await odom(r)).w) > 1, "turning again (the stub pad is still there)", 5000);
+    await agentPage.evaluate(() => {
+      Object.defineProperty(document, "hidden", { value: true, configurable: true });
+      document.dispatchEvent(new Event("visibilitychange"));
+    });
+    await eventually(async () => Math.abs((await odom(r)).w) < 0.01, "stopped when hidden", 1000);
+    expect((await widgetData(agentPage, "[data-widget=teleop]")).stopped).toBe("hidden");
+  });
+
+  it("drives a car-like robot (Ackermann) from the keyboard, and space stops it", async () => {
+    const r = await inputRobot("AckermannDriveStamped");
+    await agentPage.goto(streamPage(r, "base", "drive"));
+    await eventually(async () => (await widgetData(agentPage, "[data-widget=teleop]")).state === "live", "teleop socket live");
+    await agentPage.click("[data-widget=teleop] .teleop p.muted"); // focus the widget, not the page
+    await agentPage.keyboard.down("KeyW");
+    await eventually(async () => (await odom(r)).v > 0.2, "the car moving forward", 5000);
+    await agentPage.keyboard.press("Space");
+    await eventually(async () => Math.abs((await odom(r)).v) < 0.01, "the car stopped", 1500);
+    await agentPage.keyboard.up("KeyW");
+    expect((await widgetData(agentPage, "[data-widget=teleop]")).stopped).toBe("space");
+    await shot(agentPage, "06b-teleop-ackermann");
+  });
+
+  it("tells a second browser who controls the robot (409)", async () => {
+    await agentPage.goto(streamPage(await twistRobot(), "base", "cmd_vel")); // the first browser holds it
+    const second = await signIn(fleet.browser, fleet.agent);
+    try {
+      await second.page.goto(streamPage(await twistRobot(), "base", "cmd_vel"));
+      const d = await eventually(async () => {
+        const d = await widgetData(second.page, "[data-widget=teleop]");
+        return d.heldBy && d;
+      }, "the held-by message");
+      expect(d.heldBy).toBe("admin@localhost");
+      const status = await second.page.locator("[data-widget=teleop] > .widget-status").textContent();
+      expect(status).toContain("controlled by another operator (admin@localhost)");
+      await shot(second.page, "07-teleop-held");
+    } finally {
+      await second.context.close();
+    }
+  });
+
+  it("updates the kiosk wall", async () => {
+    await agentPage.goto("/kiosk/local-fleet");
+    const first = await eventually(async () => {
+      const d = await widgetData(agentPage, "[data-widget=kpi-wall]");
+      return Number(d.frames) >= 1 && (await agentPage.locator(".kpi-tile").count()) === 2 && d;
+    }, "two KPI tiles");
+    await eventually(async () => Number((await widgetData(agentPage, "[data-widget=kpi-wall]")).frames) > Number(first.frames), "a later KPI frame");
+    await expect(agentPage.locator(".kpi-tile").first().textContent()).resolves.toMatch(/Battery: \d+ %/);
+    await eventually(async () => (await agentPage.locator("[data-widget=kpi-wall] canvas.map[data-grid]").count()) === 1, "the map's grid");
+    await agentPage.click("h1"); // the first click asks for fullscreen (a gesture is required)
+    await eventually(() => agentPage.evaluate(() => document.fullscreenElement !== null), "fullscreen after the first click");
+    await shot(agentPage, "08-kiosk");
+  });
+
+  it("keeps the kiosk wall through a gateway restart: closed in words, stale tiles, live again", async () => {
+    const wall = "[data-widget=kpi-wall]";
+    await fleet.restartAgent(async () => {
+      const down = await eventually(async () => {
+        const d = await widgetData(agentPage, wall);
+        return d.state === "closed" && d;
+      }, "the wall noticing the gateway went away");
+      expect(down.status).toMatch(/shutting down|refused or dropped/);
+      expect(down.status).toMatch(/retrying in \d+ s/);
+      await eventually(async () => (await agentPage.locator(".kpi-tile.stale .badge").count()) === 2, "stale badges after 5 s", 8000);
+      await shot(agentPage, "08b-kiosk-gateway-down");
+    });
+    const before = Number((await widgetData(agentPage, wall)).frames);
+    await eventually(async () => {
+      const d = await widgetData(agentPage, wall);
+      return d.state === "live" && Number(d.frames) > before;
+    }, "the wall live again", 20_000);
+    await eventually(async () => (await agentPage.locator(".kpi-tile.stale").count()) === 0, "fresh tiles", 5000);
+  });
+
+  it("draws metric charts from a rolling history", async () => {
+    await agentPage.goto(`/robots/${robots[0]!.id}/metrics`);
+    await eventually(async () => Number((await widgetData(agentPage, "[data-widget=metric-charts]")).points) >= 2, "two readings", 8000);
+    await shot(agentPage, "09-metrics");
+  });
+
+  it("downloads a resource with the listed size", async () => {
+    await agentPage.goto(`/robots/${robots[0]!.id}/resources`);
+    const row = agentPage.locator("tbody tr").first();
+    const listed = (await row.locator("td").nth(2).textContent())!.trim();
+    const href = (await row.locator("a").getAttribute("href"))!;
+    const body = await (await agentContext.request.get(href)).body();
+    const m = /^(\d+) B$/.exec(listed);
+    if (m) expect(body.length).toBe(Number(m[1]));
+    else expect(`${(body.length / 1024).toFixed(1)} KiB`).toBe(listed);
+    await shot(agentPage, "10-resources");
+  });
+
+  it("posts an event and shows it", async () => {
+    await agentPage.goto(`/robots/${robots[0]!.id}/events`);
+    const message = `e2e event ${Date.now()}`;
+    await agentPage.fill("textarea[name=message]", message);
+    await agentPage.click("form:has(textarea[name=message]) button[type=submit]");
+    await eventually(async () => (await agentPage.locator("td", { hasText: message }).count()) === 1, "the event in the history");
+    await shot(agentPage, "11-events");
+  });
+
+  it("drives from the on-screen joystick", async () => {
+    const r = await twistRobot();
+    await agentPage.goto(streamPage(r, "base", "cmd_vel"));
+    await eventually(async () => (await widgetData(agentPage, "[data-widget=teleop]")).state === "live", "teleop socket live");
+    const stick = agentPage.locator("[data-widget=teleop] .joystick");
+    await stick.scrollIntoViewIfNeeded();
+    const box = (await stick.boundingBox())!;
+    const [cx, cy] = [box.x + box.width / 2, box.y + box.height / 2];
+    await agentPage.mouse.move(cx, cy);
+    await agentPage.mouse.down();
+    await agentPage.mouse.move(cx - box.width / 2, cy, { steps: 4 }); // full left: turn left
+    await eventually(async () => (await odom(r)).w > 1, "turning left from the joystick", 5000);
+    await agentPage.mouse.up();
+    await eventually(async () => Math.abs((await odom(r)).w) < 0.01, "stopped on release", 1000);
+  });
+
+  it("keeps screenshots of the other pages", async () => {
+    for (const [name, url] of [
+      ["14-overview", `/robots/${robots[0]!.id}`],
+      ["15-settings", "/settings"],
+      ["16-admin", "/admin"],
+    ] as const) {
+      await agentPage.goto(url);
+      await shot(agentPage, name);
+    }
+  });
+});
+
+describe("cloud panel", () => {
+  it("lists the agent's robots online, shows camera snapshots, the W1 map and a kiosk wall", async () => {
+    const { context, page } = await signIn(fleet.browser, fleet.cloud);
+    try {
+      await page.goto("/");
+      const rows = await eventually(async () => {
+        const rows = await page.$$eval("tr[data-robot-id]", (trs) => trs.map((tr) => ({ id: (tr as HTMLElement).dataset.robotId!, online: /online/.test(tr.textContent!) })));
+        return rows.length === 2 && rows.every((r) => r.online) && rows;
+      }, "two robots online on the cloud");
+      await shot(page, "12-cloud-robots");
+      await page.goto(streamPage(rows[0]!.id, "camera", "image"));
+      const d = await eventually(async () => {
+        const d = await widgetData(page, "[data-widget=camera]");
+        return Number(d.frames) >= 2 && d;
+      }, "two snapshots");
+      expect(d.mode).toBe("snapshot");
+      expect(d.status).toContain("snapshot once a second");
+      await shot(page, "13-cloud-camera");
+      await page.goto(streamPage(rows[0]!.id, "base", "pose"));
+      await eventually(async () => Number((await widgetData(page, "[data-widget=pose-map]")).fleetPoses) === 2, "both robots on the cloud map (W1)");
+      await eventually(async () => (await page.locator("[data-widget=pose-map] canvas.map[data-grid]").count()) === 1, "the cloud map's grid");
+      await shot(page, "13b-cloud-map");
+
+      // A kiosk display: a read-only kiosk token made on the Admin page, typed in once.
+      await page.goto("/admin");
+      const fleetId = await page.locator("#kfleet option").first().getAttribute("value");
+      await page.fill("#kname", "e2e wall");
+      await page.click("form[action='/admin/kiosk-tokens'] button[type=submit]");
+      const secret = (await page.locator("#secret").textContent())!.trim();
+      expect(secret).toMatch(/^fgt_/);
+      const kiosk = await fleet.browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: fleet.cloud });
+      try {
+        const k = await kiosk.newPage();
+        await k.goto(`/kiosk/${fleetId}`);
+        await k.fill("input[name=token]", secret);
+        await Promise.all([k.waitForURL((u) => u.pathname === `/kiosk/${fleetId}`), k.click("form:has(input[name=token]) button[type=submit]")]);
+        await eventually(async () => {
+          const d = await widgetData(k, "[data-widget=kpi-wall]");
+          return d.state === "live" && (await k.locator(".kpi-tile").count()) === 2;
+        }, "the cloud kiosk wall (W1) with both robots");
+        await shot(k, "13c-cloud-kiosk");
+      } finally {
+        await kiosk.close();
+      }
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe("the whole run", () => {
+  it("saw no script error, CSP violation or missing asset", () => {
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,117 @@
+// MapView draws an OccupancyGrid (drawn once to an offscreen canvas) and robot poses on top,
+// scaled to fit its canvas. Map y grows upwards, canvas y downwards.
+import type { Pose2D } from "./kpi.js";
+import { payloadFromJSON } from "../decode/frame.js";
+
+export interface Grid {
+  width: number;
+  height: number;
+  resolution: number;
+  originX: number;
+  originY: number;
+  cells: Uint8Array | Int8Array;
+}
+
+/** The grid of an OccupancyGrid as the REST read (protojson) gives it. */
+export function gridFromJSON(v: unknown): Grid | null {
+  const p = payloadFromJSON("Platform.Messages.nav_msgs.OccupancyGrid", v);
+  if (p?.dataType !== "Platform.Messages.nav_msgs.OccupancyGrid") return null;
+  const { info, data } = p.message;
+  if (!info?.width || !info.height || data.length < info.width * info.height) return null;
+  return {
+    width: info.width,
+    height: info.height,
+    resolution: info.resolution || 0.05,
+    originX: info.origin?.position?.x ?? 0,
+    originY: info.origin?.position?.y ?? 0,
+    cells: new Int8Array(data.buffer, data.byteOffset, data.byteLength), // -1 unknown, 0..100
+  };
+}
+
+export class MapView {
+  readonly canvas = document.createElement("canvas");
+  private grid: Grid | null = null;
+  private image: HTMLCanvasElement | null = null;
+  private poses = new Map<string, { pose: Pose2D; label: string; stale: boolean }>();
+
+  constructor(width = 800, height = 500) {
+    this.canvas.className = "map";
+    this.canvas.width = width;
+    this.canvas.height = height;
+  }
+
+  setGrid(g: Grid): void {
+    this.grid = g;
+    this.canvas.dataset.grid = `${g.width}x${g.height}`;
+    const c = document.createElement("canvas");
+    c.width = g.width;
+    c.height = g.height;
+    const ctx = c.getContext("2d")!;
+    const img = ctx.createImageData(g.width, g.height);
+    for (let y = 0; y < g.height; y++) {
+      for (let x = 0; x < g.width; x++) {
+        const v = g.cells[y * g.width + x]!;
+        const shade = v < 0 ? 205 : 255 - Math.round((Math.min(v, 100) / 100) * 255);
+        const o = ((g.height - 1 - y) * g.width + x) * 4; // flip: row 0 is the bottom
+        img.data[o] = img.data[o + 1] = img.data[o + 2] = shade;
+        img.data[o + 3] = 255;
+      }
+    }
+    ctx.putImageData(img, 0, 0);
+    this.image = c;
+    this.draw();
+  }
+
+  setPose(id: string, pose: Pose2D, label: string, stale = false): void {
+    this.poses.set(id, { pose, label, stale });
+  }
+
+  draw(): void {
+    const ctx = this.canvas.getContext("2d");
+    if (!ctx) return;
+    const W = this.canvas.width;
+    const H = this.canvas.height;
+    ctx.fillStyle = "#e8e8e8";
+    ctx.fillRect(0, 0, W, H);
+    const g = this.grid;
+    // World bounds: the grid's, or the poses' when there is no grid yet.
+    let minX = g ? g.originX : -10;
+    let minY = g ? g.originY : -10;
+    let maxX = g ? g.originX + g.width * g.resolution : 10;
+    let maxY = g ? g.originY + g.height * g.resolution : 10;
+    if (!g) {
+      for (const { pose } of this.poses.values()) {
+        minX = Math.min(minX, pose.x - 2);
+        maxX = Math.max(maxX, pose.x + 2);
+        minY = Math.min(minY, pose.y - 2);
+        maxY = Math.max(maxY, pose.y + 2);
+      }
+    }
+    const scale = Math.min(W / (maxX - minX), H / (maxY - minY));
+    const ox = (W - (maxX - minX) * scale) / 2;
+    const oy = (H - (maxY - minY) * scale) / 2;
+    const toPx = (x: number, y: number): [number, number] => [ox + (x - minX) * scale, H - oy - (y - minY) * scale];
+    if (g && this.image) {
+      ctx.imageSmoothingEnabled = false;
+      ctx.drawImage(this.image, ox, oy, g.width * g.resolution * scale, g.height * g.resolution * scale);
+    }
+    ctx.font = "12px system-ui, sans-serif";
+    for (const { pose, label, stale } of this.poses.values()) {
+      const [px, py] = toPx(pose.x, pose.y);
+      const r = Math.max(6, 0.35 * scale);
+      ctx.save();
+      ctx.translate(px, py);
+      ctx.rotate(-pose.yaw);
+      ctx.beginPath();
+      ctx.moveTo(r * 1.4, 0);
+      ctx.lineTo(-r, r * 0.8);
+      ctx.lineTo(-r, -r * 0.8);
+      ctx.closePath();
+      ctx.fillStyle = stale ? "#999" : "#1769e0";
+      ctx.fill();
+      ctx.restore();
+      ctx.fillStyle = "#111";
+      ctx.fillText(label, px + r + 2, py - r);
+    }
+  }
+}

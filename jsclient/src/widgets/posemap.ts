@@ -1,0 +1,89 @@
+// The pose-map widget: the robot's OccupancyGrid (read once through REST, refreshed each
+// minute) with this robot's pose live from W3 and every robot of its fleet from W1/W2.
+import { decode } from "../decode/decoder.js";
+import type { Payload } from "../decode/catalog.js";
+import { KPIState, openKPIs, poseOf, type Pose2D } from "./kpi.js";
+import { gridFromJSON, MapView } from "./mapview.js";
+import { StatusLine } from "./status.js";
+import { listStreams, openLive, readStream, refOf, streamOf } from "./stream.js";
+
+/** Loads the map of the first of these robots that has one. */
+export async function loadFleetMap(robotIds: string[], map: MapView): Promise<void> {
+  for (const id of robotIds) {
+    const d = (await listStreams(id).catch(() => [])).find((s) => s.direction === "output" && s.streamType.endsWith(".OccupancyGrid"));
+    if (!d) continue;
+    const g = gridFromJSON(await readStream(refOf(id, d)));
+    if (g) {
+      map.setGrid(g);
+      return;
+    }
+  }
+  throw new Error("no robot has a map");
+}
+
+export function poseOfPayload(p: Payload): Pose2D | null {
+  switch (p.dataType) {
+    case "Platform.Messages.geometry_msgs.PoseStamped":
+      return poseOf(p.message.pose);
+    case "Platform.Messages.geometry_msgs.Pose":
+      return poseOf(p.message);
+    case "Platform.Messages.nav_msgs.Odometry":
+      return poseOf(p.message.pose?.pose);
+  }
+  return null;
+}
+
+export function mountPoseMap(el: HTMLElement): void {
+  const ref = streamOf(el);
+  // Without W3 (the cloud), or for the grid itself, every pose comes from the KPI socket.
+  const kpiOnly = el.dataset.mode === "snapshot" || ref.type.endsWith(".OccupancyGrid");
+  const status = new StatusLine(el);
+  const map = new MapView(800, 500);
+  el.append(map.canvas, status.el);
+  const refresh = (): void => void loadFleetMap([ref.robotId], map).catch((e: Error) => status.figures(e.message));
+  refresh();
+  setInterval(refresh, 60_000);
+
+  let frames = 0;
+  if (!kpiOnly) {
+    openLive(ref, "output", {
+      staleAfterMs: 3000,
+      onStatus: (s) => status.socketStatus(s),
+      onMessage: (data) => {
+        if (typeof data === "string") return;
+        void decode(data).then((f) => {
+          const pose = f.payload && poseOfPayload(f.payload);
+          if (!pose) return;
+          map.setPose(ref.robotId, pose, "this robot");
+          map.draw();
+          el.dataset.frames = String(++frames);
+        });
+      },
+    });
+  }
+  const fleet = el.dataset.fleetId;
+  if (kpiOnly) status.figures("poses from the fleet's KPI socket, once a second");
+  if (fleet) {
+    const state = new KPIState();
+    openKPIs(
+      fleet,
+      (f) => {
+        state.apply(f);
+        let robots = 0;
+        for (const r of state.robots.values()) {
+          if (r.id === ref.robotId && !kpiOnly) continue; // W3 has it fresher
+          const pose = poseOf(r.values.get("pose"));
+          if (!pose) continue;
+          map.setPose(r.id, pose, r.name, Date.now() - r.updated > 5000);
+          robots++;
+        }
+        el.dataset.fleetPoses = String(robots);
+        el.dataset.kpiFrames = String(Number(el.dataset.kpiFrames ?? 0) + 1);
+        map.draw();
+      },
+      (s) => {
+        if (kpiOnly) status.socketStatus(s);
+      },
+    );
+  }
+}

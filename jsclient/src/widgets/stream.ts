@@ -1,0 +1,78 @@
+// The stream a widget shows, as the page names it in data-* attributes, and the W3 socket
+// and REST read URLs for it.
+import { LiveSocket, type LiveSocketOptions } from "../net/socket.js";
+import { mintSocketToken, socketURL } from "../net/token.js";
+
+export interface StreamRef {
+  robotId: string;
+  component: string;
+  stream: string;
+  source: string;
+  type: string;
+}
+
+export function streamOf(el: HTMLElement): StreamRef {
+  const d = el.dataset;
+  if (!d.robotId || !d.stream) throw new Error("the page names no stream");
+  return { robotId: d.robotId, component: d.component ?? "", stream: d.stream, source: d.source ?? "1", type: d.type ?? "" };
+}
+
+function liveParams(s: StreamRef, direction: "output" | "input"): Record<string, string> {
+  return {
+    componentName: s.component,
+    streamName: s.stream,
+    source: s.source,
+    streamType: s.type,
+    direction,
+    format: "protobuf",
+  };
+}
+
+/** A W3 socket for the stream (local gateway only). */
+export function openLive(
+  s: StreamRef,
+  direction: "output" | "input",
+  opt: Omit<LiveSocketOptions, "url" | "token">,
+  extra: Record<string, string> = {},
+): LiveSocket {
+  const path = `/apigateway/v2/robots/${encodeURIComponent(s.robotId)}/streams/connect`;
+  const params = { ...liveParams(s, direction), ...extra };
+  const sock = new LiveSocket({ ...opt, token: () => mintSocketToken(), url: (t) => socketURL(path, params, t) });
+  sock.start();
+  return sock;
+}
+
+/** The stream's current value through the REST read (GET .../stream): a JSON document. */
+export async function readStream(s: StreamRef, signal?: AbortSignal): Promise<unknown> {
+  const q = new URLSearchParams({ componentName: s.component, streamName: s.stream, source: s.source, streamType: s.type });
+  const r = await fetch(`/panel/api/robots/${encodeURIComponent(s.robotId)}/stream?${q}`, {
+    credentials: "same-origin",
+    headers: { Accept: "application/json" },
+    ...(signal ? { signal } : {}),
+  });
+  if (!r.ok) throw new Error(`stream read failed (HTTP ${r.status})`);
+  const body = (await r.json()) as { robotStream?: string };
+  return JSON.parse(body.robotStream ?? "null");
+}
+
+export interface Descriptor {
+  componentName: string;
+  streamName: string;
+  streamType: string;
+  direction: string;
+  streamSourceType: number;
+}
+
+/** The robot's stream descriptors (endpoint 6 through the panel's mirror). */
+export async function listStreams(robotId: string): Promise<Descriptor[]> {
+  const r = await fetch(`/panel/api/robots/${encodeURIComponent(robotId)}/streams`, {
+    credentials: "same-origin",
+    headers: { Accept: "application/json" },
+  });
+  if (!r.ok) throw new Error(`stream list failed (HTTP ${r.status})`);
+  return ((await r.json()) as { robotStreams?: Descriptor[] }).robotStreams ?? [];
+}
+
+export function refOf(robotId: string, d: Descriptor): StreamRef {
+  return { robotId, component: d.componentName, stream: d.streamName, source: String(d.streamSourceType), type: d.streamType };
+}
