@@ -87,9 +87,12 @@ END {
 	info("  raw MB/s", r "2MiB/clients=1", "raw-MB/s")
 	info("relay 150 KiB, 4 clients: x of raw", r "150KiB/clients=4", "x-of-raw")
 	info("relay 2 MiB, 4 clients: x of raw", r "2MiB/clients=4", "x-of-raw")
+	row("relay path allocs per frame per client, 150 KiB x1", r "150KiB/clients=1", "relay-allocs/frame/client", "<=", 0)
+	row("relay path allocs per frame per client, 2 MiB x1", r "2MiB/clients=1", "relay-allocs/frame/client", "<=", 0)
 	row("relay path allocs per frame per client, 150 KiB x4", r "150KiB/clients=4", "relay-allocs/frame/client", "<=", 0)
 	row("relay path allocs per frame per client, 2 MiB x4", r "2MiB/clients=4", "relay-allocs/frame/client", "<=", 0)
 	info("  allocs per sample (Feed.Frame, shared)", r "150KiB/clients=4", "frame-allocs/sample")
+	info("Feed.Frame of a new 150 KiB sample (ns, shared)", "BenchmarkFeedFrame/encode/150KiB", "ns/op")
 	row("Feed.Frame of a cached sample: allocs", "BenchmarkFeedFrame/cached/150KiB", "allocs/op", "<=", 0)
 	row("subscription Next/Take: allocs", "BenchmarkSubscriptionNext", "allocs/op", "<=", 0)
 	f = "BenchmarkLiveFanout/clients="

@@ -167,10 +167,10 @@ func cameraPayload(b *testing.B, frameSize int) []byte {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(frame) == frameSize {
+		if frame.Len() == frameSize {
 			return payload
 		}
-		n += frameSize - len(frame)
+		n += frameSize - frame.Len()
 	}
 	img.Data = data[:n]
 	payload, _ := proto.Marshal(img)
@@ -579,7 +579,7 @@ func benchRelay(b *testing.B, frameSize, nClients int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		frames[i] = f
+		frames[i] = f.Bytes() // the message's bytes, in one piece
 	}
 	raw := openRawRelay(b, frames, nClients)
 	relay := openGatewayRelay(b, payload, frameSize, nClients)

@@ -553,3 +553,74 @@ func TestLiveSocketsShutdown(t *testing.T) {
 		}
 	}
 }
+
+// A large frame that is not gzipped goes out without copying its payload, as one message in
+// fragments (head, payload, tail; corked up to 512 KiB, not beyond); the client reads exactly
+// proto.Marshal's envelope, and a small one, sent whole, the same way.
+func TestLiveOutputLargeImageIsTheMarshalledEnvelope(t *testing.T) {
+	a := newLiveAgent(t)
+	camKey := fleet.StreamKey{Component: "camera", Name: "image", Source: fleet.SourceComponent}
+	const imageType = "Platform.Messages.sensor_msgs.CompressedImage"
+	cam := &fleettest.Robot{ID: "0d7c4a52-51f3-4c29-9d55-6a8e1f0b2c33", Name: "camera-bot",
+		StreamList: []fleet.Stream{{Component: "camera", Name: "image", Type: imageType, Direction: fleet.Output, Source: fleet.SourceComponent}}}
+	if err := a.Registry().Add(context.Background(), cam, gateway.LocalFleetID); err != nil {
+		t.Fatal(err)
+	}
+	a.robot = cam.ID
+	conn := a.dial(t, "componentName=camera&streamName=image")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, size := range []int{300 << 10, 700 << 10, 2 << 10} {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte(i*7 + i>>8) // the bytes do not matter: images are never gzipped
+		}
+		payload := marshal(t, &catalogpb.CompressedImage{Header: &catalogpb.Header{FrameId: "camera"}, Format: "jpeg", Data: data})
+		emitted := map[uint64]fleet.Sample{}
+		got := make(chan []byte, 1)
+		go func() {
+			typ, b, err := conn.Read(ctx)
+			if err == nil && typ == websocket.MessageBinary {
+				got <- b
+			}
+			close(got)
+		}()
+		var frame []byte
+		for frame == nil {
+			s := cam.Emit(camKey, imageType, payload)
+			emitted[s.Seq] = s
+			select {
+			case frame = <-got:
+				if frame == nil {
+					t.Fatal("reading a frame failed")
+				}
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		var env streampb.MessageStream
+		if err := proto.Unmarshal(frame, &env); err != nil {
+			t.Fatal(err)
+		}
+		s, ok := emitted[env.Sequence]
+		if !ok {
+			t.Fatalf("sequence %d was not emitted in this round", env.Sequence)
+		}
+		want := marshal(t, &streampb.MessageStream{ComponentName: "camera", StreamName: "image", Source: 1, DataType: imageType,
+			Data: payload, Sequence: s.Seq, PublishTime: &catalogpb.Time{Sec: int32(s.Time.Unix()), Nanosec: uint32(s.Time.Nanosecond())}})
+		if !bytes.Equal(frame, want) {
+			t.Errorf("%d-byte image: the message (%d bytes) is not the marshalled envelope (%d bytes)", size, len(frame), len(want))
+		}
+		// Drain what the emit loop left in flight, so the next round reads its own samples.
+		last := cam.Emit(camKey, imageType, payload)
+		for {
+			_, b, err := conn.Read(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var e streampb.MessageStream
+			if proto.Unmarshal(b, &e) == nil && e.Sequence == last.Seq {
+				break
+			}
+		}
+	}
+}

@@ -2,6 +2,9 @@
 // WebSocket (W3 output): MessageStream envelopes (gzip where it pays) or plain JSON, point
 // clouds downsampled on request. Each sample is encoded once per variant and the bytes are
 // shared by every client of the stream: encoding per client is what makes relays slow.
+//
+// A large envelope that is not gzipped is not copied at all: its Frame is a small head and
+// tail around the sample's payload itself (see Frame).
 package output
 
 import (
@@ -10,8 +13,10 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/gzip"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
@@ -40,6 +45,11 @@ const DefaultMaxPoints = 50_000
 // minGzip is the smallest payload worth compressing; below it the header costs more.
 const minGzip = 1 << 10
 
+// minSplit is the smallest payload sent without copying it into its envelope (a Frame with a
+// head and a tail): below it, one copy per sample costs less than the extra write a
+// three-part frame costs each client.
+const minSplit = 32 << 10
+
 const (
 	pointCloudType      = "Platform.Messages.sensor_msgs.PointCloud2"
 	compressedImageType = "Platform.Messages.sensor_msgs.CompressedImage"
@@ -67,9 +77,41 @@ type Feed struct {
 }
 
 type encoding struct {
-	once sync.Once
-	data []byte
-	err  error
+	once  sync.Once
+	frame Frame
+	err   error
+}
+
+// Frame is the encoding of one sample for one variant: the frame's bytes are Head, Body and
+// Tail one after the other, one WebSocket message. It is shared by every client of the
+// sample: never modify its bytes.
+//
+// A protobuf envelope whose payload is large and not gzipped is not copied: Body is the
+// sample's payload itself, Head the envelope's fields before it (fields 1 to 4, and the tag
+// and length of field 5, data) and Tail those after it (fields 6 to 8), together exactly
+// what proto.Marshal of the envelope makes. Every other frame (JSON, gzipped or small
+// envelopes) is all in Body, with Head and Tail empty.
+type Frame struct {
+	Head, Body, Tail []byte
+}
+
+// Len is the frame's size in bytes.
+func (f Frame) Len() int { return len(f.Head) + len(f.Body) + len(f.Tail) }
+
+// AppendTo appends the frame's bytes to b.
+func (f Frame) AppendTo(b []byte) []byte {
+	b = append(b, f.Head...)
+	b = append(b, f.Body...)
+	return append(b, f.Tail...)
+}
+
+// Bytes returns the frame's bytes in one slice: Body itself when the frame is all in Body,
+// else a copy.
+func (f Frame) Bytes() []byte {
+	if len(f.Head) == 0 && len(f.Tail) == 0 {
+		return f.Body
+	}
+	return f.AppendTo(make([]byte, 0, f.Len()))
 }
 
 // NewFeed returns the feed of one stream.
@@ -79,7 +121,7 @@ func NewFeed(stream fleet.Stream) *Feed {
 
 // Frame returns the frame of sample s for variant v. The bytes are shared: never modify
 // them. Concurrent callers asking for the same sample and variant wait for one encoding.
-func (f *Feed) Frame(s fleet.Sample, v Variant) ([]byte, error) {
+func (f *Feed) Frame(s fleet.Sample, v Variant) (Frame, error) {
 	if v.MaxPoints <= 0 {
 		v.MaxPoints = DefaultMaxPoints
 	}
@@ -104,49 +146,160 @@ func (f *Feed) Frame(s fleet.Sample, v Variant) ([]byte, error) {
 		e = &encoding{} // an older sample: encode it, but do not displace the newest
 	}
 	f.mu.Unlock()
-	e.once.Do(func() { e.data, e.err = encode(f.stream, s, v) })
-	return e.data, e.err
+	e.once.Do(func() { e.frame, e.err = encode(f.stream, s, v) })
+	return e.frame, e.err
 }
 
-func encode(stream fleet.Stream, s fleet.Sample, v Variant) ([]byte, error) {
+func encode(stream fleet.Stream, s fleet.Sample, v Variant) (Frame, error) {
 	payload := s.Payload
 	if v.Downsample && s.Type == pointCloudType {
 		var err error
 		if payload, err = DownsamplePointCloud(payload, v.MaxPoints); err != nil {
-			return nil, err
+			return Frame{}, err
 		}
 	}
 	if v.Format == JSON {
 		if len(payload) > MaxJSONDecoded {
-			return nil, ErrTooLarge
+			return Frame{}, ErrTooLarge
 		}
 		out, err := msgs.PayloadToJSON(s.Type, payload)
 		if err != nil {
-			return nil, err
+			return Frame{}, err
 		}
 		if len(out) > MaxJSONEncoded {
-			return nil, ErrTooLarge
+			return Frame{}, ErrTooLarge
 		}
-		return out, nil
+		return Frame{Body: out}, nil
+	}
+	data, compression := payload, streampb.Compression_COMPRESSION_NONE
+	// JPEG and PNG are compressed already; gzip would only cost time.
+	if s.Type != compressedImageType && len(payload) >= minGzip {
+		if z := gzipped(payload); len(z) < len(payload)*9/10 {
+			data, compression = z, streampb.Compression_COMPRESSION_GZIP
+		}
+	}
+	if compression == streampb.Compression_COMPRESSION_NONE && len(data) >= minSplit {
+		if f, ok := splitEnvelope(stream, s, data); ok {
+			return f, nil
+		}
 	}
 	env := &streampb.MessageStream{
 		ComponentName: stream.Component,
 		StreamName:    stream.Name,
 		Source:        int32(stream.Source),
 		DataType:      s.Type,
-		Data:          payload,
+		Data:          data,
+		Compression:   compression,
 		Sequence:      s.Seq,
 	}
 	if !s.Time.IsZero() {
 		env.PublishTime = &catalogpb.Time{Sec: int32(s.Time.Unix()), Nanosec: uint32(s.Time.Nanosecond())}
 	}
-	// JPEG and PNG are compressed already; gzip would only cost time.
-	if s.Type != compressedImageType && len(payload) >= minGzip {
-		if z := gzipped(payload); len(z) < len(payload)*9/10 {
-			env.Data, env.Compression = z, streampb.Compression_COMPRESSION_GZIP
+	b, err := proto.Marshal(env)
+	return Frame{Body: b}, err
+}
+
+// The MessageStream fields, numbered as in the .proto; splitEnvelope writes them in number
+// order, as proto.Marshal does.
+const (
+	fieldComponentName protowire.Number = 1
+	fieldStreamName    protowire.Number = 2
+	fieldSource        protowire.Number = 3
+	fieldDataType      protowire.Number = 4
+	fieldData          protowire.Number = 5
+	fieldCompression   protowire.Number = 6 // always none here: a split envelope is not gzipped
+	fieldPublishTime   protowire.Number = 7
+	fieldSequence      protowire.Number = 8
+	fieldTimeSec       protowire.Number = 1 // of Time
+	fieldTimeNanosec   protowire.Number = 2
+)
+
+// splitEnvelope is the MessageStream of sample s with data (not gzipped) as a Frame that
+// does not copy data: the head before it, the tail after it, both in one small allocation.
+// Their bytes with data between them are exactly proto.Marshal's of the envelope (proto3:
+// fields at their zero value are left out, in field number order). ok is false when a string
+// is not valid UTF-8, which proto.Marshal refuses: the caller marshals and reports its error.
+func splitEnvelope(stream fleet.Stream, s fleet.Sample, data []byte) (f Frame, ok bool) {
+	if !utf8.ValidString(stream.Component) || !utf8.ValidString(stream.Name) || !utf8.ValidString(s.Type) {
+		return Frame{}, false
+	}
+	source := uint64(int64(int32(stream.Source))) // int32: negative values take ten bytes
+	var sec, nsec uint64
+	if !s.Time.IsZero() {
+		sec, nsec = uint64(int64(int32(s.Time.Unix()))), uint64(uint32(s.Time.Nanosecond()))
+	}
+	// Sizes first, so that head and tail share one exact allocation.
+	size := func(num protowire.Number, n int) int { return protowire.SizeTag(num) + protowire.SizeBytes(n) }
+	headLen := 0
+	if stream.Component != "" {
+		headLen += size(fieldComponentName, len(stream.Component))
+	}
+	if stream.Name != "" {
+		headLen += size(fieldStreamName, len(stream.Name))
+	}
+	if source != 0 {
+		headLen += protowire.SizeTag(fieldSource) + protowire.SizeVarint(source)
+	}
+	if s.Type != "" {
+		headLen += size(fieldDataType, len(s.Type))
+	}
+	if len(data) > 0 {
+		headLen += protowire.SizeTag(fieldData) + protowire.SizeVarint(uint64(len(data)))
+	}
+	timeLen := 0
+	if sec != 0 {
+		timeLen += protowire.SizeTag(fieldTimeSec) + protowire.SizeVarint(sec)
+	}
+	if nsec != 0 {
+		timeLen += protowire.SizeTag(fieldTimeNanosec) + protowire.SizeVarint(nsec)
+	}
+	tailLen := 0
+	if !s.Time.IsZero() {
+		tailLen += size(fieldPublishTime, timeLen)
+	}
+	if s.Seq != 0 {
+		tailLen += protowire.SizeTag(fieldSequence) + protowire.SizeVarint(s.Seq)
+	}
+
+	b := make([]byte, 0, headLen+tailLen)
+	if stream.Component != "" {
+		b = protowire.AppendTag(b, fieldComponentName, protowire.BytesType)
+		b = protowire.AppendString(b, stream.Component)
+	}
+	if stream.Name != "" {
+		b = protowire.AppendTag(b, fieldStreamName, protowire.BytesType)
+		b = protowire.AppendString(b, stream.Name)
+	}
+	if source != 0 {
+		b = protowire.AppendTag(b, fieldSource, protowire.VarintType)
+		b = protowire.AppendVarint(b, source)
+	}
+	if s.Type != "" {
+		b = protowire.AppendTag(b, fieldDataType, protowire.BytesType)
+		b = protowire.AppendString(b, s.Type)
+	}
+	if len(data) > 0 {
+		b = protowire.AppendTag(b, fieldData, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(len(data)))
+	}
+	if !s.Time.IsZero() {
+		b = protowire.AppendTag(b, fieldPublishTime, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(timeLen))
+		if sec != 0 {
+			b = protowire.AppendTag(b, fieldTimeSec, protowire.VarintType)
+			b = protowire.AppendVarint(b, sec)
+		}
+		if nsec != 0 {
+			b = protowire.AppendTag(b, fieldTimeNanosec, protowire.VarintType)
+			b = protowire.AppendVarint(b, nsec)
 		}
 	}
-	return proto.Marshal(env)
+	if s.Seq != 0 {
+		b = protowire.AppendTag(b, fieldSequence, protowire.VarintType)
+		b = protowire.AppendVarint(b, s.Seq)
+	}
+	// Full slice expressions: an append to one part can never write into the other.
+	return Frame{Head: b[:headLen:headLen], Body: data, Tail: b[headLen:len(b):len(b)]}, true
 }
 
 var gzipWriters = sync.Pool{New: func() any {

@@ -32,10 +32,10 @@ func cloud(t testing.TB, n int) []byte {
 	return b
 }
 
-func envelope(t *testing.T, frame []byte) *streampb.MessageStream {
+func envelope(t *testing.T, frame Frame) *streampb.MessageStream {
 	t.Helper()
 	var env streampb.MessageStream
-	if err := proto.Unmarshal(frame, &env); err != nil {
+	if err := proto.Unmarshal(frame.Bytes(), &env); err != nil {
 		t.Fatal(err)
 	}
 	return &env
@@ -81,11 +81,11 @@ func TestGzipOnlyWhenItPays(t *testing.T) {
 	}
 }
 
-func must(b []byte, err error) []byte {
+func must(f Frame, err error) Frame {
 	if err != nil {
 		panic(err)
 	}
-	return b
+	return f
 }
 
 func TestDownsamplePointCloud(t *testing.T) {
@@ -115,7 +115,7 @@ func TestFrameVariantsShareOneEncoding(t *testing.T) {
 	f := NewFeed(stream)
 	s := fleet.Sample{Type: pointCloudType, Payload: cloud(t, 60_000), Seq: 4}
 	var wg sync.WaitGroup
-	frames := make([][]byte, 16)
+	frames := make([]Frame, 16)
 	for i := range frames {
 		wg.Add(1)
 		go func() {
@@ -125,16 +125,16 @@ func TestFrameVariantsShareOneEncoding(t *testing.T) {
 	}
 	wg.Wait()
 	for _, fr := range frames[1:] {
-		if &fr[0] != &frames[0][0] {
+		if &fr.Body[0] != &frames[0].Body[0] {
 			t.Fatal("clients of one sample got separate encodings")
 		}
 	}
 	whole := must(f.Frame(s, Variant{}))
-	if len(whole) <= len(frames[0]) {
+	if whole.Len() <= frames[0].Len() {
 		t.Error("withoutDownSampling got the downsampled cloud")
 	}
 	next := must(f.Frame(fleet.Sample{Type: pointCloudType, Payload: cloud(t, 10), Seq: 5}, Variant{Downsample: true}))
-	if bytes.Equal(next, frames[0]) {
+	if bytes.Equal(next.Bytes(), frames[0].Bytes()) {
 		t.Error("a new sample reused the old encoding")
 	}
 }
@@ -158,7 +158,7 @@ func TestJSONLimits(t *testing.T) {
 		t.Errorf("JSON over 16 MiB: %v, want ErrTooLarge", err)
 	}
 	out, err := NewFeed(stream).Frame(fleet.Sample{Type: "Platform.Messages.std_msgs.Bool", Payload: []byte{8, 1}, Seq: 1}, Variant{Format: JSON})
-	if err != nil || string(out) != `{"data":true}` {
+	if err != nil || string(out.Bytes()) != `{"data":true}` || len(out.Head)+len(out.Tail) != 0 {
 		t.Errorf("json frame %s %v", out, err)
 	}
 }
@@ -198,5 +198,150 @@ func TestFeedsShareAndRelease(t *testing.T) {
 	releaseC()
 	if fs.Len() != 0 {
 		t.Errorf("feeds left: %d", fs.Len())
+	}
+}
+
+// marshalled is the envelope as proto.Marshal makes it: what every frame must equal.
+func marshalled(t *testing.T, stream fleet.Stream, s fleet.Sample, data []byte, compression streampb.Compression) []byte {
+	t.Helper()
+	env := &streampb.MessageStream{ComponentName: stream.Component, StreamName: stream.Name, Source: int32(stream.Source),
+		DataType: s.Type, Data: data, Compression: compression, Sequence: s.Seq}
+	if !s.Time.IsZero() {
+		env.PublishTime = &catalogpb.Time{Sec: int32(s.Time.Unix()), Nanosec: uint32(s.Time.Nanosecond())}
+	}
+	b, err := proto.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func noise(n int) []byte {
+	b := make([]byte, n)
+	x := uint32(2463534242)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	return b
+}
+
+// The head, the payload and the tail of a split envelope are exactly proto.Marshal's bytes,
+// with or without each optional field, at the varint boundaries of every length and value.
+func TestSplitEnvelopeIsProtoMarshal(t *testing.T) {
+	streams := []fleet.Stream{
+		camera,
+		{}, // every string empty, source 0
+		{Component: "ç", Name: string(make([]byte, 200)), Source: fleet.SourceDevice},
+		{Component: "arm", Name: "joints", Source: -1},             // a negative int32: ten bytes
+		{Component: "arm", Name: "joints", Source: 1<<31 - 1},      // the largest int32
+		{Component: "arm", Name: "joints", Source: 1 << 33},        // truncated to int32, as the envelope does
+		{Component: "a", Name: "b", Source: fleet.SourceComponent}, // short strings
+	}
+	times := []time.Time{
+		{},              // no publish time
+		time.Unix(0, 0), // a publish time whose fields are both zero: an empty message
+		time.Unix(5, 7), // one-byte varints
+		time.Unix(1_750_000_000, 123_456_789),
+		time.Unix(-3, 999_999_999), // a negative second
+		time.Unix(1<<31+5, 0),      // beyond int32, truncated as the envelope does
+	}
+	seqs := []uint64{0, 1, 127, 128, 1 << 20, 1<<64 - 1}
+	types := []string{compressedImageType, "", "Platform.Messages.std_msgs.String"}
+	payloads := [][]byte{nil, {}, {0}, noise(127), noise(128), noise(16383), noise(16384), noise(150 << 10), noise(2 << 20)}
+	n := 0
+	for i, stream := range streams {
+		for j, at := range times {
+			for k, seq := range seqs {
+				typ := types[(i+j+k)%len(types)]
+				for _, payload := range payloads {
+					s := fleet.Sample{Type: typ, Payload: payload, Time: at, Seq: seq}
+					f, ok := splitEnvelope(stream, s, payload)
+					if !ok {
+						t.Fatalf("stream %+v sample %v/%d refused", stream, at, seq)
+					}
+					want := marshalled(t, stream, s, payload, streampb.Compression_COMPRESSION_NONE)
+					if got := f.AppendTo(nil); !bytes.Equal(got, want) {
+						t.Fatalf("stream %+v, time %v, seq %d, type %q, %d-byte payload:\n got head %x tail %x\nwant %x...%x",
+							stream, at, seq, typ, len(payload), f.Head, f.Tail, want[:min(len(want), len(f.Head)+8)], want[max(0, len(want)-len(f.Tail)-8):])
+					}
+					if len(payload) > 0 && &f.Body[0] != &payload[0] {
+						t.Fatal("the payload was copied")
+					}
+					if f.Len() != len(want) || !bytes.Equal(f.Bytes(), want) {
+						t.Fatal("Len or Bytes disagree with the frame's parts")
+					}
+					if cap(f.Head) != len(f.Head) || cap(f.Tail) != len(f.Tail) {
+						t.Fatal("an append to the head or tail could write into the other")
+					}
+					n++
+				}
+			}
+		}
+	}
+	t.Logf("%d envelopes compared", n)
+}
+
+// Feed.Frame splits the envelopes it does not gzip, when large enough to pay, and keeps
+// every other frame in one Body; every frame is exactly proto.Marshal's envelope.
+func TestFrameSplitsLargeUncompressedEnvelopes(t *testing.T) {
+	image := func(n int) []byte {
+		b, _ := proto.Marshal(&catalogpb.CompressedImage{Header: &catalogpb.Header{FrameId: "camera"}, Format: "jpeg", Data: noise(n)})
+		return b
+	}
+	depth := fleet.Stream{Component: "depth", Name: "points", Type: pointCloudType, Source: fleet.SourceComponent}
+	text := fleet.Stream{Component: "log", Name: "text", Type: "Platform.Messages.std_msgs.String", Source: fleet.SourceComponent}
+	str := func(b []byte) []byte { p, _ := proto.Marshal(&catalogpb.String{Data: string(b)}); return p }
+	for _, c := range []struct {
+		name   string
+		stream fleet.Stream
+		sample fleet.Sample
+		split  bool
+		gzip   bool
+	}{
+		{"image 150 KiB", camera, fleet.Sample{Type: compressedImageType, Payload: image(150 << 10), Time: time.Unix(1_750_000_000, 5), Seq: 9}, true, false},
+		{"image 2 MiB without time", camera, fleet.Sample{Type: compressedImageType, Payload: image(2 << 20), Seq: 1 << 40}, true, false},
+		{"image just under the split size", camera, fleet.Sample{Type: compressedImageType, Payload: make([]byte, minSplit-1), Time: time.Unix(3, 0), Seq: 2}, false, false},
+		{"image at the split size", camera, fleet.Sample{Type: compressedImageType, Payload: make([]byte, minSplit), Time: time.Unix(3, 0), Seq: 2}, true, false},
+		{"empty image", camera, fleet.Sample{Type: compressedImageType, Time: time.Unix(3, 0), Seq: 3}, false, false},
+		{"incompressible text 64 KiB", text, fleet.Sample{Type: text.Type, Payload: str(noise(64 << 10)), Time: time.Unix(8, 8), Seq: 4}, true, false},
+		{"compressible cloud", depth, fleet.Sample{Type: pointCloudType, Payload: cloud(t, 20_000), Time: time.Unix(8, 8), Seq: 5}, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := NewFeed(c.stream).Frame(c.sample, Variant{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if split := len(f.Head) > 0; split != c.split {
+				t.Fatalf("split %v, want %v", split, c.split)
+			}
+			if c.split && &f.Body[0] != &c.sample.Payload[0] {
+				t.Error("a split frame copied the payload")
+			}
+			env := envelope(t, f)
+			if gz := env.Compression == streampb.Compression_COMPRESSION_GZIP; gz != c.gzip {
+				t.Fatalf("gzip %v, want %v", gz, c.gzip)
+			}
+			if c.gzip {
+				return // compared with its own gzip in TestGzipOnlyWhenItPays
+			}
+			if want := marshalled(t, c.stream, c.sample, c.sample.Payload, streampb.Compression_COMPRESSION_NONE); !bytes.Equal(f.Bytes(), want) {
+				t.Error("the frame differs from proto.Marshal of its envelope")
+			}
+		})
+	}
+}
+
+// A string proto.Marshal refuses (invalid UTF-8) is refused the same way when split.
+func TestSplitEnvelopeInvalidUTF8(t *testing.T) {
+	stream := fleet.Stream{Component: "cam\xff", Name: "image", Source: fleet.SourceComponent}
+	s := fleet.Sample{Type: compressedImageType, Payload: noise(minSplit), Seq: 1}
+	if _, ok := splitEnvelope(stream, s, s.Payload); ok {
+		t.Fatal("invalid UTF-8 split")
+	}
+	if _, err := NewFeed(stream).Frame(s, Variant{}); err == nil {
+		t.Fatal("invalid UTF-8 accepted")
 	}
 }
