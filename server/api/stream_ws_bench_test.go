@@ -527,8 +527,10 @@ func (p *timerProbe) report(b *testing.B) {
 // same process and for the same number of frames.
 //
 // Baseline: an httptest server whose handler accepts with coder/websocket (compression off)
-// and writes pre-built frames, the exact bytes the gateway sends for this stream, as fast as
-// its client reads them (TCP flow control is the only pacing).
+// and writes pre-built frames, the exact bytes of the messages the gateway sends for this
+// stream, each with one conn.Write, as fast as its client reads them (TCP flow control is the
+// only pacing). The gateway sends the same bytes as one message in three fragments, without
+// copying the payload (output.Frame); the client reads both the same way.
 //
 // Candidate: a fleettest robot's camera stream relayed by the W3 output socket. The next
 // sample is emitted as soon as every client has started receiving the previous one (by the
@@ -818,8 +820,8 @@ func relayPathAllocs(b *testing.B) (relay, encode int64) {
 
 // BenchmarkFeedFrame measures output.Feed.Frame: "cached" is what every client but the first
 // pays per frame (a map lookup; zero allocations), "encode" what each sample costs once
-// however many clients watch (the MessageStream envelope around the payload; no gzip for
-// images).
+// however many clients watch (the MessageStream envelope's head and tail around the payload,
+// which is not copied; no gzip for images).
 func BenchmarkFeedFrame(b *testing.B) {
 	for _, size := range []struct {
 		name  string
