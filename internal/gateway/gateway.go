@@ -162,8 +162,9 @@ type RobotSummary struct {
 	Online bool
 }
 
-// Robots lists the robots the caller may see, by name.
-func (g *Gateway) Robots(ctx context.Context, c *Caller) ([]RobotSummary, error) {
+// visibleRobots is every robot of the caller's organization the caller may see (any role),
+// in the store's order: the one place list views apply the role rules.
+func (g *Gateway) visibleRobots(ctx context.Context, c *Caller) ([]Robot, error) {
 	robots, err := g.store.Robots(ctx, c.User.OrgID)
 	if err != nil {
 		return nil, err
@@ -174,11 +175,17 @@ func (g *Gateway) Robots(ctx context.Context, c *Caller) ([]RobotSummary, error)
 			return nil, err
 		}
 	}
+	return slices.DeleteFunc(robots, func(r Robot) bool { return g.role(c, r, roles) == RoleNone }), nil
+}
+
+// Robots lists the robots the caller may see, by name.
+func (g *Gateway) Robots(ctx context.Context, c *Caller) ([]RobotSummary, error) {
+	robots, err := g.visibleRobots(ctx, c)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]RobotSummary, 0, len(robots))
 	for _, r := range robots {
-		if g.role(c, r, roles) == RoleNone {
-			continue
-		}
 		out = append(out, RobotSummary{ID: r.ID, Name: r.Name, Online: g.presence.Online(r.ID)})
 	}
 	slices.SortFunc(out, func(a, b RobotSummary) int {

@@ -119,21 +119,13 @@ func (g *Gateway) VisibleFleets(ctx context.Context, c *Caller) ([]FleetSummary,
 	if err != nil {
 		return nil, err
 	}
-	robots, err := g.store.Robots(ctx, c.User.OrgID)
+	robots, err := g.visibleRobots(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	var roles map[string]Role
-	if !c.User.OrgAdmin {
-		if roles, err = g.store.UserRoles(ctx, c.User.ID); err != nil {
-			return nil, err
-		}
-	}
 	counts := map[string]int{}
 	for _, r := range robots {
-		if g.role(c, r, roles) != RoleNone {
-			counts[r.FleetID]++
-		}
+		counts[r.FleetID]++
 	}
 	out := make([]FleetSummary, 0, len(fleets))
 	for _, f := range fleets {

@@ -17,15 +17,9 @@ type RobotRow struct {
 
 // RobotTable lists the robots the caller may see with their fleet, by name.
 func (g *Gateway) RobotTable(ctx context.Context, c *Caller) ([]RobotRow, error) {
-	robots, err := g.store.Robots(ctx, c.User.OrgID)
+	robots, err := g.visibleRobots(ctx, c)
 	if err != nil {
 		return nil, err
-	}
-	var roles map[string]Role
-	if !c.User.OrgAdmin {
-		if roles, err = g.store.UserRoles(ctx, c.User.ID); err != nil {
-			return nil, err
-		}
 	}
 	fleets, err := g.store.Fleets(ctx, c.User.OrgID)
 	if err != nil {
@@ -37,9 +31,6 @@ func (g *Gateway) RobotTable(ctx context.Context, c *Caller) ([]RobotRow, error)
 	}
 	out := make([]RobotRow, 0, len(robots))
 	for _, r := range robots {
-		if g.role(c, r, roles) == RoleNone {
-			continue
-		}
 		row := RobotRow{Robot: r, FleetName: names[r.FleetID], Online: g.presence.Online(r.ID)}
 		if row.Online {
 			r.LastSeen = g.now().UTC()
