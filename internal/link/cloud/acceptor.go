@@ -134,6 +134,8 @@ func (a *Acceptor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}}}, 5*time.Second)
 	if err != nil {
 		s.close(websocket.StatusInternalError, "")
+	} else {
+		close(s.welcomed)
 	}
 	s.log.Info("agent connected", "remote", clientAddr(r), "agent_version", hello.GetAgentVersion(), "robots", len(hello.GetRobots())-len(refused))
 	s.run()

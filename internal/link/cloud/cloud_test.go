@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -434,6 +435,41 @@ func TestNewerLinkOfAnAgentWins(t *testing.T) {
 	defer cancel()
 	if s, err := w.remote(idOne).Read(ctx, poseKey); err != nil || string(s.Payload) != "pose-bytes" {
 		t.Errorf("read through the new link: %v, %v", s, err)
+	}
+}
+
+// TestRequestWaitsForTheWelcome: the robots are registered just before the welcome goes
+// out, so a caller can reach one in between; its request must follow the welcome on the wire,
+// since an agent takes any other first frame as a broken cloud.
+func TestRequestWaitsForTheWelcome(t *testing.T) {
+	for i := range 30 {
+		w := newWorld(t)
+		asked := make(chan error, 1)
+		go func() {
+			for !w.registry.Online(idOne) {
+				runtime.Gosched()
+			}
+			r, _ := w.registry.Robot(idOne)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_, err := r.Read(ctx, poseKey)
+			asked <- err
+		}()
+		conn, welcome := w.rawAgent("fga_alpha", &linkpb.Hello{ProtocolVersion: link.ProtocolVersion, Robots: []*linkpb.RobotInfo{{Id: idOne, Name: "one"}}})
+		if welcome == nil {
+			t.Fatalf("round %d: the first frame after hello is not the welcome", i)
+		}
+		f, err := link.ReadFrame(conn)
+		for err == nil && f.GetRequest() == nil {
+			f, err = link.ReadFrame(conn) // heartbeats
+		}
+		if err != nil || f.GetRequest().GetRobotId() != idOne {
+			t.Fatalf("round %d: after the welcome: %v, %v; want the read request", i, f, err)
+		}
+		conn.CloseNow()
+		if err := <-asked; !errors.Is(err, fleet.ErrOffline) {
+			t.Fatalf("round %d: the read ended with %v; want offline once the agent went", i, err)
+		}
 	}
 }
 

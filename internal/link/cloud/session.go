@@ -47,6 +47,10 @@ type session struct {
 
 	done      chan struct{} // closed when the session ends
 	closeOnce sync.Once
+	// welcomed is closed once the welcome is on the wire. The robots are registered before
+	// it (the welcome lists the refused ones), so a request may arrive in between; it waits
+	// here, since an agent takes anything but a welcome as the answer to its hello as an error.
+	welcomed chan struct{}
 }
 
 // call is a request waiting for its response.
@@ -70,13 +74,14 @@ func (c *call) finish() error {
 
 func newSession(acc *Acceptor, agent gateway.Agent, conn *websocket.Conn) *session {
 	s := &session{
-		acc:     acc,
-		agent:   agent,
-		conn:    conn,
-		log:     acc.log.With("agent", agent.Name, "agent_id", agent.ID),
-		pending: map[uint64]*call{},
-		robots:  map[string]*RemoteRobot{},
-		done:    make(chan struct{}),
+		acc:      acc,
+		agent:    agent,
+		conn:     conn,
+		log:      acc.log.With("agent", agent.Name, "agent_id", agent.ID),
+		pending:  map[uint64]*call{},
+		robots:   map[string]*RemoteRobot{},
+		done:     make(chan struct{}),
+		welcomed: make(chan struct{}),
 	}
 	s.lastHeard.Store(acc.now().UnixNano())
 	s.sync = newSyncer(s)
@@ -357,6 +362,13 @@ func (s *session) request(ctx context.Context, r *RemoteRobot, req *linkpb.Reque
 		s.mu.Unlock()
 		c.finish()
 	}()
+	select {
+	case <-s.welcomed:
+	case <-s.done:
+		return nil, s.offline(r)
+	case <-ctx.Done():
+		return nil, s.tooSlow(r, start)
+	}
 
 	req.Id, req.RobotId = id, r.info.ID
 	req.DeadlineMs = uint32(max(time.Until(deadline).Milliseconds(), 1))
