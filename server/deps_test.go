@@ -11,6 +11,11 @@ func TestDependencyRules(t *testing.T) {
 	const mod = "github.com/fleetgate/fleetgate/"
 	// An entry ending in "/" forbids every path under it; any other entry forbids that
 	// package exactly (database/sql/driver is only interfaces, which google/uuid implements).
+	// The agent link is a robot source on the cloud (RemoteRobot) and a client on the agent;
+	// it states what it needs from the core (cloud.Core) and the server adapts the core to it.
+	linkForbidden := []string{mod + "internal/gateway", mod + "internal/store", "database/sql", "modernc.org/",
+		mod + "server", mod + "server/", mod + "web", "github.com/labstack/"}
+	const linkWhy = "robot sources implement fleet.Robot and know nothing of the core or HTTP layers"
 	rules := []struct {
 		pkg       string
 		forbidden []string
@@ -22,6 +27,9 @@ func TestDependencyRules(t *testing.T) {
 			"the API reaches data only through internal/gateway, never the store or a robot source"},
 		{"internal/sim", []string{mod + "internal/gateway", mod + "server", mod + "server/", mod + "web", mod + "internal/store"},
 			"robot sources implement fleet.Robot and know nothing of the core or HTTP layers"},
+		{"internal/link", linkForbidden, linkWhy},
+		{"internal/link/cloud", linkForbidden, linkWhy},
+		{"internal/link/agent", linkForbidden, linkWhy},
 		{"internal/fleet", []string{mod + "internal/gateway", mod + "server", mod + "server/", "net/http", "database/sql"},
 			"the robot contract is below the core"},
 		{"internal/msgs", []string{mod + "internal/", mod + "server"}, "catalog helpers depend on the generated catalog only"},

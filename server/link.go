@@ -8,9 +8,12 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/hoststat"
+	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/internal/link/agent"
 	"github.com/fleetgate/fleetgate/internal/link/cloud"
 	"github.com/fleetgate/fleetgate/internal/sim"
@@ -24,7 +27,7 @@ func ResourceDir(dataDir string) string { return filepath.Join(dataDir, "resourc
 func (s *Server) openLink(archive *cloud.Archive) error {
 	switch s.cfg.Mode {
 	case ModeCloud:
-		s.acceptor = cloud.New(cloud.Config{Core: s.gw, Registry: s.registry, Archive: archive, Logger: s.log})
+		s.acceptor = cloud.New(cloud.Config{Core: linkCore{s.gw}, Registry: s.registry, Archive: archive, Logger: s.log})
 	case ModeAgent:
 		if s.cfg.Cloud == "" {
 			return nil
@@ -68,6 +71,39 @@ func (s *Server) runLink(ctx context.Context, wg *sync.WaitGroup) {
 		}()
 	}
 }
+
+// agentLink authenticates an agent's upgrade as every route authenticates its caller (a
+// refusal is a problem document from api.ErrorHandler, with Retry-After when rate-limited)
+// and hands the socket to the acceptor.
+func (s *Server) agentLink(c echo.Context) error {
+	r := c.Request()
+	if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		return gateway.Errorf(gateway.EInvalid, "the agent link is a WebSocket upgrade")
+	}
+	a, err := s.gw.AuthenticateAgent(r.Context(), r.Header.Get(link.KeyHeader), c.RealIP())
+	if err != nil {
+		if gateway.ErrorCode(err) == gateway.EUnauthorized {
+			s.log.Warn("agent link refused: bad agent key", "remote", c.RealIP())
+		}
+		return err
+	}
+	s.acceptor.Serve(c.Response(), r, cloud.Agent{ID: a.ID, Name: a.Name, FleetID: a.FleetID})
+	return nil
+}
+
+// linkCore is the gateway core as the agent link sees it (cloud.Core): the core's refusal of
+// a connected agent becomes cloud.ErrRevoked.
+type linkCore struct{ *gateway.Gateway }
+
+func (c linkCore) AgentActive(ctx context.Context, agentID string) error {
+	err := c.Gateway.AgentActive(ctx, agentID)
+	if code := gateway.ErrorCode(err); code == gateway.EUnauthorized || code == gateway.ENotFound {
+		return fmt.Errorf("%w: %s", cloud.ErrRevoked, gateway.ErrorMessage(err))
+	}
+	return err
+}
+
+var _ gateway.ResourceArchive = (*cloud.Archive)(nil)
 
 // LinkAcceptor is the cloud's end of the agent link (nil on an agent).
 func (s *Server) LinkAcceptor() *cloud.Acceptor { return s.acceptor }

@@ -95,8 +95,14 @@ var _ gateway.Presence = (*fleet.Registry)(nil)
 // the registry (the core needs the registry as its Presence).
 type tracker struct{ s *Server }
 
+// RobotOnline says the core's refusals (a robot of another organization, a fleet that is
+// gone) as fleet.ErrRefused, whose words the agent link passes to the agent.
 func (t tracker) RobotOnline(ctx context.Context, info fleet.Info, home fleet.Home, at time.Time) error {
-	return t.s.gw.RobotOnline(ctx, info, home, at)
+	err := t.s.gw.RobotOnline(ctx, info, home, at)
+	if code := gateway.ErrorCode(err); code == gateway.EConflict || code == gateway.ENotFound {
+		return fleet.Errorf(fleet.ErrRefused, "%s", gateway.ErrorMessage(err))
+	}
+	return err
 }
 
 func (t tracker) RobotSeen(ctx context.Context, id string, at time.Time) error {

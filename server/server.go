@@ -240,7 +240,7 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 	api.Register(e, s.gw, apiOpts)
 	s.mountPanel(e, apiOpts)
 	if s.acceptor != nil {
-		e.GET(link.Path, echo.WrapHandler(s.acceptor))
+		e.GET(link.Path, s.agentLink)
 	}
 	e.GET(gateway.FilesPrefix+":resourceId", api.Files(s.gw))
 	e.HEAD(gateway.FilesPrefix+":resourceId", api.Files(s.gw))

@@ -44,9 +44,18 @@ func (g *Gateway) SaveArchivedResource(ctx context.Context, robotID string, res 
 	return g.store.SaveResource(ctx, rec)
 }
 
-// ArchivedResources lists the archived resources of robot robotID, newest first.
-func (g *Gateway) ArchivedResources(ctx context.Context, robotID string) ([]ResourceRecord, error) {
-	return g.store.SyncedResources(ctx, robotID)
+// ArchivedResources lists the resources of robot robotID whose whole copy the archive holds,
+// newest first.
+func (g *Gateway) ArchivedResources(ctx context.Context, robotID string) ([]fleet.Resource, error) {
+	recs, err := g.store.SyncedResources(ctx, robotID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fleet.Resource, len(recs))
+	for i, r := range recs {
+		out[i] = r.resource()
+	}
+	return out, nil
 }
 
 func (r ResourceRecord) resource() fleet.Resource {
@@ -62,13 +71,9 @@ func (g *Gateway) listResources(ctx context.Context, c *Caller, robotID string, 
 		return Robot{}, nil, false, err
 	}
 	if g.archive != nil && r.AgentID != "" {
-		recs, err := g.store.SyncedResources(ctx, r.ID)
+		list, err := g.ArchivedResources(ctx, r.ID)
 		if err != nil {
 			return Robot{}, nil, false, err
-		}
-		list := make([]fleet.Resource, len(recs))
-		for i, rec := range recs {
-			list[i] = rec.resource()
 		}
 		return r, list, true, nil
 	}

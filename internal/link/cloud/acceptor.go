@@ -6,14 +6,11 @@ package cloud
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,17 +18,27 @@ import (
 
 	"github.com/fleetgate/fleetgate/internal/blob"
 	"github.com/fleetgate/fleetgate/internal/fleet"
-	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
 
-// Core is what the link needs from the gateway core (*gateway.Gateway).
+// Agent is an authenticated agent: who holds a link, and the fleet its robots join.
+type Agent struct {
+	ID, Name, FleetID string
+}
+
+// ErrRevoked is what Core.AgentActive wraps when an agent may no longer stay connected (its
+// key was revoked or the agent removed).
+var ErrRevoked = errors.New("agent key revoked")
+
+// Core is what the link needs from the gateway core (an adapter in server; the link knows
+// nothing of the core's types).
 type Core interface {
-	AuthenticateAgent(ctx context.Context, key, clientAddr string) (gateway.Agent, error)
-	// AgentActive is nil while the agent may stay connected.
+	// AgentActive is nil while the agent may stay connected, an error wrapping ErrRevoked
+	// when it must go, and any other error when that could not be checked.
 	AgentActive(ctx context.Context, agentID string) error
-	ArchivedResources(ctx context.Context, robotID string) ([]gateway.ResourceRecord, error)
+	// ArchivedResources lists the resources of robotID whose whole copy the archive holds.
+	ArchivedResources(ctx context.Context, robotID string) ([]fleet.Resource, error)
 	SaveArchivedResource(ctx context.Context, robotID string, res fleet.Resource, sha256hex string) error
 }
 
@@ -53,7 +60,8 @@ type Config struct {
 // helloTimeout bounds the wait for an agent's first frame.
 const helloTimeout = 10 * time.Second
 
-// Acceptor accepts agent links. Mount it at link.Path and run Run for its lifetime.
+// Acceptor serves agent links. The HTTP layer authenticates an agent's upgrade at link.Path
+// and hands it to Serve; Run runs for the acceptor's lifetime.
 type Acceptor struct {
 	cfg       Config
 	log       *slog.Logger
@@ -85,21 +93,9 @@ func New(cfg Config) *Acceptor {
 	return a
 }
 
-// ServeHTTP authenticates an agent and serves its link until it ends.
-func (a *Acceptor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !isUpgrade(r) {
-		problem(w, gateway.Errorf(gateway.EInvalid, "the agent link is a WebSocket upgrade"))
-		return
-	}
-	key := r.Header.Get(link.KeyHeader)
-	agent, err := a.cfg.Core.AuthenticateAgent(r.Context(), key, clientAddr(r))
-	if err != nil {
-		if gateway.ErrorCode(err) == gateway.EUnauthorized {
-			a.log.Warn("agent link refused: bad agent key", "remote", clientAddr(r))
-		}
-		problem(w, err)
-		return
-	}
+// Serve upgrades r, the request of an authenticated agent, to its link and serves it until
+// it ends.
+func (a *Acceptor) Serve(w http.ResponseWriter, r *http.Request, agent Agent) {
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
 	if err != nil {
 		a.log.Warn("agent link upgrade failed", "agent", agent.Name, "err", err)
@@ -214,9 +210,9 @@ func (a *Acceptor) Run(ctx context.Context) {
 			cctx, cancel := context.WithTimeout(ctx, time.Second)
 			err := a.cfg.Core.AgentActive(cctx, s.agent.ID)
 			cancel()
-			switch gateway.ErrorCode(err) {
-			case "":
-			case gateway.EUnauthorized, gateway.ENotFound:
+			switch {
+			case err == nil:
+			case errors.Is(err, ErrRevoked):
 				s.log.Warn("agent key revoked: closing its link")
 				s.refuse(link.CloseRevoked, "agent key revoked")
 			default:
@@ -240,18 +236,6 @@ func (a *Acceptor) Shutdown() {
 	a.wg.Wait()
 }
 
-func (a *Acceptor) archivedResources(ctx context.Context, robotID string) ([]fleet.Resource, error) {
-	recs, err := a.cfg.Core.ArchivedResources(ctx, robotID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]fleet.Resource, len(recs))
-	for i, r := range recs {
-		out[i] = fleet.Resource{ID: r.ID, Name: r.Name, MIMEType: r.MIMEType, FileType: r.FileType, Size: r.Size, CreatedAt: r.CreatedAt}
-	}
-	return out, nil
-}
-
 // readHello reads the agent's first frame within helloTimeout.
 func readHello(conn *websocket.Conn) (*linkpb.Hello, error) {
 	timer := time.AfterFunc(helloTimeout, func() { conn.CloseNow() })
@@ -267,38 +251,12 @@ func readHello(conn *websocket.Conn) (*linkpb.Hello, error) {
 	return h, nil
 }
 
-func isUpgrade(r *http.Request) bool {
-	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
-}
-
 func clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
 	}
 	return host
-}
-
-// problem answers a refused upgrade with the API's problem document.
-func problem(w http.ResponseWriter, err error) {
-	status := map[string]int{
-		gateway.EInvalid:      http.StatusBadRequest,
-		gateway.EUnauthorized: http.StatusUnauthorized,
-		gateway.ERateLimited:  http.StatusTooManyRequests,
-		gateway.EUnavailable:  http.StatusServiceUnavailable,
-	}[gateway.ErrorCode(err)]
-	code, detail := gateway.ErrorCode(err), gateway.ErrorMessage(err)
-	if status == 0 {
-		status, code, detail = http.StatusInternalServerError, gateway.EInternal, "internal error"
-	}
-	if wait := gateway.RetryAfter(err); wait > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{
-		"type": "about:blank", "title": http.StatusText(status), "status": status, "detail": detail, "code": code,
-	})
 }
 
 // Archive is the cloud's store of resource files (a blob.Dir) as the gateway core and the
@@ -310,7 +268,7 @@ type Archive struct {
 // NewArchive wraps dir.
 func NewArchive(dir *blob.Dir) *Archive { return &Archive{dir: dir} }
 
-// Open opens the whole copy of resource id. It implements gateway.ResourceArchive.
+// Open opens the whole copy of resource id. (It implements gateway.ResourceArchive.)
 func (a *Archive) Open(id string) (fleet.ResourceFile, error) {
 	f, err := a.dir.Open(id)
 	if err != nil {
@@ -323,5 +281,3 @@ func (a *Archive) Open(id string) (fleet.ResourceFile, error) {
 func (a *Archive) StartUpload(id, version string) (*blob.Upload, error) {
 	return a.dir.StartUpload(id, version)
 }
-
-var _ gateway.ResourceArchive = (*Archive)(nil)

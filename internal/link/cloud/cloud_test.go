@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -25,59 +26,57 @@ import (
 	"github.com/fleetgate/fleetgate/internal/blob"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
-	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/internal/link/agent"
 	"github.com/fleetgate/fleetgate/internal/link/cloud"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
 
-// fakeCore stands in for the gateway core: agents by key, revocations, archived records.
+// fakeCore stands in for the gateway core: revocations and archived records.
 type fakeCore struct {
 	mu       sync.Mutex
-	agents   map[string]gateway.Agent // by key
-	revoked  map[string]bool          // by agent id
-	limited  bool                     // every authentication is rate-limited
-	archived map[string][]gateway.ResourceRecord
+	revoked  map[string]bool             // by agent id
+	archived map[string][]archivedRecord // by robot id
 }
 
-func (c *fakeCore) AuthenticateAgent(_ context.Context, key, _ string) (gateway.Agent, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.limited {
-		return gateway.Agent{}, &gateway.Error{Code: gateway.ERateLimited, Message: "too many failed agent keys", RetryAfter: 42 * time.Second}
-	}
-	a, ok := c.agents[key]
-	if !ok || c.revoked[a.ID] {
-		return gateway.Agent{}, gateway.Errorf(gateway.EUnauthorized, "invalid agent key")
-	}
-	return a, nil
+type archivedRecord struct {
+	fleet.Resource
+	sha256 string
 }
 
 func (c *fakeCore) AgentActive(_ context.Context, id string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.revoked[id] {
-		return gateway.Errorf(gateway.EUnauthorized, "agent key revoked")
+		return fmt.Errorf("%w: by the test", cloud.ErrRevoked)
 	}
 	return nil
 }
 
-func (c *fakeCore) ArchivedResources(_ context.Context, robotID string) ([]gateway.ResourceRecord, error) {
+func (c *fakeCore) ArchivedResources(_ context.Context, robotID string) ([]fleet.Resource, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return slices.Clone(c.archived[robotID]), nil
+	var out []fleet.Resource
+	for _, r := range c.archived[robotID] {
+		out = append(out, r.Resource)
+	}
+	return out, nil
 }
 
 func (c *fakeCore) SaveArchivedResource(_ context.Context, robotID string, res fleet.Resource, sha string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	list := slices.DeleteFunc(c.archived[robotID], func(r gateway.ResourceRecord) bool { return r.ID == res.ID })
-	c.archived[robotID] = append(list, gateway.ResourceRecord{
-		ID: res.ID, RobotID: robotID, Name: res.Name, Size: res.Size, SHA256: sha, Path: gateway.ArchivedPath,
-		CreatedAt: res.CreatedAt.UTC().Truncate(time.Millisecond),
-	})
+	list := slices.DeleteFunc(c.archived[robotID], func(r archivedRecord) bool { return r.ID == res.ID })
+	res.CreatedAt = res.CreatedAt.UTC().Truncate(time.Millisecond) // as the store keeps it
+	c.archived[robotID] = append(list, archivedRecord{res, sha})
 	return nil
+}
+
+// records returns what the core holds for robotID.
+func (c *fakeCore) records(robotID string) []archivedRecord {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.archived[robotID])
 }
 
 func (c *fakeCore) revoke(id string) {
@@ -90,6 +89,7 @@ func (c *fakeCore) revoke(id string) {
 type world struct {
 	t        *testing.T
 	core     *fakeCore
+	tracker  *refusingTracker
 	registry *fleet.Registry
 	acc      *cloud.Acceptor
 	srv      *httptest.Server
@@ -117,7 +117,22 @@ func (b *syncBuffer) String() string {
 
 const heartbeat = 200 * time.Millisecond
 
-var keys = map[string]gateway.Agent{
+// refusingTracker is the core's presence records: it keeps out the robots a test names.
+type refusingTracker struct {
+	mu     sync.Mutex
+	refuse map[string]error // by robot id
+}
+
+func (t *refusingTracker) RobotOnline(_ context.Context, info fleet.Info, _ fleet.Home, _ time.Time) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.refuse[info.ID]
+}
+
+func (t *refusingTracker) RobotSeen(context.Context, string, time.Time) error { return nil }
+
+// keys are the agents the test's HTTP layer admits, by key.
+var keys = map[string]cloud.Agent{
 	"fga_alpha": {ID: "agent-alpha", Name: "alpha", FleetID: "fleet-1"},
 	"fga_beta":  {ID: "agent-beta", Name: "beta", FleetID: "fleet-1"},
 }
@@ -131,11 +146,12 @@ func newWorld(t *testing.T) *world {
 	}
 	w := &world{
 		t:    t,
-		core: &fakeCore{agents: keys, revoked: map[string]bool{}, archived: map[string][]gateway.ResourceRecord{}},
+		core: &fakeCore{revoked: map[string]bool{}, archived: map[string][]archivedRecord{}},
 		dir:  dir, root: root, logs: &syncBuffer{},
 	}
 	log := slog.New(slog.NewTextHandler(w.logs, nil))
-	w.registry = fleet.NewRegistry(nil, log, nil)
+	w.tracker = &refusingTracker{refuse: map[string]error{}}
+	w.registry = fleet.NewRegistry(w.tracker, log, nil)
 	w.acc = cloud.New(cloud.Config{
 		Core: w.core, Registry: w.registry, Archive: cloud.NewArchive(dir), Logger: log,
 		Heartbeat: heartbeat, RecheckEvery: 50 * time.Millisecond,
@@ -143,7 +159,19 @@ func newWorld(t *testing.T) *world {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { w.acc.Run(ctx); close(done) }()
-	w.srv = httptest.NewServer(w.acc)
+	// The server's HTTP layer authenticates agents (its tests cover the refusals); this one
+	// admits the keys above.
+	w.srv = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		a, ok := keys[r.Header.Get(link.KeyHeader)]
+		w.core.mu.Lock()
+		revoked := w.core.revoked[a.ID]
+		w.core.mu.Unlock()
+		if !ok || revoked {
+			http.Error(rw, "invalid agent key", http.StatusUnauthorized)
+			return
+		}
+		w.acc.Serve(rw, r, a)
+	}))
 	t.Cleanup(func() {
 		cancel()
 		<-done
@@ -164,7 +192,7 @@ func (w *world) startAgentWith(key string, robots ...fleet.Robot) (stop func(), 
 	w.t.Helper()
 	reg := fleet.NewRegistry(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	for _, r := range robots {
-		reg.Add(context.Background(), r, gateway.LocalFleetID)
+		reg.Add(context.Background(), r, "local-fleet")
 	}
 	a, err := agent.New(agent.Config{
 		CloudURL: w.srv.URL, Key: key, Version: "test", Robots: reg,
@@ -329,55 +357,6 @@ func TestSlowRobotAnswersWithinTheDeadline(t *testing.T) {
 	}
 	if took > time.Second {
 		t.Errorf("slow read took %s with a 300ms deadline", took)
-	}
-}
-
-// TestUpgradeRefusals: the link answers before the upgrade, as the API does.
-func TestUpgradeRefusals(t *testing.T) {
-	w := newWorld(t)
-	url := w.srv.URL + link.Path
-	for _, c := range []struct {
-		name    string
-		key     string
-		upgrade bool
-		limited bool
-		status  int
-	}{
-		{"not an upgrade", "fga_alpha", false, false, http.StatusBadRequest},
-		{"no key", "", true, false, http.StatusUnauthorized},
-		{"wrong key", "fga_wrong", true, false, http.StatusUnauthorized},
-		{"rate limited", "fga_alpha", true, true, http.StatusTooManyRequests},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			w.core.mu.Lock()
-			w.core.limited = c.limited
-			w.core.mu.Unlock()
-			req, _ := http.NewRequest(http.MethodGet, url, nil)
-			if c.key != "" {
-				req.Header.Set(link.KeyHeader, c.key)
-			}
-			if c.upgrade {
-				req.Header.Set("Connection", "Upgrade")
-				req.Header.Set("Upgrade", "websocket")
-				req.Header.Set("Sec-WebSocket-Version", "13")
-				req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != c.status || resp.Header.Get("Content-Type") != "application/problem+json" {
-				t.Errorf("status %d (%s), want %d problem+json; body %s", resp.StatusCode, resp.Header.Get("Content-Type"), c.status, body)
-			}
-			if c.limited && resp.Header.Get("Retry-After") != "42" {
-				t.Errorf("Retry-After %q, want 42", resp.Header.Get("Retry-After"))
-			}
-		})
-	}
-	if strings.Contains(w.logs.String(), "fga_wrong") {
-		t.Error("a key reached the log")
 	}
 }
 
@@ -604,8 +583,7 @@ func TestResourcesAreCopiedWholeAndServedOffline(t *testing.T) {
 	}
 	stop()
 	w.waitOnline(idOne, false, 2*time.Second)
-	recs, _ := w.core.ArchivedResources(context.Background(), idOne)
-	for _, rec := range recs {
+	for _, rec := range w.core.records(idOne) {
 		f, err := w.dir.Open(rec.ID)
 		if err != nil {
 			t.Fatalf("archived %s: %v", rec.ID, err)
@@ -613,8 +591,8 @@ func TestResourcesAreCopiedWholeAndServedOffline(t *testing.T) {
 		got, _ := io.ReadAll(f)
 		f.Close()
 		sum := sha256.Sum256(files[rec.ID])
-		if !bytes.Equal(got, files[rec.ID]) || rec.SHA256 != hex.EncodeToString(sum[:]) || rec.Size != int64(len(got)) {
-			t.Errorf("archived %s: %d bytes, sha %s; want the robot's %d bytes", rec.ID, len(got), rec.SHA256, len(files[rec.ID]))
+		if !bytes.Equal(got, files[rec.ID]) || rec.sha256 != hex.EncodeToString(sum[:]) || rec.Size != int64(len(got)) {
+			t.Errorf("archived %s: %d bytes, sha %s; want the robot's %d bytes", rec.ID, len(got), rec.sha256, len(files[rec.ID]))
 		}
 	}
 }
@@ -729,6 +707,31 @@ func TestAnnouncedRobotsAreChecked(t *testing.T) {
 	}
 }
 
+// TestCoreRefusalsReachTheAgent: a robot the core keeps out on purpose is refused with the
+// core's words; one it fails to record is refused without them (they may name internals).
+func TestCoreRefusalsReachTheAgent(t *testing.T) {
+	w := newWorld(t)
+	w.tracker.refuse[idTwo] = fleet.Errorf(fleet.ErrRefused, "robot %s belongs to another organization", idTwo)
+	w.tracker.refuse[idThree] = errors.New("database is locked")
+	_, welcome := w.rawAgent("fga_alpha", &linkpb.Hello{ProtocolVersion: link.ProtocolVersion, Robots: []*linkpb.RobotInfo{
+		{Id: idOne, Name: "one"}, {Id: idTwo, Name: "two"}, {Id: idThree, Name: "three"},
+	}})
+	reasons := map[string]string{}
+	for _, r := range welcome.GetRefused() {
+		reasons[r.GetId()] = r.GetReason()
+	}
+	want := map[string]string{
+		idTwo:   "robot " + idTwo + " belongs to another organization",
+		idThree: "the cloud could not register it",
+	}
+	if !reflect.DeepEqual(reasons, want) {
+		t.Errorf("refused %q\nwant %q", reasons, want)
+	}
+	if !w.registry.Online(idOne) || w.registry.Online(idTwo) || w.registry.Online(idThree) {
+		t.Errorf("online: one %v two %v three %v", w.registry.Online(idOne), w.registry.Online(idTwo), w.registry.Online(idThree))
+	}
+}
+
 // TestRobotsJoiningAndLeavingAnAgent: robots that come and go on the agent come and go on
 // the cloud while the link stays up.
 func TestRobotsJoiningAndLeavingAnAgent(t *testing.T) {
@@ -737,7 +740,7 @@ func TestRobotsJoiningAndLeavingAnAgent(t *testing.T) {
 	_, local := w.startAgentWith("fga_alpha", one)
 	w.waitOnline(idOne, true, 5*time.Second)
 	two := scriptedRobot(idTwo, "two")
-	local.Add(context.Background(), two, gateway.LocalFleetID)
+	local.Add(context.Background(), two, "local-fleet")
 	w.waitOnline(idTwo, true, 2*time.Second)
 	local.Remove(one)
 	w.waitOnline(idOne, false, 2*time.Second)

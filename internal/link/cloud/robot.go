@@ -147,7 +147,7 @@ func (r *RemoteRobot) setKPIs(list []fleet.KPI, at time.Time) {
 
 // Resources lists the files the cloud holds whole copies of: never one still uploading.
 func (r *RemoteRobot) Resources(ctx context.Context) ([]fleet.Resource, error) {
-	return r.s.acc.archivedResources(ctx, r.info.ID)
+	return r.s.acc.cfg.Core.ArchivedResources(ctx, r.info.ID)
 }
 
 func (r *RemoteRobot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleet.Resource, error) {

@@ -13,7 +13,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
-	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
@@ -32,7 +31,7 @@ const (
 // robots it hosts. It ends when the socket does; its robots go offline with it.
 type session struct {
 	acc   *Acceptor
-	agent gateway.Agent
+	agent Agent
 	conn  *websocket.Conn
 	log   *slog.Logger
 	sync  *syncer
@@ -72,7 +71,7 @@ func (c *call) finish() error {
 	return c.chunkErr
 }
 
-func newSession(acc *Acceptor, agent gateway.Agent, conn *websocket.Conn) *session {
+func newSession(acc *Acceptor, agent Agent, conn *websocket.Conn) *session {
 	s := &session{
 		acc:      acc,
 		agent:    agent,
@@ -88,15 +87,29 @@ func newSession(acc *Acceptor, agent gateway.Agent, conn *websocket.Conn) *sessi
 	return s
 }
 
-// close ends the session with a close code and reason for the agent; the first call wins.
-// It does not wait for the agent's answer: the reader ends when the socket does.
+// close ends the session with a close code and reason for the agent; the first call to close
+// or drop wins. It does not wait for the agent's answer: the reader ends when the socket does.
 func (s *session) close(code websocket.StatusCode, reason string) {
+	s.end(code, reason, true)
+}
+
+// drop ends the session without the close handshake, for an agent that cannot answer one:
+// a handshake started first would hold the socket (and the robots) for its 5 s timeout.
+func (s *session) drop(reason string) {
+	s.end(websocket.StatusGoingAway, reason, false)
+}
+
+func (s *session) end(code websocket.StatusCode, reason string, handshake bool) {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
 		s.ended = true
 		s.mu.Unlock()
 		close(s.done)
 		s.log.Info("agent link closing", "code", int(code), "reason", reason)
+		if !handshake {
+			s.conn.CloseNow()
+			return
+		}
 		go func() {
 			// Close waits up to 5 s for the agent's close frame; an agent that went silent
 			// never sends one, and CloseNow after that releases the socket.
@@ -258,8 +271,8 @@ func (s *session) setRobots(infos []*linkpb.RobotInfo) []*linkpb.RobotRefused {
 		cancel()
 		if err != nil {
 			reason := "the cloud could not register it"
-			if code := gateway.ErrorCode(err); code == gateway.EConflict || code == gateway.ENotFound {
-				reason = gateway.ErrorMessage(err)
+			if errors.Is(err, fleet.ErrRefused) {
+				reason = err.Error()
 			}
 			s.log.Warn("robot refused", "robot", id, "err", err)
 			refused = append(refused, &linkpb.RobotRefused{Id: id, Reason: reason})
@@ -314,8 +327,7 @@ func (s *session) keepAlive() {
 		now := s.acc.now()
 		if quiet := now.Sub(time.Unix(0, s.lastHeard.Load())); quiet > silence {
 			s.log.Warn("agent link silent, closing", "silent_for", quiet.Round(time.Millisecond))
-			s.close(websocket.StatusGoingAway, "no heartbeat")
-			s.conn.CloseNow() // the agent cannot answer a close handshake it does not hear
+			s.drop("no heartbeat")
 			return
 		}
 		if !now.Before(nextBeat) {

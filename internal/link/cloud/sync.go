@@ -53,8 +53,8 @@ func (y *syncer) listed(robotID string, list []fleet.Resource, wire []*linkpb.Re
 		return
 	}
 	held := map[string]fleet.Resource{}
-	for _, rec := range have {
-		held[rec.ID] = fleet.Resource{ID: rec.ID, Size: rec.Size, CreatedAt: rec.CreatedAt}
+	for _, res := range have {
+		held[res.ID] = res
 	}
 	y.mu.Lock()
 	defer y.mu.Unlock()
