@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 var (
@@ -230,4 +231,90 @@ func (d *Dir) unlockUpload(id string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.uploads, id)
+}
+
+// PruneLeftovers removes what no one will finish: the partial uploads not written to since
+// cutoff and not open now (of a resource its agent deleted, or of a version it replaced, which
+// StartUpload discards only when the same id comes again), and the temporary files of writes
+// cut off by a crash. It returns how many files it removed; committed files are never touched.
+func (d *Dir) PruneLeftovers(cutoff time.Time) (int, error) {
+	removed := 0
+	// Temporary files of Put, in the root, are named ".<id>.tmp-*".
+	n, err := removeOld(d.root, cutoff, func(name string) bool { return strings.Contains(name, ".tmp-") })
+	removed += n
+	if err != nil {
+		return removed, err
+	}
+	dir := filepath.Join(d.root, partialDir)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return removed, nil
+	}
+	if err != nil {
+		return removed, fmt.Errorf("blob: %w", err)
+	}
+	// A partial upload is its data, its version and their temporary files: all named after
+	// the id, all go together, and only when none of them is newer than cutoff.
+	files := map[string][]string{}
+	newest := map[string]time.Time{}
+	for _, e := range entries {
+		id := leftoverID(e.Name())
+		info, err := e.Info()
+		if id == "" || err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		files[id] = append(files[id], filepath.Join(dir, e.Name()))
+		if info.ModTime().After(newest[id]) {
+			newest[id] = info.ModTime()
+		}
+	}
+	for id, paths := range files {
+		if !newest[id].Before(cutoff) || !d.lockUpload(id) {
+			continue // recent, or open now
+		}
+		for _, p := range paths {
+			if err := os.Remove(p); err == nil {
+				removed++
+			} else if !errors.Is(err, os.ErrNotExist) {
+				d.unlockUpload(id)
+				return removed, fmt.Errorf("blob: %w", err)
+			}
+		}
+		d.unlockUpload(id)
+	}
+	return removed, nil
+}
+
+// removeOld removes the regular files in dir that match and were not modified since cutoff.
+func removeOld(dir string, cutoff time.Time, match func(name string) bool) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, fmt.Errorf("blob: %w", err)
+	}
+	removed := 0
+	for _, e := range entries {
+		if !match(e.Name()) || leftoverID(e.Name()) == "" {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() || !info.ModTime().Before(cutoff) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err == nil {
+			removed++
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return removed, fmt.Errorf("blob: %w", err)
+		}
+	}
+	return removed, nil
+}
+
+// leftoverID is the resource id a file of an upload or a write is named after ("<id>",
+// "<id>.version", ".<id>.tmp-…", ".<id>.version.tmp-…"), lower case; "" for any other name.
+func leftoverID(name string) string {
+	name = strings.TrimPrefix(name, ".")
+	if len(name) < 36 || !isUUID(name[:36]) {
+		return ""
+	}
+	return strings.ToLower(name[:36])
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 const id2 = "6f1e2b3c-4d5e-4f3f-9d43-0b5e7c1e54a8"
@@ -474,5 +475,76 @@ func TestHas(t *testing.T) {
 	}
 	if d.Has(id2) {
 		t.Error("Has of a directory = true")
+	}
+}
+
+// TestPruneLeftovers: partial uploads and crashed writes untouched since the cutoff go;
+// recent ones, an open upload however old, committed files and foreign files stay.
+func TestPruneLeftovers(t *testing.T) {
+	d, _ := mustOpenDir(t)
+	const (
+		stale  = "0a1e2b3c-4d5e-4f3f-9d43-0b5e7c1e54a8"
+		open   = "0b1e2b3c-4d5e-4f3f-9d43-0b5e7c1e54a8"
+		recent = "0c1e2b3c-4d5e-4f3f-9d43-0b5e7c1e54a8"
+		done   = "0d1e2b3c-4d5e-4f3f-9d43-0b5e7c1e54a8"
+	)
+	for _, id := range []string{stale, open, recent} {
+		u := mustStart(t, d, id, "v1")
+		write(t, u, "part")
+		if id != open {
+			u.Close()
+		} else {
+			defer u.Close()
+		}
+	}
+	u := mustStart(t, d, done, "v1")
+	write(t, u, "whole")
+	if err := u.Commit(5, sum("whole")); err != nil {
+		t.Fatal(err)
+	}
+	partial := filepath.Join(d.root, partialDir)
+	crashed := filepath.Join(d.root, "."+done+".tmp-123")
+	foreign := filepath.Join(partial, "notes.txt")
+	for _, p := range []string{crashed, foreign, filepath.Join(partial, "."+stale+".version.tmp-9")} {
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	old := now.Add(-8 * 24 * time.Hour)
+	entries, _ := os.ReadDir(partial)
+	for _, e := range entries {
+		if !strings.HasPrefix(strings.TrimPrefix(e.Name(), "."), recent) {
+			os.Chtimes(filepath.Join(partial, e.Name()), old, old)
+		}
+	}
+	os.Chtimes(crashed, old, old)
+	os.Chtimes(filepath.Join(d.root, done), old, old)
+
+	n, err := d.PruneLeftovers(now.Add(-7 * 24 * time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 4 { // the stale upload's data, version and version temp file; the crashed write
+		t.Errorf("removed %d files, want 4", n)
+	}
+	gone := []string{filepath.Join(partial, stale), filepath.Join(partial, stale+".version"), crashed}
+	kept := []string{filepath.Join(partial, open), filepath.Join(partial, recent), filepath.Join(partial, recent+".version"),
+		filepath.Join(d.root, done), foreign}
+	for _, p := range gone {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is still there", p)
+		}
+	}
+	for _, p := range kept {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s: %v, want it kept", p, err)
+		}
+	}
+	// The pruned id uploads afresh.
+	u = mustStart(t, d, stale, "v1")
+	defer u.Close()
+	if u.Offset() != 0 {
+		t.Errorf("upload after pruning resumes at %d, want 0", u.Offset())
 	}
 }

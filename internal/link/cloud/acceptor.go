@@ -54,7 +54,12 @@ type Config struct {
 	// RecheckEvery is how often each connected agent's key is checked for revocation
 	// (default 1 s).
 	RecheckEvery time.Duration
-	Now          func() time.Time
+	// KeepPartial is how long an interrupted upload waits for its agent to resume it before
+	// Run removes it (default 7 days: a robot network may be down over a long weekend).
+	KeepPartial time.Duration
+	// PruneEvery is how often Run looks for such uploads (default 1 h, and once at start).
+	PruneEvery time.Duration
+	Now        func() time.Time
 }
 
 // helloTimeout bounds the wait for an agent's first frame.
@@ -89,6 +94,12 @@ func New(cfg Config) *Acceptor {
 	}
 	if a.cfg.RecheckEvery <= 0 {
 		a.cfg.RecheckEvery = time.Second
+	}
+	if a.cfg.KeepPartial <= 0 {
+		a.cfg.KeepPartial = 7 * 24 * time.Hour
+	}
+	if a.cfg.PruneEvery <= 0 {
+		a.cfg.PruneEvery = time.Hour
 	}
 	return a
 }
@@ -194,16 +205,23 @@ func (a *Acceptor) Revoke(agentID string) {
 }
 
 // Run checks every RecheckEvery that each connected agent may stay (a key revoked by the
-// CLI, from another process, closes its link within that period) until ctx ends; then it
-// closes every link and waits for their sessions to end.
+// CLI, from another process, closes its link within that period) and every PruneEvery
+// removes the archive's abandoned uploads, until ctx ends; then it closes every link and
+// waits for their sessions to end.
 func (a *Acceptor) Run(ctx context.Context) {
 	tick := time.NewTicker(a.cfg.RecheckEvery)
 	defer tick.Stop()
+	prune := time.NewTicker(a.cfg.PruneEvery)
+	defer prune.Stop()
+	a.pruneArchive()
 	for {
 		select {
 		case <-ctx.Done():
 			a.Shutdown()
 			return
+		case <-prune.C:
+			a.pruneArchive()
+			continue
 		case <-tick.C:
 		}
 		for _, s := range a.snapshot() {
@@ -221,6 +239,20 @@ func (a *Acceptor) Run(ctx context.Context) {
 				}
 			}
 		}
+	}
+}
+
+// pruneArchive removes the uploads no agent resumed within KeepPartial.
+func (a *Acceptor) pruneArchive() {
+	if a.cfg.Archive == nil {
+		return
+	}
+	n, err := a.cfg.Archive.dir.PruneLeftovers(a.now().Add(-a.cfg.KeepPartial))
+	if err != nil {
+		a.log.Warn("removing abandoned uploads", "err", err)
+	}
+	if n > 0 {
+		a.log.Info("removed abandoned uploads", "files", n, "untouched_for", a.cfg.KeepPartial)
 	}
 }
 

@@ -154,7 +154,7 @@ func newWorld(t *testing.T) *world {
 	w.registry = fleet.NewRegistry(w.tracker, log, nil)
 	w.acc = cloud.New(cloud.Config{
 		Core: w.core, Registry: w.registry, Archive: cloud.NewArchive(dir), Logger: log,
-		Heartbeat: heartbeat, RecheckEvery: 50 * time.Millisecond,
+		Heartbeat: heartbeat, RecheckEvery: 50 * time.Millisecond, PruneEvery: 50 * time.Millisecond,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -679,6 +679,46 @@ func TestUploadResumesAfterADrop(t *testing.T) {
 	}
 	if !strings.Contains(w.logs.String(), "resuming resource upload") {
 		t.Errorf("the second upload started over instead of resuming\nlogs:\n%s", w.logs.String())
+	}
+}
+
+// TestAbandonedUploadsAreRemoved: an upload no agent has resumed for KeepPartial (7 days)
+// is removed by the acceptor; a younger one waits for its agent.
+func TestAbandonedUploadsAreRemoved(t *testing.T) {
+	w := newWorld(t)
+	const abandoned, waiting = "0a0a0a0a-1111-4111-8111-111111111111", "0b0b0b0b-1111-4111-8111-111111111111"
+	for _, id := range []string{abandoned, waiting} {
+		u, err := w.dir.StartUpload(id, "v1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := u.Write(0, []byte("the first chunk")); err != nil {
+			t.Fatal(err)
+		}
+		u.Close()
+	}
+	partial := filepath.Join(w.root, ".partial")
+	old := time.Now().Add(-8 * 24 * time.Hour)
+	for _, name := range []string{abandoned, abandoned + ".version"} {
+		if err := os.Chtimes(filepath.Join(partial, name), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(partial, abandoned)); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the abandoned upload is still there after 2 s\nlogs:\n%s", w.logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := os.Stat(filepath.Join(partial, waiting)); err != nil {
+		t.Errorf("the recent upload: %v, want it kept", err)
+	}
+	if !strings.Contains(w.logs.String(), "removed abandoned uploads") {
+		t.Error("the removal was not logged")
 	}
 }
 
