@@ -243,6 +243,27 @@ func TestRegistryHostedRobotsAndChanges(t *testing.T) {
 	}
 }
 
+// TestRegistryAddHostedWhile: a connection that ended while its robot was being recorded adds
+// nothing, and leaves in place the robot of the connection that replaced it.
+func TestRegistryAddHostedWhile(t *testing.T) {
+	reg := fleet.NewRegistry(&recordingTracker{}, nil, nil)
+	ctx := context.Background()
+	newer := &fleettest.Robot{ID: "r"}
+	reg.AddHosted(ctx, newer, fleet.Home{FleetID: "f", AgentID: "a"})
+	older := &fleettest.Robot{ID: "r"}
+	added, err := reg.AddHostedWhile(ctx, older, fleet.Home{FleetID: "f", AgentID: "a"}, func() bool { return false })
+	if err != nil || added {
+		t.Fatalf("AddHostedWhile of an ended connection: %v, %v; want not added", added, err)
+	}
+	if got, _ := reg.Robot("r"); got != fleet.Robot(newer) {
+		t.Error("the ended connection replaced the newer one")
+	}
+	added, err = reg.AddHostedWhile(ctx, older, fleet.Home{FleetID: "f", AgentID: "a"}, func() bool { return true })
+	if got, _ := reg.Robot("r"); err != nil || !added || got != fleet.Robot(older) {
+		t.Errorf("AddHostedWhile of a live connection: %v, %v; want it registered", added, err)
+	}
+}
+
 func TestRegistryKeepSeen(t *testing.T) {
 	tr := &recordingTracker{}
 	reg := fleet.NewRegistry(tr, nil, nil)

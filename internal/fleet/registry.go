@@ -74,16 +74,30 @@ func (r *Registry) Add(ctx context.Context, robot Robot, fleetID string) error {
 // id. The robot's record is written before it becomes visible, so a robot online in a list
 // always has details.
 func (r *Registry) AddHosted(ctx context.Context, robot Robot, home Home) error {
+	_, err := r.AddHostedWhile(ctx, robot, home, nil)
+	return err
+}
+
+// AddHostedWhile is AddHosted for a connection that may end while its robot is being
+// recorded: the robot goes in only if live (when not nil) returns true, called under the
+// registry's lock at the moment of insertion, so a connection that has ended, and may have
+// been replaced by a newer one, never overwrites its successor's robot. live must not call
+// the registry. It reports whether the robot went in.
+func (r *Registry) AddHostedWhile(ctx context.Context, robot Robot, home Home, live func() bool) (bool, error) {
 	info := robot.Info()
 	if r.tracker != nil {
 		ctx, cancel := context.WithTimeout(ctx, trackTimeout)
 		err := r.tracker.RobotOnline(ctx, info, home, r.now())
 		cancel()
 		if err != nil {
-			return err
+			return false, err
 		}
 	}
 	r.mu.Lock()
+	if live != nil && !live() {
+		r.mu.Unlock()
+		return false, nil
+	}
 	r.robots[info.ID] = entry{robot: robot, home: home}
 	r.notifyLocked()
 	r.mu.Unlock()
@@ -92,7 +106,7 @@ func (r *Registry) AddHosted(ctx context.Context, robot Robot, home Home) error 
 	} else {
 		r.log.Info("robot online", "robot", info.ID, "name", info.Name, "fleet", home.FleetID)
 	}
-	return nil
+	return true, nil
 }
 
 // notifyLocked wakes the watchers of Changed; r.mu is held.

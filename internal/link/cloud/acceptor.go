@@ -140,12 +140,13 @@ func (a *Acceptor) Serve(w http.ResponseWriter, r *http.Request, agent Agent) {
 		Refused:             refused,
 	}}}, 5*time.Second)
 	if err != nil {
+		s.log.Warn("agent link: sending the welcome failed", "err", err)
 		s.close(websocket.StatusInternalError, "")
 	} else {
 		close(s.welcomed)
+		s.log.Info("agent connected", "remote", clientAddr(r), "agent_version", hello.GetAgentVersion(), "robots", len(hello.GetRobots())-len(refused))
 	}
-	s.log.Info("agent connected", "remote", clientAddr(r), "agent_version", hello.GetAgentVersion(), "robots", len(hello.GetRobots())-len(refused))
-	s.run()
+	s.run() // also takes the robots registered before the welcome offline
 	s.log.Info("agent disconnected")
 }
 
@@ -225,6 +226,11 @@ func (a *Acceptor) Run(ctx context.Context) {
 		case <-tick.C:
 		}
 		for _, s := range a.snapshot() {
+			select {
+			case <-s.done:
+				continue // closing already: refused once is enough
+			default:
+			}
 			cctx, cancel := context.WithTimeout(ctx, time.Second)
 			err := a.cfg.Core.AgentActive(cctx, s.agent.ID)
 			cancel()

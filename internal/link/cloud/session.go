@@ -110,21 +110,28 @@ func (s *session) end(code websocket.StatusCode, reason string, handshake bool) 
 			s.conn.CloseNow()
 			return
 		}
-		go func() {
-			// Close waits up to 5 s for the agent's close frame; an agent that went silent
-			// never sends one, and CloseNow after that releases the socket.
-			if err := s.conn.Close(code, reason); err != nil {
-				s.conn.CloseNow()
-			}
-		}()
+		// Close waits up to 5 s for the agent's close frame, then closes the socket either way.
+		go s.conn.Close(code, reason)
 	})
 }
 
 // refuse tells the agent why before closing: the refusal frame survives proxies that drop
-// close reasons.
+// close reasons. An agent not heard from for a heartbeat interval is dropped after it, since
+// it may not answer a close handshake (which would keep its robots online 5 s longer).
 func (s *session) refuse(code websocket.StatusCode, reason string) {
 	s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_Refusal{Refusal: &linkpb.Refusal{Reason: reason}}}, time.Second)
-	s.close(code, reason)
+	s.end(code, reason, s.quiet() <= s.acc.heartbeat)
+}
+
+// quiet is how long the agent has not been heard from.
+func (s *session) quiet() time.Duration {
+	return s.acc.now().Sub(time.Unix(0, s.lastHeard.Load()))
+}
+
+// writeTimeout bounds one frame's write: a link that cannot take a frame for as long as it may
+// stay silent is broken, and the write's failure closes it.
+func (s *session) writeTimeout() time.Duration {
+	return time.Duration(link.MissedHeartbeats) * s.acc.heartbeat
 }
 
 // run serves the session until the socket ends, then takes its robots offline.
@@ -267,7 +274,19 @@ func (s *session) setRobots(infos []*linkpb.RobotInfo) []*linkpb.RobotRefused {
 		}
 		r := &RemoteRobot{s: s, info: info}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err := s.acc.cfg.Registry.AddHosted(ctx, r, home)
+		// The robot joins s.robots in the same step as the registry, so the teardown (which
+		// takes s.robots after the end) cannot miss it; a session that has ended meanwhile,
+		// replaced by a newer link of its agent, adds nothing and so never overwrites the
+		// newer link's robot.
+		added, err := s.acc.cfg.Registry.AddHostedWhile(ctx, r, home, func() bool {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.ended {
+				return false
+			}
+			s.robots[id] = r
+			return true
+		})
 		cancel()
 		if err != nil {
 			reason := "the cloud could not register it"
@@ -278,14 +297,9 @@ func (s *session) setRobots(infos []*linkpb.RobotInfo) []*linkpb.RobotRefused {
 			refused = append(refused, &linkpb.RobotRefused{Id: id, Reason: reason})
 			continue
 		}
-		s.mu.Lock()
-		if s.ended {
-			s.mu.Unlock()
-			s.acc.cfg.Registry.Remove(r)
-			break
+		if !added {
+			break // the session ended
 		}
-		s.robots[id] = r
-		s.mu.Unlock()
 	}
 	return refused
 }
@@ -384,11 +398,23 @@ func (s *session) request(ctx context.Context, r *RemoteRobot, req *linkpb.Reque
 
 	req.Id, req.RobotId = id, r.info.ID
 	req.DeadlineMs = uint32(max(time.Until(deadline).Milliseconds(), 1))
-	if err := s.write(ctx, &linkpb.Frame{Body: &linkpb.Frame_Request{Request: req}}, time.Until(deadline)); err != nil {
-		if ctx.Err() != nil {
-			return nil, s.tooSlow(r, start)
+	// A write cut off by its context closes the socket (coder/websocket's rule), so the
+	// caller's deadline must not bound it: that would take every robot of the agent offline
+	// for one impatient caller. The frame goes out under the link's own timeout while the
+	// caller waits at most until its deadline; an answer after that is dropped.
+	sent := make(chan error, 1)
+	go func() {
+		sent <- s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_Request{Request: req}}, s.writeTimeout())
+	}()
+	select {
+	case err := <-sent:
+		if err != nil {
+			return nil, fleet.Errorf(fleet.ErrUnavailable, "robot %q is unreachable: sending to its agent %q failed: %v", r.info.Name, s.agent.Name, err)
 		}
-		return nil, fleet.Errorf(fleet.ErrUnavailable, "robot %q is unreachable: sending to its agent %q failed: %v", r.info.Name, s.agent.Name, err)
+	case <-ctx.Done():
+		return nil, s.tooSlow(r, start)
+	case <-s.done:
+		return nil, s.offline(r)
 	}
 	select {
 	case resp := <-c.resp:
@@ -416,7 +442,7 @@ func (s *session) offline(r *RemoteRobot) error {
 func (s *session) tooSlow(r *RemoteRobot, start time.Time) error {
 	now := s.acc.now()
 	waited := now.Sub(start).Round(time.Millisecond)
-	if quiet := now.Sub(time.Unix(0, s.lastHeard.Load())); quiet > s.acc.heartbeat+time.Second {
+	if quiet := s.quiet(); quiet > s.acc.heartbeat+time.Second {
 		return fleet.Errorf(fleet.ErrUnavailable, "robot %q is unreachable: its agent %q has not been heard from for %s",
 			r.info.Name, s.agent.Name, quiet.Round(time.Second))
 	}
