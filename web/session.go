@@ -166,12 +166,8 @@ func (p *Panel) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 // requireKioskOrUser lets a kiosk session through, or a person (an admin previewing a wall).
 func (p *Panel) requireKioskOrUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		ctx := c.Request().Context()
-		caller, err := p.kioskCaller(ctx)
-		if caller == nil && (err == nil || gateway.ErrorCode(err) == gateway.EUnauthorized) {
-			caller, err = p.userCaller(ctx)
-		}
-		if err != nil && gateway.ErrorCode(err) != gateway.EUnauthorized {
+		caller, err := eitherCaller(c.Request().Context(), p.kioskCaller, p.userCaller)
+		if err != nil {
 			return p.fail(c, err)
 		}
 		if caller == nil {
@@ -185,12 +181,8 @@ func (p *Panel) requireKioskOrUser(next echo.HandlerFunc) echo.HandlerFunc {
 // requireAPICaller is requireKioskOrUser for the browser API: 401 problem+json, no redirect.
 func (p *Panel) requireAPICaller(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		ctx := c.Request().Context()
-		caller, err := p.userCaller(ctx)
-		if caller == nil && (err == nil || gateway.ErrorCode(err) == gateway.EUnauthorized) {
-			caller, err = p.kioskCaller(ctx)
-		}
-		if err != nil && gateway.ErrorCode(err) != gateway.EUnauthorized {
+		caller, err := eitherCaller(c.Request().Context(), p.userCaller, p.kioskCaller)
+		if err != nil {
 			return err
 		}
 		if caller == nil {
@@ -199,6 +191,19 @@ func (p *Panel) requireAPICaller(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Set(callerKey, caller)
 		return next(c)
 	}
+}
+
+// eitherCaller is the session's caller as first finds it, else as second does; nil, nil when
+// neither finds one (an EUnauthorized from either means none). Other errors are the store's.
+func eitherCaller(ctx context.Context, first, second func(context.Context) (*gateway.Caller, error)) (*gateway.Caller, error) {
+	caller, err := first(ctx)
+	if caller == nil && (err == nil || gateway.ErrorCode(err) == gateway.EUnauthorized) {
+		caller, err = second(ctx)
+	}
+	if caller == nil && gateway.ErrorCode(err) == gateway.EUnauthorized {
+		err = nil
+	}
+	return caller, err
 }
 
 // Caller is the session's caller that the middleware stored, nil when there is none. The

@@ -36,16 +36,11 @@ func (h *kpiSocket) connect(c echo.Context) error {
 	if !isUpgrade(req) {
 		return gateway.Errorf(gateway.EInvalid, "this route is a WebSocket: send an upgrade request")
 	}
-	bearer, err := socketToken(req)
+	caller, bearer, err := socketCaller(c, h.gw)
 	if err != nil {
 		return err
 	}
 	ctx := req.Context()
-	caller, err := h.gw.Authenticate(ctx, bearer)
-	if err != nil {
-		return err
-	}
-	c.Set(callerKey, caller) // for the request log line
 	fleetID := c.Param("fleetId")
 	if h.localOnly && fleetID != gateway.LocalFleetID {
 		return gateway.Errorf(gateway.ENotFound, "fleet %q not found: the local gateway serves %s only", fleetID, gateway.LocalFleetID)

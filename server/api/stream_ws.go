@@ -145,6 +145,21 @@ func socketToken(req *http.Request) (string, error) {
 	return token, nil
 }
 
+// socketCaller authenticates an upgrade request by its socket token (socketToken) and
+// records the caller for the request log line.
+func socketCaller(c echo.Context, gw *gateway.Gateway) (caller *gateway.Caller, bearer string, err error) {
+	bearer, err = socketToken(c.Request())
+	if err != nil {
+		return nil, "", err
+	}
+	caller, err = gw.Authenticate(c.Request().Context(), bearer)
+	if err != nil {
+		return nil, "", err
+	}
+	c.Set(callerKey, caller)
+	return caller, bearer, nil
+}
+
 func isUpgrade(req *http.Request) bool {
 	return req.Method == http.MethodGet &&
 		headerHasToken(req.Header, "Connection", "upgrade") &&
@@ -173,16 +188,11 @@ func (h *streamSocket) connect(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	bearer, err := socketToken(req)
+	caller, bearer, err := socketCaller(c, h.gw)
 	if err != nil {
 		return err
 	}
 	ctx := req.Context()
-	caller, err := h.gw.Authenticate(ctx, bearer)
-	if err != nil {
-		return err
-	}
-	c.Set(callerKey, caller) // for the request log line
 	ls, err := h.gw.OpenLiveStream(ctx, caller, c.Param("robotId"), gateway.LiveStreamRequest{Input: q.input, Stream: q.sel})
 	if err != nil {
 		return err
