@@ -233,7 +233,7 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 	if s.sockets == nil {
 		s.sockets = api.NewSockets()
 	}
-	apiOpts := api.Options{PublicURL: s.cfg.PublicURL, LiveStreams: s.cfg.Mode == ModeAgent, Sockets: s.sockets,
+	apiOpts := api.Options{PublicURL: s.cfg.PublicURL, Logger: s.log, LiveStreams: s.cfg.Mode == ModeAgent, Sockets: s.sockets,
 		KPIs: s.kpis, LocalFleetOnly: s.cfg.Mode == ModeAgent, Controls: live.NewControls(live.RealClock())}
 	// Panel socket tokens are spent before any upgrade route authenticates them.
 	e.Use(api.SpendSocketTokens(s.gw))
@@ -331,7 +331,9 @@ func (s *Server) Gateway() *gateway.Gateway { return s.gw }
 // requests in flight get up to 10 s to finish. It closes the store before returning.
 func (s *Server) Run(ctx context.Context) error {
 	defer s.closeFiles()
-	runCtx, stop := context.WithCancel(ctx)
+	// runCtx ends only at stop(), not with ctx: the robot sources, which end with it, must
+	// still take the zero commands that the shutdown sends to driven robots.
+	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	defer s.stopRobots()
 	if s.cfg.Mode == ModeAgent {
@@ -379,13 +381,14 @@ func (s *Server) Run(ctx context.Context) error {
 	case <-ctx.Done():
 	case runErr = <-errs:
 	}
-	stop()
 	s.ready.Store(false)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	// Hijacked WebSockets are not waited for by Shutdown: zero the controlled robots and
-	// close the sockets (1001) first.
+	// close the sockets (1001) first, while the robot sources, which end with runCtx, can
+	// still take the zero.
 	socketsErr := s.sockets.Shutdown(shutdownCtx)
+	stop()
 	shutdownErr := errors.Join(socketsErr, s.http.Shutdown(shutdownCtx))
 	if s.metrics != nil {
 		shutdownErr = errors.Join(shutdownErr, s.metrics.Shutdown(shutdownCtx))

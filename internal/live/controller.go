@@ -241,8 +241,9 @@ func (c *Controller) deadmanPublish(gen uint64) error {
 
 // Stop publishes a zero command at once and retires the controller: pending commands and
 // timers are cancelled and later Commands do nothing. Call it on invalid data, close,
-// disconnect, revocation and shutdown. Only the first call publishes; it returns that
-// publish's error (which does not go to OnPublishError), later calls return nil.
+// disconnect, revocation and shutdown. Only the first call publishes, up to StopAttempts
+// times until one goes through; it returns the last try's error (which does not go to
+// OnPublishError), later calls return nil.
 func (c *Controller) Stop() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -256,5 +257,16 @@ func (c *Controller) Stop() error {
 		c.deadmanTimer = nil
 	}
 	c.deadmanGen++
-	return c.publish(Zero(c.typ))
+	// The final zero is the last command the robot gets: a publish that fails for a moment
+	// (a timeout) is tried again before the robot is left to its own command timeout.
+	var err error
+	for range StopAttempts {
+		if err = c.publish(Zero(c.typ)); err == nil {
+			return nil
+		}
+	}
+	return err
 }
+
+// StopAttempts is how many times Stop tries its zero command.
+const StopAttempts = 3

@@ -27,6 +27,9 @@ type recorder struct {
 	mu   sync.Mutex
 	pubs []publication
 	fail error
+	// failN, when set, counts down the publishes that fail with failNErr.
+	failN    *int
+	failNErr error
 }
 
 func newRecorder(clock Clock) *recorder { return &recorder{clock: clock, start: clock.Now()} }
@@ -35,7 +38,18 @@ func (r *recorder) Publish(m proto.Message) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.pubs = append(r.pubs, publication{at: r.clock.Now().Sub(r.start), msg: proto.Clone(m)})
+	if r.failN != nil && *r.failN > 0 {
+		*r.failN--
+		return r.failNErr
+	}
 	return r.fail
+}
+
+// failFirst makes the next *n publishes fail with err, the ones after them succeed.
+func (r *recorder) failFirst(err error, n *int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failN, r.failNErr = n, err
 }
 
 func (r *recorder) setFail(err error) {
@@ -314,10 +328,26 @@ func TestStopReturnsThePublishError(t *testing.T) {
 	if err := c.Stop(); err != nil {
 		t.Fatalf("second Stop = %v, want nil", err)
 	}
-	wantCount(t, rec, 1, "after two Stops")
+	wantCount(t, rec, StopAttempts, "after two Stops that failed (Stop tries its zero again)")
 	if n := errs.Load(); n != 0 {
 		t.Fatalf("OnPublishError called %d times for Stop's error, want 0 (Stop returns it)", n)
 	}
+}
+
+// TestStopTriesItsZeroAgain: a final zero that fails for a moment goes out on a later try,
+// and Stop reports success.
+func TestStopTriesItsZeroAgain(t *testing.T) {
+	c, clock, rec, _ := newTestController(t, TwistType)
+	c.Command(motion(TwistType, 1))
+	failures := 2
+	rec.failFirst(errors.New("publish timed out"), &failures)
+	if err := c.Stop(); err != nil {
+		t.Fatalf("Stop = %v, want nil after a try that went through", err)
+	}
+	wantCount(t, rec, 1+3, "one motion, then the zero tried three times")
+	wantZero(t, rec.last(t), TwistType, 0)
+	clock.Advance(10 * time.Second)
+	wantCount(t, rec, 4, "after Stop and 10 s")
 }
 
 func TestPublishFailureIsReportedOnce(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"runtime"
@@ -54,6 +55,7 @@ type streamSocket struct {
 	controls *live.Controls
 	feeds    *output.Feeds
 	sockets  *Sockets
+	log      *slog.Logger
 }
 
 // liveQuery is W3's query string.
@@ -242,8 +244,7 @@ type socket struct {
 	lease  *live.Lease
 	tcp    syscall.RawConn // the output socket's TCP connection, for TCP_CORK; nil: none
 
-	ctl      *live.Controller
-	ctlReady chan struct{}
+	ctl *live.Controller
 
 	stopOnce sync.Once
 	done     chan struct{} // closed by stop
@@ -263,7 +264,12 @@ func (s *socket) stop(code websocket.StatusCode, reason string) {
 	s.stopOnce.Do(func() {
 		close(s.done)
 		if s.ctl != nil {
-			s.ctl.Stop()
+			if err := s.ctl.Stop(); err != nil {
+				// The robot may still be moving on its last command: its own timeout is all
+				// that stops it now. Nobody else is told, so say it loudly.
+				s.h.log.Error("the zero command did not reach the robot", "robot", s.ls.Robot.ID, "name", s.ls.Robot.Name,
+					"stream", s.q.sel.String(), "err", err)
+			}
 		}
 		s.release()
 		if len(reason) > closeReasonMaxLen {
@@ -600,9 +606,12 @@ func (ss *Sockets) Shutdown(ctx context.Context) error {
 		open = append(open, s)
 	}
 	ss.mu.Unlock()
+	// Every controlled robot gets its zero at once, not one after another.
+	var zeroed sync.WaitGroup
 	for _, s := range open {
-		s.stop(closeGoingAway, "server shutting down")
+		zeroed.Go(func() { s.stop(closeGoingAway, "server shutting down") })
 	}
+	zeroed.Wait()
 	done := make(chan struct{})
 	go func() { ss.wg.Wait(); close(done) }()
 	select {

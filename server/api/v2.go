@@ -4,6 +4,7 @@
 package api
 
 import (
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -34,6 +35,9 @@ type Options struct {
 	// Controls are the W3 input leases, shared with the panel's mirror of /controls; nil:
 	// private ones.
 	Controls *live.Controls
+	// Logger logs what no client is told: a zero command that did not reach its robot.
+	// nil: slog.Default().
+	Logger *slog.Logger
 }
 
 // Register mounts the API routes on e.
@@ -58,7 +62,10 @@ func Register(e *echo.Echo, gw *gateway.Gateway, opt Options) {
 	g.GET("/robots/metrics", h.metrics, authed)
 	g.GET("/robots/:robotId/metric/:metricId", h.metric, authed)
 
-	ws := &streamSocket{gw: gw, controls: opt.Controls, feeds: &output.Feeds{}, sockets: opt.Sockets}
+	ws := &streamSocket{gw: gw, controls: opt.Controls, feeds: &output.Feeds{}, sockets: opt.Sockets, log: opt.Logger}
+	if ws.log == nil {
+		ws.log = slog.Default()
+	}
 	if ws.controls == nil {
 		ws.controls = live.NewControls(live.RealClock())
 	}
