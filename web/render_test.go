@@ -46,6 +46,8 @@ func TestLocalPath(t *testing.T) {
 	for in, want := range map[string]string{
 		"": "/", "/": "/", "/robots/x": "/robots/x", "//evil.example": "/", "https://evil.example": "/",
 		"/\\evil.example": "/", "robots": "/", "/a\r\nSet-Cookie: x": "/",
+		"/\t/evil.example": "/", "/\n/evil.example": "/", "/x\\y": "/", "/\x7f/evil": "/",
+		"/robots?fleet=a&online=1": "/robots?fleet=a&online=1",
 	} {
 		if got := localPath(in); got != want {
 			t.Errorf("localPath(%q) = %q, want %q", in, got, want)

@@ -229,8 +229,16 @@ func (p *Panel) toLogin(c echo.Context) error {
 }
 
 // localPath keeps a post-login destination on this site: "/x" yes, "//evil" or "http://" no.
+// Browsers drop tabs and newlines from a URL and read a backslash as a slash, so "/\t/evil"
+// would be "//evil": control characters and backslashes anywhere refuse it, and what is left
+// must parse as a path with no scheme or host.
 func localPath(s string) string {
-	if s == "" || s[0] != '/' || strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/\\") || strings.ContainsAny(s, "\r\n") {
+	if s == "" || s[0] != '/' || strings.HasPrefix(s, "//") || strings.ContainsFunc(s, func(r rune) bool {
+		return r < 0x20 || r == 0x7f || r == '\\'
+	}) {
+		return "/"
+	}
+	if u, err := url.Parse(s); err != nil || u.Scheme != "" || u.Host != "" || u.User != nil {
 		return "/"
 	}
 	return s

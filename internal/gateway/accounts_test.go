@@ -200,6 +200,17 @@ func TestPanelAdminPermissions(t *testing.T) {
 	wantCode(t, "developer lists users", err, gateway.EForbidden)
 	_, err = e.g.Users(e.ctx, kiosk)
 	wantCode(t, "kiosk lists users", err, gateway.EForbidden)
+	// An org admin's token restricted to one fleet hands out that fleet, not the organization.
+	fleetBound := &gateway.Caller{User: e.admin, Token: gateway.APIToken{ID: "f", Scope: gateway.ScopeFull, FleetID: e.fleet.ID}}
+	_, _, err = e.g.CreateUser(e.ctx, fleetBound, gateway.NewUserInput{Email: "mallory@localhost", OrgAdmin: true})
+	wantCode(t, "fleet-bound admin token creates an org admin", err, gateway.EForbidden)
+	_, _, err = e.g.ProvisionAgent(e.ctx, fleetBound, "sneaky", "")
+	wantCode(t, "fleet-bound admin token provisions an agent", err, gateway.EForbidden)
+	_, err = e.g.Users(e.ctx, fleetBound)
+	wantCode(t, "fleet-bound admin token lists users", err, gateway.EForbidden)
+	if _, tok, err := e.g.CreateMyAPIToken(e.ctx, fleetBound, gateway.NewAPITokenInput{Name: "wider"}); err != nil || tok.FleetID != e.fleet.ID {
+		t.Errorf("token made by a fleet-bound session: fleet %q, %v; want restricted to %s", tok.FleetID, err, e.fleet.ID)
+	}
 	u, pw, err := e.g.CreateUser(e.ctx, admin, gateway.NewUserInput{Email: "new@localhost"})
 	e.must(err)
 	if _, err := e.g.PasswordLogin(e.ctx, "new@localhost", pw, "192.0.2.1"); err != nil {

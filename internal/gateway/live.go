@@ -33,6 +33,9 @@ func (g *Gateway) RobotOnline(ctx context.Context, info fleet.Info, home fleet.H
 			if old.OrgID != f.OrgID {
 				return Errorf(EConflict, "robot %s belongs to another organization", info.ID)
 			}
+			if err := g.mayMoveToAgent(ctx, old, home.AgentID); err != nil {
+				return err
+			}
 			fleetID = old.FleetID
 		}
 	case ErrorCode(err) != ENotFound:
@@ -50,6 +53,25 @@ func (g *Gateway) RobotOnline(ctx context.Context, info fleet.Info, home fleet.H
 		LastSeen:      at.UTC(),
 		CreatedAt:     created.UTC(),
 	})
+}
+
+// mayMoveToAgent refuses robot r to agent agentID while another agent that may still connect
+// hosts it: one agent's key must not take over another's robots. A robot moves when its
+// agent's key is revoked (a replaced machine) or its agent is gone.
+func (g *Gateway) mayMoveToAgent(ctx context.Context, r Robot, agentID string) error {
+	if r.AgentID == "" || r.AgentID == agentID {
+		return nil
+	}
+	holder, err := g.store.Agent(ctx, r.AgentID)
+	if ErrorCode(err) == ENotFound {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if holder.RevokedAt.IsZero() {
+		return Errorf(EConflict, "robot %s is hosted by agent %q; revoke that agent's key to move the robot", r.ID, holder.Name)
+	}
+	return nil
 }
 
 // RobotSeen records that a robot was connected at at. It implements fleet.Tracker.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,6 +112,22 @@ func TestRobotAnnouncedByAnAgent(t *testing.T) {
 	e.must(e.g.RobotOnline(e.ctx, fleet.Info{ID: provisioned.ID, Name: "placed"}, home, at))
 	if r, _ := e.db.Robot(e.ctx, provisioned.ID); r.FleetID != e.fleet.ID || r.AgentID != "agent-1" {
 		t.Errorf("provisioned robot recorded as %+v, want its own fleet kept and the agent recorded", r)
+	}
+
+	// Another agent of the organization may not take the robot over while its agent's key is
+	// valid; once that key is revoked (a replaced machine), it may.
+	e.must(e.db.CreateAgent(e.ctx, gateway.Agent{ID: "agent-2", Name: "intruder", FleetID: agentFleet.ID, KeyHash: "k2", CreatedAt: e.clock.Now()}))
+	other := fleet.Home{FleetID: agentFleet.ID, AgentID: "agent-2"}
+	if err := e.g.RobotOnline(e.ctx, fresh, other, at); gateway.ErrorCode(err) != gateway.EConflict || !strings.Contains(gateway.ErrorMessage(err), "yard-agent") {
+		t.Errorf("another agent announcing the robot: %v, want a conflict naming yard-agent", err)
+	}
+	if r, _ := e.db.Robot(e.ctx, fresh.ID); r.AgentID != "agent-1" {
+		t.Errorf("the robot moved to %s", r.AgentID)
+	}
+	e.must(e.db.RevokeAgent(e.ctx, "agent-1", at))
+	e.must(e.g.RobotOnline(e.ctx, fresh, other, at))
+	if r, _ := e.db.Robot(e.ctx, fresh.ID); r.AgentID != "agent-2" {
+		t.Errorf("after the revocation the robot is hosted by %q, want agent-2", r.AgentID)
 	}
 
 	otherOrg, otherFleet := e.addOrg("rival")

@@ -83,7 +83,7 @@ func (g *Gateway) MyAPITokens(ctx context.Context, c *Caller) ([]APIToken, error
 type NewAPITokenInput struct {
 	Name  string
 	Scope string // ScopeFull when empty
-	Fleet string // fleet id; empty: every fleet
+	Fleet string // fleet id; empty: every fleet the caller's own token reaches
 }
 
 // CreateMyAPIToken mints an API token for the caller and returns its secret, shown once.
@@ -104,6 +104,11 @@ func (g *Gateway) CreateMyAPIToken(ctx context.Context, c *Caller, in NewAPIToke
 		return "", APIToken{}, Errorf(EInvalid, "a token name has 1 to 100 characters")
 	}
 	tok := APIToken{ID: uuid.NewString(), UserID: c.User.ID, Name: name, Scope: in.Scope, CreatedAt: g.now().UTC()}
+	if in.Fleet == "" {
+		// A session restricted to one fleet makes tokens restricted to it: never more than
+		// it holds.
+		in.Fleet = c.Token.FleetID
+	}
 	if in.Fleet != "" {
 		f, err := g.store.Fleet(ctx, in.Fleet)
 		if ErrorCode(err) == ENotFound || (err == nil && f.OrgID != c.User.OrgID) {

@@ -19,6 +19,11 @@ func requireOrgAdmin(c *Caller) error {
 	if !c.CanAct() {
 		return Errorf(EForbidden, "a read-only token may not manage the organization")
 	}
+	if c.Token.FleetID != "" {
+		// A token restricted to one fleet is an admin's way to hand out less than the whole
+		// organization: it must not create admins, agents or kiosks for the rest of it.
+		return Errorf(EForbidden, "a token restricted to one fleet may not manage the organization")
+	}
 	return nil
 }
 
