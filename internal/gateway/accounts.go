@@ -47,6 +47,9 @@ func (g *Gateway) accounts() (AccountStore, error) {
 // fleet. A kiosk session has no idle timeout and lives as long as its token.
 func (c *Caller) Kiosk() bool { return c.Token.Scope == ScopeRead && c.Token.FleetID != "" }
 
+// maxEmailBytes is the longest email address (RFC 5321's path limit).
+const maxEmailBytes = 254
+
 // passwordSession is the token of a password login: full scope, every fleet.
 var passwordSession = APIToken{Name: "panel session", Scope: ScopeFull}
 
@@ -54,24 +57,37 @@ var passwordSession = APIToken{Name: "panel session", Scope: ScopeFull}
 // token logins (10 a minute per address); each account also allows 100 failures an hour, so
 // a password guesser spread over many addresses is stopped too. Every failure is the same
 // EUnauthorized, and an unknown email costs the same time as a known one.
-func (g *Gateway) PasswordLogin(ctx context.Context, email, password, clientAddr string) (*Caller, error) {
+//
+// Each attempt counts as a failure before the password is hashed and is taken back when it
+// succeeds, so logins sent in parallel cannot all pass the limit; argon2 runs a few at a time
+// (hashing), so they cannot exhaust the memory either.
+func (g *Gateway) PasswordLogin(ctx context.Context, email, password, clientAddr string) (_ *Caller, err error) {
 	account := strings.ToLower(strings.TrimSpace(email))
-	if wait, blocked := g.loginFailures.Blocked(clientAddr); blocked {
-		return nil, &Error{Code: ERateLimited, Message: "too many failed logins; try again later", RetryAfter: wait}
-	}
-	if wait, blocked := g.accountFailures.Blocked(account); blocked {
-		return nil, &Error{Code: ERateLimited, Message: "too many failed logins for this account; try again later", RetryAfter: wait}
-	}
 	if account == "" || password == "" {
 		return nil, Errorf(EInvalid, "email and password are required")
 	}
+	if len(account) > maxEmailBytes || len(password) > maxPasswordBytes {
+		// No account has such an email or password: refused before any work or record.
+		return nil, Errorf(EInvalid, "the email is at most %d bytes and the password at most %d", maxEmailBytes, maxPasswordBytes)
+	}
+	if wait, blocked := g.loginFailures.Attempt(clientAddr); blocked {
+		return nil, &Error{Code: ERateLimited, Message: "too many failed logins; try again later", RetryAfter: wait}
+	}
+	if wait, blocked := g.accountFailures.Attempt(account); blocked {
+		return nil, &Error{Code: ERateLimited, Message: "too many failed logins for this account; try again later", RetryAfter: wait}
+	}
+	defer func() {
+		if ErrorCode(err) != EUnauthorized {
+			// Not a wrong password (a success, a disabled account, a store failure).
+			g.loginFailures.Forgive(clientAddr)
+			g.accountFailures.Forgive(account)
+		}
+	}()
 	acc, err := g.accounts()
 	if err != nil {
 		return nil, err
 	}
 	fail := func() (*Caller, error) {
-		g.loginFailures.Fail(clientAddr)
-		g.accountFailures.Fail(account)
 		return nil, Errorf(EUnauthorized, "wrong email or password")
 	}
 	u, err := g.store.UserByEmail(ctx, account)

@@ -3,6 +3,8 @@ package gateway_test
 import (
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -104,6 +106,50 @@ func TestPasswordLoginLimits(t *testing.T) {
 	e.clock.Advance(time.Hour)
 	if _, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "the password", "192.0.2.200"); err != nil {
 		t.Fatalf("after an hour: %v", err)
+	}
+}
+
+// TestPasswordLoginsInParallel: wrong passwords sent all at once from one address are held to
+// the limit (10 a minute), not all checked; an email or password longer than any account's
+// is refused before any work and not counted.
+func TestPasswordLoginsInParallel(t *testing.T) {
+	defer gateway.CheapPasswords()()
+	e := newEnv(t)
+	e.setPassword(e.admin, "the password")
+	var unauthorized, limited atomic.Int32
+	var wg sync.WaitGroup
+	for range 40 {
+		wg.Go(func() {
+			_, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "wrong password", "198.51.100.7")
+			switch gateway.ErrorCode(err) {
+			case gateway.EUnauthorized:
+				unauthorized.Add(1)
+			case gateway.ERateLimited:
+				limited.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if unauthorized.Load() != 10 || limited.Load() != 30 {
+		t.Errorf("40 parallel wrong passwords: %d checked, %d limited; want 10 and 30", unauthorized.Load(), limited.Load())
+	}
+
+	for _, c := range []struct{ email, password string }{
+		{strings.Repeat("a", 250) + "@x.io", "a password"},
+		{"admin@localhost", strings.Repeat("p", 257)},
+	} {
+		_, err := e.g.PasswordLogin(e.ctx, c.email, c.password, "198.51.100.8")
+		wantCode(t, "an over-long email or password", err, gateway.EInvalid)
+	}
+	for i := range 10 {
+		_, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "wrong password", "198.51.100.8")
+		wantCode(t, fmt.Sprint("failure ", i, " after two refused over-long ones"), err, gateway.EUnauthorized)
+	}
+	// A right password is not counted: logging in again and again never blocks.
+	for i := range 15 {
+		if _, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "the password", "198.51.100.9"); err != nil {
+			t.Fatalf("login %d: %v", i, err)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -40,6 +41,16 @@ func checkPassword(pw string) error {
 	return nil
 }
 
+// hashing bounds the argon2 computations running at once: each takes 19 MiB and about 20 ms
+// of a core, so logins sent in parallel queue here rather than exhaust the memory.
+var hashing = make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
+
+func argon2Key(pw, salt []byte, p argonParams, keyLen uint32) []byte {
+	hashing <- struct{}{}
+	defer func() { <-hashing }()
+	return argon2.IDKey(pw, salt, p.time, p.memory, p.threads, keyLen)
+}
+
 // hashPassword encodes pw in the PHC string format: $argon2id$v=19$m=..,t=..,p=..$salt$hash.
 func hashPassword(pw string) string {
 	salt := make([]byte, 16)
@@ -47,7 +58,7 @@ func hashPassword(pw string) string {
 		panic("crypto/rand failed: " + err.Error())
 	}
 	p := passwordParams
-	key := argon2.IDKey([]byte(pw), salt, p.time, p.memory, p.threads, 32)
+	key := argon2Key([]byte(pw), salt, p, 32)
 	b64 := base64.RawStdEncoding
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, p.memory, p.time, p.threads,
 		b64.EncodeToString(salt), b64.EncodeToString(key))
@@ -74,7 +85,7 @@ func verifyPassword(encoded, pw string) bool {
 	if err1 != nil || err2 != nil || len(want) == 0 {
 		return false
 	}
-	got := argon2.IDKey([]byte(pw), salt, p.time, p.memory, p.threads, uint32(len(want)))
+	got := argon2Key([]byte(pw), salt, p, uint32(len(want)))
 	return subtle.ConstantTimeCompare(got, want) == 1
 }
 

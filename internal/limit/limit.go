@@ -44,6 +44,39 @@ func (w *Window) Blocked(key string) (time.Duration, bool) {
 	return wait, true
 }
 
+// Attempt is Blocked and Fail in one step: unless key is blocked, it records this attempt as
+// a failure before the caller does its expensive check, so that attempts made in parallel
+// cannot all pass Blocked before any is counted. An attempt that succeeds is taken back
+// with Forgive.
+func (w *Window) Attempt(key string) (time.Duration, bool) {
+	if w.Max <= 0 {
+		return 0, false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	now := w.now()
+	times := w.live(key, now)
+	if len(times) >= w.Max {
+		return max(times[0].Add(w.Period).Sub(now), time.Second), true
+	}
+	w.record(key, now)
+	return 0, false
+}
+
+// Forgive takes back the newest failure of key: the Attempt that turned out to succeed.
+func (w *Window) Forgive(key string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	times := w.failures[key]
+	switch len(times) {
+	case 0:
+	case 1:
+		delete(w.failures, key)
+	default:
+		w.failures[key] = times[:len(times)-1]
+	}
+}
+
 // Fail records a failure for key.
 func (w *Window) Fail(key string) {
 	if w.Max <= 0 {
@@ -51,7 +84,11 @@ func (w *Window) Fail(key string) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	now := w.now()
+	w.record(key, w.now())
+}
+
+// record adds a failure of key at now; w.mu is held.
+func (w *Window) record(key string, now time.Time) {
 	if w.failures == nil {
 		w.failures = make(map[string][]time.Time)
 	}

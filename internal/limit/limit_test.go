@@ -154,3 +154,41 @@ func TestWindowRealClock(t *testing.T) {
 		t.Errorf("Blocked = %v, %v; want about 1h, true", wait, blocked)
 	}
 }
+
+func TestWindowAttemptCountsBeforeTheCheck(t *testing.T) {
+	w, c := newWindow(3, time.Minute)
+	for i := range 3 {
+		if wait, blocked := w.Attempt("a"); blocked {
+			t.Fatalf("attempt %d blocked (wait %v); the limit is 3", i, wait)
+		}
+	}
+	wait, blocked := w.Attempt("a")
+	if !blocked || wait != time.Minute {
+		t.Fatalf("4th attempt: blocked %v, wait %v; want blocked for a minute", blocked, wait)
+	}
+	// A blocked attempt is not recorded: the block ends when the first attempt ages out.
+	c.Advance(time.Minute)
+	if _, blocked := w.Attempt("a"); blocked {
+		t.Fatal("still blocked a minute after the first attempts")
+	}
+}
+
+func TestWindowForgiveTakesBackASuccess(t *testing.T) {
+	w, _ := newWindow(2, time.Minute)
+	for i := range 10 {
+		if _, blocked := w.Attempt("a"); blocked {
+			t.Fatalf("attempt %d blocked although each one was forgiven", i)
+		}
+		w.Forgive("a")
+	}
+	w.Forgive("b") // nothing to forgive: no effect
+	w.Attempt("a")
+	w.Attempt("a")
+	if _, blocked := w.Blocked("a"); !blocked {
+		t.Error("two unforgiven attempts do not block at a limit of 2")
+	}
+	w.Forgive("a")
+	if _, blocked := w.Blocked("a"); blocked {
+		t.Error("blocked after one of the two was forgiven")
+	}
+}
