@@ -174,6 +174,13 @@ func TestArchivedResourcesServedWhileOffline(t *testing.T) {
 	}
 	res := fleet.Resource{ID: "c0ffee00-0000-4000-8000-000000000001", Name: "run.bag", MIMEType: "application/octet-stream", FileType: "rosbag", Size: 12, CreatedAt: e.clock.Now()}
 	e.must(e.g.SaveArchivedResource(e.ctx, robot.ID, res, "abc123"))
+	// Another robot (another agent's) announcing the same resource id may neither take the
+	// record over nor have its file archived over this one's.
+	rival := gateway.Robot{ID: "5e6f7081-92a3-4b4c-9d5e-6f708192a3b4", OrgID: e.org.ID, FleetID: e.fleet.ID, AgentID: "agent-far", Name: "rival", CreatedAt: e.clock.Now()}
+	e.must(e.db.CreateRobot(e.ctx, rival))
+	wantCode(t, "another robot may archive the id", e.g.MayArchive(e.ctx, rival.ID, res.ID), gateway.EConflict)
+	wantCode(t, "another robot saves the id", e.g.SaveArchivedResource(e.ctx, rival.ID, res, "evil"), gateway.EConflict)
+	e.must(e.g.MayArchive(e.ctx, robot.ID, res.ID))
 	list, err = e.g.Resources(e.ctx, caller, robot.ID)
 	if err != nil || len(list) != 1 || list[0].Name != "run.bag" || list[0].Size != 12 {
 		t.Fatalf("after the upload: %+v, %v", list, err)

@@ -37,11 +37,30 @@ const ArchivedPath = "archive"
 // SaveArchivedResource records a resource file of robot robotID that the archive now holds
 // whole, with its hex SHA-256: from now on it is listed and served.
 func (g *Gateway) SaveArchivedResource(ctx context.Context, robotID string, res fleet.Resource, sha256hex string) error {
+	if err := g.MayArchive(ctx, robotID, res.ID); err != nil {
+		return err
+	}
 	rec := ResourceRecord{
 		ID: res.ID, RobotID: robotID, Name: res.Name, MIMEType: res.MIMEType, FileType: res.FileType,
 		Size: res.Size, SHA256: sha256hex, Path: ArchivedPath, CreatedAt: res.CreatedAt.UTC(),
 	}
 	return g.store.SaveResource(ctx, rec)
+}
+
+// MayArchive is nil unless resource resourceID is recorded for another robot than robotID
+// (EConflict): resource ids come from agents, and one robot must not take over another's
+// resource, nor overwrite its archived copy.
+func (g *Gateway) MayArchive(ctx context.Context, robotID, resourceID string) error {
+	rec, err := g.store.Resource(ctx, resourceID)
+	if ErrorCode(err) == ENotFound {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if rec.RobotID != robotID {
+		return Errorf(EConflict, "resource %s belongs to another robot", resourceID)
+	}
+	return nil
 }
 
 // ArchivedResources lists the resources of robot robotID whose whole copy the archive holds,

@@ -40,6 +40,9 @@ type Core interface {
 	// ArchivedResources lists the resources of robotID whose whole copy the archive holds.
 	ArchivedResources(ctx context.Context, robotID string) ([]fleet.Resource, error)
 	SaveArchivedResource(ctx context.Context, robotID string, res fleet.Resource, sha256hex string) error
+	// MayArchive is nil unless resourceID is another robot's: checked before an upload,
+	// which would replace the archived file of that id.
+	MayArchive(ctx context.Context, robotID, resourceID string) error
 }
 
 // Config wires an Acceptor.

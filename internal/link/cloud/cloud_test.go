@@ -73,6 +73,19 @@ func (c *fakeCore) SaveArchivedResource(_ context.Context, robotID string, res f
 	return nil
 }
 
+func (c *fakeCore) MayArchive(_ context.Context, robotID, resourceID string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for robot, list := range c.archived {
+		for _, r := range list {
+			if r.ID == resourceID && robot != robotID {
+				return fmt.Errorf("resource %s belongs to another robot", resourceID)
+			}
+		}
+	}
+	return nil
+}
+
 // records returns what the core holds for robotID.
 func (c *fakeCore) records(robotID string) []archivedRecord {
 	c.mu.Lock()
@@ -749,6 +762,44 @@ func TestResourcesAreCopiedWholeAndServedOffline(t *testing.T) {
 		if !bytes.Equal(got, files[rec.ID]) || rec.sha256 != hex.EncodeToString(sum[:]) || rec.Size != int64(len(got)) {
 			t.Errorf("archived %s: %d bytes, sha %s; want the robot's %d bytes", rec.ID, len(got), rec.sha256, len(files[rec.ID]))
 		}
+	}
+}
+
+// TestAnotherRobotsResourceIDIsNotArchived: a robot announcing a resource id that the
+// archive holds for another robot does not get it uploaded over that robot's copy.
+func TestAnotherRobotsResourceIDIsNotArchived(t *testing.T) {
+	w := newWorld(t)
+	const id = "aaaaaaaa-0000-4000-8000-00000000000a"
+	at := time.Unix(1700000000, 0)
+	one := scriptedRobot(idOne, "one")
+	one.Files = map[string][]byte{id: []byte("the real recording")}
+	one.FileInfo = []fleet.Resource{{ID: id, Name: "real.bag", Size: 18, CreatedAt: at}}
+	w.startAgent("fga_alpha", one)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(w.core.records(idOne)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("robot one's file not archived\nlogs:\n%s", w.logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	two := scriptedRobot(idTwo, "two")
+	two.Files = map[string][]byte{id: []byte("a forgery, of another size")}
+	two.FileInfo = []fleet.Resource{{ID: id, Name: "real.bag", Size: 26, CreatedAt: at.Add(time.Hour)}}
+	w.startAgent("fga_beta", two)
+	for !strings.Contains(w.logs.String(), "belongs to another robot") {
+		if time.Now().After(deadline.Add(5 * time.Second)) {
+			t.Fatalf("robot two's upload was not refused\nlogs:\n%s", w.logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	f, err := w.dir.Open(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(f)
+	f.Close()
+	if string(got) != "the real recording" || len(w.core.records(idTwo)) != 0 {
+		t.Errorf("archived %q, robot two's records %d; want robot one's file and none for two", got, len(w.core.records(idTwo)))
 	}
 }
 

@@ -127,6 +127,12 @@ func (y *syncer) upload(w wanted) error {
 	if r == nil {
 		return errors.New("the robot left")
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	err := y.s.acc.cfg.Core.MayArchive(ctx, w.robotID, w.res.ID)
+	cancel()
+	if err != nil {
+		return err
+	}
 	version := fmt.Sprintf("%d@%d", w.res.Size, w.res.CreatedAt.UnixNano())
 	up, err := y.s.acc.cfg.Archive.StartUpload(w.res.ID, version)
 	if err != nil {
@@ -138,7 +144,7 @@ func (y *syncer) upload(w wanted) error {
 		y.s.log.Info("resuming resource upload", "robot", w.robotID, "resource", w.res.ID, "offset", offset, "size", w.res.Size)
 	}
 	timeout := uploadSlack + time.Duration((w.res.Size-offset)/uploadRate)*time.Second
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel = context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	resp, err := y.s.request(ctx, r, &linkpb.Request{Op: &linkpb.Request_Upload{Upload: &linkpb.ResourceUpload{
 		ResourceId: w.res.ID, Offset: offset, Size: w.res.Size,
