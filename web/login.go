@@ -91,6 +91,19 @@ func (p *Panel) setPassword(c echo.Context) error {
 		v.Error = gateway.ErrorMessage(err)
 		return p.render(c, statusOf(err), views.Password(v))
 	}
+	// Other sessions of this person end with the old password; this one carries on, under a
+	// new session token.
+	if caller.Token.ID == "" {
+		ctx := c.Request().Context()
+		stamp, err := p.gw.PasswordStamp(ctx, caller.User.ID)
+		if err != nil {
+			return err
+		}
+		if err := p.users.RenewToken(ctx); err != nil {
+			return gateway.Internal(err)
+		}
+		p.users.Put(ctx, keyStamp, stamp)
+	}
 	v.Done, v.First, v.Nav.NeedsPassword = true, false, false
 	return p.render(c, http.StatusOK, views.Password(v))
 }

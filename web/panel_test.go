@@ -389,3 +389,21 @@ func TestFragmentWithoutSessionIs401(t *testing.T) {
 		t.Errorf("fragment without a session: %d, want 401", p.status)
 	}
 }
+
+// TestPasswordChangeEndsTheOtherSessions: changing the password keeps the session it was
+// changed in (under a new token) and ends every other session begun with the old one.
+func TestPasswordChangeEndsTheOtherSessions(t *testing.T) {
+	s := openPanel(t)
+	s.setPassword(t, gateway.BootstrapAdminEmail, "admin password")
+	here, elsewhere := s.browser(t), s.browser(t)
+	wantRedirect(t, "login here", here.loginPassword("admin@localhost", "admin password"), "/")
+	wantRedirect(t, "login elsewhere", elsewhere.loginPassword("admin@localhost", "admin password"), "/")
+	before := here.cookie("fleetgate_session")
+	wantStatus(t, "password change", here.post("/password", url.Values{"current": {"admin password"}, "new": {"a new password"}}), http.StatusOK)
+	if after := here.cookie("fleetgate_session"); after == before || after == "" {
+		t.Errorf("the session token was not renewed with the password")
+	}
+	wantStatus(t, "the session that changed the password", here.get("/"), http.StatusOK)
+	wantRedirect(t, "a session begun with the old password", elsewhere.get("/"), "/login")
+	wantRedirect(t, "login with the new password", elsewhere.loginPassword("admin@localhost", "a new password"), "/")
+}

@@ -21,6 +21,7 @@ const (
 	keyToken   = "tid"
 	keyCreated = "created" // Unix ms
 	keySeen    = "seen"    // Unix ms, refreshed at most once a minute
+	keyStamp   = "pw"      // the password's stamp at a password login (gateway.PasswordStamp)
 )
 
 // seenGranularity bounds session writes: the idle clock is refreshed at most this often,
@@ -82,6 +83,13 @@ func (p *Panel) startSession(ctx context.Context, sm *scs.SessionManager, c *gat
 		return gateway.Internal(err)
 	}
 	now := p.now().UnixMilli()
+	if c.Token.ID == "" {
+		stamp, err := p.gw.PasswordStamp(ctx, c.User.ID)
+		if err != nil {
+			return err
+		}
+		sm.Put(ctx, keyStamp, stamp)
+	}
 	sm.Put(ctx, keyUser, c.User.ID)
 	sm.Put(ctx, keyToken, c.Token.ID)
 	sm.Put(ctx, keyCreated, now)
@@ -102,7 +110,11 @@ func (p *Panel) userCaller(ctx context.Context) (*gateway.Caller, error) {
 	if now.Sub(created) >= p.absolute || now.Sub(seen) >= p.idle {
 		return nil, p.destroy(ctx, sm)
 	}
-	c, err := p.gw.SessionCaller(ctx, uid, sm.GetString(ctx, keyToken))
+	tokenID, stamp := sm.GetString(ctx, keyToken), sm.GetString(ctx, keyStamp)
+	if tokenID == "" && stamp == "" {
+		return nil, p.destroy(ctx, sm) // a password session from before stamps: log in again
+	}
+	c, err := p.gw.SessionCaller(ctx, uid, tokenID, stamp)
 	if gateway.ErrorCode(err) == gateway.EUnauthorized {
 		return nil, p.destroy(ctx, sm)
 	} else if err != nil {
@@ -121,7 +133,7 @@ func (p *Panel) kioskCaller(ctx context.Context) (*gateway.Caller, error) {
 	if uid == "" {
 		return nil, nil
 	}
-	c, err := p.gw.SessionCaller(ctx, uid, sm.GetString(ctx, keyToken))
+	c, err := p.gw.SessionCaller(ctx, uid, sm.GetString(ctx, keyToken), "")
 	if gateway.ErrorCode(err) == gateway.EUnauthorized {
 		return nil, p.destroy(ctx, sm)
 	}

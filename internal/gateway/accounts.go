@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"time"
 )
@@ -132,7 +134,7 @@ func (g *Gateway) TokenLogin(ctx context.Context, apiToken, clientAddr string) (
 		}
 		return nil, err
 	}
-	c, err := g.SessionCaller(ctx, tok.UserID, tok.ID)
+	c, err := g.SessionCaller(ctx, tok.UserID, tok.ID, "")
 	if err != nil {
 		return nil, err
 	}
@@ -144,8 +146,10 @@ func (g *Gateway) TokenLogin(ctx context.Context, apiToken, clientAddr string) (
 
 // SessionCaller resolves a session's principal on each request: the user (and the API token
 // of a token login, "" for a password login). A user gone or disabled, or a token revoked,
-// is EUnauthorized: the session is over.
-func (g *Gateway) SessionCaller(ctx context.Context, userID, tokenID string) (*Caller, error) {
+// is EUnauthorized: the session is over. stamp is PasswordStamp as it was at the password
+// login that began the session ("" where there is none to check): a password changed or
+// reset since then ends the session too.
+func (g *Gateway) SessionCaller(ctx context.Context, userID, tokenID, stamp string) (*Caller, error) {
 	u, err := g.store.User(ctx, userID)
 	if ErrorCode(err) == ENotFound {
 		return nil, Errorf(EUnauthorized, "the user of this session no longer exists")
@@ -156,6 +160,15 @@ func (g *Gateway) SessionCaller(ctx context.Context, userID, tokenID string) (*C
 		return nil, Errorf(EUnauthorized, "this account is disabled")
 	}
 	if tokenID == "" {
+		if stamp != "" {
+			current, err := g.PasswordStamp(ctx, u.ID)
+			if err != nil {
+				return nil, err
+			}
+			if current != stamp {
+				return nil, Errorf(EUnauthorized, "the password changed since this session began")
+			}
+		}
 		return &Caller{User: u, Token: passwordSession}, nil
 	}
 	acc, err := g.accounts()
@@ -172,6 +185,21 @@ func (g *Gateway) SessionCaller(ctx context.Context, userID, tokenID string) (*C
 		return nil, Errorf(EUnauthorized, "the API token of this session was revoked")
 	}
 	return &Caller{User: u, Token: tok}, nil
+}
+
+// PasswordStamp identifies userID's current password without revealing it (a digest of its
+// salted hash; "" when the user has none): a session keeps the stamp of its login.
+func (g *Gateway) PasswordStamp(ctx context.Context, userID string) (string, error) {
+	acc, err := g.accounts()
+	if err != nil {
+		return "", err
+	}
+	hash, err := acc.PasswordHash(ctx, userID)
+	if err != nil || hash == "" {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(hash))
+	return hex.EncodeToString(sum[:8]), nil
 }
 
 // SetPassword sets the caller's own password. A user who has one must give it (current);

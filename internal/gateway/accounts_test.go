@@ -173,25 +173,42 @@ func TestTokenLoginAndSessionCaller(t *testing.T) {
 	}
 	// Revoking the token ends the session; disabling the user ends all of theirs.
 	e.must(e.db.RevokeAPIToken(e.ctx, k.Token.ID, e.clock.Now()))
-	_, err = e.g.SessionCaller(e.ctx, k.User.ID, k.Token.ID)
+	_, err = e.g.SessionCaller(e.ctx, k.User.ID, k.Token.ID, "")
 	wantCode(t, "revoked kiosk token", err, gateway.EUnauthorized)
 
 	op := e.addUser(e.org.ID, "op@localhost", false, nil)
-	if _, err := e.g.SessionCaller(e.ctx, op.ID, ""); err != nil {
+	if _, err := e.g.SessionCaller(e.ctx, op.ID, "", ""); err != nil {
 		t.Fatal(err)
 	}
 	admin := &gateway.Caller{User: e.admin, Token: gateway.APIToken{Scope: gateway.ScopeFull}}
 	e.must(e.g.SetUserDisabled(e.ctx, admin, op.ID, true))
-	_, err = e.g.SessionCaller(e.ctx, op.ID, "")
+	_, err = e.g.SessionCaller(e.ctx, op.ID, "", "")
 	wantCode(t, "disabled user", err, gateway.EUnauthorized)
 	opToken := e.addToken(op, gateway.ScopeFull, "")
 	_, err = e.g.TokenLogin(e.ctx, opToken, "192.0.2.9")
 	wantCode(t, "disabled user's token", err, gateway.EUnauthorized)
 	e.must(e.g.SetUserDisabled(e.ctx, admin, op.ID, false))
-	if _, err := e.g.SessionCaller(e.ctx, op.ID, ""); err != nil {
+	if _, err := e.g.SessionCaller(e.ctx, op.ID, "", ""); err != nil {
 		t.Fatalf("enabled again: %v", err)
 	}
 	wantCode(t, "disable yourself", e.g.SetUserDisabled(e.ctx, admin, e.admin.ID, true), gateway.EConflict)
+
+	// A password session carries the password's stamp: a reset by an admin ends it.
+	e.setPassword(op, "the first password")
+	stamp, err := e.g.PasswordStamp(e.ctx, op.ID)
+	if err != nil || stamp == "" {
+		t.Fatalf("stamp %q, %v", stamp, err)
+	}
+	if _, err := e.g.SessionCaller(e.ctx, op.ID, "", stamp); err != nil {
+		t.Fatalf("session with the current stamp: %v", err)
+	}
+	_, err = e.g.ResetPassword(e.ctx, admin, op.ID)
+	e.must(err)
+	_, err = e.g.SessionCaller(e.ctx, op.ID, "", stamp)
+	wantCode(t, "session begun before a password reset", err, gateway.EUnauthorized)
+	if fresh, _ := e.g.PasswordStamp(e.ctx, op.ID); fresh == stamp {
+		t.Error("the stamp did not change with the password")
+	}
 }
 
 func TestSocketTokens(t *testing.T) {

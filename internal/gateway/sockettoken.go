@@ -90,5 +90,5 @@ func (g *Gateway) authenticateSocketToken(ctx context.Context, token string) (*C
 	} else if err != nil {
 		return nil, err
 	}
-	return g.SessionCaller(ctx, t.UserID, t.APITokenID)
+	return g.SessionCaller(ctx, t.UserID, t.APITokenID, "")
 }
