@@ -32,6 +32,13 @@ type LiveStream struct {
 	Stream fleet.Stream
 }
 
+// StillConnected reports whether ls's robot is still online through the connection ls was
+// opened on (a robot that reconnected is a new connection).
+func (g *Gateway) StillConnected(ls LiveStream) bool {
+	live, ok := g.presence.Robot(ls.Robot.ID)
+	return ok && live == ls.Live
+}
+
 // OpenLiveStream makes the checks of a W3 request that come after authentication and before
 // the upgrade, in the contract's order: 404 (robot unknown or invisible, input stream or
 // type unresolved), 501 (a local-fleet robot hosted by another agent). The 409 of a held

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -296,9 +297,28 @@ func (s *socket) run() {
 }
 
 // watch ends the socket when its token is revoked or expires, or a write stalls.
+// A controller is pinged every controllerPingEvery and let go when a ping goes unanswered for
+// controllerPingTimeout: a client whose machine vanished (no FIN, no RST) or froze would
+// otherwise keep the robot's control, and everybody else 409, until TCP gives up minutes
+// later or its token expires. Browsers answer pings by themselves. (Atomic: tests shorten
+// them.)
+var controllerPingEvery, controllerPingTimeout atomicDuration
+
+func init() {
+	controllerPingEvery.Store(int64(5 * time.Second))
+	controllerPingTimeout.Store(int64(10 * time.Second))
+}
+
+type atomicDuration struct{ atomic.Int64 }
+
+func (d *atomicDuration) get() time.Duration { return time.Duration(d.Load()) }
+
 func (s *socket) watch(ctx context.Context) {
 	t := time.NewTicker(tokenCheckPeriod)
 	defer t.Stop()
+	if s.q.input {
+		go s.pingController(ctx)
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -317,6 +337,44 @@ func (s *socket) watch(ctx context.Context) {
 		if since := s.writing.since(); since > writeStall {
 			s.stop(closePolicy, "client too slow")
 			s.conn.CloseNow()
+			return
+		}
+		if s.q.input && !s.h.gw.StillConnected(s.ls) {
+			// The control lease is on this connection of the robot: a robot that went away
+			// (or came back as a new connection) is driven afresh.
+			s.stop(closeGoingAway, "the robot went offline")
+			return
+		}
+	}
+}
+
+// pingController lets go of a controller that stops answering pings (see
+// controllerPingEvery); the reader, always running on an input socket, takes the pongs.
+func (s *socket) pingController(ctx context.Context) {
+	t := time.NewTicker(controllerPingEvery.get())
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.done:
+			return
+		case <-t.C:
+		}
+		pingCtx, cancel := context.WithTimeout(ctx, controllerPingTimeout.get())
+		err := s.conn.Ping(pingCtx)
+		cancel()
+		if err != nil {
+			select {
+			case <-s.done:
+				return // the socket is closing anyway: leave its handshake alone
+			default:
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			s.stop(closeGoingAway, "the controller does not answer pings")
+			s.conn.CloseNow() // nobody is there to answer the close handshake either
 			return
 		}
 	}

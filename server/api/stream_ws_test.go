@@ -20,6 +20,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/streampb"
+	"github.com/fleetgate/fleetgate/server/api"
 	"github.com/fleetgate/fleetgate/server/servertest"
 )
 
@@ -650,5 +651,60 @@ func TestLiveOutputLargeImageIsTheMarshalledEnvelope(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestLiveControllerThatStopsAnsweringIsLetGo: a controller whose client stops answering
+// pings (gone without a FIN, or frozen) loses control, and another operator may drive; one
+// that answers keeps it.
+func TestLiveControllerThatStopsAnsweringIsLetGo(t *testing.T) {
+	defer api.SetControllerPing(100*time.Millisecond, 300*time.Millisecond)()
+	a := newLiveAgent(t)
+	const input = "componentName=base&streamName=cmd_vel&direction=input&format=json"
+	frozen := a.dial(t, input) // never reads, so never answers a ping
+	frozen.Write(context.Background(), websocket.MessageText, []byte(`{"linear":{"x":0.3}}`))
+	waitPublished(t, a.bot, 1)
+	var next *websocket.Conn
+	deadline := time.Now().Add(5 * time.Second)
+	for next == nil {
+		conn, resp, err := websocket.Dial(context.Background(), a.url(input), &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"bearer " + a.admin}}})
+		switch {
+		case err == nil:
+			next = conn
+		case resp == nil || resp.StatusCode != http.StatusConflict:
+			t.Fatalf("second controller: %v", err)
+		case time.Now().After(deadline):
+			t.Fatal("the frozen controller still holds the robot after 5 s")
+		default:
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	defer next.CloseNow()
+	if p := a.bot.Published(); !isZeroTwist(twistOf(t, p[len(p)-1])) {
+		t.Errorf("the robot's last command before the hand-over is %v, want a zero", twistOf(t, p[len(p)-1]))
+	}
+	// The new controller answers pings (its reader runs): it keeps control past many pings.
+	readCtx := next.CloseRead(context.Background())
+	time.Sleep(time.Second)
+	before := len(a.bot.Published())
+	if err := next.Write(context.Background(), websocket.MessageText, []byte(`{"linear":{"x":0.2}}`)); err != nil || readCtx.Err() != nil {
+		t.Fatalf("a controller that answers pings lost control: %v, %v", err, readCtx.Err())
+	}
+	p := waitPublished(t, a.bot, before+1)
+	if tw := twistOf(t, p[before]); tw.GetLinear().GetX() != 0.2 {
+		t.Errorf("last command %v, want the new controller's", tw)
+	}
+}
+
+// TestLiveControllerLetGoWhenTheRobotLeaves: an input socket ends (1001) when its robot goes
+// offline, so the control lease does not outlive the connection it was for.
+func TestLiveControllerLetGoWhenTheRobotLeaves(t *testing.T) {
+	a := newLiveAgent(t)
+	conn := a.dial(t, "componentName=base&streamName=cmd_vel&direction=input&format=json")
+	conn.Write(context.Background(), websocket.MessageText, []byte(`{"linear":{"x":0.3}}`))
+	waitPublished(t, a.bot, 1)
+	a.Registry().Remove(a.bot)
+	if code := closeCode(t, conn); code != websocket.StatusGoingAway {
+		t.Errorf("close %d when the robot left, want 1001", code)
 	}
 }
