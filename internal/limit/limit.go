@@ -32,16 +32,16 @@ func (w *Window) Blocked(key string) (time.Duration, bool) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	now := w.now()
+	return w.blocked(key, w.now())
+}
+
+// blocked is Blocked with w.mu held.
+func (w *Window) blocked(key string, now time.Time) (time.Duration, bool) {
 	times := w.live(key, now)
 	if len(times) < w.Max {
 		return 0, false
 	}
-	wait := times[0].Add(w.Period).Sub(now)
-	if wait < time.Second {
-		wait = time.Second
-	}
-	return wait, true
+	return max(times[0].Add(w.Period).Sub(now), time.Second), true
 }
 
 // Attempt is Blocked and Fail in one step: unless key is blocked, it records this attempt as
@@ -55,9 +55,8 @@ func (w *Window) Attempt(key string) (time.Duration, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	now := w.now()
-	times := w.live(key, now)
-	if len(times) >= w.Max {
-		return max(times[0].Add(w.Period).Sub(now), time.Second), true
+	if wait, blocked := w.blocked(key, now); blocked {
+		return wait, true
 	}
 	w.record(key, now)
 	return 0, false

@@ -314,11 +314,36 @@ type atomicDuration struct{ atomic.Int64 }
 func (d *atomicDuration) get() time.Duration { return time.Duration(d.Load()) }
 
 func (s *socket) watch(ctx context.Context) {
-	t := time.NewTicker(tokenCheckPeriod)
-	defer t.Stop()
 	if s.q.input {
-		go s.pingController(ctx)
+		go s.every(ctx, controllerPingEvery.get(), s.pingController)
 	}
+	s.every(ctx, tokenCheckPeriod, func(ctx context.Context) bool {
+		checkCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := s.h.gw.StillValid(checkCtx, s.bearer)
+		cancel()
+		if gateway.ErrorCode(err) == gateway.EUnauthorized {
+			s.stop(closePolicy, "token revoked or expired")
+			return false
+		}
+		if since := s.writing.since(); since > writeStall {
+			s.stop(closePolicy, "client too slow")
+			s.conn.CloseNow()
+			return false
+		}
+		if s.q.input && !s.h.gw.StillConnected(s.ls) {
+			// The control lease is on this connection of the robot: a robot that went away
+			// (or came back as a new connection) is driven afresh.
+			s.stop(closeGoingAway, "the robot went offline")
+			return false
+		}
+		return true
+	})
+}
+
+// every calls check each period until it returns false, ctx ends or the socket stops.
+func (s *socket) every(ctx context.Context, period time.Duration, check func(context.Context) bool) {
+	t := time.NewTicker(period)
+	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -327,22 +352,7 @@ func (s *socket) watch(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		checkCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err := s.h.gw.StillValid(checkCtx, s.bearer)
-		cancel()
-		if gateway.ErrorCode(err) == gateway.EUnauthorized {
-			s.stop(closePolicy, "token revoked or expired")
-			return
-		}
-		if since := s.writing.since(); since > writeStall {
-			s.stop(closePolicy, "client too slow")
-			s.conn.CloseNow()
-			return
-		}
-		if s.q.input && !s.h.gw.StillConnected(s.ls) {
-			// The control lease is on this connection of the robot: a robot that went away
-			// (or came back as a new connection) is driven afresh.
-			s.stop(closeGoingAway, "the robot went offline")
+		if !check(ctx) {
 			return
 		}
 	}
@@ -350,34 +360,23 @@ func (s *socket) watch(ctx context.Context) {
 
 // pingController lets go of a controller that stops answering pings (see
 // controllerPingEvery); the reader, always running on an input socket, takes the pongs.
-func (s *socket) pingController(ctx context.Context) {
-	t := time.NewTicker(controllerPingEvery.get())
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.done:
-			return
-		case <-t.C:
-		}
-		pingCtx, cancel := context.WithTimeout(ctx, controllerPingTimeout.get())
-		err := s.conn.Ping(pingCtx)
-		cancel()
-		if err != nil {
-			select {
-			case <-s.done:
-				return // the socket is closing anyway: leave its handshake alone
-			default:
-			}
-			if ctx.Err() != nil {
-				return
-			}
-			s.stop(closeGoingAway, "the controller does not answer pings")
-			s.conn.CloseNow() // nobody is there to answer the close handshake either
-			return
-		}
+func (s *socket) pingController(ctx context.Context) bool {
+	pingCtx, cancel := context.WithTimeout(ctx, controllerPingTimeout.get())
+	err := s.conn.Ping(pingCtx)
+	cancel()
+	if err == nil {
+		return true
 	}
+	select {
+	case <-s.done:
+		return false // the socket is closing anyway: leave its handshake alone
+	default:
+	}
+	if ctx.Err() == nil {
+		s.stop(closeGoingAway, "the controller does not answer pings")
+		s.conn.CloseNow() // nobody is there to answer the close handshake either
+	}
+	return false
 }
 
 func (s *socket) runOutput(ctx context.Context) {

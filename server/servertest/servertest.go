@@ -7,10 +7,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,7 +35,12 @@ type Server struct {
 	Store *store.DB
 	logs  *lockedWriter
 	t     testing.TB
+	stop  func() error
 }
+
+// Stop ends the server as SIGTERM does (its Run context is cancelled) and returns what Run
+// returned; later calls, and the cleanup, return the same.
+func (s *Server) Stop() error { return s.stop() }
 
 // Option adjusts the config before the server opens.
 type Option func(*server.Config)
@@ -70,15 +77,18 @@ func MustOpen(t testing.TB, opts ...Option) *Server {
 		t.Fatalf("open store: %v", err)
 	}
 	s := &Server{Server: srv, URL: srv.URL(), DataDir: dir, Store: db, logs: logs, t: t}
-	t.Cleanup(func() {
+	s.stop = sync.OnceValue(func() error {
 		cancel()
 		select {
 		case err := <-done:
-			if err != nil {
-				t.Errorf("server run: %v", err)
-			}
+			return err
 		case <-time.After(15 * time.Second):
-			t.Errorf("server did not stop within 15 s")
+			return errors.New("the server did not stop within 15 s")
+		}
+	})
+	t.Cleanup(func() {
+		if err := s.stop(); err != nil {
+			t.Errorf("server run: %v", err)
 		}
 		db.Close()
 	})
