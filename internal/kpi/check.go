@@ -6,9 +6,10 @@ import (
 	"sync"
 )
 
-// checkWorkers bounds the re-checks in flight: the store's read pool is small, and a round
-// of thousands of distinct tokens must not crowd out the REST requests.
-const checkWorkers = 4
+// checkWorkers bounds the re-checks in flight: the store's read pool is small (4), and a
+// round of thousands of distinct tokens must not crowd out the REST requests or the ticks'
+// own listings, so it takes half of it at most.
+const checkWorkers = 2
 
 // checkTokens re-checks every distinct (token, fleet) once: subscriptions of a revoked or
 // expired token end with ErrRevoked (the socket closes 1008), and a token whose view changed
@@ -80,6 +81,7 @@ func (h *Hub) regroup(k tokenKey, view View) {
 		if s.group != nil && s.group.key != key {
 			h.leaveGroupLocked(s)
 			h.joinLocked(s, view)
+			s.frame.Swap(nil) // built for the old view: it may show a robot no longer visible
 		}
 	}
 }

@@ -276,8 +276,10 @@ func (h *Hub) Run(ctx context.Context) {
 		defer t.Stop()
 		ticks = t.C
 	}
-	// Token checks run beside the ticks: a slow store must not delay frames.
-	checkNow := make(chan struct{}, 1)
+	// Token checks run beside the ticks: a slow store must not delay frames beyond the
+	// tick's read deadline. A tick waits for the round it started (until that deadline) so
+	// that its frames follow the revocations and membership changes that round found.
+	checkNow := make(chan chan struct{}, 1)
 	var checker sync.WaitGroup
 	checker.Add(1)
 	go func() {
@@ -286,8 +288,9 @@ func (h *Hub) Run(ctx context.Context) {
 			select {
 			case <-ctx.Done():
 				return
-			case <-checkNow:
+			case round := <-checkNow:
 				h.checkTokens(ctx)
+				close(round)
 			}
 		}
 	}()
@@ -300,11 +303,13 @@ func (h *Hub) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case at := <-ticks:
+			round := make(chan struct{})
 			select {
-			case checkNow <- struct{}{}:
+			case checkNow <- round:
 			default: // a round is still running; it covers this tick
+				round = nil
 			}
-			h.tick(ctx, at)
+			h.tick(ctx, at, round)
 		}
 	}
 }

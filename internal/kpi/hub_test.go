@@ -40,6 +40,8 @@ type fakeSource struct {
 	views  map[string]View  // by token
 	errs   map[string]error // by token
 	checks atomic.Int64
+	// checkDelay makes each Recheck take this long: a slow store.
+	checkDelay atomic.Int64
 }
 
 func newSource() *fakeSource {
@@ -65,6 +67,7 @@ func (f *fakeSource) OnlineRobots(ctx context.Context, fleetID string) ([]Robot,
 }
 
 func (f *fakeSource) Recheck(ctx context.Context, token, fleetID string) (View, error) {
+	time.Sleep(time.Duration(f.checkDelay.Load()))
 	f.checks.Add(1)
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -176,7 +179,7 @@ func TestFrameShape(t *testing.T) {
 	src.setOnline("fleet-1", online(b), online(a))
 	s := subscribe(t, h, "fleet-1", "tok", View{All: true})
 
-	h.tick(context.Background(), t0)
+	h.tick(context.Background(), t0, nil)
 	f := pending(t, s)
 	if f == nil {
 		t.Fatal("no frame")
@@ -264,7 +267,7 @@ func TestOneFramePerSet(t *testing.T) {
 	member3 := subscribe(t, h, "fleet-1", "member-3", View{Robots: []string{"b", "c"}})
 	other := subscribe(t, h, "fleet-2", "admin-1", View{All: true})
 
-	h.tick(context.Background(), t0)
+	h.tick(context.Background(), t0, nil)
 	all := pending(t, admin1)
 	if got := robotIDs(t, all); !slices.Equal(got, []string{"a", "b"}) {
 		t.Errorf("admin frame robots %v, want [a b]", got)
@@ -309,7 +312,7 @@ func TestNoFrameWithoutVisibleOnlineRobot(t *testing.T) {
 	blind := subscribe(t, h, "busy", "member", View{Robots: []string{}}) // sees none
 	other := subscribe(t, h, "busy", "member-2", View{Robots: []string{"s", "elsewhere"}})
 	quiet := subscribe(t, h, "quiet", "tok", View{All: true})
-	h.tick(context.Background(), t0)
+	h.tick(context.Background(), t0, nil)
 	for name, s := range map[string]*Subscriber{"empty fleet": empty, "empty view": blind, "robots without KPIs": other, "quiet fleet": quiet} {
 		if f := pending(t, s); f != nil {
 			t.Errorf("%s: got frame %s, want none", name, f.Data)
@@ -346,7 +349,7 @@ func TestRobotsJoiningAndLeaving(t *testing.T) {
 			robots = append(robots, online(r))
 		}
 		src.setOnline("f", robots...)
-		h.tick(context.Background(), t0.Add(time.Duration(i)*time.Second))
+		h.tick(context.Background(), t0.Add(time.Duration(i)*time.Second), nil)
 		if got := robotIDs(t, pending(t, s)); !slices.Equal(got, step.want) {
 			t.Errorf("tick %d: robots %v, want %v", i, got, step.want)
 		}
@@ -360,7 +363,7 @@ func TestSlowSubscriberDropsFrames(t *testing.T) {
 	slow := subscribe(t, h, "f", "tok", View{All: true})
 	healthy := subscribe(t, h, "f", "tok", View{All: true})
 	for i := range 3 {
-		h.tick(context.Background(), t0.Add(time.Duration(i)*time.Second))
+		h.tick(context.Background(), t0.Add(time.Duration(i)*time.Second), nil)
 		if f := pending(t, healthy); f == nil || !f.At.Equal(t0.Add(time.Duration(i)*time.Second)) {
 			t.Fatalf("tick %d: healthy subscriber got %v", i, f)
 		}
@@ -406,7 +409,7 @@ func TestSlowOrFailingRobotIsLeftOut(t *testing.T) {
 	s := subscribe(t, h, "f", "tok", View{All: true})
 
 	start := time.Now()
-	h.tick(context.Background(), t0)
+	h.tick(context.Background(), t0, nil)
 	took := time.Since(start)
 	f := pending(t, s)
 	if got := robotIDs(t, f); !slices.Equal(got, []string{"a", "d"}) {
@@ -435,8 +438,16 @@ func TestRecheck(t *testing.T) {
 	src.setToken("revoked", View{}, fmt.Errorf("bearer token expired: %w", ErrRevoked))
 	src.setToken("flaky", View{}, errors.New("database is locked"))
 	src.setToken("member", View{Robots: []string{"b"}}, nil) // a membership moved from a to b
+	h.tick(context.Background(), t0.Add(-time.Second), nil) // frames for the views as they were
 
 	h.checkTokens(context.Background())
+	// The frames waiting since that tick went with the views they were built for.
+	if f := member.Next(); f != nil {
+		t.Errorf("a frame built for the old membership survived the change: %v", robotIDs(t, f))
+	}
+	if f := revoked[1].Next(); f != nil {
+		t.Errorf("a frame survived the revocation")
+	}
 	if n := src.checks.Load(); n != 4 {
 		t.Errorf("%d checks, want one per distinct token (4)", n)
 	}
@@ -455,7 +466,7 @@ func TestRecheck(t *testing.T) {
 			t.Errorf("%s subscriber ended: %v", name, s.Err())
 		}
 	}
-	h.tick(context.Background(), t0)
+	h.tick(context.Background(), t0, nil)
 	if got := robotIDs(t, pending(t, member)); !slices.Equal(got, []string{"b"}) {
 		t.Errorf("member sees %v after its membership moved, want [b]", got)
 	}
@@ -489,12 +500,12 @@ func TestStalledWriteIsCut(t *testing.T) {
 	h.checkTokens(context.Background())
 
 	clk.add(900 * time.Millisecond)
-	h.tick(context.Background(), t0)
+	h.tick(context.Background(), t0, nil)
 	if aborted.Load() || abortedEnded.Load() {
 		t.Fatalf("a write of 900 ms was cut")
 	}
 	clk.add(200 * time.Millisecond) // an ended subscription gets one tick to finish its write
-	h.tick(context.Background(), t0)
+	h.tick(context.Background(), t0, nil)
 	if aborted.Load() || !abortedEnded.Load() {
 		t.Fatalf("after 1.1 s: stalled cut %v (want false), revoked cut %v (want true)", aborted.Load(), abortedEnded.Load())
 	}
@@ -502,7 +513,7 @@ func TestStalledWriteIsCut(t *testing.T) {
 		t.Errorf("the revoked subscriber ended with %v, want ErrRevoked kept", ended.Err())
 	}
 	clk.add(DefaultStallTimeout)
-	h.tick(context.Background(), t0)
+	h.tick(context.Background(), t0, nil)
 	if !aborted.Load() || !errors.Is(stalled.Err(), ErrStalled) {
 		t.Fatalf("after the stall timeout: cut %v, err %v", aborted.Load(), stalled.Err())
 	}
@@ -520,6 +531,55 @@ func TestViewKey(t *testing.T) {
 	}
 	if a, b := (View{}).key(), (View{All: true}).key(); a == b {
 		t.Errorf("no robots and all robots share a key")
+	}
+}
+
+// TestRunTickFollowsItsCheck: a tick's frames follow what the token check of that tick found
+// (the tick waits for it, up to its read deadline): a membership removed or a token revoked
+// before a tick shows in that tick's frame.
+func TestRunTickFollowsItsCheck(t *testing.T) {
+	src := newSource()
+	src.setOnline("f", online(simRobot(t, "a", "alpha", 1, 50, "idle", t0)), online(simRobot(t, "b", "bravo", 2, 60, "idle", t0)))
+	src.setToken("member", View{Robots: []string{"a", "b"}}, nil)
+	src.checkDelay.Store(int64(100 * time.Millisecond)) // the check ends after the reads
+	ticks := make(chan time.Time)
+	h := New(Config{Source: src, Ticks: ticks, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	s, err := h.Subscribe(Request{FleetID: "f", Token: "member", View: View{Robots: []string{"a", "b"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go h.Run(ctx)
+	next := func(at time.Time) *Frame {
+		t.Helper()
+		ticks <- at
+		select {
+		case <-s.Ready():
+			return s.Next()
+		case <-s.Done():
+			return nil
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no frame for tick %v", at)
+			return nil
+		}
+	}
+	if got := robotIDs(t, next(t0)); !slices.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("first frame %v, want [a b]", got)
+	}
+	waitUntil(t, func() bool { return src.checks.Load() >= 1 }) // that tick's round is over
+	src.setToken("member", View{Robots: []string{"b"}}, nil)
+	if got := robotIDs(t, next(t0.Add(time.Second))); !slices.Equal(got, []string{"b"}) {
+		t.Errorf("frame of the tick after the membership of a was removed: %v, want [b]", got)
+	}
+	waitUntil(t, func() bool { return src.checks.Load() >= 2 })
+	src.setToken("member", View{}, fmt.Errorf("revoked: %w", ErrRevoked))
+	if f := next(t0.Add(2 * time.Second)); f != nil {
+		t.Errorf("a frame after the revocation: %v", robotIDs(t, f))
+	}
+	if !errors.Is(s.Err(), ErrRevoked) {
+		t.Errorf("ended with %v, want ErrRevoked", s.Err())
 	}
 }
 

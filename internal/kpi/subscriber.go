@@ -87,6 +87,7 @@ func (s *Subscriber) end(err error) {
 	s.endOnce.Do(func() {
 		s.err = err
 		close(s.done)
+		s.frame.Swap(nil) // nothing more goes out after a revocation
 	})
 }
 

@@ -15,7 +15,7 @@ const endedWriteGrace = time.Second
 // tick is one collection: read the KPIs of the robots some subscriber sees, build one frame
 // per distinct set of visible robots with something to say, offer it to the subscribers that
 // see that set, and cut off stalled writes. Reads and the fleet listing share one deadline, ReadTimeout after the tick began.
-func (h *Hub) tick(ctx context.Context, at time.Time) {
+func (h *Hub) tick(ctx context.Context, at time.Time, checked <-chan struct{}) {
 	h.stats.ticks.Add(1)
 	fleets := h.subscribedFleets()
 	var pieces map[string][]byte
@@ -24,6 +24,12 @@ func (h *Hub) tick(ctx context.Context, at time.Time) {
 		readCtx, cancel := context.WithTimeout(ctx, h.cfg.ReadTimeout)
 		online = h.onlineRobots(readCtx, fleets)
 		pieces = h.readAll(readCtx, h.visibleRobots(online), at)
+		if checked != nil {
+			select {
+			case <-checked:
+			case <-readCtx.Done(): // the store is slow: the frames go out; the round ends later
+			}
+		}
 		cancel()
 	}
 

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 )
 
@@ -11,4 +12,15 @@ type connKey struct{}
 // http.Server.ConnContext so stream sockets can tune their TCP options.
 func WithConn(ctx context.Context, c net.Conn) context.Context {
 	return context.WithValue(ctx, connKey{}, c)
+}
+
+// tcpConn is the request's TCP connection, under TLS when the server terminates it (socket
+// options apply to the TCP connection either way); nil when there is none.
+func tcpConn(ctx context.Context) *net.TCPConn {
+	conn, _ := ctx.Value(connKey{}).(net.Conn)
+	if t, ok := conn.(*tls.Conn); ok {
+		conn = t.NetConn()
+	}
+	tcp, _ := conn.(*net.TCPConn)
+	return tcp
 }

@@ -98,8 +98,8 @@ func streamKPIs(conn *websocket.Conn, sub *kpi.Subscriber, readDone <-chan struc
 		select {
 		case <-sub.Ready():
 			f := sub.Next()
-			if f == nil {
-				continue
+			if f == nil || sub.Err() != nil {
+				continue // ended (revoked, say): the Done case says how
 			}
 			sub.BeginWrite()
 			// context.Background: a deadline would cost a timer per frame; stalls are the hub's.

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"net"
 	"syscall"
 )
 
@@ -17,12 +16,8 @@ func setNotSentLowat(ctx context.Context) { setNotSentLowatTo(ctx, notSentLowat)
 
 // setNotSentLowatTo sets TCP_NOTSENT_LOWAT to n bytes on the request's connection.
 func setNotSentLowatTo(ctx context.Context, n int) {
-	conn, ok := ctx.Value(connKey{}).(net.Conn)
-	if !ok {
-		return
-	}
-	tcp, ok := conn.(*net.TCPConn)
-	if !ok {
+	tcp := tcpConn(ctx)
+	if tcp == nil {
 		return
 	}
 	raw, err := tcp.SyscallConn()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -490,8 +489,8 @@ func corkableConn(ctx context.Context) syscall.RawConn {
 	if runtime.GOOS != "linux" {
 		return nil
 	}
-	tcp, ok := ctx.Value(connKey{}).(*net.TCPConn)
-	if !ok {
+	tcp := tcpConn(ctx)
+	if tcp == nil {
 		return nil
 	}
 	raw, err := tcp.SyscallConn()
