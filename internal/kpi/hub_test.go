@@ -438,7 +438,7 @@ func TestRecheck(t *testing.T) {
 	src.setToken("revoked", View{}, fmt.Errorf("bearer token expired: %w", ErrRevoked))
 	src.setToken("flaky", View{}, errors.New("database is locked"))
 	src.setToken("member", View{Robots: []string{"b"}}, nil) // a membership moved from a to b
-	h.tick(context.Background(), t0.Add(-time.Second), nil) // frames for the views as they were
+	h.tick(context.Background(), t0.Add(-time.Second), nil)  // frames for the views as they were
 
 	h.checkTokens(context.Background())
 	// The frames waiting since that tick went with the views they were built for.
