@@ -41,8 +41,9 @@ const (
 // camera frames) fit with room to spare.
 const MaxFrame = 32 << 20
 
-// ChunkSize is the size of resource upload chunks.
-const ChunkSize = 256 << 10
+// ChunkSize is the size of resource upload chunks: small enough that the heartbeats and
+// answers waiting behind one get through within a second or two on a slow uplink.
+const ChunkSize = 64 << 10
 
 // Close codes of the link beyond the standard ones.
 const (

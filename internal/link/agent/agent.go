@@ -237,6 +237,20 @@ type session struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	reqs   sync.WaitGroup
+	// robotsChanged is the registry's change signal taken before the hello's robot list, so
+	// that a robot coming or going during the handshake is announced after it.
+	robotsChanged <-chan struct{}
+}
+
+// over reports whether the session has ended. A write can fail without that (its timeout
+// ran out waiting behind a long one): the loops then try again rather than stop.
+func (s *session) over() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
 }
 
 func (s *session) end() {
@@ -249,6 +263,7 @@ func (s *session) end() {
 // handshake sends hello and reads the cloud's welcome.
 func (s *session) handshake() (*linkpb.Welcome, error) {
 	s.heartbeat = link.HeartbeatInterval
+	s.robotsChanged = s.a.cfg.Robots.Changed()
 	hello := &linkpb.Hello{ProtocolVersion: link.ProtocolVersion, AgentVersion: s.a.cfg.Version, Robots: s.robotInfos()}
 	if err := s.write(&linkpb.Frame{Body: &linkpb.Frame_Hello{Hello: hello}}, 10*time.Second); err != nil {
 		return nil, err
@@ -365,14 +380,27 @@ func (s *session) keepAlive() {
 
 // watchRobots tells the cloud when the set of hosted robots changes.
 func (s *session) watchRobots() {
+	changed := s.robotsChanged
 	for {
-		changed := s.a.cfg.Robots.Changed()
 		select {
 		case <-s.done:
 			return
 		case <-changed:
 		}
-		s.write(&linkpb.Frame{Body: &linkpb.Frame_Robots{Robots: &linkpb.RobotsChanged{Robots: s.robotInfos()}}}, 10*time.Second)
+		// The next signal is taken before the list is read: a change while the list is
+		// being sent is announced after it.
+		changed = s.a.cfg.Robots.Changed()
+		f := &linkpb.Frame{Body: &linkpb.Frame_Robots{Robots: &linkpb.RobotsChanged{Robots: s.robotInfos()}}}
+		for s.write(f, 10*time.Second) != nil {
+			if s.over() {
+				return
+			}
+			select {
+			case <-s.done:
+				return
+			case <-time.After(s.heartbeat):
+			}
+		}
 	}
 }
 
@@ -396,7 +424,10 @@ func (s *session) pushKPIs() {
 			}
 			f := &linkpb.Frame{Body: &linkpb.Frame_Kpis{Kpis: &linkpb.KPIValues{RobotId: r.Info().ID, Kpis: link.KPIsToWire(kpis)}}}
 			if s.write(f, s.heartbeat) != nil {
-				return
+				if s.over() {
+					return
+				}
+				break // the next tick sends fresher values
 			}
 		}
 	}
@@ -423,7 +454,10 @@ func (s *session) pushResources() {
 				continue
 			}
 			if s.write(&linkpb.Frame{Body: &linkpb.Frame_Resources{Resources: &linkpb.ResourcesChanged{RobotId: id, Resources: wire}}}, 10*time.Second) != nil {
-				return
+				if s.over() {
+					return
+				}
+				continue // not sent: the next scan tries again
 			}
 			sent[id] = sig
 		}

@@ -141,9 +141,18 @@ func (s *session) upload(ctx context.Context, robot fleet.Robot, requestID uint6
 	if res.Size < size {
 		return nil, fleet.Errorf(fleet.ErrInvalid, "resource %s has %d bytes, fewer than the %d listed: it changed", res.Name, res.Size, size)
 	}
+	// A resumed upload hashes what the cloud already has first: on a slow computer that
+	// takes a while for a big file, so the request's deadline is checked as it goes.
 	h := sha256.New()
-	if _, err := io.CopyN(h, f, offset); err != nil {
-		return nil, fleet.Errorf(fleet.ErrInvalid, "reading resource %s: %v", res.Name, err)
+	for done := int64(0); done < offset; {
+		n, err := io.CopyN(h, f, min(offset-done, 8<<20))
+		done += n
+		if err != nil {
+			return nil, fleet.Errorf(fleet.ErrInvalid, "reading resource %s: %v", res.Name, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, errors.Join(fleet.ErrUnavailable, err)
+		}
 	}
 	buf := make([]byte, link.ChunkSize)
 	for pos := offset; pos < size; {

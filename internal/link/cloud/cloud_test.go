@@ -977,6 +977,22 @@ func TestCoreRefusalsReachTheAgent(t *testing.T) {
 	}
 }
 
+// TestRobotJoiningDuringTheHandshakeIsAnnounced: a robot that comes online on the agent
+// between its hello and the cloud's welcome reaches the cloud once the link is up.
+func TestRobotJoiningDuringTheHandshakeIsAnnounced(t *testing.T) {
+	w := newWorld(t)
+	gate := make(chan struct{})
+	w.tracker.hold[idOne] = gate // the cloud records robot one slowly: the welcome waits
+	_, local := w.startAgentWith("fga_alpha", scriptedRobot(idOne, "one"))
+	<-w.tracker.entered
+	if err := local.Add(context.Background(), scriptedRobot(idThree, "three"), "local-fleet"); err != nil {
+		t.Fatal(err)
+	}
+	close(gate)
+	w.waitOnline(idOne, true, 3*time.Second)
+	w.waitOnline(idThree, true, 3*time.Second)
+}
+
 // TestRobotsJoiningAndLeavingAnAgent: robots that come and go on the agent come and go on
 // the cloud while the link stays up.
 func TestRobotsJoiningAndLeavingAnAgent(t *testing.T) {

@@ -15,6 +15,9 @@ import (
 const (
 	uploadRate  = 256 << 10 // bytes per second
 	uploadSlack = 30 * time.Second
+	// prefixHashRate is the slowest hashing of a resumed upload's first part (an SD card on
+	// a small robot computer) the deadline allows for.
+	prefixHashRate = 16 << 20 // bytes per second
 )
 
 // syncer copies a session's resource files into the cloud's archive, one at a time, so that
@@ -143,7 +146,8 @@ func (y *syncer) upload(w wanted) error {
 	if offset > 0 {
 		y.s.log.Info("resuming resource upload", "robot", w.robotID, "resource", w.res.ID, "offset", offset, "size", w.res.Size)
 	}
-	timeout := uploadSlack + time.Duration((w.res.Size-offset)/uploadRate)*time.Second
+	// The agent hashes the bytes the archive has before it sends the rest.
+	timeout := uploadSlack + time.Duration((w.res.Size-offset)/uploadRate+offset/prefixHashRate)*time.Second
 	ctx, cancel = context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	resp, err := y.s.request(ctx, r, &linkpb.Request{Op: &linkpb.Request_Upload{Upload: &linkpb.ResourceUpload{
