@@ -116,11 +116,13 @@ func (s *session) end(code websocket.StatusCode, reason string, handshake bool) 
 }
 
 // refuse tells the agent why before closing: the refusal frame survives proxies that drop
-// close reasons. An agent not heard from for a heartbeat interval is dropped after it, since
-// it may not answer a close handshake (which would keep its robots online 5 s longer).
+// close reasons. An agent not heard from for two heartbeat intervals is dropped after it,
+// since it may not answer a close handshake (which would keep its robots online 5 s longer);
+// a live agent, which sends a heartbeat each interval, gets the handshake and its close code
+// (4001 tells a replaced agent to stop).
 func (s *session) refuse(code websocket.StatusCode, reason string) {
 	s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_Refusal{Refusal: &linkpb.Refusal{Reason: reason}}}, time.Second)
-	s.end(code, reason, s.quiet() <= s.acc.heartbeat)
+	s.end(code, reason, s.quiet() <= 2*s.acc.heartbeat)
 }
 
 // quiet is how long the agent has not been heard from.
