@@ -250,6 +250,15 @@ func (w *world) waitOnline(id string, want bool, within time.Duration) time.Dura
 	return 0
 }
 
+// wantPresence checks which of robots one, two and three are online.
+func (w *world) wantPresence(one, two, three bool) {
+	w.t.Helper()
+	got, want := [3]bool{w.registry.Online(idOne), w.registry.Online(idTwo), w.registry.Online(idThree)}, [3]bool{one, two, three}
+	if got != want {
+		w.t.Errorf("online (one, two, three): %v, want %v", got, want)
+	}
+}
+
 func (w *world) remote(id string) fleet.Robot {
 	w.t.Helper()
 	r, ok := w.registry.Robot(id)
@@ -947,9 +956,7 @@ func TestAnnouncedRobotsAreChecked(t *testing.T) {
 	if !reflect.DeepEqual(reasons, want) {
 		t.Errorf("refused %q\nwant %q", reasons, want)
 	}
-	if !w.registry.Online(idOne) || w.registry.Online(idTwo) || w.registry.Online(idThree) {
-		t.Errorf("online: one %v two %v three %v", w.registry.Online(idOne), w.registry.Online(idTwo), w.registry.Online(idThree))
-	}
+	w.wantPresence(true, false, false)
 }
 
 // TestCoreRefusalsReachTheAgent: a robot the core keeps out on purpose is refused with the
@@ -972,9 +979,7 @@ func TestCoreRefusalsReachTheAgent(t *testing.T) {
 	if !reflect.DeepEqual(reasons, want) {
 		t.Errorf("refused %q\nwant %q", reasons, want)
 	}
-	if !w.registry.Online(idOne) || w.registry.Online(idTwo) || w.registry.Online(idThree) {
-		t.Errorf("online: one %v two %v three %v", w.registry.Online(idOne), w.registry.Online(idTwo), w.registry.Online(idThree))
-	}
+	w.wantPresence(true, false, false)
 }
 
 // TestRobotJoiningDuringTheHandshakeIsAnnounced: a robot that comes online on the agent
