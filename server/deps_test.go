@@ -34,6 +34,8 @@ func TestDependencyRules(t *testing.T) {
 			"the robot contract is below the core"},
 		{"internal/msgs", []string{mod + "internal/", mod + "server"}, "catalog helpers depend on the generated catalog only"},
 		{"internal/limit", []string{mod}, "a leaf package"},
+		{"internal/httpstatus", []string{mod + "internal/store", "database/sql", mod + "server", mod + "server/", mod + "web", "github.com/labstack/"},
+			"the core's codes as HTTP statuses, for the API and the panel alike: nothing more"},
 		{"internal/kpi", []string{mod + "internal/gateway", mod + "internal/store", mod + "server", mod + "server/", "net/http", "database/sql"},
 			"the KPI hub states what it needs (Source); the core and the HTTP layer are above it"},
 		{"web", []string{mod + "internal/store", "database/sql", "modernc.org/", mod + "internal/sim", mod + "internal/link", mod + "internal/ros1", mod + "server", mod + "server/"},

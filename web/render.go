@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/httpstatus"
 	"github.com/fleetgate/fleetgate/views"
 )
 
@@ -42,29 +43,13 @@ func (p *Panel) handle(h echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// statusByCode maps domain errors to HTTP statuses, as the API's problem mapping does.
-var statusByCode = map[string]int{
-	gateway.EInvalid:        http.StatusBadRequest,
-	gateway.EUnauthorized:   http.StatusUnauthorized,
-	gateway.EForbidden:      http.StatusForbidden,
-	gateway.ENotFound:       http.StatusNotFound,
-	gateway.EConflict:       http.StatusConflict,
-	gateway.ERateLimited:    http.StatusTooManyRequests,
-	gateway.EUnavailable:    http.StatusServiceUnavailable,
-	gateway.ENotImplemented: http.StatusNotImplemented,
-	gateway.EInternal:       http.StatusInternalServerError,
-}
-
 // statusOf is the HTTP status of an error (echo's own errors keep theirs).
 func statusOf(err error) int {
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
 		return he.Code
 	}
-	if s, ok := statusByCode[gateway.ErrorCode(err)]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
+	return httpstatus.Of(gateway.ErrorCode(err))
 }
 
 // fail answers a page request that failed: the error page, in words.

@@ -26,20 +26,7 @@ func (db *DB) SetPasswordHash(ctx context.Context, userID, hash string) error {
 
 // Users lists the users of an organization by email.
 func (db *DB) Users(ctx context.Context, orgID string) ([]gateway.User, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT `+userColumns+` FROM users WHERE org_id = ? ORDER BY email`, orgID)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	var out []gateway.User
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, u)
-	}
-	return out, wrap(rows.Err())
+	return list(ctx, db, scanUser, `SELECT `+userColumns+` FROM users WHERE org_id = ? ORDER BY email`, orgID)
 }
 
 // SetUserDisabled disables a user at at, or enables them again when at is zero.

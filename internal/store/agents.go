@@ -11,7 +11,7 @@ import (
 
 const agentColumns = `id, org_id, fleet_id, name, key_hash, created_at, last_seen, revoked_at`
 
-func scanAgent(row interface{ Scan(...any) error }) (gateway.Agent, error) {
+func scanAgent(row rowScanner) (gateway.Agent, error) {
 	var a gateway.Agent
 	var created, seen, revoked sql.NullInt64
 	err := row.Scan(&a.ID, &a.OrgID, &a.FleetID, &a.Name, &a.KeyHash, &created, &seen, &revoked)
@@ -36,20 +36,7 @@ func (db *DB) Agent(ctx context.Context, id string) (gateway.Agent, error) {
 
 // Agents lists the agents of orgID, revoked ones included, by name.
 func (db *DB) Agents(ctx context.Context, orgID string) ([]gateway.Agent, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE org_id = ? ORDER BY name, id`, orgID)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	var out []gateway.Agent
-	for rows.Next() {
-		a, err := scanAgent(rows)
-		if err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, a)
-	}
-	return out, wrap(rows.Err())
+	return list(ctx, db, scanAgent, `SELECT `+agentColumns+` FROM agents WHERE org_id = ? ORDER BY name, id`, orgID)
 }
 
 // RevokeAgent marks the agent's key revoked at at. The first revocation time stays: a second
@@ -92,21 +79,6 @@ func (db *DB) TouchAgent(ctx context.Context, id string, at time.Time) error {
 // SyncedResources lists the resources of robotID that this gateway holds a verified copy of
 // (path set), newest first; rowid, the order of first recording, breaks ties.
 func (db *DB) SyncedResources(ctx context.Context, robotID string) ([]gateway.ResourceRecord, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT `+resourceColumns+` FROM resources
+	return list(ctx, db, scanResource, `SELECT `+resourceColumns+` FROM resources
 		WHERE robot_id = ? AND path <> '' ORDER BY created_at DESC, rowid DESC`, robotID)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	var out []gateway.ResourceRecord
-	for rows.Next() {
-		var r gateway.ResourceRecord
-		var created sql.NullInt64
-		if err := rows.Scan(&r.ID, &r.RobotID, &r.Name, &r.MIMEType, &r.FileType, &r.Size, &r.SHA256, &r.Path, &created); err != nil {
-			return nil, wrap(err)
-		}
-		r.CreatedAt = fromMillis(created)
-		out = append(out, r)
-	}
-	return out, wrap(rows.Err())
 }

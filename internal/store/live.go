@@ -48,10 +48,15 @@ func (db *DB) SaveResource(ctx context.Context, r gateway.ResourceRecord) error 
 
 // Resource returns the record of resource id.
 func (db *DB) Resource(ctx context.Context, id string) (gateway.ResourceRecord, error) {
+	r, err := scanResource(db.reader.QueryRowContext(ctx, `SELECT `+resourceColumns+` FROM resources WHERE id = ?`, id))
+	return r, one(err, "resource", id)
+}
+
+// scanResource reads a row of resourceColumns.
+func scanResource(row rowScanner) (gateway.ResourceRecord, error) {
 	var r gateway.ResourceRecord
 	var created sql.NullInt64
-	err := db.reader.QueryRowContext(ctx, `SELECT `+resourceColumns+` FROM resources WHERE id = ?`, id).
-		Scan(&r.ID, &r.RobotID, &r.Name, &r.MIMEType, &r.FileType, &r.Size, &r.SHA256, &r.Path, &created)
+	err := row.Scan(&r.ID, &r.RobotID, &r.Name, &r.MIMEType, &r.FileType, &r.Size, &r.SHA256, &r.Path, &created)
 	r.CreatedAt = fromMillis(created)
-	return r, one(err, "resource", id)
+	return r, err
 }

@@ -80,7 +80,7 @@ func (db *DB) CreateFleet(ctx context.Context, f gateway.Fleet) error {
 
 const userColumns = `id, org_id, email, name, org_admin, password_hash IS NOT NULL, disabled_at`
 
-func scanUser(row interface{ Scan(...any) error }) (gateway.User, error) {
+func scanUser(row rowScanner) (gateway.User, error) {
 	var u gateway.User
 	var disabled sql.NullInt64
 	err := row.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.OrgAdmin, &u.HasPassword, &disabled)
@@ -99,20 +99,7 @@ func (db *DB) UserByEmail(ctx context.Context, email string) (gateway.User, erro
 }
 
 func (db *DB) OrgAdmins(ctx context.Context, orgID string) ([]gateway.User, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT `+userColumns+` FROM users WHERE org_id = ? AND org_admin = 1 ORDER BY email`, orgID)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	var out []gateway.User
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, u)
-	}
-	return out, wrap(rows.Err())
+	return list(ctx, db, scanUser, `SELECT `+userColumns+` FROM users WHERE org_id = ? AND org_admin = 1 ORDER BY email`, orgID)
 }
 
 func (db *DB) CreateUser(ctx context.Context, u gateway.User) error {
@@ -123,7 +110,7 @@ func (db *DB) CreateUser(ctx context.Context, u gateway.User) error {
 
 const robotColumns = `id, org_id, fleet_id, agent_id, name, config_name, config_version, agent_version, last_seen, created_at`
 
-func scanRobot(row interface{ Scan(...any) error }) (gateway.Robot, error) {
+func scanRobot(row rowScanner) (gateway.Robot, error) {
 	var r gateway.Robot
 	var lastSeen, created sql.NullInt64
 	var agentID sql.NullString
@@ -139,20 +126,7 @@ func (db *DB) Robot(ctx context.Context, id string) (gateway.Robot, error) {
 }
 
 func (db *DB) Robots(ctx context.Context, orgID string) ([]gateway.Robot, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT `+robotColumns+` FROM robots WHERE org_id = ? ORDER BY name, id`, orgID)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	var out []gateway.Robot
-	for rows.Next() {
-		r, err := scanRobot(rows)
-		if err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, r)
-	}
-	return out, wrap(rows.Err())
+	return list(ctx, db, scanRobot, `SELECT `+robotColumns+` FROM robots WHERE org_id = ? ORDER BY name, id`, orgID)
 }
 
 func (db *DB) CreateRobot(ctx context.Context, r gateway.Robot) error {
@@ -210,7 +184,7 @@ func (db *DB) SetMembership(ctx context.Context, m gateway.Membership) error {
 
 const apiTokenColumns = `id, user_id, name, scope, COALESCE(fleet_id, ''), hash, created_at, last_used_at, revoked_at`
 
-func scanAPIToken(row interface{ Scan(...any) error }) (gateway.APIToken, error) {
+func scanAPIToken(row rowScanner) (gateway.APIToken, error) {
 	var t gateway.APIToken
 	var created, used, revoked sql.NullInt64
 	err := row.Scan(&t.ID, &t.UserID, &t.Name, &t.Scope, &t.FleetID, &t.Hash, &created, &used, &revoked)
@@ -234,20 +208,7 @@ func (db *DB) APITokenByHash(ctx context.Context, hash string) (gateway.APIToken
 }
 
 func (db *DB) APITokens(ctx context.Context, userID string) ([]gateway.APIToken, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT `+apiTokenColumns+` FROM api_tokens WHERE user_id = ? ORDER BY created_at, id`, userID)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	var out []gateway.APIToken
-	for rows.Next() {
-		t, err := scanAPIToken(rows)
-		if err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, t)
-	}
-	return out, wrap(rows.Err())
+	return list(ctx, db, scanAPIToken, `SELECT `+apiTokenColumns+` FROM api_tokens WHERE user_id = ? ORDER BY created_at, id`, userID)
 }
 
 // RevokeAPIToken marks the token revoked and deletes the bearer tokens minted from it.

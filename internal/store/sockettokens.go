@@ -34,7 +34,7 @@ func (db *DB) UseSocketToken(ctx context.Context, hash string, at time.Time) (ga
 
 const socketTokenColumns = `hash, user_id, COALESCE(api_token_id, ''), session_hash, expires_at, used_at, created_at`
 
-func scanSocketToken(row interface{ Scan(...any) error }) (gateway.SocketToken, error) {
+func scanSocketToken(row rowScanner) (gateway.SocketToken, error) {
 	var t gateway.SocketToken
 	var expires, used, created sql.NullInt64
 	err := row.Scan(&t.Hash, &t.UserID, &t.APITokenID, &t.SessionHash, &expires, &used, &created)

@@ -213,3 +213,24 @@ func nullString(s string) any {
 	}
 	return s
 }
+
+// rowScanner is a *sql.Row or *sql.Rows, as the scan functions take them.
+type rowScanner interface{ Scan(...any) error }
+
+// list runs a read query and scans each row with scan.
+func list[T any](ctx context.Context, db *DB, scan func(rowScanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := db.reader.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, wrap(err)
+		}
+		out = append(out, v)
+	}
+	return out, wrap(rows.Err())
+}

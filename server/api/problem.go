@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/httpstatus"
 )
 
 // Problem is an RFC 9457 problem detail, the body of every non-2xx REST answer.
@@ -24,18 +25,6 @@ type Problem struct {
 	// Owner and Since name the holder on a 409 for a controlled robot (W3 input).
 	Owner string     `json:"owner,omitempty"`
 	Since *time.Time `json:"since,omitempty"`
-}
-
-var statusByCode = map[string]int{
-	gateway.EInvalid:        http.StatusBadRequest,
-	gateway.EUnauthorized:   http.StatusUnauthorized,
-	gateway.EForbidden:      http.StatusForbidden,
-	gateway.ENotFound:       http.StatusNotFound,
-	gateway.EConflict:       http.StatusConflict,
-	gateway.ERateLimited:    http.StatusTooManyRequests,
-	gateway.EUnavailable:    http.StatusServiceUnavailable,
-	gateway.ENotImplemented: http.StatusNotImplemented,
-	gateway.EInternal:       http.StatusInternalServerError,
 }
 
 // Client mistakes the HTTP layer finds before the core is reached.
@@ -80,11 +69,7 @@ func problemFor(err error) Problem {
 		return problemFor(errBodyTooLarge)
 	}
 	code := gateway.ErrorCode(err)
-	status, ok := statusByCode[code]
-	if !ok {
-		status = http.StatusInternalServerError
-	}
-	p := newProblem(status, gateway.ErrorMessage(err), code)
+	p := newProblem(httpstatus.Of(code), gateway.ErrorMessage(err), code)
 	var ge *gateway.Error
 	if errors.As(err, &ge) && ge.Owner != "" {
 		since := ge.Since.UTC()
