@@ -177,6 +177,20 @@ func TestLiveStreamRefusals(t *testing.T) {
 		}
 		conn.CloseNow()
 	})
+	t.Run("token as the panel's subprotocol, never echoed", func(t *testing.T) {
+		conn, resp, err := websocket.Dial(context.Background(), a.url("componentName=base&streamName=pose"),
+			&websocket.DialOptions{Subprotocols: []string{"fleetgate", "fleetgate.token." + a.admin}})
+		if err != nil {
+			t.Fatalf("token subprotocol: %v", err)
+		}
+		defer conn.CloseNow()
+		if got := resp.Header.Get("Sec-WebSocket-Protocol"); got != "fleetgate" {
+			t.Errorf("selected subprotocol %q, want fleetgate (the token must not be echoed)", got)
+		}
+	})
+	t.Run("wrong token as subprotocol", func(t *testing.T) {
+		a.refused(t, a.url("componentName=base&streamName=pose"), http.Header{"Sec-WebSocket-Protocol": {"fleetgate, fleetgate.token.fgt_nope"}}, 401)
+	})
 }
 
 func TestLiveStreamCloudAnswers404(t *testing.T) {
