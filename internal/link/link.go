@@ -153,7 +153,8 @@ func StreamsToWire(streams []fleet.Stream) *linkpb.StreamList {
 	out := &linkpb.StreamList{Streams: make([]*linkpb.Stream, len(streams))}
 	for i, s := range streams {
 		out.Streams[i] = &linkpb.Stream{Component: s.Component, Name: s.Name, Type: s.Type, Direction: s.Direction,
-			Source: int32(s.Source), DisplayName: s.DisplayName, SourceUrl: s.SourceURL, SourceEndpoint: s.SourceEndpoint}
+			Source: int32(s.Source), DisplayName: s.DisplayName, SourceUrl: s.SourceURL, SourceEndpoint: s.SourceEndpoint,
+			MaxLinear: s.Limits.Linear, MaxAngular: s.Limits.Angular}
 	}
 	return out
 }
@@ -162,7 +163,8 @@ func StreamsFromWire(l *linkpb.StreamList) []fleet.Stream {
 	out := make([]fleet.Stream, len(l.GetStreams()))
 	for i, s := range l.GetStreams() {
 		out[i] = fleet.Stream{Component: s.GetComponent(), Name: s.GetName(), Type: s.GetType(), Direction: s.GetDirection(),
-			Source: fleet.SourceType(s.GetSource()), DisplayName: s.GetDisplayName(), SourceURL: s.GetSourceUrl(), SourceEndpoint: s.GetSourceEndpoint()}
+			Source: fleet.SourceType(s.GetSource()), DisplayName: s.GetDisplayName(), SourceURL: s.GetSourceUrl(), SourceEndpoint: s.GetSourceEndpoint(),
+			Limits: fleet.SpeedLimits{Linear: s.GetMaxLinear(), Angular: s.GetMaxAngular()}}
 	}
 	return out
 }

@@ -45,3 +45,17 @@ func TestErrorKindsCrossTheLink(t *testing.T) {
 		t.Errorf("an agent failure is %v, want unavailable", back)
 	}
 }
+
+// TestStreamsRoundTrip: descriptors cross the link whole, the input stream's speed limits
+// among them, so the cloud clamps commands to what the robot declared.
+func TestStreamsRoundTrip(t *testing.T) {
+	streams := []fleet.Stream{
+		{Component: "camera", Name: "front", Type: "Platform.Messages.sensor_msgs.CompressedImage", Direction: fleet.Output,
+			Source: fleet.SourceRTSP, DisplayName: "Front", SourceURL: "rtsp://cam/1", SourceEndpoint: "/dev/video0"},
+		{Component: "base", Name: "cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleet.Input,
+			Source: fleet.SourceComponent, Limits: fleet.SpeedLimits{Linear: 0.8, Angular: 1.2}},
+	}
+	if back := StreamsFromWire(StreamsToWire(streams)); !reflect.DeepEqual(back, streams) {
+		t.Errorf("%#v came back as %#v", streams, back)
+	}
+}

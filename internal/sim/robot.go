@@ -128,9 +128,11 @@ func newRobot(s *Sim, index int, id identity, b body) *robot {
 	r.image = add("camera", "image", typeCompressed, r.camKick)
 	r.points = add("depth", "points", typePointCloud, r.pointsKick)
 	r.grid = add("map", "map", typeGrid, nil)
-	r.input = fleet.Stream{Component: "base", Name: "cmd_vel", Type: typeTwist, Direction: fleet.Input, Source: fleet.SourceComponent}
+	r.input = fleet.Stream{Component: "base", Name: "cmd_vel", Type: typeTwist, Direction: fleet.Input, Source: fleet.SourceComponent,
+		Limits: fleet.SpeedLimits{Linear: maxSpeed, Angular: maxAngular}}
 	if b.kind == carLike {
 		r.input.Name, r.input.Type = "drive", typeAckermann
+		r.input.Limits.Angular = maxSteer
 	}
 	r.streams = append(r.streams, r.input)
 	return r

@@ -221,6 +221,8 @@ func TestUploadStream(t *testing.T) {
 		{name: "NaN", body: good(map[string]any{"streamJson": `{"linear":{"x":"NaN"}}`}), wantStatus: 400},
 		{name: "Infinity", body: good(map[string]any{"streamJson": `{"angular":{"z":"-Infinity"}}`}), wantStatus: 400},
 		{name: "number too large", body: good(map[string]any{"streamJson": `{"linear":{"x":1e400}}`}), wantStatus: 400},
+		{name: "speed beyond 10x the robot's limit", body: good(map[string]any{"streamJson": `{"linear":{"x":1e300}}`}), wantStatus: 400},
+		{name: "turn beyond 10x the robot's limit", body: good(map[string]any{"streamJson": `{"angular":{"z":-15.5}}`}), wantStatus: 400},
 		{name: "streamJson not JSON", body: good(map[string]any{"streamJson": `{"linear":`}), wantStatus: 400},
 		{name: "streamJson a number", body: good(map[string]any{"streamJson": 5}), wantStatus: 400},
 		{name: "no streamJson", body: good(map[string]any{"streamJson": nil}), wantStatus: 400},
@@ -262,6 +264,22 @@ func TestUploadStream(t *testing.T) {
 	}
 	if first.GetLinear().GetX() != 0.5 || first.GetAngular().GetZ() != 0.25 {
 		t.Errorf("the robot got %v, want linear.x 0.5 and angular.z 0.25", &first)
+	}
+}
+
+// TestUploadStreamClampsToTheRobotsLimits: a command over the robot's declared speeds (here
+// undeclared: fleet.DefaultSpeedLimits, 1 m/s and 1.5 rad/s) reaches it clamped.
+func TestUploadStreamClampsToTheRobotsLimits(t *testing.T) {
+	w := newLiveWorld(t)
+	body := uploadBody(map[string]any{"componentName": "base", "streamName": "cmd_vel", "dataType": twistType,
+		"streamJson": `{"linear":{"x":5,"y":-0.5},"angular":{"z":-9}}`})
+	send(t, w.Server, apiCase{method: "POST", target: w.robotPath("/upload-stream"), header: jsonBody(w.admin), body: body, wantStatus: 200})
+	var got catalogpb.Twist
+	if err := proto.Unmarshal(w.bot.Published()[0].Payload, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.GetLinear().GetX() != 1 || got.GetLinear().GetY() != -0.5 || got.GetAngular().GetZ() != -1.5 {
+		t.Errorf("the robot got %v, want linear 1, -0.5 and angular.z -1.5", &got)
 	}
 }
 

@@ -571,6 +571,9 @@ func (s *socket) runInput() {
 			return
 		}
 		cmd, err := live.DecodeCommand(typ, format, msgType == websocket.MessageBinary, buf)
+		if err == nil {
+			err = live.LimitCommand(cmd, s.ls.Stream.Limits)
+		}
 		if err != nil {
 			var ce *live.CloseError
 			if errors.As(err, &ce) {
