@@ -147,6 +147,9 @@ type Resource struct {
 	FileType  string // second convention "Type": rosbag, log, image, ...
 	Size      int64
 	CreatedAt time.Time
+	// AdminOnly resources are shown to organization admins only: the agent's own log names
+	// every user and every robot of its agent, which an operator of one robot must not learn.
+	AdminOnly bool
 }
 
 // ResourceFile is an open resource. The caller closes it.

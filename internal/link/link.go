@@ -196,7 +196,7 @@ func KPIsFromWire(kpis []*linkpb.KPI) []fleet.KPI {
 func ResourcesToWire(list []fleet.Resource) []*linkpb.Resource {
 	out := make([]*linkpb.Resource, len(list))
 	for i, r := range list {
-		out[i] = &linkpb.Resource{Id: r.ID, Name: r.Name, MimeType: r.MIMEType, FileType: r.FileType, Size: r.Size, CreatedAt: Time(r.CreatedAt)}
+		out[i] = &linkpb.Resource{Id: r.ID, Name: r.Name, MimeType: r.MIMEType, FileType: r.FileType, Size: r.Size, CreatedAt: Time(r.CreatedAt), AdminOnly: r.AdminOnly}
 	}
 	return out
 }
@@ -204,7 +204,7 @@ func ResourcesToWire(list []fleet.Resource) []*linkpb.Resource {
 func ResourcesFromWire(list []*linkpb.Resource) []fleet.Resource {
 	out := make([]fleet.Resource, len(list))
 	for i, r := range list {
-		out[i] = fleet.Resource{ID: r.GetId(), Name: r.GetName(), MIMEType: r.GetMimeType(), FileType: r.GetFileType(), Size: r.GetSize(), CreatedAt: FromTime(r.GetCreatedAt())}
+		out[i] = fleet.Resource{ID: r.GetId(), Name: r.GetName(), MIMEType: r.GetMimeType(), FileType: r.GetFileType(), Size: r.GetSize(), CreatedAt: FromTime(r.GetCreatedAt()), AdminOnly: r.GetAdminOnly()}
 	}
 	return out
 }

@@ -59,3 +59,16 @@ func TestStreamsRoundTrip(t *testing.T) {
 		t.Errorf("%#v came back as %#v", streams, back)
 	}
 }
+
+// TestResourcesRoundTrip: resource records cross the link whole; AdminOnly among them, so the
+// cloud hides the agent's log from everybody but org admins as the agent does.
+func TestResourcesRoundTrip(t *testing.T) {
+	at := time.Date(2027, 1, 2, 3, 4, 5, 0, time.UTC)
+	list := []fleet.Resource{
+		{ID: "a", Name: "fleetgate.log", MIMEType: "text/plain", FileType: "log", Size: 10, CreatedAt: at, AdminOnly: true},
+		{ID: "b", Name: "map.png", MIMEType: "image/png", FileType: "image", Size: 20, CreatedAt: at},
+	}
+	if back := ResourcesFromWire(ResourcesToWire(list)); !reflect.DeepEqual(back, list) {
+		t.Errorf("%#v came back as %#v", list, back)
+	}
+}

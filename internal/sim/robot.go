@@ -539,14 +539,16 @@ func (r *robot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
 // resourceFile is a file a robot offers.
 type resourceFile struct {
 	path, mime, fileType string
+	adminOnly            bool
 }
 
 func (r *robot) files() []resourceFile {
 	var files []resourceFile
 	if r.sim.cfg.LogFile != "" {
-		files = append(files, resourceFile{r.sim.cfg.LogFile, "text/plain", "log"})
+		// The agent's log: every user and robot of the agent is in it.
+		files = append(files, resourceFile{r.sim.cfg.LogFile, "text/plain", "log", true})
 	}
-	return append(files, resourceFile{r.sim.mapFile, "image/png", "image"})
+	return append(files, resourceFile{r.sim.mapFile, "image/png", "image", false})
 }
 
 // resourceID is stable for a robot and a file name.
@@ -562,6 +564,7 @@ func (r *robot) resource(f resourceFile, st os.FileInfo) fleet.Resource {
 		FileType:  f.fileType,
 		Size:      st.Size(),
 		CreatedAt: st.ModTime(),
+		AdminOnly: f.adminOnly,
 	}
 }
 

@@ -2614,7 +2614,9 @@ type Resource struct {
 	Size      int64                  `protobuf:"varint,5,opt,name=size,proto3" json:"size,omitempty"`
 	CreatedAt *catalogpb.Time        `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// sha256 is the hex SHA-256 of the file when the agent knows it.
-	Sha256        string `protobuf:"bytes,7,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	Sha256 string `protobuf:"bytes,7,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	// admin_only: shown to organization admins only (fleet.Resource.AdminOnly).
+	AdminOnly     bool `protobuf:"varint,8,opt,name=admin_only,json=adminOnly,proto3" json:"admin_only,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2696,6 +2698,13 @@ func (x *Resource) GetSha256() string {
 		return x.Sha256
 	}
 	return ""
+}
+
+func (x *Resource) GetAdminOnly() bool {
+	if x != nil {
+		return x.AdminOnly
+	}
+	return false
 }
 
 type ResourceList struct {
@@ -3098,7 +3107,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x04kpis\x18\x01 \x03(\v2\x12.Platform.Link.KPIR\x04kpis\"N\n" +
 	"\tKPIValues\x12\x19\n" +
 	"\brobot_id\x18\x01 \x01(\tR\arobotId\x12&\n" +
-	"\x04kpis\x18\x02 \x03(\v2\x12.Platform.Link.KPIR\x04kpis\"\xdf\x01\n" +
+	"\x04kpis\x18\x02 \x03(\v2\x12.Platform.Link.KPIR\x04kpis\"\xfe\x01\n" +
 	"\bResource\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1b\n" +
@@ -3107,7 +3116,9 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x04size\x18\x05 \x01(\x03R\x04size\x12I\n" +
 	"\n" +
 	"created_at\x18\x06 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\tcreatedAt\x12\x16\n" +
-	"\x06sha256\x18\a \x01(\tR\x06sha256\"E\n" +
+	"\x06sha256\x18\a \x01(\tR\x06sha256\x12\x1d\n" +
+	"\n" +
+	"admin_only\x18\b \x01(\bR\tadminOnly\"E\n" +
 	"\fResourceList\x125\n" +
 	"\tresources\x18\x01 \x03(\v2\x17.Platform.Link.ResourceR\tresources\"d\n" +
 	"\x10ResourcesChanged\x12\x19\n" +

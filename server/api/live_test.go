@@ -397,3 +397,28 @@ func TestResourcesAndDownload(t *testing.T) {
 		})
 	}
 }
+
+// TestAgentLogOnlyForOrgAdmins: the agent's own log names every user and robot of its
+// agent, so it is a resource of organization admins only; to an operator of one robot it
+// does not exist (not listed, its link 404), and neither to an admin's fleet-bound token.
+func TestAgentLogOnlyForOrgAdmins(t *testing.T) {
+	w := newLiveWorld(t)
+	agentLog := fleet.Resource{ID: uuid.NewString(), Name: "fleetgate.log", MIMEType: "text/plain", FileType: "log", Size: 3, CreatedAt: logAt, AdminOnly: true}
+	w.bot.FileInfo = append(w.bot.FileInfo, agentLog)
+	w.bot.Files[agentLog.ID] = []byte("log")
+	listed := func(token string) bool {
+		resp := send(t, w.Server, apiCase{method: "GET", target: w.robotPath("/resources"), header: bearer(token), wantStatus: 200})
+		return strings.Contains(string(resp.Body), agentLog.ID)
+	}
+	fleetBound := w.bearerFor(w.adminUser.ID, "", w.fleet.ID)
+	if !listed(w.admin) {
+		t.Error("the org admin does not see the agent log")
+	}
+	for name, token := range map[string]string{"operator": w.operator, "developer": w.developer, "admin's fleet-bound token": fleetBound} {
+		if listed(token) {
+			t.Errorf("%s sees the agent log", name)
+		}
+		send(t, w.Server, apiCase{method: "GET", target: w.robotPath("/resource/" + agentLog.ID + "/download"), header: bearer(token), wantStatus: 404})
+	}
+	send(t, w.Server, apiCase{method: "GET", target: w.robotPath("/resource/" + agentLog.ID + "/download"), header: bearer(w.admin), wantStatus: 200})
+}
