@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"slices"
 	"time"
-
 )
 
 // Config wires a Gateway. Store is required; the rest have defaults.
