@@ -332,6 +332,7 @@ func TestPanelAPIMirrorsTheAPI(t *testing.T) {
 		body := `{"componentName":"base","streamName":"cmd_vel","source":1,"dataType":"` + twistType + `","streamJson":"{\"linear\":{\"x\":0.2}}"}`
 		req, _ := http.NewRequest("POST", a.URL+"/panel/api/robots/"+r+"/upload-stream", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", a.URL) // as the browser's fetch sends it
 		resp, err := b.c.Do(req)
 		if err != nil {
 			t.Fatal(err)
