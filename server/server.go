@@ -88,7 +88,7 @@ type Server struct {
 	ready   atomic.Bool
 
 	registry *fleet.Registry
-	sessions *live.Sessions // W3
+	sessions *live.Sessions  // W3
 	kpis     *kpi.Hub        // W1/W2
 	acceptor *cloud.Acceptor // the cloud's end of the agent link
 	uplink   *agent.Agent    // the agent's end, when linked to a cloud
