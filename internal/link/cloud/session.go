@@ -40,8 +40,8 @@ type session struct {
 	nextID    atomic.Uint64
 	lastHeard atomic.Int64 // unix nanoseconds of the last frame received
 
-	mu      sync.Mutex
-	ended   bool
+	mu       sync.Mutex
+	ended    bool
 	pending  map[uint64]*call
 	robots   map[string]*RemoteRobot
 	controls map[string]*remoteControl // cloud operators' controls at the agent, by id
