@@ -14,6 +14,10 @@ import (
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
 
+// LiveChunk is the largest part of a sample on the live connection: a stream's turn costs the
+// others at most this many bytes of waiting (32 ms at 1 MB/s).
+const LiveChunk = 32 << 10
+
 // LivePath is where the cloud accepts an agent's live connection (LiveFrame in link.proto):
 // the samples of the streams cloud viewers watch, on a connection of their own so that nothing
 // of the link queues behind them.

@@ -3607,10 +3607,16 @@ func (x *LiveUnsubscribe) GetId() uint64 {
 	return 0
 }
 
+// LiveSample carries a sample, or a part of one: a large sample goes in parts of at most
+// link.LiveChunk bytes, each stream taking its turn between them, so that one stream's large
+// frames never hold another's small ones. sample.payload is the part at offset of the size
+// bytes of the whole payload (size 0: the part is the whole).
 type LiveSample struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
 	Sample        *Sample                `protobuf:"bytes,2,opt,name=sample,proto3" json:"sample,omitempty"`
+	Offset        uint64                 `protobuf:"varint,3,opt,name=offset,proto3" json:"offset,omitempty"`
+	Size          uint64                 `protobuf:"varint,4,opt,name=size,proto3" json:"size,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3657,6 +3663,20 @@ func (x *LiveSample) GetSample() *Sample {
 		return x.Sample
 	}
 	return nil
+}
+
+func (x *LiveSample) GetOffset() uint64 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+func (x *LiveSample) GetSize() uint64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
 }
 
 type LiveEnded struct {
@@ -3973,11 +3993,13 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"downsample\x18\x05 \x01(\bR\n" +
 	"downsample\"!\n" +
 	"\x0fLiveUnsubscribe\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\x04R\x02id\"K\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\"w\n" +
 	"\n" +
 	"LiveSample\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12-\n" +
-	"\x06sample\x18\x02 \x01(\v2\x15.Platform.Link.SampleR\x06sample\"G\n" +
+	"\x06sample\x18\x02 \x01(\v2\x15.Platform.Link.SampleR\x06sample\x12\x16\n" +
+	"\x06offset\x18\x03 \x01(\x04R\x06offset\x12\x12\n" +
+	"\x04size\x18\x04 \x01(\x04R\x04size\"G\n" +
 	"\tLiveEnded\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12*\n" +
 	"\x05error\x18\x02 \x01(\v2\x14.Platform.Link.ErrorR\x05errorB-Z+github.com/fleetgate/fleetgate/proto/linkpbb\x06proto3"

@@ -128,6 +128,16 @@ type agentSub struct {
 	rate       float64
 	downsample bool
 	next       time.Time // the earliest a sample may go, by rate
+
+	// sending is the sample going out in parts (only the writer touches it).
+	sending *outgoing
+}
+
+// outgoing is a sample on its way, part by part.
+type outgoing struct {
+	smp     fleet.Sample
+	payload []byte // downsampled where asked
+	off     int
 }
 
 func (l *liveSender) subscribe(m *linkpb.LiveSubscribe) {
@@ -210,13 +220,14 @@ func (l *liveSender) close() {
 	}
 }
 
-// write sends the waiting samples, round robin, within their rates and the budget.
+// write sends the waiting samples, a part of at most link.LiveChunk bytes per stream per
+// turn (round robin), within their rates and the budget.
 func (l *liveSender) write() {
 	budget := newBudget(l.s.a.cfg.LiveBudget)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		sub, smp, wait := l.pick(time.Now())
+		sub, wait := l.pick(time.Now())
 		if sub == nil {
 			if wait > 0 {
 				timer.Reset(wait)
@@ -229,15 +240,17 @@ func (l *liveSender) write() {
 			}
 			continue
 		}
-		payload := smp.Payload
-		if sub.downsample && smp.Type == output.PointCloudType {
-			if p, err := output.DownsamplePointCloud(payload, output.DefaultMaxPoints); err == nil {
-				payload = p
-			}
-		}
+		out := sub.sending
+		end := min(out.off+link.LiveChunk, len(out.payload))
+		part := out.payload[out.off:end]
 		f := &linkpb.LiveFrame{Body: &linkpb.LiveFrame_Sample{Sample: &linkpb.LiveSample{Id: sub.id,
-			Sample: &linkpb.Sample{Type: smp.Type, Payload: payload, Time: link.Time(smp.Time), Seq: smp.Seq}}}}
-		if !budget.take(len(payload), l.done) {
+			Sample: &linkpb.Sample{Type: out.smp.Type, Payload: part, Time: link.Time(out.smp.Time), Seq: out.smp.Seq},
+			Offset: uint64(out.off), Size: uint64(len(out.payload))}}}
+		out.off = end
+		if out.off == len(out.payload) {
+			sub.sending = nil
+		}
+		if !budget.take(len(part), l.done) {
 			return
 		}
 		if err := link.WriteLive(l.conn, f, l.s.writeTimeout()); err != nil {
@@ -247,11 +260,12 @@ func (l *liveSender) write() {
 	}
 }
 
-// pick takes the next sample to send: the first waiting one after the last stream served,
-// whose rate allows it now. With none, wait is how long until a rate-held one may go (0: none
-// is waiting).
-func (l *liveSender) pick(now time.Time) (*agentSub, fleet.Sample, time.Duration) {
+// pick takes the stream whose part goes next: the first after the last one served that has a
+// sample going out, or a waiting one its rate allows now (which then starts going out). With
+// none, wait is how long until a rate-held one may go (0: none is waiting).
+func (l *liveSender) pick(now time.Time) (*agentSub, time.Duration) {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	ids := make([]uint64, 0, len(l.subs))
 	for id := range l.subs {
 		ids = append(ids, id)
@@ -261,30 +275,44 @@ func (l *liveSender) pick(now time.Time) (*agentSub, fleet.Sample, time.Duration
 	var wait time.Duration
 	for i := range ids {
 		sub := l.subs[ids[(start+i)%len(ids)]]
-		sub.mu.Lock()
-		if !sub.has {
-			sub.mu.Unlock()
+		if sub.sending == nil && !sub.start(now, &wait) {
 			continue
 		}
-		if d := sub.next.Sub(now); d > 0 {
-			if wait == 0 || d < wait {
-				wait = d
-			}
-			sub.mu.Unlock()
-			continue
-		}
-		smp := sub.pending
-		sub.pending, sub.has = fleet.Sample{}, false
-		if sub.rate > 0 {
-			sub.next = now.Add(time.Duration(float64(time.Second) / sub.rate))
+		l.last = sub.id
+		return sub, 0
+	}
+	return nil, wait
+}
+
+// start begins sending sub's waiting sample if its rate allows; otherwise it lowers *wait to
+// when it may. Called by the writer only.
+func (sub *agentSub) start(now time.Time, wait *time.Duration) bool {
+	sub.mu.Lock()
+	if !sub.has {
+		sub.mu.Unlock()
+		return false
+	}
+	if d := sub.next.Sub(now); d > 0 {
+		if *wait == 0 || d < *wait {
+			*wait = d
 		}
 		sub.mu.Unlock()
-		l.last = sub.id
-		l.mu.Unlock()
-		return sub, smp, 0
+		return false
 	}
-	l.mu.Unlock()
-	return nil, fleet.Sample{}, wait
+	smp, downsample := sub.pending, sub.downsample
+	sub.pending, sub.has = fleet.Sample{}, false
+	if sub.rate > 0 {
+		sub.next = now.Add(time.Duration(float64(time.Second) / sub.rate))
+	}
+	sub.mu.Unlock()
+	payload := smp.Payload
+	if downsample && smp.Type == output.PointCloudType {
+		if p, err := output.DownsamplePointCloud(payload, output.DefaultMaxPoints); err == nil {
+			payload = p
+		}
+	}
+	sub.sending = &outgoing{smp: smp, payload: payload}
+	return true
 }
 
 // budget is a token bucket of bytes per second, a second's worth deep; nil: no cap.

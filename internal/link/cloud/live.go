@@ -77,6 +77,9 @@ type remoteSub struct {
 	k     subKey
 	topic *fleet.Topic
 
+	// parts is the payload of a sample arriving in parts (only the live reader touches it).
+	parts []byte
+
 	mu      sync.Mutex
 	rate    float64 // max rate sent to the agent; 0: every sample
 	limited bool    // false once a viewer asked for every sample (rate 0 wins)
@@ -125,8 +128,7 @@ func (s *session) serveLive(conn *websocket.Conn) {
 		switch b := f.Body.(type) {
 		case *linkpb.LiveFrame_Sample:
 			if rs := l.sub(b.Sample.GetId()); rs != nil {
-				smp := b.Sample.GetSample()
-				rs.topic.Publish(smp.GetPayload(), link.FromTime(smp.GetTime()))
+				rs.receive(b.Sample)
 			}
 		case *linkpb.LiveFrame_Ended:
 			if rs := l.sub(b.Ended.GetId()); rs != nil {
@@ -143,6 +145,34 @@ func (s *session) serveLive(conn *websocket.Conn) {
 	}
 	l.mu.Unlock()
 	s.log.Info("agent live connection closed")
+}
+
+// receive takes a sample or a part of one; the viewers get a sample when it is whole. A part
+// out of order (a lost connection's leftovers) drops what was assembled.
+func (rs *remoteSub) receive(m *linkpb.LiveSample) {
+	smp := m.GetSample()
+	part, off, size := smp.GetPayload(), m.GetOffset(), m.GetSize()
+	switch {
+	case size == 0 || off == 0 && size == uint64(len(part)):
+		rs.parts = nil
+		rs.topic.Publish(part, link.FromTime(smp.GetTime()))
+		return
+	case size > link.MaxFrame || off+uint64(len(part)) > size:
+		rs.parts = nil
+		return
+	case off == 0:
+		rs.parts = append(make([]byte, 0, size), part...)
+	case rs.parts != nil && off == uint64(len(rs.parts)):
+		rs.parts = append(rs.parts, part...)
+	default:
+		rs.parts = nil
+		return
+	}
+	if uint64(len(rs.parts)) == size {
+		whole := rs.parts
+		rs.parts = nil
+		rs.topic.Publish(whole, link.FromTime(smp.GetTime()))
+	}
 }
 
 func (l *liveState) sub(id uint64) *remoteSub {
