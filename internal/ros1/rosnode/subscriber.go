@@ -40,9 +40,11 @@ const (
 	maxRetry = 5 * time.Second
 )
 
-// errPermanent marks a failure that retrying the same publisher cannot fix (it refused our
-// type): the connection waits until the publisher is listed anew.
-var errPermanent = errors.New("permanent")
+// refusal is a failure that retrying the same publisher cannot fix (it refused our type): the
+// connection waits until the publisher is listed anew.
+type refusal struct{ msg string }
+
+func (r *refusal) Error() string { return r.msg }
 
 // Subscription is a topic this node subscribes to, with one connection per publisher.
 type Subscription struct {
@@ -52,10 +54,19 @@ type Subscription struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu     sync.Mutex
-	conns  map[string]*subConn // by publisher API URI
-	closed bool
-	wg     sync.WaitGroup
+	mu      sync.Mutex
+	conns   map[string]*subConn // by publisher API URI
+	closed  bool
+	refused error // the last publisher's refusal, for callers waiting in vain
+	wg      sync.WaitGroup
+}
+
+// Refused is why a publisher of the topic refused this subscription (an md5sum mismatch),
+// nil when none did.
+func (s *Subscription) Refused() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused
 }
 
 // Subscribe registers this node as a subscriber of a topic and connects to its publishers.
@@ -206,8 +217,12 @@ func (c *subConn) run() {
 		if c.ctx.Err() != nil {
 			return
 		}
-		if errors.Is(err, errPermanent) {
+		var refused *refusal
+		if errors.As(err, &refused) {
 			log.Warn(err.Error())
+			c.sub.mu.Lock()
+			c.sub.refused = err
+			c.sub.mu.Unlock()
 			return
 		}
 		if got {
@@ -275,12 +290,12 @@ func (c *subConn) session() (got bool, err error) {
 		return false, err
 	}
 	if e, ok := h["error"]; ok {
-		return false, fmt.Errorf("%w: ROS publisher refused the subscription to %s as %s (md5sum %s): %s",
-			errPermanent, s.opts.Topic, s.opts.Type, s.opts.MD5, e)
+		return false, &refusal{fmt.Sprintf("ROS publisher refused the subscription to %s as %s (md5sum %s): %s",
+			s.opts.Topic, s.opts.Type, s.opts.MD5, e)}
 	}
 	if s.opts.MD5 != "*" && h["md5sum"] != s.opts.MD5 {
-		return false, fmt.Errorf("%w: md5sum mismatch on %s: the publisher sends %s (md5sum %s), we read %s (md5sum %s)",
-			errPermanent, s.opts.Topic, h["type"], h["md5sum"], s.opts.Type, s.opts.MD5)
+		return false, &refusal{fmt.Sprintf("md5sum mismatch on %s: the publisher sends %s (md5sum %s), we read %s (md5sum %s)",
+			s.opts.Topic, h["type"], h["md5sum"], s.opts.Type, s.opts.MD5)}
 	}
 	from := Connection{Publisher: h["callerid"], Type: h["type"], MD5: h["md5sum"], Definition: h["message_definition"], Latching: h["latching"] == "1"}
 	conn.SetDeadline(time.Time{})
