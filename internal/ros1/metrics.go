@@ -318,4 +318,3 @@ func (r *Robot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile
 	}
 	return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "robot %s has no resource %s", r.info.Name, id)
 }
-

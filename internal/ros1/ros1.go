@@ -87,9 +87,9 @@ type Robot struct {
 
 	mu        sync.Mutex
 	online    bool
-	graph     graph     // the last topic list
-	graphAt   time.Time // when it was read; zero: never
-	nodes     []string  // the graph's nodes but ours, sorted
+	graph     graph               // the last topic list
+	graphAt   time.Time           // when it was read; zero: never
+	nodes     []string            // the graph's nodes but ours, sorted
 	inbound   map[string]*inbound // output topics being read
 	outbound  map[string]*outbound
 	masterPID int
