@@ -406,5 +406,3 @@ while not rospy.is_shutdown():
 		t.Errorf("logged %d times", n)
 	}
 }
-
-
