@@ -51,4 +51,3 @@ func (p ros1Presence) Online(ctx context.Context, r fleet.Robot) error {
 }
 
 func (p ros1Presence) Offline(r fleet.Robot) { p.s.registry.Remove(r) }
-
