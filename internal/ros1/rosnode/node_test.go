@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -372,4 +373,110 @@ func hasNode(list []TopicNodes, topic, node string) bool {
 		}
 	}
 	return false
+}
+
+// fakePublisher is a hostile or broken ROS publisher: a node API that answers requestTopic,
+// and a TCPROS port whose n-th connection gets behaviours[n] (the last one repeats).
+type fakePublisher struct {
+	api      string
+	accepted chan int
+}
+
+func startFakePublisher(t *testing.T, m *rostest.Master, topic string, behaviours ...func(c net.Conn)) *fakePublisher {
+	t.Helper()
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tcp.Close() })
+	fp := &fakePublisher{accepted: make(chan int, 100)}
+	go func() {
+		for n := 0; ; n++ {
+			c, err := tcp.Accept()
+			if err != nil {
+				return
+			}
+			fp.accepted <- n
+			go func() {
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(10 * time.Second))
+				if _, err := tcpros.ReadHeader(c); err != nil {
+					return
+				}
+				behaviours[min(n, len(behaviours)-1)](c)
+			}()
+		}
+	}()
+	port := tcp.Addr().(*net.TCPAddr).Port
+	h := &xmlrpc.Handler{Methods: map[string]xmlrpc.Method{
+		"requestTopic": func(context.Context, []any) (any, error) {
+			return []any{1, "", []any{"TCPROS", "127.0.0.1", port}}, nil
+		},
+	}}
+	apiLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(apiLn)
+	t.Cleanup(func() { srv.Close() })
+	fp.api = "http://" + apiLn.Addr().String() + "/"
+	spec := stringSpec(t)
+	if _, err := NewMaster(m.URI, "/fake_publisher").RegisterPublisher(context.Background(), topic, spec.Type, fp.api); err != nil {
+		t.Fatal(err)
+	}
+	return fp
+}
+
+// A publisher that dies mid-message, one that announces 100 MiB, one with a malformed header
+// and one that sends garbage where a header belongs: the subscription retries each time and
+// reads the good message that finally comes; nothing grows without bound.
+func TestBrokenPublishers(t *testing.T) {
+	m := rostest.StartMaster(t)
+	spec := stringSpec(t)
+	good := tcpros.Header{"callerid": "/fake_publisher", "type": spec.Type, "md5sum": spec.MD5}
+	startFakePublisher(t, m, "/flaky",
+		func(c net.Conn) { // dies mid-message
+			tcpros.WriteHeader(c, good)
+			c.Write(binary.LittleEndian.AppendUint32(nil, 1000))
+			c.Write(make([]byte, 10))
+		},
+		func(c net.Conn) { // a huge message length
+			tcpros.WriteHeader(c, good)
+			c.Write(binary.LittleEndian.AppendUint32(nil, 100<<20))
+			c.Write(make([]byte, 1000))
+			time.Sleep(time.Second)
+		},
+		func(c net.Conn) { // a header whose field runs past its end
+			c.Write(append(binary.LittleEndian.AppendUint32(nil, 8), 100, 0, 0, 0, 'a', '=', 'b', 'c'))
+		},
+		func(c net.Conn) { c.Write([]byte("HTTP/1.1 400 Bad Request\r\n\r\n")) },
+		func(c net.Conn) { // finally a good publisher
+			tcpros.WriteHeader(c, good)
+			tcpros.WriteMessage(c, rosString("finally"))
+			time.Sleep(5 * time.Second)
+		},
+	)
+	n, logs := startNode(t, m, "/fleetgate_flaky")
+	got := make(chan string, 10)
+	_, err := n.Subscribe(context.Background(), SubscribeOptions{
+		Topic: "/flaky", Type: spec.Type, MD5: spec.MD5,
+		OnMessage: func(msg []byte, _ Connection) { got <- string(msg[4:]) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-got:
+		if s != "finally" {
+			t.Errorf("got %q", s)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no message after the broken connections\n%s", logs.String())
+	}
+	for _, want := range []string{"unexpected EOF", "announced length over the cap", "malformed connection header"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the log does not mention %q", want)
+		}
+	}
 }
