@@ -59,6 +59,8 @@ type Config struct {
 	Linger       time.Duration // a topic nobody reads is unsubscribed after this; default 5 s
 	ReadTimeout  time.Duration // a read waits this long for a first message; default 5 s
 	OfflineAfter int           // failed master checks, 1 s apart, before going offline; default 2
+	// Now is the clock of the topic list's age; default time.Now. Tests inject theirs.
+	Now func() time.Time
 }
 
 // Defaults.
@@ -143,6 +145,9 @@ func Start(ctx context.Context, cfg Config) (*Robot, error) {
 	}
 	if cfg.OfflineAfter <= 0 {
 		cfg.OfflineAfter = 2
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	id, err := loadIdentity(filepath.Join(cfg.DataDir, "ros1"), cfg.MasterURI)
 	if err != nil {

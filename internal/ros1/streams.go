@@ -119,7 +119,7 @@ func (r *Robot) topics(ctx context.Context) (graph, error) {
 	r.mu.Lock()
 	g, at := r.graph, r.graphAt
 	r.mu.Unlock()
-	if !at.IsZero() && time.Since(at) < r.cfg.PollPeriod {
+	if !at.IsZero() && r.cfg.Now().Sub(at) < r.cfg.PollPeriod {
 		return g, nil
 	}
 	r.refresh.Lock()
@@ -127,7 +127,7 @@ func (r *Robot) topics(ctx context.Context) (graph, error) {
 	r.mu.Lock()
 	g, at = r.graph, r.graphAt
 	r.mu.Unlock()
-	if !at.IsZero() && time.Since(at) < r.cfg.PollPeriod {
+	if !at.IsZero() && r.cfg.Now().Sub(at) < r.cfg.PollPeriod {
 		return g, nil // read by the caller we waited for
 	}
 	fresh, nodes, err := r.readGraph(ctx)
@@ -139,7 +139,7 @@ func (r *Robot) topics(ctx context.Context) (graph, error) {
 		return nil, fleet.Errorf(fleet.ErrUnavailable, "reading the topics of %s: %v", r.info.Name, err)
 	}
 	r.mu.Lock()
-	r.graph, r.graphAt, r.nodes = fresh, time.Now(), nodes
+	r.graph, r.graphAt, r.nodes = fresh, r.cfg.Now(), nodes
 	r.mu.Unlock()
 	return fresh, nil
 }
