@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/live"
 	"github.com/fleetgate/fleetgate/internal/msgs"
 )
 
@@ -127,11 +128,11 @@ func (g *Gateway) UploadStream(ctx context.Context, c *Caller, robotID string, i
 	if !msgs.Known(in.DataType) {
 		return Errorf(EInvalid, "dataType %q is not in the message catalog", in.DataType)
 	}
-	r, live, err := g.liveRobot(ctx, c, robotID, actUpload)
+	r, robot, err := g.liveRobot(ctx, c, robotID, actUpload)
 	if err != nil {
 		return err
 	}
-	s, err := g.resolveStream(ctx, r, live, in.Stream)
+	s, err := g.resolveStream(ctx, r, robot, in.Stream)
 	if err != nil {
 		return err
 	}
@@ -145,12 +146,20 @@ func (g *Gateway) UploadStream(ctx context.Context, c *Caller, robotID string, i
 	if err != nil {
 		return Errorf(EInvalid, "streamJson: %v", err)
 	}
+	// Commands (Twist, Ackermann) are held to the robot's declared speeds here as on W3:
+	// clamped, and refused beyond 10x.
+	var ce *live.CloseError
+	if err := live.LimitCommand(m, s.Limits); errors.As(err, &ce) {
+		return Errorf(EInvalid, "streamJson: %s", ce.Reason)
+	} else if err != nil {
+		return Internal(err)
+	}
 	payload, err := proto.Marshal(m)
 	if err != nil {
 		return Internal(err)
 	}
 	_, err = robotCall(ctx, r, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, live.Publish(ctx, s.Key(), in.DataType, payload)
+		return struct{}{}, robot.Publish(ctx, s.Key(), in.DataType, payload)
 	})
 	return err
 }

@@ -1,0 +1,1 @@
+import{a}from"./chunk-BJZMY2RS.js";import"./chunk-JZOOHZJG.js";export{a as mountCamera};
