@@ -277,7 +277,7 @@ func (r *Robot) latestOrKick(ctx context.Context, t topicInfo) (fleet.Sample, bo
 	return fleet.Sample{}, false
 }
 
-// Resources offer the agent's log file.
+// Resources offer the agent's log file (to organization admins only).
 func (r *Robot) Resources(ctx context.Context) ([]fleet.Resource, error) {
 	if err := r.offline(); err != nil {
 		return nil, err
@@ -300,6 +300,7 @@ func (r *Robot) logResource(st os.FileInfo) fleet.Resource {
 		FileType:  "log",
 		Size:      st.Size(),
 		CreatedAt: st.ModTime(),
+		AdminOnly: true, // the agent's log: every user and robot of the agent is in it
 	}
 }
 

@@ -41,8 +41,8 @@ type Config struct {
 	MasterURI string // http://host:11311
 	Name      string // robot name; default: the master's host
 	PoseTopic string // nav_msgs/Odometry or geometry_msgs/PoseStamped; default /odom
-	// MaxLinear (m/s) and MaxAngular (rad/s) bound the drive commands published to Twist and
-	// AckermannDriveStamped input topics.
+	// MaxLinear (m/s) and MaxAngular (rad/s, or rad of steering) are the speed limits input
+	// topics declare (fleet.Stream.Limits); the gateway clamps drive commands to them.
 	MaxLinear, MaxAngular float64
 	// Host is the address the agent advertises to ROS nodes; default from ROS_HOSTNAME,
 	// ROS_IP or the host name (rosnode.AdvertisedHost).

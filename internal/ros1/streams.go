@@ -3,7 +3,6 @@ package ros1
 import (
 	"context"
 	"errors"
-	"math"
 	"slices"
 	"sort"
 	"sync"
@@ -14,7 +13,6 @@ import (
 	"github.com/fleetgate/fleetgate/internal/msgs"
 	"github.com/fleetgate/fleetgate/internal/ros1/rosmsg"
 	"github.com/fleetgate/fleetgate/internal/ros1/rosnode"
-	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
 // topicInfo is one topic of the ROS graph as a stream.
@@ -33,8 +31,14 @@ func (t topicInfo) streamType() string {
 	return t.rosType
 }
 
-func (t topicInfo) stream() fleet.Stream {
-	return fleet.Stream{Name: t.name, Type: t.streamType(), Direction: t.direction, Source: fleet.SourceROS1}
+// stream is the topic's descriptor; input topics declare the robot's speed limits, which the
+// gateway clamps drive commands to.
+func (t topicInfo) stream(limits fleet.SpeedLimits) fleet.Stream {
+	s := fleet.Stream{Name: t.name, Type: t.streamType(), Direction: t.direction, Source: fleet.SourceROS1}
+	if t.direction == fleet.Input {
+		s.Limits = limits
+	}
+	return s
 }
 
 // graph is the topic list, by name.
@@ -152,7 +156,7 @@ func (r *Robot) Streams(ctx context.Context) ([]fleet.Stream, error) {
 	}
 	out := make([]fleet.Stream, 0, len(g))
 	for _, t := range g {
-		out = append(out, t.stream())
+		out = append(out, t.stream(fleet.SpeedLimits{Linear: r.cfg.MaxLinear, Angular: r.cfg.MaxAngular}))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
@@ -431,8 +435,8 @@ type outbound struct {
 	seq   uint32
 }
 
-// Publish sends a catalog message to an input topic as its ROS type. Drive commands are
-// clamped to MaxLinear and MaxAngular.
+// Publish sends a catalog message to an input topic as its ROS type. Drive commands come
+// clamped to the stream's Limits (MaxLinear, MaxAngular) by the gateway.
 func (r *Robot) Publish(ctx context.Context, key fleet.StreamKey, typ string, payload []byte) error {
 	t, err := r.find(ctx, key)
 	if err != nil {
@@ -454,18 +458,6 @@ func (r *Robot) Publish(ctx context.Context, key fleet.StreamKey, typ string, pa
 	if err := msgs.CheckFinite(m); err != nil {
 		return fleet.Errorf(fleet.ErrInvalid, "%v", err)
 	}
-	switch m := m.(type) {
-	case *catalogpb.Twist:
-		r.clampTwist(m)
-	case *catalogpb.TwistStamped:
-		if m.Twist != nil {
-			r.clampTwist(m.Twist)
-		}
-	case *catalogpb.AckermannDriveStamped:
-		if m.Drive != nil {
-			m.Drive.Speed = float32(clamp(float64(m.Drive.Speed), r.cfg.MaxLinear))
-		}
-	}
 	out, err := r.outboundFor(ctx, t)
 	if err != nil {
 		return err
@@ -483,19 +475,6 @@ func (r *Robot) Publish(ctx context.Context, key fleet.StreamKey, typ string, pa
 	}
 	return nil
 }
-
-func (r *Robot) clampTwist(t *catalogpb.Twist) {
-	for _, v := range []*catalogpb.Vector3{t.Linear} {
-		if v != nil {
-			v.X, v.Y, v.Z = clamp(v.X, r.cfg.MaxLinear), clamp(v.Y, r.cfg.MaxLinear), clamp(v.Z, r.cfg.MaxLinear)
-		}
-	}
-	if v := t.Angular; v != nil {
-		v.X, v.Y, v.Z = clamp(v.X, r.cfg.MaxAngular), clamp(v.Y, r.cfg.MaxAngular), clamp(v.Z, r.cfg.MaxAngular)
-	}
-}
-
-func clamp(v, limit float64) float64 { return math.Max(-limit, math.Min(limit, v)) }
 
 // outboundFor returns the publisher of an input topic, advertising it on first use.
 func (r *Robot) outboundFor(ctx context.Context, t topicInfo) (*outbound, error) {
