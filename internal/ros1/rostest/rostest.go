@@ -48,10 +48,15 @@ func StartMaster(t testing.TB) *Master {
 
 // Env is the environment of a ROS process that uses this master.
 func (m *Master) Env() []string {
-	return append(os.Environ(),
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ROS_") { // rospy refuses an empty ROS_HOSTNAME, say
+			env = append(env, kv)
+		}
+	}
+	return append(env,
 		"ROS_MASTER_URI="+m.URI,
 		"ROS_IP=127.0.0.1",
-		"ROS_HOSTNAME=",
 		"ROS_HOME="+m.home,
 		"ROS_LOG_DIR="+filepath.Join(m.home, "log"),
 		"PYTHONUNBUFFERED=1",
