@@ -471,3 +471,29 @@ func TestROS1MasterKilled(t *testing.T) {
 		t.Errorf("odometry after the restart: %v", err)
 	}
 }
+
+func TestROS1FlagErrorsExit2(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"not a master URI", nil, []string{"agent", "--data", dir, "--ros1", "ftp://robot:11311"}, "must be a ROS master URI"},
+		{"a path", nil, []string{"agent", "--data", dir, "--ros1", "http://robot:11311/x"}, "must be a ROS master URI"},
+		{"twice", []string{"FLEETGATE_ROS1=http://a:11311,http://a:11311"}, []string{"agent", "--data", dir}, "given twice"},
+		{"more names than masters", nil, []string{"agent", "--data", dir, "--ros1", "http://a:11311", "--ros1-name", "x", "--ros1-name", "y"}, "--ros1-name given 2 times"},
+		{"a relative pose topic", nil, []string{"agent", "--data", dir, "--ros1", "http://a:11311", "--ros1-pose-topic", "odom"}, "--ros1-pose-topic"},
+		{"no speed", nil, []string{"agent", "--data", dir, "--ros1", "http://a:11311", "--ros1-max-linear", "0"}, "--ros1-max-linear"},
+		{"NaN turn rate", nil, []string{"agent", "--data", dir, "--ros1", "http://a:11311", "--ros1-max-angular", "NaN"}, "--ros1-max-angular"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, c.env, c.args...)
+			if code != exitUsage || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit code %d, stderr %q; want %d and %q", code, stderr, exitUsage, c.want)
+			}
+		})
+	}
+}
