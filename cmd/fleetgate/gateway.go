@@ -161,7 +161,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	if err := sim.check(); mode == server.ModeAgent && err != nil {
 		return err
 	}
-	if err := rosFlags.check(); err != nil {
+	if err := rosFlags.check(); mode == server.ModeAgent && err != nil {
 		return err
 	}
 	// The one default simulated robot is there only when no other source is configured.
