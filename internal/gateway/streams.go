@@ -100,8 +100,13 @@ func (g *Gateway) ReadStream(ctx context.Context, c *Caller, robotID string, sel
 	return out, nil
 }
 
-// Template is endpoint 8: the JSON of an empty message of a catalog type.
+// Template is endpoint 8 (and S7): the JSON of an empty message of a catalog type.
 func (g *Gateway) Template(ctx context.Context, c *Caller, messageType string) ([]byte, error) {
+	// The contract allows ROS names too: geometry_msgs/msg/Twist and geometry_msgs/Twist are
+	// Platform.Messages.geometry_msgs.Twist, and answer its template.
+	if name, ok := msgs.CatalogName(messageType); ok {
+		messageType = name
+	}
 	t, err := msgs.Template(messageType)
 	if errors.Is(err, msgs.ErrUnknownType) {
 		return nil, Errorf(ENotFound, "message type %q is not in the catalog", messageType)

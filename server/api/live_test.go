@@ -183,6 +183,17 @@ func TestTemplateAnswer(t *testing.T) {
 	}
 	send(t, w.Server, apiCase{method: "GET", target: "/streams/Platform.Messages.geometry_msgs.Nope/stream", header: bearer(w.admin), wantStatus: 404})
 	send(t, w.Server, apiCase{method: "GET", target: "/streams/" + twistType + "/stream", wantStatus: 401})
+
+	// ROS names answer the same template: the name is one path segment, its slashes encoded.
+	for _, name := range []string{"geometry_msgs%2Fmsg%2FTwist", "geometry_msgs%2FTwist", "geometry_msgs%2fmsg%2fTwist"} {
+		resp := send(t, w.Server, apiCase{method: "GET", target: "/streams/" + name + "/stream", header: bearer(w.kiosk), wantStatus: 200})
+		var ros struct{ EmptyJSON string }
+		resp.JSON(t, &ros)
+		if ros.EmptyJSON != out.EmptyJSON {
+			t.Errorf("%s: template %s, want the Twist's", name, ros.EmptyJSON)
+		}
+	}
+	send(t, w.Server, apiCase{method: "GET", target: "/streams/geometry_msgs%2Fmsg%2FNope/stream", header: bearer(w.admin), wantStatus: 404})
 }
 
 func uploadBody(fields map[string]any) string {

@@ -151,8 +151,8 @@ func socketToken(req *http.Request) (string, error) {
 	return token, nil
 }
 
-// socketCaller authenticates an upgrade request by its socket token (socketToken) and
-// records the caller for the request log line.
+// socketCaller authenticates an upgrade request by its socket token (socketToken), checks
+// where it comes from (checkSocketOrigin) and records the caller for the request log line.
 func socketCaller(c echo.Context, gw *gateway.Gateway) (caller *gateway.Caller, bearer string, err error) {
 	bearer, err = socketToken(c.Request())
 	if err != nil {
@@ -160,6 +160,9 @@ func socketCaller(c echo.Context, gw *gateway.Gateway) (caller *gateway.Caller, 
 	}
 	caller, err = gw.Authenticate(c.Request().Context(), bearer)
 	if err != nil {
+		return nil, "", err
+	}
+	if err := checkSocketOrigin(c.Request(), bearer); err != nil {
 		return nil, "", err
 	}
 	c.Set(callerKey, caller)
