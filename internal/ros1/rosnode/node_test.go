@@ -480,3 +480,34 @@ func TestBrokenPublishers(t *testing.T) {
 		}
 	}
 }
+
+// A peer opening more connections than any robot has subscribers is refused past the cap.
+func TestSubscriberCap(t *testing.T) {
+	m := rostest.StartMaster(t)
+	n, _ := startNode(t, m, "/fleetgate_cap")
+	spec := stringSpec(t)
+	pub, err := n.Advertise(context.Background(), PublishOptions{Topic: "/capped", Type: spec.Type, MD5: spec.MD5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(n.tcprosPort())
+	dial := func() (tcpros.Header, error) {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return nil, err
+		}
+		t.Cleanup(func() { c.Close() })
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		tcpros.WriteHeader(c, tcpros.Header{"callerid": "/many", "topic": "/capped", "md5sum": "*"})
+		return tcpros.ReadHeader(c)
+	}
+	for i := range maxSubscribers {
+		if h, err := dial(); err != nil || h["error"] != "" {
+			t.Fatalf("subscriber %d: %v %v", i, h, err)
+		}
+	}
+	rostest.Eventually(t, 5*time.Second, "all connected", func() bool { return pub.Subscribers() == maxSubscribers })
+	if h, err := dial(); err != nil || !strings.Contains(h["error"], "subscribers already") {
+		t.Errorf("one too many: %v, %v", h, err)
+	}
+}

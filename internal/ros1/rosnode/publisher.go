@@ -29,6 +29,10 @@ type PublishOptions struct {
 // so one slow subscriber neither blocks Publish nor holds memory without bound.
 const maxQueue = 16
 
+// maxSubscribers bounds the connections of one publication: a robot has a few subscribers of
+// a topic, and a peer opening thousands must not cost thousands of goroutines.
+const maxSubscribers = 64
+
 // ErrClosed is returned by a closed publisher or subscription.
 var ErrClosed = errors.New("closed")
 
@@ -139,6 +143,11 @@ func (p *Publisher) accept(c net.Conn, h tcpros.Header) {
 		c.Close()
 		return
 	}
+	if p.Subscribers() >= maxSubscribers {
+		tcpros.WriteHeader(c, tcpros.Header{"error": fmt.Sprintf("%s has %d subscribers already", p.opts.Topic, maxSubscribers)})
+		c.Close()
+		return
+	}
 	if tc, ok := c.(*net.TCPConn); ok {
 		tc.SetNoDelay(h["tcp_nodelay"] != "0")
 	}
@@ -168,7 +177,7 @@ func (p *Publisher) accept(c net.Conn, h tcpros.Header) {
 		closed: make(chan struct{}),
 	}
 	p.mu.Lock()
-	if p.closed {
+	if p.closed || len(p.conns) >= maxSubscribers {
 		p.mu.Unlock()
 		c.Close()
 		return

@@ -212,6 +212,7 @@ func (c *subConn) run() {
 	log := c.sub.n.log.With("topic", c.sub.opts.Topic, "publisher", c.uri)
 	retry := minRetry
 	failures := 0
+	var loggedAt time.Time // a publisher that drops us again and again is logged once a minute
 	for c.ctx.Err() == nil {
 		got, err := c.session()
 		if c.ctx.Err() != nil {
@@ -229,7 +230,8 @@ func (c *subConn) run() {
 			retry, failures = minRetry, 0 // it worked for a while: start over
 		}
 		failures++
-		if failures == 1 {
+		if failures == 1 && time.Since(loggedAt) > time.Minute {
+			loggedAt = time.Now()
 			log.Info("ROS publisher connection lost; retrying", "err", err)
 		} else {
 			log.Debug("ROS publisher connection failed", "err", err)
