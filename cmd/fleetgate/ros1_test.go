@@ -435,6 +435,21 @@ func TestROS1Teleop(t *testing.T) {
 			break
 		}
 	}
+	// Upload-stream (endpoint 9) publishes to the topic too; a type the topic does not take
+	// is refused before anything reaches ROS.
+	body := `{"componentName":"","streamName":"/cmd_vel","source":"2","dataType":"Platform.Messages.geometry_msgs.Twist","streamJson":"{\"linear\":{\"x\":0.125}}"}`
+	if status, out := postJSON(t, robot+"/upload-stream", bearer, body); status != 200 {
+		t.Fatalf("upload-stream: %d %s", status, out)
+	}
+	for {
+		if c := nextCmd(t, base, 5*time.Second); c.lx == 0.125 {
+			break
+		}
+	}
+	bad := strings.Replace(body, "geometry_msgs.Twist", "geometry_msgs.Pose", 1)
+	if status, _ := postJSON(t, robot+"/upload-stream", bearer, bad); status != 400 {
+		t.Errorf("upload-stream of a Pose to /cmd_vel: %d, want 400", status)
+	}
 }
 
 // kill -9 of the master: the robot goes offline; the master and the robot's nodes restart:
