@@ -90,7 +90,7 @@ type Server struct {
 	ready   atomic.Bool
 
 	registry *fleet.Registry
-	sockets  *api.Sockets
+	sessions *live.Sessions  // W3
 	kpis     *kpi.Hub        // W1/W2
 	acceptor *cloud.Acceptor // the cloud's end of the agent link
 	uplink   *agent.Agent    // the agent's end, when linked to a cloud
@@ -233,11 +233,11 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/openapi.json", api.OpenAPI)
-	if s.sockets == nil {
-		s.sockets = api.NewSockets()
+	if s.sessions == nil {
+		s.sessions = live.NewSessions(s.log)
 	}
-	apiOpts := api.Options{PublicURL: s.cfg.PublicURL, Logger: s.log, LiveStreams: s.cfg.Mode == ModeAgent, Sockets: s.sockets,
-		KPIs: s.kpis, LocalFleetOnly: s.cfg.Mode == ModeAgent, Controls: live.NewControls(live.RealClock())}
+	apiOpts := api.Options{PublicURL: s.cfg.PublicURL, LiveStreams: s.cfg.Mode == ModeAgent, Sessions: s.sessions,
+		KPIs: s.kpis, LocalFleetOnly: s.cfg.Mode == ModeAgent}
 	// Panel socket tokens are spent before any upgrade route authenticates them.
 	e.Use(api.SpendSocketTokens(s.gw))
 	api.Register(e, s.gw, apiOpts)
@@ -390,7 +390,7 @@ func (s *Server) Run(ctx context.Context) error {
 	// Hijacked WebSockets are not waited for by Shutdown: zero the controlled robots and
 	// close the sockets (1001) first, while the robot sources, which end with runCtx, can
 	// still take the zero.
-	socketsErr := s.sockets.Shutdown(shutdownCtx)
+	socketsErr := s.sessions.Shutdown(shutdownCtx)
 	stop()
 	shutdownErr := errors.Join(socketsErr, s.http.Shutdown(shutdownCtx))
 	if s.metrics != nil {
@@ -452,8 +452,8 @@ func (s *Server) stopRobots() {
 	s.closers = nil
 }
 
-// Sockets tracks the open live stream sockets (W3).
-func (s *Server) Sockets() *api.Sockets { return s.sockets }
+// Sessions tracks the open live stream sessions (W3).
+func (s *Server) Sessions() *live.Sessions { return s.sessions }
 
 // Registry is the registry of connected robots, for in-process callers and tests.
 func (s *Server) Registry() *fleet.Registry { return s.registry }

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"slices"
 	"time"
+
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
 )
 
 // Config wires a Gateway. Store is required; the rest have defaults.
@@ -31,6 +33,9 @@ type Config struct {
 	// agent link). With one, resources are listed and served from it, also while a robot is
 	// offline; without one, from the connected robot.
 	Archive ResourceArchive
+	// Controls are the control leases of input streams, one controller per target (nil: a
+	// set of this gateway's own).
+	Controls *teleop.Controls
 }
 
 // Gateway is the core service. It is safe for concurrent use.
@@ -44,6 +49,7 @@ type Gateway struct {
 	signer    URLSigner
 	agentID   string
 	archive   ResourceArchive
+	controls  *teleop.Controls
 
 	limits loginLimits
 }
@@ -60,6 +66,10 @@ func New(cfg Config) *Gateway {
 		signer:    cfg.Signer,
 		agentID:   cfg.AgentID,
 		archive:   cfg.Archive,
+		controls:  cfg.Controls,
+	}
+	if g.controls == nil {
+		g.controls = teleop.NewControls(teleop.RealClock())
 	}
 	if g.presence == nil {
 		g.presence = NobodyOnline{}
