@@ -105,7 +105,7 @@ type liveOutput struct {
 
 func (o liveOutput) RobotID() string { return o.robot.ID }
 
-func (o liveOutput) Subscribe(ctx context.Context) (fleet.Stream, *fleet.Subscription, error) {
+func (o liveOutput) Subscribe(ctx context.Context, opts fleet.SubscribeOptions) (fleet.Stream, *fleet.Subscription, error) {
 	if o.live == nil {
 		return fleet.Stream{}, nil, fmt.Errorf("%w: robot %q is offline", live.ErrBootstrap, o.robot.Name)
 	}
@@ -118,7 +118,7 @@ func (o liveOutput) Subscribe(ctx context.Context) (fleet.Stream, *fleet.Subscri
 	if s.Direction == fleet.Input {
 		return fleet.Stream{}, nil, fmt.Errorf("%w: stream %s is an input stream", live.ErrNotResolved, o.sel)
 	}
-	sub, err := o.live.Subscribe(ctx, s.Key())
+	sub, err := o.live.Subscribe(ctx, s.Key(), opts)
 	if err != nil {
 		return fleet.Stream{}, nil, live.ErrBootstrap
 	}

@@ -15,7 +15,7 @@ type Output interface {
 	RobotID() string
 	// Subscribe resolves the stream and follows it, latest sample wins. Its errors wrap
 	// ErrNotResolved (no such output stream) or ErrBootstrap (it cannot be followed now).
-	Subscribe(ctx context.Context) (fleet.Stream, *fleet.Subscription, error)
+	Subscribe(ctx context.Context, opts fleet.SubscribeOptions) (fleet.Stream, *fleet.Subscription, error)
 }
 
 // OutputOptions are a client's choices for an output session.
@@ -35,7 +35,7 @@ func (ss *Sessions) RunOutput(conn Conn, src Output, opt OutputOptions, recheck 
 
 func (s *session) relay(ctx context.Context, src Output, opt OutputOptions) {
 	readCtx := s.discardReads(ctx)
-	stream, sub, err := src.Subscribe(ctx)
+	stream, sub, err := src.Subscribe(ctx, fleet.SubscribeOptions{MaxRate: opt.MaxRate, Downsample: opt.Downsample})
 	if err != nil {
 		s.stop(err)
 		return

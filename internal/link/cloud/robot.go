@@ -82,7 +82,7 @@ func (r *RemoteRobot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Samp
 
 // Subscribe is not offered: live streams (W3) are served by the local gateway, next to the
 // robot, and the cloud answers 404 on that route.
-func (r *RemoteRobot) Subscribe(ctx context.Context, key fleet.StreamKey) (*fleet.Subscription, error) {
+func (r *RemoteRobot) Subscribe(ctx context.Context, key fleet.StreamKey, opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
 	return nil, fleet.Errorf(fleet.ErrUnavailable, "live streams of robot %q are served by its local gateway", r.info.Name)
 }
 
