@@ -185,11 +185,11 @@ func TestOneSubscriptionPerTopic(t *testing.T) {
 	r, _, _ := startRobot(t, m, Config{})
 	streamsOf(t, r, "/scan")
 	ctx := context.Background()
-	a, err := r.Subscribe(ctx, key("/scan"))
+	a, err := r.Subscribe(ctx, key("/scan"), fleet.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := r.Subscribe(ctx, key("/scan"))
+	b, err := r.Subscribe(ctx, key("/scan"), fleet.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestOneSubscriptionPerTopic(t *testing.T) {
 	b.Close()
 	rostest.Eventually(t, 10*time.Second, "the subscription is dropped after the last reader", func() bool { return subscribed() == 0 })
 	// A reader after that starts afresh and gets a new message.
-	c, err := r.Subscribe(ctx, key("/scan"))
+	c, err := r.Subscribe(ctx, key("/scan"), fleet.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func TestMasterRestart(t *testing.T) {
 	bot := m.Python(t, robotScript)
 	r, p, _ := startRobot(t, m, Config{})
 	streamsOf(t, r, "/odom")
-	sub, err := r.Subscribe(context.Background(), key("/odom"))
+	sub, err := r.Subscribe(context.Background(), key("/odom"), fleet.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

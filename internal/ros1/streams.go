@@ -223,8 +223,10 @@ func (r *Robot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, er
 	return in.read(ctx)
 }
 
-// Subscribe follows an output topic; the first subscriber starts the ROS subscription.
-func (r *Robot) Subscribe(ctx context.Context, key fleet.StreamKey) (*fleet.Subscription, error) {
+// Subscribe follows an output topic; the first subscriber starts the ROS subscription. The
+// options are for sources whose samples cross a network: here every reader shares the one
+// subscription, and the gateway paces and downsamples per client.
+func (r *Robot) Subscribe(ctx context.Context, key fleet.StreamKey, _ fleet.SubscribeOptions) (*fleet.Subscription, error) {
 	in, err := r.findOutput(ctx, key)
 	if err != nil {
 		return nil, err
