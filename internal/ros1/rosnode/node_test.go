@@ -127,6 +127,13 @@ func TestSubscribeToRospy(t *testing.T) {
 	if sub.Publishers() != 1 {
 		t.Errorf("%d publishers connected", sub.Publishers())
 	}
+	// The master resolves our node name to our API, and lists our topic with its type.
+	if uri, err := n.Master().LookupNode(context.Background(), n.Name()); err != nil || uri != n.URI() {
+		t.Errorf("lookupNode: %q, %v; want %q", uri, err, n.URI())
+	}
+	if types, err := n.Master().GetTopicTypes(context.Background()); err != nil || types["/chatter"] != "std_msgs/String" {
+		t.Errorf("getTopicTypes: %v, %v", types, err)
+	}
 	// The node API tells rosnode what it is connected to.
 	var c xmlrpc.Client
 	v, err := call(context.Background(), &c, n.URI(), "getBusInfo", "/test")
