@@ -181,7 +181,7 @@ func wsURL(robot, query string) string {
 	return "ws" + strings.TrimPrefix(robot, "http") + "/streams/connect?" + query
 }
 
-func dialW3(t *testing.T, ctx context.Context, robot, bearer, query string) *websocket.Conn {
+func dialROSW3(t *testing.T, ctx context.Context, robot, bearer, query string) *websocket.Conn {
 	t.Helper()
 	c, resp, err := websocket.Dial(ctx, wsURL(robot, query), &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"bearer " + bearer}}})
 	if err != nil {
@@ -260,7 +260,7 @@ func TestROS1TopicsThroughTheAgent(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.topic, func(t *testing.T) {
-			ws := dialW3(t, ctx, robot, bearer, "streamName="+url.QueryEscape(c.topic)+"&source=2"+c.query)
+			ws := dialROSW3(t, ctx, robot, bearer, "streamName="+url.QueryEscape(c.topic)+"&source=2"+c.query)
 			env := envelope(t, ctx, ws)
 			typeName := string(c.want.ProtoReflect().Descriptor().FullName())
 			if env.DataType != typeName || env.StreamName != c.topic || env.Source != 2 {
@@ -284,7 +284,7 @@ func TestROS1TopicsThroughTheAgent(t *testing.T) {
 		})
 	}
 	// A 100k-point cloud is downsampled by default.
-	ws := dialW3(t, ctx, robot, bearer, "streamName=/points&source=2")
+	ws := dialROSW3(t, ctx, robot, bearer, "streamName=/points&source=2")
 	var small catalogpb.PointCloud2
 	if err := proto.Unmarshal(envelope(t, ctx, ws).Data, &small); err != nil || small.Width*small.Height > 50000 || small.Width == 0 {
 		t.Errorf("downsampled cloud: %d x %d, %v", small.Width, small.Height, err)
@@ -296,12 +296,12 @@ func TestROS1TopicsThroughTheAgent(t *testing.T) {
 		if !bytes.Equal(want, rawAccel()) {
 			t.Fatalf("rospy's Accel is %x", want)
 		}
-		ws := dialW3(t, ctx, robot, bearer, "streamName=/accel&source=2")
+		ws := dialROSW3(t, ctx, robot, bearer, "streamName=/accel&source=2")
 		env := envelope(t, ctx, ws)
 		if env.DataType != "geometry_msgs/Accel" || !bytes.Equal(env.Data, want) {
 			t.Errorf("W3 envelope %s %x, want %x", env.DataType, env.Data, want)
 		}
-		jws := dialW3(t, ctx, robot, bearer, "streamName=/accel&source=2&format=json")
+		jws := dialROSW3(t, ctx, robot, bearer, "streamName=/accel&source=2&format=json")
 		_, b, err := jws.Read(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -382,7 +382,7 @@ func TestROS1Teleop(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	drive := dialW3(t, ctx, robot, bearer, "streamName=/cmd_vel&source=2&direction=input&format=json")
+	drive := dialROSW3(t, ctx, robot, bearer, "streamName=/cmd_vel&source=2&direction=input&format=json")
 	send := func(lx, az float64) {
 		t.Helper()
 		if err := drive.Write(ctx, websocket.MessageText, fmt.Appendf(nil, `{"linear":{"x":%g},"angular":{"z":%g}}`, lx, az)); err != nil {
@@ -479,7 +479,7 @@ func TestROS1MasterKilled(t *testing.T) {
 	waitStreams(t, robot, bearer, "/odom")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	ws := dialW3(t, ctx, robot, bearer, "streamName=/odom&source=2")
+	ws := dialROSW3(t, ctx, robot, bearer, "streamName=/odom&source=2")
 	envelope(t, ctx, ws)
 	m.Kill()
 	sensors.Kill()
@@ -498,7 +498,7 @@ func TestROS1MasterKilled(t *testing.T) {
 	rostest.Eventually(t, 15*time.Second, "the robot is online again", online)
 	t.Logf("online again %v after the master returned", time.Since(back))
 	waitStreams(t, robot, bearer, "/odom")
-	ws = dialW3(t, ctx, robot, bearer, "streamName=/odom&source=2")
+	ws = dialROSW3(t, ctx, robot, bearer, "streamName=/odom&source=2")
 	var odom catalogpb.Odometry
 	if err := proto.Unmarshal(envelope(t, ctx, ws).Data, &odom); err != nil || !proto.Equal(&odom, expectedOdom()) {
 		t.Errorf("odometry after the restart: %v", err)
