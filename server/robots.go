@@ -52,9 +52,17 @@ func (s *Server) teeLog() error {
 	return nil
 }
 
-// startRobots starts the robot sources of this gateway and registers their robots. The
-// simulation runs until ctx ends.
+// startRobots starts the robot sources of this gateway and registers their robots. They run
+// until ctx ends.
 func (s *Server) startRobots(ctx context.Context) error {
+	if err := s.startSim(ctx); err != nil {
+		return err
+	}
+	return s.startROS1(ctx)
+}
+
+// startSim starts the simulated robots.
+func (s *Server) startSim(ctx context.Context) error {
 	if s.cfg.Sim.Count <= 0 {
 		return nil
 	}
