@@ -51,8 +51,24 @@ func BenchmarkCloudLive(b *testing.B) {
 	agent := startLogged(b, "agent", append(m.Env(), "FLEETGATE_AGENT_KEY="+key, "ROS_IP=127.0.0.1"),
 		"agent", "--data", b.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken,
 		"--sim", "1", "--ros1", m.URI, "--ros1-name", "rosbot", "--cloud", cloud.URL)
-	robots := localRobots(b, agent.URL, 2)
 	cloudBearer, localBearer := login(b, cloud.URL, testToken), login(b, agent.URL, testToken)
+	var robots []string
+	waitFor(b, 15*time.Second, "the simulated and the ROS robot on the agent", func() bool {
+		var list struct {
+			RobotDataList []struct {
+				BasicData struct{ ID string }
+				IsOnline  bool
+			}
+		}
+		getJSON(agent.URL+"/apigateway/v2/robots", localBearer, &list)
+		robots = robots[:0]
+		for _, r := range list.RobotDataList {
+			if r.IsOnline {
+				robots = append(robots, r.BasicData.ID)
+			}
+		}
+		return len(robots) == 2
+	})
 	waitFor(b, 15*time.Second, "the robots online on the cloud", func() bool { return robotsOnline(cloud.URL, cloudBearer, robots, true) })
 	sim, ros := robots[0], robots[1]
 	if twistRobotOrEmpty(b, agent.URL, localBearer, sim) == "" {
@@ -101,7 +117,9 @@ func BenchmarkCloudLive(b *testing.B) {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func twistRobotOrEmpty(b *testing.B, base, bearer, id string) string {
-	var list struct{ RobotStreams []struct{ StreamName, StreamType string } }
+	var list struct {
+		RobotStreams []struct{ StreamName, StreamType string }
+	}
 	api(b, "GET", base+"/apigateway/v2/robots/"+id+"/streams", bearer, &list)
 	for _, s := range list.RobotStreams {
 		if s.StreamName == "cmd_vel" {

@@ -20,8 +20,8 @@ import (
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/streampb"
-	"github.com/fleetgate/fleetgate/server/api"
 	"github.com/fleetgate/fleetgate/server"
+	"github.com/fleetgate/fleetgate/server/api"
 	"github.com/fleetgate/fleetgate/server/servertest"
 )
 
