@@ -7,6 +7,8 @@ package hoststat
 import (
 	"sync"
 	"time"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
 )
 
 // minInterval is how long a reading stays current. Many robots ask for the same host figures
@@ -230,4 +232,29 @@ func (n *netRate) get(proc, sys string, now time.Time) (netFigure, bool) {
 	f.rate = float64(moved) / elapsed
 	n.base, n.at, n.last, n.ok = cur, now, f, true
 	return f, true
+}
+
+// Metric is the contract's value of one of the host's metric types (Cpu, Gpu, Ram, Disk,
+// Network; DESIGN's metric classes), for a robot source that reports the machine it runs on.
+// ok is false for another type, for a nil s, or when the host does not tell.
+func (s *Sampler) Metric(t fleet.MetricType) (value any, ok bool) {
+	if s == nil {
+		return nil, false
+	}
+	switch t {
+	case fleet.MetricCpu:
+		return s.CPU()
+	case fleet.MetricGpu:
+		return s.GPU()
+	case fleet.MetricRam:
+		used, total, ok := s.Memory()
+		return fleet.Usage{Used: float64(used), Limit: float64(total)}, ok
+	case fleet.MetricDisk:
+		used, total, ok := s.Disk()
+		return fleet.Usage{Used: float64(used), Limit: float64(total)}, ok
+	case fleet.MetricNetwork:
+		rate, capacity, _, ok := s.Network()
+		return fleet.Usage{Used: rate, Limit: capacity}, ok
+	}
+	return nil, false
 }

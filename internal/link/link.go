@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
@@ -56,19 +55,11 @@ const (
 // reader closes the link with StatusProtocolError.
 var ErrMalformed = errors.New("link: malformed frame")
 
-// ReadFrame reads one frame. It uses context.Background per frame (DESIGN.md section 9);
-// liveness is the heartbeat's job.
+// ReadFrame reads one frame (see readMessage).
 func ReadFrame(conn *websocket.Conn) (*linkpb.Frame, error) {
-	typ, data, err := conn.Read(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	if typ != websocket.MessageBinary {
-		return nil, fmt.Errorf("%w: a text frame", ErrMalformed)
-	}
 	var f linkpb.Frame
-	if err := proto.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	if err := readMessage(conn, &f); err != nil {
+		return nil, err
 	}
 	if f.Body == nil {
 		return nil, fmt.Errorf("%w: empty", ErrMalformed)
@@ -78,13 +69,7 @@ func ReadFrame(conn *websocket.Conn) (*linkpb.Frame, error) {
 
 // WriteFrame writes one frame within timeout.
 func WriteFrame(conn *websocket.Conn, f *linkpb.Frame, timeout time.Duration) error {
-	data, err := proto.Marshal(f)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	return conn.Write(ctx, websocket.MessageBinary, data)
+	return writeMessage(conn, f, timeout)
 }
 
 // Time converts a time for the wire; the zero time stays unset.

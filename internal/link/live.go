@@ -23,33 +23,11 @@ const LiveChunk = 32 << 10
 // of the link queues behind them.
 const LivePath = "/agentlink/v1/live"
 
-// liveBuffers holds read buffers of the live connection: a sample's bytes are copied once,
-// into the payload the viewers share, never read into a fresh buffer first (DESIGN section 9).
-var liveBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// ReadLive reads one live frame, through the connection's Reader into a pooled buffer.
+// ReadLive reads one live frame (see readMessage).
 func ReadLive(conn *websocket.Conn) (*linkpb.LiveFrame, error) {
-	typ, r, err := conn.Reader(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	if typ != websocket.MessageBinary {
-		return nil, fmt.Errorf("%w: a text frame", ErrMalformed)
-	}
-	buf := liveBuffers.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= 4<<20 {
-			buf.Reset()
-			liveBuffers.Put(buf) // a huge one goes to the collector
-		}
-	}()
-	buf.Reset()
-	if _, err := io.Copy(buf, r); err != nil {
-		return nil, err
-	}
 	var f linkpb.LiveFrame
-	if err := proto.Unmarshal(buf.Bytes(), &f); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	if err := readMessage(conn, &f); err != nil {
+		return nil, err
 	}
 	if f.Body == nil {
 		return nil, fmt.Errorf("%w: empty", ErrMalformed)
@@ -59,7 +37,44 @@ func ReadLive(conn *websocket.Conn) (*linkpb.LiveFrame, error) {
 
 // WriteLive writes one live frame within timeout.
 func WriteLive(conn *websocket.Conn, f *linkpb.LiveFrame, timeout time.Duration) error {
-	data, err := proto.Marshal(f)
+	return writeMessage(conn, f, timeout)
+}
+
+// readBuffers hold what readMessage reads: a message's bytes are copied once, into what
+// proto.Unmarshal makes (payloads the viewers then share), never into a fresh buffer first.
+var readBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// readMessage reads one binary message into m through the connection's Reader and a pooled
+// buffer (DESIGN section 9: never conn.Read per frame). It uses context.Background: liveness is
+// the heartbeat's job. A text message or undecodable bytes are ErrMalformed.
+func readMessage(conn *websocket.Conn, m proto.Message) error {
+	typ, r, err := conn.Reader(context.Background())
+	if err != nil {
+		return err
+	}
+	if typ != websocket.MessageBinary {
+		return fmt.Errorf("%w: a text frame", ErrMalformed)
+	}
+	buf := readBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 4<<20 { // a huge one goes to the collector
+			buf.Reset()
+			readBuffers.Put(buf)
+		}
+	}()
+	buf.Reset()
+	if _, err := io.Copy(buf, r); err != nil {
+		return err
+	}
+	if err := proto.Unmarshal(buf.Bytes(), m); err != nil {
+		return fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return nil
+}
+
+// writeMessage writes one binary message within timeout.
+func writeMessage(conn *websocket.Conn, m proto.Message, timeout time.Duration) error {
+	data, err := proto.Marshal(m)
 	if err != nil {
 		return err
 	}

@@ -69,28 +69,8 @@ func (r *Robot) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
 	return types, nil
 }
 
-func (r *Robot) hostMetric(t fleet.MetricType) (any, bool) {
-	h := r.cfg.HostStats
-	if h == nil {
-		return nil, false
-	}
-	switch t {
-	case fleet.MetricCpu:
-		return h.CPU()
-	case fleet.MetricGpu:
-		return h.GPU()
-	case fleet.MetricRam:
-		used, total, ok := h.Memory()
-		return fleet.Usage{Used: float64(used), Limit: float64(total)}, ok
-	case fleet.MetricDisk:
-		used, total, ok := h.Disk()
-		return fleet.Usage{Used: float64(used), Limit: float64(total)}, ok
-	case fleet.MetricNetwork:
-		rate, capacity, _, ok := h.Network()
-		return fleet.Usage{Used: rate, Limit: capacity}, ok
-	}
-	return nil, false
-}
+// hostMetric reads a metric of the machine the source runs on.
+func (r *Robot) hostMetric(t fleet.MetricType) (any, bool) { return r.cfg.HostStats.Metric(t) }
 
 // position is the Position metric's document, as the simulator writes it.
 type position struct {

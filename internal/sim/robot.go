@@ -431,29 +431,8 @@ func (r *robot) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
 	return types, nil
 }
 
-// hostMetric reads a metric of the machine the simulation runs on.
-func (r *robot) hostMetric(t fleet.MetricType) (any, bool) {
-	h := r.sim.cfg.Host
-	if h == nil {
-		return nil, false
-	}
-	switch t {
-	case fleet.MetricCpu:
-		return h.CPU()
-	case fleet.MetricGpu:
-		return h.GPU()
-	case fleet.MetricRam:
-		used, total, ok := h.Memory()
-		return fleet.Usage{Used: float64(used), Limit: float64(total)}, ok
-	case fleet.MetricDisk:
-		used, total, ok := h.Disk()
-		return fleet.Usage{Used: float64(used), Limit: float64(total)}, ok
-	case fleet.MetricNetwork:
-		rate, capacity, _, ok := h.Network()
-		return fleet.Usage{Used: rate, Limit: capacity}, ok
-	}
-	return nil, false
-}
+// hostMetric reads a metric of the machine the source runs on.
+func (r *robot) hostMetric(t fleet.MetricType) (any, bool) { return r.sim.cfg.Host.Metric(t) }
 
 // position is the Position metric's document.
 type position struct {
