@@ -323,8 +323,11 @@ func (g *generation) start() {
 	}()
 }
 
-// stop cancels the generation's supervisor (g.mu held).
+// stop cancels the generation's supervisor, if one runs (g.mu held).
 func (g *generation) stop() {
+	if g.run == nil {
+		return
+	}
 	c := g.c
 	c.mu.Lock()
 	delete(c.runs, g.run)
@@ -333,19 +336,24 @@ func (g *generation) stop() {
 	g.run = nil
 }
 
-// supervise runs ffmpeg for the generation's subscribers until ctx ends: an attempt that
-// brings no image fails the generation (viewers get the reason); a camera that stalls or
-// ends after streaming is restarted with backoff, viewers staying.
+// supervise runs ffmpeg for the generation's subscribers until ctx ends. The first attempt
+// must bring an image in time, or the camera is unreachable: the generation fails and its
+// viewers get the reason. A camera that streamed and then stalls or ends is restarted with
+// backoff, viewers staying (they see the image age); while its restarts go unanswered
+// (timeouts) it is retried, and when one is refused outright (ffmpeg's error, such as a
+// connection refused or a 401) the generation fails.
 func (g *generation) supervise(ctx context.Context) {
 	c := g.c
 	backoff := c.cfg.BackoffMin
+	streamed := false
 	for {
 		started := c.cfg.Clock.Now()
 		images, err := g.attempt(ctx)
 		if ctx.Err() != nil {
 			return
 		}
-		if images == 0 {
+		streamed = streamed || images > 0
+		if images == 0 && (!streamed || !isTimeout(err)) {
 			c.log.Warn("camera unreachable", "err", err)
 			c.retire(g, fleet.Errorf(fleet.ErrUnavailable, "camera %s: %v", c.cfg.Name, err))
 			return
@@ -365,8 +373,19 @@ func (g *generation) supervise(ctx context.Context) {
 	}
 }
 
+// timeoutError is an attempt that ended because the camera said nothing in time, as
+// opposed to one it refused.
+type timeoutError string
+
+func (e timeoutError) Error() string { return string(e) }
+
+func isTimeout(err error) bool {
+	var te timeoutError
+	return errors.As(err, &te)
+}
+
 // errStalled ends an attempt whose camera went quiet.
-var errStalled = errors.New("no image for too long")
+const errStalled = timeoutError("no image for too long")
 
 // attempt opens the camera and publishes its images until it ends or stalls, or ctx ends;
 // it reports how many images came.
@@ -375,10 +394,11 @@ func (g *generation) attempt(ctx context.Context) (int, error) {
 	start := c.cfg.Clock.Now()
 	openCtx, cancel := context.WithTimeout(ctx, c.cfg.StartTimeout)
 	p, err := c.open(openCtx)
+	timedOut := errors.Is(openCtx.Err(), context.DeadlineExceeded)
 	cancel()
 	if err != nil {
-		if ctx.Err() == nil && openCtx.Err() != nil {
-			err = fmt.Errorf("no answer within %s", c.cfg.StartTimeout)
+		if timedOut && ctx.Err() == nil {
+			err = timeoutError(fmt.Sprintf("no answer within %s", c.cfg.StartTimeout))
 		}
 		return 0, err
 	}
@@ -420,7 +440,7 @@ func (g *generation) attempt(ctx context.Context) (int, error) {
 			}
 			stall = c.cfg.Clock.NewTimer(c.cfg.StallTimeout)
 		case <-firstC:
-			return 0, fmt.Errorf("no image within %s", c.cfg.StartTimeout)
+			return 0, timeoutError(fmt.Sprintf("no image within %s", c.cfg.StartTimeout))
 		case <-stallC:
 			return images, errStalled
 		case <-ctx.Done():

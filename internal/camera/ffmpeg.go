@@ -47,9 +47,13 @@ type input struct {
 	secrets []string
 }
 
-// ioTimeout is ffmpeg's RTSP socket timeout: a camera that accepts the connection and then
-// says nothing fails the attempt in time for the 5 s answer to the viewer.
+// ioTimeout bounds connecting and handshakes (ONVIF's HTTP, TLS).
 const ioTimeout = 3 * time.Second
+
+// rtspIOTimeout is ffmpeg's own RTSP socket timeout, a backstop only: the supervisor's start
+// and stall timeouts, shorter, decide (an ffmpeg that gave up by itself at a stall would turn
+// a hung camera into a failed one).
+const rtspIOTimeout = 10 * time.Second
 
 // networkProtocols are all ffmpeg may open for a network camera: the pipe carrying the
 // ffconcat script, and RTSP with its transports. No file, no http, no other protocol that a
@@ -74,7 +78,7 @@ func (in input) ffconcat() ([]byte, error) {
 	b.WriteString("ffconcat version 1.0\n")
 	b.WriteString("file " + quoteConcat(in.url) + "\n")
 	b.WriteString("option rtsp_transport " + transport + "\n")
-	fmt.Fprintf(&b, "option timeout %d\n", ioTimeout.Microseconds())
+	fmt.Fprintf(&b, "option timeout %d\n", rtspIOTimeout.Microseconds())
 	b.WriteString("option probesize 32\noption analyzeduration 100000\noption fflags nobuffer\n")
 	return b.Bytes(), nil
 }
@@ -160,7 +164,7 @@ func probe(ctx context.Context, tools Tools, in input) (string, error) {
 	}
 	err = cmd.Wait()
 	if ctx.Err() != nil {
-		return "", fmt.Errorf("the camera did not answer within %s", ioTimeout+time.Second)
+		return "", timeoutError("the camera did not answer in time")
 	}
 	if err != nil {
 		return "", errors.New(errs.reason(err, in.secrets))
