@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
 )
@@ -106,3 +107,94 @@ func (w *withCameras) Publish(ctx context.Context, key fleet.StreamKey, typ stri
 
 // Unwrap is the decorated robot.
 func (w *withCameras) Unwrap() fleet.Robot { return w.Robot }
+
+// Single is a robot of one output stream, as, served by camera c: an ad-hoc camera of one
+// viewer behind the robot contract. Its first subscription starts the camera; when that
+// subscription ends the camera closes, and the robot serves nothing more. started, when
+// not nil, is asked before the camera starts and may refuse (a limit of cameras at once);
+// ended is called once the camera has closed.
+func Single(c *Camera, as fleet.Stream, started func() error, ended func()) fleet.Robot {
+	return &single{c: c, as: as, started: started, ended: ended}
+}
+
+type single struct {
+	c       *Camera
+	as      fleet.Stream
+	started func() error
+	ended   func()
+	once    sync.Once
+	onceErr error
+}
+
+func (s *single) Info() fleet.Info { return fleet.Info{Name: s.as.Name} }
+
+func (s *single) Streams(context.Context) ([]fleet.Stream, error) { return []fleet.Stream{s.as}, nil }
+
+func (s *single) check(key fleet.StreamKey) error {
+	if key != s.as.Key() {
+		return fleet.Errorf(fleet.ErrNotFound, "no stream %s", key.Name)
+	}
+	return nil
+}
+
+func (s *single) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
+	sub, err := s.Subscribe(ctx, key)
+	if err != nil {
+		return fleet.Sample{}, err
+	}
+	defer sub.Close()
+	return sub.Next(ctx)
+}
+
+func (s *single) Subscribe(_ context.Context, key fleet.StreamKey) (*fleet.Subscription, error) {
+	if err := s.check(key); err != nil {
+		return nil, err
+	}
+	first := false
+	s.once.Do(func() {
+		first = true
+		if s.started != nil {
+			s.onceErr = s.started()
+		}
+	})
+	if !first {
+		return nil, fleet.Errorf(fleet.ErrUnavailable, "this camera served its viewer")
+	}
+	if s.onceErr != nil {
+		return nil, s.onceErr
+	}
+	sub, err := s.c.Subscribe()
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	go func() {
+		<-sub.Done()
+		s.close()
+	}()
+	return sub, nil
+}
+
+func (s *single) close() {
+	s.c.Close()
+	if s.ended != nil {
+		s.ended()
+	}
+}
+
+func (s *single) Publish(context.Context, fleet.StreamKey, string, []byte) error {
+	return fleet.Errorf(fleet.ErrInvalid, "a camera is an output stream")
+}
+
+func (s *single) Metrics(context.Context) ([]fleet.MetricType, error) { return nil, nil }
+
+func (s *single) Metric(context.Context, fleet.MetricType, string) (fleet.Metric, error) {
+	return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "a camera reports no metrics")
+}
+
+func (s *single) KPIs(context.Context) ([]fleet.KPI, error)           { return nil, nil }
+func (s *single) Resources(context.Context) ([]fleet.Resource, error) { return nil, nil }
+
+func (s *single) OpenResource(_ context.Context, id string) (fleet.ResourceFile, fleet.Resource, error) {
+	return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "no resource %s", id)
+}

@@ -33,6 +33,8 @@ type Config struct {
 	// agent link). With one, resources are listed and served from it, also while a robot is
 	// offline; without one, from the connected robot.
 	Archive ResourceArchive
+	// Cameras opens the ad-hoc cameras of W3 queries (an agent's); nil: none (501).
+	Cameras Cameras
 }
 
 // Gateway is the core service. It is safe for concurrent use.
@@ -46,6 +48,7 @@ type Gateway struct {
 	signer    URLSigner
 	agentID   string
 	archive   ResourceArchive
+	cameras   Cameras
 
 	// loginFailures throttles token guessing: 10 failures a minute per client address.
 	loginFailures *limit.Window
@@ -69,6 +72,7 @@ func New(cfg Config) *Gateway {
 		signer:    cfg.Signer,
 		agentID:   cfg.AgentID,
 		archive:   cfg.Archive,
+		cameras:   cfg.Cameras,
 	}
 	if g.presence == nil {
 		g.presence = NobodyOnline{}

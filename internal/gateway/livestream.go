@@ -30,6 +30,9 @@ type LiveStream struct {
 	Live  fleet.Robot
 	// Stream is the resolved input stream; outputs are resolved after the upgrade.
 	Stream fleet.Stream
+	// Camera marks an ad-hoc camera of the query (OpenCameraStream): Live is that camera,
+	// not the robot, and its frames are this socket's alone.
+	Camera bool
 }
 
 // StillConnected reports whether ls's robot is still online through the connection ls was

@@ -65,6 +65,7 @@ type liveQuery struct {
 	sel        gateway.StreamSelector
 	maxRate    float64
 	downsample bool
+	camera     *gateway.CameraTarget // a camera named by address (camera_ws.go)
 }
 
 func parseLiveQuery(c echo.Context) (liveQuery, error) {
@@ -112,12 +113,8 @@ func parseLiveQuery(c echo.Context) (liveQuery, error) {
 		}
 		q.downsample = !b
 	}
-	// url, endpoint, username and password address ONVIF, RTSP and device sources, which this
-	// agent does not host; they are read (once each) so a repeated one is still a 400.
-	for _, name := range []string{"url", "endpoint", "username", "password"} {
-		if _, err := queryParam(c, name); err != nil {
-			return q, err
-		}
+	if q.camera, err = cameraQuery(c, q.sel, q.input); err != nil {
+		return q, err
 	}
 	if q.input && (q.maxRate != 0 || c.QueryParams().Has("withoutDownSampling")) {
 		return q, gateway.Errorf(gateway.EInvalid, "maxRate and withoutDownSampling apply to output only")
@@ -190,12 +187,15 @@ func (h *streamSocket) connect(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := h.gw.CheckCameraTarget(q.camera); err != nil {
+		return err
+	}
 	caller, bearer, err := socketCaller(c, h.gw)
 	if err != nil {
 		return err
 	}
 	ctx := req.Context()
-	ls, err := h.gw.OpenLiveStream(ctx, caller, c.Param("robotId"), gateway.LiveStreamRequest{Input: q.input, Stream: q.sel})
+	ls, err := h.openLiveStream(ctx, caller, c.Param("robotId"), q)
 	if err != nil {
 		return err
 	}
@@ -395,7 +395,7 @@ func (s *socket) runOutput(ctx context.Context) {
 		return
 	}
 	defer sub.Close()
-	feed, release := s.h.feeds.Get(s.ls.Robot.ID, stream)
+	feed, release := s.h.feeds.Get(s.feedID(), stream)
 	defer release()
 	variant := output.Variant{Format: output.Protobuf, Downsample: s.q.downsample}
 	msgType := websocket.MessageBinary
@@ -406,11 +406,7 @@ func (s *socket) runOutput(ctx context.Context) {
 	for {
 		sample, err := sub.Next(readCtx)
 		if err != nil {
-			if errors.Is(err, fleet.ErrOffline) {
-				s.stop(closeGoingAway, "robot went offline")
-			} else {
-				s.stop(closeNormal, "")
-			}
+			s.stop(outputEnded(err))
 			return
 		}
 		if wait := pacer.Wait(time.Now()); wait > 0 {
