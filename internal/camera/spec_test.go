@@ -201,3 +201,24 @@ func TestRedact(t *testing.T) {
 		t.Fatalf("redact took the address too: %q", got)
 	}
 }
+
+// An ad-hoc camera whose name leads to loopback is refused when it opens (the lookup is
+// then), before ffmpeg runs, and its viewer gets the reason.
+func TestPolicyChecksNamesWhenTheCameraOpens(t *testing.T) {
+	dns := startTestDNS(t, map[string][]string{"cam.test.": {"127.0.0.1"}})
+	spec, err := ParseURL("rtsp://cam.test:8554/live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(Config{Name: "adhoc", Spec: spec, Tools: Tools{FFmpeg: "/nonexistent/ffmpeg", FFprobe: "/nonexistent/ffprobe"},
+		Policy: &AddressPolicy{Resolver: dns}})
+	defer c.Close()
+	sub, err := c.Subscribe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-sub.Done()
+	if err := sub.Err(); !errors.Is(err, fleet.ErrUnavailable) || !strings.Contains(err.Error(), "loopback") {
+		t.Fatalf("ended with %v, want the loopback refusal", err)
+	}
+}
