@@ -310,6 +310,15 @@ func TestAdhocCameraOverW3(t *testing.T) {
 			t.Fatalf("%dx%d", w, h)
 		}
 	})
+	t.Run("RTSP with the credentials in the URL", func(t *testing.T) {
+		inURL := strings.Replace(srv.URL(), "rtsp://", "rtsp://"+user+":"+password+"@", 1)
+		conn, _, err := w3(ctx, s, developer, simID, adhocQuery("5", inURL, "", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.CloseNow()
+		jpegFrames(t, ctx, conn, 3)
+	})
 	t.Run("ONVIF", func(t *testing.T) {
 		conn, _, err := w3(ctx, s, developer, simID, adhocQuery("4", onvif.URL, user, password))
 		if err != nil {
@@ -351,7 +360,7 @@ func TestAdhocCameraOverW3(t *testing.T) {
 		}
 	})
 	logs := s.Logs()
-	for _, secret := range []string{password, "wrong-guess"} {
+	for _, secret := range []string{password, "wrong-guess", "username=" + user} {
 		if strings.Contains(logs, secret) {
 			t.Fatalf("a password from the query is in the agent's log")
 		}
