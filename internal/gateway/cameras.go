@@ -33,8 +33,8 @@ type Cameras interface {
 const cameraImageType = "Platform.Messages.sensor_msgs.CompressedImage"
 
 // actAdhocCamera: an ad-hoc camera makes the agent open connections on its network, so it
-// needs more than watching.
-var actAdhocCamera = action{minRole: RoleDeveloper, what: "open a camera by its address (the agent connects to it)"}
+// needs more than watching, and a read-only (kiosk) token may not.
+var actAdhocCamera = action{minRole: RoleDeveloper, acts: true, what: "open a camera by its address (the agent connects to it)"}
 
 // CheckCameraTarget is the check of a query's camera before authentication: its syntax
 // (400). A nil target passes.
@@ -66,6 +66,9 @@ func (g *Gateway) OpenCameraStream(ctx context.Context, c *Caller, robotID strin
 	}
 	if role < actAdhocCamera.minRole {
 		return LiveStream{}, Errorf(EForbidden, "role %s may not %s (needs %s)", role, actAdhocCamera.what, actAdhocCamera.minRole)
+	}
+	if !c.CanAct() {
+		return LiveStream{}, Errorf(EForbidden, "a read-only token may not %s", actAdhocCamera.what)
 	}
 	if g.cameras == nil {
 		return LiveStream{}, Errorf(ENotImplemented, "this gateway opens no cameras by address")

@@ -39,6 +39,7 @@ func TestOpenCameraStream(t *testing.T) {
 		users[role] = e.login(e.addToken(u, gateway.ScopeFull, ""))
 	}
 	nobody := e.login(e.addToken(e.addUser(e.org.ID, "none@example.com", false, nil), gateway.ScopeFull, ""))
+	kiosk := e.login(e.addToken(e.addUser(e.org.ID, "kiosk@example.com", false, map[string]gateway.Role{r.ID: gateway.RoleAdmin}), gateway.ScopeRead, ""))
 	listed := gateway.StreamSelector{Component: "camera", Name: "dock", Source: fleet.SourceRTSP}
 	mine := gateway.StreamSelector{Name: "mine", Source: fleet.SourceRTSP}
 	adhoc := gateway.CameraTarget{Source: fleet.SourceRTSP, URL: "rtsp://10.0.0.9/live"}
@@ -59,6 +60,8 @@ func TestOpenCameraStream(t *testing.T) {
 		{"the source refuses the address", users[gateway.RoleDeveloper], mine, adhoc, gateway.EForbidden, false, gateway.Errorf(gateway.EForbidden, "loopback")},
 		{"a camera gives images only", users[gateway.RoleDeveloper], gateway.StreamSelector{Name: "mine", Source: fleet.SourceRTSP, Type: "Platform.Messages.sensor_msgs.LaserScan"}, adhoc, gateway.EInvalid, false, nil},
 		{"an invisible robot", nobody, mine, adhoc, gateway.ENotFound, false, nil},
+		{"a read-only token may not", kiosk, mine, adhoc, gateway.EForbidden, false, nil},
+		{"a read-only token watches the listed camera", kiosk, listed, gateway.CameraTarget{Source: fleet.SourceRTSP, URL: listedURL}, "", false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -57,6 +57,7 @@ func Available(ctx context.Context) error {
 type Server struct {
 	opts   Options
 	script string
+	tmp    string // a directory of its own, removed by Close
 
 	mu    sync.Mutex
 	cmd   *exec.Cmd
@@ -76,22 +77,33 @@ func Start(opts Options) (*Server, error) {
 	if opts.FPS == 0 {
 		opts.FPS = 15
 	}
-	dir := opts.Dir
+	dir, tmp := opts.Dir, ""
 	if dir == "" {
 		var err error
 		if dir, err = os.MkdirTemp("", "fleetgate-rtsp-"); err != nil {
 			return nil, err
 		}
+		tmp = dir
 	}
 	path := filepath.Join(dir, "rtsp_server.py")
+	s := &Server{opts: opts, script: path, port: opts.Port, tmp: tmp}
 	if err := os.WriteFile(path, script, 0o600); err != nil {
+		s.Close()
 		return nil, err
 	}
-	s := &Server{opts: opts, script: path, port: opts.Port}
 	if err := s.start(); err != nil {
+		s.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// Close kills the server and removes what Start wrote.
+func (s *Server) Close() {
+	s.Kill()
+	if s.tmp != "" {
+		os.RemoveAll(s.tmp)
+	}
 }
 
 // Port is the port the server listens on.

@@ -1,1 +1,0 @@
-import{a}from"./chunk-MGJRJ7QT.js";import"./chunk-77SKF6SU.js";export{a as mountCamera};
