@@ -37,7 +37,7 @@ export function mountCameraForm(el: HTMLElement): void {
     <label>Username <input name="username" type="text" autocomplete="off"></label>
     <label>Password <input name="password" type="password" autocomplete="new-password"></label>
     <button type="submit">Open</button> <button type="button" data-close hidden>Close</button>
-    <p class="error" data-camera-error aria-live="polite"></p>`;
+    <p class="error" data-camera-error aria-live="polite" hidden></p>`;
   const view = document.createElement("div");
   el.append(form, view);
   const error = form.querySelector<HTMLElement>("[data-camera-error]")!;
@@ -58,13 +58,15 @@ export function mountCameraForm(el: HTMLElement): void {
     const kind = cameraSource(address);
     if ("error" in kind) {
       error.textContent = kind.error;
+      error.hidden = false;
       return;
     }
     error.textContent = "";
+    error.hidden = true;
     close();
     const cam = document.createElement("div");
     cam.className = "widget";
-    Object.assign(cam.dataset, { widget: "camera", mode: "live", robotId, component: "", stream: "camera-by-address", source: kind.source, type: imageType });
+    Object.assign(cam.dataset, { widget: "camera", mounted: "1", mode: "live", robotId, component: "", stream: "camera-by-address", source: kind.source, type: imageType });
     view.append(cam);
     const extra: Record<string, string> = { url: address };
     const username = String(data.get("username") ?? "");
