@@ -38,6 +38,9 @@ type Options struct {
 	User, Password string
 	// Port to listen on (127.0.0.1); 0: a free one.
 	Port int
+	// Pattern is videotestsrc's: "ball" (default: a ball on black, small frames), "smpte"
+	// (colour bars), "snow" (noise, which no codec compresses).
+	Pattern string
 	// Dir is where the server's script is written; "": a new temporary directory.
 	Dir string
 }
@@ -76,6 +79,9 @@ func Start(opts Options) (*Server, error) {
 	}
 	if opts.FPS == 0 {
 		opts.FPS = 15
+	}
+	if opts.Pattern == "" {
+		opts.Pattern = "ball"
 	}
 	dir, tmp := opts.Dir, ""
 	if dir == "" {
@@ -123,7 +129,7 @@ func (s *Server) start() error {
 		return fmt.Errorf("%s is missing (Debian: apt-get install %s)", Python, Packages)
 	}
 	args := []string{s.script, "--codec", s.opts.Codec, "--width", strconv.Itoa(s.opts.Width),
-		"--height", strconv.Itoa(s.opts.Height), "--fps", strconv.Itoa(s.opts.FPS), "--port", strconv.Itoa(s.port)}
+		"--height", strconv.Itoa(s.opts.Height), "--fps", strconv.Itoa(s.opts.FPS), "--port", strconv.Itoa(s.port), "--pattern", s.opts.Pattern}
 	if s.opts.User != "" {
 		args = append(args, "--user", s.opts.User, "--password", s.opts.Password)
 	}

@@ -19,7 +19,7 @@ from gi.repository import GLib, Gst, GstRtspServer  # noqa: E402
 
 def pipeline(args):
     src = (
-        "videotestsrc is-live=true pattern=ball "
+        f"videotestsrc is-live=true pattern={args.pattern} "
         f"! video/x-raw,width={args.width},height={args.height},framerate={args.fps}/1 "
     )
     if args.codec == "h264":
@@ -39,6 +39,7 @@ def main():
     p.add_argument("--height", type=int, default=240)
     p.add_argument("--fps", type=int, default=15)
     p.add_argument("--port", type=int, default=0, help="0: a free port")
+    p.add_argument("--pattern", default="ball", help="videotestsrc pattern: ball (small frames), smpte, snow (incompressible)")
     p.add_argument("--user", default="")
     p.add_argument("--password", default="")
     args = p.parse_args()
