@@ -140,7 +140,9 @@ func startBenchAgent(b *testing.B, args ...string) *benchAgent {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var list struct{ RobotDataList []struct{ BasicData struct{ ID string } } }
+	var list struct {
+		RobotDataList []struct{ BasicData struct{ ID string } }
+	}
 	json.NewDecoder(resp.Body).Decode(&list)
 	resp.Body.Close()
 	if len(list.RobotDataList) != 1 {
