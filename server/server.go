@@ -229,6 +229,7 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 	// Never trust X-Forwarded-For unless a deployment says so: the login limit is per address.
 	e.IPExtractor = echo.ExtractIPDirect()
 	e.HTTPErrorHandler = api.ErrorHandler(s.log)
+	e.Use(api.SafeHeaders)
 	e.Use(observe(s.log, metrics))
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {

@@ -74,6 +74,40 @@ type Stream struct {
 	DisplayName    string
 	SourceURL      string
 	SourceEndpoint string
+	// Limits is what the robot can be asked to do through an input stream: the gateway
+	// clamps every command to it. Zero fields are undeclared and take DefaultSpeedLimits.
+	Limits SpeedLimits
+}
+
+// SpeedLimits are the largest speeds an input stream's robot may be commanded: the gateway
+// clamps every command to them and refuses values beyond RefuseFactor times them, which are
+// no operator's intent but a bug or an attack.
+type SpeedLimits struct {
+	// Linear is in m/s: each axis of a Twist's linear, an AckermannDrive's speed.
+	Linear float64
+	// Angular is in rad/s for each axis of a Twist's angular, and in rad of steering angle
+	// for an AckermannDrive (its steering velocity, acceleration and jerk are the robot's
+	// own to bound).
+	Angular float64
+}
+
+// DefaultSpeedLimits stand for a limit a robot does not declare (an agent of an older
+// version, a source without the figure): a walking pace, safe for any robot of a warehouse.
+var DefaultSpeedLimits = SpeedLimits{Linear: 1, Angular: 1.5}
+
+// RefuseFactor is how far beyond its limit a command is refused rather than clamped.
+const RefuseFactor = 10
+
+// OrDefault fills the undeclared (zero, negative or non-finite) fields of l from
+// DefaultSpeedLimits.
+func (l SpeedLimits) OrDefault() SpeedLimits {
+	if !(l.Linear > 0) || l.Linear > 1e6 {
+		l.Linear = DefaultSpeedLimits.Linear
+	}
+	if !(l.Angular > 0) || l.Angular > 1e6 {
+		l.Angular = DefaultSpeedLimits.Angular
+	}
+	return l
 }
 
 // Key is what identifies a stream within a robot.
@@ -113,6 +147,9 @@ type Resource struct {
 	FileType  string // second convention "Type": rosbag, log, image, ...
 	Size      int64
 	CreatedAt time.Time
+	// AdminOnly resources are shown to organization admins only: the agent's own log names
+	// every user and every robot of its agent, which an operator of one robot must not learn.
+	AdminOnly bool
 }
 
 // ResourceFile is an open resource. The caller closes it.

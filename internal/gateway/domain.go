@@ -143,6 +143,7 @@ type ResourceRecord struct {
 	SHA256    string
 	Path      string // empty: the robot serves the file
 	CreatedAt time.Time
+	AdminOnly bool // fleet.Resource.AdminOnly
 }
 
 // Store is what the core needs from durable storage. Lookups return ENotFound errors for

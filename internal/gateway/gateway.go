@@ -9,8 +9,6 @@ import (
 	"log/slog"
 	"slices"
 	"time"
-
-	"github.com/fleetgate/fleetgate/internal/limit"
 )
 
 // Config wires a Gateway. Store is required; the rest have defaults.
@@ -50,14 +48,7 @@ type Gateway struct {
 	archive   ResourceArchive
 	cameras   Cameras
 
-	// loginFailures throttles token guessing: 10 failures a minute per client address.
-	loginFailures *limit.Window
-	// agentFailures throttles agent key guessing on the agent link the same way, apart from
-	// logins so that neither kind of failure locks out the other.
-	agentFailures *limit.Window
-	// accountFailures throttles password guessing spread over many addresses: 100 failures
-	// an hour per account.
-	accountFailures *limit.Window
+	limits loginLimits
 }
 
 // New returns a Gateway over cfg.
@@ -86,9 +77,7 @@ func New(cfg Config) *Gateway {
 	if g.log == nil {
 		g.log = slog.Default()
 	}
-	g.loginFailures = &limit.Window{Max: 10, Period: time.Minute, Now: g.now}
-	g.agentFailures = &limit.Window{Max: 10, Period: time.Minute, Now: g.now}
-	g.accountFailures = &limit.Window{Max: 100, Period: time.Hour, Now: g.now}
+	g.limits = newLoginLimits(g.now)
 	return g
 }
 

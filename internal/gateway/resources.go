@@ -42,7 +42,7 @@ func (g *Gateway) SaveArchivedResource(ctx context.Context, robotID string, res 
 	}
 	rec := ResourceRecord{
 		ID: res.ID, RobotID: robotID, Name: res.Name, MIMEType: res.MIMEType, FileType: res.FileType,
-		Size: res.Size, SHA256: sha256hex, Path: ArchivedPath, CreatedAt: res.CreatedAt.UTC(),
+		Size: res.Size, SHA256: sha256hex, Path: ArchivedPath, CreatedAt: res.CreatedAt.UTC(), AdminOnly: res.AdminOnly,
 	}
 	return g.store.SaveResource(ctx, rec)
 }
@@ -78,7 +78,7 @@ func (g *Gateway) ArchivedResources(ctx context.Context, robotID string) ([]flee
 }
 
 func (r ResourceRecord) resource() fleet.Resource {
-	return fleet.Resource{ID: r.ID, Name: r.Name, MIMEType: r.MIMEType, FileType: r.FileType, Size: r.Size, CreatedAt: r.CreatedAt}
+	return fleet.Resource{ID: r.ID, Name: r.Name, MIMEType: r.MIMEType, FileType: r.FileType, Size: r.Size, CreatedAt: r.CreatedAt, AdminOnly: r.AdminOnly}
 }
 
 // listResources is what robot r offers: for a robot behind the agent link on a gateway with
@@ -94,14 +94,24 @@ func (g *Gateway) listResources(ctx context.Context, c *Caller, robotID string, 
 		if err != nil {
 			return Robot{}, nil, false, err
 		}
-		return r, list, true, nil
+		return r, visibleResources(c, list), true, nil
 	}
 	live, ok := g.presence.Robot(r.ID)
 	if !ok {
 		return Robot{}, nil, false, Errorf(EUnavailable, "robot %q is offline", r.Name)
 	}
 	list, err = robotCall(ctx, r, live.Resources)
-	return r, list, false, err
+	return r, visibleResources(c, list), false, err
+}
+
+// visibleResources drops the resources the caller may not see: AdminOnly ones unless the
+// caller may manage the organization (an org admin, not through a read-only or
+// fleet-restricted token). To everybody else they do not exist, as robots they cannot see.
+func visibleResources(c *Caller, list []fleet.Resource) []fleet.Resource {
+	if requireOrgAdmin(c) == nil {
+		return list
+	}
+	return slices.DeleteFunc(slices.Clone(list), func(r fleet.Resource) bool { return r.AdminOnly })
 }
 
 // Resources is endpoint 4: the files a connected robot offers, newest first.
@@ -128,7 +138,7 @@ func (g *Gateway) Resources(ctx context.Context, c *Caller, robotID string) ([]f
 func resourceRecord(r Robot, res fleet.Resource) ResourceRecord {
 	return ResourceRecord{
 		ID: res.ID, RobotID: r.ID, Name: res.Name, MIMEType: res.MIMEType, FileType: res.FileType,
-		Size: res.Size, CreatedAt: res.CreatedAt,
+		Size: res.Size, CreatedAt: res.CreatedAt, AdminOnly: res.AdminOnly,
 	}
 }
 

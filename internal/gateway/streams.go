@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/live"
 	"github.com/fleetgate/fleetgate/internal/msgs"
 )
 
@@ -99,8 +100,13 @@ func (g *Gateway) ReadStream(ctx context.Context, c *Caller, robotID string, sel
 	return out, nil
 }
 
-// Template is endpoint 8: the JSON of an empty message of a catalog type.
+// Template is endpoint 8 (and S7): the JSON of an empty message of a catalog type.
 func (g *Gateway) Template(ctx context.Context, c *Caller, messageType string) ([]byte, error) {
+	// The contract allows ROS names too: geometry_msgs/msg/Twist and geometry_msgs/Twist are
+	// Platform.Messages.geometry_msgs.Twist, and answer its template.
+	if name, ok := msgs.CatalogName(messageType); ok {
+		messageType = name
+	}
 	t, err := msgs.Template(messageType)
 	if errors.Is(err, msgs.ErrUnknownType) {
 		return nil, Errorf(ENotFound, "message type %q is not in the catalog", messageType)
@@ -127,11 +133,11 @@ func (g *Gateway) UploadStream(ctx context.Context, c *Caller, robotID string, i
 	if !msgs.Known(in.DataType) {
 		return Errorf(EInvalid, "dataType %q is not in the message catalog", in.DataType)
 	}
-	r, live, err := g.liveRobot(ctx, c, robotID, actUpload)
+	r, robot, err := g.liveRobot(ctx, c, robotID, actUpload)
 	if err != nil {
 		return err
 	}
-	s, err := g.resolveStream(ctx, r, live, in.Stream)
+	s, err := g.resolveStream(ctx, r, robot, in.Stream)
 	if err != nil {
 		return err
 	}
@@ -145,12 +151,20 @@ func (g *Gateway) UploadStream(ctx context.Context, c *Caller, robotID string, i
 	if err != nil {
 		return Errorf(EInvalid, "streamJson: %v", err)
 	}
+	// Commands (Twist, Ackermann) are held to the robot's declared speeds here as on W3:
+	// clamped, and refused beyond 10x.
+	var ce *live.CloseError
+	if err := live.LimitCommand(m, s.Limits); errors.As(err, &ce) {
+		return Errorf(EInvalid, "streamJson: %s", ce.Reason)
+	} else if err != nil {
+		return Internal(err)
+	}
 	payload, err := proto.Marshal(m)
 	if err != nil {
 		return Internal(err)
 	}
 	_, err = robotCall(ctx, r, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, live.Publish(ctx, s.Key(), in.DataType, payload)
+		return struct{}{}, robot.Publish(ctx, s.Key(), in.DataType, payload)
 	})
 	return err
 }

@@ -153,7 +153,8 @@ func StreamsToWire(streams []fleet.Stream) *linkpb.StreamList {
 	out := &linkpb.StreamList{Streams: make([]*linkpb.Stream, len(streams))}
 	for i, s := range streams {
 		out.Streams[i] = &linkpb.Stream{Component: s.Component, Name: s.Name, Type: s.Type, Direction: s.Direction,
-			Source: int32(s.Source), DisplayName: s.DisplayName, SourceUrl: s.SourceURL, SourceEndpoint: s.SourceEndpoint}
+			Source: int32(s.Source), DisplayName: s.DisplayName, SourceUrl: s.SourceURL, SourceEndpoint: s.SourceEndpoint,
+			MaxLinear: s.Limits.Linear, MaxAngular: s.Limits.Angular}
 	}
 	return out
 }
@@ -162,7 +163,8 @@ func StreamsFromWire(l *linkpb.StreamList) []fleet.Stream {
 	out := make([]fleet.Stream, len(l.GetStreams()))
 	for i, s := range l.GetStreams() {
 		out[i] = fleet.Stream{Component: s.GetComponent(), Name: s.GetName(), Type: s.GetType(), Direction: s.GetDirection(),
-			Source: fleet.SourceType(s.GetSource()), DisplayName: s.GetDisplayName(), SourceURL: s.GetSourceUrl(), SourceEndpoint: s.GetSourceEndpoint()}
+			Source: fleet.SourceType(s.GetSource()), DisplayName: s.GetDisplayName(), SourceURL: s.GetSourceUrl(), SourceEndpoint: s.GetSourceEndpoint(),
+			Limits: fleet.SpeedLimits{Linear: s.GetMaxLinear(), Angular: s.GetMaxAngular()}}
 	}
 	return out
 }
@@ -194,7 +196,7 @@ func KPIsFromWire(kpis []*linkpb.KPI) []fleet.KPI {
 func ResourcesToWire(list []fleet.Resource) []*linkpb.Resource {
 	out := make([]*linkpb.Resource, len(list))
 	for i, r := range list {
-		out[i] = &linkpb.Resource{Id: r.ID, Name: r.Name, MimeType: r.MIMEType, FileType: r.FileType, Size: r.Size, CreatedAt: Time(r.CreatedAt)}
+		out[i] = &linkpb.Resource{Id: r.ID, Name: r.Name, MimeType: r.MIMEType, FileType: r.FileType, Size: r.Size, CreatedAt: Time(r.CreatedAt), AdminOnly: r.AdminOnly}
 	}
 	return out
 }
@@ -202,7 +204,7 @@ func ResourcesToWire(list []fleet.Resource) []*linkpb.Resource {
 func ResourcesFromWire(list []*linkpb.Resource) []fleet.Resource {
 	out := make([]fleet.Resource, len(list))
 	for i, r := range list {
-		out[i] = fleet.Resource{ID: r.GetId(), Name: r.GetName(), MIMEType: r.GetMimeType(), FileType: r.GetFileType(), Size: r.GetSize(), CreatedAt: FromTime(r.GetCreatedAt())}
+		out[i] = fleet.Resource{ID: r.GetId(), Name: r.GetName(), MIMEType: r.GetMimeType(), FileType: r.GetFileType(), Size: r.GetSize(), CreatedAt: FromTime(r.GetCreatedAt()), AdminOnly: r.GetAdminOnly()}
 	}
 	return out
 }

@@ -45,3 +45,30 @@ func TestErrorKindsCrossTheLink(t *testing.T) {
 		t.Errorf("an agent failure is %v, want unavailable", back)
 	}
 }
+
+// TestStreamsRoundTrip: descriptors cross the link whole, the input stream's speed limits
+// among them, so the cloud clamps commands to what the robot declared.
+func TestStreamsRoundTrip(t *testing.T) {
+	streams := []fleet.Stream{
+		{Component: "camera", Name: "front", Type: "Platform.Messages.sensor_msgs.CompressedImage", Direction: fleet.Output,
+			Source: fleet.SourceRTSP, DisplayName: "Front", SourceURL: "rtsp://cam/1", SourceEndpoint: "/dev/video0"},
+		{Component: "base", Name: "cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleet.Input,
+			Source: fleet.SourceComponent, Limits: fleet.SpeedLimits{Linear: 0.8, Angular: 1.2}},
+	}
+	if back := StreamsFromWire(StreamsToWire(streams)); !reflect.DeepEqual(back, streams) {
+		t.Errorf("%#v came back as %#v", streams, back)
+	}
+}
+
+// TestResourcesRoundTrip: resource records cross the link whole; AdminOnly among them, so the
+// cloud hides the agent's log from everybody but org admins as the agent does.
+func TestResourcesRoundTrip(t *testing.T) {
+	at := time.Date(2027, 1, 2, 3, 4, 5, 0, time.UTC)
+	list := []fleet.Resource{
+		{ID: "a", Name: "fleetgate.log", MIMEType: "text/plain", FileType: "log", Size: 10, CreatedAt: at, AdminOnly: true},
+		{ID: "b", Name: "map.png", MIMEType: "image/png", FileType: "image", Size: 20, CreatedAt: at},
+	}
+	if back := ResourcesFromWire(ResourcesToWire(list)); !reflect.DeepEqual(back, list) {
+		t.Errorf("%#v came back as %#v", list, back)
+	}
+}

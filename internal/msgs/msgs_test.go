@@ -935,3 +935,28 @@ func TestWithEmptyMessagesInListsMapsAndRecursion(t *testing.T) {
 		t.Fatal("MarshalJSON changed its argument")
 	}
 }
+
+func TestCatalogName(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"Platform.Messages.geometry_msgs.Twist", "Platform.Messages.geometry_msgs.Twist", true},
+		{"geometry_msgs/msg/Twist", "Platform.Messages.geometry_msgs.Twist", true},
+		{"geometry_msgs/Twist", "Platform.Messages.geometry_msgs.Twist", true},
+		{"sensor_msgs/msg/PointCloud2", "Platform.Messages.sensor_msgs.PointCloud2", true},
+		{"ackermann_msgs/AckermannDriveStamped", "Platform.Messages.ackermann_msgs.AckermannDriveStamped", true},
+		{"geometry_msgs/msg/Nope", "", false},
+		{"geometry_msgs/srv/Twist", "", false},
+		{"geometry_msgs//Twist", "", false},
+		{"/Twist", "", false},
+		{"Twist", "", false},
+		{"geometry_msgs.Twist", "", false},
+		{"a/msg/b/c", "", false},
+	} {
+		got, ok := CatalogName(c.in)
+		if ok != c.ok || (ok && got != c.want) {
+			t.Errorf("CatalogName(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}

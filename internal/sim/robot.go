@@ -128,9 +128,11 @@ func newRobot(s *Sim, index int, id identity, b body) *robot {
 	r.image = add("camera", "image", typeCompressed, r.camKick)
 	r.points = add("depth", "points", typePointCloud, r.pointsKick)
 	r.grid = add("map", "map", typeGrid, nil)
-	r.input = fleet.Stream{Component: "base", Name: "cmd_vel", Type: typeTwist, Direction: fleet.Input, Source: fleet.SourceComponent}
+	r.input = fleet.Stream{Component: "base", Name: "cmd_vel", Type: typeTwist, Direction: fleet.Input, Source: fleet.SourceComponent,
+		Limits: fleet.SpeedLimits{Linear: maxSpeed, Angular: maxAngular}}
 	if b.kind == carLike {
 		r.input.Name, r.input.Type = "drive", typeAckermann
+		r.input.Limits.Angular = maxSteer
 	}
 	r.streams = append(r.streams, r.input)
 	return r
@@ -537,14 +539,16 @@ func (r *robot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
 // resourceFile is a file a robot offers.
 type resourceFile struct {
 	path, mime, fileType string
+	adminOnly            bool
 }
 
 func (r *robot) files() []resourceFile {
 	var files []resourceFile
 	if r.sim.cfg.LogFile != "" {
-		files = append(files, resourceFile{r.sim.cfg.LogFile, "text/plain", "log"})
+		// The agent's log: every user and robot of the agent is in it.
+		files = append(files, resourceFile{r.sim.cfg.LogFile, "text/plain", "log", true})
 	}
-	return append(files, resourceFile{r.sim.mapFile, "image/png", "image"})
+	return append(files, resourceFile{r.sim.mapFile, "image/png", "image", false})
 }
 
 // resourceID is stable for a robot and a file name.
@@ -560,6 +564,7 @@ func (r *robot) resource(f resourceFile, st os.FileInfo) fleet.Resource {
 		FileType:  f.fileType,
 		Size:      st.Size(),
 		CreatedAt: st.ModTime(),
+		AdminOnly: f.adminOnly,
 	}
 }
 

@@ -34,15 +34,16 @@ func (db *DB) TouchRobot(ctx context.Context, id string, at time.Time) error {
 	return nil
 }
 
-const resourceColumns = `id, robot_id, name, mime_type, file_type, size, sha256, path, created_at`
+const resourceColumns = `id, robot_id, name, mime_type, file_type, size, sha256, path, created_at, admin_only`
 
 // SaveResource records (or refreshes) what a download link points at.
 func (db *DB) SaveResource(ctx context.Context, r gateway.ResourceRecord) error {
-	_, err := db.exec(ctx, `INSERT INTO resources (`+resourceColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+	_, err := db.exec(ctx, `INSERT INTO resources (`+resourceColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET robot_id = excluded.robot_id, name = excluded.name,
 			mime_type = excluded.mime_type, file_type = excluded.file_type, size = excluded.size,
-			sha256 = excluded.sha256, path = excluded.path, created_at = excluded.created_at`,
-		r.ID, r.RobotID, r.Name, r.MIMEType, r.FileType, r.Size, r.SHA256, r.Path, millis(r.CreatedAt))
+			sha256 = excluded.sha256, path = excluded.path, created_at = excluded.created_at,
+			admin_only = excluded.admin_only`,
+		r.ID, r.RobotID, r.Name, r.MIMEType, r.FileType, r.Size, r.SHA256, r.Path, millis(r.CreatedAt), r.AdminOnly)
 	return err
 }
 
@@ -56,7 +57,7 @@ func (db *DB) Resource(ctx context.Context, id string) (gateway.ResourceRecord, 
 func scanResource(row rowScanner) (gateway.ResourceRecord, error) {
 	var r gateway.ResourceRecord
 	var created sql.NullInt64
-	err := row.Scan(&r.ID, &r.RobotID, &r.Name, &r.MIMEType, &r.FileType, &r.Size, &r.SHA256, &r.Path, &created)
+	err := row.Scan(&r.ID, &r.RobotID, &r.Name, &r.MIMEType, &r.FileType, &r.Size, &r.SHA256, &r.Path, &created, &r.AdminOnly)
 	r.CreatedAt = fromMillis(created)
 	return r, err
 }

@@ -138,6 +138,8 @@ export async function signIn(browser: Browser, base: string): Promise<{ context:
   page.on("console", (m) => {
     // The CSP allows only our nonce'd module and 'self': any violation is a bug of the bundle.
     if (m.type() === "error" && /Content Security Policy|Refused to/.test(m.text())) problems.push(`${page.url()}: ${m.text()}`);
+    // Nothing in the console shows a token: not an API, socket or agent token, not a URL with one.
+    if (/fg[twa]_[A-Za-z0-9]|access_token|fleetgate\.token\./.test(m.text())) problems.push(`token in the console of ${page.url()}: ${m.text()}`);
   });
   page.on("response", (r) => {
     if (r.status() === 404 && r.url().includes("/static/")) problems.push(`404 ${r.url()}`);

@@ -56,8 +56,39 @@ async function inputRobot(type: "Twist" | "AckermannDriveStamped"): Promise<stri
 /** A robot driven by Twist (diff drive: it can turn in place, so no wall stops the test). */
 const twistRobot = () => inputRobot("Twist");
 
+// The widget's own state line (a teleop widget holds a camera widget with a line of its own).
 const widgetData = (page: Page, sel: string) =>
-  page.$eval(sel, (el) => ({ ...(el as HTMLElement).dataset, status: el.querySelector(".widget-status")?.textContent ?? "" }));
+  page.$eval(sel, (el) => ({ ...(el as HTMLElement).dataset, status: el.querySelector(":scope > .widget-status")?.textContent ?? "" }));
+
+/** Clicks the teleop widget's "Take control" and waits for its socket. */
+async function takeControl(page: Page): Promise<void> {
+  await page.click("[data-widget=teleop] button[data-action=take]");
+  await eventually(async () => (await widgetData(page, "[data-widget=teleop]")).state === "live", "teleop socket live");
+}
+
+/**
+ * Holds a key as a person does: one keydown, then the browser's auto-repeat (Playwright sends
+ * a repeated keydown for a key already down) every 33 ms, until release (a keyup) or
+ * stopRepeating (no keyup: the repeats just stop, as when another window takes the keyboard).
+ */
+function holdKey(page: Page, key: string) {
+  let repeating = true;
+  const loop = (async () => {
+    await page.keyboard.down(key);
+    while (repeating) {
+      await new Promise((res) => setTimeout(res, 33));
+      if (repeating) await page.keyboard.down(key).catch(() => undefined);
+    }
+  })();
+  return {
+    stopRepeating: () => void (repeating = false),
+    release: async () => {
+      repeating = false;
+      await loop;
+      await page.keyboard.up(key);
+    },
+  };
+}
 
 describe("local gateway panel", () => {
   it("signs in and lists the simulated robots online", async () => {
@@ -146,7 +177,7 @@ describe("local gateway panel", () => {
       Object.defineProperty(navigator, "getGamepads", { value: () => [pad(), null, null, null], configurable: true });
     });
     await agentPage.goto(streamPage(r, "base", "cmd_vel"));
-    await eventually(async () => (await widgetData(agentPage, "[data-widget=teleop]")).state === "live", "teleop socket live");
+    await takeControl(agentPage);
     const before = await odom(r);
     // Turning in place: no wall can stop it before the test does.
     await agentPage.evaluate(() => {
@@ -207,33 +238,161 @@ describe("local gateway panel", () => {
     expect((await widgetData(agentPage, "[data-widget=teleop]")).stopped).toBe("hidden");
   });
 
-  it("drives a car-like robot (Ackermann) from the keyboard, and space stops it", async () => {
+  it("drives a car-like robot (Ackermann) from the keyboard, and space stops it and releases control", async () => {
     const r = await inputRobot("AckermannDriveStamped");
     await agentPage.goto(streamPage(r, "base", "drive"));
-    await eventually(async () => (await widgetData(agentPage, "[data-widget=teleop]")).state === "live", "teleop socket live");
-    await agentPage.click("[data-widget=teleop] .teleop p.muted"); // focus the widget, not the page
-    await agentPage.keyboard.down("KeyW");
-    await eventually(async () => (await odom(r)).v > 0.2, "the car moving forward", 5000);
-    await agentPage.keyboard.press("Space");
-    await eventually(async () => Math.abs((await odom(r)).v) < 0.01, "the car stopped", 1500);
-    await agentPage.keyboard.up("KeyW");
-    expect((await widgetData(agentPage, "[data-widget=teleop]")).stopped).toBe("space");
+    await takeControl(agentPage);
+    const hold = holdKey(agentPage, "KeyW");
+    try {
+      await eventually(async () => (await odom(r)).v > 0.2, "the car moving forward", 5000);
+      await agentPage.keyboard.press("Space");
+      await eventually(async () => Math.abs((await odom(r)).v) < 0.01, "the car stopped", 1500);
+    } finally {
+      await hold.release();
+    }
+    const d = await widgetData(agentPage, "[data-widget=teleop]");
+    expect(d.stopped).toBe("space");
+    expect(d.control).toBe("released");
     await shot(agentPage, "06b-teleop-ackermann");
   });
 
-  it("tells a second browser who controls the robot (409)", async () => {
-    await agentPage.goto(streamPage(await twistRobot(), "base", "cmd_vel")); // the first browser holds it
+  it("stuck key: a key released over the message box leaves the robot stopped within 500 ms", async () => {
+    // The issue's steps: hold an arrow key in the teleop widget, click the "Send a message"
+    // box, release the key there. The widget used to miss that keyup and drive on forever.
+    const r = await twistRobot();
+    await agentPage.goto(streamPage(r, "base", "cmd_vel"));
+    await takeControl(agentPage);
+    const hold = holdKey(agentPage, "ArrowLeft");
+    await eventually(async () => (await odom(r)).w > 1, "turning left from the arrow key", 5000);
+    await agentPage.click("textarea#json"); // the key is still held: its repeats now type there
+    await new Promise((res) => setTimeout(res, 300));
+    await hold.release(); // the keyup goes to the message box
+    const released = Date.now();
+    await eventually(async () => Math.abs((await odom(r)).w) < 0.01, "stopped after the release", 2000);
+    const after = Date.now() - released;
+    console.log(`stuck-key steps: robot stopped ${after} ms after the key was released`);
+    expect(after).toBeLessThan(500);
+    // And it stays stopped: nothing resends a command.
+    const sent = Number((await widgetData(agentPage, "[data-widget=teleop]")).sent);
+    await new Promise((res) => setTimeout(res, 1000));
+    const d = await widgetData(agentPage, "[data-widget=teleop]");
+    expect(Number(d.sent)).toBe(sent);
+    expect(d.command).toBe("0.00,0.00");
+    expect(Math.abs((await odom(r)).w)).toBeLessThan(0.01);
+  });
+
+  it("a keyup that never comes: the key lets go when the browser stops repeating it", async () => {
+    const r = await twistRobot();
+    await agentPage.goto(streamPage(r, "base", "cmd_vel"));
+    await takeControl(agentPage);
+    await agentPage.click("[data-widget=teleop] .teleop p.muted");
+    const hold = holdKey(agentPage, "ArrowRight");
+    await eventually(async () => (await odom(r)).w < -1, "turning right", 5000);
+    hold.stopRepeating(); // no keyup at all: as if the OS swallowed it
+    const last = Date.now();
+    await eventually(async () => Math.abs((await odom(r)).w) < 0.01, "stopped without a keyup", 2000);
+    const after = Date.now() - last;
+    console.log(`lost keyup: robot stopped ${after} ms after the last repeat`);
+    expect(after).toBeLessThan(1000); // 450 ms of repeat bound, then the simulator's braking
+    await agentPage.keyboard.up("ArrowRight");
+  });
+
+  for (const [what, disturb] of [
+    ["a blur", (p: Page) => p.evaluate(() => window.dispatchEvent(new Event("blur")))],
+    [
+      "a tab switch",
+      (p: Page) =>
+        p.evaluate(() => {
+          Object.defineProperty(document, "hidden", { value: true, configurable: true });
+          document.dispatchEvent(new Event("visibilitychange"));
+        }),
+    ],
+    ["a window resize", (p: Page) => p.setViewportSize({ width: 1100, height: 800 })],
+  ] as const) {
+    it(`${what} while driving by keyboard sends the zero and stops resending`, async () => {
+      const r = await twistRobot();
+      await agentPage.setViewportSize({ width: 1280, height: 900 });
+      await agentPage.goto(streamPage(r, "base", "cmd_vel"));
+      await takeControl(agentPage);
+      await agentPage.click("[data-widget=teleop] .teleop p.muted");
+      const hold = holdKey(agentPage, "ArrowLeft");
+      try {
+        await eventually(async () => (await odom(r)).w > 1, "turning", 5000);
+        await disturb(agentPage);
+        await eventually(async () => Math.abs((await odom(r)).w) < 0.01, `stopped on ${what}`, 1000);
+        const sent = Number((await widgetData(agentPage, "[data-widget=teleop]")).sent);
+        await new Promise((res) => setTimeout(res, 500));
+        expect(Number((await widgetData(agentPage, "[data-widget=teleop]")).sent)).toBe(sent);
+      } finally {
+        await hold.release();
+      }
+      await agentPage.setViewportSize({ width: 1280, height: 900 });
+    });
+  }
+
+  it("the stop button stays on screen while driving, stops at once and releases control; so does Escape", async () => {
+    const r = await twistRobot();
+    await agentPage.goto(streamPage(r, "base", "cmd_vel"));
+    await takeControl(agentPage);
+    const floating = agentPage.locator("button.teleop-stop-floating");
+    await agentPage.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    expect(await floating.isVisible()).toBe(true);
+    await shot(agentPage, "06c-teleop-stop-button");
+    await agentPage.click("[data-widget=teleop] .teleop p.muted");
+    let hold = holdKey(agentPage, "ArrowLeft");
+    await eventually(async () => (await odom(r)).w > 1, "turning", 5000);
+    await floating.click();
+    const clicked = Date.now();
+    await eventually(async () => Math.abs((await odom(r)).w) < 0.01, "stopped by the button", 1000);
+    console.log(`stop button: robot stopped ${Date.now() - clicked} ms after the click`);
+    await hold.release();
+    let d = await widgetData(agentPage, "[data-widget=teleop]");
+    expect(d.control).toBe("released");
+    expect(await floating.isVisible()).toBe(false);
+    const controls = await agentContext.request.get(`/panel/api/robots/${r}/controls`);
+    expect(((await controls.json()) as { controls: unknown[] }).controls).toEqual([]);
+
+    await takeControl(agentPage);
+    await agentPage.click("[data-widget=teleop] .teleop p.muted");
+    hold = holdKey(agentPage, "ArrowLeft");
+    await eventually(async () => (await odom(r)).w > 1, "turning again", 5000);
+    await agentPage.keyboard.press("Escape");
+    await eventually(async () => Math.abs((await odom(r)).w) < 0.01, "stopped by Escape", 1000);
+    await hold.release();
+    d = await widgetData(agentPage, "[data-widget=teleop]");
+    expect(d.stopped).toBe("escape");
+    expect(d.control).toBe("released");
+  });
+
+  it("a second operator sees who drives, and takes control only by an explicit click", async () => {
+    const r = await twistRobot();
+    await agentPage.goto(streamPage(r, "base", "cmd_vel"));
+    await takeControl(agentPage); // the first browser holds it
     const second = await signIn(fleet.browser, fleet.agent);
     try {
-      await second.page.goto(streamPage(await twistRobot(), "base", "cmd_vel"));
+      await second.page.goto(streamPage(r, "base", "cmd_vel"));
+      const holderLine = second.page.locator("[data-widget=teleop] .teleop-holder");
+      await eventually(async () => /admin@localhost drives since/.test((await holderLine.textContent()) ?? ""), "who drives, and since when");
+      await second.page.click("[data-widget=teleop] button[data-action=take]");
       const d = await eventually(async () => {
         const d = await widgetData(second.page, "[data-widget=teleop]");
-        return d.heldBy && d;
-      }, "the held-by message");
+        return d.status.includes("controlled by another operator (admin@localhost)") && d;
+      }, "the refusal in words");
       expect(d.heldBy).toBe("admin@localhost");
-      const status = await second.page.locator("[data-widget=teleop] > .widget-status").textContent();
-      expect(status).toContain("controlled by another operator (admin@localhost)");
+      expect(d.control).toBe("released");
       await shot(second.page, "07-teleop-held");
+
+      // The first operator leaves: the second does not get the robot by itself.
+      await agentPage.click("[data-widget=teleop] button[data-action=stop]");
+      await eventually(async () => /Nobody drives/.test((await holderLine.textContent()) ?? ""), "the second page seeing nobody drive", 5000);
+      await new Promise((res) => setTimeout(res, 2500));
+      expect((await widgetData(second.page, "[data-widget=teleop]")).control).toBe("released");
+      const controls = await agentContext.request.get(`/panel/api/robots/${r}/controls`);
+      expect(((await controls.json()) as { controls: unknown[] }).controls).toEqual([]);
+
+      // Its own click does.
+      await takeControl(second.page);
+      await eventually(async () => /You drive since/.test((await holderLine.textContent()) ?? ""), "you drive");
     } finally {
       await second.context.close();
     }
@@ -303,7 +462,7 @@ describe("local gateway panel", () => {
   it("drives from the on-screen joystick", async () => {
     const r = await twistRobot();
     await agentPage.goto(streamPage(r, "base", "cmd_vel"));
-    await eventually(async () => (await widgetData(agentPage, "[data-widget=teleop]")).state === "live", "teleop socket live");
+    await takeControl(agentPage);
     const stick = agentPage.locator("[data-widget=teleop] .joystick");
     await stick.scrollIntoViewIfNeeded();
     const box = (await stick.boundingBox())!;

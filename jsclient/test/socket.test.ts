@@ -1,22 +1,24 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { Backoff } from "../src/net/backoff.js";
 import { LiveSocket, type SocketStatus } from "../src/net/socket.js";
-import { TokenError } from "../src/net/token.js";
+import { socketProtocols, TokenError } from "../src/net/token.js";
 import { FakeClock, FakeWebSocket, flush } from "./fakes.js";
 
-function setup(opts: { token?: () => Promise<string>; staleAfterMs?: number; onClose?: () => string; forever?: boolean } = {}) {
+function setup(opts: { token?: () => Promise<string>; staleAfterMs?: number; onClose?: () => string; forever?: boolean; once?: boolean } = {}) {
   const clock = new FakeClock();
   const states: SocketStatus[] = [];
   const got: unknown[] = [];
   let minted = 0;
   const s = new LiveSocket({
-    url: (t) => `ws://gw/socket?access_token=${t}`,
+    url: "ws://gw/socket",
+    protocols: socketProtocols,
     token: opts.token ?? (async () => `tok${++minted}`),
     onMessage: (d) => got.push(d),
     onStatus: (st) => states.push(st),
     ...(opts.onClose ? { onClose: opts.onClose } : {}),
     staleAfterMs: opts.staleAfterMs ?? 0,
     forever: opts.forever ?? false,
+    once: opts.once ?? false,
     backoff: new Backoff({ baseMs: 1000, maxMs: 8000, floorMs: 250, healthyAfterMs: 10_000 }, () => 1),
     env: { WebSocket: FakeWebSocket as unknown as new (u: string) => WebSocket, ...clock },
   });
@@ -32,7 +34,9 @@ describe("LiveSocket", () => {
     const { s, states, got } = setup();
     s.start();
     await flush();
-    expect(FakeWebSocket.all[0]!.url).toBe("ws://gw/socket?access_token=tok1");
+    // The token travels as a subprotocol, never in the URL (a browser logs refused URLs).
+    expect(FakeWebSocket.all[0]!.url).toBe("ws://gw/socket");
+    expect(FakeWebSocket.all[0]!.protocols).toEqual(["fleetgate", "fleetgate.token.tok1"]);
     FakeWebSocket.all[0]!.open();
     FakeWebSocket.all[0]!.message("hello");
     expect(states.at(-1)!.state).toBe("live");
@@ -53,7 +57,7 @@ describe("LiveSocket", () => {
     clock.advance(1);
     await flush();
     expect(FakeWebSocket.all).toHaveLength(2);
-    expect(FakeWebSocket.all[1]!.url).toContain("tok2");
+    expect(FakeWebSocket.all[1]!.protocols).toContain("fleetgate.token.tok2");
     FakeWebSocket.all[1]!.drop(1006);
     await flush();
     clock.advance(1999);
@@ -158,5 +162,29 @@ describe("LiveSocket", () => {
     await flush();
     expect(FakeWebSocket.all).toHaveLength(1);
     expect(s.state).toBe("closed");
+  });
+
+  it("once: a close is final, also of a socket that never opened", async () => {
+    const { s, clock, states } = setup({ once: true });
+    s.start();
+    await flush();
+    FakeWebSocket.all[0]!.open();
+    FakeWebSocket.all[0]!.drop(1006);
+    await flush();
+    expect(states.at(-1)).toMatchObject({ state: "closed", code: 1006 });
+    expect(states.at(-1)!.detail).not.toContain("retrying");
+    clock.advance(60_000);
+    await flush();
+    expect(FakeWebSocket.all).toHaveLength(1);
+
+    // A refused upgrade (409 is 1006 to a browser) is not retried either.
+    s.start();
+    await flush();
+    FakeWebSocket.all[1]!.drop(1006);
+    await flush();
+    clock.advance(60_000);
+    await flush();
+    expect(FakeWebSocket.all).toHaveLength(2);
+    expect(states.at(-1)!.state).toBe("closed");
   });
 });

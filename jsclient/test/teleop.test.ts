@@ -12,6 +12,7 @@ import {
   zero,
   type Command,
 } from "../src/teleop/mapping.js";
+import { firstHoldMs, HeldKeys, repeatHoldMs } from "../src/teleop/keys.js";
 import { CommandSender } from "../src/teleop/sender.js";
 import { FakeClock } from "./fakes.js";
 
@@ -126,5 +127,66 @@ describe("CommandSender", () => {
     s.release();
     s.set(zero);
     expect(sent).toEqual([]);
+  });
+});
+
+describe("HeldKeys", () => {
+  it("holds a key while the browser keeps repeating it, and lets go when the repeats stop", () => {
+    const clock = new FakeClock();
+    const k = new HeldKeys(clock.now, 700, 450);
+    k.down("ArrowLeft", false);
+    clock.advance(650); // the OS's delay before the first repeat
+    expect(k.held()).toEqual(new Set(["ArrowLeft"]));
+    for (let i = 0; i < 30; i++) {
+      k.down("ArrowLeft", true);
+      clock.advance(33);
+      expect(k.has("ArrowLeft")).toBe(true);
+    }
+    // The keyup was lost (released over another element): the repeats stop, so does the key,
+    // 450 ms after the last repeat (33 ms ago).
+    clock.advance(416);
+    expect(k.has("ArrowLeft")).toBe(true);
+    clock.advance(1);
+    expect(k.has("ArrowLeft")).toBe(false);
+    expect(keysCommand(k.held())).toEqual(zero);
+  });
+
+  it("a key that never repeats drives only for the first bound", () => {
+    const clock = new FakeClock();
+    const k = new HeldKeys(clock.now);
+    k.down("KeyW", false);
+    clock.advance(firstHoldMs - 1);
+    expect(keysCommand(k.held())).toEqual({ forward: 1, turn: 0 });
+    clock.advance(1);
+    expect(keysCommand(k.held())).toEqual(zero);
+  });
+
+  it("a repeat never starts a key: one that went down elsewhere, or was let go, needs a fresh press", () => {
+    const clock = new FakeClock();
+    const k = new HeldKeys(clock.now);
+    k.down("KeyD", true);
+    expect(k.has("KeyD")).toBe(false);
+    k.down("KeyD", false);
+    expect(k.has("KeyD")).toBe(true);
+    k.clear(); // a stop (blur, resize...) while the key is still held down
+    k.down("KeyD", true);
+    expect(k.has("KeyD")).toBe(false);
+    k.down("KeyA", false);
+    clock.advance(firstHoldMs); // ran out: the repeats came too late
+    k.down("KeyA", true);
+    expect(k.has("KeyA")).toBe(false);
+  });
+
+  it("keyup and clear let go at once; other keys are not drive keys", () => {
+    const clock = new FakeClock();
+    const k = new HeldKeys(clock.now);
+    k.down("KeyW", false);
+    k.down("KeyA", false);
+    k.down("KeyQ", false);
+    expect(k.held()).toEqual(new Set(["KeyW", "KeyA"]));
+    k.up("KeyW");
+    expect(k.held()).toEqual(new Set(["KeyA"]));
+    k.clear();
+    expect(k.held().size).toBe(0);
   });
 });

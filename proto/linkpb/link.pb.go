@@ -1490,8 +1490,11 @@ type Stream struct {
 	DisplayName    string                 `protobuf:"bytes,6,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
 	SourceUrl      string                 `protobuf:"bytes,7,opt,name=source_url,json=sourceUrl,proto3" json:"source_url,omitempty"`
 	SourceEndpoint string                 `protobuf:"bytes,8,opt,name=source_endpoint,json=sourceEndpoint,proto3" json:"source_endpoint,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Speed limits of an input stream (fleet.SpeedLimits); 0: undeclared.
+	MaxLinear     float64 `protobuf:"fixed64,9,opt,name=max_linear,json=maxLinear,proto3" json:"max_linear,omitempty"`
+	MaxAngular    float64 `protobuf:"fixed64,10,opt,name=max_angular,json=maxAngular,proto3" json:"max_angular,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Stream) Reset() {
@@ -1578,6 +1581,20 @@ func (x *Stream) GetSourceEndpoint() string {
 		return x.SourceEndpoint
 	}
 	return ""
+}
+
+func (x *Stream) GetMaxLinear() float64 {
+	if x != nil {
+		return x.MaxLinear
+	}
+	return 0
+}
+
+func (x *Stream) GetMaxAngular() float64 {
+	if x != nil {
+		return x.MaxAngular
+	}
+	return 0
 }
 
 type StreamList struct {
@@ -2597,7 +2614,9 @@ type Resource struct {
 	Size      int64                  `protobuf:"varint,5,opt,name=size,proto3" json:"size,omitempty"`
 	CreatedAt *catalogpb.Time        `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// sha256 is the hex SHA-256 of the file when the agent knows it.
-	Sha256        string `protobuf:"bytes,7,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	Sha256 string `protobuf:"bytes,7,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	// admin_only: shown to organization admins only (fleet.Resource.AdminOnly).
+	AdminOnly     bool `protobuf:"varint,8,opt,name=admin_only,json=adminOnly,proto3" json:"admin_only,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2679,6 +2698,13 @@ func (x *Resource) GetSha256() string {
 		return x.Sha256
 	}
 	return ""
+}
+
+func (x *Resource) GetAdminOnly() bool {
+	if x != nil {
+		return x.AdminOnly
+	}
+	return false
 }
 
 type ResourceList struct {
@@ -2991,7 +3017,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x0eKIND_NOT_FOUND\x10\x01\x12\x10\n" +
 	"\fKIND_INVALID\x10\x02\x12\x10\n" +
 	"\fKIND_OFFLINE\x10\x03\x12\x14\n" +
-	"\x10KIND_UNAVAILABLE\x10\x04\"\xef\x01\n" +
+	"\x10KIND_UNAVAILABLE\x10\x04\"\xaf\x02\n" +
 	"\x06Stream\x12\x1c\n" +
 	"\tcomponent\x18\x01 \x01(\tR\tcomponent\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
@@ -3001,7 +3027,12 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\fdisplay_name\x18\x06 \x01(\tR\vdisplayName\x12\x1d\n" +
 	"\n" +
 	"source_url\x18\a \x01(\tR\tsourceUrl\x12'\n" +
-	"\x0fsource_endpoint\x18\b \x01(\tR\x0esourceEndpoint\"=\n" +
+	"\x0fsource_endpoint\x18\b \x01(\tR\x0esourceEndpoint\x12\x1d\n" +
+	"\n" +
+	"max_linear\x18\t \x01(\x01R\tmaxLinear\x12\x1f\n" +
+	"\vmax_angular\x18\n" +
+	" \x01(\x01R\n" +
+	"maxAngular\"=\n" +
 	"\n" +
 	"StreamList\x12/\n" +
 	"\astreams\x18\x01 \x03(\v2\x15.Platform.Link.StreamR\astreams\"\x88\x01\n" +
@@ -3076,7 +3107,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x04kpis\x18\x01 \x03(\v2\x12.Platform.Link.KPIR\x04kpis\"N\n" +
 	"\tKPIValues\x12\x19\n" +
 	"\brobot_id\x18\x01 \x01(\tR\arobotId\x12&\n" +
-	"\x04kpis\x18\x02 \x03(\v2\x12.Platform.Link.KPIR\x04kpis\"\xdf\x01\n" +
+	"\x04kpis\x18\x02 \x03(\v2\x12.Platform.Link.KPIR\x04kpis\"\xfe\x01\n" +
 	"\bResource\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1b\n" +
@@ -3085,7 +3116,9 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x04size\x18\x05 \x01(\x03R\x04size\x12I\n" +
 	"\n" +
 	"created_at\x18\x06 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\tcreatedAt\x12\x16\n" +
-	"\x06sha256\x18\a \x01(\tR\x06sha256\"E\n" +
+	"\x06sha256\x18\a \x01(\tR\x06sha256\x12\x1d\n" +
+	"\n" +
+	"admin_only\x18\b \x01(\bR\tadminOnly\"E\n" +
 	"\fResourceList\x125\n" +
 	"\tresources\x18\x01 \x03(\v2\x17.Platform.Link.ResourceR\tresources\"d\n" +
 	"\x10ResourcesChanged\x12\x19\n" +

@@ -52,7 +52,7 @@ func (h *kpiSocket) connect(c echo.Context) error {
 	if h.hub == nil {
 		return gateway.Errorf(gateway.EUnavailable, "custom KPI frames are not served by this gateway")
 	}
-	conn, err := websocket.Accept(c.Response(), req, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+	conn, err := websocket.Accept(c.Response(), req, acceptOptions())
 	if err != nil {
 		return nil // Accept answered the client (a cross-origin request gets 403)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -154,13 +155,28 @@ func parseSource(s string) (fleet.SourceType, error) {
 	return fleet.SourceType(n), nil
 }
 
+// messageTypeParam is the message type of a template route: a catalog name, or a ROS name
+// whose slashes come percent-encoded within the one path segment (geometry_msgs%2Fmsg%2FTwist),
+// which the router leaves encoded.
+func messageTypeParam(c echo.Context, name string) (string, error) {
+	v, err := url.PathUnescape(c.Param(name))
+	if err != nil {
+		return "", gateway.Errorf(gateway.EInvalid, "%s is not a valid path segment", name)
+	}
+	return v, nil
+}
+
 type templateResponse struct {
 	EmptyJSON string `json:"emptyJson"`
 }
 
 // template is endpoint 8.
 func (h *v2) template(c echo.Context) error {
-	t, err := h.gw.Template(c.Request().Context(), callerOf(c), c.Param("messageType"))
+	name, err := messageTypeParam(c, "messageType")
+	if err != nil {
+		return err
+	}
+	t, err := h.gw.Template(c.Request().Context(), callerOf(c), name)
 	if err != nil {
 		return err
 	}

@@ -183,6 +183,17 @@ func TestTemplateAnswer(t *testing.T) {
 	}
 	send(t, w.Server, apiCase{method: "GET", target: "/streams/Platform.Messages.geometry_msgs.Nope/stream", header: bearer(w.admin), wantStatus: 404})
 	send(t, w.Server, apiCase{method: "GET", target: "/streams/" + twistType + "/stream", wantStatus: 401})
+
+	// ROS names answer the same template: the name is one path segment, its slashes encoded.
+	for _, name := range []string{"geometry_msgs%2Fmsg%2FTwist", "geometry_msgs%2FTwist", "geometry_msgs%2fmsg%2fTwist"} {
+		resp := send(t, w.Server, apiCase{method: "GET", target: "/streams/" + name + "/stream", header: bearer(w.kiosk), wantStatus: 200})
+		var ros struct{ EmptyJSON string }
+		resp.JSON(t, &ros)
+		if ros.EmptyJSON != out.EmptyJSON {
+			t.Errorf("%s: template %s, want the Twist's", name, ros.EmptyJSON)
+		}
+	}
+	send(t, w.Server, apiCase{method: "GET", target: "/streams/geometry_msgs%2Fmsg%2FNope/stream", header: bearer(w.admin), wantStatus: 404})
 }
 
 func uploadBody(fields map[string]any) string {
@@ -221,6 +232,8 @@ func TestUploadStream(t *testing.T) {
 		{name: "NaN", body: good(map[string]any{"streamJson": `{"linear":{"x":"NaN"}}`}), wantStatus: 400},
 		{name: "Infinity", body: good(map[string]any{"streamJson": `{"angular":{"z":"-Infinity"}}`}), wantStatus: 400},
 		{name: "number too large", body: good(map[string]any{"streamJson": `{"linear":{"x":1e400}}`}), wantStatus: 400},
+		{name: "speed beyond 10x the robot's limit", body: good(map[string]any{"streamJson": `{"linear":{"x":1e300}}`}), wantStatus: 400},
+		{name: "turn beyond 10x the robot's limit", body: good(map[string]any{"streamJson": `{"angular":{"z":-15.5}}`}), wantStatus: 400},
 		{name: "streamJson not JSON", body: good(map[string]any{"streamJson": `{"linear":`}), wantStatus: 400},
 		{name: "streamJson a number", body: good(map[string]any{"streamJson": 5}), wantStatus: 400},
 		{name: "no streamJson", body: good(map[string]any{"streamJson": nil}), wantStatus: 400},
@@ -262,6 +275,22 @@ func TestUploadStream(t *testing.T) {
 	}
 	if first.GetLinear().GetX() != 0.5 || first.GetAngular().GetZ() != 0.25 {
 		t.Errorf("the robot got %v, want linear.x 0.5 and angular.z 0.25", &first)
+	}
+}
+
+// TestUploadStreamClampsToTheRobotsLimits: a command over the robot's declared speeds (here
+// undeclared: fleet.DefaultSpeedLimits, 1 m/s and 1.5 rad/s) reaches it clamped.
+func TestUploadStreamClampsToTheRobotsLimits(t *testing.T) {
+	w := newLiveWorld(t)
+	body := uploadBody(map[string]any{"componentName": "base", "streamName": "cmd_vel", "dataType": twistType,
+		"streamJson": `{"linear":{"x":5,"y":-0.5},"angular":{"z":-9}}`})
+	send(t, w.Server, apiCase{method: "POST", target: w.robotPath("/upload-stream"), header: jsonBody(w.admin), body: body, wantStatus: 200})
+	var got catalogpb.Twist
+	if err := proto.Unmarshal(w.bot.Published()[0].Payload, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.GetLinear().GetX() != 1 || got.GetLinear().GetY() != -0.5 || got.GetAngular().GetZ() != -1.5 {
+		t.Errorf("the robot got %v, want linear 1, -0.5 and angular.z -1.5", &got)
 	}
 }
 
@@ -378,4 +407,29 @@ func TestResourcesAndDownload(t *testing.T) {
 			send(t, w.Server, c)
 		})
 	}
+}
+
+// TestAgentLogOnlyForOrgAdmins: the agent's own log names every user and robot of its
+// agent, so it is a resource of organization admins only; to an operator of one robot it
+// does not exist (not listed, its link 404), and neither to an admin's fleet-bound token.
+func TestAgentLogOnlyForOrgAdmins(t *testing.T) {
+	w := newLiveWorld(t)
+	agentLog := fleet.Resource{ID: uuid.NewString(), Name: "fleetgate.log", MIMEType: "text/plain", FileType: "log", Size: 3, CreatedAt: logAt, AdminOnly: true}
+	w.bot.FileInfo = append(w.bot.FileInfo, agentLog)
+	w.bot.Files[agentLog.ID] = []byte("log")
+	listed := func(token string) bool {
+		resp := send(t, w.Server, apiCase{method: "GET", target: w.robotPath("/resources"), header: bearer(token), wantStatus: 200})
+		return strings.Contains(string(resp.Body), agentLog.ID)
+	}
+	fleetBound := w.bearerFor(w.adminUser.ID, "", w.fleet.ID)
+	if !listed(w.admin) {
+		t.Error("the org admin does not see the agent log")
+	}
+	for name, token := range map[string]string{"operator": w.operator, "developer": w.developer, "admin's fleet-bound token": fleetBound} {
+		if listed(token) {
+			t.Errorf("%s sees the agent log", name)
+		}
+		send(t, w.Server, apiCase{method: "GET", target: w.robotPath("/resource/" + agentLog.ID + "/download"), header: bearer(token), wantStatus: 404})
+	}
+	send(t, w.Server, apiCase{method: "GET", target: w.robotPath("/resource/" + agentLog.ID + "/download"), header: bearer(w.admin), wantStatus: 200})
 }

@@ -200,6 +200,8 @@ func TestSecondAnswers(t *testing.T) {
 	t.Run("S7 template", func(t *testing.T) {
 		checkJSON(t, w.secondGet(t, w.kiosk, "/streams/"+twistType+"/stream"),
 			`{"EmptyMessage":{"linear":{"x":0,"y":0,"z":0},"angular":{"x":0,"y":0,"z":0}}}`)
+		checkJSON(t, w.secondGet(t, w.kiosk, "/streams/geometry_msgs%2Fmsg%2FTwist/stream"),
+			`{"EmptyMessage":{"linear":{"x":0,"y":0,"z":0},"angular":{"x":0,"y":0,"z":0}}}`)
 	})
 
 	t.Run("S8 upload", func(t *testing.T) {

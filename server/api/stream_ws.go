@@ -123,14 +123,18 @@ func parseLiveQuery(c echo.Context) (liveQuery, error) {
 }
 
 // socketToken is the bearer token of an upgrade request: the authorization header, else the
-// access_token query parameter (with or without a "bearer " prefix, any case), which
-// browsers must use since they cannot set headers on a WebSocket.
+// panel's token subprotocol (protocolToken), else the access_token query parameter (with or
+// without a "bearer " prefix, any case), which browsers must use since they cannot set
+// headers on a WebSocket.
 func socketToken(req *http.Request) (string, error) {
 	if h := req.Header.Get(echo.HeaderAuthorization); h != "" {
 		token, ok := gateway.ParseAuthorization(h)
 		if !ok {
 			return "", gateway.Errorf(gateway.EUnauthorized, "malformed authorization header; send authorization: bearer <token>")
 		}
+		return token, nil
+	}
+	if token := protocolToken(req); token != "" {
 		return token, nil
 	}
 	values := req.URL.Query()["access_token"]
@@ -144,8 +148,8 @@ func socketToken(req *http.Request) (string, error) {
 	return token, nil
 }
 
-// socketCaller authenticates an upgrade request by its socket token (socketToken) and
-// records the caller for the request log line.
+// socketCaller authenticates an upgrade request by its socket token (socketToken), checks
+// where it comes from (checkSocketOrigin) and records the caller for the request log line.
 func socketCaller(c echo.Context, gw *gateway.Gateway) (caller *gateway.Caller, bearer string, err error) {
 	bearer, err = socketToken(c.Request())
 	if err != nil {
@@ -153,6 +157,9 @@ func socketCaller(c echo.Context, gw *gateway.Gateway) (caller *gateway.Caller, 
 	}
 	caller, err = gw.Authenticate(c.Request().Context(), bearer)
 	if err != nil {
+		return nil, "", err
+	}
+	if err := checkSocketOrigin(c.Request(), bearer); err != nil {
 		return nil, "", err
 	}
 	c.Set(callerKey, caller)
@@ -210,7 +217,7 @@ func (h *streamSocket) connect(c echo.Context) error {
 		}
 		sock.lease = lease
 	}
-	conn, err := websocket.Accept(c.Response(), req, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+	conn, err := websocket.Accept(c.Response(), req, acceptOptions())
 	if err != nil {
 		sock.release()
 		return nil // Accept answered the client (a cross-origin request gets 403)
@@ -563,6 +570,9 @@ func (s *socket) runInput() {
 			return
 		}
 		cmd, err := live.DecodeCommand(typ, format, msgType == websocket.MessageBinary, buf)
+		if err == nil {
+			err = live.LimitCommand(cmd, s.ls.Stream.Limits)
+		}
 		if err != nil {
 			var ce *live.CloseError
 			if errors.As(err, &ce) {

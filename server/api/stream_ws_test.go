@@ -177,6 +177,20 @@ func TestLiveStreamRefusals(t *testing.T) {
 		}
 		conn.CloseNow()
 	})
+	t.Run("token as the panel's subprotocol, never echoed", func(t *testing.T) {
+		conn, resp, err := websocket.Dial(context.Background(), a.url("componentName=base&streamName=pose"),
+			&websocket.DialOptions{Subprotocols: []string{"fleetgate", "fleetgate.token." + a.admin}})
+		if err != nil {
+			t.Fatalf("token subprotocol: %v", err)
+		}
+		defer conn.CloseNow()
+		if got := resp.Header.Get("Sec-WebSocket-Protocol"); got != "fleetgate" {
+			t.Errorf("selected subprotocol %q, want fleetgate (the token must not be echoed)", got)
+		}
+	})
+	t.Run("wrong token as subprotocol", func(t *testing.T) {
+		a.refused(t, a.url("componentName=base&streamName=pose"), http.Header{"Sec-WebSocket-Protocol": {"fleetgate, fleetgate.token.fgt_nope"}}, 401)
+	})
 }
 
 func TestLiveStreamCloudAnswers404(t *testing.T) {
@@ -410,6 +424,21 @@ func TestLiveInputDrivesAndStops(t *testing.T) {
 	a.dial(t, "componentName=base&streamName=cmd_vel&direction=input").CloseNow()
 }
 
+// TestLiveInputClampsToTheRobotsLimits: a command over the robot's speeds reaches it clamped
+// (this robot declares none: fleet.DefaultSpeedLimits, 1 m/s and 1.5 rad/s).
+func TestLiveInputClampsToTheRobotsLimits(t *testing.T) {
+	a := newLiveAgent(t)
+	conn := a.dial(t, "componentName=base&streamName=cmd_vel&direction=input&format=json")
+	defer conn.CloseNow()
+	if err := conn.Write(context.Background(), websocket.MessageText, []byte(`{"linear":{"x":-3},"angular":{"z":9.5}}`)); err != nil {
+		t.Fatal(err)
+	}
+	tw := twistOf(t, waitPublished(t, a.bot, 1)[0])
+	if tw.GetLinear().GetX() != -1 || tw.GetAngular().GetZ() != 1.5 {
+		t.Errorf("the robot got %v, want linear.x -1 and angular.z 1.5", tw)
+	}
+}
+
 func controlSince(t *testing.T, body []byte) string {
 	var out struct{ Controls []struct{ Since string } }
 	json.Unmarshal(body, &out)
@@ -435,6 +464,8 @@ func TestLiveInputCloseCodes(t *testing.T) {
 		{"malformed json", "&format=json", websocket.MessageText, []byte(`{"linear":`), websocket.StatusInvalidFramePayloadData},
 		{"NaN", "&format=json", websocket.MessageText, []byte(`{"linear":{"x":"NaN"}}`), websocket.StatusPolicyViolation},
 		{"Infinity", "&format=json", websocket.MessageText, []byte(`{"angular":{"z":"-Infinity"}}`), websocket.StatusPolicyViolation},
+		{"speed beyond 10x the limit (json)", "&format=json", websocket.MessageText, []byte(`{"linear":{"x":1e300}}`), websocket.StatusPolicyViolation},
+		{"turn beyond 10x the limit (protobuf)", "", websocket.MessageBinary, marshal(t, &catalogpb.Twist{Angular: &catalogpb.Vector3{Z: 16}}), websocket.StatusPolicyViolation},
 		{"over 64 KiB", "&format=json", websocket.MessageText, []byte(`{"linear":{"x":1}}` + strings.Repeat(" ", 64<<10)), websocket.StatusMessageTooBig},
 	}
 	for _, c := range cases {

@@ -22,15 +22,17 @@ export interface CloseInfo {
 }
 
 interface Env {
-  WebSocket: new (url: string) => WebSocket;
+  WebSocket: new (url: string, protocols?: string[]) => WebSocket;
   setTimeout: (f: () => void, ms: number) => unknown;
   clearTimeout: (id: unknown) => void;
   now: () => number;
 }
 
 export interface LiveSocketOptions {
-  /** The socket URL for a token. */
-  url: (token: string) => string;
+  /** The socket URL. */
+  url: string;
+  /** The subprotocols to offer for a token (socketProtocols carries the token). */
+  protocols: (token: string) => string[];
   /** Mints the one-use token of the next attempt. */
   token: () => Promise<string>;
   onMessage?: (data: ArrayBuffer | string) => void;
@@ -43,6 +45,11 @@ export interface LiveSocketOptions {
   backoff?: Backoff;
   /** Reconnect after every close, even one that says the client was wrong (kiosk walls). */
   forever?: boolean;
+  /**
+   * Never reconnect: any close, and a failed first attempt, is final (teleop: control is
+   * taken again only by the operator's own click, never silently).
+   */
+  once?: boolean;
   env?: Partial<Env>;
 }
 
@@ -115,7 +122,7 @@ export class LiveSocket {
     if (this.stopped) return;
     let ws: WebSocket;
     try {
-      ws = new this.env.WebSocket(this.opt.url(token));
+      ws = new this.env.WebSocket(this.opt.url, this.opt.protocols(token));
     } catch {
       this.retry("the socket URL was refused", undefined);
       return;
@@ -151,7 +158,7 @@ export class LiveSocket {
     if (typeof custom === "string" && custom) words = custom;
     if (this.stopped) return;
     if (c.opened || !this.lastClose) this.lastClose = words;
-    if (isFinalClose(c.code) && !this.opt.forever) {
+    if (this.opt.once || (isFinalClose(c.code) && !this.opt.forever)) {
       this.setStatus({ state: "closed", detail: words, code: c.code });
       return;
     }
@@ -160,6 +167,12 @@ export class LiveSocket {
 
   private retry(why: string, code: number | undefined): void {
     if (this.stopped) return;
+    if (this.opt.once) {
+      const s: SocketStatus = { state: "closed", detail: why };
+      if (code !== undefined) s.code = code;
+      this.setStatus(s);
+      return;
+    }
     const delay = this.backoff.next();
     const s: SocketStatus = { state: "closed", detail: `${why}; retrying in ${Math.ceil(delay / 1000)} s` };
     if (code !== undefined) s.code = code;

@@ -1,6 +1,7 @@
 // Socket tokens: every WebSocket of the panel opens with a fresh one-use token from
-// POST /panel/ws-token (the session cookie authenticates it). Tokens are never logged or put
-// in any URL but the socket's own, as the access_token the API asks browsers for.
+// POST /panel/ws-token (the session cookie authenticates it). Tokens are never logged nor put
+// in a URL: a browser writes the URL of a refused upgrade to its console. The token travels
+// as a WebSocket subprotocol (socketProtocols), which the gateway reads and never echoes.
 
 export class TokenError extends Error {
   constructor(readonly status: number) {
@@ -20,11 +21,16 @@ export async function mintSocketToken(fetchImpl: typeof fetch = fetch): Promise<
   return body.accessToken;
 }
 
-/** The ws:// or wss:// URL of an API socket on this page's host. */
-export function socketURL(path: string, params: Record<string, string | number | undefined>, token: string): string {
+/** The ws:// or wss:// URL of an API socket on this page's host (no token in it). */
+export function socketURL(path: string, params: Record<string, string | number | undefined>): string {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") q.set(k, String(v));
-  q.set("access_token", token);
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  return `${scheme}//${location.host}${path}?${q.toString()}`;
+  const query = q.toString();
+  return `${scheme}//${location.host}${path}${query ? "?" + query : ""}`;
+}
+
+/** The subprotocols that carry a socket token: the gateway answers with the first. */
+export function socketProtocols(token: string): string[] {
+  return ["fleetgate", `fleetgate.token.${token}`];
 }

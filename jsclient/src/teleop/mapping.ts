@@ -59,8 +59,6 @@ export function keysCommand(down: ReadonlySet<string>): Command {
   return normalize({ forward: f, turn: t });
 }
 
-export const driveKeys = new Set(["KeyW", "KeyA", "KeyS", "KeyD", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"]);
-
 /** The touch joystick: the knob's offset from the centre, in radii (y down on screen). */
 export function joystickCommand(dx: number, dy: number): Command {
   const r = Math.hypot(dx, dy);

@@ -1,7 +1,7 @@
 // W1/W2 KPI frames: a socket on a fleet's custom-kpis and the latest value of each robot's
 // KPIs (pose, battery, activity for the simulator; any custom KPI in general).
 import { LiveSocket, type SocketStatus } from "../net/socket.js";
-import { mintSocketToken, socketURL } from "../net/token.js";
+import { mintSocketToken, socketProtocols, socketURL } from "../net/token.js";
 import { Backoff } from "../net/backoff.js";
 
 export interface KPIUpdate {
@@ -64,7 +64,8 @@ export function openKPIs(
   const path = `/apigateway/v2/fleets/${encodeURIComponent(fleetId)}/custom-kpis`;
   const s = new LiveSocket({
     token: () => mintSocketToken(),
-    url: (t) => socketURL(path, {}, t),
+    url: socketURL(path, {}),
+    protocols: socketProtocols,
     staleAfterMs: 5000,
     forever,
     backoff: new Backoff({ baseMs: 1000, maxMs: 15_000, floorMs: 500, healthyAfterMs: 10_000 }),

@@ -1,7 +1,7 @@
 // The stream a widget shows, as the page names it in data-* attributes, and the W3 socket
 // and REST read URLs for it.
 import { LiveSocket, type LiveSocketOptions } from "../net/socket.js";
-import { mintSocketToken, socketURL } from "../net/token.js";
+import { mintSocketToken, socketProtocols, socketURL } from "../net/token.js";
 
 export interface StreamRef {
   robotId: string;
@@ -32,12 +32,12 @@ function liveParams(s: StreamRef, direction: "output" | "input"): Record<string,
 export function openLive(
   s: StreamRef,
   direction: "output" | "input",
-  opt: Omit<LiveSocketOptions, "url" | "token">,
+  opt: Omit<LiveSocketOptions, "url" | "token" | "protocols">,
   extra: Record<string, string> = {},
 ): LiveSocket {
   const path = `/apigateway/v2/robots/${encodeURIComponent(s.robotId)}/streams/connect`;
   const params = { ...liveParams(s, direction), ...extra };
-  const sock = new LiveSocket({ ...opt, token: () => mintSocketToken(), url: (t) => socketURL(path, params, t) });
+  const sock = new LiveSocket({ ...opt, token: () => mintSocketToken(), url: socketURL(path, params), protocols: socketProtocols });
   sock.start();
   return sock;
 }

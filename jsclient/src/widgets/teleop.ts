@@ -1,25 +1,31 @@
 // The teleop widget: drives the robot's input stream over W3 (one socket, binary protobuf
-// commands) from a gamepad (deadman held), the keyboard (WASD/arrows, space stops) or a touch
-// joystick, scaled by speed sliders. CommandSender paces what goes out; every way the
-// operator can lose touch (tab hidden, focus lost, gamepad gone, socket dropped) sends a zero
-// and stops. Beside it: the robot's camera.
+// commands) from a gamepad (deadman held), the keyboard (WASD/arrows) or a touch joystick,
+// scaled by speed sliders. CommandSender paces what goes out.
+//
+// Safety rules, each because a robot that keeps moving when a person lets go is the worst
+// bug a teleop panel can have:
+//   - Control is taken only by the operator's click ("Take control"), never by the page on
+//     its own: the socket never reconnects, and an operator waiting for a busy robot does not
+//     get it silently when the other one leaves.
+//   - While this page drives, a Stop button is on screen whatever the scroll position, and
+//     Space or Escape anywhere on the page does the same: a zero at once, then control is
+//     released (the gateway zeroes on the close as well).
+//   - Keys are read on the window, so a key released over another element is seen; and a key
+//     counts only while the browser keeps confirming it (HeldKeys), so a lost keyup cannot
+//     drive forever. Focus leaving the widget, the window losing focus, the tab hiding, the
+//     pointer leaving the page, a resize, a gamepad going away or the socket dropping each send
+//     the zero and stop resending.
 import type { LiveSocket } from "../net/socket.js";
-import { holderOf } from "../teleop/controls.js";
-import {
-  driveKeys,
-  encodeCommand,
-  gamepadCommand,
-  inputKind,
-  joystickCommand,
-  keysCommand,
-  zero,
-  type Command,
-  type Limits,
-} from "../teleop/mapping.js";
+import { holderOf, type ControlItem } from "../teleop/controls.js";
+import { HeldKeys, driveKeys, isEditable } from "../teleop/keys.js";
+import { encodeCommand, gamepadCommand, inputKind, joystickCommand, keysCommand, zero, type Command, type Limits } from "../teleop/mapping.js";
 import { CommandSender } from "../teleop/sender.js";
 import { mountCamera } from "./camera.js";
 import { StatusLine } from "./status.js";
 import { listStreams, openLive, refOf, streamOf } from "./stream.js";
+
+/** How often the widget asks who holds the stream while it does not drive. */
+const holderPollMs = 2000;
 
 export function mountTeleop(el: HTMLElement): void {
   const ref = streamOf(el);
@@ -30,9 +36,17 @@ export function mountTeleop(el: HTMLElement): void {
   const status = new StatusLine(el);
   const panel = document.createElement("div");
   panel.className = "teleop";
+  const control = document.createElement("div");
+  control.className = "teleop-control";
+  const take = button("Take control", "take");
+  const stop = button("Stop and release (Space)", "stop");
+  const holder = document.createElement("p");
+  holder.className = "teleop-holder";
+  holder.setAttribute("aria-live", "polite");
+  control.append(take, stop, holder);
   const help = document.createElement("p");
   help.className = "muted";
-  help.textContent = `Hold LB (button ${deadman}) and use the left stick, or click here and use WASD or the arrows (space stops), or drag the joystick.`;
+  help.textContent = `Take control, then hold LB (button ${deadman}) and use the left stick, or use WASD or the arrows here, or drag the joystick. Space or Escape stops.`;
   const linear = slider("Top speed", "m/s", kind === "twist" ? 1.5 : 2, 0.1, 3);
   const angular = slider(kind === "twist" ? "Top turn rate" : "Top steering", kind === "twist" ? "rad/s" : "rad", kind === "twist" ? 1.5 : 0.5, 0.05, 3);
   const stick = joystick();
@@ -41,13 +55,21 @@ export function mountTeleop(el: HTMLElement): void {
   pad.textContent = "no gamepad";
   const camera = document.createElement("div");
   camera.className = "teleop-camera";
-  panel.append(help, linear.label, angular.label, stick.el, pad);
+  panel.append(control, help, linear.label, angular.label, stick.el, pad);
   el.append(panel, camera, status.el);
   el.tabIndex = 0;
+
+  // The stop that stays on screen while this page drives, wherever the page is scrolled.
+  const floatingStop = button("STOP", "floating-stop");
+  floatingStop.className = "teleop-stop-floating";
+  floatingStop.hidden = true;
+  floatingStop.setAttribute("aria-label", "Stop the robot and release control");
+  document.body.append(floatingStop);
 
   const limits = (): Limits => ({ linear: Number(linear.input.value), angular: Number(angular.input.value) });
   let socket: LiveSocket | null = null;
   let sentCount = 0;
+  let drivingSince: Date | null = null;
   const sender = new CommandSender((c: Command) => {
     const ok = socket?.send(encodeCommand(kind, c, limits())) ?? false;
     if (ok) el.dataset.sent = String(++sentCount);
@@ -58,8 +80,9 @@ export function mountTeleop(el: HTMLElement): void {
     return ok;
   });
 
-  const keys = new Set<string>();
+  const keys = new HeldKeys(() => performance.now());
   let paused = false;
+  /** Zero now and no more resends; control is kept. */
   const stopAll = (why: string): void => {
     keys.clear();
     stick.reset();
@@ -67,36 +90,116 @@ export function mountTeleop(el: HTMLElement): void {
     el.dataset.stopped = why;
   };
 
-  socket = openLive(ref, "input", {
-    onStatus: (s) => {
-      status.socketStatus(s);
-      if (s.state === "closed") stopAll("socket");
-    },
-    onClose: async (c) => {
-      if (c.opened) return;
-      // A refused upgrade: if someone holds this stream, say who.
-      const h = await holderOf(ref.robotId, ref.component, ref.stream, Number(ref.source)).catch(() => null);
-      if (!h) {
-        delete el.dataset.heldBy;
-        return;
-      }
-      el.dataset.heldBy = h.owner;
-      return `controlled by another operator (${h.owner})`;
-    },
-  });
+  const inControl = (): boolean => socket !== null && socket.state !== "closed";
+  const showControl = (): void => {
+    const driving = inControl();
+    take.hidden = driving;
+    stop.hidden = !driving;
+    floatingStop.hidden = !driving;
+    el.dataset.control = driving ? "held" : "released";
+  };
+  showControl();
 
-  el.addEventListener("keydown", (ev) => {
-    if (ev.code === "Space") {
-      ev.preventDefault();
-      stopAll("space");
+  /** Zero, then close the socket: the gateway zeroes on the close too and frees the stream. */
+  const release = (why: string): void => {
+    stopAll(why);
+    const s = socket;
+    socket = null;
+    drivingSince = null;
+    s?.stop(1000);
+    showControl();
+    void refreshHolder();
+  };
+
+  const showHolder = (h: ControlItem | null): void => {
+    if (inControl() && socket?.state === "live") {
+      holder.textContent = `You drive${drivingSince ? " since " + drivingSince.toLocaleTimeString() : ""}.`;
+      delete el.dataset.heldBy; // held by another operator: this page's own control is data-control
       return;
     }
-    if (driveKeys.has(ev.code)) {
-      ev.preventDefault();
-      keys.add(ev.code);
+    if (h) {
+      holder.textContent = `${h.owner} drives since ${new Date(h.since).toLocaleTimeString()}.`;
+      el.dataset.heldBy = h.owner;
+      return;
     }
+    holder.textContent = "Nobody drives this robot.";
+    delete el.dataset.heldBy;
+  };
+  const refreshHolder = async (): Promise<ControlItem | null> => {
+    const h = await holderOf(ref.robotId, ref.component, ref.stream, Number(ref.source)).catch(() => null);
+    showHolder(h);
+    return h;
+  };
+  void refreshHolder();
+  window.setInterval(() => {
+    if (!document.hidden && !inControl()) void refreshHolder();
+  }, holderPollMs);
+
+  take.addEventListener("click", async () => {
+    if (inControl()) return;
+    take.disabled = true;
+    // Ask first: a refused upgrade tells a browser nothing but 1006.
+    const h = await refreshHolder();
+    take.disabled = false;
+    if (h) {
+      status.figures(`controlled by another operator (${h.owner}); take control when they release it`);
+      return;
+    }
+    let mine: LiveSocket | null = null; // the callbacks run before openLive returns, too
+    mine = openLive(ref, "input", {
+      once: true,
+      onStatus: (s) => {
+        status.socketStatus(s);
+        if (socket !== mine) return; // released already: release() said why
+        if (s.state === "live" && !drivingSince) {
+          drivingSince = new Date();
+          showHolder(null);
+        }
+        if (s.state === "closed") {
+          stopAll("socket");
+          socket = null;
+          drivingSince = null;
+          showControl();
+        }
+      },
+      onClose: async (c) => {
+        if (c.opened) return;
+        // A refused upgrade: if someone took the stream meanwhile, say who.
+        const h = await refreshHolder();
+        return h ? `controlled by another operator (${h.owner})` : undefined;
+      },
+    });
+    socket = mine;
+    showControl();
+    el.focus();
   });
-  el.addEventListener("keyup", (ev) => keys.delete(ev.code));
+  stop.addEventListener("click", () => release("stop"));
+  floatingStop.addEventListener("click", () => release("stop"));
+
+  // Keys, on the window: a keyup is seen wherever focus went.
+  const inWidget = (t: EventTarget | null): boolean => t instanceof Node && el.contains(t);
+  window.addEventListener(
+    "keydown",
+    (ev) => {
+      if (ev.code === "Escape" || (ev.code === "Space" && !isEditable(ev.target))) {
+        if (!inControl()) return;
+        ev.preventDefault();
+        release(ev.code === "Escape" ? "escape" : "space");
+        return;
+      }
+      if (!driveKeys.has(ev.code) || isEditable(ev.target)) return;
+      // A drive key drives only when aimed at this widget; its repeats are taken anywhere,
+      // but focus leaving the widget already stopped it (focusout below).
+      if (!inWidget(ev.target) && !keys.has(ev.code)) return;
+      ev.preventDefault();
+      keys.down(ev.code, ev.repeat);
+    },
+    true,
+  );
+  window.addEventListener("keyup", (ev) => keys.up(ev.code), true);
+  el.addEventListener("focusout", (ev) => {
+    if (!inWidget(ev.relatedTarget)) stopAll("focus");
+  });
   document.addEventListener("visibilitychange", () => {
     paused = document.hidden;
     if (paused) stopAll("hidden");
@@ -106,7 +209,10 @@ export function mountTeleop(el: HTMLElement): void {
     stopAll("blur");
   });
   window.addEventListener("focus", () => (paused = false));
+  document.documentElement.addEventListener("pointerleave", () => stopAll("pointer left the page"));
+  window.addEventListener("resize", () => stopAll("resize"));
   window.addEventListener("gamepaddisconnected", () => stopAll("gamepad"));
+  window.addEventListener("pagehide", () => release("page closed"));
 
   const loop = (): void => {
     let c: Command = zero;
@@ -115,7 +221,7 @@ export function mountTeleop(el: HTMLElement): void {
     if (!paused && socket?.state === "live") {
       const fromPad = gp ? gamepadCommand(gp.axes, gp.buttons, deadman) : zero;
       const fromStick = stick.command();
-      c = fromPad.forward || fromPad.turn ? fromPad : fromStick.forward || fromStick.turn ? fromStick : keysCommand(keys);
+      c = fromPad.forward || fromPad.turn ? fromPad : fromStick.forward || fromStick.turn ? fromStick : keysCommand(keys.held());
     }
     sender.set(c);
     requestAnimationFrame(loop);
@@ -132,6 +238,14 @@ export function mountTeleop(el: HTMLElement): void {
       mountCamera(camera);
     })
     .catch(() => undefined);
+}
+
+function button(text: string, action: string): HTMLButtonElement {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.textContent = text;
+  b.dataset.action = action;
+  return b;
 }
 
 function firstGamepad(): Gamepad | null {
@@ -160,6 +274,8 @@ function slider(name: string, unit: string, value: number, min: number, max: num
 function joystick() {
   const el = document.createElement("div");
   el.className = "joystick";
+  el.setAttribute("role", "application");
+  el.setAttribute("aria-label", "joystick: drag to drive");
   const knob = document.createElement("div");
   knob.className = "knob";
   el.append(knob);
@@ -195,5 +311,6 @@ function joystick() {
   el.addEventListener("pointermove", move);
   el.addEventListener("pointerup", reset);
   el.addEventListener("pointercancel", reset);
+  el.addEventListener("lostpointercapture", reset);
   return { el, reset, command: (): Command => (active === null ? zero : joystickCommand(dx, dy)) };
 }

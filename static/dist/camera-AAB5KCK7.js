@@ -1,1 +1,0 @@
-import{a}from"./chunk-Z556NDU2.js";import"./chunk-77SKF6SU.js";export{a as mountCamera};
