@@ -388,3 +388,39 @@ func TestAdhocCameraPrivateAddressesRefused(t *testing.T) {
 	// (A name is looked up when the camera opens, and refused then: internal/camera's
 	// TestPolicyChecksNamesWhenTheCameraOpens.)
 }
+
+// Each viewer may ask for a smaller picture (maxWidth, an extension); the shared frames are
+// scaled once per width, and viewers of the camera's own size are not touched.
+func TestCameraScaledPerViewer(t *testing.T) {
+	srv := cameratest.StartRTSP(t, cameratest.RTSPOptions{Codec: "mjpeg", Width: 320, Height: 240})
+	s, bearer := cameraAgent(t, server.CameraConfig{Cameras: []camera.Configured{mustCamera(t, "dock="+srv.URL())}}, 0)
+	var hostID string
+	for _, id := range robotsOf(t, s, bearer) {
+		hostID = id
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, tc := range []struct {
+		maxWidth     string
+		wantW, wantH int
+	}{{"160", 160, 120}, {"160", 160, 120}, {"", 320, 240}, {"1000", 320, 240}} {
+		q := url.Values{"streamName": {"dock"}, "componentName": {"camera"}}
+		if tc.maxWidth != "" {
+			q.Set("maxWidth", tc.maxWidth)
+		}
+		conn, _, err := w3(ctx, s, bearer, hostID, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.CloseNow()
+		if _, w, h := jpegFrames(t, ctx, conn, 3); w != tc.wantW || h != tc.wantH {
+			t.Fatalf("maxWidth=%q: %dx%d, want %dx%d", tc.maxWidth, w, h, tc.wantW, tc.wantH)
+		}
+	}
+	for _, bad := range []string{"5", "x", "99999"} {
+		_, resp, err := w3(ctx, s, bearer, hostID, url.Values{"streamName": {"dock"}, "componentName": {"camera"}, "maxWidth": {bad}})
+		if err == nil || resp == nil || resp.StatusCode != http.StatusBadRequest {
+			t.Fatalf("maxWidth=%s: %v %v, want 400", bad, resp, err)
+		}
+	}
+}

@@ -54,6 +54,7 @@ type streamSocket struct {
 	gw       *gateway.Gateway
 	controls *live.Controls
 	feeds    *output.Feeds
+	scaled   *scaledImages
 	sockets  *Sockets
 	log      *slog.Logger
 }
@@ -66,6 +67,7 @@ type liveQuery struct {
 	maxRate    float64
 	downsample bool
 	camera     *gateway.CameraTarget // a camera named by address (camera_ws.go)
+	maxWidth   int                   // camera images scaled down to this width (camera_ws.go)
 }
 
 func parseLiveQuery(c echo.Context) (liveQuery, error) {
@@ -114,6 +116,9 @@ func parseLiveQuery(c echo.Context) (liveQuery, error) {
 		q.downsample = !b
 	}
 	if q.camera, err = cameraQuery(c, q.sel, q.input); err != nil {
+		return q, err
+	}
+	if q.maxWidth, err = maxWidthQuery(c, q.input); err != nil {
 		return q, err
 	}
 	if q.input && (q.maxRate != 0 || c.QueryParams().Has("withoutDownSampling")) {
@@ -427,7 +432,7 @@ func (s *socket) runOutput(ctx context.Context) {
 				sample = newer // latest wins, also across the rate wait
 			}
 		}
-		frame, err := feed.Frame(sample, variant)
+		frame, err := feed.Frame(s.scaled(stream, sample), variant)
 		if errors.Is(err, output.ErrTooLarge) {
 			s.stop(closeTooBig, "frame too large for JSON; use format=protobuf")
 			return

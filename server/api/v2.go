@@ -62,7 +62,7 @@ func Register(e *echo.Echo, gw *gateway.Gateway, opt Options) {
 	g.GET("/robots/metrics", h.metrics, authed)
 	g.GET("/robots/:robotId/metric/:metricId", h.metric, authed)
 
-	ws := &streamSocket{gw: gw, controls: opt.Controls, feeds: &output.Feeds{}, sockets: opt.Sockets, log: opt.Logger}
+	ws := &streamSocket{gw: gw, controls: opt.Controls, feeds: &output.Feeds{}, scaled: newScaledImages(), sockets: opt.Sockets, log: opt.Logger}
 	if ws.log == nil {
 		ws.log = slog.Default()
 	}
