@@ -424,3 +424,13 @@ func TestCameraScaledPerViewer(t *testing.T) {
 		}
 	}
 }
+
+// Cameras configured on a host without ffmpeg stop the agent at start, saying why.
+func TestCamerasWithoutFFmpegFailAtStart(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := server.Open(context.Background(), server.Config{Mode: server.ModeAgent, Listen: "127.0.0.1:0", DataDir: t.TempDir(),
+		TokenTTL: time.Hour, Cameras: server.CameraConfig{Cameras: []camera.Configured{mustCamera(t, "dock=rtsp://10.0.0.5/live")}}})
+	if err == nil || !strings.Contains(err.Error(), "ffmpeg is not installed") || !strings.Contains(err.Error(), "--camera") {
+		t.Fatalf("Open = %v, want the clear error", err)
+	}
+}

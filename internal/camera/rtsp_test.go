@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -304,5 +305,31 @@ func TestRTSPCameraStallRestartsInRealTime(t *testing.T) {
 	case <-sub.Done():
 		t.Fatalf("the viewer was dropped: %v", sub.Err())
 	default:
+	}
+}
+
+// A dying ffmpeg (killed here) is reaped, not left a zombie, and replaced; the viewer stays
+// and gets images again.
+func TestRTSPCameraFFmpegKilled(t *testing.T) {
+	srv := cameratest.StartRTSP(t, cameratest.RTSPOptions{Codec: "mjpeg"})
+	c := realCamera(t, srv.URL(), nil)
+	sub, err := c.Subscribe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	images(t, sub, 3)
+	first := c.PID()
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a new ffmpeg", func() bool { pid := c.PID(); return pid != 0 && pid != first })
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", first)); err == nil {
+		t.Fatalf("the killed ffmpeg %d is still in /proc (a zombie)", first)
+	}
+	imgs, _ := images(t, sub, 3)
+	decodeJPEG(t, imgs[2].Data)
+	if n := len(cameratest.Children("ffmpeg")); n != 1 {
+		t.Fatalf("%d ffmpeg processes, want 1", n)
 	}
 }
