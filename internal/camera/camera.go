@@ -32,6 +32,7 @@ const ImageType = "Platform.Messages.sensor_msgs.CompressedImage"
 const (
 	DefaultLinger       = 3 * time.Second
 	DefaultStartTimeout = 4500 * time.Millisecond
+	DefaultFirstImage   = 10 * time.Second
 	DefaultStallTimeout = 5 * time.Second
 	DefaultBackoffMin   = 500 * time.Millisecond
 	DefaultBackoffMax   = 10 * time.Second
@@ -53,9 +54,13 @@ type Config struct {
 	// Linger is how long ffmpeg keeps running after the last viewer left, so that a page
 	// reload or a quick reconnect does not restart it; 0: DefaultLinger, negative: none.
 	Linger time.Duration
-	// StartTimeout bounds an attempt's wait for the first image: a camera that has sent
-	// nothing by then is unreachable, and its viewers are told.
+	// StartTimeout bounds an attempt's connecting: the address resolved (ONVIF asked), the
+	// camera answering ffprobe. A camera that has not answered by then is unreachable, and its
+	// viewers are told.
 	StartTimeout time.Duration
+	// FirstImage bounds the wait for the first image of a camera that answered: decoders
+	// wait for a key frame, and a loaded host starts ffmpeg slowly.
+	FirstImage time.Duration
 	// StallTimeout is how long a camera that streamed may send nothing before ffmpeg is
 	// restarted (with backoff between BackoffMin and BackoffMax); viewers stay, seeing the
 	// last image age.
@@ -76,6 +81,9 @@ func (c *Config) defaults() {
 	}
 	if c.StartTimeout <= 0 {
 		c.StartTimeout = DefaultStartTimeout
+	}
+	if c.FirstImage <= 0 {
+		c.FirstImage = DefaultFirstImage
 	}
 	if c.StallTimeout <= 0 {
 		c.StallTimeout = DefaultStallTimeout
@@ -391,7 +399,6 @@ const errStalled = timeoutError("no image for too long")
 // it reports how many images came.
 func (g *generation) attempt(ctx context.Context) (int, error) {
 	c := g.c
-	start := c.cfg.Clock.Now()
 	openCtx, cancel := context.WithTimeout(ctx, c.cfg.StartTimeout)
 	p, err := c.open(openCtx)
 	timedOut := errors.Is(openCtx.Err(), context.DeadlineExceeded)
@@ -409,7 +416,7 @@ func (g *generation) attempt(ctx context.Context) (int, error) {
 	if pp, ok := p.(interface{ PID() int }); ok {
 		c.setPID(pp.PID())
 	}
-	first := c.cfg.Clock.NewTimer(max(c.cfg.StartTimeout-c.cfg.Clock.Now().Sub(start), 0))
+	first := c.cfg.Clock.NewTimer(c.cfg.FirstImage)
 	defer first.Stop()
 	var stall Timer
 	defer func() {
@@ -440,7 +447,7 @@ func (g *generation) attempt(ctx context.Context) (int, error) {
 			}
 			stall = c.cfg.Clock.NewTimer(c.cfg.StallTimeout)
 		case <-firstC:
-			return 0, timeoutError(fmt.Sprintf("no image within %s", c.cfg.StartTimeout))
+			return 0, timeoutError(fmt.Sprintf("the camera answered but sent no image within %s", c.cfg.FirstImage))
 		case <-stallC:
 			return images, errStalled
 		case <-ctx.Done():

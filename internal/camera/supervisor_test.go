@@ -327,9 +327,9 @@ func TestCameraUnreachableEndsViewersWithTheReason(t *testing.T) {
 			func(*testing.T, *fakeSource, *fakeClock) {}, "Connection refused"},
 		{"no first image", nil, func(t *testing.T, s *fakeSource, clock *fakeClock) {
 			s.next(t)
-			clock.waitTimer(t, DefaultStartTimeout)
-			clock.Advance(DefaultStartTimeout)
-		}, "no image within 4.5s"},
+			clock.waitTimer(t, DefaultFirstImage)
+			clock.Advance(DefaultFirstImage)
+		}, "sent no image within 10s"},
 		{"exits before an image", nil, func(t *testing.T, s *fakeSource, clock *fakeClock) {
 			s.next(t).end(errors.New("401 Unauthorized"))
 		}, "401 Unauthorized"},
@@ -421,8 +421,8 @@ func TestCameraStalledRestartOutcomes(t *testing.T) {
 		clock.waitTimer(t, DefaultBackoffMin)
 		clock.Advance(DefaultBackoffMin)
 		src.next(t) // says nothing
-		clock.waitTimer(t, DefaultStartTimeout)
-		clock.Advance(DefaultStartTimeout)
+		clock.waitTimer(t, DefaultFirstImage)
+		clock.Advance(DefaultFirstImage)
 		clock.waitTimer(t, 2*DefaultBackoffMin)
 		clock.Advance(2 * DefaultBackoffMin)
 		send(t, src.next(t), sub, 2, clock.Now())
