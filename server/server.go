@@ -68,6 +68,11 @@ type Config struct {
 	// DemoAgents is how many simulated agents a cloud runs in-process, each linked over
 	// loopback and hosting one simulated robot (fleetgate serve --demo N).
 	DemoAgents int
+	// NoCloudLive turns the cloud's live view off: W3 through the agent link (an extension,
+	// on by default) answers the contract's 404 then, and agents open no live connection.
+	NoCloudLive bool
+	// LinkLiveBudget caps an agent's live samples to the cloud, in bytes per second (0: none).
+	LinkLiveBudget int64
 	// KioskFrameAncestors is the one origin allowed to frame the panel's kiosk pages.
 	KioskFrameAncestors string
 	// Panel adjusts the panel (tests inject its clock and timeouts); nil: defaults.
@@ -90,7 +95,7 @@ type Server struct {
 	ready   atomic.Bool
 
 	registry *fleet.Registry
-	sockets  *api.Sockets
+	sessions *live.Sessions  // W3
 	kpis     *kpi.Hub        // W1/W2
 	acceptor *cloud.Acceptor // the cloud's end of the agent link
 	uplink   *agent.Agent    // the agent's end, when linked to a cloud
@@ -241,21 +246,30 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/openapi.json", api.OpenAPI)
-	if s.sockets == nil {
-		s.sockets = api.NewSockets()
+	if s.sessions == nil {
+		s.sessions = live.NewSessions(s.log)
 	}
-	apiOpts := api.Options{PublicURL: s.cfg.PublicURL, Logger: s.log, LiveStreams: s.cfg.Mode == ModeAgent, Sockets: s.sockets,
-		KPIs: s.kpis, LocalFleetOnly: s.cfg.Mode == ModeAgent, Controls: live.NewControls(live.RealClock())}
+	apiOpts := api.Options{PublicURL: s.cfg.PublicURL, LiveStreams: s.liveStreams(), Sessions: s.sessions,
+		KPIs: s.kpis, LocalFleetOnly: s.cfg.Mode == ModeAgent}
 	// Panel socket tokens are spent before any upgrade route authenticates them.
 	e.Use(api.SpendSocketTokens(s.gw))
 	api.Register(e, s.gw, apiOpts)
 	s.mountPanel(e, apiOpts)
 	if s.acceptor != nil {
 		e.GET(link.Path, s.agentLink)
+		if !s.cfg.NoCloudLive {
+			e.GET(link.LivePath, s.agentLive)
+		}
 	}
 	e.GET(gateway.FilesPrefix+":resourceId", api.Files(s.gw))
 	e.HEAD(gateway.FilesPrefix+":resourceId", api.Files(s.gw))
 	return e
+}
+
+// liveStreams says whether this gateway serves W3: the local gateway does, and the cloud
+// through the agent link unless its live view is off.
+func (s *Server) liveStreams() bool {
+	return s.cfg.Mode == ModeAgent || !s.cfg.NoCloudLive
 }
 
 func (s *Server) healthz(c echo.Context) error {
@@ -398,7 +412,7 @@ func (s *Server) Run(ctx context.Context) error {
 	// Hijacked WebSockets are not waited for by Shutdown: zero the controlled robots and
 	// close the sockets (1001) first, while the robot sources, which end with runCtx, can
 	// still take the zero.
-	socketsErr := s.sockets.Shutdown(shutdownCtx)
+	socketsErr := s.sessions.Shutdown(shutdownCtx)
 	stop()
 	shutdownErr := errors.Join(socketsErr, s.http.Shutdown(shutdownCtx))
 	if s.metrics != nil {
@@ -460,8 +474,8 @@ func (s *Server) stopRobots() {
 	s.closers = nil
 }
 
-// Sockets tracks the open live stream sockets (W3).
-func (s *Server) Sockets() *api.Sockets { return s.sockets }
+// Sessions tracks the open live stream sessions (W3).
+func (s *Server) Sessions() *live.Sessions { return s.sessions }
 
 // Registry is the registry of connected robots, for in-process callers and tests.
 func (s *Server) Registry() *fleet.Registry { return s.registry }

@@ -24,6 +24,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	sim.register(fs, 3)
 	var cams cameraFlags
 	cams.register(fs)
+	cloudLive := fs.Bool("cloud-live", true, "live view and teleoperation through the cloud panel too (W3 over the agent link)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -52,6 +53,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 			agentCfg.Cameras.Cameras = append(agentCfg.Cameras.Cameras, *demoCam)
 		}
 	}
+	cloudCfg.NoCloudLive, agentCfg.NoCloudLive = !*cloudLive, !*cloudLive
 
 	cloud, err := server.Open(ctx, cloudCfg)
 	if err != nil {

@@ -116,6 +116,9 @@ type Camera struct {
 	runs     map[*run]struct{}
 	wg       sync.WaitGroup
 
+	scaledMu sync.Mutex
+	scaled   map[int]*scaledStream // by width (SubscribeWith)
+
 	// pid is the running ffmpeg's process id, 0 when none: for tests and the benchmark.
 	pidMu sync.Mutex
 	pid   int
@@ -240,8 +243,16 @@ func (c *Camera) Close() {
 		r.cancel()
 	}
 	c.mu.Unlock()
+	closed := fleet.Errorf(fleet.ErrOffline, "camera %s closed", c.cfg.Name)
 	if g != nil {
-		g.topic.Close(fleet.Errorf(fleet.ErrOffline, "camera %s closed", c.cfg.Name))
+		g.topic.Close(closed)
+	}
+	c.scaledMu.Lock()
+	scaled := c.scaled
+	c.scaled = nil
+	c.scaledMu.Unlock()
+	for _, s := range scaled {
+		s.topic.Close(closed)
 	}
 	c.wg.Wait()
 }

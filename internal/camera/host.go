@@ -224,12 +224,12 @@ func (h *Host) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, err
 	return c.Read(ctx)
 }
 
-func (h *Host) Subscribe(_ context.Context, key fleet.StreamKey) (*fleet.Subscription, error) {
+func (h *Host) Subscribe(_ context.Context, key fleet.StreamKey, opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
 	c, err := h.camera(key)
 	if err != nil {
 		return nil, err
 	}
-	return c.Subscribe()
+	return c.SubscribeWith(opts)
 }
 
 func (h *Host) Publish(_ context.Context, key fleet.StreamKey, _ string, _ []byte) error {

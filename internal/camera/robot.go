@@ -91,11 +91,11 @@ func (w *withCameras) Read(ctx context.Context, key fleet.StreamKey) (fleet.Samp
 	return w.Robot.Read(ctx, key)
 }
 
-func (w *withCameras) Subscribe(ctx context.Context, key fleet.StreamKey) (*fleet.Subscription, error) {
+func (w *withCameras) Subscribe(ctx context.Context, key fleet.StreamKey, opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
 	if c := w.camera(key); c != nil {
-		return c.Subscribe()
+		return c.SubscribeWith(opts)
 	}
-	return w.Robot.Subscribe(ctx, key)
+	return w.Robot.Subscribe(ctx, key, opts)
 }
 
 func (w *withCameras) Publish(ctx context.Context, key fleet.StreamKey, typ string, payload []byte) error {
@@ -138,7 +138,7 @@ func (s *single) check(key fleet.StreamKey) error {
 }
 
 func (s *single) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
-	sub, err := s.Subscribe(ctx, key)
+	sub, err := s.Subscribe(ctx, key, fleet.SubscribeOptions{})
 	if err != nil {
 		return fleet.Sample{}, err
 	}
@@ -146,7 +146,7 @@ func (s *single) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, e
 	return sub.Next(ctx)
 }
 
-func (s *single) Subscribe(_ context.Context, key fleet.StreamKey) (*fleet.Subscription, error) {
+func (s *single) Subscribe(_ context.Context, key fleet.StreamKey, opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
 	if err := s.check(key); err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func (s *single) Subscribe(_ context.Context, key fleet.StreamKey) (*fleet.Subsc
 	if s.onceErr != nil {
 		return nil, s.onceErr
 	}
-	sub, err := s.c.Subscribe()
+	sub, err := s.c.SubscribeWith(opts)
 	if err != nil {
 		s.close()
 		return nil, err

@@ -63,7 +63,7 @@ func TestWithCamerasAddsStreams(t *testing.T) {
 		t.Fatalf("camera stream %+v", got)
 	}
 	// The camera's stream reads from the camera...
-	sub, err := r.Subscribe(context.Background(), cam.Stream().Key())
+	sub, err := r.Subscribe(context.Background(), cam.Stream().Key(), fleet.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,13 +119,13 @@ func TestHostListsItsCameras(t *testing.T) {
 		}
 	}
 	// A viewer of a listed device reads through its camera.
-	sub, err := h.Subscribe(context.Background(), streams[1].Key())
+	sub, err := h.Subscribe(context.Background(), streams[1].Key(), fleet.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sub.Close()
 	src.next(t)
-	if _, err := h.Subscribe(context.Background(), fleet.StreamKey{Component: Component, Name: "nope", Source: fleet.SourceRTSP}); !errors.Is(err, fleet.ErrNotFound) {
+	if _, err := h.Subscribe(context.Background(), fleet.StreamKey{Component: Component, Name: "nope", Source: fleet.SourceRTSP}, fleet.SubscribeOptions{}); !errors.Is(err, fleet.ErrNotFound) {
 		t.Fatalf("an unknown camera: %v", err)
 	}
 	// A device that went away leaves the list (after the rescan period).

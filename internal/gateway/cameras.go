@@ -2,9 +2,13 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/live"
 )
 
 // CameraTarget is a camera a W3 query names by address (url for ONVIF and RTSP, endpoint
@@ -48,45 +52,63 @@ func (g *Gateway) CheckCameraTarget(t *CameraTarget) error {
 	return nil
 }
 
-// OpenCameraStream is OpenLiveStream for an output query that names a camera by address.
+// OpenCameraStream is OpenLiveOutput for an output query that names a camera by address.
 // A query that names a stream the robot lists, by its own sourceUrl or sourceEndpoint and
 // without credentials, is that stream, watched as any other (Operator). Anything else is an
-// ad-hoc camera: Developer or above, on a robot this gateway hosts, at an address the agent
-// allows.
-func (g *Gateway) OpenCameraStream(ctx context.Context, c *Caller, robotID string, sel StreamSelector, t CameraTarget) (LiveStream, error) {
+// ad-hoc camera: Developer or above with a token that may act, on a robot this gateway
+// hosts, at an address the agent allows.
+func (g *Gateway) OpenCameraStream(ctx context.Context, c *Caller, robotID string, sel StreamSelector, t CameraTarget) (live.Output, error) {
 	r, role, err := g.authorizeRobot(ctx, c, robotID, actWatch)
 	if err != nil {
-		return LiveStream{}, err
+		return nil, err
 	}
 	if g.hostedElsewhere(r) {
-		return LiveStream{}, Errorf(ENotImplemented, "robot %q is hosted by another agent of the local fleet; live stream tunnelling is not implemented", r.Name)
+		return nil, Errorf(ENotImplemented, "robot %q is hosted by another agent of the local fleet; live stream tunnelling is not implemented", r.Name)
 	}
 	if t.Username == "" && t.Password == "" && g.listsCamera(ctx, r, sel, t) {
-		return g.OpenLiveStream(ctx, c, robotID, LiveStreamRequest{Stream: sel})
+		return g.OpenLiveOutput(ctx, c, robotID, sel)
 	}
 	if role < actAdhocCamera.minRole {
-		return LiveStream{}, Errorf(EForbidden, "role %s may not %s (needs %s)", role, actAdhocCamera.what, actAdhocCamera.minRole)
+		return nil, Errorf(EForbidden, "role %s may not %s (needs %s)", role, actAdhocCamera.what, actAdhocCamera.minRole)
 	}
 	if !c.CanAct() {
-		return LiveStream{}, Errorf(EForbidden, "a read-only token may not %s", actAdhocCamera.what)
+		return nil, Errorf(EForbidden, "a read-only token may not %s", actAdhocCamera.what)
 	}
 	if g.cameras == nil {
-		return LiveStream{}, Errorf(ENotImplemented, "this gateway opens no cameras by address")
+		return nil, Errorf(ENotImplemented, "this gateway opens no cameras by address")
 	}
 	if sel.Type != "" && sel.Type != cameraImageType {
-		return LiveStream{}, Errorf(EInvalid, "a camera gives %s, not %s", cameraImageType, sel.Type)
+		return nil, Errorf(EInvalid, "a camera gives %s, not %s", cameraImageType, sel.Type)
 	}
 	if err := g.cameras.Check(t); err != nil {
-		return LiveStream{}, err
+		return nil, err
 	}
 	as := fleet.Stream{Component: sel.Component, Name: sel.Name, Type: cameraImageType, Direction: fleet.Output, Source: t.Source,
 		SourceURL: t.URL, SourceEndpoint: t.Endpoint}
-	live, err := g.cameras.Open(t, as)
+	src, err := g.cameras.Open(t, as)
 	if err != nil {
-		return LiveStream{}, err
+		return nil, err
 	}
 	g.log.Info("ad-hoc camera opened", "robot", r.ID, "user", c.User.Email, "source", int(t.Source), "address", cameraAddress(t))
-	return LiveStream{Robot: r, Live: live, Camera: true}, nil
+	return cameraOutput{feed: r.ID + "\x00camera\x00" + uuid.NewString(), src: src, as: as}, nil
+}
+
+// cameraOutput is an authorised ad-hoc camera: live.Output. Its frames are its socket's
+// alone: the feed key is its own, whatever stream name the query gave.
+type cameraOutput struct {
+	feed string
+	src  fleet.Robot
+	as   fleet.Stream
+}
+
+func (o cameraOutput) RobotID() string { return o.feed }
+
+func (o cameraOutput) Subscribe(ctx context.Context, opts fleet.SubscribeOptions) (fleet.Stream, *fleet.Subscription, error) {
+	sub, err := o.src.Subscribe(ctx, o.as.Key(), opts)
+	if err != nil {
+		return fleet.Stream{}, nil, fmt.Errorf("%w: %v", live.ErrBootstrap, err)
+	}
+	return o.as, sub, nil
 }
 
 // listsCamera reports whether the robot, connected now, lists the selected stream with

@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
@@ -74,16 +75,23 @@ func TestOpenCameraStream(t *testing.T) {
 			if err != nil {
 				return
 			}
-			if ls.Camera != tt.camera || ls.Robot.ID != r.ID {
-				t.Fatalf("live stream %+v", ls)
+			// Ad-hoc frames are the socket's own (a feed key of their own); a listed camera's
+			// are the robot's.
+			if adhocFeed := ls.RobotID() != r.ID; adhocFeed != tt.camera || !strings.HasPrefix(ls.RobotID(), r.ID) {
+				t.Fatalf("output of robot %q, want ad hoc %v", ls.RobotID(), tt.camera)
 			}
+			stream, sub, err := ls.Subscribe(e.ctx, fleet.SubscribeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sub.Close()
 			if tt.camera {
 				as := cams.opened[0]
-				if as.Name != "mine" || as.Source != fleet.SourceRTSP || as.Type != imageType || as.SourceURL != adhoc.URL || as.Direction != fleet.Output {
-					t.Fatalf("opened as %+v", as)
+				if as.Name != "mine" || as.Source != fleet.SourceRTSP || as.Type != imageType || as.SourceURL != adhoc.URL || as.Direction != fleet.Output || stream != as {
+					t.Fatalf("opened as %+v, streaming %+v", as, stream)
 				}
-			} else if ls.Live != fleet.Robot(live) {
-				t.Fatal("the listed camera is not read from its robot")
+			} else if stream != live.StreamList[0] {
+				t.Fatalf("the listed camera is not read from its robot: %+v", stream)
 			}
 		})
 	}

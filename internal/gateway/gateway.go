@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"slices"
 	"time"
+
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
 )
 
 // Config wires a Gateway. Store is required; the rest have defaults.
@@ -33,6 +35,9 @@ type Config struct {
 	Archive ResourceArchive
 	// Cameras opens the ad-hoc cameras of W3 queries (an agent's); nil: none (501).
 	Cameras Cameras
+	// Controls are the control leases of input streams, one controller per target (nil: a
+	// set of this gateway's own).
+	Controls *teleop.Controls
 }
 
 // Gateway is the core service. It is safe for concurrent use.
@@ -47,6 +52,7 @@ type Gateway struct {
 	agentID   string
 	archive   ResourceArchive
 	cameras   Cameras
+	controls  *teleop.Controls
 
 	limits loginLimits
 }
@@ -64,6 +70,10 @@ func New(cfg Config) *Gateway {
 		agentID:   cfg.AgentID,
 		archive:   cfg.Archive,
 		cameras:   cfg.Cameras,
+		controls:  cfg.Controls,
+	}
+	if g.controls == nil {
+		g.controls = teleop.NewControls(teleop.RealClock())
 	}
 	if g.presence == nil {
 		g.presence = NobodyOnline{}

@@ -9,7 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
-	"github.com/fleetgate/fleetgate/internal/live"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
 	"github.com/fleetgate/fleetgate/internal/msgs"
 )
 
@@ -153,8 +153,8 @@ func (g *Gateway) UploadStream(ctx context.Context, c *Caller, robotID string, i
 	}
 	// Commands (Twist, Ackermann) are held to the robot's declared speeds here as on W3:
 	// clamped, and refused beyond 10x.
-	var ce *live.CloseError
-	if err := live.LimitCommand(m, s.Limits); errors.As(err, &ce) {
+	var ce *teleop.CloseError
+	if err := teleop.LimitCommand(m, s.Limits); errors.As(err, &ce) {
 		return Errorf(EInvalid, "streamJson: %s", ce.Reason)
 	} else if err != nil {
 		return Internal(err)

@@ -2,26 +2,20 @@ package api
 
 import (
 	"context"
-	"errors"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
-	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
-	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/camera/scale"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
-	"github.com/fleetgate/fleetgate/proto/catalogpb"
+	"github.com/fleetgate/fleetgate/internal/live"
 )
 
 // W3 output from cameras named by address: source 4 (ONVIF) or 5 (RTSP) with url, 6
-// (device) with endpoint, and optional username and password. The checks are the core's
-// (gateway.OpenCameraStream); this file reads the query and says how such a socket ends.
+// (device) with endpoint, and optional username and password; and maxWidth, an extension.
+// The checks are the core's (gateway.OpenCameraStream); this file reads the query.
 
 // maxCameraParam bounds url, endpoint, username and password.
 const maxCameraParam = 2048
@@ -79,51 +73,40 @@ func cameraSource(t gateway.CameraTarget) fleet.SourceType {
 	return fleet.SourceRTSP
 }
 
-// openLiveStream opens what a W3 query asks for: a camera by address, or a robot's stream.
-func (h *streamSocket) openLiveStream(ctx context.Context, caller *gateway.Caller, robotID string, q liveQuery) (gateway.LiveStream, error) {
+// openOutput opens what a W3 output query asks for: a camera by address, or a robot's
+// stream; with maxWidth, images come scaled down to it.
+func (h *streamSocket) openOutput(ctx context.Context, caller *gateway.Caller, robotID string, q liveQuery) (live.Output, error) {
+	var out live.Output
+	var err error
 	if q.camera != nil {
-		return h.gw.OpenCameraStream(ctx, caller, robotID, q.sel, *q.camera)
+		out, err = h.gw.OpenCameraStream(ctx, caller, robotID, q.sel, *q.camera)
+	} else {
+		out, err = h.gw.OpenLiveOutput(ctx, caller, robotID, q.sel)
 	}
-	return h.gw.OpenLiveStream(ctx, caller, robotID, gateway.LiveStreamRequest{Input: q.input, Stream: q.sel})
+	if err != nil || q.maxWidth == 0 {
+		return out, err
+	}
+	return scaledOutput{Output: out, width: q.maxWidth}, nil
 }
 
-// feedID is the key of the socket's output feed: the robot's, shared by every client of a
-// stream; an ad-hoc camera's frames are the socket's alone, whatever stream name it gave;
-// scaled images have a feed per width.
-func (s *socket) feedID() string {
-	id := s.ls.Robot.ID
-	if s.ls.Camera {
-		id += "\x00camera\x00" + s.id
-	}
-	if s.q.maxWidth > 0 {
-		id += "\x00width\x00" + strconv.Itoa(s.q.maxWidth)
-	}
-	return id
+// scaledOutput asks the source for images at most width pixels wide (camera sources scale,
+// once per width); its frames have a feed of their own, apart from the full-size ones.
+type scaledOutput struct {
+	live.Output
+	width int
 }
 
-// outputEnded is how an output socket closes when its subscription ends with err: the
-// robot went away (1001), a camera failed (1011, its reason: unreachable, refused
-// credentials, a refused address), or the socket itself ended (1000).
-func outputEnded(err error) (websocket.StatusCode, string) {
-	switch {
-	case errors.Is(err, fleet.ErrOffline):
-		return closeGoingAway, "robot went offline"
-	case errors.Is(err, fleet.ErrUnavailable), errors.Is(err, fleet.ErrInvalid):
-		return closeInternal, err.Error()
-	default:
-		return closeNormal, ""
-	}
+func (o scaledOutput) RobotID() string {
+	return o.Output.RobotID() + "\x00width\x00" + strconv.Itoa(o.width)
 }
 
-// maxWidth bounds the maxWidth parameter (an extension): pictures are scaled down, never up.
-const (
-	minScaledWidth = 16
-	maxScaledWidth = 8192
-)
+func (o scaledOutput) Subscribe(ctx context.Context, opts fleet.SubscribeOptions) (fleet.Stream, *fleet.Subscription, error) {
+	opts.MaxWidth = o.width
+	return o.Output.Subscribe(ctx, opts)
+}
 
 // maxWidthQuery reads maxWidth (an extension of W3 output): a viewer that wants camera
-// images at most that many pixels wide, scaled down here from the shared frames; 0: as
-// they come.
+// images at most that many pixels wide; 0: as they come.
 func maxWidthQuery(c echo.Context, input bool) (int, error) {
 	v, err := queryParam(c, "maxWidth")
 	if err != nil || v == "" {
@@ -139,90 +122,9 @@ func maxWidthQuery(c echo.Context, input bool) (int, error) {
 	return n, nil
 }
 
-const compressedImageType = "Platform.Messages.sensor_msgs.CompressedImage"
-
-// scaledImages shares the scaled images of a stream among the viewers that asked for the
-// same width: each image is scaled once per width, however many viewers.
-type scaledImages struct {
-	mu      sync.Mutex
-	entries map[scaledKey]*scaledEntry
-}
-
-type scaledKey struct {
-	feed   string
-	stream fleet.StreamKey
-	width  int
-}
-
-type scaledEntry struct {
-	seq    uint64
-	once   sync.Once
-	sample fleet.Sample
-	used   time.Time
-}
-
-// scaledSweep is the number of entries past which those unused for scaledIdle are dropped.
+// The bounds of maxWidth (camera.MinScaledWidth, MaxScaledWidth: the API does not import a
+// source).
 const (
-	scaledSweep = 64
-	scaledIdle  = 10 * time.Second
+	minScaledWidth = 16
+	maxScaledWidth = 8192
 )
-
-func newScaledImages() *scaledImages { return &scaledImages{entries: map[scaledKey]*scaledEntry{}} }
-
-// scaled is sample as this socket's viewer wants it: scaled down to maxWidth when it is a
-// JPEG CompressedImage wider than that, else sample itself.
-func (s *socket) scaled(stream fleet.Stream, sample fleet.Sample) fleet.Sample {
-	if s.q.maxWidth == 0 || sample.Type != compressedImageType {
-		return sample
-	}
-	e := s.h.scaled.entry(scaledKey{feed: s.feedID(), stream: stream.Key(), width: s.q.maxWidth}, sample.Seq)
-	e.once.Do(func() { e.sample = scaleSample(sample, s.q.maxWidth) })
-	return e.sample
-}
-
-// entry is the shared entry of key for sample seq: the newest sample's is kept, an older
-// sample's is the caller's alone.
-func (si *scaledImages) entry(key scaledKey, seq uint64) *scaledEntry {
-	now := time.Now()
-	si.mu.Lock()
-	defer si.mu.Unlock()
-	e := si.entries[key]
-	switch {
-	case e != nil && e.seq == seq:
-	case e == nil || seq > e.seq:
-		e = &scaledEntry{seq: seq}
-		si.entries[key] = e
-		if len(si.entries) > scaledSweep {
-			for k, old := range si.entries {
-				if now.Sub(old.used) > scaledIdle && old != e {
-					delete(si.entries, k)
-				}
-			}
-		}
-	default:
-		return &scaledEntry{seq: seq, used: now}
-	}
-	e.used = now
-	return e
-}
-
-// scaleSample scales a CompressedImage sample's JPEG; one that is not JPEG, or fails to
-// scale, goes out as it came.
-func scaleSample(sample fleet.Sample, width int) fleet.Sample {
-	var img catalogpb.CompressedImage
-	if proto.Unmarshal(sample.Payload, &img) != nil || !strings.Contains(strings.ToLower(img.Format), "jp") {
-		return sample
-	}
-	data, err := scale.JPEG(img.Data, width)
-	if err != nil || len(data) == len(img.Data) {
-		return sample
-	}
-	img.Data = data
-	payload, err := proto.Marshal(&img)
-	if err != nil {
-		return sample
-	}
-	out := sample
-	out.Payload = payload
-	return out
-}

@@ -136,7 +136,7 @@ func (r *Robot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, er
 	return v, nil
 }
 
-func (r *Robot) Subscribe(ctx context.Context, key fleet.StreamKey) (*fleet.Subscription, error) {
+func (r *Robot) Subscribe(ctx context.Context, key fleet.StreamKey, opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
 	r.Lock()
 	s, ok := r.stream(key)
 	if !ok || s.Direction == fleet.Input {

@@ -389,7 +389,7 @@ func TestRemoteRobotAnswersAsTheRobot(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(kpis, bot.KPIList) {
 		t.Errorf("KPIs = %+v, %v; want %+v", kpis, err, bot.KPIList)
 	}
-	if _, err := r.Subscribe(ctx, poseKey); !errors.Is(err, fleet.ErrUnavailable) {
+	if _, err := r.Subscribe(ctx, poseKey, fleet.SubscribeOptions{}); !errors.Is(err, fleet.ErrUnavailable) {
 		t.Errorf("Subscribe on the cloud: %v, want ErrUnavailable (live streams are local)", err)
 	}
 }

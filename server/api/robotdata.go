@@ -1,3 +1,6 @@
+// The REST endpoints 4 to 12 of v2: a robot's resources, streams, templates, uploads and
+// metrics, and the event log.
+
 package api
 
 import (

@@ -1,8 +1,7 @@
-// Package live holds the policy of the live stream WebSocket (W3) for teleoperation: which
-// frames are commands, who may control an input stream, and the rate cap and deadman between a
-// client's commands and the robot. The WebSocket handler does the HTTP and socket work and asks
-// this package what to publish and when to close.
-package live
+// Package teleop is the policy of teleoperation: which frames are commands, how fast a robot
+// may be asked to go, who may control an input stream, and the rate cap and deadman between a
+// client's commands and the robot. The live sessions (internal/live) run it on a socket.
+package teleop
 
 import "time"
 

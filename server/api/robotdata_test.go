@@ -30,8 +30,8 @@ var (
 	logAt     = time.Date(2026, 11, 20, 8, 30, 0, 0, time.UTC)
 )
 
-// liveWorld is the seeded world with w.robot connected as a scriptable robot.
-type liveWorld struct {
+// robotWorld is the seeded world with w.robot connected as a scriptable robot.
+type robotWorld struct {
 	*world
 	bot       *fleettest.Robot
 	developer string // bearer of a Developer on w.robot
@@ -39,9 +39,9 @@ type liveWorld struct {
 	logData   []byte
 }
 
-func newLiveWorld(t *testing.T) *liveWorld {
+func newRobotWorld(t *testing.T) *robotWorld {
 	t.Helper()
-	w := &liveWorld{world: newWorld(t)}
+	w := &robotWorld{world: newWorld(t)}
 	org, _ := w.DefaultOrg()
 	dev := w.AddUser(org.ID, "developer@example.com", false, map[string]gateway.Role{w.robot.ID: gateway.RoleDeveloper})
 	w.developer = w.bearerFor(dev.ID, "", "")
@@ -87,10 +87,10 @@ func newLiveWorld(t *testing.T) *liveWorld {
 	return w
 }
 
-func (w *liveWorld) robotPath(rest string) string { return "/robots/" + w.robot.ID + rest }
+func (w *robotWorld) robotPath(rest string) string { return "/robots/" + w.robot.ID + rest }
 
 func TestLiveRobotIsOnline(t *testing.T) {
-	w := newLiveWorld(t)
+	w := newRobotWorld(t)
 	resp := send(t, w.Server, apiCase{method: "GET", target: w.robotPath(""), header: bearer(w.admin), wantStatus: 200})
 	var d struct {
 		RobotData                struct{ IsOnline bool }
@@ -116,7 +116,7 @@ func TestLiveRobotIsOnline(t *testing.T) {
 }
 
 func TestStreamsAnswer(t *testing.T) {
-	w := newLiveWorld(t)
+	w := newRobotWorld(t)
 	resp := send(t, w.Server, apiCase{method: "GET", target: w.robotPath("/streams"), header: bearer(w.operator), wantStatus: 200})
 	checkJSON(t, resp.Body, `{"robotStreams":[
 		{"componentName":"base","streamName":"pose","streamType":"Platform.Messages.geometry_msgs.PoseStamped","direction":"output","streamSourceType":1,"displayName":"Pose","sourceUrl":null,"sourceEndpoint":null},
@@ -126,7 +126,7 @@ func TestStreamsAnswer(t *testing.T) {
 }
 
 func TestReadStream(t *testing.T) {
-	w := newLiveWorld(t)
+	w := newRobotWorld(t)
 	read := func(query string) string { return w.robotPath("/stream?" + query) }
 	resp := send(t, w.Server, apiCase{method: "GET", target: read("componentName=base&streamName=pose&source=1&streamType=" + poseType), header: bearer(w.operator), wantStatus: 200})
 	var out struct{ RobotStream string }
@@ -157,7 +157,7 @@ func TestReadStream(t *testing.T) {
 }
 
 func TestSlowRobotAnswers503WithinASecond(t *testing.T) {
-	w := newLiveWorld(t)
+	w := newRobotWorld(t)
 	w.bot.Lock()
 	w.bot.Delay = 5 * time.Second
 	w.bot.Unlock()
@@ -174,7 +174,7 @@ func TestSlowRobotAnswers503WithinASecond(t *testing.T) {
 }
 
 func TestTemplateAnswer(t *testing.T) {
-	w := newLiveWorld(t)
+	w := newRobotWorld(t)
 	resp := send(t, w.Server, apiCase{method: "GET", target: "/streams/" + twistType + "/stream", header: bearer(w.kiosk), wantStatus: 200})
 	var out struct{ EmptyJSON string }
 	resp.JSON(t, &out)
@@ -202,7 +202,7 @@ func uploadBody(fields map[string]any) string {
 }
 
 func TestUploadStream(t *testing.T) {
-	w := newLiveWorld(t)
+	w := newRobotWorld(t)
 	target := w.robotPath("/upload-stream")
 	twist := `{"linear":{"x":0.5,"y":0,"z":0},"angular":{"x":0,"y":0,"z":0.25}}`
 	good := func(changes map[string]any) string {
@@ -281,7 +281,7 @@ func TestUploadStream(t *testing.T) {
 // TestUploadStreamClampsToTheRobotsLimits: a command over the robot's declared speeds (here
 // undeclared: fleet.DefaultSpeedLimits, 1 m/s and 1.5 rad/s) reaches it clamped.
 func TestUploadStreamClampsToTheRobotsLimits(t *testing.T) {
-	w := newLiveWorld(t)
+	w := newRobotWorld(t)
 	body := uploadBody(map[string]any{"componentName": "base", "streamName": "cmd_vel", "dataType": twistType,
 		"streamJson": `{"linear":{"x":5,"y":-0.5},"angular":{"z":-9}}`})
 	send(t, w.Server, apiCase{method: "POST", target: w.robotPath("/upload-stream"), header: jsonBody(w.admin), body: body, wantStatus: 200})
@@ -295,7 +295,7 @@ func TestUploadStreamClampsToTheRobotsLimits(t *testing.T) {
 }
 
 func TestMetrics(t *testing.T) {
-	w := newLiveWorld(t)
+	w := newRobotWorld(t)
 	resp := send(t, w.Server, apiCase{method: "GET", target: "/robots/metrics?robotId=" + w.robot.ID, header: bearer(w.kiosk), wantStatus: 200})
 	checkJSON(t, resp.Body, `{"metrics":[{"metricType":1,"metricName":"Cpu"},{"metricType":2,"metricName":"Ram"},
 		{"metricType":6,"metricName":"Traffic"},{"metricType":8,"metricName":"LicenseExpired"},{"metricType":14,"metricName":"AgentSw"},
@@ -343,7 +343,7 @@ func TestMetrics(t *testing.T) {
 }
 
 func TestResourcesAndDownload(t *testing.T) {
-	w := newLiveWorld(t)
+	w := newRobotWorld(t)
 	resp := send(t, w.Server, apiCase{method: "GET", target: w.robotPath("/resources"), header: bearer(w.operator), wantStatus: 200})
 	checkJSON(t, resp.Body, `{"resources":[{"resourceId":"`+w.logID+`","name":"agent.log","type":"text/plain","size":1088,"createdAt":"2026-11-20T08:30:00Z"}]}`)
 
@@ -413,7 +413,7 @@ func TestResourcesAndDownload(t *testing.T) {
 // agent, so it is a resource of organization admins only; to an operator of one robot it
 // does not exist (not listed, its link 404), and neither to an admin's fleet-bound token.
 func TestAgentLogOnlyForOrgAdmins(t *testing.T) {
-	w := newLiveWorld(t)
+	w := newRobotWorld(t)
 	agentLog := fleet.Resource{ID: uuid.NewString(), Name: "fleetgate.log", MIMEType: "text/plain", FileType: "log", Size: 3, CreatedAt: logAt, AdminOnly: true}
 	w.bot.FileInfo = append(w.bot.FileInfo, agentLog)
 	w.bot.Files[agentLog.ID] = []byte("log")

@@ -70,7 +70,7 @@ func TestLiveStreamOfARobotHostedElsewhere(t *testing.T) {
 		e.must(e.db.CreateRobot(e.ctx, r))
 	}
 	caller := e.login(e.adminSecret)
-	req := gateway.LiveStreamRequest{Stream: gateway.StreamSelector{Component: "camera", Name: "image"}}
+	sel := gateway.StreamSelector{Component: "camera", Name: "image"}
 	for _, c := range []struct {
 		robot gateway.Robot
 		code  string
@@ -79,13 +79,13 @@ func TestLiveStreamOfARobotHostedElsewhere(t *testing.T) {
 		{here, ""},
 		{own, ""},
 	} {
-		_, err := e.g.OpenLiveStream(e.ctx, caller, c.robot.ID, req)
+		_, err := e.g.OpenLiveOutput(e.ctx, caller, c.robot.ID, sel)
 		if gateway.ErrorCode(err) != c.code {
 			t.Errorf("%s: %v, want code %q", c.robot.Name, err, c.code)
 		}
 	}
 	// 404 comes before 501: an unknown robot is not found, wherever it might live.
-	if _, err := e.g.OpenLiveStream(e.ctx, caller, "no-such-robot", req); gateway.ErrorCode(err) != gateway.ENotFound {
+	if _, err := e.g.OpenLiveOutput(e.ctx, caller, "no-such-robot", sel); gateway.ErrorCode(err) != gateway.ENotFound {
 		t.Errorf("unknown robot: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package live
+package teleop
 
 import (
 	"cmp"
