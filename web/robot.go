@@ -35,7 +35,7 @@ func (p *Panel) robotPage(c echo.Context) error {
 	}
 	v := views.RobotView{Nav: p.nav(c, d.Robot.Name, "robots"), Header: h, Details: d}
 	v.Cameras = views.RobotCameras{Header: h, LiveHere: p.live,
-		CanOpen: h.Role >= gateway.RoleDeveloper && Caller(c).CanAct()}
+		CanOpen: h.Role >= gateway.RoleDeveloper && Caller(c).CanAct() && p.gw.OpensCameras()}
 	if d.Online {
 		// An offline robot, or one slow to list its streams, shows no cameras: the page
 		// still renders.
