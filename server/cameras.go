@@ -47,15 +47,17 @@ type cameras struct {
 	own     []*camera.Camera
 	adhoc   *adhocCameras
 
-	mu   sync.Mutex
-	used map[string]bool // robots that took their cameras
-	host *camera.Host
+	mu      sync.Mutex
+	used    map[string]bool             // robots that took (or will take) their cameras
+	wrapped map[fleet.Robot]fleet.Robot // each robot's decorated self, the same every time
+	host    *camera.Host
 }
 
 // openCameras prepares the cameras of an agent; nothing runs until someone watches. Cameras
 // configured on a host without ffmpeg are an error now, not at the first viewer.
 func openCameras(cfg CameraConfig, log *slog.Logger) (*cameras, error) {
-	c := &cameras{cfg: cfg, log: log.With("source", "camera"), byRobot: map[string][]*camera.Camera{}, used: map[string]bool{}}
+	c := &cameras{cfg: cfg, log: log.With("source", "camera"), byRobot: map[string][]*camera.Camera{}, used: map[string]bool{},
+		wrapped: map[fleet.Robot]fleet.Robot{}}
 	tools, err := camera.LookupTools()
 	switch {
 	case err == nil:
@@ -98,13 +100,27 @@ func (c *cameras) gatewayCameras() gateway.Cameras {
 }
 
 // decorate adds the cameras configured for robot (by its name) to its streams. Every robot
-// source this agent hosts goes through it before it is registered.
+// source this agent hosts goes through it before it is registered; it returns the same value
+// for the same robot every time, so that the registry removes what it added.
 func (c *cameras) decorate(robot fleet.Robot) fleet.Robot {
 	name := robot.Info().Name
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.used[name] = true
+	if w, ok := c.wrapped[robot]; ok {
+		return w
+	}
+	w := camera.WithCameras(robot, c.byRobot[name]...)
+	c.wrapped[robot] = w
+	return w
+}
+
+// expect records a robot that will come online later (a ROS 1 robot when its master
+// answers), so that its cameras are not reported as naming no robot.
+func (c *cameras) expect(name string) {
+	c.mu.Lock()
 	c.used[name] = true
 	c.mu.Unlock()
-	return camera.WithCameras(robot, c.byRobot[name]...)
 }
 
 // startCameraHost checks that every robot named by a --camera exists, and registers the

@@ -52,20 +52,24 @@ func (s *Server) teeLog() error {
 	return nil
 }
 
-// startRobots starts the robot sources of this gateway and registers their robots. The
-// simulation runs until ctx ends. Every robot goes through s.cams.decorate, which adds the
-// cameras configured for it; the agent's own camera robot comes last.
+// startRobots starts the robot sources of this gateway and registers their robots. They run
+// until ctx ends. Every robot goes through s.cams.decorate, which adds the cameras configured
+// for it; the agent's own camera robot comes last.
 func (s *Server) startRobots(ctx context.Context) error {
-	if s.cfg.Sim.Count > 0 {
-		if err := s.startSim(ctx); err != nil {
-			return err
-		}
+	if err := s.startSim(ctx); err != nil {
+		return err
+	}
+	if err := s.startROS1(ctx); err != nil {
+		return err
 	}
 	return s.startCameraHost(ctx)
 }
 
 // startSim starts the simulated robots.
 func (s *Server) startSim(ctx context.Context) error {
+	if s.cfg.Sim.Count <= 0 {
+		return nil
+	}
 	simulation, err := sim.Start(ctx, sim.Config{
 		Count:        s.cfg.Sim.Count,
 		Seed:         s.cfg.Sim.Seed,

@@ -61,6 +61,8 @@ type Config struct {
 	Stdout io.Writer
 	// Sim configures simulated robots; the agent hosts them (the cloud ignores it).
 	Sim SimConfig
+	// ROS1 are the ROS 1 robots an agent hosts, one per master (the cloud ignores it).
+	ROS1 []ROS1Config
 	// Cloud is the cloud gateway's URL an agent links to, with AgentKey; empty: the agent
 	// runs alone.
 	Cloud    string

@@ -139,6 +139,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	var g gatewayFlags
 	var sim simFlags
 	var cams cameraFlags
+	var rosFlags ros1Flags
 	var cloudURL, agentKey string
 	var demoAgents int
 	var liveBudget int64
@@ -149,6 +150,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		// With no other robot source configured, the agent hosts one simulated robot.
 		sim.register(fs, 1)
 		cams.register(fs)
+		rosFlags.register(fs)
 		fs.StringVar(&cloudURL, "cloud", "", "URL of the cloud gateway to link to (fleetgate serve); empty: run alone")
 		fs.StringVar(&agentKey, "agent-key", "", "this agent's key from fleetgate agents add on the cloud (prefer FLEETGATE_AGENT_KEY: a flag shows in ps)")
 		fs.Int64Var(&liveBudget, "link-live-budget", 0, "bytes per second of live samples the agent sends the cloud, shared fairly between the watched streams (0: no cap)")
@@ -163,6 +165,13 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	}
 	if err := sim.check(); mode == server.ModeAgent && err != nil {
 		return err
+	}
+	if err := rosFlags.check(); mode == server.ModeAgent && err != nil {
+		return err
+	}
+	// The one default simulated robot is there only when no other source is configured.
+	if len(rosFlags.masters) > 0 && !flagGiven(fs, "sim") {
+		sim.count = 0
 	}
 	if (cloudURL == "") != (agentKey == "") {
 		return usagef("--cloud and --agent-key go together")
@@ -179,6 +188,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	cfg := g.config(mode, stdout)
 	cfg.Sim = sim.config()
 	cfg.Cameras = cams.config()
+	cfg.ROS1 = rosFlags.config()
 	cfg.Cloud, cfg.AgentKey, cfg.DemoAgents = cloudURL, agentKey, demoAgents
 	cfg.NoCloudLive, cfg.LinkLiveBudget = !*cloudLive, liveBudget
 	srv, err := server.Open(ctx, cfg)

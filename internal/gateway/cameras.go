@@ -141,3 +141,7 @@ func cameraAddress(t CameraTarget) string {
 	}
 	return scheme + "://" + host + "/" + path
 }
+
+// OpensCameras reports whether this gateway opens cameras by address (an agent with ffmpeg):
+// the panel offers its form only then.
+func (g *Gateway) OpensCameras() bool { return g.cameras != nil }

@@ -936,6 +936,27 @@ func TestWithEmptyMessagesInListsMapsAndRecursion(t *testing.T) {
 	}
 }
 
+// A stream of a type outside the catalog (a ROS 1 topic relayed raw) reads as its type and its
+// bytes in base64; a name in the catalog's namespace that the catalog lacks stays an error.
+func TestOpaquePayloadToJSON(t *testing.T) {
+	got, err := PayloadToJSON("rosgraph_msgs/Log", []byte{0, 1, 2, 0xff})
+	if err != nil || string(got) != `{"dataType":"rosgraph_msgs/Log","data":"AAEC/w=="}` {
+		t.Errorf("got %s, %v", got, err)
+	}
+	got, err = PayloadToJSON("rosgraph_msgs/Log", nil)
+	if err != nil || string(got) != `{"dataType":"rosgraph_msgs/Log","data":""}` {
+		t.Errorf("empty: got %s, %v", got, err)
+	}
+	if _, err := PayloadToJSON("Platform.Messages.std_msgs.Nope", nil); !errors.Is(err, ErrUnknownType) {
+		t.Errorf("unknown catalog name: %v", err)
+	}
+	for typ, want := range map[string]bool{"rosgraph_msgs/Log": true, "Platform.Messages.std_msgs.String": false, "": false} {
+		if Opaque(typ) != want {
+			t.Errorf("Opaque(%q) = %v", typ, !want)
+		}
+	}
+}
+
 func TestCatalogName(t *testing.T) {
 	for _, c := range []struct {
 		in, want string

@@ -231,7 +231,7 @@ func (s *session) waitLive(ctx context.Context, r *RemoteRobot) error {
 	case <-s.done:
 		return s.offline(r)
 	case <-ctx.Done():
-		return ctx.Err()
+		return fleet.Errorf(fleet.ErrUnavailable, "the agent %q of robot %q has no live connection open yet", s.agent.Name, r.info.Name)
 	case <-t.C:
 		return fleet.Errorf(fleet.ErrUnavailable, "the agent %q of robot %q opened no live connection: its version serves no live view through the cloud", s.agent.Name, r.info.Name)
 	}
@@ -354,6 +354,8 @@ func (s *session) endLive() {
 		rs.topic.Close(fleet.Errorf(fleet.ErrOffline, "robot is offline: its agent %q disconnected", s.agent.Name))
 	}
 	if conn != nil {
-		conn.Close(websocket.StatusGoingAway, "the agent link closed")
+		// Not waited for: an agent that went silent cannot answer the close handshake, and
+		// its robots must go offline now, not after the handshake's timeout.
+		go conn.Close(websocket.StatusGoingAway, "the agent link closed")
 	}
 }
