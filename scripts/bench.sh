@@ -39,6 +39,9 @@ run go test -run '^$' -bench 'BenchmarkLive' -benchtime 1x -timeout 60m ./server
 step "teleop controller and command decoding (internal/live, internal/live/output)"
 run go test -run '^$' -bench . -benchtime "$benchtime" -benchmem ./internal/live ./internal/live/output
 
+step "cameras: added latency and agent CPU, 1 and 20 viewers (docs/cameras.md)"
+run go test -run '^$' -bench 'BenchmarkCameras' -benchtime 1x -timeout 30m ./cmd/fleetgate
+
 step "summary (full output: $log)"
 awk '
 # Benchmark lines: name, iterations, then value-unit pairs. A benchmark run several times

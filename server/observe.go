@@ -72,8 +72,9 @@ func observe(log *slog.Logger, metrics *httpMetrics) echo.MiddlewareFunc {
 	}
 }
 
-// secretParams are query parameters whose values never reach a log line.
-var secretParams = []string{"access_token", "token", "usertoken", "password", "sig"}
+// secretParams are query parameters whose values never reach a log line (username and
+// password are a camera's, from a W3 query).
+var secretParams = []string{"access_token", "token", "usertoken", "password", "username", "sig"}
 
 // redactURI is the request URI with secret query values replaced. Authorization headers
 // are never logged at all.
@@ -85,10 +86,15 @@ func redactURI(u *url.URL) string {
 	if err != nil {
 		return u.Path + "?[unparsable query]"
 	}
-	for key := range q {
+	for key, values := range q {
 		for _, secret := range secretParams {
 			if strings.EqualFold(key, secret) {
 				q[key] = []string{"REDACTED"}
+			}
+		}
+		if strings.EqualFold(key, "url") {
+			for i, v := range values {
+				values[i] = withoutUserinfo(v)
 			}
 		}
 	}
@@ -104,4 +110,22 @@ func callerEmail(c echo.Context) string {
 		return caller.User.Email
 	}
 	return ""
+}
+
+// withoutUserinfo blanks the user part of a URL (a camera's credentials in a W3 query).
+func withoutUserinfo(raw string) string {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return raw
+	}
+	authority, path, hasPath := strings.Cut(rest, "/")
+	at := strings.LastIndexByte(authority, '@')
+	if at < 0 {
+		return raw
+	}
+	out := scheme + "://REDACTED@" + authority[at+1:]
+	if hasPath {
+		out += "/" + path
+	}
+	return out
 }

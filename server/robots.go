@@ -53,12 +53,16 @@ func (s *Server) teeLog() error {
 }
 
 // startRobots starts the robot sources of this gateway and registers their robots. They run
-// until ctx ends.
+// until ctx ends. Every robot goes through s.cams.decorate, which adds the cameras configured
+// for it; the agent's own camera robot comes last.
 func (s *Server) startRobots(ctx context.Context) error {
 	if err := s.startSim(ctx); err != nil {
 		return err
 	}
-	return s.startROS1(ctx)
+	if err := s.startROS1(ctx); err != nil {
+		return err
+	}
+	return s.startCameraHost(ctx)
 }
 
 // startSim starts the simulated robots.
@@ -79,13 +83,17 @@ func (s *Server) startSim(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("starting the simulation: %w", err)
 	}
+	var robots []fleet.Robot
+	for _, r := range simulation.Robots() {
+		robots = append(robots, s.cams.decorate(r))
+	}
 	s.closers = append(s.closers, func() {
-		for _, r := range simulation.Robots() {
+		for _, r := range robots {
 			s.registry.Remove(r)
 		}
 		simulation.Close()
 	})
-	for _, r := range simulation.Robots() {
+	for _, r := range robots {
 		if err := s.registry.Add(ctx, r, s.localFleetID()); err != nil {
 			return fmt.Errorf("registering simulated robot %s: %w", r.Info().Name, err)
 		}

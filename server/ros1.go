@@ -38,6 +38,7 @@ func (s *Server) startROS1(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("starting the ROS 1 robot of %s: %w", rc.MasterURI, err)
 		}
+		s.cams.expect(r.Info().Name) // its cameras wait for it to come online
 		s.closers = append(s.closers, r.Close)
 	}
 	return nil
@@ -47,7 +48,7 @@ func (s *Server) startROS1(ctx context.Context) error {
 type ros1Presence struct{ s *Server }
 
 func (p ros1Presence) Online(ctx context.Context, r fleet.Robot) error {
-	return p.s.registry.Add(ctx, r, p.s.localFleetID())
+	return p.s.registry.Add(ctx, p.s.cams.decorate(r), p.s.localFleetID())
 }
 
-func (p ros1Presence) Offline(r fleet.Robot) { p.s.registry.Remove(r) }
+func (p ros1Presence) Offline(r fleet.Robot) { p.s.registry.Remove(p.s.cams.decorate(r)) }

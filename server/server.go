@@ -79,6 +79,8 @@ type Config struct {
 	KioskFrameAncestors string
 	// Panel adjusts the panel (tests inject its clock and timeouts); nil: defaults.
 	Panel *web.Config
+	// Cameras configures the agent's cameras (the cloud ignores it).
+	Cameras CameraConfig
 }
 
 // Server is one running gateway.
@@ -102,6 +104,7 @@ type Server struct {
 	logFile  *os.File
 	// closers stop the robot sources, newest first, before the store closes.
 	closers []func()
+	cams    *cameras // the agent's camera source
 }
 
 // DatabaseFile is the store's file inside a data directory.
@@ -157,6 +160,13 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if archive != nil {
 		gwCfg.Archive = archive // a nil *cloud.Archive in the interface would not be nil
+	}
+	if cfg.Mode == ModeAgent {
+		if s.cams, err = openCameras(cfg.Cameras, s.log); err != nil {
+			s.closeFiles()
+			return nil, err
+		}
+		gwCfg.Cameras = s.cams.gatewayCameras()
 	}
 	s.gw = gateway.New(gwCfg)
 	s.openKPIs()

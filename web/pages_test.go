@@ -99,7 +99,8 @@ func TestPagesByRole(t *testing.T) {
 	}{
 		{"operator", "/", 200, []string{"panel-bot", "87 %", "dot on"}, nil},
 		{"operator", "/?online=offline", 200, []string{"No robot matches"}, nil},
-		{"operator", r, 200, []string{"panel-bot", "local-fleet", "Your role", "Operator", "operator@example.com", "admin@localhost"}, nil},
+		{"operator", r, 200, []string{"panel-bot", "local-fleet", "Your role", "Operator", "operator@example.com", "admin@localhost"}, []string{`data-widget="camera-form"`}},
+		{"developer", r, 200, []string{"Open a camera by its address", `data-widget="camera-form"`, `data-robot-id="` + a.robot + `"`}, nil},
 		{"operator", r + "/streams", 200, []string{"base", "pose", "cmd_vel", twistType}, nil},
 		{"operator", pose, 200, []string{"Current value", `data-widget="pose-map"`, `data-robot-id="` + a.robot + `"`, `data-fleet-id="local-fleet"`, `data-mode="live"`}, nil},
 		{"operator", cmdVel, 200, []string{`data-widget="teleop"`}, []string{"streams/upload"}},

@@ -33,7 +33,19 @@ func (p *Panel) robotPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return p.render(c, http.StatusOK, views.Robot(views.RobotView{Nav: p.nav(c, d.Robot.Name, "robots"), Header: h, Details: d}))
+	v := views.RobotView{Nav: p.nav(c, d.Robot.Name, "robots"), Header: h, Details: d}
+	v.Cameras = views.RobotCameras{Header: h, LiveHere: p.live,
+		CanOpen: h.Role >= gateway.RoleDeveloper && Caller(c).CanAct() && p.gw.OpensCameras()}
+	if d.Online {
+		// An offline robot, or one slow to list its streams, shows no cameras: the page
+		// still renders.
+		ctx, cancel := context.WithTimeout(c.Request().Context(), robotReadTimeout)
+		defer cancel()
+		if streams, err := p.gw.Streams(ctx, Caller(c), h.ID); err == nil {
+			v.Cameras.Cameras = views.CameraStreams(streams)
+		}
+	}
+	return p.render(c, http.StatusOK, views.Robot(v))
 }
 
 // streamsView is the streams tab with the stream named by the query (or form) selected.

@@ -22,6 +22,8 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	agentListen := fs.String("agent-listen", ":19992", "address of the local gateway")
 	var sim simFlags
 	sim.register(fs, 3)
+	var cams cameraFlags
+	cams.register(fs)
 	cloudLive := fs.Bool("cloud-live", true, "live view and teleoperation through the cloud panel too (W3 over the agent link)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -42,6 +44,15 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	agentCfg.DataDir, agentCfg.AdminToken, agentCfg.Listen = filepath.Join(g.data, "agent"), token, *agentListen
 	agentCfg.MetricsListen = "" // one metrics listener per address: the cloud's
 	agentCfg.Sim = sim.config()
+	agentCfg.Cameras = cams.config()
+	if len(cams.cameras) == 0 {
+		// The demo's own camera: GStreamer's test pattern over RTSP, on the first robot.
+		demoCam, stop := startDemoCamera(ctx, agentCfg.Logger, sim.count > 0)
+		defer stop()
+		if demoCam != nil {
+			agentCfg.Cameras.Cameras = append(agentCfg.Cameras.Cameras, *demoCam)
+		}
+	}
 	cloudCfg.NoCloudLive, agentCfg.NoCloudLive = !*cloudLive, !*cloudLive
 
 	cloud, err := server.Open(ctx, cloudCfg)

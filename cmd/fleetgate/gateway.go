@@ -138,6 +138,7 @@ func (s *simFlags) config() server.SimConfig {
 func runGateway(ctx context.Context, name string, mode server.Mode, defaultListen string, args []string, stdout io.Writer) error {
 	var g gatewayFlags
 	var sim simFlags
+	var cams cameraFlags
 	var rosFlags ros1Flags
 	var cloudURL, agentKey string
 	var demoAgents int
@@ -148,6 +149,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	if mode == server.ModeAgent {
 		// With no other robot source configured, the agent hosts one simulated robot.
 		sim.register(fs, 1)
+		cams.register(fs)
 		rosFlags.register(fs)
 		fs.StringVar(&cloudURL, "cloud", "", "URL of the cloud gateway to link to (fleetgate serve); empty: run alone")
 		fs.StringVar(&agentKey, "agent-key", "", "this agent's key from fleetgate agents add on the cloud (prefer FLEETGATE_AGENT_KEY: a flag shows in ps)")
@@ -185,6 +187,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	}
 	cfg := g.config(mode, stdout)
 	cfg.Sim = sim.config()
+	cfg.Cameras = cams.config()
 	cfg.ROS1 = rosFlags.config()
 	cfg.Cloud, cfg.AgentKey, cfg.DemoAgents = cloudURL, agentKey, demoAgents
 	cfg.NoCloudLive, cfg.LinkLiveBudget = !*cloudLive, liveBudget

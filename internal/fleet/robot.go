@@ -139,6 +139,10 @@ type SubscribeOptions struct {
 	// Downsample says point clouds may come downsampled (to output.DefaultMaxPoints, as W3
 	// sends them unless withoutDownSampling=true).
 	Downsample bool
+	// MaxWidth asks for images at most this many pixels wide (W3's maxWidth); 0: as they
+	// come. Camera sources scale their JPEG images down, once per width for every subscriber
+	// of that width; other sources may ignore it.
+	MaxWidth int
 }
 
 // KPI is the latest value of a custom KPI (metric type 100): a catalog message, serialized.

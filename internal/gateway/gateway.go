@@ -33,6 +33,8 @@ type Config struct {
 	// agent link). With one, resources are listed and served from it, also while a robot is
 	// offline; without one, from the connected robot.
 	Archive ResourceArchive
+	// Cameras opens the ad-hoc cameras of W3 queries (an agent's); nil: none (501).
+	Cameras Cameras
 	// Controls are the control leases of input streams, one controller per target (nil: a
 	// set of this gateway's own).
 	Controls *teleop.Controls
@@ -49,6 +51,7 @@ type Gateway struct {
 	signer    URLSigner
 	agentID   string
 	archive   ResourceArchive
+	cameras   Cameras
 	controls  *teleop.Controls
 
 	limits loginLimits
@@ -66,6 +69,7 @@ func New(cfg Config) *Gateway {
 		signer:    cfg.Signer,
 		agentID:   cfg.AgentID,
 		archive:   cfg.Archive,
+		cameras:   cfg.Cameras,
 		controls:  cfg.Controls,
 	}
 	if g.controls == nil {

@@ -40,6 +40,9 @@ var (
 	ErrNotResolved = errors.New("stream not resolved")
 	// ErrBootstrap: the output stream exists but could not be followed (wrapped with why).
 	ErrBootstrap = errors.New("output bootstrap failed")
+	// ErrSourceFailed: the stream's source failed while followed, as a camera that cannot be
+	// reached does (wrapped with why).
+	ErrSourceFailed = errors.New("the stream's source failed")
 	// ErrTooLargeForJSON: a frame over the JSON limits.
 	ErrTooLargeForJSON = output.ErrTooLarge
 	// ErrConversion: a sample could not be encoded.

@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
@@ -51,6 +52,8 @@ func (s *session) relay(ctx context.Context, src Output, opt OutputOptions) {
 		if err != nil {
 			if errors.Is(err, fleet.ErrOffline) {
 				s.stop(ErrRobotOffline)
+			} else if errors.Is(err, fleet.ErrUnavailable) {
+				s.stop(fmt.Errorf("%w: %v", ErrSourceFailed, err))
 			} else {
 				s.stop(ErrClientGone)
 			}

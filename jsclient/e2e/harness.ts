@@ -70,7 +70,8 @@ function terminate(p: ChildProcess): Promise<void> {
   });
 }
 
-export async function startFleet(): Promise<Fleet> {
+/** agentArgs are added to the agent's command line (cameras, for one). */
+export async function startFleet(opts: { agentArgs?: string[] } = {}): Promise<Fleet> {
   const dir = mkdtempSync(path.join(tmpdir(), "fleetgate-e2e-"));
   const bin = path.join(dir, "fleetgate");
   // The binary embeds static/dist: bundle the current sources first (the same bytes as the
@@ -107,7 +108,7 @@ export async function startFleet(): Promise<Fleet> {
     if (!agentKey) throw new Error(`no agent key in: ${key}`);
     const startAgent = async () => {
       const a = start(
-        ["agent", "--data", path.join(dir, "agent"), "--listen", `127.0.0.1:${agentPort}`, "--sim", "2", "--cloud", cloud, "--admin-token", adminToken],
+        ["agent", "--data", path.join(dir, "agent"), "--listen", `127.0.0.1:${agentPort}`, "--sim", "2", "--cloud", cloud, "--admin-token", adminToken, ...(opts.agentArgs ?? [])],
         { FLEETGATE_AGENT_KEY: agentKey },
       );
       await waitHealthy(agent, a.p, a.log);

@@ -28,6 +28,7 @@ var closeCodes = []struct {
 	{live.ErrDataOnOutput, websocket.StatusPolicyViolation, false},
 	{live.ErrNotResolved, websocket.StatusPolicyViolation, false},
 	{live.ErrBootstrap, websocket.StatusInternalError, false},
+	{live.ErrSourceFailed, websocket.StatusInternalError, false},
 	{live.ErrTooLargeForJSON, websocket.StatusMessageTooBig, false},
 	{live.ErrConversion, websocket.StatusInternalError, false},
 	{live.ErrPublishFailed, websocket.StatusInternalError, false},

@@ -33,6 +33,8 @@ type liveQuery struct {
 	sel        gateway.StreamSelector
 	maxRate    float64
 	downsample bool
+	camera     *gateway.CameraTarget // a camera named by address (camera_ws.go)
+	maxWidth   int                   // camera images scaled down to this width (camera_ws.go)
 }
 
 func parseLiveQuery(c echo.Context) (liveQuery, error) {
@@ -80,12 +82,11 @@ func parseLiveQuery(c echo.Context) (liveQuery, error) {
 		}
 		q.downsample = !b
 	}
-	// url, endpoint, username and password address ONVIF, RTSP and device sources, which this
-	// agent does not host; they are read (once each) so a repeated one is still a 400.
-	for _, name := range []string{"url", "endpoint", "username", "password"} {
-		if _, err := queryParam(c, name); err != nil {
-			return q, err
-		}
+	if q.camera, err = cameraQuery(c, q.sel, q.input); err != nil {
+		return q, err
+	}
+	if q.maxWidth, err = maxWidthQuery(c, q.input); err != nil {
+		return q, err
 	}
 	if q.input && (q.maxRate != 0 || c.QueryParams().Has("withoutDownSampling")) {
 		return q, gateway.Errorf(gateway.EInvalid, "maxRate and withoutDownSampling apply to output only")
@@ -165,6 +166,9 @@ func (h *streamSocket) connect(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := h.gw.CheckCameraTarget(q.camera); err != nil {
+		return err
+	}
 	caller, bearer, err := socketCaller(c, h.gw)
 	if err != nil {
 		return err
@@ -190,7 +194,7 @@ func (h *streamSocket) connect(c echo.Context) error {
 		h.sessions.RunInput(newWSConn(conn, nil), in, live.InputOptions{Format: format}, recheck)
 		return nil
 	}
-	out, err := h.gw.OpenLiveOutput(ctx, caller, c.Param("robotId"), q.sel)
+	out, err := h.openOutput(ctx, caller, c.Param("robotId"), q)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,12 @@ import { rawToRGBA } from "../decode/pixels.js";
 import { StatusLine } from "./status.js";
 import { openLive, readStream, streamOf, type StreamRef } from "./stream.js";
 
-export function mountCamera(el: HTMLElement): void {
+/**
+ * Mounts a camera canvas on el. extra adds W3 query parameters: a camera opened by address
+ * (url, username, password) passes them here, never through the page. The returned function
+ * stops the live socket.
+ */
+export function mountCamera(el: HTMLElement, extra: Record<string, string> = {}): () => void {
   const ref = streamOf(el);
   const canvas = document.createElement("canvas");
   canvas.className = "camera";
@@ -18,8 +23,11 @@ export function mountCamera(el: HTMLElement): void {
   canvas.height = 480;
   const status = new StatusLine(el);
   el.append(canvas, status.el);
-  if (el.dataset.mode === "snapshot") snapshots(el, ref, canvas, status);
-  else live(el, ref, canvas, status);
+  if (el.dataset.mode === "snapshot") {
+    snapshots(el, ref, canvas, status);
+    return () => {};
+  }
+  return live(el, ref, canvas, status, extra);
 }
 
 class FrameStats {
@@ -74,7 +82,7 @@ async function draw(canvas: HTMLCanvasElement, p: Payload): Promise<boolean> {
   return false;
 }
 
-function live(el: HTMLElement, ref: StreamRef, canvas: HTMLCanvasElement, status: StatusLine): void {
+function live(el: HTMLElement, ref: StreamRef, canvas: HTMLCanvasElement, status: StatusLine, extra: Record<string, string>): () => void {
   const stats = new FrameStats();
   let waiting: ArrayBuffer | null = null;
   let busy = false;
@@ -101,17 +109,26 @@ function live(el: HTMLElement, ref: StreamRef, canvas: HTMLCanvasElement, status
     busy = false;
   };
 
-  openLive(ref, "output", {
-    staleAfterMs: 3000,
-    onStatus: (s) => status.socketStatus(s),
-    onMessage: (data) => {
-      if (typeof data === "string") return;
-      if (waiting) dropped++;
-      waiting = data; // newest wins
-      if (!busy) void pump();
+  const sock = openLive(
+    ref,
+    "output",
+    {
+      staleAfterMs: 3000,
+      onStatus: (s) => status.socketStatus(s),
+      onMessage: (data) => {
+        if (typeof data === "string") return;
+        if (waiting) dropped++;
+        waiting = data; // newest wins
+        if (!busy) void pump();
+      },
     },
-  });
-  setInterval(figures, 500);
+    extra,
+  );
+  const timer = setInterval(figures, 500);
+  return () => {
+    clearInterval(timer);
+    sock.stop();
+  };
 }
 
 function snapshots(el: HTMLElement, ref: StreamRef, canvas: HTMLCanvasElement, status: StatusLine): void {

@@ -7,7 +7,8 @@
 type Mount = (el: HTMLElement) => void;
 
 const widgets: Record<string, () => Promise<Mount>> = {
-  camera: () => import("./camera.js").then((m) => m.mountCamera),
+  camera: () => import("./camera.js").then((m) => (el: HTMLElement) => void m.mountCamera(el)),
+  "camera-form": () => import("./cameraform.js").then((m) => m.mountCameraForm),
   teleop: () => import("./teleop.js").then((m) => m.mountTeleop),
   "kpi-wall": () => import("./kpiwall.js").then((m) => m.mountKPIWall),
   "pose-map": () => import("./posemap.js").then((m) => m.mountPoseMap),

@@ -1,0 +1,200 @@
+package camera
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+)
+
+// Configured is one --camera flag: NAME=URL, or ROBOT/NAME=URL for a camera of a robot.
+type Configured struct {
+	Robot string // the robot's name; "" for a camera of the agent itself
+	Name  string
+	Spec  Spec
+}
+
+// cameraName is what a camera may be called: it becomes a stream name.
+var cameraName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// ParseFlag reads a --camera value.
+func ParseFlag(v string) (Configured, error) {
+	key, raw, ok := strings.Cut(v, "=")
+	if !ok {
+		return Configured{}, fmt.Errorf("--camera %s: want NAME=URL or ROBOT/NAME=URL", redactURL(v))
+	}
+	var c Configured
+	if robot, name, ok := strings.Cut(key, "/"); ok {
+		c.Robot, c.Name = robot, name
+		if robot == "" {
+			return Configured{}, fmt.Errorf("--camera %s: the robot name is empty", key)
+		}
+	} else {
+		c.Name = key
+	}
+	if !cameraName.MatchString(c.Name) {
+		return Configured{}, fmt.Errorf("--camera %s: a camera name is 1 to 64 letters, digits, '.', '_' or '-'", key)
+	}
+	spec, err := ParseURL(raw)
+	if err != nil {
+		return Configured{}, fmt.Errorf("--camera %s: %w", key, err)
+	}
+	c.Spec = spec
+	return c, nil
+}
+
+// WithCameras returns robot with cams added to its stream list, as output streams of the
+// camera component: a decorator for any robot source (the simulator, ROS 1), which never
+// knows. Reads and subscriptions of camera streams go to the cameras, everything else to
+// robot. The caller closes the cameras.
+func WithCameras(robot fleet.Robot, cams ...*Camera) fleet.Robot {
+	if len(cams) == 0 {
+		return robot
+	}
+	return &withCameras{Robot: robot, cams: cams}
+}
+
+type withCameras struct {
+	fleet.Robot
+	cams []*Camera
+}
+
+func (w *withCameras) camera(key fleet.StreamKey) *Camera {
+	for _, c := range w.cams {
+		if c.Stream().Key() == key {
+			return c
+		}
+	}
+	return nil
+}
+
+func (w *withCameras) Streams(ctx context.Context) ([]fleet.Stream, error) {
+	streams, err := w.Robot.Streams(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clip(streams)
+	for _, c := range w.cams {
+		out = append(out, c.Stream())
+	}
+	return out, nil
+}
+
+func (w *withCameras) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
+	if c := w.camera(key); c != nil {
+		return c.Read(ctx)
+	}
+	return w.Robot.Read(ctx, key)
+}
+
+func (w *withCameras) Subscribe(ctx context.Context, key fleet.StreamKey, opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
+	if c := w.camera(key); c != nil {
+		return c.SubscribeWith(opts)
+	}
+	return w.Robot.Subscribe(ctx, key, opts)
+}
+
+func (w *withCameras) Publish(ctx context.Context, key fleet.StreamKey, typ string, payload []byte) error {
+	if c := w.camera(key); c != nil {
+		return fleet.Errorf(fleet.ErrInvalid, "camera %s is an output stream", c.cfg.Name)
+	}
+	return w.Robot.Publish(ctx, key, typ, payload)
+}
+
+// Unwrap is the decorated robot.
+func (w *withCameras) Unwrap() fleet.Robot { return w.Robot }
+
+// Single is a robot of one output stream, as, served by camera c: an ad-hoc camera of one
+// viewer behind the robot contract. Its first subscription starts the camera; when that
+// subscription ends the camera closes, and the robot serves nothing more. started, when
+// not nil, is asked before the camera starts and may refuse (a limit of cameras at once);
+// ended is called once the camera has closed.
+func Single(c *Camera, as fleet.Stream, started func() error, ended func()) fleet.Robot {
+	return &single{c: c, as: as, started: started, ended: ended}
+}
+
+type single struct {
+	c       *Camera
+	as      fleet.Stream
+	started func() error
+	ended   func()
+	once    sync.Once
+	onceErr error
+}
+
+func (s *single) Info() fleet.Info { return fleet.Info{Name: s.as.Name} }
+
+func (s *single) Streams(context.Context) ([]fleet.Stream, error) { return []fleet.Stream{s.as}, nil }
+
+func (s *single) check(key fleet.StreamKey) error {
+	if key != s.as.Key() {
+		return fleet.Errorf(fleet.ErrNotFound, "no stream %s", key.Name)
+	}
+	return nil
+}
+
+func (s *single) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
+	sub, err := s.Subscribe(ctx, key, fleet.SubscribeOptions{})
+	if err != nil {
+		return fleet.Sample{}, err
+	}
+	defer sub.Close()
+	return sub.Next(ctx)
+}
+
+func (s *single) Subscribe(_ context.Context, key fleet.StreamKey, opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
+	if err := s.check(key); err != nil {
+		return nil, err
+	}
+	first := false
+	s.once.Do(func() {
+		first = true
+		if s.started != nil {
+			s.onceErr = s.started()
+		}
+	})
+	if !first {
+		return nil, fleet.Errorf(fleet.ErrUnavailable, "this camera served its viewer")
+	}
+	if s.onceErr != nil {
+		return nil, s.onceErr
+	}
+	sub, err := s.c.SubscribeWith(opts)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	go func() {
+		<-sub.Done()
+		s.close()
+	}()
+	return sub, nil
+}
+
+func (s *single) close() {
+	s.c.Close()
+	if s.ended != nil {
+		s.ended()
+	}
+}
+
+func (s *single) Publish(context.Context, fleet.StreamKey, string, []byte) error {
+	return fleet.Errorf(fleet.ErrInvalid, "a camera is an output stream")
+}
+
+func (s *single) Metrics(context.Context) ([]fleet.MetricType, error) { return nil, nil }
+
+func (s *single) Metric(context.Context, fleet.MetricType, string) (fleet.Metric, error) {
+	return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "a camera reports no metrics")
+}
+
+func (s *single) KPIs(context.Context) ([]fleet.KPI, error)           { return nil, nil }
+func (s *single) Resources(context.Context) ([]fleet.Resource, error) { return nil, nil }
+
+func (s *single) OpenResource(_ context.Context, id string) (fleet.ResourceFile, fleet.Resource, error) {
+	return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "no resource %s", id)
+}

@@ -1,0 +1,147 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/live"
+)
+
+// CameraTarget is a camera a W3 query names by address (url for ONVIF and RTSP, endpoint
+// for a device) with its credentials: an ad-hoc source the agent connects to for this one
+// socket. The credentials are used for that connection only, never stored or logged.
+type CameraTarget struct {
+	Source             fleet.SourceType // SourceONVIF, SourceRTSP or SourceDevice
+	URL                string
+	Endpoint           string
+	Username, Password string
+}
+
+// Cameras opens the ad-hoc cameras of W3 queries; the agent's camera source implements it
+// (adapted by the server). A gateway without one (the cloud, or an agent without ffmpeg)
+// answers 501 to such queries.
+type Cameras interface {
+	// Check refuses a target this gateway will not open, without any I/O: bad syntax
+	// (EInvalid), a refused address such as loopback (EForbidden).
+	Check(t CameraTarget) error
+	// Open returns a live source whose one output stream is as: the camera, which starts
+	// when subscribed and stops when its subscriber leaves.
+	Open(t CameraTarget, as fleet.Stream) (fleet.Robot, error)
+}
+
+// cameraImageType is what every camera stream carries.
+const cameraImageType = "Platform.Messages.sensor_msgs.CompressedImage"
+
+// actAdhocCamera: an ad-hoc camera makes the agent open connections on its network, so it
+// needs more than watching, and a read-only (kiosk) token may not.
+var actAdhocCamera = action{minRole: RoleDeveloper, acts: true, what: "open a camera by its address (the agent connects to it)"}
+
+// CheckCameraTarget is the check of a query's camera before authentication: its syntax
+// (400). A nil target passes.
+func (g *Gateway) CheckCameraTarget(t *CameraTarget) error {
+	if t == nil || g.cameras == nil {
+		return nil
+	}
+	if err := g.cameras.Check(*t); ErrorCode(err) == EInvalid {
+		return err
+	}
+	return nil
+}
+
+// OpenCameraStream is OpenLiveOutput for an output query that names a camera by address.
+// A query that names a stream the robot lists, by its own sourceUrl or sourceEndpoint and
+// without credentials, is that stream, watched as any other (Operator). Anything else is an
+// ad-hoc camera: Developer or above with a token that may act, on a robot this gateway
+// hosts, at an address the agent allows.
+func (g *Gateway) OpenCameraStream(ctx context.Context, c *Caller, robotID string, sel StreamSelector, t CameraTarget) (live.Output, error) {
+	r, role, err := g.authorizeRobot(ctx, c, robotID, actWatch)
+	if err != nil {
+		return nil, err
+	}
+	if g.hostedElsewhere(r) {
+		return nil, Errorf(ENotImplemented, "robot %q is hosted by another agent of the local fleet; live stream tunnelling is not implemented", r.Name)
+	}
+	if t.Username == "" && t.Password == "" && g.listsCamera(ctx, r, sel, t) {
+		return g.OpenLiveOutput(ctx, c, robotID, sel)
+	}
+	if role < actAdhocCamera.minRole {
+		return nil, Errorf(EForbidden, "role %s may not %s (needs %s)", role, actAdhocCamera.what, actAdhocCamera.minRole)
+	}
+	if !c.CanAct() {
+		return nil, Errorf(EForbidden, "a read-only token may not %s", actAdhocCamera.what)
+	}
+	if g.cameras == nil {
+		return nil, Errorf(ENotImplemented, "this gateway opens no cameras by address")
+	}
+	if sel.Type != "" && sel.Type != cameraImageType {
+		return nil, Errorf(EInvalid, "a camera gives %s, not %s", cameraImageType, sel.Type)
+	}
+	if err := g.cameras.Check(t); err != nil {
+		return nil, err
+	}
+	as := fleet.Stream{Component: sel.Component, Name: sel.Name, Type: cameraImageType, Direction: fleet.Output, Source: t.Source,
+		SourceURL: t.URL, SourceEndpoint: t.Endpoint}
+	src, err := g.cameras.Open(t, as)
+	if err != nil {
+		return nil, err
+	}
+	g.log.Info("ad-hoc camera opened", "robot", r.ID, "user", c.User.Email, "source", int(t.Source), "address", cameraAddress(t))
+	return cameraOutput{feed: r.ID + "\x00camera\x00" + uuid.NewString(), src: src, as: as}, nil
+}
+
+// cameraOutput is an authorised ad-hoc camera: live.Output. Its frames are its socket's
+// alone: the feed key is its own, whatever stream name the query gave.
+type cameraOutput struct {
+	feed string
+	src  fleet.Robot
+	as   fleet.Stream
+}
+
+func (o cameraOutput) RobotID() string { return o.feed }
+
+func (o cameraOutput) Subscribe(ctx context.Context, opts fleet.SubscribeOptions) (fleet.Stream, *fleet.Subscription, error) {
+	sub, err := o.src.Subscribe(ctx, o.as.Key(), opts)
+	if err != nil {
+		return fleet.Stream{}, nil, fmt.Errorf("%w: %v", live.ErrBootstrap, err)
+	}
+	return o.as, sub, nil
+}
+
+// listsCamera reports whether the robot, connected now, lists the selected stream with
+// the target's address.
+func (g *Gateway) listsCamera(ctx context.Context, r Robot, sel StreamSelector, t CameraTarget) bool {
+	live, ok := g.presence.Robot(r.ID)
+	if !ok {
+		return false
+	}
+	s, err := g.resolveStream(ctx, r, live, sel)
+	if err != nil || s.Direction == fleet.Input {
+		return false
+	}
+	return (t.URL != "" && s.SourceURL == t.URL) || (t.Endpoint != "" && s.SourceEndpoint == t.Endpoint)
+}
+
+// cameraAddress is a target's address for the log: the URL without any user part.
+func cameraAddress(t CameraTarget) string {
+	if t.Endpoint != "" {
+		return t.Endpoint
+	}
+	scheme, rest, ok := strings.Cut(t.URL, "://")
+	if !ok {
+		return "(unparsable)"
+	}
+	host, path, _ := strings.Cut(rest, "/")
+	path, _, _ = strings.Cut(path, "?") // a query may carry a token
+	if at := strings.LastIndexByte(host, '@'); at >= 0 {
+		host = host[at+1:]
+	}
+	return scheme + "://" + host + "/" + path
+}
+
+// OpensCameras reports whether this gateway opens cameras by address (an agent with ffmpeg):
+// the panel offers its form only then.
+func (g *Gateway) OpensCameras() bool { return g.cameras != nil }

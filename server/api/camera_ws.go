@@ -1,0 +1,130 @@
+package api
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/live"
+)
+
+// W3 output from cameras named by address: source 4 (ONVIF) or 5 (RTSP) with url, 6
+// (device) with endpoint, and optional username and password; and maxWidth, an extension.
+// The checks are the core's (gateway.OpenCameraStream); this file reads the query.
+
+// maxCameraParam bounds url, endpoint, username and password.
+const maxCameraParam = 2048
+
+// cameraQuery reads the camera a W3 query names by address; nil when it names none (the
+// parameters absent or empty). Each parameter may appear once. These sources are output
+// only: input with them stays 400.
+func cameraQuery(c echo.Context, sel gateway.StreamSelector, input bool) (*gateway.CameraTarget, error) {
+	var t gateway.CameraTarget
+	for _, p := range []struct {
+		name string
+		dst  *string
+	}{{"url", &t.URL}, {"endpoint", &t.Endpoint}, {"username", &t.Username}, {"password", &t.Password}} {
+		v, err := queryParam(c, p.name)
+		if err != nil {
+			return nil, err
+		}
+		if len(v) > maxCameraParam {
+			return nil, gateway.Errorf(gateway.EInvalid, "%s is longer than %d bytes", p.name, maxCameraParam)
+		}
+		*p.dst = v
+	}
+	if t == (gateway.CameraTarget{}) {
+		return nil, nil
+	}
+	if input {
+		return nil, gateway.Errorf(gateway.EInvalid, "url, endpoint, username and password name camera sources, which are output only")
+	}
+	if t.URL != "" && t.Endpoint != "" {
+		return nil, gateway.Errorf(gateway.EInvalid, "give url or endpoint, not both")
+	}
+	t.Source = sel.Source
+	if t.Source == 0 {
+		t.Source = cameraSource(t)
+	}
+	switch {
+	case t.Source != fleet.SourceONVIF && t.Source != fleet.SourceRTSP && t.Source != fleet.SourceDevice:
+		return nil, gateway.Errorf(gateway.EInvalid, "url and endpoint go with source 4 (ONVIF), 5 (RTSP) or 6 (device), not %d", t.Source)
+	case t.Source == fleet.SourceDevice && t.Endpoint == "":
+		return nil, gateway.Errorf(gateway.EInvalid, "source 6 (device) needs endpoint, such as /dev/video0")
+	case t.Source != fleet.SourceDevice && t.URL == "":
+		return nil, gateway.Errorf(gateway.EInvalid, "source %d needs url", t.Source)
+	}
+	return &t, nil
+}
+
+// cameraSource infers the source type of a query that gave none, from the address.
+func cameraSource(t gateway.CameraTarget) fleet.SourceType {
+	if t.Endpoint != "" {
+		return fleet.SourceDevice
+	}
+	if u, err := url.Parse(t.URL); err == nil && (strings.EqualFold(u.Scheme, "http") || strings.EqualFold(u.Scheme, "https")) {
+		return fleet.SourceONVIF
+	}
+	return fleet.SourceRTSP
+}
+
+// openOutput opens what a W3 output query asks for: a camera by address, or a robot's
+// stream; with maxWidth, images come scaled down to it.
+func (h *streamSocket) openOutput(ctx context.Context, caller *gateway.Caller, robotID string, q liveQuery) (live.Output, error) {
+	var out live.Output
+	var err error
+	if q.camera != nil {
+		out, err = h.gw.OpenCameraStream(ctx, caller, robotID, q.sel, *q.camera)
+	} else {
+		out, err = h.gw.OpenLiveOutput(ctx, caller, robotID, q.sel)
+	}
+	if err != nil || q.maxWidth == 0 {
+		return out, err
+	}
+	return scaledOutput{Output: out, width: q.maxWidth}, nil
+}
+
+// scaledOutput asks the source for images at most width pixels wide (camera sources scale,
+// once per width); its frames have a feed of their own, apart from the full-size ones.
+type scaledOutput struct {
+	live.Output
+	width int
+}
+
+func (o scaledOutput) RobotID() string {
+	return o.Output.RobotID() + "\x00width\x00" + strconv.Itoa(o.width)
+}
+
+func (o scaledOutput) Subscribe(ctx context.Context, opts fleet.SubscribeOptions) (fleet.Stream, *fleet.Subscription, error) {
+	opts.MaxWidth = o.width
+	return o.Output.Subscribe(ctx, opts)
+}
+
+// maxWidthQuery reads maxWidth (an extension of W3 output): a viewer that wants camera
+// images at most that many pixels wide; 0: as they come.
+func maxWidthQuery(c echo.Context, input bool) (int, error) {
+	v, err := queryParam(c, "maxWidth")
+	if err != nil || v == "" {
+		return 0, err
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < minScaledWidth || n > maxScaledWidth {
+		return 0, gateway.Errorf(gateway.EInvalid, "maxWidth must be a width in pixels from %d to %d", minScaledWidth, maxScaledWidth)
+	}
+	if input {
+		return 0, gateway.Errorf(gateway.EInvalid, "maxWidth applies to output only")
+	}
+	return n, nil
+}
+
+// The bounds of maxWidth (camera.MinScaledWidth, MaxScaledWidth: the API does not import a
+// source).
+const (
+	minScaledWidth = 16
+	maxScaledWidth = 8192
+)

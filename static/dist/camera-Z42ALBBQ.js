@@ -1,0 +1,1 @@
+import{a}from"./chunk-NHFMCMTS.js";import"./chunk-DPJCG2C5.js";export{a as mountCamera};
