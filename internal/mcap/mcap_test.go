@@ -448,3 +448,29 @@ func (f *failingWriter) Write(b []byte) (int, error) {
 	f.room -= len(b)
 	return len(b), nil
 }
+
+// TestEstimateBoundsTheFile: the estimate of a writer, taken before each message and at the
+// end, is never below the size the file has once closed there.
+func TestEstimateBoundsTheFile(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 40} {
+		var buf bytes.Buffer
+		w, err := NewWriter(&buf, Options{ChunkSize: 16 << 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := w.AddSchema("Platform.Messages.sensor_msgs.CompressedImage", EncodingProtobuf, []byte("schema"))
+		a, _ := w.AddChannel(s, "/camera/image", EncodingProtobuf, map[string]string{"component": "camera", "stream": "image"})
+		b, _ := w.AddChannel(s, "/b", EncodingProtobuf, nil)
+		for i := range n {
+			w.WriteMessage(Message{ChannelID: a, LogTime: uint64(i), Data: imagePayload(t, i)})
+			w.WriteMessage(Message{ChannelID: b, LogTime: uint64(i), Data: []byte{1, 2, 3}})
+		}
+		estimate := w.Estimate()
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if int64(buf.Len()) > estimate {
+			t.Errorf("%d rounds: the file has %d bytes, the estimate said at most %d", n, buf.Len(), estimate)
+		}
+	}
+}

@@ -102,6 +102,31 @@ func (w *Writer) Err() error { return w.err }
 // Size is the file's size so far, counting the open chunk's records uncompressed.
 func (w *Writer) Size() int64 { return int64(w.off) + int64(len(w.chunk)) }
 
+// Estimate bounds the file's size if it were closed now: what is written, the open chunk
+// uncompressed with its message indexes, and the summary and footer.
+func (w *Writer) Estimate() int64 {
+	n := w.Size()
+	for _, entries := range w.index {
+		n += recordPrefix + 6 + 16*int64(len(entries))
+	}
+	n += recordPrefix + 8 + 8 + 8 + 4 + 4 + 8 // the open chunk's record fields
+	summary := int64(dataEndRecord + footerRecord + len(Magic))
+	for _, s := range w.schemas {
+		summary += recordPrefix + 2 + 4 + int64(len(s.Name)) + 4 + int64(len(s.Encoding)) + 4 + int64(len(s.Data))
+	}
+	for _, c := range w.channels {
+		summary += recordPrefix + 2 + 2 + 4 + int64(len(c.Topic)) + 4 + int64(len(c.MessageEncoding)) + 4
+		for k, v := range c.Metadata {
+			summary += 8 + int64(len(k)+len(v))
+		}
+	}
+	chunkIndex := int64(recordPrefix+8*7+4+4+len(CompressionZstd)) + 10*int64(len(w.channels))
+	summary += (int64(len(w.chunkIndexes)) + 1) * chunkIndex
+	summary += recordPrefix + 8 + 2 + 4*4 + 8 + 8 + 4 + 10*int64(len(w.channels)) // statistics
+	summary += 4 * (recordPrefix + 1 + 8 + 8)                                      // summary offsets
+	return n + summary
+}
+
 // Written is the number of bytes written to the underlying writer: the file is valid MCAP up
 // to here once Recover finalises it.
 func (w *Writer) Written() int64 { return int64(w.off) }
