@@ -123,7 +123,7 @@ func (w *Writer) Estimate() int64 {
 	chunkIndex := int64(recordPrefix+8*7+4+4+len(CompressionZstd)) + 10*int64(len(w.channels))
 	summary += (int64(len(w.chunkIndexes)) + 1) * chunkIndex
 	summary += recordPrefix + 8 + 2 + 4*4 + 8 + 8 + 4 + 10*int64(len(w.channels)) // statistics
-	summary += 4 * (recordPrefix + 1 + 8 + 8)                                      // summary offsets
+	summary += 4 * (recordPrefix + 1 + 8 + 8)                                     // summary offsets
 	return n + summary
 }
 
