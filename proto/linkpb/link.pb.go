@@ -835,6 +835,7 @@ type Request struct {
 	//	*Request_Kpis
 	//	*Request_Resources
 	//	*Request_Upload
+	//	*Request_Recording
 	Op            isRequest_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -970,6 +971,15 @@ func (x *Request) GetUpload() *ResourceUpload {
 	return nil
 }
 
+func (x *Request) GetRecording() *RecordingControl {
+	if x != nil {
+		if x, ok := x.Op.(*Request_Recording); ok {
+			return x.Recording
+		}
+	}
+	return nil
+}
+
 type isRequest_Op interface {
 	isRequest_Op()
 }
@@ -1006,6 +1016,11 @@ type Request_Upload struct {
 	Upload *ResourceUpload `protobuf:"bytes,11,opt,name=upload,proto3,oneof"`
 }
 
+type Request_Recording struct {
+	// Numbers from 20 on are the recorder's (fleet.RecordingControl).
+	Recording *RecordingControl `protobuf:"bytes,20,opt,name=recording,proto3,oneof"`
+}
+
 func (*Request_Streams) isRequest_Op() {}
 
 func (*Request_Read) isRequest_Op() {}
@@ -1021,6 +1036,8 @@ func (*Request_Kpis) isRequest_Op() {}
 func (*Request_Resources) isRequest_Op() {}
 
 func (*Request_Upload) isRequest_Op() {}
+
+func (*Request_Recording) isRequest_Op() {}
 
 type Empty struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1248,6 +1265,7 @@ type Response struct {
 	//	*Response_Kpis
 	//	*Response_Resources
 	//	*Response_Upload
+	//	*Response_Recordings
 	Result        isResponse_Result `protobuf_oneof:"result"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1376,6 +1394,15 @@ func (x *Response) GetUpload() *UploadDone {
 	return nil
 }
 
+func (x *Response) GetRecordings() *RecordingList {
+	if x != nil {
+		if x, ok := x.Result.(*Response_Recordings); ok {
+			return x.Recordings
+		}
+	}
+	return nil
+}
+
 type isResponse_Result interface {
 	isResponse_Result()
 }
@@ -1412,6 +1439,10 @@ type Response_Upload struct {
 	Upload *UploadDone `protobuf:"bytes,10,opt,name=upload,proto3,oneof"`
 }
 
+type Response_Recordings struct {
+	Recordings *RecordingList `protobuf:"bytes,20,opt,name=recordings,proto3,oneof"` // answers recording: one for start and stop, all for list
+}
+
 func (*Response_Streams) isResponse_Result() {}
 
 func (*Response_Sample) isResponse_Result() {}
@@ -1427,6 +1458,8 @@ func (*Response_Kpis) isResponse_Result() {}
 func (*Response_Resources) isResponse_Result() {}
 
 func (*Response_Upload) isResponse_Result() {}
+
+func (*Response_Recordings) isResponse_Result() {}
 
 type Error struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1813,6 +1846,7 @@ type Recorder struct {
 	StartTime     *catalogpb.Time        `protobuf:"bytes,4,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
 	EndTime       *catalogpb.Time        `protobuf:"bytes,5,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
 	ErrorType     string                 `protobuf:"bytes,6,opt,name=error_type,json=errorType,proto3" json:"error_type,omitempty"`
+	Dropped       int64                  `protobuf:"varint,7,opt,name=dropped,proto3" json:"dropped,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1887,6 +1921,13 @@ func (x *Recorder) GetErrorType() string {
 		return x.ErrorType
 	}
 	return ""
+}
+
+func (x *Recorder) GetDropped() int64 {
+	if x != nil {
+		return x.Dropped
+	}
+	return 0
 }
 
 type Recorders struct {
@@ -2916,6 +2957,401 @@ func (x *UploadDone) GetSha256() string {
 	return ""
 }
 
+// RecordingControl starts, stops or lists the recordings of a robot (fleet.RecordingControl).
+type RecordingControl struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Action:
+	//
+	//	*RecordingControl_Start
+	//	*RecordingControl_Stop
+	//	*RecordingControl_List
+	Action        isRecordingControl_Action `protobuf_oneof:"action"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordingControl) Reset() {
+	*x = RecordingControl{}
+	mi := &file_platform_link_link_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordingControl) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordingControl) ProtoMessage() {}
+
+func (x *RecordingControl) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordingControl.ProtoReflect.Descriptor instead.
+func (*RecordingControl) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *RecordingControl) GetAction() isRecordingControl_Action {
+	if x != nil {
+		return x.Action
+	}
+	return nil
+}
+
+func (x *RecordingControl) GetStart() *RecordingStart {
+	if x != nil {
+		if x, ok := x.Action.(*RecordingControl_Start); ok {
+			return x.Start
+		}
+	}
+	return nil
+}
+
+func (x *RecordingControl) GetStop() string {
+	if x != nil {
+		if x, ok := x.Action.(*RecordingControl_Stop); ok {
+			return x.Stop
+		}
+	}
+	return ""
+}
+
+func (x *RecordingControl) GetList() *Empty {
+	if x != nil {
+		if x, ok := x.Action.(*RecordingControl_List); ok {
+			return x.List
+		}
+	}
+	return nil
+}
+
+type isRecordingControl_Action interface {
+	isRecordingControl_Action()
+}
+
+type RecordingControl_Start struct {
+	Start *RecordingStart `protobuf:"bytes,1,opt,name=start,proto3,oneof"`
+}
+
+type RecordingControl_Stop struct {
+	Stop string `protobuf:"bytes,2,opt,name=stop,proto3,oneof"` // the recording's id
+}
+
+type RecordingControl_List struct {
+	List *Empty `protobuf:"bytes,3,opt,name=list,proto3,oneof"`
+}
+
+func (*RecordingControl_Start) isRecordingControl_Action() {}
+
+func (*RecordingControl_Stop) isRecordingControl_Action() {}
+
+func (*RecordingControl_List) isRecordingControl_Action() {}
+
+type RecordingStart struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Streams       []*StreamKey           `protobuf:"bytes,1,rep,name=streams,proto3" json:"streams,omitempty"`
+	DurationMs    int64                  `protobuf:"varint,2,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"` // 0: until stopped
+	MaxBytes      int64                  `protobuf:"varint,3,opt,name=max_bytes,json=maxBytes,proto3" json:"max_bytes,omitempty"`       // 0: no limit but the agent's quota
+	MaxRate       float64                `protobuf:"fixed64,4,opt,name=max_rate,json=maxRate,proto3" json:"max_rate,omitempty"`         // samples per second and stream; 0: no cap
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordingStart) Reset() {
+	*x = RecordingStart{}
+	mi := &file_platform_link_link_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordingStart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordingStart) ProtoMessage() {}
+
+func (x *RecordingStart) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordingStart.ProtoReflect.Descriptor instead.
+func (*RecordingStart) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *RecordingStart) GetStreams() []*StreamKey {
+	if x != nil {
+		return x.Streams
+	}
+	return nil
+}
+
+func (x *RecordingStart) GetDurationMs() int64 {
+	if x != nil {
+		return x.DurationMs
+	}
+	return 0
+}
+
+func (x *RecordingStart) GetMaxBytes() int64 {
+	if x != nil {
+		return x.MaxBytes
+	}
+	return 0
+}
+
+func (x *RecordingStart) GetMaxRate() float64 {
+	if x != nil {
+		return x.MaxRate
+	}
+	return 0
+}
+
+type RecordedStream struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           *StreamKey             `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Type          string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	Topic         string                 `protobuf:"bytes,3,opt,name=topic,proto3" json:"topic,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordedStream) Reset() {
+	*x = RecordedStream{}
+	mi := &file_platform_link_link_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordedStream) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordedStream) ProtoMessage() {}
+
+func (x *RecordedStream) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordedStream.ProtoReflect.Descriptor instead.
+func (*RecordedStream) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *RecordedStream) GetKey() *StreamKey {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *RecordedStream) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *RecordedStream) GetTopic() string {
+	if x != nil {
+		return x.Topic
+	}
+	return ""
+}
+
+type Recording struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Streams       []*RecordedStream      `protobuf:"bytes,2,rep,name=streams,proto3" json:"streams,omitempty"`
+	State         string                 `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
+	ErrorType     string                 `protobuf:"bytes,4,opt,name=error_type,json=errorType,proto3" json:"error_type,omitempty"`
+	Reason        string                 `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	StartTime     *catalogpb.Time        `protobuf:"bytes,6,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
+	EndTime       *catalogpb.Time        `protobuf:"bytes,7,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"` // unset while it runs
+	Request       *RecordingStart        `protobuf:"bytes,8,opt,name=request,proto3" json:"request,omitempty"`
+	Size          int64                  `protobuf:"varint,9,opt,name=size,proto3" json:"size,omitempty"`
+	Messages      int64                  `protobuf:"varint,10,opt,name=messages,proto3" json:"messages,omitempty"`
+	Dropped       int64                  `protobuf:"varint,11,opt,name=dropped,proto3" json:"dropped,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Recording) Reset() {
+	*x = Recording{}
+	mi := &file_platform_link_link_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Recording) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Recording) ProtoMessage() {}
+
+func (x *Recording) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Recording.ProtoReflect.Descriptor instead.
+func (*Recording) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *Recording) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Recording) GetStreams() []*RecordedStream {
+	if x != nil {
+		return x.Streams
+	}
+	return nil
+}
+
+func (x *Recording) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *Recording) GetErrorType() string {
+	if x != nil {
+		return x.ErrorType
+	}
+	return ""
+}
+
+func (x *Recording) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *Recording) GetStartTime() *catalogpb.Time {
+	if x != nil {
+		return x.StartTime
+	}
+	return nil
+}
+
+func (x *Recording) GetEndTime() *catalogpb.Time {
+	if x != nil {
+		return x.EndTime
+	}
+	return nil
+}
+
+func (x *Recording) GetRequest() *RecordingStart {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+func (x *Recording) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *Recording) GetMessages() int64 {
+	if x != nil {
+		return x.Messages
+	}
+	return 0
+}
+
+func (x *Recording) GetDropped() int64 {
+	if x != nil {
+		return x.Dropped
+	}
+	return 0
+}
+
+type RecordingList struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Recordings    []*Recording           `protobuf:"bytes,1,rep,name=recordings,proto3" json:"recordings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordingList) Reset() {
+	*x = RecordingList{}
+	mi := &file_platform_link_link_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordingList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordingList) ProtoMessage() {}
+
+func (x *RecordingList) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordingList.ProtoReflect.Descriptor instead.
+func (*RecordingList) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *RecordingList) GetRecordings() []*Recording {
+	if x != nil {
+		return x.Recordings
+	}
+	return nil
+}
+
 var File_platform_link_link_proto protoreflect.FileDescriptor
 
 const file_platform_link_link_proto_rawDesc = "" +
@@ -2967,7 +3403,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\tStreamKey\x12\x1c\n" +
 	"\tcomponent\x18\x01 \x01(\tR\tcomponent\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
-	"\x06source\x18\x03 \x01(\x05R\x06source\"\xfd\x03\n" +
+	"\x06source\x18\x03 \x01(\x05R\x06source\"\xbe\x04\n" +
 	"\aRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x19\n" +
 	"\brobot_id\x18\x02 \x01(\tR\arobotId\x12\x1f\n" +
@@ -2981,7 +3417,8 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x04kpis\x18\t \x01(\v2\x14.Platform.Link.EmptyH\x00R\x04kpis\x124\n" +
 	"\tresources\x18\n" +
 	" \x01(\v2\x14.Platform.Link.EmptyH\x00R\tresources\x127\n" +
-	"\x06upload\x18\v \x01(\v2\x1d.Platform.Link.ResourceUploadH\x00R\x06uploadB\x04\n" +
+	"\x06upload\x18\v \x01(\v2\x1d.Platform.Link.ResourceUploadH\x00R\x06upload\x12?\n" +
+	"\trecording\x18\x14 \x01(\v2\x1f.Platform.Link.RecordingControlH\x00R\trecordingB\x04\n" +
 	"\x02op\"\a\n" +
 	"\x05Empty\"c\n" +
 	"\aPublish\x12*\n" +
@@ -2995,7 +3432,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\vresource_id\x18\x01 \x01(\tR\n" +
 	"resourceId\x12\x16\n" +
 	"\x06offset\x18\x02 \x01(\x03R\x06offset\x12\x12\n" +
-	"\x04size\x18\x03 \x01(\x03R\x04size\"\xf6\x03\n" +
+	"\x04size\x18\x03 \x01(\x03R\x04size\"\xb6\x04\n" +
 	"\bResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12*\n" +
 	"\x05error\x18\x02 \x01(\v2\x14.Platform.Link.ErrorR\x05error\x125\n" +
@@ -3007,7 +3444,10 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x04kpis\x18\b \x01(\v2\x16.Platform.Link.KPIListH\x00R\x04kpis\x12;\n" +
 	"\tresources\x18\t \x01(\v2\x1b.Platform.Link.ResourceListH\x00R\tresources\x123\n" +
 	"\x06upload\x18\n" +
-	" \x01(\v2\x19.Platform.Link.UploadDoneH\x00R\x06uploadB\b\n" +
+	" \x01(\v2\x19.Platform.Link.UploadDoneH\x00R\x06upload\x12>\n" +
+	"\n" +
+	"recordings\x18\x14 \x01(\v2\x1c.Platform.Link.RecordingListH\x00R\n" +
+	"recordingsB\b\n" +
 	"\x06result\"\xb9\x01\n" +
 	"\x05Error\x12-\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x19.Platform.Link.Error.KindR\x04kind\x12\x18\n" +
@@ -3045,7 +3485,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x05types\x18\x01 \x03(\x05R\x05types\"1\n" +
 	"\x05Usage\x12\x12\n" +
 	"\x04used\x18\x01 \x01(\x01R\x04used\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\x01R\x05limit\"\xf5\x01\n" +
+	"\x05limit\x18\x02 \x01(\x01R\x05limit\"\x8f\x02\n" +
 	"\bRecorder\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x14\n" +
@@ -3054,7 +3494,8 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"start_time\x18\x04 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\tstartTime\x12E\n" +
 	"\bend_time\x18\x05 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\aendTime\x12\x1d\n" +
 	"\n" +
-	"error_type\x18\x06 \x01(\tR\terrorType\"B\n" +
+	"error_type\x18\x06 \x01(\tR\terrorType\x12\x18\n" +
+	"\adropped\x18\a \x01(\x03R\adropped\"B\n" +
 	"\tRecorders\x125\n" +
 	"\trecorders\x18\x01 \x03(\v2\x17.Platform.Link.RecorderR\trecorders\"w\n" +
 	"\rComponentInfo\x12\x0e\n" +
@@ -3132,7 +3573,41 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\n" +
 	"UploadDone\x12\x12\n" +
 	"\x04size\x18\x01 \x01(\x03R\x04size\x12\x16\n" +
-	"\x06sha256\x18\x02 \x01(\tR\x06sha256B-Z+github.com/fleetgate/fleetgate/proto/linkpbb\x06proto3"
+	"\x06sha256\x18\x02 \x01(\tR\x06sha256\"\x95\x01\n" +
+	"\x10RecordingControl\x125\n" +
+	"\x05start\x18\x01 \x01(\v2\x1d.Platform.Link.RecordingStartH\x00R\x05start\x12\x14\n" +
+	"\x04stop\x18\x02 \x01(\tH\x00R\x04stop\x12*\n" +
+	"\x04list\x18\x03 \x01(\v2\x14.Platform.Link.EmptyH\x00R\x04listB\b\n" +
+	"\x06action\"\x9d\x01\n" +
+	"\x0eRecordingStart\x122\n" +
+	"\astreams\x18\x01 \x03(\v2\x18.Platform.Link.StreamKeyR\astreams\x12\x1f\n" +
+	"\vduration_ms\x18\x02 \x01(\x03R\n" +
+	"durationMs\x12\x1b\n" +
+	"\tmax_bytes\x18\x03 \x01(\x03R\bmaxBytes\x12\x19\n" +
+	"\bmax_rate\x18\x04 \x01(\x01R\amaxRate\"f\n" +
+	"\x0eRecordedStream\x12*\n" +
+	"\x03key\x18\x01 \x01(\v2\x18.Platform.Link.StreamKeyR\x03key\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x12\x14\n" +
+	"\x05topic\x18\x03 \x01(\tR\x05topic\"\xb6\x03\n" +
+	"\tRecording\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x127\n" +
+	"\astreams\x18\x02 \x03(\v2\x1d.Platform.Link.RecordedStreamR\astreams\x12\x14\n" +
+	"\x05state\x18\x03 \x01(\tR\x05state\x12\x1d\n" +
+	"\n" +
+	"error_type\x18\x04 \x01(\tR\terrorType\x12\x16\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\x12I\n" +
+	"\n" +
+	"start_time\x18\x06 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\tstartTime\x12E\n" +
+	"\bend_time\x18\a \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\aendTime\x127\n" +
+	"\arequest\x18\b \x01(\v2\x1d.Platform.Link.RecordingStartR\arequest\x12\x12\n" +
+	"\x04size\x18\t \x01(\x03R\x04size\x12\x1a\n" +
+	"\bmessages\x18\n" +
+	" \x01(\x03R\bmessages\x12\x18\n" +
+	"\adropped\x18\v \x01(\x03R\adropped\"I\n" +
+	"\rRecordingList\x128\n" +
+	"\n" +
+	"recordings\x18\x01 \x03(\v2\x18.Platform.Link.RecordingR\n" +
+	"recordingsB-Z+github.com/fleetgate/fleetgate/proto/linkpbb\x06proto3"
 
 var (
 	file_platform_link_link_proto_rawDescOnce sync.Once
@@ -3147,7 +3622,7 @@ func file_platform_link_link_proto_rawDescGZIP() []byte {
 }
 
 var file_platform_link_link_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
+var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
 var file_platform_link_link_proto_goTypes = []any{
 	(Error_Kind)(0),               // 0: Platform.Link.Error.Kind
 	(*Frame)(nil),                 // 1: Platform.Link.Frame
@@ -3187,7 +3662,12 @@ var file_platform_link_link_proto_goTypes = []any{
 	(*ResourcesChanged)(nil),      // 35: Platform.Link.ResourcesChanged
 	(*ResourceChunk)(nil),         // 36: Platform.Link.ResourceChunk
 	(*UploadDone)(nil),            // 37: Platform.Link.UploadDone
-	(*catalogpb.Time)(nil),        // 38: Platform.Messages.builtin_interfaces.Time
+	(*RecordingControl)(nil),      // 38: Platform.Link.RecordingControl
+	(*RecordingStart)(nil),        // 39: Platform.Link.RecordingStart
+	(*RecordedStream)(nil),        // 40: Platform.Link.RecordedStream
+	(*Recording)(nil),             // 41: Platform.Link.Recording
+	(*RecordingList)(nil),         // 42: Platform.Link.RecordingList
+	(*catalogpb.Time)(nil),        // 43: Platform.Messages.builtin_interfaces.Time
 }
 var file_platform_link_link_proto_depIdxs = []int32{
 	2,  // 0: Platform.Link.Frame.hello:type_name -> Platform.Link.Hello
@@ -3203,7 +3683,7 @@ var file_platform_link_link_proto_depIdxs = []int32{
 	9,  // 10: Platform.Link.Frame.accepted:type_name -> Platform.Link.RobotsAccepted
 	3,  // 11: Platform.Link.Hello.robots:type_name -> Platform.Link.RobotInfo
 	5,  // 12: Platform.Link.Welcome.refused:type_name -> Platform.Link.RobotRefused
-	38, // 13: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
+	43, // 13: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
 	3,  // 14: Platform.Link.RobotsChanged.robots:type_name -> Platform.Link.RobotInfo
 	5,  // 15: Platform.Link.RobotsAccepted.refused:type_name -> Platform.Link.RobotRefused
 	12, // 16: Platform.Link.Request.streams:type_name -> Platform.Link.Empty
@@ -3214,41 +3694,52 @@ var file_platform_link_link_proto_depIdxs = []int32{
 	12, // 21: Platform.Link.Request.kpis:type_name -> Platform.Link.Empty
 	12, // 22: Platform.Link.Request.resources:type_name -> Platform.Link.Empty
 	15, // 23: Platform.Link.Request.upload:type_name -> Platform.Link.ResourceUpload
-	10, // 24: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
-	17, // 25: Platform.Link.Response.error:type_name -> Platform.Link.Error
-	19, // 26: Platform.Link.Response.streams:type_name -> Platform.Link.StreamList
-	20, // 27: Platform.Link.Response.sample:type_name -> Platform.Link.Sample
-	12, // 28: Platform.Link.Response.done:type_name -> Platform.Link.Empty
-	21, // 29: Platform.Link.Response.metric_types:type_name -> Platform.Link.MetricTypes
-	29, // 30: Platform.Link.Response.metric:type_name -> Platform.Link.Metric
-	31, // 31: Platform.Link.Response.kpis:type_name -> Platform.Link.KPIList
-	34, // 32: Platform.Link.Response.resources:type_name -> Platform.Link.ResourceList
-	37, // 33: Platform.Link.Response.upload:type_name -> Platform.Link.UploadDone
-	0,  // 34: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
-	18, // 35: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
-	38, // 36: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	38, // 37: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	38, // 38: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	23, // 39: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
-	25, // 40: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
-	12, // 41: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
-	22, // 42: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
-	38, // 43: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
-	28, // 44: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
-	24, // 45: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
-	26, // 46: Platform.Link.Metric.components:type_name -> Platform.Link.Components
-	27, // 47: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
-	38, // 48: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	30, // 49: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
-	30, // 50: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
-	38, // 51: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
-	33, // 52: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
-	33, // 53: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
-	54, // [54:54] is the sub-list for method output_type
-	54, // [54:54] is the sub-list for method input_type
-	54, // [54:54] is the sub-list for extension type_name
-	54, // [54:54] is the sub-list for extension extendee
-	0,  // [0:54] is the sub-list for field type_name
+	38, // 24: Platform.Link.Request.recording:type_name -> Platform.Link.RecordingControl
+	10, // 25: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
+	17, // 26: Platform.Link.Response.error:type_name -> Platform.Link.Error
+	19, // 27: Platform.Link.Response.streams:type_name -> Platform.Link.StreamList
+	20, // 28: Platform.Link.Response.sample:type_name -> Platform.Link.Sample
+	12, // 29: Platform.Link.Response.done:type_name -> Platform.Link.Empty
+	21, // 30: Platform.Link.Response.metric_types:type_name -> Platform.Link.MetricTypes
+	29, // 31: Platform.Link.Response.metric:type_name -> Platform.Link.Metric
+	31, // 32: Platform.Link.Response.kpis:type_name -> Platform.Link.KPIList
+	34, // 33: Platform.Link.Response.resources:type_name -> Platform.Link.ResourceList
+	37, // 34: Platform.Link.Response.upload:type_name -> Platform.Link.UploadDone
+	42, // 35: Platform.Link.Response.recordings:type_name -> Platform.Link.RecordingList
+	0,  // 36: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
+	18, // 37: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
+	43, // 38: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	43, // 39: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	43, // 40: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	23, // 41: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
+	25, // 42: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
+	12, // 43: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
+	22, // 44: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
+	43, // 45: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
+	28, // 46: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
+	24, // 47: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
+	26, // 48: Platform.Link.Metric.components:type_name -> Platform.Link.Components
+	27, // 49: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
+	43, // 50: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	30, // 51: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
+	30, // 52: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
+	43, // 53: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
+	33, // 54: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
+	33, // 55: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
+	39, // 56: Platform.Link.RecordingControl.start:type_name -> Platform.Link.RecordingStart
+	12, // 57: Platform.Link.RecordingControl.list:type_name -> Platform.Link.Empty
+	10, // 58: Platform.Link.RecordingStart.streams:type_name -> Platform.Link.StreamKey
+	10, // 59: Platform.Link.RecordedStream.key:type_name -> Platform.Link.StreamKey
+	40, // 60: Platform.Link.Recording.streams:type_name -> Platform.Link.RecordedStream
+	43, // 61: Platform.Link.Recording.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	43, // 62: Platform.Link.Recording.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	39, // 63: Platform.Link.Recording.request:type_name -> Platform.Link.RecordingStart
+	41, // 64: Platform.Link.RecordingList.recordings:type_name -> Platform.Link.Recording
+	65, // [65:65] is the sub-list for method output_type
+	65, // [65:65] is the sub-list for method input_type
+	65, // [65:65] is the sub-list for extension type_name
+	65, // [65:65] is the sub-list for extension extendee
+	0,  // [0:65] is the sub-list for field type_name
 }
 
 func init() { file_platform_link_link_proto_init() }
@@ -3278,6 +3769,7 @@ func file_platform_link_link_proto_init() {
 		(*Request_Kpis)(nil),
 		(*Request_Resources)(nil),
 		(*Request_Upload)(nil),
+		(*Request_Recording)(nil),
 	}
 	file_platform_link_link_proto_msgTypes[15].OneofWrappers = []any{
 		(*Response_Streams)(nil),
@@ -3288,6 +3780,7 @@ func file_platform_link_link_proto_init() {
 		(*Response_Kpis)(nil),
 		(*Response_Resources)(nil),
 		(*Response_Upload)(nil),
+		(*Response_Recordings)(nil),
 	}
 	file_platform_link_link_proto_msgTypes[28].OneofWrappers = []any{
 		(*Metric_None)(nil),
@@ -3304,13 +3797,18 @@ func file_platform_link_link_proto_init() {
 		(*Metric_Components)(nil),
 		(*Metric_Config)(nil),
 	}
+	file_platform_link_link_proto_msgTypes[37].OneofWrappers = []any{
+		(*RecordingControl_Start)(nil),
+		(*RecordingControl_Stop)(nil),
+		(*RecordingControl_List)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platform_link_link_proto_rawDesc), len(file_platform_link_link_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   37,
+			NumMessages:   42,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/link/link.proto.
  */
 export const file_platform_link_link: GenFile = /*@__PURE__*/
-  fileDesc("ChhwbGF0Zm9ybS9saW5rL2xpbmsucHJvdG8SDVBsYXRmb3JtLkxpbmsihQQKBUZyYW1lEiUKBWhlbGxvGAEgASgLMhQuUGxhdGZvcm0uTGluay5IZWxsb0gAEikKB3dlbGNvbWUYAiABKAsyFi5QbGF0Zm9ybS5MaW5rLldlbGNvbWVIABIpCgdyZWZ1c2FsGAMgASgLMhYuUGxhdGZvcm0uTGluay5SZWZ1c2FsSAASKQoHcmVxdWVzdBgEIAEoCzIWLlBsYXRmb3JtLkxpbmsuUmVxdWVzdEgAEisKCHJlc3BvbnNlGAUgASgLMhcuUGxhdGZvcm0uTGluay5SZXNwb25zZUgAEi0KCWhlYXJ0YmVhdBgGIAEoCzIYLlBsYXRmb3JtLkxpbmsuSGVhcnRiZWF0SAASLgoGcm9ib3RzGAcgASgLMhwuUGxhdGZvcm0uTGluay5Sb2JvdHNDaGFuZ2VkSAASKAoEa3BpcxgIIAEoCzIYLlBsYXRmb3JtLkxpbmsuS1BJVmFsdWVzSAASLQoFY2h1bmsYCSABKAsyHC5QbGF0Zm9ybS5MaW5rLlJlc291cmNlQ2h1bmtIABI0CglyZXNvdXJjZXMYCiABKAsyHy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlc0NoYW5nZWRIABIxCghhY2NlcHRlZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUm9ib3RzQWNjZXB0ZWRIAEIGCgRib2R5ImIKBUhlbGxvEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SFQoNYWdlbnRfdmVyc2lvbhgCIAEoCRIoCgZyb2JvdHMYAyADKAsyGC5QbGF0Zm9ybS5MaW5rLlJvYm90SW5mbyJpCglSb2JvdEluZm8SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRITCgtjb25maWdfbmFtZRgDIAEoCRIWCg5jb25maWdfdmVyc2lvbhgEIAEoCRIVCg1hZ2VudF92ZXJzaW9uGAUgASgJIpQBCgdXZWxjb21lEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SEAoIYWdlbnRfaWQYAiABKAkSEAoIZmxlZXRfaWQYAyABKAkSHQoVaGVhcnRiZWF0X2ludGVydmFsX21zGAQgASgNEiwKB3JlZnVzZWQYBSADKAsyGy5QbGF0Zm9ybS5MaW5rLlJvYm90UmVmdXNlZCIqCgxSb2JvdFJlZnVzZWQSCgoCaWQYASABKAkSDgoGcmVhc29uGAIgASgJIjEKB1JlZnVzYWwSDgoGcmVhc29uGAEgASgJEhYKDnJldHJ5X2FmdGVyX21zGAIgASgNIkUKCUhlYXJ0YmVhdBI4CgRzZW50GAEgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUiOQoNUm9ib3RzQ2hhbmdlZBIoCgZyb2JvdHMYASADKAsyGC5QbGF0Zm9ybS5MaW5rLlJvYm90SW5mbyI+Cg5Sb2JvdHNBY2NlcHRlZBIsCgdyZWZ1c2VkGAEgAygLMhsuUGxhdGZvcm0uTGluay5Sb2JvdFJlZnVzZWQiPAoJU3RyZWFtS2V5EhEKCWNvbXBvbmVudBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnNvdXJjZRgDIAEoBSKeAwoHUmVxdWVzdBIKCgJpZBgBIAEoBBIQCghyb2JvdF9pZBgCIAEoCRITCgtkZWFkbGluZV9tcxgDIAEoDRInCgdzdHJlYW1zGAQgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEigKBHJlYWQYBSABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleUgAEikKB3B1Ymxpc2gYBiABKAsyFi5QbGF0Zm9ybS5MaW5rLlB1Ymxpc2hIABIsCgxtZXRyaWNfdHlwZXMYByABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASLAoGbWV0cmljGAggASgLMhouUGxhdGZvcm0uTGluay5NZXRyaWNRdWVyeUgAEiQKBGtwaXMYCSABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASKQoJcmVzb3VyY2VzGAogASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEi8KBnVwbG9hZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUmVzb3VyY2VVcGxvYWRIAEIECgJvcCIHCgVFbXB0eSJPCgdQdWJsaXNoEiUKA2tleRgBIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EgwKBHR5cGUYAiABKAkSDwoHcGF5bG9hZBgDIAEoDCIpCgtNZXRyaWNRdWVyeRIMCgR0eXBlGAEgASgFEgwKBG5hbWUYAiABKAkiQwoOUmVzb3VyY2VVcGxvYWQSEwoLcmVzb3VyY2VfaWQYASABKAkSDgoGb2Zmc2V0GAIgASgDEgwKBHNpemUYAyABKAMipgMKCFJlc3BvbnNlEgoKAmlkGAEgASgEEiMKBWVycm9yGAIgASgLMhQuUGxhdGZvcm0uTGluay5FcnJvchIsCgdzdHJlYW1zGAMgASgLMhkuUGxhdGZvcm0uTGluay5TdHJlYW1MaXN0SAASJwoGc2FtcGxlGAQgASgLMhUuUGxhdGZvcm0uTGluay5TYW1wbGVIABIkCgRkb25lGAUgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEjIKDG1ldHJpY190eXBlcxgGIAEoCzIaLlBsYXRmb3JtLkxpbmsuTWV0cmljVHlwZXNIABInCgZtZXRyaWMYByABKAsyFS5QbGF0Zm9ybS5MaW5rLk1ldHJpY0gAEiYKBGtwaXMYCCABKAsyFi5QbGF0Zm9ybS5MaW5rLktQSUxpc3RIABIwCglyZXNvdXJjZXMYCSABKAsyGy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlTGlzdEgAEisKBnVwbG9hZBgKIAEoCzIZLlBsYXRmb3JtLkxpbmsuVXBsb2FkRG9uZUgAQggKBnJlc3VsdCKqAQoFRXJyb3ISJwoEa2luZBgBIAEoDjIZLlBsYXRmb3JtLkxpbmsuRXJyb3IuS2luZBIPCgdtZXNzYWdlGAIgASgJImcKBEtpbmQSEQoNS0lORF9JTlRFUk5BTBAAEhIKDktJTkRfTk9UX0ZPVU5EEAESEAoMS0lORF9JTlZBTElEEAISEAoMS0lORF9PRkZMSU5FEAMSFAoQS0lORF9VTkFWQUlMQUJMRRAEIsYBCgZTdHJlYW0SEQoJY29tcG9uZW50GAEgASgJEgwKBG5hbWUYAiABKAkSDAoEdHlwZRgDIAEoCRIRCglkaXJlY3Rpb24YBCABKAkSDgoGc291cmNlGAUgASgFEhQKDGRpc3BsYXlfbmFtZRgGIAEoCRISCgpzb3VyY2VfdXJsGAcgASgJEhcKD3NvdXJjZV9lbmRwb2ludBgIIAEoCRISCgptYXhfbGluZWFyGAkgASgBEhMKC21heF9hbmd1bGFyGAogASgBIjQKClN0cmVhbUxpc3QSJgoHc3RyZWFtcxgBIAMoCzIVLlBsYXRmb3JtLkxpbmsuU3RyZWFtIm4KBlNhbXBsZRIMCgR0eXBlGAEgASgJEg8KB3BheWxvYWQYAiABKAwSOAoEdGltZRgDIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEgsKA3NlcRgEIAEoBCIcCgtNZXRyaWNUeXBlcxINCgV0eXBlcxgBIAMoBSIkCgVVc2FnZRIMCgR1c2VkGAEgASgBEg0KBWxpbWl0GAIgASgBIsUBCghSZWNvcmRlchIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBXN0YXRlGAMgASgJEj4KCnN0YXJ0X3RpbWUYBCABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRI8CghlbmRfdGltZRgFIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEhIKCmVycm9yX3R5cGUYBiABKAkiNwoJUmVjb3JkZXJzEioKCXJlY29yZGVycxgBIAMoCzIXLlBsYXRmb3JtLkxpbmsuUmVjb3JkZXIiVwoNQ29tcG9uZW50SW5mbxIKCgJpZBgBIAEoCRIMCgR1dWlkGAIgASgJEgwKBG5hbWUYAyABKAkSDwoHdmVyc2lvbhgEIAEoCRINCgVzdGF0ZRgFIAEoCSI+CgpDb21wb25lbnRzEjAKCmNvbXBvbmVudHMYASADKAsyHC5QbGF0Zm9ybS5MaW5rLkNvbXBvbmVudEluZm8iOgoKQ29uZmlnSW5mbxIMCgRuYW1lGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSDQoFc3RhdGUYAyABKAkiPgoVQWdlbnRPcGVyYXRpb25hbFN0YXRlEhQKDGFnZW50X3N0YXR1cxgBIAEoBRIPCgd2ZXJzaW9uGAIgASgJIpUECgZNZXRyaWMSDAoEdHlwZRgBIAEoBRIMCgRuYW1lGAIgASgJEiQKBG5vbmUYAyABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASEwoJaW50X3ZhbHVlGAQgASgDSAASFAoKbG9uZ192YWx1ZRgFIAEoA0gAEhYKDGRvdWJsZV92YWx1ZRgGIAEoAUgAEhYKDHN0cmluZ192YWx1ZRgHIAEoCUgAEhQKCmJvb2xfdmFsdWUYCCABKAhIABIlCgV1c2FnZRgJIAEoCzIULlBsYXRmb3JtLkxpbmsuVXNhZ2VIABI8CgZleHBpcnkYCiABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZUgAEhoKEHVwZGF0ZV9hdmFpbGFibGUYCyABKAhIABJBChFvcGVyYXRpb25hbF9zdGF0ZRgMIAEoCzIkLlBsYXRmb3JtLkxpbmsuQWdlbnRPcGVyYXRpb25hbFN0YXRlSAASLQoJcmVjb3JkZXJzGA0gASgLMhguUGxhdGZvcm0uTGluay5SZWNvcmRlcnNIABIvCgpjb21wb25lbnRzGA4gASgLMhkuUGxhdGZvcm0uTGluay5Db21wb25lbnRzSAASKwoGY29uZmlnGA8gASgLMhkuUGxhdGZvcm0uTGluay5Db25maWdJbmZvSABCBwoFdmFsdWUicQoDS1BJEgwKBG5hbWUYASABKAkSEQoJZGF0YV90eXBlGAIgASgJEg8KB3BheWxvYWQYAyABKAwSOAoEdGltZRgEIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lIisKB0tQSUxpc3QSIAoEa3BpcxgBIAMoCzISLlBsYXRmb3JtLkxpbmsuS1BJIj8KCUtQSVZhbHVlcxIQCghyb2JvdF9pZBgBIAEoCRIgCgRrcGlzGAIgAygLMhIuUGxhdGZvcm0uTGluay5LUEkivAEKCFJlc291cmNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEQoJbWltZV90eXBlGAMgASgJEhEKCWZpbGVfdHlwZRgEIAEoCRIMCgRzaXplGAUgASgDEj4KCmNyZWF0ZWRfYXQYBiABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRIOCgZzaGEyNTYYByABKAkSEgoKYWRtaW5fb25seRgIIAEoCCI6CgxSZXNvdXJjZUxpc3QSKgoJcmVzb3VyY2VzGAEgAygLMhcuUGxhdGZvcm0uTGluay5SZXNvdXJjZSJQChBSZXNvdXJjZXNDaGFuZ2VkEhAKCHJvYm90X2lkGAEgASgJEioKCXJlc291cmNlcxgCIAMoCzIXLlBsYXRmb3JtLkxpbmsuUmVzb3VyY2UiQQoNUmVzb3VyY2VDaHVuaxISCgpyZXF1ZXN0X2lkGAEgASgEEg4KBm9mZnNldBgCIAEoAxIMCgRkYXRhGAMgASgMIioKClVwbG9hZERvbmUSDAoEc2l6ZRgBIAEoAxIOCgZzaGEyNTYYAiABKAlCLVorZ2l0aHViLmNvbS9mbGVldGdhdGUvZmxlZXRnYXRlL3Byb3RvL2xpbmtwYmIGcHJvdG8z", [file_platform_messages_builtin_interfaces]);
+  fileDesc("ChhwbGF0Zm9ybS9saW5rL2xpbmsucHJvdG8SDVBsYXRmb3JtLkxpbmsihQQKBUZyYW1lEiUKBWhlbGxvGAEgASgLMhQuUGxhdGZvcm0uTGluay5IZWxsb0gAEikKB3dlbGNvbWUYAiABKAsyFi5QbGF0Zm9ybS5MaW5rLldlbGNvbWVIABIpCgdyZWZ1c2FsGAMgASgLMhYuUGxhdGZvcm0uTGluay5SZWZ1c2FsSAASKQoHcmVxdWVzdBgEIAEoCzIWLlBsYXRmb3JtLkxpbmsuUmVxdWVzdEgAEisKCHJlc3BvbnNlGAUgASgLMhcuUGxhdGZvcm0uTGluay5SZXNwb25zZUgAEi0KCWhlYXJ0YmVhdBgGIAEoCzIYLlBsYXRmb3JtLkxpbmsuSGVhcnRiZWF0SAASLgoGcm9ib3RzGAcgASgLMhwuUGxhdGZvcm0uTGluay5Sb2JvdHNDaGFuZ2VkSAASKAoEa3BpcxgIIAEoCzIYLlBsYXRmb3JtLkxpbmsuS1BJVmFsdWVzSAASLQoFY2h1bmsYCSABKAsyHC5QbGF0Zm9ybS5MaW5rLlJlc291cmNlQ2h1bmtIABI0CglyZXNvdXJjZXMYCiABKAsyHy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlc0NoYW5nZWRIABIxCghhY2NlcHRlZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUm9ib3RzQWNjZXB0ZWRIAEIGCgRib2R5ImIKBUhlbGxvEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SFQoNYWdlbnRfdmVyc2lvbhgCIAEoCRIoCgZyb2JvdHMYAyADKAsyGC5QbGF0Zm9ybS5MaW5rLlJvYm90SW5mbyJpCglSb2JvdEluZm8SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRITCgtjb25maWdfbmFtZRgDIAEoCRIWCg5jb25maWdfdmVyc2lvbhgEIAEoCRIVCg1hZ2VudF92ZXJzaW9uGAUgASgJIpQBCgdXZWxjb21lEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SEAoIYWdlbnRfaWQYAiABKAkSEAoIZmxlZXRfaWQYAyABKAkSHQoVaGVhcnRiZWF0X2ludGVydmFsX21zGAQgASgNEiwKB3JlZnVzZWQYBSADKAsyGy5QbGF0Zm9ybS5MaW5rLlJvYm90UmVmdXNlZCIqCgxSb2JvdFJlZnVzZWQSCgoCaWQYASABKAkSDgoGcmVhc29uGAIgASgJIjEKB1JlZnVzYWwSDgoGcmVhc29uGAEgASgJEhYKDnJldHJ5X2FmdGVyX21zGAIgASgNIkUKCUhlYXJ0YmVhdBI4CgRzZW50GAEgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUiOQoNUm9ib3RzQ2hhbmdlZBIoCgZyb2JvdHMYASADKAsyGC5QbGF0Zm9ybS5MaW5rLlJvYm90SW5mbyI+Cg5Sb2JvdHNBY2NlcHRlZBIsCgdyZWZ1c2VkGAEgAygLMhsuUGxhdGZvcm0uTGluay5Sb2JvdFJlZnVzZWQiPAoJU3RyZWFtS2V5EhEKCWNvbXBvbmVudBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnNvdXJjZRgDIAEoBSLUAwoHUmVxdWVzdBIKCgJpZBgBIAEoBBIQCghyb2JvdF9pZBgCIAEoCRITCgtkZWFkbGluZV9tcxgDIAEoDRInCgdzdHJlYW1zGAQgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEigKBHJlYWQYBSABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleUgAEikKB3B1Ymxpc2gYBiABKAsyFi5QbGF0Zm9ybS5MaW5rLlB1Ymxpc2hIABIsCgxtZXRyaWNfdHlwZXMYByABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASLAoGbWV0cmljGAggASgLMhouUGxhdGZvcm0uTGluay5NZXRyaWNRdWVyeUgAEiQKBGtwaXMYCSABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASKQoJcmVzb3VyY2VzGAogASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEi8KBnVwbG9hZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUmVzb3VyY2VVcGxvYWRIABI0CglyZWNvcmRpbmcYFCABKAsyHy5QbGF0Zm9ybS5MaW5rLlJlY29yZGluZ0NvbnRyb2xIAEIECgJvcCIHCgVFbXB0eSJPCgdQdWJsaXNoEiUKA2tleRgBIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EgwKBHR5cGUYAiABKAkSDwoHcGF5bG9hZBgDIAEoDCIpCgtNZXRyaWNRdWVyeRIMCgR0eXBlGAEgASgFEgwKBG5hbWUYAiABKAkiQwoOUmVzb3VyY2VVcGxvYWQSEwoLcmVzb3VyY2VfaWQYASABKAkSDgoGb2Zmc2V0GAIgASgDEgwKBHNpemUYAyABKAMi2gMKCFJlc3BvbnNlEgoKAmlkGAEgASgEEiMKBWVycm9yGAIgASgLMhQuUGxhdGZvcm0uTGluay5FcnJvchIsCgdzdHJlYW1zGAMgASgLMhkuUGxhdGZvcm0uTGluay5TdHJlYW1MaXN0SAASJwoGc2FtcGxlGAQgASgLMhUuUGxhdGZvcm0uTGluay5TYW1wbGVIABIkCgRkb25lGAUgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEjIKDG1ldHJpY190eXBlcxgGIAEoCzIaLlBsYXRmb3JtLkxpbmsuTWV0cmljVHlwZXNIABInCgZtZXRyaWMYByABKAsyFS5QbGF0Zm9ybS5MaW5rLk1ldHJpY0gAEiYKBGtwaXMYCCABKAsyFi5QbGF0Zm9ybS5MaW5rLktQSUxpc3RIABIwCglyZXNvdXJjZXMYCSABKAsyGy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlTGlzdEgAEisKBnVwbG9hZBgKIAEoCzIZLlBsYXRmb3JtLkxpbmsuVXBsb2FkRG9uZUgAEjIKCnJlY29yZGluZ3MYFCABKAsyHC5QbGF0Zm9ybS5MaW5rLlJlY29yZGluZ0xpc3RIAEIICgZyZXN1bHQiqgEKBUVycm9yEicKBGtpbmQYASABKA4yGS5QbGF0Zm9ybS5MaW5rLkVycm9yLktpbmQSDwoHbWVzc2FnZRgCIAEoCSJnCgRLaW5kEhEKDUtJTkRfSU5URVJOQUwQABISCg5LSU5EX05PVF9GT1VORBABEhAKDEtJTkRfSU5WQUxJRBACEhAKDEtJTkRfT0ZGTElORRADEhQKEEtJTkRfVU5BVkFJTEFCTEUQBCLGAQoGU3RyZWFtEhEKCWNvbXBvbmVudBgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBHR5cGUYAyABKAkSEQoJZGlyZWN0aW9uGAQgASgJEg4KBnNvdXJjZRgFIAEoBRIUCgxkaXNwbGF5X25hbWUYBiABKAkSEgoKc291cmNlX3VybBgHIAEoCRIXCg9zb3VyY2VfZW5kcG9pbnQYCCABKAkSEgoKbWF4X2xpbmVhchgJIAEoARITCgttYXhfYW5ndWxhchgKIAEoASI0CgpTdHJlYW1MaXN0EiYKB3N0cmVhbXMYASADKAsyFS5QbGF0Zm9ybS5MaW5rLlN0cmVhbSJuCgZTYW1wbGUSDAoEdHlwZRgBIAEoCRIPCgdwYXlsb2FkGAIgASgMEjgKBHRpbWUYAyABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRILCgNzZXEYBCABKAQiHAoLTWV0cmljVHlwZXMSDQoFdHlwZXMYASADKAUiJAoFVXNhZ2USDAoEdXNlZBgBIAEoARINCgVsaW1pdBgCIAEoASLWAQoIUmVjb3JkZXISCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRINCgVzdGF0ZRgDIAEoCRI+CgpzdGFydF90aW1lGAQgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSPAoIZW5kX3RpbWUYBSABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRISCgplcnJvcl90eXBlGAYgASgJEg8KB2Ryb3BwZWQYByABKAMiNwoJUmVjb3JkZXJzEioKCXJlY29yZGVycxgBIAMoCzIXLlBsYXRmb3JtLkxpbmsuUmVjb3JkZXIiVwoNQ29tcG9uZW50SW5mbxIKCgJpZBgBIAEoCRIMCgR1dWlkGAIgASgJEgwKBG5hbWUYAyABKAkSDwoHdmVyc2lvbhgEIAEoCRINCgVzdGF0ZRgFIAEoCSI+CgpDb21wb25lbnRzEjAKCmNvbXBvbmVudHMYASADKAsyHC5QbGF0Zm9ybS5MaW5rLkNvbXBvbmVudEluZm8iOgoKQ29uZmlnSW5mbxIMCgRuYW1lGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSDQoFc3RhdGUYAyABKAkiPgoVQWdlbnRPcGVyYXRpb25hbFN0YXRlEhQKDGFnZW50X3N0YXR1cxgBIAEoBRIPCgd2ZXJzaW9uGAIgASgJIpUECgZNZXRyaWMSDAoEdHlwZRgBIAEoBRIMCgRuYW1lGAIgASgJEiQKBG5vbmUYAyABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASEwoJaW50X3ZhbHVlGAQgASgDSAASFAoKbG9uZ192YWx1ZRgFIAEoA0gAEhYKDGRvdWJsZV92YWx1ZRgGIAEoAUgAEhYKDHN0cmluZ192YWx1ZRgHIAEoCUgAEhQKCmJvb2xfdmFsdWUYCCABKAhIABIlCgV1c2FnZRgJIAEoCzIULlBsYXRmb3JtLkxpbmsuVXNhZ2VIABI8CgZleHBpcnkYCiABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZUgAEhoKEHVwZGF0ZV9hdmFpbGFibGUYCyABKAhIABJBChFvcGVyYXRpb25hbF9zdGF0ZRgMIAEoCzIkLlBsYXRmb3JtLkxpbmsuQWdlbnRPcGVyYXRpb25hbFN0YXRlSAASLQoJcmVjb3JkZXJzGA0gASgLMhguUGxhdGZvcm0uTGluay5SZWNvcmRlcnNIABIvCgpjb21wb25lbnRzGA4gASgLMhkuUGxhdGZvcm0uTGluay5Db21wb25lbnRzSAASKwoGY29uZmlnGA8gASgLMhkuUGxhdGZvcm0uTGluay5Db25maWdJbmZvSABCBwoFdmFsdWUicQoDS1BJEgwKBG5hbWUYASABKAkSEQoJZGF0YV90eXBlGAIgASgJEg8KB3BheWxvYWQYAyABKAwSOAoEdGltZRgEIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lIisKB0tQSUxpc3QSIAoEa3BpcxgBIAMoCzISLlBsYXRmb3JtLkxpbmsuS1BJIj8KCUtQSVZhbHVlcxIQCghyb2JvdF9pZBgBIAEoCRIgCgRrcGlzGAIgAygLMhIuUGxhdGZvcm0uTGluay5LUEkivAEKCFJlc291cmNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEQoJbWltZV90eXBlGAMgASgJEhEKCWZpbGVfdHlwZRgEIAEoCRIMCgRzaXplGAUgASgDEj4KCmNyZWF0ZWRfYXQYBiABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRIOCgZzaGEyNTYYByABKAkSEgoKYWRtaW5fb25seRgIIAEoCCI6CgxSZXNvdXJjZUxpc3QSKgoJcmVzb3VyY2VzGAEgAygLMhcuUGxhdGZvcm0uTGluay5SZXNvdXJjZSJQChBSZXNvdXJjZXNDaGFuZ2VkEhAKCHJvYm90X2lkGAEgASgJEioKCXJlc291cmNlcxgCIAMoCzIXLlBsYXRmb3JtLkxpbmsuUmVzb3VyY2UiQQoNUmVzb3VyY2VDaHVuaxISCgpyZXF1ZXN0X2lkGAEgASgEEg4KBm9mZnNldBgCIAEoAxIMCgRkYXRhGAMgASgMIioKClVwbG9hZERvbmUSDAoEc2l6ZRgBIAEoAxIOCgZzaGEyNTYYAiABKAkiggEKEFJlY29yZGluZ0NvbnRyb2wSLgoFc3RhcnQYASABKAsyHS5QbGF0Zm9ybS5MaW5rLlJlY29yZGluZ1N0YXJ0SAASDgoEc3RvcBgCIAEoCUgAEiQKBGxpc3QYAyABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SABCCAoGYWN0aW9uInUKDlJlY29yZGluZ1N0YXJ0EikKB3N0cmVhbXMYASADKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRITCgtkdXJhdGlvbl9tcxgCIAEoAxIRCgltYXhfYnl0ZXMYAyABKAMSEAoIbWF4X3JhdGUYBCABKAEiVAoOUmVjb3JkZWRTdHJlYW0SJQoDa2V5GAEgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXkSDAoEdHlwZRgCIAEoCRINCgV0b3BpYxgDIAEoCSLZAgoJUmVjb3JkaW5nEgoKAmlkGAEgASgJEi4KB3N0cmVhbXMYAiADKAsyHS5QbGF0Zm9ybS5MaW5rLlJlY29yZGVkU3RyZWFtEg0KBXN0YXRlGAMgASgJEhIKCmVycm9yX3R5cGUYBCABKAkSDgoGcmVhc29uGAUgASgJEj4KCnN0YXJ0X3RpbWUYBiABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRI8CghlbmRfdGltZRgHIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEi4KB3JlcXVlc3QYCCABKAsyHS5QbGF0Zm9ybS5MaW5rLlJlY29yZGluZ1N0YXJ0EgwKBHNpemUYCSABKAMSEAoIbWVzc2FnZXMYCiABKAMSDwoHZHJvcHBlZBgLIAEoAyI9Cg1SZWNvcmRpbmdMaXN0EiwKCnJlY29yZGluZ3MYASADKAsyGC5QbGF0Zm9ybS5MaW5rLlJlY29yZGluZ0ItWitnaXRodWIuY29tL2ZsZWV0Z2F0ZS9mbGVldGdhdGUvcHJvdG8vbGlua3BiYgZwcm90bzM", [file_platform_messages_builtin_interfaces]);
 
 /**
  * @generated from message Platform.Link.Frame
@@ -426,6 +426,14 @@ export type Request = Message<"Platform.Link.Request"> & {
      */
     value: ResourceUpload;
     case: "upload";
+  } | {
+    /**
+     * Numbers from 20 on are the recorder's (fleet.RecordingControl).
+     *
+     * @generated from field: Platform.Link.RecordingControl recording = 20;
+     */
+    value: RecordingControl;
+    case: "recording";
   } | { case: undefined; value?: undefined };
 };
 
@@ -596,6 +604,14 @@ export type Response = Message<"Platform.Link.Response"> & {
      */
     value: UploadDone;
     case: "upload";
+  } | {
+    /**
+     * answers recording: one for start and stop, all for list
+     *
+     * @generated from field: Platform.Link.RecordingList recordings = 20;
+     */
+    value: RecordingList;
+    case: "recordings";
   } | { case: undefined; value?: undefined };
 };
 
@@ -849,6 +865,11 @@ export type Recorder = Message<"Platform.Link.Recorder"> & {
    * @generated from field: string error_type = 6;
    */
   errorType: string;
+
+  /**
+   * @generated from field: int64 dropped = 7;
+   */
+  dropped: bigint;
 };
 
 /**
@@ -1301,4 +1322,194 @@ export type UploadDone = Message<"Platform.Link.UploadDone"> & {
  */
 export const UploadDoneSchema: GenMessage<UploadDone> = /*@__PURE__*/
   messageDesc(file_platform_link_link, 36);
+
+/**
+ * RecordingControl starts, stops or lists the recordings of a robot (fleet.RecordingControl).
+ *
+ * @generated from message Platform.Link.RecordingControl
+ */
+export type RecordingControl = Message<"Platform.Link.RecordingControl"> & {
+  /**
+   * @generated from oneof Platform.Link.RecordingControl.action
+   */
+  action: {
+    /**
+     * @generated from field: Platform.Link.RecordingStart start = 1;
+     */
+    value: RecordingStart;
+    case: "start";
+  } | {
+    /**
+     * the recording's id
+     *
+     * @generated from field: string stop = 2;
+     */
+    value: string;
+    case: "stop";
+  } | {
+    /**
+     * @generated from field: Platform.Link.Empty list = 3;
+     */
+    value: Empty;
+    case: "list";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message Platform.Link.RecordingControl.
+ * Use `create(RecordingControlSchema)` to create a new message.
+ */
+export const RecordingControlSchema: GenMessage<RecordingControl> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 37);
+
+/**
+ * @generated from message Platform.Link.RecordingStart
+ */
+export type RecordingStart = Message<"Platform.Link.RecordingStart"> & {
+  /**
+   * @generated from field: repeated Platform.Link.StreamKey streams = 1;
+   */
+  streams: StreamKey[];
+
+  /**
+   * 0: until stopped
+   *
+   * @generated from field: int64 duration_ms = 2;
+   */
+  durationMs: bigint;
+
+  /**
+   * 0: no limit but the agent's quota
+   *
+   * @generated from field: int64 max_bytes = 3;
+   */
+  maxBytes: bigint;
+
+  /**
+   * samples per second and stream; 0: no cap
+   *
+   * @generated from field: double max_rate = 4;
+   */
+  maxRate: number;
+};
+
+/**
+ * Describes the message Platform.Link.RecordingStart.
+ * Use `create(RecordingStartSchema)` to create a new message.
+ */
+export const RecordingStartSchema: GenMessage<RecordingStart> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 38);
+
+/**
+ * @generated from message Platform.Link.RecordedStream
+ */
+export type RecordedStream = Message<"Platform.Link.RecordedStream"> & {
+  /**
+   * @generated from field: Platform.Link.StreamKey key = 1;
+   */
+  key?: StreamKey | undefined;
+
+  /**
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * @generated from field: string topic = 3;
+   */
+  topic: string;
+};
+
+/**
+ * Describes the message Platform.Link.RecordedStream.
+ * Use `create(RecordedStreamSchema)` to create a new message.
+ */
+export const RecordedStreamSchema: GenMessage<RecordedStream> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 39);
+
+/**
+ * @generated from message Platform.Link.Recording
+ */
+export type Recording = Message<"Platform.Link.Recording"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: repeated Platform.Link.RecordedStream streams = 2;
+   */
+  streams: RecordedStream[];
+
+  /**
+   * @generated from field: string state = 3;
+   */
+  state: string;
+
+  /**
+   * @generated from field: string error_type = 4;
+   */
+  errorType: string;
+
+  /**
+   * @generated from field: string reason = 5;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: Platform.Messages.builtin_interfaces.Time start_time = 6;
+   */
+  startTime?: Time | undefined;
+
+  /**
+   * unset while it runs
+   *
+   * @generated from field: Platform.Messages.builtin_interfaces.Time end_time = 7;
+   */
+  endTime?: Time | undefined;
+
+  /**
+   * @generated from field: Platform.Link.RecordingStart request = 8;
+   */
+  request?: RecordingStart | undefined;
+
+  /**
+   * @generated from field: int64 size = 9;
+   */
+  size: bigint;
+
+  /**
+   * @generated from field: int64 messages = 10;
+   */
+  messages: bigint;
+
+  /**
+   * @generated from field: int64 dropped = 11;
+   */
+  dropped: bigint;
+};
+
+/**
+ * Describes the message Platform.Link.Recording.
+ * Use `create(RecordingSchema)` to create a new message.
+ */
+export const RecordingSchema: GenMessage<Recording> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 40);
+
+/**
+ * @generated from message Platform.Link.RecordingList
+ */
+export type RecordingList = Message<"Platform.Link.RecordingList"> & {
+  /**
+   * @generated from field: repeated Platform.Link.Recording recordings = 1;
+   */
+  recordings: Recording[];
+};
+
+/**
+ * Describes the message Platform.Link.RecordingList.
+ * Use `create(RecordingListSchema)` to create a new message.
+ */
+export const RecordingListSchema: GenMessage<RecordingList> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 41);
 
