@@ -55,7 +55,12 @@ func (s *Server) teeLog() error {
 // startRobots starts the robot sources of this gateway and registers their robots. The
 // simulation runs until ctx ends.
 func (s *Server) startRobots(ctx context.Context) error {
+	rec, err := s.openRecorder(s.cfg.DataDir)
+	if err != nil {
+		return err
+	}
 	if s.cfg.Sim.Count <= 0 {
+		s.closers = append(s.closers, rec.Close)
 		return nil
 	}
 	simulation, err := sim.Start(ctx, sim.Config{
@@ -69,15 +74,17 @@ func (s *Server) startRobots(ctx context.Context) error {
 		Logger:       s.log.With("source", "sim"),
 	})
 	if err != nil {
+		rec.Close()
 		return fmt.Errorf("starting the simulation: %w", err)
 	}
+	robots := recordable(rec, simulation.Robots())
 	s.closers = append(s.closers, func() {
-		for _, r := range simulation.Robots() {
+		for _, r := range robots {
 			s.registry.Remove(r)
 		}
 		simulation.Close()
-	})
-	for _, r := range simulation.Robots() {
+	}, rec.Close) // closers run newest first: the recordings end before the robots do
+	for _, r := range robots {
 		if err := s.registry.Add(ctx, r, s.localFleetID()); err != nil {
 			return fmt.Errorf("registering simulated robot %s: %w", r.Info().Name, err)
 		}

@@ -61,6 +61,8 @@ type Config struct {
 	Stdout io.Writer
 	// Sim configures simulated robots; the agent hosts them (the cloud ignores it).
 	Sim SimConfig
+	// RecordingsQuota bounds the bytes of an agent's recordings (0: record.DefaultQuota).
+	RecordingsQuota int64
 	// Cloud is the cloud gateway's URL an agent links to, with AgentKey; empty: the agent
 	// runs alone.
 	Cloud    string

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/record"
 	"github.com/fleetgate/fleetgate/server"
 )
 
@@ -22,6 +23,8 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	agentListen := fs.String("agent-listen", ":19992", "address of the local gateway")
 	var sim simFlags
 	sim.register(fs, 3)
+	quota := byteSize(record.DefaultQuota)
+	fs.Var(&quota, "recordings-quota", "bytes of recordings the agent keeps, e.g. 2GiB; the oldest finished go first (default 2GiB)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -41,6 +44,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	agentCfg.DataDir, agentCfg.AdminToken, agentCfg.Listen = filepath.Join(g.data, "agent"), token, *agentListen
 	agentCfg.MetricsListen = "" // one metrics listener per address: the cloud's
 	agentCfg.Sim = sim.config()
+	agentCfg.RecordingsQuota = int64(quota)
 
 	cloud, err := server.Open(ctx, cloudCfg)
 	if err != nil {

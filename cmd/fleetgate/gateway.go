@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/record"
 	"github.com/fleetgate/fleetgate/server"
 )
 
@@ -140,6 +141,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	var sim simFlags
 	var cloudURL, agentKey string
 	var demoAgents int
+	quota := byteSize(record.DefaultQuota)
 	fs := newFlagSet(name)
 	g.register(fs, defaultListen)
 	if mode == server.ModeAgent {
@@ -147,6 +149,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		sim.register(fs, 1)
 		fs.StringVar(&cloudURL, "cloud", "", "URL of the cloud gateway to link to (fleetgate serve); empty: run alone")
 		fs.StringVar(&agentKey, "agent-key", "", "this agent's key from fleetgate agents add on the cloud (prefer FLEETGATE_AGENT_KEY: a flag shows in ps)")
+		fs.Var(&quota, "recordings-quota", "bytes of recordings the agent keeps, e.g. 2GiB; the oldest finished go first (default 2GiB)")
 	} else {
 		fs.IntVar(&demoAgents, "demo", 0, "run this many simulated agents in this process, each linked over loopback with one simulated robot")
 	}
@@ -171,6 +174,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	cfg := g.config(mode, stdout)
 	cfg.Sim = sim.config()
 	cfg.Cloud, cfg.AgentKey, cfg.DemoAgents = cloudURL, agentKey, demoAgents
+	cfg.RecordingsQuota = int64(quota)
 	srv, err := server.Open(ctx, cfg)
 	if err != nil {
 		return err

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,7 +34,7 @@ func TestMain(m *testing.M) {
 
 // recordUntilKilled records a pose and a camera stream of a test robot, forever.
 func recordUntilKilled(dir string) error {
-	rec, err := Open(Config{Dir: dir, ChunkSize: 16 << 10, FlushEvery: 10 * time.Millisecond})
+	rec, err := Open(Config{Dir: dir, ChunkSize: 16 << 10, FlushEvery: 10 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		return err
 	}

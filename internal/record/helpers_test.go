@@ -203,13 +203,13 @@ func (t *manualTimer) Stop() bool {
 	return was
 }
 
-// pending counts the timers not fired nor stopped that are due at or before at.
-func (c *manualClock) pending(at time.Time) int {
+// pendingAt counts the timers not fired nor stopped that are due exactly at at.
+func (c *manualClock) pendingAt(at time.Time) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := 0
 	for _, t := range c.timers {
-		if !t.off && !t.at.After(at) {
+		if !t.off && t.at.Equal(at) {
 			n++
 		}
 	}

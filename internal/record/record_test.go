@@ -335,8 +335,10 @@ func TestRateCap(t *testing.T) {
 	r := start(t, robot, fleet.RecordingRequest{Streams: []fleet.StreamKey{poseKey}, MaxRate: 2})
 	s1 := emitWritten(t, robot, raw, r.ID, poseKey, typePose, posePayload(1))
 	raw.Emit(poseKey, typePose, posePayload(2))
-	// The puller took sample 2 and waits out the interval: a timer due 500 ms on.
-	waitFor(t, "the puller to wait for the rate cap", func() bool { return clock.pending(clock.Now().Add(500*time.Millisecond)) > 0 })
+	// The puller took sample 2 and waits out the interval: a timer due 500 ms after the
+	// first sample (the flush ticker's are due every 20 ms from the start: not then).
+	due := clock.Now().Add(500 * time.Millisecond)
+	waitFor(t, "the puller to wait for the rate cap", func() bool { return clock.pendingAt(due) > 0 })
 	s3 := raw.Emit(poseKey, typePose, posePayload(3))
 	clock.Advance(499 * time.Millisecond)
 	if got := recording(t, robot, r.ID).Messages; got != 1 {

@@ -14,8 +14,13 @@ import (
 	"github.com/fleetgate/fleetgate/internal/mcap"
 )
 
+// subscriptionDepth is how many samples of a stream wait for the recorder's puller (a
+// live viewer's subscription holds one): enough for the puller to miss no sample when it
+// gets no CPU for a moment, or when a source publishes in bursts.
+const subscriptionDepth = 64
+
 // session is one running recording: a puller per stream takes samples from its
-// subscription (latest wins, as for any viewer) into a queue bounded in bytes, and one
+// subscription (buffered a little, else as any viewer's) into a queue bounded in bytes, and one
 // writer moves them from the queue to the file. A slow disk fills the queue and the pullers
 // drop samples; nothing upstream ever waits for the disk.
 type session struct {
@@ -90,6 +95,7 @@ func (r *Recorder) open(ctx context.Context, robot *Robot, e *entry, plans []pla
 		if err != nil {
 			return fail(err)
 		}
+		sub.Buffer(subscriptionDepth)
 		s.subs = append(s.subs, sub)
 		s.chans = append(s.chans, ch)
 	}
@@ -173,7 +179,7 @@ func (s *session) pull(i int) {
 				if !s.sleep(next.Sub(now)) {
 					return
 				}
-				if newer, ok := sub.Take(); ok {
+				for newer, ok := sub.Take(); ok; newer, ok = sub.Take() {
 					sample = newer
 				}
 				now = s.r.clock.Now()
