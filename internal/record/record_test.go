@@ -237,14 +237,17 @@ func TestDurationLimit(t *testing.T) {
 	emitWritten(t, robot, raw, r.ID, poseKey, typePose, posePayload(1))
 
 	clock.Advance(10*time.Second - time.Millisecond)
-	if got := recording(t, robot, r.ID); got.State != fleet.RecordingActive {
-		t.Fatalf("1 ms before its duration the recording is %s (%s)", got.State, got.Reason)
+	if stopping(rec, r.ID) {
+		t.Fatal("1 ms before its duration the recording is stopping")
 	}
 	clock.Advance(time.Millisecond)
-	if got := recording(t, robot, r.ID); got.State != fleet.RecordingStopped || got.Reason != "duration limit" {
-		t.Fatalf("at its duration the recording is %s (%s)", got.State, got.Reason)
+	if !stopping(rec, r.ID) {
+		t.Fatal("at its duration the recording is not stopping")
 	}
 	done := waitFinished(t, robot, r.ID)
+	if done.State != fleet.RecordingStopped || done.Reason != "duration limit" {
+		t.Fatalf("the recording ended %s (%s)", done.State, done.Reason)
+	}
 	if d := done.Duration(clock.Now()); d != 10*time.Second {
 		t.Fatalf("the recording lasted %v on the clock, want 10s", d)
 	}
@@ -637,4 +640,17 @@ func received(r *Recorder, id string) int64 {
 		return e.s.received.Load()
 	}
 	return -1
+}
+
+// stopping reports whether running recording id has been told to stop.
+func stopping(r *Recorder, id string) bool {
+	r.mu.Lock()
+	e := r.entries[id]
+	r.mu.Unlock()
+	if e == nil || e.s == nil {
+		return true
+	}
+	e.s.mu.Lock()
+	defer e.s.mu.Unlock()
+	return e.s.stopped
 }

@@ -137,11 +137,13 @@ func (s *session) stop(reason, errorType, state string) {
 	s.cancel()
 }
 
-// snapshot is the recording as it is now.
+// snapshot is the recording as it is now: running until its file is complete, even once
+// told to stop (a recording reported stopped has a complete file).
 func (s *session) snapshot() fleet.Recording {
 	s.mu.Lock()
 	m := s.meta
 	s.mu.Unlock()
+	m.State, m.Reason, m.ErrorType = fleet.RecordingActive, "", ""
 	m.Size, m.Messages, m.Dropped = s.size.Load(), s.messages.Load(), s.dropped.Load()
 	return m.recording()
 }
