@@ -2,9 +2,11 @@ package mcap
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -473,4 +475,39 @@ func TestEstimateBoundsTheFile(t *testing.T) {
 			t.Errorf("%d rounds: the file has %d bytes, the estimate said at most %d", n, buf.Len(), estimate)
 		}
 	}
+}
+
+// BenchmarkWriteMessage writes camera-sized (incompressible, 10 KiB) and cloud-sized
+// (300 KiB, half zeros) messages through zstd chunks to memory.
+func BenchmarkWriteMessage(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		data []byte
+		opts Options
+	}{
+		{"camera-10KiB/zstd", random(10 << 10), Options{}},
+		{"cloud-300KiB/zstd", append(make([]byte, 150<<10), random(150<<10)...), Options{}},
+		{"cloud-300KiB/uncompressed", append(make([]byte, 150<<10), random(150<<10)...), Options{Uncompressed: true}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			w, err := NewWriter(io.Discard, tc.opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s, _ := w.AddSchema("s", EncodingProtobuf, nil)
+			ch, _ := w.AddChannel(s, "/t", EncodingProtobuf, nil)
+			b.SetBytes(int64(len(tc.data)))
+			for i := 0; b.Loop(); i++ {
+				if err := w.WriteMessage(Message{ChannelID: ch, LogTime: uint64(i), Data: tc.data}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func random(n int) []byte {
+	b := make([]byte, n)
+	rand.Read(b)
+	return b
 }
