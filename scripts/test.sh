@@ -23,6 +23,10 @@ need_packages() {
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
 }
 need_packages protobuf-compiler chromium
+# ROS 1 tests run a real rosmaster and rospy nodes; genmsg checks md5sums, PIL draws the demo
+# robot's camera.
+need_packages ros-core python3-rospy python3-sensor-msgs python3-geometry-msgs python3-nav-msgs \
+	python3-tf2-msgs python3-genmsg python3-pil
 command -v npm >/dev/null || need_packages nodejs npm
 protoc --version
 node --version
@@ -86,6 +90,22 @@ fi
 grep -E '^(ok|FAIL|---)\s' "$log_dir/go-test.log" | grep -v -- '--- PASS' || true
 echo "go: $passed passed, $failed failed, $skipped skipped"
 
+# Short fuzz runs of the decoders that read what peers on a robot's network send; a crash
+# fails the run (the failing input is kept under testdata/fuzz to commit as a regression).
+step "fuzz (short runs)"
+fuzz_failed=0
+for target in "internal/ros1/xmlrpc FuzzDecodeResponse" "internal/ros1/xmlrpc FuzzDecodeCall" \
+	"internal/ros1/tcpros FuzzParseHeader" "internal/ros1/tcpros FuzzReadMessage" "internal/ros1/rosmsg FuzzDecode"; do
+	read -r pkg fn <<<"$target"
+	if go test -run '^$' -fuzz "^$fn\$" -fuzztime "${FUZZ_TIME:-10s}" "./$pkg" >"$log_dir/fuzz-$fn.log" 2>&1; then
+		echo "fuzz $fn: ok"
+	else
+		echo "fuzz $fn: FAILED (log: $log_dir/fuzz-$fn.log)"
+		tail -20 "$log_dir/fuzz-$fn.log"
+		fuzz_failed=$((fuzz_failed + 1))
+	fi
+done
+
 step "browser end-to-end tests (chromium)"
 set +e
 npx --no-install vitest run --config jsclient/vitest.e2e.config.ts --reporter=default --reporter=json \
@@ -99,7 +119,8 @@ echo
 echo "go: $passed passed, $failed failed, $skipped skipped"
 echo "js: $js_passed passed, $js_failed failed, $js_skipped skipped"
 echo "e2e: $e2e_passed passed, $e2e_failed failed, $e2e_skipped skipped"
-all_failed=$((failed + js_failed + e2e_failed))
+echo "fuzz: $fuzz_failed failed"
+all_failed=$((failed + js_failed + e2e_failed + fuzz_failed))
 all_skipped=$((skipped + js_skipped + e2e_skipped))
 echo "$((passed + js_passed + e2e_passed)) passed, $all_failed failed, $all_skipped skipped"
 [ "$status" -eq 0 ] && [ "$js_status" -eq 0 ] && [ "$e2e_status" -eq 0 ] && [ "$all_failed" -eq 0 ] && [ "$all_skipped" -eq 0 ]

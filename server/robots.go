@@ -52,15 +52,26 @@ func (s *Server) teeLog() error {
 	return nil
 }
 
-// startRobots starts the robot sources of this gateway and registers their robots. The
-// simulation runs until ctx ends.
+// startRobots starts the robot sources of this gateway and registers their robots. They run
+// until ctx ends.
 func (s *Server) startRobots(ctx context.Context) error {
 	rec, err := s.openRecorder(s.cfg.DataDir)
 	if err != nil {
 		return err
 	}
+	s.recorder = rec
+	// Closers run newest first: the recordings end before the robot sources stop, as
+	// "agent shutdown" rather than as robots gone offline.
+	defer func() { s.closers = append(s.closers, rec.Close) }()
+	if err := s.startSim(ctx); err != nil {
+		return err
+	}
+	return s.startROS1(ctx)
+}
+
+// startSim starts the simulated robots.
+func (s *Server) startSim(ctx context.Context) error {
 	if s.cfg.Sim.Count <= 0 {
-		s.closers = append(s.closers, rec.Close)
 		return nil
 	}
 	simulation, err := sim.Start(ctx, sim.Config{
@@ -74,16 +85,15 @@ func (s *Server) startRobots(ctx context.Context) error {
 		Logger:       s.log.With("source", "sim"),
 	})
 	if err != nil {
-		rec.Close()
 		return fmt.Errorf("starting the simulation: %w", err)
 	}
-	robots := recordable(rec, simulation.Robots())
+	robots := recordable(s.recorder, simulation.Robots())
 	s.closers = append(s.closers, func() {
 		for _, r := range robots {
 			s.registry.Remove(r)
 		}
 		simulation.Close()
-	}, rec.Close) // closers run newest first: the recordings end before the robots do
+	})
 	for _, r := range robots {
 		if err := s.registry.Add(ctx, r, s.localFleetID()); err != nil {
 			return fmt.Errorf("registering simulated robot %s: %w", r.Info().Name, err)

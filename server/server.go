@@ -31,6 +31,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/link/agent"
 	"github.com/fleetgate/fleetgate/internal/link/cloud"
 	"github.com/fleetgate/fleetgate/internal/live"
+	"github.com/fleetgate/fleetgate/internal/record"
 	"github.com/fleetgate/fleetgate/internal/store"
 	"github.com/fleetgate/fleetgate/server/api"
 	"github.com/fleetgate/fleetgate/web"
@@ -61,6 +62,8 @@ type Config struct {
 	Stdout io.Writer
 	// Sim configures simulated robots; the agent hosts them (the cloud ignores it).
 	Sim SimConfig
+	// ROS1 are the ROS 1 robots an agent hosts, one per master (the cloud ignores it).
+	ROS1 []ROS1Config
 	// RecordingsQuota bounds the bytes of an agent's recordings (0: record.DefaultQuota).
 	RecordingsQuota int64
 	// Cloud is the cloud gateway's URL an agent links to, with AgentKey; empty: the agent
@@ -70,6 +73,11 @@ type Config struct {
 	// DemoAgents is how many simulated agents a cloud runs in-process, each linked over
 	// loopback and hosting one simulated robot (fleetgate serve --demo N).
 	DemoAgents int
+	// NoCloudLive turns the cloud's live view off: W3 through the agent link (an extension,
+	// on by default) answers the contract's 404 then, and agents open no live connection.
+	NoCloudLive bool
+	// LinkLiveBudget caps an agent's live samples to the cloud, in bytes per second (0: none).
+	LinkLiveBudget int64
 	// KioskFrameAncestors is the one origin allowed to frame the panel's kiosk pages.
 	KioskFrameAncestors string
 	// Panel adjusts the panel (tests inject its clock and timeouts); nil: defaults.
@@ -90,13 +98,15 @@ type Server struct {
 	ready   atomic.Bool
 
 	registry *fleet.Registry
-	sockets  *api.Sockets
+	sessions *live.Sessions  // W3
 	kpis     *kpi.Hub        // W1/W2
 	acceptor *cloud.Acceptor // the cloud's end of the agent link
 	uplink   *agent.Agent    // the agent's end, when linked to a cloud
 	logFile  *os.File
 	// closers stop the robot sources, newest first, before the store closes.
 	closers []func()
+	// recorder records the robots an agent hosts (internal/record).
+	recorder *record.Recorder
 }
 
 // DatabaseFile is the store's file inside a data directory.
@@ -221,6 +231,7 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 	// Never trust X-Forwarded-For unless a deployment says so: the login limit is per address.
 	e.IPExtractor = echo.ExtractIPDirect()
 	e.HTTPErrorHandler = api.ErrorHandler(s.log)
+	e.Use(api.SafeHeaders)
 	e.Use(observe(s.log, metrics))
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
@@ -232,21 +243,30 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/openapi.json", api.OpenAPI)
-	if s.sockets == nil {
-		s.sockets = api.NewSockets()
+	if s.sessions == nil {
+		s.sessions = live.NewSessions(s.log)
 	}
-	apiOpts := api.Options{PublicURL: s.cfg.PublicURL, Logger: s.log, LiveStreams: s.cfg.Mode == ModeAgent, Sockets: s.sockets,
-		KPIs: s.kpis, LocalFleetOnly: s.cfg.Mode == ModeAgent, Controls: live.NewControls(live.RealClock())}
+	apiOpts := api.Options{PublicURL: s.cfg.PublicURL, LiveStreams: s.liveStreams(), Sessions: s.sessions,
+		KPIs: s.kpis, LocalFleetOnly: s.cfg.Mode == ModeAgent}
 	// Panel socket tokens are spent before any upgrade route authenticates them.
 	e.Use(api.SpendSocketTokens(s.gw))
 	api.Register(e, s.gw, apiOpts)
 	s.mountPanel(e, apiOpts)
 	if s.acceptor != nil {
 		e.GET(link.Path, s.agentLink)
+		if !s.cfg.NoCloudLive {
+			e.GET(link.LivePath, s.agentLive)
+		}
 	}
 	e.GET(gateway.FilesPrefix+":resourceId", api.Files(s.gw))
 	e.HEAD(gateway.FilesPrefix+":resourceId", api.Files(s.gw))
 	return e
+}
+
+// liveStreams says whether this gateway serves W3: the local gateway does, and the cloud
+// through the agent link unless its live view is off.
+func (s *Server) liveStreams() bool {
+	return s.cfg.Mode == ModeAgent || !s.cfg.NoCloudLive
 }
 
 func (s *Server) healthz(c echo.Context) error {
@@ -389,7 +409,7 @@ func (s *Server) Run(ctx context.Context) error {
 	// Hijacked WebSockets are not waited for by Shutdown: zero the controlled robots and
 	// close the sockets (1001) first, while the robot sources, which end with runCtx, can
 	// still take the zero.
-	socketsErr := s.sockets.Shutdown(shutdownCtx)
+	socketsErr := s.sessions.Shutdown(shutdownCtx)
 	stop()
 	shutdownErr := errors.Join(socketsErr, s.http.Shutdown(shutdownCtx))
 	if s.metrics != nil {
@@ -451,8 +471,8 @@ func (s *Server) stopRobots() {
 	s.closers = nil
 }
 
-// Sockets tracks the open live stream sockets (W3).
-func (s *Server) Sockets() *api.Sockets { return s.sockets }
+// Sessions tracks the open live stream sessions (W3).
+func (s *Server) Sessions() *live.Sessions { return s.sessions }
 
 // Registry is the registry of connected robots, for in-process callers and tests.
 func (s *Server) Registry() *fleet.Registry { return s.registry }

@@ -30,6 +30,15 @@ func GroupStreams(streams []fleet.Stream) []StreamGroup {
 	return out
 }
 
+// StreamTitle names a stream as component/name, or by its name alone when it has no
+// component (a ROS topic, whose name starts with a slash already).
+func StreamTitle(s fleet.Stream) string {
+	if s.Component == "" {
+		return s.Name
+	}
+	return s.Component + "/" + s.Name
+}
+
 // StreamURL is the streams page with one stream selected.
 func StreamURL(robotID string, s fleet.Stream) string {
 	q := url.Values{"component": {s.Component}, "stream": {s.Name}, "source": {fmt.Sprint(int(s.Source))}}

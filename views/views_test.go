@@ -22,37 +22,41 @@ func render(t *testing.T, c templ.Component) string {
 	return b.String()
 }
 
-func TestStreamsLiveViewOnlyOnTheLocalGateway(t *testing.T) {
+func TestStreamsLiveViewWhereItIsServed(t *testing.T) {
 	cam := fleet.Stream{Component: "front", Name: "image", Type: "Platform.Messages.sensor_msgs.CompressedImage", Direction: fleet.Output, Source: 1}
 	drive := fleet.Stream{Component: "base", Name: "cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleet.Input, Source: 1}
 	pose := fleet.Stream{Component: "base", Name: "pose", Type: "Platform.Messages.geometry_msgs.PoseStamped", Direction: fleet.Output, Source: 1}
-	page := func(s fleet.Stream, live bool) string {
+	page := func(s fleet.Stream, live, cloud bool) string {
 		v := StreamsView{Nav: Nav{Title: "s"}, Header: RobotHeader{ID: "r1", Name: "bot", FleetID: "f1"},
-			Groups: GroupStreams([]fleet.Stream{s}), Selected: &s, LiveHere: live}
+			Groups: GroupStreams([]fleet.Stream{s}), Selected: &s, LiveHere: live, ThroughCloud: cloud}
 		return render(t, Streams(v))
 	}
 	cases := []struct {
 		name           string
 		stream         fleet.Stream
-		live           bool
+		live, cloud    bool
 		want, unwanted []string
 	}{
-		{"local camera is live", cam, true,
+		{"local camera is live", cam, true, false,
 			[]string{`data-widget="camera"`, `data-mode="live"`, `data-robot-id="r1"`, `data-fleet-id="f1"`, `data-component="front"`, `data-stream="image"`, `data-source="1"`, `nonce="n0nce"`},
-			[]string{"served by the robot's local gateway"}},
-		{"local teleop names the input type", drive, true,
+			[]string{"local gateway", `data-via`}},
+		{"local teleop names the input type", drive, true, false,
 			[]string{`data-widget="teleop"`, `data-type="Platform.Messages.geometry_msgs.Twist"`}, nil},
-		{"cloud camera falls back to snapshots, and says why", cam, false,
-			[]string{`data-widget="camera"`, `data-mode="snapshot"`, "served by the robot's local gateway"},
+		{"cloud camera is live through the cloud, and says so", cam, true, true,
+			[]string{`data-widget="camera"`, `data-mode="live"`, `data-via="cloud"`}, []string{"local gateway"}},
+		{"cloud teleop through the cloud", drive, true, true,
+			[]string{`data-widget="teleop"`, `data-via="cloud"`}, nil},
+		{"cloud live view off: the camera falls back to snapshots, and says why", cam, false, true,
+			[]string{`data-widget="camera"`, `data-mode="snapshot"`, "served by the robot's local gateway", "--cloud-live=false"},
 			[]string{`data-mode="live"`}},
-		{"cloud map: poses from W1", pose, false,
+		{"cloud live view off: poses from W1", pose, false, true,
 			[]string{`data-widget="pose-map"`, `data-mode="snapshot"`, `data-fleet-id="f1"`}, nil},
-		{"cloud teleop: only the note", drive, false,
+		{"cloud live view off: teleop is only the note", drive, false, true,
 			[]string{"served by the robot's local gateway"}, []string{"data-widget"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			html := page(tc.stream, tc.live)
+			html := page(tc.stream, tc.live, tc.cloud)
 			for _, w := range tc.want {
 				if !strings.Contains(html, w) {
 					t.Errorf("page lacks %s", w)

@@ -332,6 +332,7 @@ func TestPanelAPIMirrorsTheAPI(t *testing.T) {
 		body := `{"componentName":"base","streamName":"cmd_vel","source":1,"dataType":"` + twistType + `","streamJson":"{\"linear\":{\"x\":0.2}}"}`
 		req, _ := http.NewRequest("POST", a.URL+"/panel/api/robots/"+r+"/upload-stream", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", a.URL) // as the browser's fetch sends it
 		resp, err := b.c.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -350,4 +351,39 @@ func TestPanelAPIMirrorsTheAPI(t *testing.T) {
 	if anon.status != http.StatusUnauthorized || !strings.Contains(anon.header.Get("Content-Type"), "problem+json") {
 		t.Errorf("anonymous mirror: %d %s", anon.status, anon.header.Get("Content-Type"))
 	}
+}
+
+// TestSocketOrigins: a page on another origin opens W3 with an explicit API token (the
+// contract's browser clients use access_token), but never with a panel socket token, which
+// stands for a session cookie; that refusal is a problem document, before the upgrade.
+func TestSocketOrigins(t *testing.T) {
+	a := openLiveAgent(t)
+	op := a.as(t, "operator")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	dial := func(token, origin string) (*websocket.Conn, *http.Response, error) {
+		h := http.Header{}
+		if origin != "" {
+			h.Set("Origin", origin)
+		}
+		return websocket.Dial(ctx, w3URL(a, token), &websocket.DialOptions{HTTPHeader: h})
+	}
+	bearer := a.Login(servertest.AdminToken)
+	for _, token := range []string{bearer, "bearer " + bearer} {
+		conn, _, err := dial(token, "https://dashboard.example")
+		if err != nil {
+			t.Errorf("an explicit token from another origin: %v", err)
+			continue
+		}
+		conn.CloseNow()
+	}
+	_, resp, err := dial(wsToken(t, op), "https://evil.example")
+	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden || !strings.Contains(resp.Header.Get("Content-Type"), "problem+json") {
+		t.Errorf("a panel socket token from another origin: err %v, response %v; want 403 problem+json", err, resp)
+	}
+	conn, _, err := dial(wsToken(t, op), a.URL)
+	if err != nil {
+		t.Fatalf("a panel socket token from the panel's origin: %v", err)
+	}
+	conn.CloseNow()
 }

@@ -81,6 +81,10 @@ func (b *browser) do(method, path string, form url.Values, header http.Header) p
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
+	if method != http.MethodGet && method != http.MethodHead && header == nil {
+		// What a browser sends with a form of our own page.
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+	}
 	for k, v := range header {
 		req.Header[k] = v
 	}
@@ -251,10 +255,14 @@ func TestLoginRateLimit(t *testing.T) {
 	for i := range 10 {
 		wantStatus(t, "failure "+string(rune('0'+i)), b.post("/login", url.Values{"token": {bad}}), http.StatusUnauthorized)
 	}
-	p := b.post("/login", url.Values{"token": {servertest.AdminToken}})
+	p := b.post("/login", url.Values{"token": {bad}})
 	wantStatus(t, "11th login", p, http.StatusTooManyRequests)
 	if p.header.Get("Retry-After") == "" {
 		t.Error("429 without Retry-After")
+	}
+	// A valid token is checked before the limit: it logs in from the same address.
+	if p := b.post("/login", url.Values{"token": {servertest.AdminToken}}); p.status != http.StatusSeeOther {
+		t.Errorf("a valid token from the throttled address: %d, want 303", p.status)
 	}
 }
 
@@ -283,6 +291,26 @@ func TestCrossOriginUnsafeMethodsRefused(t *testing.T) {
 	for _, path := range []string{"/logout", "/settings/tokens", "/panel/ws-token", "/panel/api/events/log?robotId=x&message=y"} {
 		p := b.do("POST", path, url.Values{"name": {"x"}}, http.Header{"Sec-Fetch-Site": {"cross-site"}})
 		wantStatus(t, "cross-site POST "+path, p, http.StatusForbidden)
+	}
+	// Without Origin and Sec-Fetch-Site, a request acting for the session falls back on
+	// Referer: another host's, or none, is refused; this host's passes.
+	host := strings.TrimPrefix(b.base, "http://")
+	for _, c := range []struct {
+		name    string
+		referer string
+		status  int
+	}{
+		{"no browser headers at all", "", http.StatusForbidden},
+		{"another site's Referer", "http://evil.example/page", http.StatusForbidden},
+		{"a look-alike host", "http://" + host + ".evil.example/", http.StatusForbidden},
+		{"this site's Referer", b.base + "/settings", http.StatusOK}, // the new token's page
+	} {
+		header := http.Header{}
+		if c.referer != "" {
+			header.Set("Referer", c.referer)
+		}
+		p := b.do("POST", "/settings/tokens", url.Values{"name": {"referer " + c.name}}, header)
+		wantStatus(t, "POST with "+c.name, p, c.status)
 	}
 	// A cross-site GET (a link) is fine: it changes nothing.
 	wantStatus(t, "cross-site GET", b.do("GET", "/settings", nil, http.Header{"Sec-Fetch-Site": {"cross-site"}}), http.StatusOK)

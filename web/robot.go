@@ -43,7 +43,7 @@ func (p *Panel) streamsView(c echo.Context, component, name, source string) (vie
 	if err != nil {
 		return views.StreamsView{}, err
 	}
-	v := views.StreamsView{Nav: p.nav(c, d.Robot.Name+" · streams", "robots"), Header: h, LiveHere: p.live}
+	v := views.StreamsView{Nav: p.nav(c, d.Robot.Name+" · streams", "robots"), Header: h, LiveHere: p.live, ThroughCloud: p.viaCloud}
 	streams, err := p.gw.Streams(ctx, caller, h.ID)
 	if code := gateway.ErrorCode(err); code == gateway.EUnavailable {
 		return v, nil // offline: the page says it has no streams

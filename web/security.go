@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -60,15 +62,39 @@ func setCommonHeaders(h http.Header) {
 
 // crossOrigin refuses unsafe methods (POST, ...) sent by another site's page, by the
 // browser's Sec-Fetch-Site or Origin headers (net/http.CrossOriginProtection): the session
-// cookie rides along on such requests, so they must never act. Requests without those
-// headers are not from a browser and carry no cookie of ours by accident.
+// cookie rides along on such requests, so they must never act. A request with neither header
+// that carries one of our session cookies falls back on Referer (which our pages send to
+// their own origin, Referrer-Policy: same-origin): it must name this host, and a request with
+// none of the three cannot be told from a forged one and is refused too. Requests without a
+// session cookie are not acting for anybody (a script's POST /login).
 func (p *Panel) crossOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if err := p.cop.Check(c.Request()); err != nil {
+		req := c.Request()
+		if err := p.cop.Check(req); err != nil {
 			return gateway.Errorf(gateway.EForbidden, "cross-origin request refused")
+		}
+		if !safeMethod(req.Method) && req.Header.Get("Origin") == "" && req.Header.Get("Sec-Fetch-Site") == "" && p.hasSessionCookie(req) {
+			ref, err := url.Parse(req.Header.Get("Referer"))
+			if err != nil || ref.Host == "" || !strings.EqualFold(ref.Host, req.Host) {
+				return gateway.Errorf(gateway.EForbidden, "cross-origin request refused: a request acting for a session must come from one of its pages (Origin, Sec-Fetch-Site or Referer)")
+			}
 		}
 		return next(c)
 	}
+}
+
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// hasSessionCookie reports whether req carries a user or kiosk session cookie.
+func (p *Panel) hasSessionCookie(req *http.Request) bool {
+	for _, name := range []string{p.users.Cookie.Name, p.kiosks.Cookie.Name} {
+		if _, err := req.Cookie(name); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func newNonce() string {

@@ -30,8 +30,11 @@ type Config struct {
 	Secure bool
 	// KioskFrameAncestors is the one origin allowed to frame kiosk pages; empty: none.
 	KioskFrameAncestors string
-	// LiveStreams: this gateway serves W3 (the local gateway), so pages carry live widgets.
+	// LiveStreams: this gateway serves W3 (the local gateway; the cloud through the agent
+	// link), so pages carry live widgets.
 	LiveStreams bool
+	// ThroughCloud: live widgets reach robots through the agent link (the cloud), which they say.
+	ThroughCloud bool
 	// IdleTimeout and AbsoluteTimeout end user sessions (defaults 30 min and 12 h); kiosk
 	// sessions have neither and live as long as their token.
 	IdleTimeout     time.Duration
@@ -47,6 +50,7 @@ type Panel struct {
 	absolute   time.Duration
 	frameKiosk string
 	live       bool
+	viaCloud   bool
 	log        *slog.Logger
 
 	users  *scs.SessionManager // people: idle and absolute timeouts
@@ -61,7 +65,7 @@ const kioskLifetime = 400 * 24 * time.Hour
 // New returns a Panel over cfg.
 func New(cfg Config) *Panel {
 	p := &Panel{gw: cfg.Gateway, now: cfg.Now, idle: cfg.IdleTimeout, absolute: cfg.AbsoluteTimeout,
-		frameKiosk: cfg.KioskFrameAncestors, live: cfg.LiveStreams, log: cfg.Logger, cop: http.NewCrossOriginProtection()}
+		frameKiosk: cfg.KioskFrameAncestors, live: cfg.LiveStreams, viaCloud: cfg.ThroughCloud, log: cfg.Logger, cop: http.NewCrossOriginProtection()}
 	if p.now == nil {
 		p.now = time.Now
 	}

@@ -23,6 +23,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	agentListen := fs.String("agent-listen", ":19992", "address of the local gateway")
 	var sim simFlags
 	sim.register(fs, 3)
+	cloudLive := fs.Bool("cloud-live", true, "live view and teleoperation through the cloud panel too (W3 over the agent link)")
 	quota := byteSize(record.DefaultQuota)
 	fs.Var(&quota, "recordings-quota", "bytes of recordings the agent keeps, e.g. 2GiB; the oldest finished go first (default 2GiB)")
 	if err := parse(fs, args); err != nil {
@@ -44,6 +45,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	agentCfg.DataDir, agentCfg.AdminToken, agentCfg.Listen = filepath.Join(g.data, "agent"), token, *agentListen
 	agentCfg.MetricsListen = "" // one metrics listener per address: the cloud's
 	agentCfg.Sim = sim.config()
+	cloudCfg.NoCloudLive, agentCfg.NoCloudLive = !*cloudLive, !*cloudLive
 	agentCfg.RecordingsQuota = int64(quota)
 
 	cloud, err := server.Open(ctx, cloudCfg)

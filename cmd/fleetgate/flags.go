@@ -49,3 +49,11 @@ func parse(fs *flag.FlagSet, args []string) error {
 	}
 	return nil
 }
+
+// flagGiven reports whether a flag was set on the command line or by its environment variable.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	_, env := os.LookupEnv(envName(name))
+	return given || env
+}

@@ -139,16 +139,21 @@ func (s *simFlags) config() server.SimConfig {
 func runGateway(ctx context.Context, name string, mode server.Mode, defaultListen string, args []string, stdout io.Writer) error {
 	var g gatewayFlags
 	var sim simFlags
+	var rosFlags ros1Flags
 	var cloudURL, agentKey string
 	var demoAgents int
+	var liveBudget int64
 	quota := byteSize(record.DefaultQuota)
 	fs := newFlagSet(name)
 	g.register(fs, defaultListen)
+	cloudLive := fs.Bool("cloud-live", true, "live view and teleoperation through the cloud (W3 tunnelled over the agent link, an extension); false: the cloud answers 404 there")
 	if mode == server.ModeAgent {
 		// With no other robot source configured, the agent hosts one simulated robot.
 		sim.register(fs, 1)
+		rosFlags.register(fs)
 		fs.StringVar(&cloudURL, "cloud", "", "URL of the cloud gateway to link to (fleetgate serve); empty: run alone")
 		fs.StringVar(&agentKey, "agent-key", "", "this agent's key from fleetgate agents add on the cloud (prefer FLEETGATE_AGENT_KEY: a flag shows in ps)")
+		fs.Int64Var(&liveBudget, "link-live-budget", 0, "bytes per second of live samples the agent sends the cloud, shared fairly between the watched streams (0: no cap)")
 		fs.Var(&quota, "recordings-quota", "bytes of recordings the agent keeps, e.g. 2GiB; the oldest finished go first (default 2GiB)")
 	} else {
 		fs.IntVar(&demoAgents, "demo", 0, "run this many simulated agents in this process, each linked over loopback with one simulated robot")
@@ -162,18 +167,30 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	if err := sim.check(); mode == server.ModeAgent && err != nil {
 		return err
 	}
+	if err := rosFlags.check(); mode == server.ModeAgent && err != nil {
+		return err
+	}
+	// The one default simulated robot is there only when no other source is configured.
+	if len(rosFlags.masters) > 0 && !flagGiven(fs, "sim") {
+		sim.count = 0
+	}
 	if (cloudURL == "") != (agentKey == "") {
 		return usagef("--cloud and --agent-key go together")
 	}
 	if agentKey != "" && !strings.HasPrefix(agentKey, gateway.AgentKeyPrefix) {
 		return usagef("--agent-key must be an agent key (%s...) from fleetgate agents add", gateway.AgentKeyPrefix)
 	}
+	if liveBudget < 0 {
+		return usagef("--link-live-budget must be 0 (no cap) or a number of bytes per second")
+	}
 	if demoAgents < 0 || demoAgents > maxSimRobots {
 		return usagef("--demo must be between 0 and %d", maxSimRobots)
 	}
 	cfg := g.config(mode, stdout)
 	cfg.Sim = sim.config()
+	cfg.ROS1 = rosFlags.config()
 	cfg.Cloud, cfg.AgentKey, cfg.DemoAgents = cloudURL, agentKey, demoAgents
+	cfg.NoCloudLive, cfg.LinkLiveBudget = !*cloudLive, liveBudget
 	cfg.RecordingsQuota = int64(quota)
 	srv, err := server.Open(ctx, cfg)
 	if err != nil {

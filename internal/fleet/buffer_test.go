@@ -12,7 +12,7 @@ import (
 // depth, and then the newest ones; a latest-wins subscriber of the same topic is unchanged.
 func TestSubscriptionBuffer(t *testing.T) {
 	topic := fleet.NewTopic("T", nil)
-	at := time.Unix(100, 0)
+	at := time.Now() // fresh: a new subscriber gets the latest sample at once
 	topic.Publish([]byte("0"), at)
 	buffered, _ := topic.Subscribe()
 	buffered.Buffer(3)

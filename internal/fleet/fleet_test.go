@@ -14,7 +14,7 @@ import (
 func TestTopicLatestWins(t *testing.T) {
 	var events []bool
 	topic := fleet.NewTopic("T", func(active bool) { events = append(events, active) })
-	at := time.Unix(100, 0)
+	at := time.Now()
 	topic.Publish([]byte("a"), at)
 
 	sub, err := topic.Subscribe()
@@ -325,5 +325,52 @@ func TestMetricClassAndNames(t *testing.T) {
 	}
 	if fleet.MetricCustom.Name() != "Custom" || fleet.MetricType(30).Name() != "AgentOperationalState" || fleet.MetricType(41).Known() {
 		t.Error("metric names do not follow the contract's table")
+	}
+}
+
+// TestTopicNeverHandsOutAStaleSample: a new subscriber gets the latest sample at once only
+// while it is younger than twice the stream's period and than a second; an older one (a
+// sensor nobody watched for minutes) is not shown as live: the subscriber waits for the next.
+func TestTopicNeverHandsOutAStaleSample(t *testing.T) {
+	start := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := start
+	cases := []struct {
+		name    string
+		publish []time.Duration // sample times after start
+		at      time.Duration   // when the subscriber arrives
+		fresh   bool
+	}{
+		{"one sample, just now", []time.Duration{0}, 900 * time.Millisecond, true},
+		{"one sample, over a second ago", []time.Duration{0}, 1001 * time.Millisecond, false},
+		{"10 Hz stream, within two periods", []time.Duration{0, 100 * time.Millisecond}, 300 * time.Millisecond, true},
+		{"10 Hz stream, beyond two periods", []time.Duration{0, 100 * time.Millisecond}, 301 * time.Millisecond, false},
+		{"slow stream: the second bounds it", []time.Duration{0, 5 * time.Second}, 6100 * time.Millisecond, false},
+		{"minutes old", []time.Duration{0, 50 * time.Millisecond}, 3 * time.Minute, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			topic := fleet.NewTopic("T", nil)
+			topic.SetClock(func() time.Time { return now })
+			for i, d := range c.publish {
+				topic.Publish([]byte{byte(i)}, start.Add(d))
+			}
+			now = start.Add(c.at)
+			sub, err := topic.Subscribe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sub.Close()
+			_, got := sub.Take()
+			if got != c.fresh {
+				t.Errorf("pending at once: %v, want %v", got, c.fresh)
+			}
+			if _, ok := topic.Latest(); !ok {
+				t.Error("Latest lost the sample: the REST read still has it")
+			}
+			topic.Publish([]byte("next"), now)
+			if s, ok := sub.Take(); !ok || string(s.Payload) != "next" {
+				t.Errorf("the next sample: %q %v", s.Payload, ok)
+			}
+		})
 	}
 }

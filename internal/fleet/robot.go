@@ -131,6 +131,16 @@ type Sample struct {
 	Seq     uint64 // counts the samples of its stream from 1
 }
 
+// SubscribeOptions are what a subscriber needs of an output stream's samples. The zero value
+// asks for every sample, whole.
+type SubscribeOptions struct {
+	// MaxRate is how many samples a second the subscriber takes at most; 0: every sample.
+	MaxRate float64
+	// Downsample says point clouds may come downsampled (to output.DefaultMaxPoints, as W3
+	// sends them unless withoutDownSampling=true).
+	Downsample bool
+}
+
 // KPI is the latest value of a custom KPI (metric type 100): a catalog message, serialized.
 type KPI struct {
 	Name     string
@@ -167,7 +177,9 @@ type Robot interface {
 	// computed on demand (a camera renders a frame).
 	Read(ctx context.Context, key StreamKey) (Sample, error)
 	// Subscribe follows an output stream, latest value wins, until the subscription closes.
-	Subscribe(ctx context.Context, key StreamKey) (*Subscription, error)
+	// opts says what the subscriber needs; a source whose samples cross a network (a robot
+	// behind the agent link) sends no more than that, others may ignore it.
+	Subscribe(ctx context.Context, key StreamKey, opts SubscribeOptions) (*Subscription, error)
 	// Publish sends a message to an input stream; typ names the payload's message type.
 	Publish(ctx context.Context, key StreamKey, typ string, payload []byte) error
 	// Metrics lists the metric types this robot reports.

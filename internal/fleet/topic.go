@@ -19,16 +19,25 @@ type Topic struct {
 	mu       sync.Mutex
 	subs     map[*Subscription]struct{}
 	last     Sample
+	prevTime time.Time // of the sample before last, for the stream's period
 	seq      uint64
 	closed   error
 	// onActive is told when the first subscriber arrives (true) and the last leaves (false).
 	onActive func(active bool)
+	now      func() time.Time // time.Now; tests set another
 }
+
+// MaxCachedAge bounds the age of the latest sample a new subscriber gets at once: sensors of
+// many sources compute only while someone reads, so the latest sample may be minutes old, and
+// a viewer must not be shown it as live. A sample older than twice the stream's period (the
+// gap between its last two samples), and never older than this, is not handed out; the
+// subscriber waits for the next one.
+const MaxCachedAge = time.Second
 
 // NewTopic returns a topic of message type typ. onActive may be nil; it must not subscribe to
 // or close this topic.
 func NewTopic(typ string, onActive func(active bool)) *Topic {
-	return &Topic{typ: typ, subs: map[*Subscription]struct{}{}, onActive: onActive}
+	return &Topic{typ: typ, subs: map[*Subscription]struct{}{}, onActive: onActive, now: time.Now}
 }
 
 // Type is the message type of the topic's samples.
@@ -41,6 +50,7 @@ func (t *Topic) Publish(payload []byte, at time.Time) Sample {
 	defer t.mu.Unlock()
 	t.seq++
 	s := Sample{Type: t.typ, Payload: payload, Time: at, Seq: t.seq}
+	t.prevTime = t.last.Time
 	t.last = s
 	for sub := range t.subs {
 		sub.offer(s)
@@ -62,8 +72,8 @@ func (t *Topic) Subscribers() int {
 	return len(t.subs)
 }
 
-// Subscribe opens a subscription. The latest sample, when there is one, is pending at once
-// so a new viewer does not wait a period for its first frame.
+// Subscribe opens a subscription. The latest sample, when there is one and it is fresh
+// (freshLocked), is pending at once so a new viewer does not wait a period for its first frame.
 func (t *Topic) Subscribe() (*Subscription, error) {
 	t.activeMu.Lock()
 	defer t.activeMu.Unlock()
@@ -74,7 +84,7 @@ func (t *Topic) Subscribe() (*Subscription, error) {
 		return nil, err
 	}
 	sub := &Subscription{topic: t, ready: make(chan struct{}, 1), done: make(chan struct{})}
-	if t.seq > 0 {
+	if t.seq > 0 && t.freshLocked() {
 		sub.offer(t.last)
 	}
 	t.subs[sub] = struct{}{}
@@ -84,6 +94,18 @@ func (t *Topic) Subscribe() (*Subscription, error) {
 		t.onActive(true)
 	}
 	return sub, nil
+}
+
+// freshLocked reports whether the latest sample is recent enough to hand a new subscriber as
+// live: younger than twice the stream's period and than MaxCachedAge. t.mu is held.
+func (t *Topic) freshLocked() bool {
+	maxAge := MaxCachedAge
+	if !t.prevTime.IsZero() {
+		if period := t.last.Time.Sub(t.prevTime); period > 0 && 2*period < maxAge {
+			maxAge = 2 * period
+		}
+	}
+	return t.now().Sub(t.last.Time) <= maxAge
 }
 
 // Close ends every subscription with err (ErrOffline when the robot goes away) and refuses

@@ -55,10 +55,12 @@ const maxEmailBytes = 254
 // passwordSession is the token of a password login: full scope, every fleet.
 var passwordSession = APIToken{Name: "panel session", Scope: ScopeFull}
 
-// PasswordLogin checks an email and password. clientAddr keys the failure limit shared with
-// token logins (10 a minute per address); each account also allows 100 failures an hour, so
-// a password guesser spread over many addresses is stopped too. Every failure is the same
-// EUnauthorized, and an unknown email costs the same time as a known one.
+// PasswordLogin checks an email and password. Failures are limited per client address (10 a
+// minute, shared with token logins) and per account and address (5 in 15 minutes); an
+// address that failed on an account waits a delay growing with the account's failures of the
+// last hour from anywhere (accountDelay), so a guesser spread over many addresses slows down
+// while the owner, at an address with no failures, is never refused. Every failure is the
+// same EUnauthorized, and an unknown email costs the same time as a known one.
 //
 // Each attempt counts as a failure before the password is hashed and is taken back when it
 // succeeds, so logins sent in parallel cannot all pass the limit; argon2 runs a few at a time
@@ -72,18 +74,27 @@ func (g *Gateway) PasswordLogin(ctx context.Context, email, password, clientAddr
 		// No account has such an email or password: refused before any work or record.
 		return nil, Errorf(EInvalid, "the email is at most %d bytes and the password at most %d", maxEmailBytes, maxPasswordBytes)
 	}
-	if wait, blocked := g.loginFailures.Attempt(clientAddr); blocked {
-		return nil, &Error{Code: ERateLimited, Message: "too many failed logins; try again later", RetryAfter: wait}
+	l, key := g.limits, accountAddressKey(account, clientAddr)
+	if last, failedBefore := l.accountAddress.Last(key); failedBefore {
+		if wait := last.Add(accountDelay(l.account.Count(account))).Sub(g.now()); wait > 0 {
+			return nil, tooMany("logins for this account from your address", wait)
+		}
 	}
-	if wait, blocked := g.accountFailures.Attempt(account); blocked {
-		return nil, &Error{Code: ERateLimited, Message: "too many failed logins for this account; try again later", RetryAfter: wait}
+	if wait, blocked := l.address.Attempt(clientAddr); blocked {
+		return nil, tooMany("logins", wait)
+	}
+	if wait, blocked := l.accountAddress.Attempt(key); blocked {
+		l.address.Forgive(clientAddr)
+		return nil, tooMany("logins for this account from your address", wait)
 	}
 	defer func() {
-		if ErrorCode(err) != EUnauthorized {
-			// Not a wrong password (a success, a disabled account, a store failure).
-			g.loginFailures.Forgive(clientAddr)
-			g.accountFailures.Forgive(account)
+		if ErrorCode(err) == EUnauthorized {
+			l.account.Fail(account)
+			return
 		}
+		// Not a wrong password (a success, a disabled account, a store failure).
+		l.address.Forgive(clientAddr)
+		l.accountAddress.Forgive(key)
 	}()
 	acc, err := g.accounts()
 	if err != nil {
@@ -118,21 +129,16 @@ func (g *Gateway) PasswordLogin(ctx context.Context, email, password, clientAddr
 }
 
 // TokenLogin opens a panel session with an API token (kiosks, scripts, and the bootstrap
-// admin before they set a password). It shares Login's failure limit per address.
+// admin before they set a password). A valid token always logs in; wrong ones share Login's
+// failure limit per address.
 func (g *Gateway) TokenLogin(ctx context.Context, apiToken, clientAddr string) (*Caller, error) {
-	if wait, blocked := g.loginFailures.Blocked(clientAddr); blocked {
-		return nil, &Error{Code: ERateLimited, Message: "too many failed logins; try again later", RetryAfter: wait}
-	}
 	apiToken = strings.TrimSpace(apiToken)
 	if apiToken == "" {
 		return nil, Errorf(EInvalid, "an API token is required")
 	}
 	tok, err := g.validAPIToken(ctx, apiToken)
 	if err != nil {
-		if ErrorCode(err) == EUnauthorized {
-			g.loginFailures.Fail(clientAddr)
-		}
-		return nil, err
+		return nil, failed(g.limits.address, clientAddr, "logins", err)
 	}
 	c, err := g.SessionCaller(ctx, tok.UserID, tok.ID, "")
 	if err != nil {

@@ -78,9 +78,9 @@ func TestPasswordLoginLimits(t *testing.T) {
 	e := newEnv(t)
 	e.setPassword(e.admin, "the password")
 
-	// 10 failures a minute per address, counted with token logins.
+	// 10 failures a minute per address, counted with wrong tokens.
 	for i := range 9 {
-		_, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "wrong", "198.51.100.1")
+		_, err := e.g.PasswordLogin(e.ctx, fmt.Sprintf("user%d@localhost", i), "wrong", "198.51.100.1")
 		wantCode(t, fmt.Sprint("failure ", i), err, gateway.EUnauthorized)
 	}
 	_, err := e.g.TokenLogin(e.ctx, "fgt_0123456789012345678901234567890X", "198.51.100.1")
@@ -90,27 +90,80 @@ func TestPasswordLoginLimits(t *testing.T) {
 	if wait := gateway.RetryAfter(err); wait <= 0 || wait > time.Minute {
 		t.Errorf("RetryAfter = %v", wait)
 	}
+	// A valid API token is checked before any limit: it logs in from that address.
+	if _, err := e.g.TokenLogin(e.ctx, e.adminSecret, "198.51.100.1"); err != nil {
+		t.Errorf("a valid token from an address blocked for passwords: %v", err)
+	}
+	if _, _, err := e.g.Login(e.ctx, e.adminSecret, "198.51.100.1"); err != nil {
+		t.Errorf("a valid API login from an address blocked for passwords: %v", err)
+	}
 	e.clock.Advance(time.Minute)
 	if _, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "the password", "198.51.100.1"); err != nil {
 		t.Fatalf("after a minute: %v", err)
 	}
 
-	// 100 failures an hour per account, from any addresses (the 9 above have aged out).
-	e.clock.Advance(time.Hour)
-	for i := range 100 {
-		_, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "wrong", fmt.Sprintf("203.0.113.%d", i))
-		wantCode(t, fmt.Sprint("account failure ", i), err, gateway.EUnauthorized)
+	// 5 failures in 15 minutes per account and address.
+	for i := range 5 {
+		_, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "wrong", "198.51.100.2")
+		wantCode(t, fmt.Sprint("account and address failure ", i), err, gateway.EUnauthorized)
+		e.clock.Advance(time.Second)
 	}
-	_, err = e.g.PasswordLogin(e.ctx, "Admin@Localhost", "the password", "192.0.2.200")
-	wantCode(t, "right password for a blocked account", err, gateway.ERateLimited)
-	e.clock.Advance(time.Hour)
-	if _, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "the password", "192.0.2.200"); err != nil {
-		t.Fatalf("after an hour: %v", err)
+	_, err = e.g.PasswordLogin(e.ctx, "admin@localhost", "the password", "198.51.100.2")
+	wantCode(t, "6th try on the account from that address", err, gateway.ERateLimited)
+	if wait := gateway.RetryAfter(err); wait <= 0 || wait > 15*time.Minute {
+		t.Errorf("RetryAfter = %v", wait)
+	}
+	if _, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "the password", "198.51.100.3"); err != nil {
+		t.Errorf("the owner from another address: %v", err)
+	}
+	e.clock.Advance(15 * time.Minute)
+	if _, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "the password", "198.51.100.2"); err != nil {
+		t.Fatalf("after 15 minutes: %v", err)
+	}
+}
+
+// TestNobodyLocksTheOwnerOut: 300 wrong passwords for the (guessable) admin account in an
+// hour, from 300 addresses, do not refuse the right password from an address without
+// failures; the addresses that failed wait a delay that grew with the account's failures.
+func TestNobodyLocksTheOwnerOut(t *testing.T) {
+	defer gateway.CheapPasswords()()
+	e := newEnv(t)
+	e.setPassword(e.admin, "the password")
+	for i := range 300 {
+		_, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "wrong", fmt.Sprintf("203.0.%d.%d", i/250, i%250))
+		wantCode(t, fmt.Sprint("failure ", i), err, gateway.EUnauthorized)
+		e.clock.Advance(10 * time.Second)
+	}
+	if _, err := e.g.PasswordLogin(e.ctx, "Admin@Localhost", "the password", "192.0.2.200"); err != nil {
+		t.Fatalf("the owner from an address with no failures: %v", err)
+	}
+	// An address that failed: its next try waits the account's delay (5 minutes at 300
+	// failures an hour) after its own last failure, right password or not.
+	guesser := "203.0.1.49" // the 300th: it failed just now
+	_, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "the password", guesser)
+	wantCode(t, "an address that failed, at once", err, gateway.ERateLimited)
+	if wait := gateway.RetryAfter(err); wait <= 4*time.Minute || wait > 5*time.Minute {
+		t.Errorf("RetryAfter = %v, want about 5 minutes", wait)
+	}
+	e.clock.Advance(5 * time.Minute)
+	if _, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "the password", guesser); err != nil {
+		t.Errorf("after the delay: %v", err)
+	}
+}
+
+func TestAccountDelay(t *testing.T) {
+	for _, c := range []struct {
+		failures int
+		want     time.Duration
+	}{{0, 0}, {9, 0}, {10, time.Second}, {19, time.Second}, {20, 2 * time.Second}, {50, 16 * time.Second}, {90, 256 * time.Second}, {100, 5 * time.Minute}, {1000, 5 * time.Minute}} {
+		if got := gateway.AccountDelay(c.failures); got != c.want {
+			t.Errorf("AccountDelay(%d) = %v, want %v", c.failures, got, c.want)
+		}
 	}
 }
 
 // TestPasswordLoginsInParallel: wrong passwords sent all at once from one address are held to
-// the limit (10 a minute), not all checked; an email or password longer than any account's
+// the limit (5 per account and address), not all checked; an email or password longer than any account's
 // is refused before any work and not counted.
 func TestPasswordLoginsInParallel(t *testing.T) {
 	defer gateway.CheapPasswords()()
@@ -130,8 +183,8 @@ func TestPasswordLoginsInParallel(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if unauthorized.Load() != 10 || limited.Load() != 30 {
-		t.Errorf("40 parallel wrong passwords: %d checked, %d limited; want 10 and 30", unauthorized.Load(), limited.Load())
+	if unauthorized.Load() != 5 || limited.Load() != 35 {
+		t.Errorf("40 parallel wrong passwords: %d checked, %d limited; want 5 (per account and address) and 35", unauthorized.Load(), limited.Load())
 	}
 
 	for _, c := range []struct{ email, password string }{
@@ -141,7 +194,7 @@ func TestPasswordLoginsInParallel(t *testing.T) {
 		_, err := e.g.PasswordLogin(e.ctx, c.email, c.password, "198.51.100.8")
 		wantCode(t, "an over-long email or password", err, gateway.EInvalid)
 	}
-	for i := range 10 {
+	for i := range 5 {
 		_, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "wrong password", "198.51.100.8")
 		wantCode(t, fmt.Sprint("failure ", i, " after two refused over-long ones"), err, gateway.EUnauthorized)
 	}

@@ -13,19 +13,13 @@ func ValidAgentKeyFormat(s string) bool { return agentKeyPattern.MatchString(s) 
 
 // AuthenticateAgent resolves the key an agent presents on the agent link to its agent and
 // records that the agent was seen. A malformed, unknown or revoked key is one and the same
-// EUnauthorized, so a guesser learns nothing; clientAddr keys the failure limit, which after
-// 10 failures in a minute from one address refuses every key from it with ERateLimited
-// until the oldest failure ages out, as Login does.
+// EUnauthorized, so a guesser learns nothing. A valid key is never refused; wrong ones count
+// against clientAddr, and after 10 in a minute from one address they are answered
+// ERateLimited until the oldest failure ages out (loginLimits).
 func (g *Gateway) AuthenticateAgent(ctx context.Context, key, clientAddr string) (Agent, error) {
-	if wait, blocked := g.agentFailures.Blocked(clientAddr); blocked {
-		return Agent{}, &Error{Code: ERateLimited, Message: "too many failed agent logins; try again later", RetryAfter: wait}
-	}
 	a, err := g.validAgentKey(ctx, key)
 	if err != nil {
-		if ErrorCode(err) == EUnauthorized {
-			g.agentFailures.Fail(clientAddr)
-		}
-		return Agent{}, err
+		return Agent{}, failed(g.limits.agent, clientAddr, "agent logins", err)
 	}
 	now := g.now().UTC()
 	if err := g.store.TouchAgent(ctx, a.ID, now); err != nil {

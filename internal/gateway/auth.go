@@ -8,22 +8,16 @@ import (
 // bearerPrefix marks bearer tokens, so a leaked one is recognisable.
 const bearerPrefix = "fgb_"
 
-// Login exchanges an API token for a bearer token. clientAddr keys the failure limit: after
-// 10 failures in a minute from one address every login from it is refused with
-// ERateLimited until the oldest failure ages out.
+// Login exchanges an API token for a bearer token. A valid token always logs in; a wrong
+// one counts against clientAddr, and after 10 failures in a minute from one address wrong
+// tokens are answered ERateLimited until the oldest failure ages out (loginLimits).
 func (g *Gateway) Login(ctx context.Context, apiToken, clientAddr string) (bearer string, expires time.Time, err error) {
-	if wait, blocked := g.loginFailures.Blocked(clientAddr); blocked {
-		return "", time.Time{}, &Error{Code: ERateLimited, Message: "too many failed logins; try again later", RetryAfter: wait}
-	}
 	if apiToken == "" {
 		return "", time.Time{}, Errorf(EInvalid, "userToken is required")
 	}
 	tok, err := g.validAPIToken(ctx, apiToken)
 	if err != nil {
-		if ErrorCode(err) == EUnauthorized {
-			g.loginFailures.Fail(clientAddr)
-		}
-		return "", time.Time{}, err
+		return "", time.Time{}, failed(g.limits.address, clientAddr, "logins", err)
 	}
 	now := g.now()
 	bearer = NewSecret(bearerPrefix, 40)

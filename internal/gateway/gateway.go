@@ -10,7 +10,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/limit"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
 )
 
 // Config wires a Gateway. Store is required; the rest have defaults.
@@ -33,6 +33,9 @@ type Config struct {
 	// agent link). With one, resources are listed and served from it, also while a robot is
 	// offline; without one, from the connected robot.
 	Archive ResourceArchive
+	// Controls are the control leases of input streams, one controller per target (nil: a
+	// set of this gateway's own).
+	Controls *teleop.Controls
 }
 
 // Gateway is the core service. It is safe for concurrent use.
@@ -46,15 +49,9 @@ type Gateway struct {
 	signer    URLSigner
 	agentID   string
 	archive   ResourceArchive
+	controls  *teleop.Controls
 
-	// loginFailures throttles token guessing: 10 failures a minute per client address.
-	loginFailures *limit.Window
-	// agentFailures throttles agent key guessing on the agent link the same way, apart from
-	// logins so that neither kind of failure locks out the other.
-	agentFailures *limit.Window
-	// accountFailures throttles password guessing spread over many addresses: 100 failures
-	// an hour per account.
-	accountFailures *limit.Window
+	limits loginLimits
 }
 
 // New returns a Gateway over cfg.
@@ -69,6 +66,10 @@ func New(cfg Config) *Gateway {
 		signer:    cfg.Signer,
 		agentID:   cfg.AgentID,
 		archive:   cfg.Archive,
+		controls:  cfg.Controls,
+	}
+	if g.controls == nil {
+		g.controls = teleop.NewControls(teleop.RealClock())
 	}
 	if g.presence == nil {
 		g.presence = NobodyOnline{}
@@ -82,9 +83,7 @@ func New(cfg Config) *Gateway {
 	if g.log == nil {
 		g.log = slog.Default()
 	}
-	g.loginFailures = &limit.Window{Max: 10, Period: time.Minute, Now: g.now}
-	g.agentFailures = &limit.Window{Max: 10, Period: time.Minute, Now: g.now}
-	g.accountFailures = &limit.Window{Max: 100, Period: time.Hour, Now: g.now}
+	g.limits = newLoginLimits(g.now)
 	return g
 }
 

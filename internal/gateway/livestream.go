@@ -2,8 +2,14 @@ package gateway
 
 import (
 	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/live"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
 )
 
 // Input command types W3 accepts: the contract names only these two.
@@ -18,89 +24,145 @@ var (
 	actHolder = action{minRole: RoleOperator, what: "see who controls this robot"}
 )
 
-// LiveStreamRequest is what a W3 upgrade asks for.
-type LiveStreamRequest struct {
-	Input  bool
-	Stream StreamSelector
-}
-
-// LiveStream is a W3 request that passed the checks before the upgrade.
-type LiveStream struct {
-	Robot Robot
-	Live  fleet.Robot
-	// Stream is the resolved input stream; outputs are resolved after the upgrade.
-	Stream fleet.Stream
-}
-
-// StillConnected reports whether ls's robot is still online through the connection ls was
-// opened on (a robot that reconnected is a new connection).
-func (g *Gateway) StillConnected(ls LiveStream) bool {
-	live, ok := g.presence.Robot(ls.Robot.ID)
-	return ok && live == ls.Live
-}
-
-// OpenLiveStream makes the checks of a W3 request that come after authentication and before
-// the upgrade, in the contract's order: 404 (robot unknown or invisible, input stream or
-// type unresolved), 501 (a local-fleet robot hosted by another agent). The 409 of a held
-// input target is the live engine's, checked last by the caller. Role: Operator watches and
-// drives; a read-only (kiosk) token only watches.
-func (g *Gateway) OpenLiveStream(ctx context.Context, c *Caller, robotID string, req LiveStreamRequest) (LiveStream, error) {
-	act := actWatch
-	if req.Input {
-		act = actDrive
-		if req.Stream.Type != "" && !liveInputTypes[req.Stream.Type] {
-			return LiveStream{}, Errorf(EInvalid, "input streams take only Twist or AckermannDriveStamped, not %s", req.Stream.Type)
-		}
-		if req.Stream.Source > fleet.SourceROS2 {
-			return LiveStream{}, Errorf(EInvalid, "input is accepted on source types 1 to 3 only")
-		}
-	}
-	r, _, err := g.authorizeRobot(ctx, c, robotID, act)
+// OpenLiveOutput makes the checks of a W3 output request that come after authentication and
+// before the upgrade: 404 (robot unknown or invisible), 501 (a local-fleet robot hosted by
+// another agent). The stream itself is resolved after the upgrade (Output.Subscribe: the
+// contract closes 1008 or 1011 then). Role: Operator; a read-only (kiosk) token watches too.
+func (g *Gateway) OpenLiveOutput(ctx context.Context, c *Caller, robotID string, sel StreamSelector) (live.Output, error) {
+	r, err := g.openLive(ctx, c, robotID, actWatch)
 	if err != nil {
-		return LiveStream{}, err
+		return nil, err
 	}
-	if g.hostedElsewhere(r) {
-		return LiveStream{}, Errorf(ENotImplemented, "robot %q is hosted by another agent of the local fleet; live stream tunnelling is not implemented", r.Name)
-	}
-	live, online := g.presence.Robot(r.ID)
-	if !req.Input {
-		if !online {
-			live = nil // the output side reports the offline robot after the upgrade (1011)
-		}
-		return LiveStream{Robot: r, Live: live}, nil
-	}
+	robot, online := g.presence.Robot(r.ID)
 	if !online {
-		return LiveStream{}, Errorf(ENotFound, "the input stream cannot be resolved: robot %q is offline", r.Name)
+		robot = nil // reported after the upgrade (1011)
 	}
-	s, err := g.resolveStream(ctx, r, live, req.Stream)
+	return liveOutput{g: g, robot: r, live: robot, sel: sel}, nil
+}
+
+// OpenLiveInput makes the checks of a W3 input request, after authentication and before the
+// upgrade, in the contract's order: 400 (a type or source input cannot have), 404 (robot
+// unknown, invisible or offline; input stream or type unresolved), 501 (hosted by another
+// agent), 409 (the stream is driven by someone else: one controller per target, check and set
+// in one step; the error names the owner and since when). The lease is the returned Input's
+// until its Release. Role: Operator, and a token that may act.
+func (g *Gateway) OpenLiveInput(ctx context.Context, c *Caller, robotID string, sel StreamSelector) (live.Input, error) {
+	if sel.Type != "" && !liveInputTypes[sel.Type] {
+		return nil, Errorf(EInvalid, "input streams take only Twist or AckermannDriveStamped, not %s", sel.Type)
+	}
+	if sel.Source > fleet.SourceROS2 {
+		return nil, Errorf(EInvalid, "input is accepted on source types 1 to 3 only")
+	}
+	r, err := g.openLive(ctx, c, robotID, actDrive)
+	if err != nil {
+		return nil, err
+	}
+	robot, online := g.presence.Robot(r.ID)
+	if !online {
+		return nil, Errorf(ENotFound, "the input stream cannot be resolved: robot %q is offline", r.Name)
+	}
+	s, err := g.resolveStream(ctx, r, robot, sel)
 	if err != nil {
 		if ErrorCode(err) == EUnavailable {
 			err = Errorf(ENotFound, "the input stream cannot be resolved: %s", ErrorMessage(err))
 		}
-		return LiveStream{}, err
+		return nil, err
 	}
 	if s.Direction != fleet.Input {
-		return LiveStream{}, Errorf(ENotFound, "robot %q has no input stream %s", r.Name, req.Stream)
+		return nil, Errorf(ENotFound, "robot %q has no input stream %s", r.Name, sel)
 	}
 	if !liveInputTypes[s.Type] {
-		return LiveStream{}, Errorf(EInvalid, "stream %s takes %s; input streams take only Twist or AckermannDriveStamped", req.Stream, s.Type)
+		return nil, Errorf(EInvalid, "stream %s takes %s; input streams take only Twist or AckermannDriveStamped", sel, s.Type)
 	}
-	return LiveStream{Robot: r, Live: live, Stream: s}, nil
+	if rd, ok := robot.(fleet.RemoteDriven); ok {
+		return g.takeRemoteControl(ctx, c, r, robot, rd, s, sel)
+	}
+	target := teleop.Target{RobotID: r.ID, Source: int(s.Source), Component: s.Component, Stream: s.Name}
+	lease, holder, ok := g.controls.Acquire(target, newControlID(), c.User.Email)
+	if !ok {
+		return nil, heldError(sel, holder.User, holder.Since)
+	}
+	return &liveInput{g: g, robot: r, live: robot, stream: s, lease: lease}, nil
 }
 
-// ResolveOutput finds the output stream a W3 output socket asked for, after the upgrade.
-func (g *Gateway) ResolveOutput(ctx context.Context, ls LiveStream, sel StreamSelector) (fleet.Stream, error) {
-	if ls.Live == nil {
-		return fleet.Stream{}, Errorf(EUnavailable, "robot %q is offline", ls.Robot.Name)
-	}
-	s, err := g.resolveStream(ctx, ls.Robot, ls.Live, sel)
+// heldError is the 409 of a stream somebody else drives, naming them and since when.
+func heldError(sel StreamSelector, owner string, since time.Time) error {
+	return &Error{Code: EConflict, Owner: owner, Since: since,
+		Message: "stream " + sel.String() + " is controlled by " + owner + " since " + since.UTC().Format(time.RFC3339)}
+}
+
+func newControlID() string { return uuid.NewString() }
+
+// openLive is the robot checks both directions share: 404, then 501.
+func (g *Gateway) openLive(ctx context.Context, c *Caller, robotID string, act action) (Robot, error) {
+	r, _, err := g.authorizeRobot(ctx, c, robotID, act)
 	if err != nil {
-		return fleet.Stream{}, err
+		return Robot{}, err
+	}
+	if g.hostedElsewhere(r) {
+		return Robot{}, Errorf(ENotImplemented, "robot %q is hosted by another agent of the local fleet; live stream tunnelling is not implemented", r.Name)
+	}
+	return r, nil
+}
+
+// liveOutput is an authorised output request: live.Output.
+type liveOutput struct {
+	g     *Gateway
+	robot Robot
+	live  fleet.Robot // nil: offline when the request came
+	sel   StreamSelector
+}
+
+func (o liveOutput) RobotID() string { return o.robot.ID }
+
+func (o liveOutput) Subscribe(ctx context.Context, opts fleet.SubscribeOptions) (fleet.Stream, *fleet.Subscription, error) {
+	if o.live == nil {
+		return fleet.Stream{}, nil, fmt.Errorf("%w: robot %q is offline", live.ErrBootstrap, o.robot.Name)
+	}
+	s, err := o.g.resolveStream(ctx, o.robot, o.live, o.sel)
+	if ErrorCode(err) == EUnavailable {
+		return fleet.Stream{}, nil, fmt.Errorf("%w: %s", live.ErrBootstrap, ErrorMessage(err))
+	} else if err != nil {
+		return fleet.Stream{}, nil, fmt.Errorf("%w: %s", live.ErrNotResolved, ErrorMessage(err))
 	}
 	if s.Direction == fleet.Input {
-		return fleet.Stream{}, Errorf(EInvalid, "stream %s is an input stream", sel)
+		return fleet.Stream{}, nil, fmt.Errorf("%w: stream %s is an input stream", live.ErrNotResolved, o.sel)
 	}
-	return s, nil
+	sub, err := o.live.Subscribe(ctx, s.Key(), opts)
+	if err != nil {
+		return fleet.Stream{}, nil, live.ErrBootstrap
+	}
+	return s, sub, nil
+}
+
+// liveInput is an authorised input request holding its control lease: live.Input.
+type liveInput struct {
+	g      *Gateway
+	robot  Robot
+	live   fleet.Robot
+	stream fleet.Stream
+	lease  *teleop.Lease
+}
+
+func (in *liveInput) Stream() fleet.Stream { return in.stream }
+
+func (in *liveInput) Drive(onFault func(error)) live.Driver {
+	return live.LocalDriver(in.stream.Type, func(ctx context.Context, payload []byte) error {
+		return in.live.Publish(ctx, in.stream.Key(), in.stream.Type, payload)
+	}, onFault)
+}
+
+// Connected reports whether the robot is still online through the connection the lease was
+// taken on (a robot that reconnected is a new connection, driven afresh).
+func (in *liveInput) Connected() bool {
+	robot, ok := in.g.presence.Robot(in.robot.ID)
+	return ok && robot == in.live
+}
+
+func (in *liveInput) Release() { in.lease.Release() }
+
+func (in *liveInput) Name() string {
+	return in.robot.Name + " (" + in.robot.ID + ") " + in.stream.Component + "/" + in.stream.Name
 }
 
 // hostedElsewhere reports whether r is a member of the local fleet that this gateway does
@@ -110,15 +172,34 @@ func (g *Gateway) hostedElsewhere(r Robot) bool {
 	return r.FleetID == LocalFleetID && r.AgentID != "" && r.AgentID != g.agentID
 }
 
-// StillValid re-checks a socket's bearer token: sockets outlive requests, and a revoked or
-// expired token must end them.
-func (g *Gateway) StillValid(ctx context.Context, bearer string) error {
-	_, err := g.Authenticate(ctx, bearer)
-	return err
+// SocketRecheck is a live session's token re-check: sockets outlive requests, and a revoked
+// or expired token must end them (live.ErrTokenRevoked).
+func (g *Gateway) SocketRecheck(bearer string) live.Recheck {
+	return func(ctx context.Context) error {
+		_, err := g.Authenticate(ctx, bearer)
+		if ErrorCode(err) == EUnauthorized {
+			return live.ErrTokenRevoked
+		}
+		return err
+	}
 }
 
-// AuthorizeControls checks that the caller may see who holds robotID's input streams.
-func (g *Gateway) AuthorizeControls(ctx context.Context, c *Caller, robotID string) (Robot, error) {
+// Controls lists who drives which input stream of robotID (an extension: browsers see a
+// refused upgrade only as close code 1006): this gateway's leases, or for a robot whose agent
+// governs its teleoperation, the agent's.
+func (g *Gateway) Controls(ctx context.Context, c *Caller, robotID string) ([]fleet.Held, error) {
 	r, _, err := g.authorizeRobot(ctx, c, robotID, actHolder)
-	return r, err
+	if err != nil {
+		return nil, err
+	}
+	if robot, ok := g.presence.Robot(r.ID); ok {
+		if rd, ok := robot.(fleet.RemoteDriven); ok {
+			held, err := robotCall(ctx, r, rd.Controls)
+			if err != nil {
+				return nil, err
+			}
+			return held, nil
+		}
+	}
+	return g.HeldControls(r.ID), nil
 }

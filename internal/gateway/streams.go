@@ -9,7 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
-	"github.com/fleetgate/fleetgate/internal/live"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
 	"github.com/fleetgate/fleetgate/internal/msgs"
 )
 
@@ -100,8 +100,13 @@ func (g *Gateway) ReadStream(ctx context.Context, c *Caller, robotID string, sel
 	return out, nil
 }
 
-// Template is endpoint 8: the JSON of an empty message of a catalog type.
+// Template is endpoint 8 (and S7): the JSON of an empty message of a catalog type.
 func (g *Gateway) Template(ctx context.Context, c *Caller, messageType string) ([]byte, error) {
+	// The contract allows ROS names too: geometry_msgs/msg/Twist and geometry_msgs/Twist are
+	// Platform.Messages.geometry_msgs.Twist, and answer its template.
+	if name, ok := msgs.CatalogName(messageType); ok {
+		messageType = name
+	}
 	t, err := msgs.Template(messageType)
 	if errors.Is(err, msgs.ErrUnknownType) {
 		return nil, Errorf(ENotFound, "message type %q is not in the catalog", messageType)
@@ -148,8 +153,8 @@ func (g *Gateway) UploadStream(ctx context.Context, c *Caller, robotID string, i
 	}
 	// Commands (Twist, Ackermann) are held to the robot's declared speeds here as on W3:
 	// clamped, and refused beyond 10x.
-	var ce *live.CloseError
-	if err := live.LimitCommand(m, s.Limits); errors.As(err, &ce) {
+	var ce *teleop.CloseError
+	if err := teleop.LimitCommand(m, s.Limits); errors.As(err, &ce) {
 		return Errorf(EInvalid, "streamJson: %s", ce.Reason)
 	} else if err != nil {
 		return Internal(err)

@@ -76,6 +76,24 @@ func (w *Window) Forgive(key string) {
 	}
 }
 
+// Count is the number of failures of key within Period (at most Max).
+func (w *Window) Count(key string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.live(key, w.now()))
+}
+
+// Last is the time of key's newest failure within Period; false when it has none.
+func (w *Window) Last(key string) (time.Time, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	times := w.live(key, w.now())
+	if len(times) == 0 {
+		return time.Time{}, false
+	}
+	return times[len(times)-1], true
+}
+
 // Fail records a failure for key.
 func (w *Window) Fail(key string) {
 	if w.Max <= 0 {

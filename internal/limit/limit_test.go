@@ -192,3 +192,33 @@ func TestWindowForgiveTakesBackASuccess(t *testing.T) {
 		t.Error("blocked after one of the two was forgiven")
 	}
 }
+
+func TestWindowCountAndLast(t *testing.T) {
+	w, c := newWindow(5, time.Minute)
+	if n := w.Count("a"); n != 0 {
+		t.Errorf("count of an unknown key: %d", n)
+	}
+	if _, ok := w.Last("a"); ok {
+		t.Error("an unknown key has a last failure")
+	}
+	first := c.Now()
+	w.Fail("a")
+	c.Advance(20 * time.Second)
+	w.Fail("a")
+	if n := w.Count("a"); n != 2 {
+		t.Errorf("count %d, want 2", n)
+	}
+	if last, ok := w.Last("a"); !ok || !last.Equal(first.Add(20*time.Second)) {
+		t.Errorf("last %v %v, want the second failure", last, ok)
+	}
+	c.Advance(45 * time.Second) // the first left the window
+	if n := w.Count("a"); n != 1 {
+		t.Errorf("count %d after the first expired, want 1", n)
+	}
+	for range 10 {
+		w.Fail("a")
+	}
+	if n := w.Count("a"); n != 5 {
+		t.Errorf("count %d, want at most Max", n)
+	}
+}

@@ -523,8 +523,27 @@ func wireTypeName(t protowire.Type) string {
 	return fmt.Sprintf("wire type %d", t)
 }
 
-// PayloadToJSON decodes a serialized payload of the type and returns its MarshalJSON.
+// Opaque reports whether typ names a type outside the catalog's namespace, such as a ROS 1
+// topic's type ("rosgraph_msgs/Log") that the catalog lacks: a stream of such a type carries
+// the source's own serialisation as opaque bytes, which no one here decodes.
+func Opaque(typ string) bool { return typ != "" && !strings.HasPrefix(typ, catalogPrefix) }
+
+// opaqueJSON is the JSON form of an opaque payload: {"dataType": <the type>, "data": <base64
+// of the bytes>}, the shape protojson gives a message of one bytes field beside its type.
+type opaqueJSON struct {
+	DataType string `json:"dataType"`
+	Data     []byte `json:"data"`
+}
+
+// PayloadToJSON decodes a serialized payload of the type and returns its MarshalJSON. A payload
+// of an Opaque type becomes {"dataType": ..., "data": <base64>}.
 func PayloadToJSON(fullName string, payload []byte) ([]byte, error) {
+	if Opaque(fullName) {
+		if payload == nil {
+			payload = []byte{} // "", not null
+		}
+		return json.Marshal(opaqueJSON{DataType: fullName, Data: payload})
+	}
 	m, err := Decode(fullName, payload)
 	if err != nil {
 		return nil, err

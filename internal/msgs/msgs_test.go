@@ -935,3 +935,49 @@ func TestWithEmptyMessagesInListsMapsAndRecursion(t *testing.T) {
 		t.Fatal("MarshalJSON changed its argument")
 	}
 }
+
+// A stream of a type outside the catalog (a ROS 1 topic relayed raw) reads as its type and its
+// bytes in base64; a name in the catalog's namespace that the catalog lacks stays an error.
+func TestOpaquePayloadToJSON(t *testing.T) {
+	got, err := PayloadToJSON("rosgraph_msgs/Log", []byte{0, 1, 2, 0xff})
+	if err != nil || string(got) != `{"dataType":"rosgraph_msgs/Log","data":"AAEC/w=="}` {
+		t.Errorf("got %s, %v", got, err)
+	}
+	got, err = PayloadToJSON("rosgraph_msgs/Log", nil)
+	if err != nil || string(got) != `{"dataType":"rosgraph_msgs/Log","data":""}` {
+		t.Errorf("empty: got %s, %v", got, err)
+	}
+	if _, err := PayloadToJSON("Platform.Messages.std_msgs.Nope", nil); !errors.Is(err, ErrUnknownType) {
+		t.Errorf("unknown catalog name: %v", err)
+	}
+	for typ, want := range map[string]bool{"rosgraph_msgs/Log": true, "Platform.Messages.std_msgs.String": false, "": false} {
+		if Opaque(typ) != want {
+			t.Errorf("Opaque(%q) = %v", typ, !want)
+		}
+	}
+}
+
+func TestCatalogName(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"Platform.Messages.geometry_msgs.Twist", "Platform.Messages.geometry_msgs.Twist", true},
+		{"geometry_msgs/msg/Twist", "Platform.Messages.geometry_msgs.Twist", true},
+		{"geometry_msgs/Twist", "Platform.Messages.geometry_msgs.Twist", true},
+		{"sensor_msgs/msg/PointCloud2", "Platform.Messages.sensor_msgs.PointCloud2", true},
+		{"ackermann_msgs/AckermannDriveStamped", "Platform.Messages.ackermann_msgs.AckermannDriveStamped", true},
+		{"geometry_msgs/msg/Nope", "", false},
+		{"geometry_msgs/srv/Twist", "", false},
+		{"geometry_msgs//Twist", "", false},
+		{"/Twist", "", false},
+		{"Twist", "", false},
+		{"geometry_msgs.Twist", "", false},
+		{"a/msg/b/c", "", false},
+	} {
+		got, ok := CatalogName(c.in)
+		if ok != c.ok || (ok && got != c.want) {
+			t.Errorf("CatalogName(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -86,8 +86,10 @@ type Recorder struct {
 
 	mu      sync.Mutex
 	entries map[string]*entry // by recording id
-	closed  bool
-	wg      sync.WaitGroup // running sessions
+	// wrappers are the robots wrapped (Wrap), by the robot.
+	wrappers map[fleet.Robot]*Robot
+	closed   bool
+	wg       sync.WaitGroup // running sessions
 }
 
 // entry is one recording known to the recorder: running (s != nil) or kept on disk.
@@ -128,7 +130,8 @@ func Open(cfg Config) (*Recorder, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
-	r := &Recorder{cfg: cfg, log: cfg.Logger.With("component", "recorder"), clock: cfg.Clock, entries: map[string]*entry{}}
+	r := &Recorder{cfg: cfg, log: cfg.Logger.With("component", "recorder"), clock: cfg.Clock, entries: map[string]*entry{},
+		wrappers: map[fleet.Robot]*Robot{}}
 	if err := r.load(); err != nil {
 		return nil, err
 	}

@@ -590,7 +590,7 @@ func TestSlowDiskDropsNeverBlocks(t *testing.T) {
 	raw := newTestRobot("robot1")
 	robot := rec.Wrap(raw)
 	r := start(t, robot, fleet.RecordingRequest{Streams: []fleet.StreamKey{imageKey}})
-	viewer, err := raw.Subscribe(bg, imageKey)
+	viewer, err := raw.Subscribe(bg, imageKey, fleet.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,19 @@ var (
 	_ fleet.RecordingControl = (*Robot)(nil)
 )
 
-// Wrap returns robot with recordings. The agent registers the wrapped robot.
-func (r *Recorder) Wrap(robot fleet.Robot) *Robot { return &Robot{Robot: robot, rec: r} }
+// Wrap returns robot with recordings; the agent registers the wrapped robot. A robot is
+// wrapped once: the same robot gives the same wrapper, so that a source which adds and
+// removes its robot as it comes and goes finds it in the registry.
+func (r *Recorder) Wrap(robot fleet.Robot) *Robot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if w, ok := r.wrappers[robot]; ok {
+		return w
+	}
+	w := &Robot{Robot: robot, rec: r}
+	r.wrappers[robot] = w
+	return w
+}
 
 // Unwrap is the robot recorded.
 func (r *Robot) Unwrap() fleet.Robot { return r.Robot }

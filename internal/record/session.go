@@ -91,7 +91,7 @@ func (r *Recorder) open(ctx context.Context, robot *Robot, e *entry, plans []pla
 		if err != nil {
 			return fail(fleet.Errorf(fleet.ErrUnavailable, "writing the recording's file: %v", err))
 		}
-		sub, err := robot.Robot.Subscribe(ctx, p.stream.Key())
+		sub, err := robot.Robot.Subscribe(ctx, p.stream.Key(), fleet.SubscribeOptions{MaxRate: e.meta.MaxRate})
 		if err != nil {
 			return fail(err)
 		}

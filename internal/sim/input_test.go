@@ -111,7 +111,7 @@ func TestReadAndSubscribeErrors(t *testing.T) {
 			if _, err := r.Read(ctx, tt.key); !errors.Is(err, tt.want) {
 				t.Errorf("Read: %v, want %v", err, tt.want)
 			}
-			if _, err := r.Subscribe(ctx, tt.key); !errors.Is(err, tt.want) {
+			if _, err := r.Subscribe(ctx, tt.key, fleet.SubscribeOptions{}); !errors.Is(err, tt.want) {
 				t.Errorf("Subscribe: %v, want %v", err, tt.want)
 			}
 		})

@@ -88,7 +88,7 @@ func TestRealTimeSubscriptionsAndClose(t *testing.T) {
 	}
 	subs := make([]*fleet.Subscription, len(tests))
 	for i, tt := range tests {
-		sub, err := r.Subscribe(ctx, tt.key)
+		sub, err := r.Subscribe(ctx, tt.key, fleet.SubscribeOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func TestRealTimeSubscriptionsAndClose(t *testing.T) {
 			t.Errorf("%s: subscription ended with %v, want ErrOffline", tests[i].key.Name, sub.Err())
 		}
 	}
-	if _, err := r.Subscribe(ctx, poseKey); !errors.Is(err, fleet.ErrOffline) {
+	if _, err := r.Subscribe(ctx, poseKey, fleet.SubscribeOptions{}); !errors.Is(err, fleet.ErrOffline) {
 		t.Errorf("Subscribe after Close: %v", err)
 	}
 	if _, err := r.Read(ctx, poseKey); !errors.Is(err, fleet.ErrOffline) {
@@ -141,7 +141,7 @@ func TestRealTimeSubscriptionsAndClose(t *testing.T) {
 func TestContextEndClosesTheSimulation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := startSim(t, ctx, Config{Count: 1})
-	sub, err := s.Robots()[0].Subscribe(context.Background(), poseKey)
+	sub, err := s.Robots()[0].Subscribe(context.Background(), poseKey, fleet.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestConcurrentUse(t *testing.T) {
 				r.Metric(ctx, fleet.MetricCustom, "pose")
 				r.KPIs(ctx)
 				r.Resources(ctx)
-				sub, err := r.Subscribe(ctx, imageKey)
+				sub, err := r.Subscribe(ctx, imageKey, fleet.SubscribeOptions{})
 				if err != nil {
 					t.Errorf("Subscribe: %v", err)
 					return

@@ -362,7 +362,7 @@ func (r *robot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, er
 	return s, nil
 }
 
-func (r *robot) Subscribe(ctx context.Context, key fleet.StreamKey) (*fleet.Subscription, error) {
+func (r *robot) Subscribe(ctx context.Context, key fleet.StreamKey, opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
 	if err := r.offline(); err != nil {
 		return nil, err
 	}

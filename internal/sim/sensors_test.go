@@ -280,7 +280,7 @@ func TestNothingRendersWithoutReaders(t *testing.T) {
 		t.Run(tt.key.Component, func(t *testing.T) {
 			r := s.robots[1]
 			before := tt.counter(r)
-			sub, err := r.Subscribe(context.Background(), tt.key)
+			sub, err := r.Subscribe(context.Background(), tt.key, fleet.SubscribeOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -111,6 +111,7 @@ describe("local gateway panel", () => {
     const a = await canvas.screenshot();
     // The image changes when the robot moves: turn it a little through the REST upload.
     const turn = await agentContext.request.post(`/panel/api/robots/${r}/upload-stream`, {
+      headers: { Origin: fleet.agent }, // as the page's own fetch would: the panel refuses a request from nowhere
       data: {
         componentName: "base",
         streamName: "cmd_vel",
@@ -488,7 +489,7 @@ describe("local gateway panel", () => {
 });
 
 describe("cloud panel", () => {
-  it("lists the agent's robots online, shows camera snapshots, the W1 map and a kiosk wall", async () => {
+  it("lists the agent's robots online, shows the camera and point cloud live through the cloud, drives from the cloud, the W1 map and a kiosk wall", async () => {
     const { context, page } = await signIn(fleet.browser, fleet.cloud);
     try {
       await page.goto("/");
@@ -497,18 +498,59 @@ describe("cloud panel", () => {
         return rows.length === 2 && rows.every((r) => r.online) && rows;
       }, "two robots online on the cloud");
       await shot(page, "12-cloud-robots");
+      // Live through the cloud (W3 over the agent link): the camera at the source rate, and
+      // it says the view crosses the cloud.
       await page.goto(streamPage(rows[0]!.id, "camera", "image"));
       const d = await eventually(async () => {
         const d = await widgetData(page, "[data-widget=camera]");
-        return Number(d.frames) >= 2 && d;
-      }, "two snapshots");
-      expect(d.mode).toBe("snapshot");
-      expect(d.status).toContain("snapshot once a second");
+        return Number(d.frames) >= 20 && d;
+      }, "twenty live frames through the cloud");
+      expect(d.mode).toBe("live");
+      expect(d.via).toBe("cloud");
+      expect(d.status).toMatch(/^through the cloud · live · [\d.]+ fps · last frame [\d.]+ s ago/);
       await shot(page, "13-cloud-camera");
+      await page.goto(streamPage(rows[0]!.id, "depth", "points"));
+      await eventually(async () => Number((await widgetData(page, "[data-widget=pointcloud]")).frames) >= 2, "the point cloud through the cloud");
+      await shot(page, "13a-cloud-pointcloud");
+
+      // Driven from the cloud with the keyboard, with the same safety behaviour: Space stops
+      // and releases; the robot's odometry (read on the cloud) shows it.
+      const cloudOdom = async (robot: string) => {
+        const q = new URLSearchParams({ componentName: "base", streamName: "odom", source: "1", streamType: "Platform.Messages.nav_msgs.Odometry" });
+        const r = await context.request.get(`/panel/api/robots/${robot}/stream?${q}`);
+        const o = JSON.parse(((await r.json()) as { robotStream: string }).robotStream);
+        return { w: o.twist?.twist?.angular?.z ?? 0 };
+      };
+      const twist = await (async () => {
+        for (const { id } of rows) {
+          const r = await context.request.get(`/panel/api/robots/${id}/streams`);
+          const { robotStreams } = (await r.json()) as { robotStreams: { streamName: string; streamType: string }[] };
+          if (robotStreams.some((s) => s.streamName === "cmd_vel" && s.streamType.endsWith(".Twist"))) return id;
+        }
+        throw new Error("no robot takes a Twist on the cloud");
+      })();
+      await page.goto(streamPage(twist, "base", "cmd_vel"));
+      await takeControl(page);
+      expect((await widgetData(page, "[data-widget=teleop]")).via).toBe("cloud");
+      await page.click("[data-widget=teleop] .teleop p.muted");
+      const hold = holdKey(page, "ArrowLeft");
+      try {
+        await eventually(async () => (await cloudOdom(twist)).w > 0.5, "turning from the cloud panel", 5000);
+        await shot(page, "13b-cloud-teleop");
+        await page.keyboard.press("Space");
+        await eventually(async () => Math.abs((await cloudOdom(twist)).w) < 0.01, "stopped by Space through the cloud", 2000);
+      } finally {
+        await hold.release();
+      }
+      expect((await widgetData(page, "[data-widget=teleop]")).control).toBe("released");
       await page.goto(streamPage(rows[0]!.id, "base", "pose"));
-      await eventually(async () => Number((await widgetData(page, "[data-widget=pose-map]")).fleetPoses) === 2, "both robots on the cloud map (W1)");
+      // This robot's pose live through the cloud (W3), the other robot's from W1.
+      await eventually(async () => {
+        const m = await widgetData(page, "[data-widget=pose-map]");
+        return Number(m.fleetPoses) === 1 && Number(m.frames) >= 1;
+      }, "both robots on the cloud map");
       await eventually(async () => (await page.locator("[data-widget=pose-map] canvas.map[data-grid]").count()) === 1, "the cloud map's grid");
-      await shot(page, "13b-cloud-map");
+      await shot(page, "13c-cloud-map");
 
       // A kiosk display: a read-only kiosk token made on the Admin page, typed in once.
       await page.goto("/admin");
@@ -527,7 +569,7 @@ describe("cloud panel", () => {
           const d = await widgetData(k, "[data-widget=kpi-wall]");
           return d.state === "live" && (await k.locator(".kpi-tile").count()) === 2;
         }, "the cloud kiosk wall (W1) with both robots");
-        await shot(k, "13c-cloud-kiosk");
+        await shot(k, "13d-cloud-kiosk");
       } finally {
         await kiosk.close();
       }

@@ -527,6 +527,120 @@ func (x *TwistWithCovariance) GetCovariance() []float64 {
 	return nil
 }
 
+// Transform is a rigid motion: a translation in metres, then a rotation.
+type Transform struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Translation   *Vector3               `protobuf:"bytes,1,opt,name=translation,proto3" json:"translation,omitempty"`
+	Rotation      *Quaternion            `protobuf:"bytes,2,opt,name=rotation,proto3" json:"rotation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Transform) Reset() {
+	*x = Transform{}
+	mi := &file_platform_messages_geometry_msgs_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Transform) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Transform) ProtoMessage() {}
+
+func (x *Transform) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_messages_geometry_msgs_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Transform.ProtoReflect.Descriptor instead.
+func (*Transform) Descriptor() ([]byte, []int) {
+	return file_platform_messages_geometry_msgs_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *Transform) GetTranslation() *Vector3 {
+	if x != nil {
+		return x.Translation
+	}
+	return nil
+}
+
+func (x *Transform) GetRotation() *Quaternion {
+	if x != nil {
+		return x.Rotation
+	}
+	return nil
+}
+
+// TransformStamped is the transform from header.frame_id to child_frame_id.
+type TransformStamped struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Header        *Header                `protobuf:"bytes,1,opt,name=header,proto3" json:"header,omitempty"`
+	ChildFrameId  string                 `protobuf:"bytes,2,opt,name=child_frame_id,json=childFrameId,proto3" json:"child_frame_id,omitempty"`
+	Transform     *Transform             `protobuf:"bytes,3,opt,name=transform,proto3" json:"transform,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TransformStamped) Reset() {
+	*x = TransformStamped{}
+	mi := &file_platform_messages_geometry_msgs_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TransformStamped) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TransformStamped) ProtoMessage() {}
+
+func (x *TransformStamped) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_messages_geometry_msgs_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TransformStamped.ProtoReflect.Descriptor instead.
+func (*TransformStamped) Descriptor() ([]byte, []int) {
+	return file_platform_messages_geometry_msgs_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *TransformStamped) GetHeader() *Header {
+	if x != nil {
+		return x.Header
+	}
+	return nil
+}
+
+func (x *TransformStamped) GetChildFrameId() string {
+	if x != nil {
+		return x.ChildFrameId
+	}
+	return ""
+}
+
+func (x *TransformStamped) GetTransform() *Transform {
+	if x != nil {
+		return x.Transform
+	}
+	return nil
+}
+
 var File_platform_messages_geometry_msgs_proto protoreflect.FileDescriptor
 
 const file_platform_messages_geometry_msgs_proto_rawDesc = "" +
@@ -567,7 +681,14 @@ const file_platform_messages_geometry_msgs_proto_rawDesc = "" +
 	"\x05twist\x18\x01 \x01(\v2&.Platform.Messages.geometry_msgs.TwistR\x05twist\x12\x1e\n" +
 	"\n" +
 	"covariance\x18\x02 \x03(\x01R\n" +
-	"covarianceB0Z.github.com/fleetgate/fleetgate/proto/catalogpbb\x06proto3"
+	"covariance\"\xa0\x01\n" +
+	"\tTransform\x12J\n" +
+	"\vtranslation\x18\x01 \x01(\v2(.Platform.Messages.geometry_msgs.Vector3R\vtranslation\x12G\n" +
+	"\brotation\x18\x02 \x01(\v2+.Platform.Messages.geometry_msgs.QuaternionR\brotation\"\xbe\x01\n" +
+	"\x10TransformStamped\x12:\n" +
+	"\x06header\x18\x01 \x01(\v2\".Platform.Messages.std_msgs.HeaderR\x06header\x12$\n" +
+	"\x0echild_frame_id\x18\x02 \x01(\tR\fchildFrameId\x12H\n" +
+	"\ttransform\x18\x03 \x01(\v2*.Platform.Messages.geometry_msgs.TransformR\ttransformB0Z.github.com/fleetgate/fleetgate/proto/catalogpbb\x06proto3"
 
 var (
 	file_platform_messages_geometry_msgs_proto_rawDescOnce sync.Once
@@ -581,7 +702,7 @@ func file_platform_messages_geometry_msgs_proto_rawDescGZIP() []byte {
 	return file_platform_messages_geometry_msgs_proto_rawDescData
 }
 
-var file_platform_messages_geometry_msgs_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_platform_messages_geometry_msgs_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_platform_messages_geometry_msgs_proto_goTypes = []any{
 	(*Vector3)(nil),             // 0: Platform.Messages.geometry_msgs.Vector3
 	(*Point)(nil),               // 1: Platform.Messages.geometry_msgs.Point
@@ -592,24 +713,30 @@ var file_platform_messages_geometry_msgs_proto_goTypes = []any{
 	(*Twist)(nil),               // 6: Platform.Messages.geometry_msgs.Twist
 	(*TwistStamped)(nil),        // 7: Platform.Messages.geometry_msgs.TwistStamped
 	(*TwistWithCovariance)(nil), // 8: Platform.Messages.geometry_msgs.TwistWithCovariance
-	(*Header)(nil),              // 9: Platform.Messages.std_msgs.Header
+	(*Transform)(nil),           // 9: Platform.Messages.geometry_msgs.Transform
+	(*TransformStamped)(nil),    // 10: Platform.Messages.geometry_msgs.TransformStamped
+	(*Header)(nil),              // 11: Platform.Messages.std_msgs.Header
 }
 var file_platform_messages_geometry_msgs_proto_depIdxs = []int32{
 	1,  // 0: Platform.Messages.geometry_msgs.Pose.position:type_name -> Platform.Messages.geometry_msgs.Point
 	2,  // 1: Platform.Messages.geometry_msgs.Pose.orientation:type_name -> Platform.Messages.geometry_msgs.Quaternion
-	9,  // 2: Platform.Messages.geometry_msgs.PoseStamped.header:type_name -> Platform.Messages.std_msgs.Header
+	11, // 2: Platform.Messages.geometry_msgs.PoseStamped.header:type_name -> Platform.Messages.std_msgs.Header
 	3,  // 3: Platform.Messages.geometry_msgs.PoseStamped.pose:type_name -> Platform.Messages.geometry_msgs.Pose
 	3,  // 4: Platform.Messages.geometry_msgs.PoseWithCovariance.pose:type_name -> Platform.Messages.geometry_msgs.Pose
 	0,  // 5: Platform.Messages.geometry_msgs.Twist.linear:type_name -> Platform.Messages.geometry_msgs.Vector3
 	0,  // 6: Platform.Messages.geometry_msgs.Twist.angular:type_name -> Platform.Messages.geometry_msgs.Vector3
-	9,  // 7: Platform.Messages.geometry_msgs.TwistStamped.header:type_name -> Platform.Messages.std_msgs.Header
+	11, // 7: Platform.Messages.geometry_msgs.TwistStamped.header:type_name -> Platform.Messages.std_msgs.Header
 	6,  // 8: Platform.Messages.geometry_msgs.TwistStamped.twist:type_name -> Platform.Messages.geometry_msgs.Twist
 	6,  // 9: Platform.Messages.geometry_msgs.TwistWithCovariance.twist:type_name -> Platform.Messages.geometry_msgs.Twist
-	10, // [10:10] is the sub-list for method output_type
-	10, // [10:10] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	0,  // 10: Platform.Messages.geometry_msgs.Transform.translation:type_name -> Platform.Messages.geometry_msgs.Vector3
+	2,  // 11: Platform.Messages.geometry_msgs.Transform.rotation:type_name -> Platform.Messages.geometry_msgs.Quaternion
+	11, // 12: Platform.Messages.geometry_msgs.TransformStamped.header:type_name -> Platform.Messages.std_msgs.Header
+	9,  // 13: Platform.Messages.geometry_msgs.TransformStamped.transform:type_name -> Platform.Messages.geometry_msgs.Transform
+	14, // [14:14] is the sub-list for method output_type
+	14, // [14:14] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_platform_messages_geometry_msgs_proto_init() }
@@ -624,7 +751,7 @@ func file_platform_messages_geometry_msgs_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platform_messages_geometry_msgs_proto_rawDesc), len(file_platform_messages_geometry_msgs_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

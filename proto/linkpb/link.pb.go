@@ -78,7 +78,7 @@ func (x Error_Kind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Error_Kind.Descriptor instead.
 func (Error_Kind) EnumDescriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{16, 0}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{22, 0}
 }
 
 type Frame struct {
@@ -96,6 +96,9 @@ type Frame struct {
 	//	*Frame_Chunk
 	//	*Frame_Resources
 	//	*Frame_Accepted
+	//	*Frame_Command
+	//	*Frame_Release
+	//	*Frame_ControlEnded
 	Body          isFrame_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -237,6 +240,33 @@ func (x *Frame) GetAccepted() *RobotsAccepted {
 	return nil
 }
 
+func (x *Frame) GetCommand() *ControlCommand {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_Command); ok {
+			return x.Command
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetRelease() *ControlRelease {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_Release); ok {
+			return x.Release
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetControlEnded() *ControlEnded {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_ControlEnded); ok {
+			return x.ControlEnded
+		}
+	}
+	return nil
+}
+
 type isFrame_Body interface {
 	isFrame_Body()
 }
@@ -285,6 +315,18 @@ type Frame_Accepted struct {
 	Accepted *RobotsAccepted `protobuf:"bytes,11,opt,name=accepted,proto3,oneof"` // cloud → agent: the answer to robots
 }
 
+type Frame_Command struct {
+	Command *ControlCommand `protobuf:"bytes,12,opt,name=command,proto3,oneof"` // cloud → agent: a teleop command of a cloud operator
+}
+
+type Frame_Release struct {
+	Release *ControlRelease `protobuf:"bytes,13,opt,name=release,proto3,oneof"` // cloud → agent: a cloud operator let go (zero, free the stream)
+}
+
+type Frame_ControlEnded struct {
+	ControlEnded *ControlEnded `protobuf:"bytes,14,opt,name=control_ended,json=controlEnded,proto3,oneof"` // agent → cloud: the agent ended a cloud operator's control
+}
+
 func (*Frame_Hello) isFrame_Body() {}
 
 func (*Frame_Welcome) isFrame_Body() {}
@@ -306,6 +348,12 @@ func (*Frame_Chunk) isFrame_Body() {}
 func (*Frame_Resources) isFrame_Body() {}
 
 func (*Frame_Accepted) isFrame_Body() {}
+
+func (*Frame_Command) isFrame_Body() {}
+
+func (*Frame_Release) isFrame_Body() {}
+
+func (*Frame_ControlEnded) isFrame_Body() {}
 
 type Hello struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
@@ -835,6 +883,8 @@ type Request struct {
 	//	*Request_Kpis
 	//	*Request_Resources
 	//	*Request_Upload
+	//	*Request_TakeControl
+	//	*Request_Controls
 	//	*Request_Recording
 	Op            isRequest_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
@@ -971,6 +1021,24 @@ func (x *Request) GetUpload() *ResourceUpload {
 	return nil
 }
 
+func (x *Request) GetTakeControl() *TakeControl {
+	if x != nil {
+		if x, ok := x.Op.(*Request_TakeControl); ok {
+			return x.TakeControl
+		}
+	}
+	return nil
+}
+
+func (x *Request) GetControls() *Empty {
+	if x != nil {
+		if x, ok := x.Op.(*Request_Controls); ok {
+			return x.Controls
+		}
+	}
+	return nil
+}
+
 func (x *Request) GetRecording() *RecordingControl {
 	if x != nil {
 		if x, ok := x.Op.(*Request_Recording); ok {
@@ -1016,6 +1084,18 @@ type Request_Upload struct {
 	Upload *ResourceUpload `protobuf:"bytes,11,opt,name=upload,proto3,oneof"`
 }
 
+type Request_TakeControl struct {
+	// take_control asks for a cloud operator's control of an input stream: the agent holds
+	// the one lease per stream that local and cloud operators share, the rate cap and the
+	// deadman. Answered with granted or held.
+	TakeControl *TakeControl `protobuf:"bytes,12,opt,name=take_control,json=takeControl,proto3,oneof"`
+}
+
+type Request_Controls struct {
+	// controls asks who drives the robot's input streams.
+	Controls *Empty `protobuf:"bytes,13,opt,name=controls,proto3,oneof"`
+}
+
 type Request_Recording struct {
 	// Numbers from 20 on are the recorder's (fleet.RecordingControl).
 	Recording *RecordingControl `protobuf:"bytes,20,opt,name=recording,proto3,oneof"`
@@ -1037,7 +1117,328 @@ func (*Request_Resources) isRequest_Op() {}
 
 func (*Request_Upload) isRequest_Op() {}
 
+func (*Request_TakeControl) isRequest_Op() {}
+
+func (*Request_Controls) isRequest_Op() {}
+
 func (*Request_Recording) isRequest_Op() {}
+
+type TakeControl struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Key   *StreamKey             `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// control_id names the cloud session in its commands and release (unique per link).
+	ControlId string `protobuf:"bytes,2,opt,name=control_id,json=controlId,proto3" json:"control_id,omitempty"`
+	// user is the cloud operator's email, shown to anybody the stream refuses.
+	User          string `protobuf:"bytes,3,opt,name=user,proto3" json:"user,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TakeControl) Reset() {
+	*x = TakeControl{}
+	mi := &file_platform_link_link_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TakeControl) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TakeControl) ProtoMessage() {}
+
+func (x *TakeControl) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TakeControl.ProtoReflect.Descriptor instead.
+func (*TakeControl) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *TakeControl) GetKey() *StreamKey {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *TakeControl) GetControlId() string {
+	if x != nil {
+		return x.ControlId
+	}
+	return ""
+}
+
+func (x *TakeControl) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+type ControlCommand struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	ControlId string                 `protobuf:"bytes,1,opt,name=control_id,json=controlId,proto3" json:"control_id,omitempty"`
+	// payload is the serialized command (Twist or AckermannDriveStamped, the stream's type),
+	// already checked by the cloud; the agent checks it again.
+	Payload       []byte `protobuf:"bytes,2,opt,name=payload,proto3" json:"payload,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlCommand) Reset() {
+	*x = ControlCommand{}
+	mi := &file_platform_link_link_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlCommand) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlCommand) ProtoMessage() {}
+
+func (x *ControlCommand) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlCommand.ProtoReflect.Descriptor instead.
+func (*ControlCommand) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ControlCommand) GetControlId() string {
+	if x != nil {
+		return x.ControlId
+	}
+	return ""
+}
+
+func (x *ControlCommand) GetPayload() []byte {
+	if x != nil {
+		return x.Payload
+	}
+	return nil
+}
+
+type ControlRelease struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ControlId     string                 `protobuf:"bytes,1,opt,name=control_id,json=controlId,proto3" json:"control_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlRelease) Reset() {
+	*x = ControlRelease{}
+	mi := &file_platform_link_link_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlRelease) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlRelease) ProtoMessage() {}
+
+func (x *ControlRelease) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlRelease.ProtoReflect.Descriptor instead.
+func (*ControlRelease) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ControlRelease) GetControlId() string {
+	if x != nil {
+		return x.ControlId
+	}
+	return ""
+}
+
+type ControlEnded struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	ControlId string                 `protobuf:"bytes,1,opt,name=control_id,json=controlId,proto3" json:"control_id,omitempty"`
+	// reason says why in words; kind OFFLINE: the robot went away, else the publish failed.
+	Error         *Error `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlEnded) Reset() {
+	*x = ControlEnded{}
+	mi := &file_platform_link_link_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlEnded) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlEnded) ProtoMessage() {}
+
+func (x *ControlEnded) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlEnded.ProtoReflect.Descriptor instead.
+func (*ControlEnded) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ControlEnded) GetControlId() string {
+	if x != nil {
+		return x.ControlId
+	}
+	return ""
+}
+
+func (x *ControlEnded) GetError() *Error {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
+type ControlHeld struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           *StreamKey             `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Owner         string                 `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	Since         *catalogpb.Time        `protobuf:"bytes,3,opt,name=since,proto3" json:"since,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlHeld) Reset() {
+	*x = ControlHeld{}
+	mi := &file_platform_link_link_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlHeld) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlHeld) ProtoMessage() {}
+
+func (x *ControlHeld) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlHeld.ProtoReflect.Descriptor instead.
+func (*ControlHeld) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ControlHeld) GetKey() *StreamKey {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *ControlHeld) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ControlHeld) GetSince() *catalogpb.Time {
+	if x != nil {
+		return x.Since
+	}
+	return nil
+}
+
+type ControlList struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Controls      []*ControlHeld         `protobuf:"bytes,1,rep,name=controls,proto3" json:"controls,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlList) Reset() {
+	*x = ControlList{}
+	mi := &file_platform_link_link_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlList) ProtoMessage() {}
+
+func (x *ControlList) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlList.ProtoReflect.Descriptor instead.
+func (*ControlList) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ControlList) GetControls() []*ControlHeld {
+	if x != nil {
+		return x.Controls
+	}
+	return nil
+}
 
 type Empty struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1047,7 +1448,7 @@ type Empty struct {
 
 func (x *Empty) Reset() {
 	*x = Empty{}
-	mi := &file_platform_link_link_proto_msgTypes[11]
+	mi := &file_platform_link_link_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1059,7 +1460,7 @@ func (x *Empty) String() string {
 func (*Empty) ProtoMessage() {}
 
 func (x *Empty) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[11]
+	mi := &file_platform_link_link_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1072,7 +1473,7 @@ func (x *Empty) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Empty.ProtoReflect.Descriptor instead.
 func (*Empty) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{11}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{17}
 }
 
 type Publish struct {
@@ -1086,7 +1487,7 @@ type Publish struct {
 
 func (x *Publish) Reset() {
 	*x = Publish{}
-	mi := &file_platform_link_link_proto_msgTypes[12]
+	mi := &file_platform_link_link_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1098,7 +1499,7 @@ func (x *Publish) String() string {
 func (*Publish) ProtoMessage() {}
 
 func (x *Publish) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[12]
+	mi := &file_platform_link_link_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1111,7 +1512,7 @@ func (x *Publish) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Publish.ProtoReflect.Descriptor instead.
 func (*Publish) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{12}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Publish) GetKey() *StreamKey {
@@ -1145,7 +1546,7 @@ type MetricQuery struct {
 
 func (x *MetricQuery) Reset() {
 	*x = MetricQuery{}
-	mi := &file_platform_link_link_proto_msgTypes[13]
+	mi := &file_platform_link_link_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1157,7 +1558,7 @@ func (x *MetricQuery) String() string {
 func (*MetricQuery) ProtoMessage() {}
 
 func (x *MetricQuery) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[13]
+	mi := &file_platform_link_link_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1170,7 +1571,7 @@ func (x *MetricQuery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetricQuery.ProtoReflect.Descriptor instead.
 func (*MetricQuery) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{13}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *MetricQuery) GetType() int32 {
@@ -1202,7 +1603,7 @@ type ResourceUpload struct {
 
 func (x *ResourceUpload) Reset() {
 	*x = ResourceUpload{}
-	mi := &file_platform_link_link_proto_msgTypes[14]
+	mi := &file_platform_link_link_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1214,7 +1615,7 @@ func (x *ResourceUpload) String() string {
 func (*ResourceUpload) ProtoMessage() {}
 
 func (x *ResourceUpload) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[14]
+	mi := &file_platform_link_link_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1227,7 +1628,7 @@ func (x *ResourceUpload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceUpload.ProtoReflect.Descriptor instead.
 func (*ResourceUpload) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{14}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ResourceUpload) GetResourceId() string {
@@ -1265,6 +1666,9 @@ type Response struct {
 	//	*Response_Kpis
 	//	*Response_Resources
 	//	*Response_Upload
+	//	*Response_Granted
+	//	*Response_Held
+	//	*Response_Controls
 	//	*Response_Recordings
 	Result        isResponse_Result `protobuf_oneof:"result"`
 	unknownFields protoimpl.UnknownFields
@@ -1273,7 +1677,7 @@ type Response struct {
 
 func (x *Response) Reset() {
 	*x = Response{}
-	mi := &file_platform_link_link_proto_msgTypes[15]
+	mi := &file_platform_link_link_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1285,7 +1689,7 @@ func (x *Response) String() string {
 func (*Response) ProtoMessage() {}
 
 func (x *Response) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[15]
+	mi := &file_platform_link_link_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1298,7 +1702,7 @@ func (x *Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Response.ProtoReflect.Descriptor instead.
 func (*Response) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{15}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Response) GetId() uint64 {
@@ -1394,6 +1798,33 @@ func (x *Response) GetUpload() *UploadDone {
 	return nil
 }
 
+func (x *Response) GetGranted() *Empty {
+	if x != nil {
+		if x, ok := x.Result.(*Response_Granted); ok {
+			return x.Granted
+		}
+	}
+	return nil
+}
+
+func (x *Response) GetHeld() *ControlHeld {
+	if x != nil {
+		if x, ok := x.Result.(*Response_Held); ok {
+			return x.Held
+		}
+	}
+	return nil
+}
+
+func (x *Response) GetControls() *ControlList {
+	if x != nil {
+		if x, ok := x.Result.(*Response_Controls); ok {
+			return x.Controls
+		}
+	}
+	return nil
+}
+
 func (x *Response) GetRecordings() *RecordingList {
 	if x != nil {
 		if x, ok := x.Result.(*Response_Recordings); ok {
@@ -1439,6 +1870,18 @@ type Response_Upload struct {
 	Upload *UploadDone `protobuf:"bytes,10,opt,name=upload,proto3,oneof"`
 }
 
+type Response_Granted struct {
+	Granted *Empty `protobuf:"bytes,11,opt,name=granted,proto3,oneof"` // take_control: the cloud operator drives now
+}
+
+type Response_Held struct {
+	Held *ControlHeld `protobuf:"bytes,12,opt,name=held,proto3,oneof"` // take_control: somebody else drives (409)
+}
+
+type Response_Controls struct {
+	Controls *ControlList `protobuf:"bytes,13,opt,name=controls,proto3,oneof"`
+}
+
 type Response_Recordings struct {
 	Recordings *RecordingList `protobuf:"bytes,20,opt,name=recordings,proto3,oneof"` // answers recording: one for start and stop, all for list
 }
@@ -1459,6 +1902,12 @@ func (*Response_Resources) isResponse_Result() {}
 
 func (*Response_Upload) isResponse_Result() {}
 
+func (*Response_Granted) isResponse_Result() {}
+
+func (*Response_Held) isResponse_Result() {}
+
+func (*Response_Controls) isResponse_Result() {}
+
 func (*Response_Recordings) isResponse_Result() {}
 
 type Error struct {
@@ -1471,7 +1920,7 @@ type Error struct {
 
 func (x *Error) Reset() {
 	*x = Error{}
-	mi := &file_platform_link_link_proto_msgTypes[16]
+	mi := &file_platform_link_link_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1483,7 +1932,7 @@ func (x *Error) String() string {
 func (*Error) ProtoMessage() {}
 
 func (x *Error) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[16]
+	mi := &file_platform_link_link_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1496,7 +1945,7 @@ func (x *Error) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Error.ProtoReflect.Descriptor instead.
 func (*Error) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{16}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Error) GetKind() Error_Kind {
@@ -1532,7 +1981,7 @@ type Stream struct {
 
 func (x *Stream) Reset() {
 	*x = Stream{}
-	mi := &file_platform_link_link_proto_msgTypes[17]
+	mi := &file_platform_link_link_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1544,7 +1993,7 @@ func (x *Stream) String() string {
 func (*Stream) ProtoMessage() {}
 
 func (x *Stream) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[17]
+	mi := &file_platform_link_link_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1557,7 +2006,7 @@ func (x *Stream) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stream.ProtoReflect.Descriptor instead.
 func (*Stream) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{17}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Stream) GetComponent() string {
@@ -1639,7 +2088,7 @@ type StreamList struct {
 
 func (x *StreamList) Reset() {
 	*x = StreamList{}
-	mi := &file_platform_link_link_proto_msgTypes[18]
+	mi := &file_platform_link_link_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1651,7 +2100,7 @@ func (x *StreamList) String() string {
 func (*StreamList) ProtoMessage() {}
 
 func (x *StreamList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[18]
+	mi := &file_platform_link_link_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1664,7 +2113,7 @@ func (x *StreamList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamList.ProtoReflect.Descriptor instead.
 func (*StreamList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{18}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *StreamList) GetStreams() []*Stream {
@@ -1686,7 +2135,7 @@ type Sample struct {
 
 func (x *Sample) Reset() {
 	*x = Sample{}
-	mi := &file_platform_link_link_proto_msgTypes[19]
+	mi := &file_platform_link_link_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1698,7 +2147,7 @@ func (x *Sample) String() string {
 func (*Sample) ProtoMessage() {}
 
 func (x *Sample) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[19]
+	mi := &file_platform_link_link_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1711,7 +2160,7 @@ func (x *Sample) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sample.ProtoReflect.Descriptor instead.
 func (*Sample) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{19}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Sample) GetType() string {
@@ -1751,7 +2200,7 @@ type MetricTypes struct {
 
 func (x *MetricTypes) Reset() {
 	*x = MetricTypes{}
-	mi := &file_platform_link_link_proto_msgTypes[20]
+	mi := &file_platform_link_link_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1763,7 +2212,7 @@ func (x *MetricTypes) String() string {
 func (*MetricTypes) ProtoMessage() {}
 
 func (x *MetricTypes) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[20]
+	mi := &file_platform_link_link_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1776,7 +2225,7 @@ func (x *MetricTypes) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetricTypes.ProtoReflect.Descriptor instead.
 func (*MetricTypes) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{20}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *MetricTypes) GetTypes() []int32 {
@@ -1796,7 +2245,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_platform_link_link_proto_msgTypes[21]
+	mi := &file_platform_link_link_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1808,7 +2257,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[21]
+	mi := &file_platform_link_link_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1821,7 +2270,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{21}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Usage) GetUsed() float64 {
@@ -1853,7 +2302,7 @@ type Recorder struct {
 
 func (x *Recorder) Reset() {
 	*x = Recorder{}
-	mi := &file_platform_link_link_proto_msgTypes[22]
+	mi := &file_platform_link_link_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1865,7 +2314,7 @@ func (x *Recorder) String() string {
 func (*Recorder) ProtoMessage() {}
 
 func (x *Recorder) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[22]
+	mi := &file_platform_link_link_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1878,7 +2327,7 @@ func (x *Recorder) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recorder.ProtoReflect.Descriptor instead.
 func (*Recorder) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{22}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Recorder) GetId() string {
@@ -1939,7 +2388,7 @@ type Recorders struct {
 
 func (x *Recorders) Reset() {
 	*x = Recorders{}
-	mi := &file_platform_link_link_proto_msgTypes[23]
+	mi := &file_platform_link_link_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1951,7 +2400,7 @@ func (x *Recorders) String() string {
 func (*Recorders) ProtoMessage() {}
 
 func (x *Recorders) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[23]
+	mi := &file_platform_link_link_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1964,7 +2413,7 @@ func (x *Recorders) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recorders.ProtoReflect.Descriptor instead.
 func (*Recorders) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{23}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Recorders) GetRecorders() []*Recorder {
@@ -1987,7 +2436,7 @@ type ComponentInfo struct {
 
 func (x *ComponentInfo) Reset() {
 	*x = ComponentInfo{}
-	mi := &file_platform_link_link_proto_msgTypes[24]
+	mi := &file_platform_link_link_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1999,7 +2448,7 @@ func (x *ComponentInfo) String() string {
 func (*ComponentInfo) ProtoMessage() {}
 
 func (x *ComponentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[24]
+	mi := &file_platform_link_link_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2012,7 +2461,7 @@ func (x *ComponentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ComponentInfo.ProtoReflect.Descriptor instead.
 func (*ComponentInfo) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{24}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ComponentInfo) GetId() string {
@@ -2059,7 +2508,7 @@ type Components struct {
 
 func (x *Components) Reset() {
 	*x = Components{}
-	mi := &file_platform_link_link_proto_msgTypes[25]
+	mi := &file_platform_link_link_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2071,7 +2520,7 @@ func (x *Components) String() string {
 func (*Components) ProtoMessage() {}
 
 func (x *Components) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[25]
+	mi := &file_platform_link_link_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2084,7 +2533,7 @@ func (x *Components) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Components.ProtoReflect.Descriptor instead.
 func (*Components) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{25}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Components) GetComponents() []*ComponentInfo {
@@ -2105,7 +2554,7 @@ type ConfigInfo struct {
 
 func (x *ConfigInfo) Reset() {
 	*x = ConfigInfo{}
-	mi := &file_platform_link_link_proto_msgTypes[26]
+	mi := &file_platform_link_link_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2117,7 +2566,7 @@ func (x *ConfigInfo) String() string {
 func (*ConfigInfo) ProtoMessage() {}
 
 func (x *ConfigInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[26]
+	mi := &file_platform_link_link_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2130,7 +2579,7 @@ func (x *ConfigInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigInfo.ProtoReflect.Descriptor instead.
 func (*ConfigInfo) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{26}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ConfigInfo) GetName() string {
@@ -2164,7 +2613,7 @@ type AgentOperationalState struct {
 
 func (x *AgentOperationalState) Reset() {
 	*x = AgentOperationalState{}
-	mi := &file_platform_link_link_proto_msgTypes[27]
+	mi := &file_platform_link_link_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2176,7 +2625,7 @@ func (x *AgentOperationalState) String() string {
 func (*AgentOperationalState) ProtoMessage() {}
 
 func (x *AgentOperationalState) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[27]
+	mi := &file_platform_link_link_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2189,7 +2638,7 @@ func (x *AgentOperationalState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentOperationalState.ProtoReflect.Descriptor instead.
 func (*AgentOperationalState) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{27}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *AgentOperationalState) GetAgentStatus() int32 {
@@ -2234,7 +2683,7 @@ type Metric struct {
 
 func (x *Metric) Reset() {
 	*x = Metric{}
-	mi := &file_platform_link_link_proto_msgTypes[28]
+	mi := &file_platform_link_link_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2246,7 +2695,7 @@ func (x *Metric) String() string {
 func (*Metric) ProtoMessage() {}
 
 func (x *Metric) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[28]
+	mi := &file_platform_link_link_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2259,7 +2708,7 @@ func (x *Metric) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Metric.ProtoReflect.Descriptor instead.
 func (*Metric) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{28}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *Metric) GetType() int32 {
@@ -2494,7 +2943,7 @@ type KPI struct {
 
 func (x *KPI) Reset() {
 	*x = KPI{}
-	mi := &file_platform_link_link_proto_msgTypes[29]
+	mi := &file_platform_link_link_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2506,7 +2955,7 @@ func (x *KPI) String() string {
 func (*KPI) ProtoMessage() {}
 
 func (x *KPI) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[29]
+	mi := &file_platform_link_link_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2519,7 +2968,7 @@ func (x *KPI) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPI.ProtoReflect.Descriptor instead.
 func (*KPI) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{29}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *KPI) GetName() string {
@@ -2559,7 +3008,7 @@ type KPIList struct {
 
 func (x *KPIList) Reset() {
 	*x = KPIList{}
-	mi := &file_platform_link_link_proto_msgTypes[30]
+	mi := &file_platform_link_link_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2571,7 +3020,7 @@ func (x *KPIList) String() string {
 func (*KPIList) ProtoMessage() {}
 
 func (x *KPIList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[30]
+	mi := &file_platform_link_link_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2584,7 +3033,7 @@ func (x *KPIList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPIList.ProtoReflect.Descriptor instead.
 func (*KPIList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{30}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *KPIList) GetKpis() []*KPI {
@@ -2604,7 +3053,7 @@ type KPIValues struct {
 
 func (x *KPIValues) Reset() {
 	*x = KPIValues{}
-	mi := &file_platform_link_link_proto_msgTypes[31]
+	mi := &file_platform_link_link_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2616,7 +3065,7 @@ func (x *KPIValues) String() string {
 func (*KPIValues) ProtoMessage() {}
 
 func (x *KPIValues) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[31]
+	mi := &file_platform_link_link_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2629,7 +3078,7 @@ func (x *KPIValues) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPIValues.ProtoReflect.Descriptor instead.
 func (*KPIValues) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{31}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *KPIValues) GetRobotId() string {
@@ -2664,7 +3113,7 @@ type Resource struct {
 
 func (x *Resource) Reset() {
 	*x = Resource{}
-	mi := &file_platform_link_link_proto_msgTypes[32]
+	mi := &file_platform_link_link_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2676,7 +3125,7 @@ func (x *Resource) String() string {
 func (*Resource) ProtoMessage() {}
 
 func (x *Resource) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[32]
+	mi := &file_platform_link_link_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2689,7 +3138,7 @@ func (x *Resource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Resource.ProtoReflect.Descriptor instead.
 func (*Resource) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{32}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Resource) GetId() string {
@@ -2757,7 +3206,7 @@ type ResourceList struct {
 
 func (x *ResourceList) Reset() {
 	*x = ResourceList{}
-	mi := &file_platform_link_link_proto_msgTypes[33]
+	mi := &file_platform_link_link_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2769,7 +3218,7 @@ func (x *ResourceList) String() string {
 func (*ResourceList) ProtoMessage() {}
 
 func (x *ResourceList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[33]
+	mi := &file_platform_link_link_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2782,7 +3231,7 @@ func (x *ResourceList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceList.ProtoReflect.Descriptor instead.
 func (*ResourceList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{33}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ResourceList) GetResources() []*Resource {
@@ -2802,7 +3251,7 @@ type ResourcesChanged struct {
 
 func (x *ResourcesChanged) Reset() {
 	*x = ResourcesChanged{}
-	mi := &file_platform_link_link_proto_msgTypes[34]
+	mi := &file_platform_link_link_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2814,7 +3263,7 @@ func (x *ResourcesChanged) String() string {
 func (*ResourcesChanged) ProtoMessage() {}
 
 func (x *ResourcesChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[34]
+	mi := &file_platform_link_link_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2827,7 +3276,7 @@ func (x *ResourcesChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourcesChanged.ProtoReflect.Descriptor instead.
 func (*ResourcesChanged) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{34}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ResourcesChanged) GetRobotId() string {
@@ -2855,7 +3304,7 @@ type ResourceChunk struct {
 
 func (x *ResourceChunk) Reset() {
 	*x = ResourceChunk{}
-	mi := &file_platform_link_link_proto_msgTypes[35]
+	mi := &file_platform_link_link_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2867,7 +3316,7 @@ func (x *ResourceChunk) String() string {
 func (*ResourceChunk) ProtoMessage() {}
 
 func (x *ResourceChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[35]
+	mi := &file_platform_link_link_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2880,7 +3329,7 @@ func (x *ResourceChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceChunk.ProtoReflect.Descriptor instead.
 func (*ResourceChunk) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{35}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ResourceChunk) GetRequestId() uint64 {
@@ -2915,7 +3364,7 @@ type UploadDone struct {
 
 func (x *UploadDone) Reset() {
 	*x = UploadDone{}
-	mi := &file_platform_link_link_proto_msgTypes[36]
+	mi := &file_platform_link_link_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2927,7 +3376,7 @@ func (x *UploadDone) String() string {
 func (*UploadDone) ProtoMessage() {}
 
 func (x *UploadDone) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[36]
+	mi := &file_platform_link_link_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2940,7 +3389,7 @@ func (x *UploadDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadDone.ProtoReflect.Descriptor instead.
 func (*UploadDone) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{36}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *UploadDone) GetSize() int64 {
@@ -2972,7 +3421,7 @@ type RecordingControl struct {
 
 func (x *RecordingControl) Reset() {
 	*x = RecordingControl{}
-	mi := &file_platform_link_link_proto_msgTypes[37]
+	mi := &file_platform_link_link_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2984,7 +3433,7 @@ func (x *RecordingControl) String() string {
 func (*RecordingControl) ProtoMessage() {}
 
 func (x *RecordingControl) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[37]
+	mi := &file_platform_link_link_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2997,7 +3446,7 @@ func (x *RecordingControl) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordingControl.ProtoReflect.Descriptor instead.
 func (*RecordingControl) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{37}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *RecordingControl) GetAction() isRecordingControl_Action {
@@ -3068,7 +3517,7 @@ type RecordingStart struct {
 
 func (x *RecordingStart) Reset() {
 	*x = RecordingStart{}
-	mi := &file_platform_link_link_proto_msgTypes[38]
+	mi := &file_platform_link_link_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3080,7 +3529,7 @@ func (x *RecordingStart) String() string {
 func (*RecordingStart) ProtoMessage() {}
 
 func (x *RecordingStart) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[38]
+	mi := &file_platform_link_link_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3093,7 +3542,7 @@ func (x *RecordingStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordingStart.ProtoReflect.Descriptor instead.
 func (*RecordingStart) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{38}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *RecordingStart) GetStreams() []*StreamKey {
@@ -3135,7 +3584,7 @@ type RecordedStream struct {
 
 func (x *RecordedStream) Reset() {
 	*x = RecordedStream{}
-	mi := &file_platform_link_link_proto_msgTypes[39]
+	mi := &file_platform_link_link_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3147,7 +3596,7 @@ func (x *RecordedStream) String() string {
 func (*RecordedStream) ProtoMessage() {}
 
 func (x *RecordedStream) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[39]
+	mi := &file_platform_link_link_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3160,7 +3609,7 @@ func (x *RecordedStream) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordedStream.ProtoReflect.Descriptor instead.
 func (*RecordedStream) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{39}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *RecordedStream) GetKey() *StreamKey {
@@ -3203,7 +3652,7 @@ type Recording struct {
 
 func (x *Recording) Reset() {
 	*x = Recording{}
-	mi := &file_platform_link_link_proto_msgTypes[40]
+	mi := &file_platform_link_link_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3215,7 +3664,7 @@ func (x *Recording) String() string {
 func (*Recording) ProtoMessage() {}
 
 func (x *Recording) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[40]
+	mi := &file_platform_link_link_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3228,7 +3677,7 @@ func (x *Recording) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recording.ProtoReflect.Descriptor instead.
 func (*Recording) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{40}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *Recording) GetId() string {
@@ -3317,7 +3766,7 @@ type RecordingList struct {
 
 func (x *RecordingList) Reset() {
 	*x = RecordingList{}
-	mi := &file_platform_link_link_proto_msgTypes[41]
+	mi := &file_platform_link_link_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3329,7 +3778,7 @@ func (x *RecordingList) String() string {
 func (*RecordingList) ProtoMessage() {}
 
 func (x *RecordingList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[41]
+	mi := &file_platform_link_link_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3342,7 +3791,7 @@ func (x *RecordingList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordingList.ProtoReflect.Descriptor instead.
 func (*RecordingList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{41}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *RecordingList) GetRecordings() []*Recording {
@@ -3352,11 +3801,377 @@ func (x *RecordingList) GetRecordings() []*Recording {
 	return nil
 }
 
+// The live connection: a second WebSocket from the agent at /agentlink/v1/live, opened after
+// the link's welcome and closed with it, carrying the samples of the streams cloud viewers
+// watch. Live data has a connection of its own so that nothing on the link (heartbeats, REST
+// answers, uploads) ever queues behind a frame in a socket or network buffer. Each frame is one
+// LiveFrame.
+type LiveFrame struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Body:
+	//
+	//	*LiveFrame_Subscribe
+	//	*LiveFrame_Unsubscribe
+	//	*LiveFrame_Sample
+	//	*LiveFrame_Ended
+	Body          isLiveFrame_Body `protobuf_oneof:"body"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LiveFrame) Reset() {
+	*x = LiveFrame{}
+	mi := &file_platform_link_link_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LiveFrame) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LiveFrame) ProtoMessage() {}
+
+func (x *LiveFrame) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LiveFrame.ProtoReflect.Descriptor instead.
+func (*LiveFrame) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *LiveFrame) GetBody() isLiveFrame_Body {
+	if x != nil {
+		return x.Body
+	}
+	return nil
+}
+
+func (x *LiveFrame) GetSubscribe() *LiveSubscribe {
+	if x != nil {
+		if x, ok := x.Body.(*LiveFrame_Subscribe); ok {
+			return x.Subscribe
+		}
+	}
+	return nil
+}
+
+func (x *LiveFrame) GetUnsubscribe() *LiveUnsubscribe {
+	if x != nil {
+		if x, ok := x.Body.(*LiveFrame_Unsubscribe); ok {
+			return x.Unsubscribe
+		}
+	}
+	return nil
+}
+
+func (x *LiveFrame) GetSample() *LiveSample {
+	if x != nil {
+		if x, ok := x.Body.(*LiveFrame_Sample); ok {
+			return x.Sample
+		}
+	}
+	return nil
+}
+
+func (x *LiveFrame) GetEnded() *LiveEnded {
+	if x != nil {
+		if x, ok := x.Body.(*LiveFrame_Ended); ok {
+			return x.Ended
+		}
+	}
+	return nil
+}
+
+type isLiveFrame_Body interface {
+	isLiveFrame_Body()
+}
+
+type LiveFrame_Subscribe struct {
+	Subscribe *LiveSubscribe `protobuf:"bytes,1,opt,name=subscribe,proto3,oneof"` // cloud → agent: follow a stream
+}
+
+type LiveFrame_Unsubscribe struct {
+	Unsubscribe *LiveUnsubscribe `protobuf:"bytes,2,opt,name=unsubscribe,proto3,oneof"` // cloud → agent: stop following it
+}
+
+type LiveFrame_Sample struct {
+	Sample *LiveSample `protobuf:"bytes,3,opt,name=sample,proto3,oneof"` // agent → cloud: the newest sample of a subscription
+}
+
+type LiveFrame_Ended struct {
+	Ended *LiveEnded `protobuf:"bytes,4,opt,name=ended,proto3,oneof"` // agent → cloud: a subscription ended (the robot went away...)
+}
+
+func (*LiveFrame_Subscribe) isLiveFrame_Body() {}
+
+func (*LiveFrame_Unsubscribe) isLiveFrame_Body() {}
+
+func (*LiveFrame_Sample) isLiveFrame_Body() {}
+
+func (*LiveFrame_Ended) isLiveFrame_Body() {}
+
+type LiveSubscribe struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// id names the subscription in both directions (unique per live connection).
+	Id      uint64     `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	RobotId string     `protobuf:"bytes,2,opt,name=robot_id,json=robotId,proto3" json:"robot_id,omitempty"`
+	Key     *StreamKey `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
+	// max_rate: samples per second at most (the highest of the cloud's viewers); 0: all.
+	MaxRate float64 `protobuf:"fixed64,4,opt,name=max_rate,json=maxRate,proto3" json:"max_rate,omitempty"`
+	// downsample: point clouds go downsampled, as W3 viewers get them by default.
+	Downsample    bool `protobuf:"varint,5,opt,name=downsample,proto3" json:"downsample,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LiveSubscribe) Reset() {
+	*x = LiveSubscribe{}
+	mi := &file_platform_link_link_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LiveSubscribe) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LiveSubscribe) ProtoMessage() {}
+
+func (x *LiveSubscribe) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LiveSubscribe.ProtoReflect.Descriptor instead.
+func (*LiveSubscribe) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *LiveSubscribe) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *LiveSubscribe) GetRobotId() string {
+	if x != nil {
+		return x.RobotId
+	}
+	return ""
+}
+
+func (x *LiveSubscribe) GetKey() *StreamKey {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *LiveSubscribe) GetMaxRate() float64 {
+	if x != nil {
+		return x.MaxRate
+	}
+	return 0
+}
+
+func (x *LiveSubscribe) GetDownsample() bool {
+	if x != nil {
+		return x.Downsample
+	}
+	return false
+}
+
+type LiveUnsubscribe struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LiveUnsubscribe) Reset() {
+	*x = LiveUnsubscribe{}
+	mi := &file_platform_link_link_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LiveUnsubscribe) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LiveUnsubscribe) ProtoMessage() {}
+
+func (x *LiveUnsubscribe) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LiveUnsubscribe.ProtoReflect.Descriptor instead.
+func (*LiveUnsubscribe) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *LiveUnsubscribe) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+// LiveSample carries a sample, or a part of one: a large sample goes in parts of at most
+// link.LiveChunk bytes, each stream taking its turn between them, so that one stream's large
+// frames never hold another's small ones. sample.payload is the part at offset of the size
+// bytes of the whole payload (size 0: the part is the whole).
+type LiveSample struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Sample        *Sample                `protobuf:"bytes,2,opt,name=sample,proto3" json:"sample,omitempty"`
+	Offset        uint64                 `protobuf:"varint,3,opt,name=offset,proto3" json:"offset,omitempty"`
+	Size          uint64                 `protobuf:"varint,4,opt,name=size,proto3" json:"size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LiveSample) Reset() {
+	*x = LiveSample{}
+	mi := &file_platform_link_link_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LiveSample) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LiveSample) ProtoMessage() {}
+
+func (x *LiveSample) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LiveSample.ProtoReflect.Descriptor instead.
+func (*LiveSample) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *LiveSample) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *LiveSample) GetSample() *Sample {
+	if x != nil {
+		return x.Sample
+	}
+	return nil
+}
+
+func (x *LiveSample) GetOffset() uint64 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+func (x *LiveSample) GetSize() uint64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+type LiveEnded struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Error         *Error                 `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LiveEnded) Reset() {
+	*x = LiveEnded{}
+	mi := &file_platform_link_link_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LiveEnded) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LiveEnded) ProtoMessage() {}
+
+func (x *LiveEnded) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LiveEnded.ProtoReflect.Descriptor instead.
+func (*LiveEnded) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *LiveEnded) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *LiveEnded) GetError() *Error {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
 var File_platform_link_link_proto protoreflect.FileDescriptor
 
 const file_platform_link_link_proto_rawDesc = "" +
 	"\n" +
-	"\x18platform/link/link.proto\x12\rPlatform.Link\x1a*platform/messages/builtin_interfaces.proto\"\xe6\x04\n" +
+	"\x18platform/link/link.proto\x12\rPlatform.Link\x1a*platform/messages/builtin_interfaces.proto\"\xa0\x06\n" +
 	"\x05Frame\x12,\n" +
 	"\x05hello\x18\x01 \x01(\v2\x14.Platform.Link.HelloH\x00R\x05hello\x122\n" +
 	"\awelcome\x18\x02 \x01(\v2\x16.Platform.Link.WelcomeH\x00R\awelcome\x122\n" +
@@ -3369,7 +4184,10 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x05chunk\x18\t \x01(\v2\x1c.Platform.Link.ResourceChunkH\x00R\x05chunk\x12?\n" +
 	"\tresources\x18\n" +
 	" \x01(\v2\x1f.Platform.Link.ResourcesChangedH\x00R\tresources\x12;\n" +
-	"\baccepted\x18\v \x01(\v2\x1d.Platform.Link.RobotsAcceptedH\x00R\bacceptedB\x06\n" +
+	"\baccepted\x18\v \x01(\v2\x1d.Platform.Link.RobotsAcceptedH\x00R\baccepted\x129\n" +
+	"\acommand\x18\f \x01(\v2\x1d.Platform.Link.ControlCommandH\x00R\acommand\x129\n" +
+	"\arelease\x18\r \x01(\v2\x1d.Platform.Link.ControlReleaseH\x00R\arelease\x12B\n" +
+	"\rcontrol_ended\x18\x0e \x01(\v2\x1b.Platform.Link.ControlEndedH\x00R\fcontrolEndedB\x06\n" +
 	"\x04body\"\x89\x01\n" +
 	"\x05Hello\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12#\n" +
@@ -3403,7 +4221,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\tStreamKey\x12\x1c\n" +
 	"\tcomponent\x18\x01 \x01(\tR\tcomponent\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
-	"\x06source\x18\x03 \x01(\x05R\x06source\"\xbe\x04\n" +
+	"\x06source\x18\x03 \x01(\x05R\x06source\"\xb3\x05\n" +
 	"\aRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x19\n" +
 	"\brobot_id\x18\x02 \x01(\tR\arobotId\x12\x1f\n" +
@@ -3418,8 +4236,32 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\tresources\x18\n" +
 	" \x01(\v2\x14.Platform.Link.EmptyH\x00R\tresources\x127\n" +
 	"\x06upload\x18\v \x01(\v2\x1d.Platform.Link.ResourceUploadH\x00R\x06upload\x12?\n" +
+	"\ftake_control\x18\f \x01(\v2\x1a.Platform.Link.TakeControlH\x00R\vtakeControl\x122\n" +
+	"\bcontrols\x18\r \x01(\v2\x14.Platform.Link.EmptyH\x00R\bcontrols\x12?\n" +
 	"\trecording\x18\x14 \x01(\v2\x1f.Platform.Link.RecordingControlH\x00R\trecordingB\x04\n" +
-	"\x02op\"\a\n" +
+	"\x02op\"l\n" +
+	"\vTakeControl\x12*\n" +
+	"\x03key\x18\x01 \x01(\v2\x18.Platform.Link.StreamKeyR\x03key\x12\x1d\n" +
+	"\n" +
+	"control_id\x18\x02 \x01(\tR\tcontrolId\x12\x12\n" +
+	"\x04user\x18\x03 \x01(\tR\x04user\"I\n" +
+	"\x0eControlCommand\x12\x1d\n" +
+	"\n" +
+	"control_id\x18\x01 \x01(\tR\tcontrolId\x12\x18\n" +
+	"\apayload\x18\x02 \x01(\fR\apayload\"/\n" +
+	"\x0eControlRelease\x12\x1d\n" +
+	"\n" +
+	"control_id\x18\x01 \x01(\tR\tcontrolId\"Y\n" +
+	"\fControlEnded\x12\x1d\n" +
+	"\n" +
+	"control_id\x18\x01 \x01(\tR\tcontrolId\x12*\n" +
+	"\x05error\x18\x02 \x01(\v2\x14.Platform.Link.ErrorR\x05error\"\x91\x01\n" +
+	"\vControlHeld\x12*\n" +
+	"\x03key\x18\x01 \x01(\v2\x18.Platform.Link.StreamKeyR\x03key\x12\x14\n" +
+	"\x05owner\x18\x02 \x01(\tR\x05owner\x12@\n" +
+	"\x05since\x18\x03 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\x05since\"E\n" +
+	"\vControlList\x126\n" +
+	"\bcontrols\x18\x01 \x03(\v2\x1a.Platform.Link.ControlHeldR\bcontrols\"\a\n" +
 	"\x05Empty\"c\n" +
 	"\aPublish\x12*\n" +
 	"\x03key\x18\x01 \x01(\v2\x18.Platform.Link.StreamKeyR\x03key\x12\x12\n" +
@@ -3432,7 +4274,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\vresource_id\x18\x01 \x01(\tR\n" +
 	"resourceId\x12\x16\n" +
 	"\x06offset\x18\x02 \x01(\x03R\x06offset\x12\x12\n" +
-	"\x04size\x18\x03 \x01(\x03R\x04size\"\xb6\x04\n" +
+	"\x04size\x18\x03 \x01(\x03R\x04size\"\xd4\x05\n" +
 	"\bResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12*\n" +
 	"\x05error\x18\x02 \x01(\v2\x14.Platform.Link.ErrorR\x05error\x125\n" +
@@ -3444,7 +4286,10 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x04kpis\x18\b \x01(\v2\x16.Platform.Link.KPIListH\x00R\x04kpis\x12;\n" +
 	"\tresources\x18\t \x01(\v2\x1b.Platform.Link.ResourceListH\x00R\tresources\x123\n" +
 	"\x06upload\x18\n" +
-	" \x01(\v2\x19.Platform.Link.UploadDoneH\x00R\x06upload\x12>\n" +
+	" \x01(\v2\x19.Platform.Link.UploadDoneH\x00R\x06upload\x120\n" +
+	"\agranted\x18\v \x01(\v2\x14.Platform.Link.EmptyH\x00R\agranted\x120\n" +
+	"\x04held\x18\f \x01(\v2\x1a.Platform.Link.ControlHeldH\x00R\x04held\x128\n" +
+	"\bcontrols\x18\r \x01(\v2\x1a.Platform.Link.ControlListH\x00R\bcontrols\x12>\n" +
 	"\n" +
 	"recordings\x18\x14 \x01(\v2\x1c.Platform.Link.RecordingListH\x00R\n" +
 	"recordingsB\b\n" +
@@ -3607,7 +4452,32 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\rRecordingList\x128\n" +
 	"\n" +
 	"recordings\x18\x01 \x03(\v2\x18.Platform.Link.RecordingR\n" +
-	"recordingsB-Z+github.com/fleetgate/fleetgate/proto/linkpbb\x06proto3"
+	"recordings\"\xfc\x01\n" +
+	"\tLiveFrame\x12<\n" +
+	"\tsubscribe\x18\x01 \x01(\v2\x1c.Platform.Link.LiveSubscribeH\x00R\tsubscribe\x12B\n" +
+	"\vunsubscribe\x18\x02 \x01(\v2\x1e.Platform.Link.LiveUnsubscribeH\x00R\vunsubscribe\x123\n" +
+	"\x06sample\x18\x03 \x01(\v2\x19.Platform.Link.LiveSampleH\x00R\x06sample\x120\n" +
+	"\x05ended\x18\x04 \x01(\v2\x18.Platform.Link.LiveEndedH\x00R\x05endedB\x06\n" +
+	"\x04body\"\xa1\x01\n" +
+	"\rLiveSubscribe\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x19\n" +
+	"\brobot_id\x18\x02 \x01(\tR\arobotId\x12*\n" +
+	"\x03key\x18\x03 \x01(\v2\x18.Platform.Link.StreamKeyR\x03key\x12\x19\n" +
+	"\bmax_rate\x18\x04 \x01(\x01R\amaxRate\x12\x1e\n" +
+	"\n" +
+	"downsample\x18\x05 \x01(\bR\n" +
+	"downsample\"!\n" +
+	"\x0fLiveUnsubscribe\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\"w\n" +
+	"\n" +
+	"LiveSample\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12-\n" +
+	"\x06sample\x18\x02 \x01(\v2\x15.Platform.Link.SampleR\x06sample\x12\x16\n" +
+	"\x06offset\x18\x03 \x01(\x04R\x06offset\x12\x12\n" +
+	"\x04size\x18\x04 \x01(\x04R\x04size\"G\n" +
+	"\tLiveEnded\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12*\n" +
+	"\x05error\x18\x02 \x01(\v2\x14.Platform.Link.ErrorR\x05errorB-Z+github.com/fleetgate/fleetgate/proto/linkpbb\x06proto3"
 
 var (
 	file_platform_link_link_proto_rawDescOnce sync.Once
@@ -3622,7 +4492,7 @@ func file_platform_link_link_proto_rawDescGZIP() []byte {
 }
 
 var file_platform_link_link_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
+var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_platform_link_link_proto_goTypes = []any{
 	(Error_Kind)(0),               // 0: Platform.Link.Error.Kind
 	(*Frame)(nil),                 // 1: Platform.Link.Frame
@@ -3636,110 +4506,141 @@ var file_platform_link_link_proto_goTypes = []any{
 	(*RobotsAccepted)(nil),        // 9: Platform.Link.RobotsAccepted
 	(*StreamKey)(nil),             // 10: Platform.Link.StreamKey
 	(*Request)(nil),               // 11: Platform.Link.Request
-	(*Empty)(nil),                 // 12: Platform.Link.Empty
-	(*Publish)(nil),               // 13: Platform.Link.Publish
-	(*MetricQuery)(nil),           // 14: Platform.Link.MetricQuery
-	(*ResourceUpload)(nil),        // 15: Platform.Link.ResourceUpload
-	(*Response)(nil),              // 16: Platform.Link.Response
-	(*Error)(nil),                 // 17: Platform.Link.Error
-	(*Stream)(nil),                // 18: Platform.Link.Stream
-	(*StreamList)(nil),            // 19: Platform.Link.StreamList
-	(*Sample)(nil),                // 20: Platform.Link.Sample
-	(*MetricTypes)(nil),           // 21: Platform.Link.MetricTypes
-	(*Usage)(nil),                 // 22: Platform.Link.Usage
-	(*Recorder)(nil),              // 23: Platform.Link.Recorder
-	(*Recorders)(nil),             // 24: Platform.Link.Recorders
-	(*ComponentInfo)(nil),         // 25: Platform.Link.ComponentInfo
-	(*Components)(nil),            // 26: Platform.Link.Components
-	(*ConfigInfo)(nil),            // 27: Platform.Link.ConfigInfo
-	(*AgentOperationalState)(nil), // 28: Platform.Link.AgentOperationalState
-	(*Metric)(nil),                // 29: Platform.Link.Metric
-	(*KPI)(nil),                   // 30: Platform.Link.KPI
-	(*KPIList)(nil),               // 31: Platform.Link.KPIList
-	(*KPIValues)(nil),             // 32: Platform.Link.KPIValues
-	(*Resource)(nil),              // 33: Platform.Link.Resource
-	(*ResourceList)(nil),          // 34: Platform.Link.ResourceList
-	(*ResourcesChanged)(nil),      // 35: Platform.Link.ResourcesChanged
-	(*ResourceChunk)(nil),         // 36: Platform.Link.ResourceChunk
-	(*UploadDone)(nil),            // 37: Platform.Link.UploadDone
-	(*RecordingControl)(nil),      // 38: Platform.Link.RecordingControl
-	(*RecordingStart)(nil),        // 39: Platform.Link.RecordingStart
-	(*RecordedStream)(nil),        // 40: Platform.Link.RecordedStream
-	(*Recording)(nil),             // 41: Platform.Link.Recording
-	(*RecordingList)(nil),         // 42: Platform.Link.RecordingList
-	(*catalogpb.Time)(nil),        // 43: Platform.Messages.builtin_interfaces.Time
+	(*TakeControl)(nil),           // 12: Platform.Link.TakeControl
+	(*ControlCommand)(nil),        // 13: Platform.Link.ControlCommand
+	(*ControlRelease)(nil),        // 14: Platform.Link.ControlRelease
+	(*ControlEnded)(nil),          // 15: Platform.Link.ControlEnded
+	(*ControlHeld)(nil),           // 16: Platform.Link.ControlHeld
+	(*ControlList)(nil),           // 17: Platform.Link.ControlList
+	(*Empty)(nil),                 // 18: Platform.Link.Empty
+	(*Publish)(nil),               // 19: Platform.Link.Publish
+	(*MetricQuery)(nil),           // 20: Platform.Link.MetricQuery
+	(*ResourceUpload)(nil),        // 21: Platform.Link.ResourceUpload
+	(*Response)(nil),              // 22: Platform.Link.Response
+	(*Error)(nil),                 // 23: Platform.Link.Error
+	(*Stream)(nil),                // 24: Platform.Link.Stream
+	(*StreamList)(nil),            // 25: Platform.Link.StreamList
+	(*Sample)(nil),                // 26: Platform.Link.Sample
+	(*MetricTypes)(nil),           // 27: Platform.Link.MetricTypes
+	(*Usage)(nil),                 // 28: Platform.Link.Usage
+	(*Recorder)(nil),              // 29: Platform.Link.Recorder
+	(*Recorders)(nil),             // 30: Platform.Link.Recorders
+	(*ComponentInfo)(nil),         // 31: Platform.Link.ComponentInfo
+	(*Components)(nil),            // 32: Platform.Link.Components
+	(*ConfigInfo)(nil),            // 33: Platform.Link.ConfigInfo
+	(*AgentOperationalState)(nil), // 34: Platform.Link.AgentOperationalState
+	(*Metric)(nil),                // 35: Platform.Link.Metric
+	(*KPI)(nil),                   // 36: Platform.Link.KPI
+	(*KPIList)(nil),               // 37: Platform.Link.KPIList
+	(*KPIValues)(nil),             // 38: Platform.Link.KPIValues
+	(*Resource)(nil),              // 39: Platform.Link.Resource
+	(*ResourceList)(nil),          // 40: Platform.Link.ResourceList
+	(*ResourcesChanged)(nil),      // 41: Platform.Link.ResourcesChanged
+	(*ResourceChunk)(nil),         // 42: Platform.Link.ResourceChunk
+	(*UploadDone)(nil),            // 43: Platform.Link.UploadDone
+	(*RecordingControl)(nil),      // 44: Platform.Link.RecordingControl
+	(*RecordingStart)(nil),        // 45: Platform.Link.RecordingStart
+	(*RecordedStream)(nil),        // 46: Platform.Link.RecordedStream
+	(*Recording)(nil),             // 47: Platform.Link.Recording
+	(*RecordingList)(nil),         // 48: Platform.Link.RecordingList
+	(*LiveFrame)(nil),             // 49: Platform.Link.LiveFrame
+	(*LiveSubscribe)(nil),         // 50: Platform.Link.LiveSubscribe
+	(*LiveUnsubscribe)(nil),       // 51: Platform.Link.LiveUnsubscribe
+	(*LiveSample)(nil),            // 52: Platform.Link.LiveSample
+	(*LiveEnded)(nil),             // 53: Platform.Link.LiveEnded
+	(*catalogpb.Time)(nil),        // 54: Platform.Messages.builtin_interfaces.Time
 }
 var file_platform_link_link_proto_depIdxs = []int32{
 	2,  // 0: Platform.Link.Frame.hello:type_name -> Platform.Link.Hello
 	4,  // 1: Platform.Link.Frame.welcome:type_name -> Platform.Link.Welcome
 	6,  // 2: Platform.Link.Frame.refusal:type_name -> Platform.Link.Refusal
 	11, // 3: Platform.Link.Frame.request:type_name -> Platform.Link.Request
-	16, // 4: Platform.Link.Frame.response:type_name -> Platform.Link.Response
+	22, // 4: Platform.Link.Frame.response:type_name -> Platform.Link.Response
 	7,  // 5: Platform.Link.Frame.heartbeat:type_name -> Platform.Link.Heartbeat
 	8,  // 6: Platform.Link.Frame.robots:type_name -> Platform.Link.RobotsChanged
-	32, // 7: Platform.Link.Frame.kpis:type_name -> Platform.Link.KPIValues
-	36, // 8: Platform.Link.Frame.chunk:type_name -> Platform.Link.ResourceChunk
-	35, // 9: Platform.Link.Frame.resources:type_name -> Platform.Link.ResourcesChanged
+	38, // 7: Platform.Link.Frame.kpis:type_name -> Platform.Link.KPIValues
+	42, // 8: Platform.Link.Frame.chunk:type_name -> Platform.Link.ResourceChunk
+	41, // 9: Platform.Link.Frame.resources:type_name -> Platform.Link.ResourcesChanged
 	9,  // 10: Platform.Link.Frame.accepted:type_name -> Platform.Link.RobotsAccepted
-	3,  // 11: Platform.Link.Hello.robots:type_name -> Platform.Link.RobotInfo
-	5,  // 12: Platform.Link.Welcome.refused:type_name -> Platform.Link.RobotRefused
-	43, // 13: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
-	3,  // 14: Platform.Link.RobotsChanged.robots:type_name -> Platform.Link.RobotInfo
-	5,  // 15: Platform.Link.RobotsAccepted.refused:type_name -> Platform.Link.RobotRefused
-	12, // 16: Platform.Link.Request.streams:type_name -> Platform.Link.Empty
-	10, // 17: Platform.Link.Request.read:type_name -> Platform.Link.StreamKey
-	13, // 18: Platform.Link.Request.publish:type_name -> Platform.Link.Publish
-	12, // 19: Platform.Link.Request.metric_types:type_name -> Platform.Link.Empty
-	14, // 20: Platform.Link.Request.metric:type_name -> Platform.Link.MetricQuery
-	12, // 21: Platform.Link.Request.kpis:type_name -> Platform.Link.Empty
-	12, // 22: Platform.Link.Request.resources:type_name -> Platform.Link.Empty
-	15, // 23: Platform.Link.Request.upload:type_name -> Platform.Link.ResourceUpload
-	38, // 24: Platform.Link.Request.recording:type_name -> Platform.Link.RecordingControl
-	10, // 25: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
-	17, // 26: Platform.Link.Response.error:type_name -> Platform.Link.Error
-	19, // 27: Platform.Link.Response.streams:type_name -> Platform.Link.StreamList
-	20, // 28: Platform.Link.Response.sample:type_name -> Platform.Link.Sample
-	12, // 29: Platform.Link.Response.done:type_name -> Platform.Link.Empty
-	21, // 30: Platform.Link.Response.metric_types:type_name -> Platform.Link.MetricTypes
-	29, // 31: Platform.Link.Response.metric:type_name -> Platform.Link.Metric
-	31, // 32: Platform.Link.Response.kpis:type_name -> Platform.Link.KPIList
-	34, // 33: Platform.Link.Response.resources:type_name -> Platform.Link.ResourceList
-	37, // 34: Platform.Link.Response.upload:type_name -> Platform.Link.UploadDone
-	42, // 35: Platform.Link.Response.recordings:type_name -> Platform.Link.RecordingList
-	0,  // 36: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
-	18, // 37: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
-	43, // 38: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	43, // 39: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	43, // 40: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	23, // 41: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
-	25, // 42: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
-	12, // 43: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
-	22, // 44: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
-	43, // 45: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
-	28, // 46: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
-	24, // 47: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
-	26, // 48: Platform.Link.Metric.components:type_name -> Platform.Link.Components
-	27, // 49: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
-	43, // 50: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	30, // 51: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
-	30, // 52: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
-	43, // 53: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
-	33, // 54: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
-	33, // 55: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
-	39, // 56: Platform.Link.RecordingControl.start:type_name -> Platform.Link.RecordingStart
-	12, // 57: Platform.Link.RecordingControl.list:type_name -> Platform.Link.Empty
-	10, // 58: Platform.Link.RecordingStart.streams:type_name -> Platform.Link.StreamKey
-	10, // 59: Platform.Link.RecordedStream.key:type_name -> Platform.Link.StreamKey
-	40, // 60: Platform.Link.Recording.streams:type_name -> Platform.Link.RecordedStream
-	43, // 61: Platform.Link.Recording.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	43, // 62: Platform.Link.Recording.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	39, // 63: Platform.Link.Recording.request:type_name -> Platform.Link.RecordingStart
-	41, // 64: Platform.Link.RecordingList.recordings:type_name -> Platform.Link.Recording
-	65, // [65:65] is the sub-list for method output_type
-	65, // [65:65] is the sub-list for method input_type
-	65, // [65:65] is the sub-list for extension type_name
-	65, // [65:65] is the sub-list for extension extendee
-	0,  // [0:65] is the sub-list for field type_name
+	13, // 11: Platform.Link.Frame.command:type_name -> Platform.Link.ControlCommand
+	14, // 12: Platform.Link.Frame.release:type_name -> Platform.Link.ControlRelease
+	15, // 13: Platform.Link.Frame.control_ended:type_name -> Platform.Link.ControlEnded
+	3,  // 14: Platform.Link.Hello.robots:type_name -> Platform.Link.RobotInfo
+	5,  // 15: Platform.Link.Welcome.refused:type_name -> Platform.Link.RobotRefused
+	54, // 16: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
+	3,  // 17: Platform.Link.RobotsChanged.robots:type_name -> Platform.Link.RobotInfo
+	5,  // 18: Platform.Link.RobotsAccepted.refused:type_name -> Platform.Link.RobotRefused
+	18, // 19: Platform.Link.Request.streams:type_name -> Platform.Link.Empty
+	10, // 20: Platform.Link.Request.read:type_name -> Platform.Link.StreamKey
+	19, // 21: Platform.Link.Request.publish:type_name -> Platform.Link.Publish
+	18, // 22: Platform.Link.Request.metric_types:type_name -> Platform.Link.Empty
+	20, // 23: Platform.Link.Request.metric:type_name -> Platform.Link.MetricQuery
+	18, // 24: Platform.Link.Request.kpis:type_name -> Platform.Link.Empty
+	18, // 25: Platform.Link.Request.resources:type_name -> Platform.Link.Empty
+	21, // 26: Platform.Link.Request.upload:type_name -> Platform.Link.ResourceUpload
+	12, // 27: Platform.Link.Request.take_control:type_name -> Platform.Link.TakeControl
+	18, // 28: Platform.Link.Request.controls:type_name -> Platform.Link.Empty
+	44, // 29: Platform.Link.Request.recording:type_name -> Platform.Link.RecordingControl
+	10, // 30: Platform.Link.TakeControl.key:type_name -> Platform.Link.StreamKey
+	23, // 31: Platform.Link.ControlEnded.error:type_name -> Platform.Link.Error
+	10, // 32: Platform.Link.ControlHeld.key:type_name -> Platform.Link.StreamKey
+	54, // 33: Platform.Link.ControlHeld.since:type_name -> Platform.Messages.builtin_interfaces.Time
+	16, // 34: Platform.Link.ControlList.controls:type_name -> Platform.Link.ControlHeld
+	10, // 35: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
+	23, // 36: Platform.Link.Response.error:type_name -> Platform.Link.Error
+	25, // 37: Platform.Link.Response.streams:type_name -> Platform.Link.StreamList
+	26, // 38: Platform.Link.Response.sample:type_name -> Platform.Link.Sample
+	18, // 39: Platform.Link.Response.done:type_name -> Platform.Link.Empty
+	27, // 40: Platform.Link.Response.metric_types:type_name -> Platform.Link.MetricTypes
+	35, // 41: Platform.Link.Response.metric:type_name -> Platform.Link.Metric
+	37, // 42: Platform.Link.Response.kpis:type_name -> Platform.Link.KPIList
+	40, // 43: Platform.Link.Response.resources:type_name -> Platform.Link.ResourceList
+	43, // 44: Platform.Link.Response.upload:type_name -> Platform.Link.UploadDone
+	18, // 45: Platform.Link.Response.granted:type_name -> Platform.Link.Empty
+	16, // 46: Platform.Link.Response.held:type_name -> Platform.Link.ControlHeld
+	17, // 47: Platform.Link.Response.controls:type_name -> Platform.Link.ControlList
+	48, // 48: Platform.Link.Response.recordings:type_name -> Platform.Link.RecordingList
+	0,  // 49: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
+	24, // 50: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
+	54, // 51: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	54, // 52: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	54, // 53: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	29, // 54: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
+	31, // 55: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
+	18, // 56: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
+	28, // 57: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
+	54, // 58: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
+	34, // 59: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
+	30, // 60: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
+	32, // 61: Platform.Link.Metric.components:type_name -> Platform.Link.Components
+	33, // 62: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
+	54, // 63: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	36, // 64: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
+	36, // 65: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
+	54, // 66: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
+	39, // 67: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
+	39, // 68: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
+	45, // 69: Platform.Link.RecordingControl.start:type_name -> Platform.Link.RecordingStart
+	18, // 70: Platform.Link.RecordingControl.list:type_name -> Platform.Link.Empty
+	10, // 71: Platform.Link.RecordingStart.streams:type_name -> Platform.Link.StreamKey
+	10, // 72: Platform.Link.RecordedStream.key:type_name -> Platform.Link.StreamKey
+	46, // 73: Platform.Link.Recording.streams:type_name -> Platform.Link.RecordedStream
+	54, // 74: Platform.Link.Recording.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	54, // 75: Platform.Link.Recording.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	45, // 76: Platform.Link.Recording.request:type_name -> Platform.Link.RecordingStart
+	47, // 77: Platform.Link.RecordingList.recordings:type_name -> Platform.Link.Recording
+	50, // 78: Platform.Link.LiveFrame.subscribe:type_name -> Platform.Link.LiveSubscribe
+	51, // 79: Platform.Link.LiveFrame.unsubscribe:type_name -> Platform.Link.LiveUnsubscribe
+	52, // 80: Platform.Link.LiveFrame.sample:type_name -> Platform.Link.LiveSample
+	53, // 81: Platform.Link.LiveFrame.ended:type_name -> Platform.Link.LiveEnded
+	10, // 82: Platform.Link.LiveSubscribe.key:type_name -> Platform.Link.StreamKey
+	26, // 83: Platform.Link.LiveSample.sample:type_name -> Platform.Link.Sample
+	23, // 84: Platform.Link.LiveEnded.error:type_name -> Platform.Link.Error
+	85, // [85:85] is the sub-list for method output_type
+	85, // [85:85] is the sub-list for method input_type
+	85, // [85:85] is the sub-list for extension type_name
+	85, // [85:85] is the sub-list for extension extendee
+	0,  // [0:85] is the sub-list for field type_name
 }
 
 func init() { file_platform_link_link_proto_init() }
@@ -3759,6 +4660,9 @@ func file_platform_link_link_proto_init() {
 		(*Frame_Chunk)(nil),
 		(*Frame_Resources)(nil),
 		(*Frame_Accepted)(nil),
+		(*Frame_Command)(nil),
+		(*Frame_Release)(nil),
+		(*Frame_ControlEnded)(nil),
 	}
 	file_platform_link_link_proto_msgTypes[10].OneofWrappers = []any{
 		(*Request_Streams)(nil),
@@ -3769,9 +4673,11 @@ func file_platform_link_link_proto_init() {
 		(*Request_Kpis)(nil),
 		(*Request_Resources)(nil),
 		(*Request_Upload)(nil),
+		(*Request_TakeControl)(nil),
+		(*Request_Controls)(nil),
 		(*Request_Recording)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[15].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[21].OneofWrappers = []any{
 		(*Response_Streams)(nil),
 		(*Response_Sample)(nil),
 		(*Response_Done)(nil),
@@ -3780,9 +4686,12 @@ func file_platform_link_link_proto_init() {
 		(*Response_Kpis)(nil),
 		(*Response_Resources)(nil),
 		(*Response_Upload)(nil),
+		(*Response_Granted)(nil),
+		(*Response_Held)(nil),
+		(*Response_Controls)(nil),
 		(*Response_Recordings)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[28].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[34].OneofWrappers = []any{
 		(*Metric_None)(nil),
 		(*Metric_IntValue)(nil),
 		(*Metric_LongValue)(nil),
@@ -3797,10 +4706,16 @@ func file_platform_link_link_proto_init() {
 		(*Metric_Components)(nil),
 		(*Metric_Config)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[37].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[43].OneofWrappers = []any{
 		(*RecordingControl_Start)(nil),
 		(*RecordingControl_Stop)(nil),
 		(*RecordingControl_List)(nil),
+	}
+	file_platform_link_link_proto_msgTypes[48].OneofWrappers = []any{
+		(*LiveFrame_Subscribe)(nil),
+		(*LiveFrame_Unsubscribe)(nil),
+		(*LiveFrame_Sample)(nil),
+		(*LiveFrame_Ended)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -3808,7 +4723,7 @@ func file_platform_link_link_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platform_link_link_proto_rawDesc), len(file_platform_link_link_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   42,
+			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

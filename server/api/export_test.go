@@ -1,14 +1,12 @@
 package api
 
-import "time"
+import (
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/live"
+)
 
 // SetControllerPing shortens the controller pings for a test; the returned func restores them.
 func SetControllerPing(every, timeout time.Duration) (restore func()) {
-	oldEvery, oldTimeout := controllerPingEvery.get(), controllerPingTimeout.get()
-	controllerPingEvery.Store(int64(every))
-	controllerPingTimeout.Store(int64(timeout))
-	return func() {
-		controllerPingEvery.Store(int64(oldEvery))
-		controllerPingTimeout.Store(int64(oldTimeout))
-	}
+	return live.SetControllerPing(every, timeout)
 }

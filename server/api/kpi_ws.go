@@ -3,13 +3,13 @@ package api
 import (
 	"context"
 	"errors"
-	"io"
 
 	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/kpi"
+	"github.com/fleetgate/fleetgate/internal/live"
 )
 
 const (
@@ -68,76 +68,9 @@ func (h *kpiSocket) connect(c echo.Context) error {
 		conn.Close(websocket.StatusGoingAway, "server shutting down")
 		return nil
 	}
-	// The socket gets goroutines of its own and the handler returns: the request's goroutine
-	// has grown a deep stack through the middleware, and it holds the request, which an idle
-	// socket must not keep (the budget is 32 KiB a subscriber). net/http leaves a
-	// hijacked connection alone; the hub's shutdown waits for the socket instead.
-	go serveKPIs(conn, sub, readCtx, abort)
+	// The socket gets goroutines of its own and the handler returns (see live.RunKPIs).
+	go live.RunKPIs(newWSConn(conn, nil), sub, readCtx, abort)
 	return nil
-}
-
-// serveKPIs runs an upgraded KPI socket until it ends: this goroutine writes, another reads.
-func serveKPIs(conn *websocket.Conn, sub *kpi.Subscriber, readCtx context.Context, abort context.CancelFunc) {
-	defer sub.Close()
-	readDone := make(chan struct{})
-	go discardMessages(readCtx, conn, readDone)
-	code, reason := streamKPIs(conn, sub, readDone)
-	if code != 0 {
-		// The reader answers the client's half of the close handshake meanwhile.
-		conn.Close(code, reason)
-	}
-	abort()
-	<-readDone
-}
-
-// streamKPIs writes the hub's frames until the subscription or the connection ends. It is
-// the socket's only writer; it returns the close code to send, 0 for none (the connection is
-// gone or was cut).
-func streamKPIs(conn *websocket.Conn, sub *kpi.Subscriber, readDone <-chan struct{}) (websocket.StatusCode, string) {
-	for {
-		select {
-		case <-sub.Ready():
-			f := sub.Next()
-			if f == nil || sub.Err() != nil {
-				continue // ended (revoked, say): the Done case says how
-			}
-			sub.BeginWrite()
-			// context.Background: a deadline would cost a timer per frame; stalls are the hub's.
-			err := conn.Write(context.Background(), websocket.MessageText, f.Data)
-			sub.EndWrite()
-			if err != nil {
-				return 0, ""
-			}
-		case <-sub.Done():
-			switch err := sub.Err(); {
-			case errors.Is(err, kpi.ErrRevoked):
-				return websocket.StatusPolicyViolation, "token revoked or expired"
-			case errors.Is(err, kpi.ErrClosed):
-				return websocket.StatusGoingAway, "server shutting down"
-			default:
-				return 0, "" // stalled: the hub has cut the connection
-			}
-		case <-readDone:
-			return 0, "" // the client closed, or the connection broke
-		}
-	}
-}
-
-// discardMessages reads a KPI socket for its control frames (pings, the close handshake) and
-// drops the data frames the contract says clients do not send. The library's CloseRead would
-// close 1008 on a data frame instead, and its Close in there waits for itself (see
-// streamSocket.discardReads).
-func discardMessages(ctx context.Context, conn *websocket.Conn, done chan<- struct{}) {
-	defer close(done)
-	for {
-		_, r, err := conn.Reader(ctx)
-		if err != nil {
-			return
-		}
-		if _, err := io.Copy(io.Discard, r); err != nil {
-			return
-		}
-	}
 }
 
 func kpiView(v gateway.KPIView) kpi.View { return kpi.View{All: v.All, Robots: v.RobotIDs} }

@@ -8,7 +8,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
-	"github.com/fleetgate/fleetgate/internal/live"
 	"github.com/fleetgate/fleetgate/server/api"
 )
 
@@ -17,7 +16,7 @@ import (
 func TestMirrorCoversEveryRESTRoute(t *testing.T) {
 	e := echo.New()
 	gw := gateway.New(gateway.Config{}) // never called: only the routes are looked at
-	opt := api.Options{Controls: live.NewControls(live.RealClock())}
+	opt := api.Options{}
 	api.Register(e, gw, opt)
 	api.RegisterMirror(e, gw, opt, "/panel/api", func(echo.Context) *gateway.Caller { return nil })
 	notMirrored := []string{"/auth/login", "/robots/:robotId/streams/connect", "/fleets/:fleetId/custom-kpis"}

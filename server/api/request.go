@@ -31,6 +31,19 @@ func LimitBody(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// SafeHeaders gives every answer of every route, errors included, the two headers no API
+// answer may go without: nosniff, and no-store (a login answer carries a bearer; robot data
+// is live). A handler that may be cached says so itself (the hashed static files replace
+// Cache-Control with their immutable one).
+func SafeHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "no-store")
+		return next(c)
+	}
+}
+
 // decodeJSON reads a JSON object body into v: 415 for another content type, 413 past the
 // size limit, 400 for anything that is not one well-formed JSON object.
 func decodeJSON(c echo.Context, v any) error {

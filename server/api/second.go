@@ -264,7 +264,11 @@ type secondTemplate struct {
 
 // template is S7: the empty message as an object, not as text.
 func (h *second) template(c echo.Context) error {
-	t, err := h.gw.Template(c.Request().Context(), callerOf(c), c.Param("streamType"))
+	name, err := messageTypeParam(c, "streamType")
+	if err != nil {
+		return err
+	}
+	t, err := h.gw.Template(c.Request().Context(), callerOf(c), name)
 	if err != nil {
 		return err
 	}

@@ -50,18 +50,18 @@ func sendSecond(t *testing.T, s *servertest.Server, c apiCase) servertest.Respon
 }
 
 // secondGet is a GET below the second convention's root that must answer 200.
-func (w *liveWorld) secondGet(t *testing.T, token, target string) []byte {
+func (w *robotWorld) secondGet(t *testing.T, token, target string) []byte {
 	t.Helper()
 	return sendSecond(t, w.Server, apiCase{method: "GET", target: target, header: bearer(token), wantStatus: 200}).Body
 }
 
 // v2Get is a GET below the v2 root that must answer 200.
-func (w *liveWorld) v2Get(t *testing.T, token, target string) []byte {
+func (w *robotWorld) v2Get(t *testing.T, token, target string) []byte {
 	t.Helper()
 	return send(t, w.Server, apiCase{method: "GET", target: target, header: bearer(token), wantStatus: 200}).Body
 }
 
-func (w *liveWorld) secondPath(rest string) string { return "/robot/" + w.robot.ID + rest }
+func (w *robotWorld) secondPath(rest string) string { return "/robot/" + w.robot.ID + rest }
 
 // seenNow returns the LastTimeSeen of a connected robot's details after checking that it is
 // now, so that a golden document can carry it.
@@ -103,7 +103,7 @@ func TestSecondLogin(t *testing.T) {
 
 // TestSecondAnswers is the golden answer of every second-convention endpoint, key by key.
 func TestSecondAnswers(t *testing.T) {
-	w := newLiveWorld(t)
+	w := newRobotWorld(t)
 	id := w.robot.ID
 	basic := `"BasicData":{"Id":"` + id + `","Name":"robot-one"}`
 
@@ -200,6 +200,8 @@ func TestSecondAnswers(t *testing.T) {
 	t.Run("S7 template", func(t *testing.T) {
 		checkJSON(t, w.secondGet(t, w.kiosk, "/streams/"+twistType+"/stream"),
 			`{"EmptyMessage":{"linear":{"x":0,"y":0,"z":0},"angular":{"x":0,"y":0,"z":0}}}`)
+		checkJSON(t, w.secondGet(t, w.kiosk, "/streams/geometry_msgs%2Fmsg%2FTwist/stream"),
+			`{"EmptyMessage":{"linear":{"x":0,"y":0,"z":0},"angular":{"x":0,"y":0,"z":0}}}`)
 	})
 
 	t.Run("S8 upload", func(t *testing.T) {
@@ -269,7 +271,7 @@ func TestSecondAnswers(t *testing.T) {
 // TestSecondMetricTypesUnion is S9 across robots: the union over the caller's online robots,
 // sorted by type; offline robots and those of other organizations or fleets add nothing.
 func TestSecondMetricTypesUnion(t *testing.T) {
-	w := newLiveWorld(t)
+	w := newRobotWorld(t)
 	connect := func(r gateway.Robot, fleetID string, types ...fleet.MetricType) {
 		bot := &fleettest.Robot{ID: r.ID, Name: r.Name}
 		for _, typ := range types {
@@ -357,7 +359,7 @@ func sameValues(t *testing.T, what string, v2, second any) {
 // TestSecondMatchesV2 asks both conventions the same questions about the same robot: the
 // answers must carry the same values, so the two faces of the one core cannot drift.
 func TestSecondMatchesV2(t *testing.T) {
-	w := newLiveWorld(t)
+	w := newRobotWorld(t)
 	id := w.robot.ID
 
 	sameValues(t, "robots", decodeAny(t, w.v2Get(t, w.admin, "/robots")), decodeAny(t, w.secondGet(t, w.admin, "/robots")))
@@ -448,7 +450,7 @@ func wantLimited(t *testing.T, resp servertest.Response, start time.Time) {
 // TestSecondStreamRateLimit is the limit of one stream operation a second per caller, robot
 // and stream over the whole path, in real time (the core's tests have the exact clock).
 func TestSecondStreamRateLimit(t *testing.T) {
-	w := newLiveWorld(t)
+	w := newRobotWorld(t)
 	scan := fleet.StreamKey{Name: "/scan", Source: fleet.SourceROS2}
 	w.bot.Lock()
 	w.bot.Values[scan] = fleet.Sample{Type: "Platform.Messages.sensor_msgs.LaserScan", Seq: 1}
@@ -510,7 +512,7 @@ func TestSecondStreamRateLimit(t *testing.T) {
 // TestSecondUploadTimeout: an upload to a robot that takes 5 s answers 503 within the
 // contract's 1 s upload timeout, saying why.
 func TestSecondUploadTimeout(t *testing.T) {
-	w := newLiveWorld(t)
+	w := newRobotWorld(t)
 	w.bot.Lock()
 	w.bot.Delay = 5 * time.Second
 	w.bot.Unlock()
@@ -533,7 +535,7 @@ func TestSecondUploadTimeout(t *testing.T) {
 // TestSecondAuthentication runs every way of (not) presenting a bearer token against every
 // second-convention endpoint that needs one.
 func TestSecondAuthentication(t *testing.T) {
-	w := newLiveWorld(t)
+	w := newRobotWorld(t)
 	upload := `{"componentname":"base","streamname":"cmd_vel","source":1,"streamjson":{},"datatype":"` + twistType + `"}`
 	endpoints := []struct{ name, method, target, body string }{
 		{"S1", "GET", "/robots", ""},
@@ -592,7 +594,7 @@ func TestSecondAuthentication(t *testing.T) {
 // TestSecondBadInput is v2's bad-input table on the second convention: none may 500, and no
 // refused upload may reach the robot.
 func TestSecondBadInput(t *testing.T) {
-	w := newLiveWorld(t)
+	w := newRobotWorld(t)
 	robot, offline := w.robot.ID, w.secondRobot.ID
 	uploadTo := func(robotID string) string { return "/robot/" + robotID + "/streams/upload-stream" }
 	good := func(changes map[string]any) string {

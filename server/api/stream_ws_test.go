@@ -601,7 +601,7 @@ func TestLiveSocketsShutdown(t *testing.T) {
 	waitPublished(t, a.bot, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := a.Sockets().Shutdown(ctx); err != nil {
+	if err := a.Sessions().Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if p := a.bot.Published(); len(p) != 2 || !isZeroTwist(twistOf(t, p[1])) {

@@ -4,7 +4,6 @@
 package api
 
 import (
-	"log/slog"
 	"net/http"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/kpi"
 	"github.com/fleetgate/fleetgate/internal/live"
-	"github.com/fleetgate/fleetgate/internal/live/output"
 )
 
 // V2Prefix is where the v2 convention lives, on the cloud and the local gateway alike.
@@ -26,18 +24,12 @@ type Options struct {
 	// LiveStreams serves the live stream WebSocket (W3): the local gateway does, the cloud
 	// answers 404 there.
 	LiveStreams bool
-	// Sockets tracks W3 connections for shutdown; nil: a private tracker.
-	Sockets *Sockets
+	// Sessions runs the W3 sessions and ends them at shutdown; nil: a private tracker.
+	Sessions *live.Sessions
 	// KPIs is the custom KPI hub behind W1/W2, run by its owner; nil: the route answers 503.
 	KPIs *kpi.Hub
 	// LocalFleetOnly is the local gateway's rule: W2 and the fleet list know local-fleet only.
 	LocalFleetOnly bool
-	// Controls are the W3 input leases, shared with the panel's mirror of /controls; nil:
-	// private ones.
-	Controls *live.Controls
-	// Logger logs what no client is told: a zero command that did not reach its robot.
-	// nil: slog.Default().
-	Logger *slog.Logger
 }
 
 // Register mounts the API routes on e.
@@ -62,17 +54,11 @@ func Register(e *echo.Echo, gw *gateway.Gateway, opt Options) {
 	g.GET("/robots/metrics", h.metrics, authed)
 	g.GET("/robots/:robotId/metric/:metricId", h.metric, authed)
 
-	ws := &streamSocket{gw: gw, controls: opt.Controls, feeds: &output.Feeds{}, sockets: opt.Sockets, log: opt.Logger}
-	if ws.log == nil {
-		ws.log = slog.Default()
+	ws := &streamSocket{gw: gw, sessions: opt.Sessions}
+	if ws.sessions == nil {
+		ws.sessions = live.NewSessions(nil)
 	}
-	if ws.controls == nil {
-		ws.controls = live.NewControls(live.RealClock())
-	}
-	if ws.sockets == nil {
-		ws.sockets = NewSockets()
-	}
-	g.GET("/robots/:robotId/controls", ws.controlsList, authed)
+	g.GET("/robots/:robotId/controls", controlsList(gw), authed)
 	if opt.LiveStreams {
 		// Its token may come in the query (browsers): the handler authenticates itself.
 		g.GET("/robots/:robotId/streams/connect", ws.connect)

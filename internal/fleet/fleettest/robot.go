@@ -136,7 +136,7 @@ func (r *Robot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, er
 	return v, nil
 }
 
-func (r *Robot) Subscribe(ctx context.Context, key fleet.StreamKey) (*fleet.Subscription, error) {
+func (r *Robot) Subscribe(ctx context.Context, key fleet.StreamKey, opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
 	r.Lock()
 	s, ok := r.stream(key)
 	if !ok || s.Direction == fleet.Input {
@@ -147,7 +147,11 @@ func (r *Robot) Subscribe(ctx context.Context, key fleet.StreamKey) (*fleet.Subs
 	v, has := r.Values[key]
 	r.Unlock()
 	if _, published := t.Latest(); has && !published {
-		t.Publish(v.Payload, v.Time)
+		at := v.Time
+		if at.IsZero() {
+			at = time.Now() // a value without a time is the robot's current one, produced now
+		}
+		t.Publish(v.Payload, at)
 	}
 	return t.Subscribe()
 }

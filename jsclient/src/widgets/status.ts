@@ -34,6 +34,9 @@ export class StatusLine {
   }
 
   private render(): void {
-    this.el.textContent = [this.socket, this.extra].filter(Boolean).join(" · ");
+    // A widget fed through the agent link says so: an operator sees at a glance that the view
+    // crosses the cloud, and its figures (stream age) include that trip.
+    const via = this.widget.dataset.via === "cloud" ? "through the cloud" : "";
+    this.el.textContent = [via, this.socket, this.extra].filter(Boolean).join(" · ");
   }
 }

@@ -235,6 +235,7 @@ export function mountTeleop(el: HTMLElement): void {
       if (!cam) return;
       const r = refOf(ref.robotId, cam);
       Object.assign(camera.dataset, { robotId: r.robotId, component: r.component, stream: r.stream, source: r.source, type: r.type });
+      if (el.dataset.via) camera.dataset.via = el.dataset.via;
       mountCamera(camera);
     })
     .catch(() => undefined);

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/messages/geometry_msgs.proto.
  */
 export const file_platform_messages_geometry_msgs: GenFile = /*@__PURE__*/
-  fileDesc("CiVwbGF0Zm9ybS9tZXNzYWdlcy9nZW9tZXRyeV9tc2dzLnByb3RvEh9QbGF0Zm9ybS5NZXNzYWdlcy5nZW9tZXRyeV9tc2dzIioKB1ZlY3RvcjMSCQoBeBgBIAEoARIJCgF5GAIgASgBEgkKAXoYAyABKAEiKAoFUG9pbnQSCQoBeBgBIAEoARIJCgF5GAIgASgBEgkKAXoYAyABKAEiOAoKUXVhdGVybmlvbhIJCgF4GAEgASgBEgkKAXkYAiABKAESCQoBehgDIAEoARIJCgF3GAQgASgBIoIBCgRQb3NlEjgKCHBvc2l0aW9uGAEgASgLMiYuUGxhdGZvcm0uTWVzc2FnZXMuZ2VvbWV0cnlfbXNncy5Qb2ludBJACgtvcmllbnRhdGlvbhgCIAEoCzIrLlBsYXRmb3JtLk1lc3NhZ2VzLmdlb21ldHJ5X21zZ3MuUXVhdGVybmlvbiJ2CgtQb3NlU3RhbXBlZBIyCgZoZWFkZXIYASABKAsyIi5QbGF0Zm9ybS5NZXNzYWdlcy5zdGRfbXNncy5IZWFkZXISMwoEcG9zZRgCIAEoCzIlLlBsYXRmb3JtLk1lc3NhZ2VzLmdlb21ldHJ5X21zZ3MuUG9zZSJdChJQb3NlV2l0aENvdmFyaWFuY2USMwoEcG9zZRgBIAEoCzIlLlBsYXRmb3JtLk1lc3NhZ2VzLmdlb21ldHJ5X21zZ3MuUG9zZRISCgpjb3ZhcmlhbmNlGAIgAygBInwKBVR3aXN0EjgKBmxpbmVhchgBIAEoCzIoLlBsYXRmb3JtLk1lc3NhZ2VzLmdlb21ldHJ5X21zZ3MuVmVjdG9yMxI5Cgdhbmd1bGFyGAIgASgLMiguUGxhdGZvcm0uTWVzc2FnZXMuZ2VvbWV0cnlfbXNncy5WZWN0b3IzInkKDFR3aXN0U3RhbXBlZBIyCgZoZWFkZXIYASABKAsyIi5QbGF0Zm9ybS5NZXNzYWdlcy5zdGRfbXNncy5IZWFkZXISNQoFdHdpc3QYAiABKAsyJi5QbGF0Zm9ybS5NZXNzYWdlcy5nZW9tZXRyeV9tc2dzLlR3aXN0ImAKE1R3aXN0V2l0aENvdmFyaWFuY2USNQoFdHdpc3QYASABKAsyJi5QbGF0Zm9ybS5NZXNzYWdlcy5nZW9tZXRyeV9tc2dzLlR3aXN0EhIKCmNvdmFyaWFuY2UYAiADKAFCMFouZ2l0aHViLmNvbS9mbGVldGdhdGUvZmxlZXRnYXRlL3Byb3RvL2NhdGFsb2dwYmIGcHJvdG8z", [file_platform_messages_std_msgs]);
+  fileDesc("CiVwbGF0Zm9ybS9tZXNzYWdlcy9nZW9tZXRyeV9tc2dzLnByb3RvEh9QbGF0Zm9ybS5NZXNzYWdlcy5nZW9tZXRyeV9tc2dzIioKB1ZlY3RvcjMSCQoBeBgBIAEoARIJCgF5GAIgASgBEgkKAXoYAyABKAEiKAoFUG9pbnQSCQoBeBgBIAEoARIJCgF5GAIgASgBEgkKAXoYAyABKAEiOAoKUXVhdGVybmlvbhIJCgF4GAEgASgBEgkKAXkYAiABKAESCQoBehgDIAEoARIJCgF3GAQgASgBIoIBCgRQb3NlEjgKCHBvc2l0aW9uGAEgASgLMiYuUGxhdGZvcm0uTWVzc2FnZXMuZ2VvbWV0cnlfbXNncy5Qb2ludBJACgtvcmllbnRhdGlvbhgCIAEoCzIrLlBsYXRmb3JtLk1lc3NhZ2VzLmdlb21ldHJ5X21zZ3MuUXVhdGVybmlvbiJ2CgtQb3NlU3RhbXBlZBIyCgZoZWFkZXIYASABKAsyIi5QbGF0Zm9ybS5NZXNzYWdlcy5zdGRfbXNncy5IZWFkZXISMwoEcG9zZRgCIAEoCzIlLlBsYXRmb3JtLk1lc3NhZ2VzLmdlb21ldHJ5X21zZ3MuUG9zZSJdChJQb3NlV2l0aENvdmFyaWFuY2USMwoEcG9zZRgBIAEoCzIlLlBsYXRmb3JtLk1lc3NhZ2VzLmdlb21ldHJ5X21zZ3MuUG9zZRISCgpjb3ZhcmlhbmNlGAIgAygBInwKBVR3aXN0EjgKBmxpbmVhchgBIAEoCzIoLlBsYXRmb3JtLk1lc3NhZ2VzLmdlb21ldHJ5X21zZ3MuVmVjdG9yMxI5Cgdhbmd1bGFyGAIgASgLMiguUGxhdGZvcm0uTWVzc2FnZXMuZ2VvbWV0cnlfbXNncy5WZWN0b3IzInkKDFR3aXN0U3RhbXBlZBIyCgZoZWFkZXIYASABKAsyIi5QbGF0Zm9ybS5NZXNzYWdlcy5zdGRfbXNncy5IZWFkZXISNQoFdHdpc3QYAiABKAsyJi5QbGF0Zm9ybS5NZXNzYWdlcy5nZW9tZXRyeV9tc2dzLlR3aXN0ImAKE1R3aXN0V2l0aENvdmFyaWFuY2USNQoFdHdpc3QYASABKAsyJi5QbGF0Zm9ybS5NZXNzYWdlcy5nZW9tZXRyeV9tc2dzLlR3aXN0EhIKCmNvdmFyaWFuY2UYAiADKAEiiQEKCVRyYW5zZm9ybRI9Cgt0cmFuc2xhdGlvbhgBIAEoCzIoLlBsYXRmb3JtLk1lc3NhZ2VzLmdlb21ldHJ5X21zZ3MuVmVjdG9yMxI9Cghyb3RhdGlvbhgCIAEoCzIrLlBsYXRmb3JtLk1lc3NhZ2VzLmdlb21ldHJ5X21zZ3MuUXVhdGVybmlvbiKdAQoQVHJhbnNmb3JtU3RhbXBlZBIyCgZoZWFkZXIYASABKAsyIi5QbGF0Zm9ybS5NZXNzYWdlcy5zdGRfbXNncy5IZWFkZXISFgoOY2hpbGRfZnJhbWVfaWQYAiABKAkSPQoJdHJhbnNmb3JtGAMgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuZ2VvbWV0cnlfbXNncy5UcmFuc2Zvcm1CMFouZ2l0aHViLmNvbS9mbGVldGdhdGUvZmxlZXRnYXRlL3Byb3RvL2NhdGFsb2dwYmIGcHJvdG8z", [file_platform_messages_std_msgs]);
 
 /**
  * @generated from message Platform.Messages.geometry_msgs.Vector3
@@ -239,4 +239,57 @@ export type TwistWithCovariance = Message<"Platform.Messages.geometry_msgs.Twist
  */
 export const TwistWithCovarianceSchema: GenMessage<TwistWithCovariance> = /*@__PURE__*/
   messageDesc(file_platform_messages_geometry_msgs, 8);
+
+/**
+ * Transform is a rigid motion: a translation in metres, then a rotation.
+ *
+ * @generated from message Platform.Messages.geometry_msgs.Transform
+ */
+export type Transform = Message<"Platform.Messages.geometry_msgs.Transform"> & {
+  /**
+   * @generated from field: Platform.Messages.geometry_msgs.Vector3 translation = 1;
+   */
+  translation?: Vector3 | undefined;
+
+  /**
+   * @generated from field: Platform.Messages.geometry_msgs.Quaternion rotation = 2;
+   */
+  rotation?: Quaternion | undefined;
+};
+
+/**
+ * Describes the message Platform.Messages.geometry_msgs.Transform.
+ * Use `create(TransformSchema)` to create a new message.
+ */
+export const TransformSchema: GenMessage<Transform> = /*@__PURE__*/
+  messageDesc(file_platform_messages_geometry_msgs, 9);
+
+/**
+ * TransformStamped is the transform from header.frame_id to child_frame_id.
+ *
+ * @generated from message Platform.Messages.geometry_msgs.TransformStamped
+ */
+export type TransformStamped = Message<"Platform.Messages.geometry_msgs.TransformStamped"> & {
+  /**
+   * @generated from field: Platform.Messages.std_msgs.Header header = 1;
+   */
+  header?: Header | undefined;
+
+  /**
+   * @generated from field: string child_frame_id = 2;
+   */
+  childFrameId: string;
+
+  /**
+   * @generated from field: Platform.Messages.geometry_msgs.Transform transform = 3;
+   */
+  transform?: Transform | undefined;
+};
+
+/**
+ * Describes the message Platform.Messages.geometry_msgs.TransformStamped.
+ * Use `create(TransformStampedSchema)` to create a new message.
+ */
+export const TransformStampedSchema: GenMessage<TransformStamped> = /*@__PURE__*/
+  messageDesc(file_platform_messages_geometry_msgs, 10);
 

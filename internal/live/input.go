@@ -1,0 +1,136 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
+)
+
+// Input is an authorised input stream whose control lease the session holds, as the core
+// hands it out after its checks (the 409 of a held stream among them).
+type Input interface {
+	// Stream is the input stream: its type and declared speed limits.
+	Stream() fleet.Stream
+	// Drive returns what the session's commands go to: LocalDriver for a robot of this
+	// process, a forwarder for one whose agent governs its teleoperation. onFault is called
+	// (once, on any goroutine) when driving fails: the session then ends with that error.
+	Drive(onFault func(error)) Driver
+	// Connected reports whether the robot is still on the connection the lease was taken on
+	// (a robot that reconnected is driven afresh).
+	Connected() bool
+	// Release gives the control lease back; it is called once, after the final zero.
+	Release()
+	// Name says which robot and stream, for the log line of a zero that did not arrive.
+	Name() string
+}
+
+// Driver takes a session's commands, already decoded, checked and held to the robot's limits.
+type Driver interface {
+	Command(m proto.Message)
+	// Stop publishes the final zero and retires the driver.
+	Stop() error
+}
+
+// LocalDriver drives a robot of this process under the teleop policy: the rate cap and the
+// deadman of a teleop.Controller, each command published (marshalled) through publish within
+// publishTimeout. A failed publish is onFault(ErrPublishFailed).
+func LocalDriver(typ string, publish func(ctx context.Context, payload []byte) error, onFault func(error)) Driver {
+	return teleop.NewController(teleop.ControllerConfig{
+		Clock: teleop.RealClock(),
+		Type:  typ,
+		Publish: func(m proto.Message) error {
+			payload, err := proto.Marshal(m)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+			defer cancel()
+			return publish(ctx, payload)
+		},
+		OnPublishError: func(error) { onFault(ErrPublishFailed) },
+	})
+}
+
+// InputOptions are a client's choices for an input session.
+type InputOptions struct {
+	Format string // teleop.FormatProtobuf or teleop.FormatJSON
+}
+
+// RunInput drives in from the commands read on conn until the session ends, under the teleop
+// policy: commands are decoded and checked (teleop.DecodeCommand), held to the robot's speeds
+// (teleop.LimitCommand), and go to in's Driver (which paces them and watches the deadman);
+// every way the session ends publishes a zero first (closed, faulty data, revoked, robot gone,
+// controller silent, shutdown). It returns when the session has ended.
+func (ss *Sessions) RunInput(conn Conn, in Input, opt InputOptions, recheck Recheck) {
+	s := newSession(ss, conn, recheck)
+	stream := in.Stream()
+	driver := in.Drive(func(err error) { go s.stop(err) })
+	s.onStop = func() {
+		if err := driver.Stop(); err != nil {
+			// The robot may still be moving on its last command: its own timeout is all that
+			// stops it now. Nobody else is told, so say it loudly.
+			ss.log.Error("the zero command did not reach the robot", "stream", in.Name(), "err", err)
+		}
+		in.Release()
+	}
+	watch := func(ctx context.Context) {
+		go s.every(ctx, controllerPingEvery.get(), s.pingController)
+		s.every(ctx, tokenCheckPeriod, func(context.Context) bool {
+			if !in.Connected() {
+				s.stop(ErrRobotOffline)
+				return false
+			}
+			return true
+		})
+	}
+	s.serve(func(context.Context) { s.readCommands(driver, stream, opt) }, watch)
+}
+
+// readCommands feeds the controller the commands read from the connection until it fails.
+func (s *session) readCommands(driver Driver, stream fleet.Stream, opt InputOptions) {
+	buf := make([]byte, 0, 4<<10)
+	for {
+		data, binary, err := s.conn.Read(context.Background(), buf[:0])
+		if errors.Is(err, ErrMessageTooBig) {
+			s.stop(fmt.Errorf("%w: over %d KiB", ErrMessageTooBig, teleop.MaxInputMessage>>10))
+			return
+		} else if err != nil {
+			s.stop(ErrClientGone)
+			return
+		}
+		buf = data
+		cmd, err := teleop.DecodeCommand(stream.Type, opt.Format, binary, data)
+		if err == nil {
+			err = teleop.LimitCommand(cmd, stream.Limits)
+		}
+		if err != nil {
+			s.stop(err) // a *teleop.CloseError: the code is the policy's
+			return
+		}
+		driver.Command(cmd)
+	}
+}
+
+// pingController lets go of a controller that stops answering pings (see
+// controllerPingEvery); the reader, always running on an input session, takes the pongs.
+func (s *session) pingController(ctx context.Context) bool {
+	pingCtx, cancel := context.WithTimeout(ctx, controllerPingTimeout.get())
+	err := s.conn.Ping(pingCtx)
+	cancel()
+	if err == nil {
+		return true
+	}
+	if s.stopped() {
+		return false // the session is closing anyway: leave its handshake alone
+	}
+	if ctx.Err() == nil {
+		s.stop(ErrControllerSilent)
+		s.conn.Drop() // nobody is there to answer the close handshake either
+	}
+	return false
+}

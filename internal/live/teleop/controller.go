@@ -1,0 +1,272 @@
+package teleop
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate/internal/msgs"
+)
+
+// Defaults of ControllerConfig: the contract's 20 movement commands per second and 500 ms
+// deadman.
+const (
+	DefaultMinInterval = 50 * time.Millisecond
+	DefaultDeadman     = 500 * time.Millisecond
+)
+
+// ControllerConfig configures a Controller.
+type ControllerConfig struct {
+	Clock Clock  // RealClock when nil
+	Type  string // TwistType or AckermannType
+	// Publish sends one command to the robot. It is never called concurrently with itself and
+	// runs with the controller's lock held, so it must not call the Controller, and it must
+	// not block long (the handler gives it a short deadline): commands wait behind it. The
+	// controller does not touch m after Publish returns, so Publish may keep or modify it
+	// (stamp a header, say).
+	Publish func(m proto.Message) error
+	// MinInterval keeps non-zero commands at least this far apart; 0 means
+	// DefaultMinInterval.
+	MinInterval time.Duration
+	// Deadman is how long after the last valid command a zero goes out; 0 means
+	// DefaultDeadman.
+	Deadman time.Duration
+	// OnPublishError is called once, for the first Publish failure outside Stop, without the
+	// controller's lock held (it may call Stop). The handler closes the socket with 1011.
+	OnPublishError func(err error)
+}
+
+// Controller applies the rate cap and the deadman to one input socket's commands and publishes
+// them through ControllerConfig.Publish. Safe for concurrent use.
+//
+// Publish runs either in the goroutine that calls Command or Stop (a command that needs no
+// rate wait goes out before Command returns, with no goroutine hop) or in a Clock timer
+// goroutine (a coalesced command when its window opens, the deadman zero). Publishes happen one
+// at a time, in the order the controller decides them; a zero is never followed by a motion
+// command that arrived before it, and nothing is published after Stop.
+type Controller struct {
+	clock       Clock
+	typ         string
+	publish     func(proto.Message) error
+	onError     func(error)
+	minInterval time.Duration
+	deadman     time.Duration
+
+	// mu guards the fields below and is held while Publish runs, which is what serializes
+	// publishing.
+	mu      sync.Mutex
+	stopped bool
+	failed  bool // a Publish failed: the socket is closing, later commands are ignored
+
+	moved      bool      // a non-zero command has been published
+	lastMotion time.Time // when the last non-zero command was published
+	pending    proto.Message
+	rateTimer  Timer // publishes pending when the window opens; nil when none is armed
+	rateGen    uint64
+
+	lastValid    time.Time // when the last valid command arrived
+	deadmanTimer Timer     // nil when disarmed: silence until the next valid command
+	deadmanGen   uint64
+}
+
+// NewController returns a controller for commands of cfg.Type. A Type that is not an input
+// type or a nil Publish is a programming error and panics.
+func NewController(cfg ControllerConfig) *Controller {
+	if !InputTypeAllowed(cfg.Type) {
+		panic(fmt.Sprintf("live: NewController with type %q, which is not an input type", cfg.Type))
+	}
+	if cfg.Publish == nil {
+		panic("live: NewController without Publish")
+	}
+	c := &Controller{
+		clock:       cfg.Clock,
+		typ:         cfg.Type,
+		publish:     cfg.Publish,
+		onError:     cfg.OnPublishError,
+		minInterval: cfg.MinInterval,
+		deadman:     cfg.Deadman,
+	}
+	if c.clock == nil {
+		c.clock = RealClock()
+	}
+	if c.minInterval <= 0 {
+		c.minInterval = DefaultMinInterval
+	}
+	if c.deadman <= 0 {
+		c.deadman = DefaultDeadman
+	}
+	if c.onError == nil {
+		c.onError = func(error) {}
+	}
+	return c
+}
+
+// Command takes one valid command (decoded and policy-checked by DecodeCommand):
+//
+//   - a non-zero command goes out at once if at least MinInterval has passed since the last
+//     non-zero publish; otherwise it becomes the pending command, replacing an older pending
+//     one, and the pending command goes out when the window opens;
+//   - a zero command goes out at once, does not count toward the rate, and drops the pending
+//     command (a stop must not be followed by an older motion);
+//   - every command re-arms the deadman: Deadman after the last valid command, with none
+//     since, one zero command goes out, then nothing until the next valid command.
+//
+// A nil message, one of another type or one with a non-finite number is not a valid command:
+// it is ignored and does not re-arm the deadman. After Stop or a publish failure Command does
+// nothing.
+func (c *Controller) Command(m proto.Message) {
+	if !c.valid(m) {
+		return
+	}
+	if err := c.command(m); err != nil {
+		c.onError(err)
+	}
+}
+
+func (c *Controller) valid(m proto.Message) bool {
+	return m != nil && string(m.ProtoReflect().Descriptor().FullName()) == c.typ && msgs.CheckFinite(m) == nil
+}
+
+// command returns the error to report through OnPublishError, if any.
+func (c *Controller) command(m proto.Message) error {
+	c.mu.Lock()
+	defer c.mu.Unlock() // deferred: a panicking Publish must not leave the robot unstoppable
+	if c.stopped || c.failed {
+		return nil
+	}
+	now := c.clock.Now()
+	c.armDeadman(now)
+	switch {
+	case IsZero(m):
+		c.dropPending()
+		return c.failure(c.publish(m))
+	case !c.moved || now.Sub(c.lastMotion) >= c.minInterval:
+		// Also when a pending command waits for a timer that is late: the newer one wins.
+		c.dropPending()
+		return c.failure(c.publishMotion(m, now))
+	default:
+		c.pending = m
+		if c.rateTimer == nil {
+			c.rateGen++
+			gen := c.rateGen
+			c.rateTimer = c.clock.AfterFunc(c.lastMotion.Add(c.minInterval).Sub(now), func() { c.rateFired(gen) })
+		}
+		return nil
+	}
+}
+
+func (c *Controller) publishMotion(m proto.Message, now time.Time) error {
+	c.moved, c.lastMotion = true, now
+	return c.publish(m)
+}
+
+// failure records a publish error; it returns err only the first time, for OnPublishError.
+func (c *Controller) failure(err error) error {
+	if err == nil || c.failed {
+		return nil
+	}
+	c.failed = true
+	c.dropPending()
+	return err
+}
+
+func (c *Controller) dropPending() {
+	c.pending = nil
+	if c.rateTimer != nil {
+		c.rateTimer.Stop()
+		c.rateTimer = nil
+		c.rateGen++ // a callback already running finds a newer generation and returns
+	}
+}
+
+func (c *Controller) rateFired(gen uint64) {
+	if err := c.ratePublish(gen); err != nil {
+		c.onError(err)
+	}
+}
+
+func (c *Controller) ratePublish(gen uint64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped || c.failed || gen != c.rateGen || c.pending == nil {
+		return nil
+	}
+	now := c.clock.Now()
+	if wait := c.lastMotion.Add(c.minInterval).Sub(now); wait > 0 {
+		c.rateTimer = c.clock.AfterFunc(wait, func() { c.rateFired(gen) })
+		return nil
+	}
+	m := c.pending
+	c.pending, c.rateTimer = nil, nil
+	return c.failure(c.publishMotion(m, now))
+}
+
+// armDeadman notes a valid command. One timer serves many commands: when it fires early
+// because commands kept coming, it re-arms for the rest, so a command costs no timer
+// operation on the hot path.
+func (c *Controller) armDeadman(now time.Time) {
+	c.lastValid = now
+	if c.deadmanTimer != nil {
+		return
+	}
+	c.deadmanGen++
+	gen := c.deadmanGen
+	c.deadmanTimer = c.clock.AfterFunc(c.deadman, func() { c.deadmanFired(gen) })
+}
+
+func (c *Controller) deadmanFired(gen uint64) {
+	if err := c.deadmanPublish(gen); err != nil {
+		c.onError(err)
+	}
+}
+
+func (c *Controller) deadmanPublish(gen uint64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped || gen != c.deadmanGen {
+		return nil
+	}
+	now := c.clock.Now()
+	if wait := c.lastValid.Add(c.deadman).Sub(now); wait > 0 {
+		c.deadmanTimer = c.clock.AfterFunc(wait, func() { c.deadmanFired(gen) })
+		return nil
+	}
+	c.deadmanTimer = nil
+	c.dropPending()
+	// Even after a failure: the robot may still be moving on an earlier command.
+	return c.failure(c.publish(Zero(c.typ)))
+}
+
+// Stop publishes a zero command at once and retires the controller: pending commands and
+// timers are cancelled and later Commands do nothing. Call it on invalid data, close,
+// disconnect, revocation and shutdown. Only the first call publishes, up to StopAttempts
+// times until one goes through; it returns the last try's error (which does not go to
+// OnPublishError), later calls return nil.
+func (c *Controller) Stop() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return nil
+	}
+	c.stopped = true
+	c.dropPending()
+	if c.deadmanTimer != nil {
+		c.deadmanTimer.Stop()
+		c.deadmanTimer = nil
+	}
+	c.deadmanGen++
+	// The final zero is the last command the robot gets: a publish that fails for a moment
+	// (a timeout) is tried again before the robot is left to its own command timeout.
+	var err error
+	for range StopAttempts {
+		if err = c.publish(Zero(c.typ)); err == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// StopAttempts is how many times Stop tries its zero command.
+const StopAttempts = 3

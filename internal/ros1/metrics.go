@@ -1,0 +1,321 @@
+package ros1
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/msgs"
+	"github.com/fleetgate/fleetgate/proto/catalogpb"
+)
+
+const (
+	typeBattery     = "sensor_msgs/BatteryState"
+	typeOdometry    = "nav_msgs/Odometry"
+	typePoseStamped = "geometry_msgs/PoseStamped"
+	// agentStatusRunning is the AgentOperationalState status of an agent that runs normally.
+	agentStatusRunning = 10
+)
+
+// batteryTopic is the first BatteryState topic, by name.
+func batteryTopic(g graph) (topicInfo, bool) {
+	var names []string
+	for name, t := range g {
+		if t.rosType == typeBattery && t.direction == fleet.Output {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return topicInfo{}, false
+	}
+	slices.Sort(names)
+	return g[names[0]], true
+}
+
+// poseTopic is the configured pose topic when it is there with a type that has a pose.
+func (r *Robot) poseTopic(g graph) (topicInfo, bool) {
+	t, ok := g[r.cfg.PoseTopic]
+	return t, ok && t.direction == fleet.Output && (t.rosType == typeOdometry || t.rosType == typePoseStamped)
+}
+
+// Metrics are the host's metrics, the agent's state and the ROS nodes, plus Battery and
+// Position when the robot has topics for them.
+func (r *Robot) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
+	g, err := r.topics(ctx)
+	if err != nil {
+		return nil, err
+	}
+	types := []fleet.MetricType{fleet.MetricAgentSw, fleet.MetricComponents, fleet.MetricConfiguration,
+		fleet.MetricAgentOperationalState, fleet.MetricCustom}
+	if _, ok := batteryTopic(g); ok {
+		types = append(types, fleet.MetricBattery)
+	}
+	if _, ok := r.poseTopic(g); ok {
+		types = append(types, fleet.MetricPosition)
+	}
+	for _, t := range []fleet.MetricType{fleet.MetricCpu, fleet.MetricRam, fleet.MetricDisk, fleet.MetricNetwork, fleet.MetricGpu} {
+		if _, ok := r.hostMetric(t); ok {
+			types = append(types, t)
+		}
+	}
+	slices.Sort(types)
+	return types, nil
+}
+
+func (r *Robot) hostMetric(t fleet.MetricType) (any, bool) {
+	h := r.cfg.HostStats
+	if h == nil {
+		return nil, false
+	}
+	switch t {
+	case fleet.MetricCpu:
+		return h.CPU()
+	case fleet.MetricGpu:
+		return h.GPU()
+	case fleet.MetricRam:
+		used, total, ok := h.Memory()
+		return fleet.Usage{Used: float64(used), Limit: float64(total)}, ok
+	case fleet.MetricDisk:
+		used, total, ok := h.Disk()
+		return fleet.Usage{Used: float64(used), Limit: float64(total)}, ok
+	case fleet.MetricNetwork:
+		rate, capacity, _, ok := h.Network()
+		return fleet.Usage{Used: rate, Limit: capacity}, ok
+	}
+	return nil, false
+}
+
+// position is the Position metric's document, as the simulator writes it.
+type position struct {
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	Theta float64 `json:"theta"`
+	Frame string  `json:"frame"`
+}
+
+func round(x float64, digits int) float64 {
+	p := math.Pow10(digits)
+	return math.Round(x*p) / p
+}
+
+// yaw is the rotation about z of a quaternion.
+func yaw(q *catalogpb.Quaternion) float64 {
+	return math.Atan2(2*(q.GetW()*q.GetZ()+q.GetX()*q.GetY()), 1-2*(q.GetY()*q.GetY()+q.GetZ()*q.GetZ()))
+}
+
+// poseOf reads the pose and frame of an Odometry or PoseStamped sample.
+func poseOf(s fleet.Sample) (*catalogpb.Pose, string, bool) {
+	switch s.Type {
+	case "Platform.Messages.nav_msgs.Odometry":
+		var m catalogpb.Odometry
+		if proto.Unmarshal(s.Payload, &m) != nil || m.GetPose().GetPose() == nil {
+			return nil, "", false
+		}
+		return m.Pose.Pose, m.GetHeader().GetFrameId(), true
+	case "Platform.Messages.geometry_msgs.PoseStamped":
+		var m catalogpb.PoseStamped
+		if proto.Unmarshal(s.Payload, &m) != nil || m.GetPose() == nil {
+			return nil, "", false
+		}
+		return m.Pose, m.GetHeader().GetFrameId(), true
+	}
+	return nil, "", false
+}
+
+// batteryPercent reads a BatteryState sample as a percentage: from percentage (0..1), or
+// from charge and capacity when the battery does not measure it (NaN).
+func batteryPercent(s fleet.Sample) (float64, bool) {
+	var m catalogpb.BatteryState
+	if proto.Unmarshal(s.Payload, &m) != nil {
+		return 0, false
+	}
+	p := float64(m.Percentage)
+	if math.IsNaN(p) || math.IsInf(p, 0) {
+		c, cap := float64(m.Charge), float64(m.Capacity)
+		if math.IsNaN(c) || math.IsNaN(cap) || cap <= 0 {
+			return 0, false
+		}
+		p = c / cap
+	}
+	return math.Max(0, math.Min(100, p*100)), true
+}
+
+// readTopic waits for a value of an output topic (Read's path).
+func (r *Robot) readTopic(ctx context.Context, t topicInfo) (fleet.Sample, error) {
+	in, err := r.inboundFor(t)
+	if err != nil {
+		return fleet.Sample{}, err
+	}
+	return in.read(ctx)
+}
+
+func (r *Robot) Metric(ctx context.Context, typ fleet.MetricType, name string) (fleet.Metric, error) {
+	g, err := r.topics(ctx)
+	if err != nil {
+		return fleet.Metric{}, err
+	}
+	m := fleet.Metric{Type: typ}
+	switch typ {
+	case fleet.MetricCpu, fleet.MetricRam, fleet.MetricDisk, fleet.MetricNetwork, fleet.MetricGpu:
+		v, ok := r.hostMetric(typ)
+		if !ok {
+			return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "metric %s cannot be read on this host", typ.Name())
+		}
+		m.Value = v
+	case fleet.MetricBattery:
+		t, ok := batteryTopic(g)
+		if !ok {
+			return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "robot %s has no %s topic", r.info.Name, typeBattery)
+		}
+		s, err := r.readTopic(ctx, t)
+		if err != nil {
+			return fleet.Metric{}, err
+		}
+		v, ok := batteryPercent(s)
+		if !ok {
+			return fleet.Metric{}, fleet.Errorf(fleet.ErrUnavailable, "%s reports no charge", t.name)
+		}
+		m.Value = v
+	case fleet.MetricPosition:
+		t, ok := r.poseTopic(g)
+		if !ok {
+			return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "robot %s has no pose topic %s (Odometry or PoseStamped)", r.info.Name, r.cfg.PoseTopic)
+		}
+		s, err := r.readTopic(ctx, t)
+		if err != nil {
+			return fleet.Metric{}, err
+		}
+		p, frame, ok := poseOf(s)
+		if !ok {
+			return fleet.Metric{}, fleet.Errorf(fleet.ErrUnavailable, "%s has no pose", t.name)
+		}
+		doc, err := json.Marshal(position{X: round(p.GetPosition().GetX(), 3), Y: round(p.GetPosition().GetY(), 3), Theta: round(yaw(p.GetOrientation()), 4), Frame: frame})
+		if err != nil {
+			return fleet.Metric{}, fleet.Errorf(fleet.ErrUnavailable, "%s: %v", t.name, err)
+		}
+		m.Value = string(doc)
+	case fleet.MetricAgentSw:
+		m.Value = fleet.AgentSw{UpdateAvailable: false}
+	case fleet.MetricAgentOperationalState:
+		m.Value = fleet.AgentOperationalState{AgentStatus: agentStatusRunning, Version: r.cfg.AgentVersion}
+	case fleet.MetricConfiguration:
+		m.Value = fleet.ConfigInfo{Name: r.info.ConfigName, Version: r.info.ConfigVersion, State: "Ready"}
+	case fleet.MetricComponents:
+		r.mu.Lock()
+		nodes := slices.Clone(r.nodes)
+		r.mu.Unlock()
+		comps := make([]fleet.ComponentInfo, 0, len(nodes))
+		for _, n := range nodes {
+			comps = append(comps, fleet.ComponentInfo{ID: n, UUID: uuid.NewSHA1(r.uuid, []byte("node"+n)).String(), Name: n, State: "Active"})
+		}
+		m.Value = comps
+	case fleet.MetricCustom:
+		kpis, err := r.KPIs(ctx)
+		if err != nil {
+			return fleet.Metric{}, err
+		}
+		for _, k := range kpis {
+			if k.Name == name && name != "" {
+				v, err := msgs.KPIValue(k.DataType, k.Payload)
+				if err != nil {
+					return fleet.Metric{}, fleet.Errorf(fleet.ErrUnavailable, "custom KPI %s: %v", name, err)
+				}
+				return fleet.Metric{Type: typ, Name: name, Value: v}, nil
+			}
+		}
+		return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "robot %s has no custom KPI %q now", r.info.Name, name)
+	default:
+		return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "robot %s does not report metric type %d", r.info.Name, typ)
+	}
+	return m, nil
+}
+
+// KPIs are pose (geometry_msgs Pose, from the pose topic) and battery (percent, from the
+// BatteryState topic), when those topics have a value. They never wait for one: the first
+// call subscribes, and the hub's next tick finds the value.
+func (r *Robot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
+	g, err := r.topics(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []fleet.KPI
+	if t, ok := r.poseTopic(g); ok {
+		if s, ok := r.latestOrKick(ctx, t); ok {
+			if p, _, ok := poseOf(s); ok {
+				b, _ := proto.Marshal(p)
+				out = append(out, fleet.KPI{Name: "pose", DataType: "Platform.Messages.geometry_msgs.Pose", Payload: b, Time: s.Time})
+			}
+		}
+	}
+	if t, ok := batteryTopic(g); ok {
+		if s, ok := r.latestOrKick(ctx, t); ok {
+			if v, ok := batteryPercent(s); ok {
+				b, _ := proto.Marshal(&catalogpb.Float64{Data: v})
+				out = append(out, fleet.KPI{Name: "battery", DataType: "Platform.Messages.std_msgs.Float64", Payload: b, Time: s.Time})
+			}
+		}
+	}
+	return out, nil
+}
+
+func (r *Robot) latestOrKick(ctx context.Context, t topicInfo) (fleet.Sample, bool) {
+	in, err := r.inboundFor(t)
+	if err != nil {
+		return fleet.Sample{}, false
+	}
+	if s, ok := in.latest(); ok {
+		return s, true
+	}
+	in.kick(ctx)
+	return fleet.Sample{}, false
+}
+
+// Resources offer the agent's log file (to organization admins only).
+func (r *Robot) Resources(ctx context.Context) ([]fleet.Resource, error) {
+	if err := r.offline(); err != nil {
+		return nil, err
+	}
+	if r.cfg.LogFile == "" {
+		return []fleet.Resource{}, nil
+	}
+	st, err := os.Stat(r.cfg.LogFile)
+	if err != nil || !st.Mode().IsRegular() {
+		return []fleet.Resource{}, nil
+	}
+	return []fleet.Resource{r.logResource(st)}, nil
+}
+
+func (r *Robot) logResource(st os.FileInfo) fleet.Resource {
+	return fleet.Resource{
+		ID:        uuid.NewSHA1(r.uuid, []byte(filepath.Base(r.cfg.LogFile))).String(),
+		Name:      filepath.Base(r.cfg.LogFile),
+		MIMEType:  "text/plain",
+		FileType:  "log",
+		Size:      st.Size(),
+		CreatedAt: st.ModTime(),
+		AdminOnly: true, // the agent's log: every user and robot of the agent is in it
+	}
+}
+
+func (r *Robot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleet.Resource, error) {
+	if err := r.offline(); err != nil {
+		return nil, fleet.Resource{}, err
+	}
+	if r.cfg.LogFile != "" {
+		if f, err := os.Open(r.cfg.LogFile); err == nil {
+			st, err := f.Stat()
+			if err == nil && st.Mode().IsRegular() && r.logResource(st).ID == id {
+				return f, r.logResource(st), nil
+			}
+			f.Close()
+		}
+	}
+	return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "robot %s has no resource %s", r.info.Name, id)
+}

@@ -1,0 +1,414 @@
+package ros1
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/ros1/rostest"
+	"github.com/fleetgate/fleetgate/proto/catalogpb"
+)
+
+// presence records the robot going online and offline.
+type presence struct {
+	mu     sync.Mutex
+	online bool
+	ups    int
+	downs  int
+}
+
+func (p *presence) Online(ctx context.Context, r fleet.Robot) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.online = true
+	p.ups++
+	return nil
+}
+
+func (p *presence) Offline(r fleet.Robot) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.online = false
+	p.downs++
+}
+
+func (p *presence) is(online bool) func() bool {
+	return func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.online == online
+	}
+}
+
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// robotScript is a small rospy robot: odometry at 20 Hz, a scan at 10 Hz, a battery at 5 Hz,
+// a topic of a type outside the catalog (geometry_msgs/Accel), and a /cmd_vel subscriber that
+// prints what it gets.
+const robotScript = `
+import rospy, math
+from nav_msgs.msg import Odometry
+from sensor_msgs.msg import LaserScan, BatteryState
+from geometry_msgs.msg import Twist, Accel
+rospy.init_node('testbot')
+odom = rospy.Publisher('/odom', Odometry, queue_size=1)
+scan = rospy.Publisher('/scan', LaserScan, queue_size=1)
+bat = rospy.Publisher('/battery', BatteryState, queue_size=1)
+acc = rospy.Publisher('/accel', Accel, queue_size=1)
+def cmd(m):
+    print('cmd %.3f %.3f' % (m.linear.x, m.angular.z), flush=True)
+rospy.Subscriber('/cmd_vel', Twist, cmd)
+print('ready', flush=True)
+i = 0
+r = rospy.Rate(20)
+while not rospy.is_shutdown():
+    o = Odometry()
+    o.header.frame_id = 'odom'; o.child_frame_id = 'base_link'
+    o.header.stamp = rospy.Time.now()
+    o.pose.pose.position.x = 1.5; o.pose.pose.position.y = -2.0
+    o.pose.pose.orientation.z = math.sin(0.25); o.pose.pose.orientation.w = math.cos(0.25)
+    odom.publish(o)
+    if i % 2 == 0:
+        s = LaserScan(); s.header.frame_id = 'laser'; s.angle_min = -1.0; s.angle_max = 1.0
+        s.range_max = 10.0; s.ranges = [1.0 + j * 0.01 for j in range(100)]
+        scan.publish(s)
+    if i % 4 == 0:
+        b = BatteryState(); b.percentage = 0.8; b.voltage = 24.5
+        bat.publish(b)
+        a = Accel(); a.linear.x = 3.25
+        acc.publish(a)
+    i += 1
+    r.sleep()
+`
+
+func startRobot(t *testing.T, m *rostest.Master, cfg Config) (*Robot, *presence, *logBuffer) {
+	t.Helper()
+	p := &presence{}
+	logs := &logBuffer{}
+	cfg.MasterURI = m.URI
+	cfg.Host = "127.0.0.1"
+	cfg.DataDir = t.TempDir()
+	cfg.Presence = p
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if cfg.PollPeriod == 0 {
+		cfg.PollPeriod = 200 * time.Millisecond
+	}
+	if cfg.Linger == 0 {
+		cfg.Linger = 300 * time.Millisecond
+	}
+	r, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	rostest.Eventually(t, 10*time.Second, "the robot is online", p.is(true))
+	return r, p, logs
+}
+
+func key(topic string) fleet.StreamKey {
+	return fleet.StreamKey{Name: topic, Source: fleet.SourceROS1}
+}
+
+// streamsOf waits until the robot lists the wanted topics and returns its streams by name.
+func streamsOf(t *testing.T, r *Robot, want ...string) map[string]fleet.Stream {
+	t.Helper()
+	var byName map[string]fleet.Stream
+	rostest.Eventually(t, 10*time.Second, fmt.Sprintf("the robot lists %v", want), func() bool {
+		streams, err := r.Streams(context.Background())
+		if err != nil {
+			return false
+		}
+		byName = map[string]fleet.Stream{}
+		for _, s := range streams {
+			byName[s.Name] = s
+		}
+		for _, w := range want {
+			if _, ok := byName[w]; !ok {
+				return false
+			}
+		}
+		return true
+	})
+	return byName
+}
+
+func TestTopicsAsStreams(t *testing.T) {
+	m := rostest.StartMaster(t)
+	m.Python(t, robotScript)
+	r, _, _ := startRobot(t, m, Config{})
+	streams := streamsOf(t, r, "/odom", "/scan", "/battery", "/accel", "/cmd_vel", "/rosout")
+	want := map[string]fleet.Stream{
+		"/odom":    {Name: "/odom", Type: "Platform.Messages.nav_msgs.Odometry", Direction: fleet.Output, Source: fleet.SourceROS1},
+		"/scan":    {Name: "/scan", Type: "Platform.Messages.sensor_msgs.LaserScan", Direction: fleet.Output, Source: fleet.SourceROS1},
+		"/battery": {Name: "/battery", Type: "Platform.Messages.sensor_msgs.BatteryState", Direction: fleet.Output, Source: fleet.SourceROS1},
+		"/accel":   {Name: "/accel", Type: "geometry_msgs/Accel", Direction: fleet.Output, Source: fleet.SourceROS1},
+		"/cmd_vel": {Name: "/cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleet.Input, Source: fleet.SourceROS1,
+			Limits: fleet.SpeedLimits{Linear: DefaultMaxLinear, Angular: DefaultMaxAngular}},
+		"/rosout": {Name: "/rosout", Type: "rosgraph_msgs/Log", Direction: fleet.Output, Source: fleet.SourceROS1},
+	}
+	for name, w := range want {
+		if got := streams[name]; got != w {
+			t.Errorf("%s: got %+v, want %+v", name, got, w)
+		}
+	}
+}
+
+// Two readers share one ROS subscription; it goes Linger after the last one leaves.
+func TestOneSubscriptionPerTopic(t *testing.T) {
+	m := rostest.StartMaster(t)
+	m.Python(t, robotScript)
+	r, _, _ := startRobot(t, m, Config{})
+	streamsOf(t, r, "/scan")
+	ctx := context.Background()
+	a, err := r.Subscribe(ctx, key("/scan"), fleet.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.Subscribe(ctx, key("/scan"), fleet.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []*fleet.Subscription{a, b} {
+		wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+		s, err := sub.Next(wait)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var scan catalogpb.LaserScan
+		if err := proto.Unmarshal(s.Payload, &scan); err != nil || len(scan.Ranges) != 100 || scan.Ranges[99] != float32(1.0+99*0.01) || scan.Header.FrameId != "laser" {
+			t.Fatalf("scan %v, %v", &scan, err)
+		}
+	}
+	subscribed := func() int {
+		st, err := r.node.Master().GetSystemState(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, tn := range st.Subscribers {
+			if tn.Topic == "/scan" {
+				for _, node := range tn.Nodes {
+					if node == r.node.Name() {
+						n++
+					}
+				}
+			}
+		}
+		return n
+	}
+	if n := subscribed(); n != 1 {
+		t.Errorf("registered %d times as subscriber of /scan", n)
+	}
+	a.Close()
+	b.Close()
+	rostest.Eventually(t, 10*time.Second, "the subscription is dropped after the last reader", func() bool { return subscribed() == 0 })
+	// A reader after that starts afresh and gets a new message.
+	c, err := r.Subscribe(ctx, key("/scan"), fleet.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := c.Next(wait); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReadAndMetrics(t *testing.T) {
+	m := rostest.StartMaster(t)
+	m.Python(t, robotScript)
+	r, _, _ := startRobot(t, m, Config{})
+	streamsOf(t, r, "/odom", "/battery", "/accel")
+	ctx := context.Background()
+	s, err := r.Read(ctx, key("/odom"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var odom catalogpb.Odometry
+	if err := proto.Unmarshal(s.Payload, &odom); err != nil || odom.Pose.Pose.Position.X != 1.5 || odom.ChildFrameId != "base_link" {
+		t.Fatalf("odometry %v, %v", &odom, err)
+	}
+	bat, err := r.Metric(ctx, fleet.MetricBattery, "")
+	if err != nil || bat.Value.(float64) < 79.99 || bat.Value.(float64) > 80.01 {
+		t.Errorf("battery %v, %v", bat, err)
+	}
+	pos, err := r.Metric(ctx, fleet.MetricPosition, "")
+	if err != nil || pos.Value != `{"x":1.5,"y":-2,"theta":0.5,"frame":"odom"}` {
+		t.Errorf("position %v, %v", pos, err)
+	}
+	types, err := r.Metrics(ctx)
+	if err != nil || !containsAll(types, fleet.MetricBattery, fleet.MetricPosition, fleet.MetricComponents) {
+		t.Errorf("metric types %v, %v", types, err)
+	}
+	comps, _ := r.Metric(ctx, fleet.MetricComponents, "")
+	if list, _ := comps.Value.([]fleet.ComponentInfo); len(list) == 0 || !strings.Contains(fmt.Sprint(list), "/testbot") {
+		t.Errorf("components %v", comps)
+	}
+	// KPIs never wait: they come once the subscriptions have a value.
+	rostest.Eventually(t, 10*time.Second, "pose and battery KPIs", func() bool {
+		kpis, err := r.KPIs(ctx)
+		return err == nil && len(kpis) == 2
+	})
+	// A topic of a type outside the catalog reads as its ROS bytes.
+	raw, err := r.Read(ctx, key("/accel"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw.Type != "geometry_msgs/Accel" || len(raw.Payload) != 48 || hex.EncodeToString(raw.Payload[:8]) != "0000000000000a40" {
+		t.Errorf("accel %s %x", raw.Type, raw.Payload)
+	}
+	// Input topics cannot be read; unknown ones are not found.
+	if _, err := r.Read(ctx, key("/cmd_vel")); !errors.Is(err, fleet.ErrInvalid) {
+		t.Errorf("reading an input: %v", err)
+	}
+	if _, err := r.Read(ctx, key("/nope")); !errors.Is(err, fleet.ErrNotFound) {
+		t.Errorf("reading an unknown topic: %v", err)
+	}
+}
+
+func containsAll(types []fleet.MetricType, want ...fleet.MetricType) bool {
+	for _, w := range want {
+		found := false
+		for _, t := range types {
+			found = found || t == w
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// A Twist reaches a rospy subscriber as ROS bytes, the first one too (the node connects to
+// the new publisher a moment after it is advertised).
+func TestPublishTwist(t *testing.T) {
+	m := rostest.StartMaster(t)
+	bot := m.Python(t, robotScript)
+	r, _, _ := startRobot(t, m, Config{MaxLinear: 0.7, MaxAngular: 1.2})
+	// The input declares the limits the gateway clamps commands to.
+	if s := streamsOf(t, r, "/cmd_vel")["/cmd_vel"]; s.Limits != (fleet.SpeedLimits{Linear: 0.7, Angular: 1.2}) {
+		t.Errorf("limits %+v", s.Limits)
+	}
+	ctx := context.Background()
+	send := func(lx, az float64) {
+		t.Helper()
+		b, _ := proto.Marshal(&catalogpb.Twist{Linear: &catalogpb.Vector3{X: lx}, Angular: &catalogpb.Vector3{Z: az}})
+		if err := r.Publish(ctx, key("/cmd_vel"), "Platform.Messages.geometry_msgs.Twist", b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(0.5, -0.25) // the first command, right after advertising, is not lost
+	if _, err := bot.WaitLine(10*time.Second, func(l string) bool { return l == "cmd 0.500 -0.250" }); err != nil {
+		t.Fatal(err)
+	}
+	send(0.25, 0.5)
+	if _, err := bot.WaitLine(10*time.Second, func(l string) bool { return l == "cmd 0.250 0.500" }); err != nil {
+		t.Fatal(err)
+	}
+	// Wrong type, output topic, NaN: refused.
+	b, _ := proto.Marshal(&catalogpb.Twist{})
+	if err := r.Publish(ctx, key("/cmd_vel"), "Platform.Messages.geometry_msgs.Pose", b); !errors.Is(err, fleet.ErrInvalid) {
+		t.Errorf("wrong type: %v", err)
+	}
+	if err := r.Publish(ctx, key("/odom"), "Platform.Messages.nav_msgs.Odometry", nil); !errors.Is(err, fleet.ErrInvalid) {
+		t.Errorf("output topic: %v", err)
+	}
+}
+
+// kill -9 of the master: the robot goes offline, its readers end with ErrOffline; the master
+// and the robot's nodes restart: the robot is online again and its streams flow.
+func TestMasterRestart(t *testing.T) {
+	m := rostest.StartMaster(t)
+	bot := m.Python(t, robotScript)
+	r, p, _ := startRobot(t, m, Config{})
+	streamsOf(t, r, "/odom")
+	sub, err := r.Subscribe(context.Background(), key("/odom"), fleet.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Kill()
+	rostest.Eventually(t, 10*time.Second, "the robot is offline", p.is(false))
+	select {
+	case <-sub.Done():
+		if !errors.Is(sub.Err(), fleet.ErrOffline) {
+			t.Errorf("subscription ended with %v", sub.Err())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the subscription did not end")
+	}
+	if _, err := r.Streams(context.Background()); !errors.Is(err, fleet.ErrOffline) {
+		t.Errorf("streams while offline: %v", err)
+	}
+	bot.Kill()
+	m.Start()
+	back := time.Now()
+	m.Python(t, robotScript) // ROS nodes do not re-register with a new master: they restart
+	rostest.Eventually(t, 10*time.Second, "the robot is online again", p.is(true))
+	if d := time.Since(back); d > 5*time.Second {
+		t.Errorf("online %v after the master returned", d)
+	}
+	streamsOf(t, r, "/odom")
+	s, err := r.Read(context.Background(), key("/odom"))
+	if err != nil || s.Type != "Platform.Messages.nav_msgs.Odometry" {
+		t.Fatalf("read after the restart: %v, %v", s, err)
+	}
+}
+
+// A publisher whose type has another md5sum than ours is refused with one log line naming
+// the topic and both types, and a read says why it has nothing.
+func TestMD5MismatchRefused(t *testing.T) {
+	m := rostest.StartMaster(t)
+	m.Python(t, `
+import rospy
+from std_msgs.msg import String
+class OldBattery(String):
+    _type = 'sensor_msgs/BatteryState'
+    _md5sum = 'ba95b5b3ebe9bbac01b5ceb8b8ab9a11'
+rospy.init_node('oldbot')
+pub = rospy.Publisher('/battery', OldBattery, queue_size=1)
+print('ready', flush=True)
+r = rospy.Rate(10)
+while not rospy.is_shutdown():
+    pub.publish(OldBattery('x'))
+    r.sleep()
+`)
+	r, _, logs := startRobot(t, m, Config{ReadTimeout: 2 * time.Second})
+	streamsOf(t, r, "/battery")
+	_, err := r.Read(context.Background(), key("/battery"))
+	if !errors.Is(err, fleet.ErrUnavailable) || !strings.Contains(err.Error(), "sensor_msgs/BatteryState") {
+		t.Errorf("read: %v", err)
+	}
+	rostest.Eventually(t, 5*time.Second, "the refusal is logged", func() bool {
+		return strings.Contains(logs.String(), "refused the subscription to /battery as sensor_msgs/BatteryState (md5sum 4ddae7f048e32fda22cac764685e3974)")
+	})
+	if n := strings.Count(logs.String(), "refused the subscription to /battery"); n != 1 {
+		t.Errorf("logged %d times", n)
+	}
+}

@@ -1,0 +1,361 @@
+// Package ros1 is the ROS 1 robot source: one robot per ROS master, whose topics are its
+// streams (source 2). It speaks the ROS 1 protocols itself (rosnode, tcpros, xmlrpc beneath
+// it) and implements fleet.Robot, so nothing above the contract learns about ROS.
+//
+// The robot is online while its master answers. Topics are listed from the master at most
+// every PollPeriod and only when someone asks; each topic is subscribed to once, on its first
+// reader, and dropped Linger after its last; an input topic is advertised on first use and
+// kept. After a master restart the agent registers again.
+package ros1
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/hoststat"
+	"github.com/fleetgate/fleetgate/internal/ros1/rosnode"
+)
+
+// Presence is told when the robot comes online (its master answers and the agent is
+// registered) and goes offline; the server adapts the fleet registry to it.
+type Presence interface {
+	Online(ctx context.Context, r fleet.Robot) error
+	Offline(r fleet.Robot)
+}
+
+// Config configures the robot of one ROS master.
+type Config struct {
+	MasterURI string // http://host:11311
+	Name      string // robot name; default: the master's host
+	PoseTopic string // nav_msgs/Odometry or geometry_msgs/PoseStamped; default /odom
+	// MaxLinear (m/s) and MaxAngular (rad/s, or rad of steering) are the speed limits input
+	// topics declare (fleet.Stream.Limits); the gateway clamps drive commands to them.
+	MaxLinear, MaxAngular float64
+	// Host is the address the agent advertises to ROS nodes; default from ROS_HOSTNAME,
+	// ROS_IP or the host name (rosnode.AdvertisedHost).
+	Host         string
+	DataDir      string // the robot's id is kept under DataDir/ros1
+	LogFile      string // the agent's log file, offered as a resource; may be empty
+	AgentVersion string
+	HostStats    *hoststat.Sampler // nil: no host metrics
+	Logger       *slog.Logger
+	Presence     Presence
+
+	// Timing; zero means the default. Tests shorten them.
+	PollPeriod   time.Duration // topic list refresh and master check; default 2 s
+	Linger       time.Duration // a topic nobody reads is unsubscribed after this; default 5 s
+	ReadTimeout  time.Duration // a read waits this long for a first message; default 5 s
+	OfflineAfter int           // failed master checks, 1 s apart, before going offline; default 2
+	// Now is the clock of the topic list's age; default time.Now. Tests inject theirs.
+	Now func() time.Time
+}
+
+// Defaults.
+const (
+	DefaultPoseTopic  = "/odom"
+	DefaultMaxLinear  = 1.0
+	DefaultMaxAngular = 1.5
+	defaultPoll       = 2 * time.Second
+	defaultLinger     = 5 * time.Second
+	defaultRead       = 5 * time.Second
+	// retryPeriod is how often an unreachable master is tried: its return is noticed
+	// within a second, well inside the 5 s re-registration promise.
+	retryPeriod = time.Second
+	// inputLinger: a command younger than this reaches a subscriber that connects after it
+	// (see rosnode.PublishOptions.Linger); older ones have been replaced by the deadman's zero.
+	inputLinger = time.Second
+)
+
+// Robot is the robot of one ROS master. It implements fleet.Robot.
+type Robot struct {
+	cfg  Config
+	log  *slog.Logger
+	info fleet.Info
+	uuid uuid.UUID
+	node *rosnode.Node
+
+	mu        sync.Mutex
+	online    bool
+	graph     graph               // the last topic list
+	graphAt   time.Time           // when it was read; zero: never
+	nodes     []string            // the graph's nodes but ours, sorted
+	inbound   map[string]*inbound // output topics being read
+	outbound  map[string]*outbound
+	masterPID int
+
+	refresh sync.Mutex // one topic-list read at a time
+
+	stop      context.CancelFunc
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+var _ fleet.Robot = (*Robot)(nil)
+
+// Start starts the node and the loop that follows the master. The robot goes online through
+// cfg.Presence as soon as its master answers; Start does not wait for it.
+func Start(ctx context.Context, cfg Config) (*Robot, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Presence == nil {
+		return nil, errors.New("ros1: no Presence")
+	}
+	u, err := url.Parse(cfg.MasterURI)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("ros1: master URI %q is not http://host:port", cfg.MasterURI)
+	}
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	cfg.MasterURI = u.String()
+	if cfg.Name == "" {
+		cfg.Name = u.Hostname()
+	}
+	if cfg.PoseTopic == "" {
+		cfg.PoseTopic = DefaultPoseTopic
+	}
+	if cfg.MaxLinear <= 0 {
+		cfg.MaxLinear = DefaultMaxLinear
+	}
+	if cfg.MaxAngular <= 0 {
+		cfg.MaxAngular = DefaultMaxAngular
+	}
+	if cfg.PollPeriod <= 0 {
+		cfg.PollPeriod = defaultPoll
+	}
+	if cfg.Linger <= 0 {
+		cfg.Linger = defaultLinger
+	}
+	if cfg.ReadTimeout <= 0 {
+		cfg.ReadTimeout = defaultRead
+	}
+	if cfg.OfflineAfter <= 0 {
+		cfg.OfflineAfter = 2
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	id, err := loadIdentity(filepath.Join(cfg.DataDir, "ros1"), cfg.MasterURI)
+	if err != nil {
+		return nil, fmt.Errorf("ros1: %w", err)
+	}
+	r := &Robot{
+		cfg: cfg,
+		log: cfg.Logger.With("robot", cfg.Name, "master", cfg.MasterURI),
+		info: fleet.Info{
+			ID:            id,
+			Name:          cfg.Name,
+			ConfigName:    "ros1",
+			ConfigVersion: "1",
+			AgentVersion:  cfg.AgentVersion,
+		},
+		uuid:     uuid.MustParse(id),
+		inbound:  map[string]*inbound{},
+		outbound: map[string]*outbound{},
+		done:     make(chan struct{}),
+	}
+	// One node name per robot, stable across restarts: a restarted agent takes over its
+	// own registrations instead of leaving a dead node beside a new one.
+	r.node, err = rosnode.Start(rosnode.Config{
+		Name:      "/fleetgate_" + strings.ReplaceAll(id, "-", "")[:12],
+		MasterURI: cfg.MasterURI,
+		Host:      cfg.Host,
+		Logger:    r.log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ros1: %w", err)
+	}
+	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	r.stop = stop
+	go r.run(runCtx)
+	context.AfterFunc(ctx, r.Close)
+	r.log.Info("ROS 1 node started", "node", r.node.Name(), "api", r.node.URI())
+	return r, nil
+}
+
+// Close takes the robot offline, unregisters from the master and stops the node.
+func (r *Robot) Close() {
+	r.closeOnce.Do(func() {
+		r.stop()
+		<-r.done
+		r.goOffline("the agent is stopping")
+		r.mu.Lock()
+		outs := r.outbound
+		r.outbound = map[string]*outbound{}
+		r.mu.Unlock()
+		_ = outs // the node closes the publishers
+		r.node.Close()
+	})
+}
+
+// Info identifies the robot.
+func (r *Robot) Info() fleet.Info { return r.info }
+
+// run follows the master: online while it answers, offline after OfflineAfter failed checks,
+// registered again when it comes back or restarts.
+func (r *Robot) run(ctx context.Context) {
+	defer close(r.done)
+	failures := 0
+	for {
+		ctxCall, cancel := context.WithTimeout(ctx, r.cfg.PollPeriod)
+		pid, err := r.node.Master().GetPid(ctxCall)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		r.mu.Lock()
+		online, lastPID := r.online, r.masterPID
+		r.mu.Unlock()
+		wait := r.cfg.PollPeriod
+		switch {
+		case err != nil:
+			failures++
+			wait = retryPeriod
+			if online && failures >= r.cfg.OfflineAfter {
+				r.log.Warn("ROS master unreachable; robot offline", "err", err)
+				r.goOffline("the ROS master is unreachable")
+			}
+		case !online:
+			failures = 0
+			if err := r.goOnline(ctx, pid); err != nil {
+				r.log.Warn("ROS master answers but the robot cannot go online yet", "err", err)
+				wait = retryPeriod
+			}
+		case pid != lastPID:
+			failures = 0
+			// Restarted between two checks: the new master knows nothing of us.
+			r.log.Info("ROS master restarted; registering again", "pid", pid)
+			r.mu.Lock()
+			r.masterPID = pid
+			r.graphAt = time.Time{}
+			r.mu.Unlock()
+			if err := r.node.Reregister(ctx); err != nil {
+				r.log.Warn("registering again with the ROS master", "err", err)
+			}
+		default:
+			failures = 0
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
+}
+
+func (r *Robot) goOnline(ctx context.Context, pid int) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*r.cfg.PollPeriod+5*time.Second)
+	defer cancel()
+	// Publications are kept across a master's absence; the new master must learn them.
+	if err := r.node.Reregister(ctx); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.online, r.masterPID, r.graphAt = true, pid, time.Time{}
+	r.mu.Unlock()
+	if err := r.cfg.Presence.Online(ctx, r); err != nil {
+		r.mu.Lock()
+		r.online = false
+		r.mu.Unlock()
+		return fmt.Errorf("registering the robot: %w", err)
+	}
+	r.log.Info("ROS master answers; robot online", "pid", pid)
+	return nil
+}
+
+// goOffline ends every reader with fleet.ErrOffline and drops the subscriptions; the
+// publishers stay, to be registered again when the master returns.
+func (r *Robot) goOffline(why string) {
+	r.mu.Lock()
+	was := r.online
+	r.online = false
+	ins := r.inbound
+	r.inbound = map[string]*inbound{}
+	r.mu.Unlock()
+	if was {
+		r.cfg.Presence.Offline(r)
+	}
+	err := fleet.Errorf(fleet.ErrOffline, "robot %s is offline: %s", r.info.Name, why)
+	var wg sync.WaitGroup
+	for _, in := range ins {
+		wg.Go(func() { in.shutdown(err) })
+	}
+	wg.Wait()
+}
+
+func (r *Robot) offline() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.online {
+		return fleet.Errorf(fleet.ErrOffline, "robot %s is offline: its ROS master does not answer", r.info.Name)
+	}
+	return nil
+}
+
+// identities keeps the ids of the ROS robots by master URI, so a robot keeps its id and its
+// history in the gateway across restarts of the agent.
+type identities struct {
+	Robots map[string]identity `json:"robots"`
+}
+
+type identity struct {
+	ID      string    `json:"id"`
+	Created time.Time `json:"created"`
+}
+
+func loadIdentity(dir, master string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "robots.json")
+	doc := identities{Robots: map[string]identity{}}
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return "", err
+	default:
+		// A damaged file is an error, not a reason for a new id: the robot's record in the
+		// gateway would be orphaned.
+		if err := json.Unmarshal(b, &doc); err != nil {
+			return "", fmt.Errorf("%s: %w", path, err)
+		}
+		if doc.Robots == nil {
+			doc.Robots = map[string]identity{}
+		}
+	}
+	if id, ok := doc.Robots[master]; ok {
+		if _, err := uuid.Parse(id.ID); err != nil {
+			return "", fmt.Errorf("%s: robot of %s: id %q: %w", path, master, id.ID, err)
+		}
+		return id.ID, nil
+	}
+	id := identity{ID: uuid.NewString(), Created: time.Now().UTC().Truncate(time.Second)}
+	doc.Robots[master] = id
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(out, '\n'), 0o600); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", err
+	}
+	return id.ID, nil
+}

@@ -1,0 +1,412 @@
+// The REST endpoints 4 to 12 of v2: a robot's resources, streams, templates, uploads and
+// metrics, and the event log.
+
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/gateway"
+)
+
+type resourceItem struct {
+	ResourceID string    `json:"resourceId"`
+	Name       string    `json:"name"`
+	Type       string    `json:"type"`
+	Size       int64     `json:"size"`
+	CreatedAt  time.Time `json:"createdAt"`
+}
+
+type resourcesResponse struct {
+	Resources []resourceItem `json:"resources"`
+}
+
+// resources is endpoint 4.
+func (h *v2) resources(c echo.Context) error {
+	list, err := h.gw.Resources(c.Request().Context(), callerOf(c), c.Param("robotId"))
+	if err != nil {
+		return err
+	}
+	resp := resourcesResponse{Resources: make([]resourceItem, len(list))}
+	for i, r := range list {
+		resp.Resources[i] = resourceItem{ResourceID: r.ID, Name: r.Name, Type: r.MIMEType, Size: r.Size, CreatedAt: r.CreatedAt.UTC()}
+	}
+	return c.JSON(http.StatusOK, resp)
+}
+
+type downloadResponse struct {
+	URL string `json:"url"`
+}
+
+// download is endpoint 5: a pre-signed absolute URL.
+func (h *v2) download(c echo.Context) error {
+	link, err := h.gw.ResourceLink(c.Request().Context(), callerOf(c), c.Param("robotId"), c.Param("resourceId"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, downloadResponse{URL: h.absolute(c, link)})
+}
+
+// absolute turns a gateway path into an absolute URL: the configured public URL, else the
+// request's own scheme and host.
+func (h *v2) absolute(c echo.Context, path string) string {
+	if h.publicURL != "" {
+		return strings.TrimRight(h.publicURL, "/") + path
+	}
+	return c.Scheme() + "://" + c.Request().Host + path
+}
+
+type streamItem struct {
+	ComponentName    string  `json:"componentName"`
+	StreamName       string  `json:"streamName"`
+	StreamType       string  `json:"streamType"`
+	Direction        string  `json:"direction"`
+	StreamSourceType int     `json:"streamSourceType"`
+	DisplayName      *string `json:"displayName"`
+	SourceURL        *string `json:"sourceUrl"`
+	SourceEndpoint   *string `json:"sourceEndpoint"`
+}
+
+type streamsResponse struct {
+	RobotStreams []streamItem `json:"robotStreams"`
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// streams is endpoint 6.
+func (h *v2) streams(c echo.Context) error {
+	list, err := h.gw.Streams(c.Request().Context(), callerOf(c), c.Param("robotId"))
+	if err != nil {
+		return err
+	}
+	resp := streamsResponse{RobotStreams: make([]streamItem, len(list))}
+	for i, s := range list {
+		resp.RobotStreams[i] = streamItem{
+			ComponentName: s.Component, StreamName: s.Name, StreamType: s.Type, Direction: s.Direction,
+			StreamSourceType: int(s.Source), DisplayName: nullable(s.DisplayName),
+			SourceURL: nullable(s.SourceURL), SourceEndpoint: nullable(s.SourceEndpoint),
+		}
+	}
+	return c.JSON(http.StatusOK, resp)
+}
+
+type streamReadResponse struct {
+	RobotStream string `json:"robotStream"`
+}
+
+// readStream is endpoint 7.
+func (h *v2) readStream(c echo.Context) error {
+	sel, err := streamQuery(c)
+	if err != nil {
+		return err
+	}
+	data, err := h.gw.ReadStream(c.Request().Context(), callerOf(c), c.Param("robotId"), sel)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, streamReadResponse{RobotStream: string(data)})
+}
+
+// streamQuery reads endpoint 7's query: componentName (may be empty), streamName (required),
+// source and streamType (optional filters).
+func streamQuery(c echo.Context) (gateway.StreamSelector, error) {
+	var sel gateway.StreamSelector
+	var err error
+	if sel.Component, err = queryParam(c, "componentName"); err != nil {
+		return sel, err
+	}
+	if sel.Name, err = requireQuery(c, "streamName"); err != nil {
+		return sel, err
+	}
+	if sel.Type, err = queryParam(c, "streamType"); err != nil {
+		return sel, err
+	}
+	source, err := queryParam(c, "source")
+	if err != nil {
+		return sel, err
+	}
+	if sel.Source, err = parseSource(source); err != nil {
+		return sel, err
+	}
+	return sel, nil
+}
+
+// parseSource reads a stream source type given as text; empty means any.
+func parseSource(s string) (fleet.SourceType, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || !fleet.SourceType(n).Valid() {
+		return 0, gateway.Errorf(gateway.EInvalid, "source %q is not a stream source type (1 to 6)", s)
+	}
+	return fleet.SourceType(n), nil
+}
+
+// messageTypeParam is the message type of a template route: a catalog name, or a ROS name
+// whose slashes come percent-encoded within the one path segment (geometry_msgs%2Fmsg%2FTwist),
+// which the router leaves encoded.
+func messageTypeParam(c echo.Context, name string) (string, error) {
+	v, err := url.PathUnescape(c.Param(name))
+	if err != nil {
+		return "", gateway.Errorf(gateway.EInvalid, "%s is not a valid path segment", name)
+	}
+	return v, nil
+}
+
+type templateResponse struct {
+	EmptyJSON string `json:"emptyJson"`
+}
+
+// template is endpoint 8.
+func (h *v2) template(c echo.Context) error {
+	name, err := messageTypeParam(c, "messageType")
+	if err != nil {
+		return err
+	}
+	t, err := h.gw.Template(c.Request().Context(), callerOf(c), name)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, templateResponse{EmptyJSON: string(t)})
+}
+
+type uploadRequest struct {
+	ComponentName string          `json:"componentName"`
+	StreamName    string          `json:"streamName"`
+	Source        json.RawMessage `json:"source"`
+	StreamJSON    json.RawMessage `json:"streamJson"`
+	DataType      string          `json:"dataType"`
+}
+
+// readUpload reads the body of an upload (endpoint 9 and S8). source may be a string or a
+// number; streamJson is a JSON document serialized as a string, or the object itself. Keys
+// match without regard to case (encoding/json), so S8's lower-case keys read the same.
+func readUpload(c echo.Context) (gateway.UploadInput, error) {
+	var req uploadRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return gateway.UploadInput{}, err
+	}
+	source, err := sourceField(req.Source)
+	if err != nil {
+		return gateway.UploadInput{}, err
+	}
+	doc, err := streamJSONField(req.StreamJSON)
+	if err != nil {
+		return gateway.UploadInput{}, err
+	}
+	return gateway.UploadInput{
+		Stream:   gateway.StreamSelector{Component: req.ComponentName, Name: req.StreamName, Source: source},
+		DataType: req.DataType,
+		JSON:     doc,
+	}, nil
+}
+
+// upload is endpoint 9.
+func (h *v2) upload(c echo.Context) error {
+	in, err := readUpload(c)
+	if err != nil {
+		return err
+	}
+	if err := h.gw.UploadStream(c.Request().Context(), callerOf(c), c.Param("robotId"), in); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusOK)
+}
+
+// sourceField reads a source given as a JSON string or number; absent or null means any.
+func sourceField(raw json.RawMessage) (fleet.SourceType, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, nil
+	}
+	var text string
+	if raw[0] == '"' {
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return 0, gateway.Errorf(gateway.EInvalid, "source must be a stream source type (1 to 6)")
+		}
+	} else {
+		text = string(raw)
+	}
+	return parseSource(text)
+}
+
+// streamJSONField returns the JSON document in streamJson.
+func streamJSONField(raw json.RawMessage) ([]byte, error) {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		return nil, gateway.Errorf(gateway.EInvalid, "streamJson is required")
+	case raw[0] == '"':
+		var doc string
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			return nil, gateway.Errorf(gateway.EInvalid, "streamJson must be a JSON document serialized as a string")
+		}
+		return []byte(doc), nil
+	case raw[0] == '{':
+		return raw, nil
+	default:
+		return nil, gateway.Errorf(gateway.EInvalid, "streamJson must be a JSON document serialized as a string")
+	}
+}
+
+type metricListItem struct {
+	MetricType int    `json:"metricType"`
+	MetricName string `json:"metricName"`
+}
+
+type metricsResponse struct {
+	Metrics []metricListItem `json:"metrics"`
+}
+
+// metrics is endpoint 10.
+func (h *v2) metrics(c echo.Context) error {
+	robotID, err := requireQuery(c, "robotId")
+	if err != nil {
+		return err
+	}
+	types, err := h.gw.MetricTypes(c.Request().Context(), callerOf(c), robotID)
+	if err != nil {
+		return err
+	}
+	resp := metricsResponse{Metrics: make([]metricListItem, len(types))}
+	for i, t := range types {
+		resp.Metrics[i] = metricListItem{MetricType: int(t), MetricName: t.Name()}
+	}
+	return c.JSON(http.StatusOK, resp)
+}
+
+type metricResponse struct {
+	BasicData basicData      `json:"basicData"`
+	Metric    map[string]any `json:"metric"`
+}
+
+// metric is endpoint 11.
+func (h *v2) metric(c echo.Context) error {
+	id, err := strconv.Atoi(c.Param("metricId"))
+	if err != nil {
+		return gateway.Errorf(gateway.EInvalid, "metricId %q is not a metric type number", c.Param("metricId"))
+	}
+	name, err := queryParam(c, "metricName")
+	if err != nil {
+		return err
+	}
+	r, m, err := h.gw.Metric(c.Request().Context(), callerOf(c), c.Param("robotId"), fleet.MetricType(id), name)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, metricResponse{BasicData: basicData{ID: r.ID, Name: r.Name}, Metric: metricBody(m, camelCase)})
+}
+
+// metricBody is the contract's polymorphic metric object: "$type" and "name" from the
+// metric class, the value in "value", except classes 10 to 12 which carry a named payload.
+// Its keys are written here as v2 spells them; keys respells them for a convention.
+func metricBody(m fleet.Metric, keys keyCasing) map[string]any {
+	class := m.Class()
+	out := map[string]any{"$type": int(class), "name": class.Name()}
+	switch v := m.Value.(type) {
+	case nil:
+	case fleet.Usage:
+		out["value"] = map[string]any{"used": v.Used, "limit": v.Limit}
+	case time.Time:
+		out["value"] = v.UTC()
+	case fleet.AgentSw:
+		out["value"] = map[string]any{"updateAvailable": v.UpdateAvailable}
+	case fleet.AgentOperationalState:
+		out["value"] = map[string]any{"agentStatus": v.AgentStatus, "version": v.Version}
+	case []fleet.Recorder:
+		recorders := make([]map[string]any, len(v))
+		for i, r := range v {
+			recorders[i] = map[string]any{
+				"recorderType": r.Type, "recorderState": r.State, "startTime": r.StartTime.UTC(),
+				"endTime": r.EndTime.UTC(), "id": r.ID, "errorType": r.ErrorType,
+				"duration": hms(r.EndTime.Sub(r.StartTime)),
+				// An extension: samples the recorder let go, its disk slower than the streams.
+				"droppedSamples": r.Dropped,
+			}
+		}
+		out["agentRecordings"] = map[string]any{"agentRecorders": recorders}
+	case []fleet.ComponentInfo:
+		infos := make([]map[string]any, len(v))
+		for i, ci := range v {
+			infos[i] = map[string]any{
+				"componentId": ci.ID, "componentUuid": ci.UUID, "version": ci.Version,
+				"componentName": ci.Name, "componentState": ci.State,
+			}
+		}
+		out["componentInfosDto"] = map[string]any{"componentsInfoDto": infos}
+	case fleet.ConfigInfo:
+		out["configInfoDto"] = map[string]any{"configName": v.Name, "version": v.Version, "configState": v.State}
+	default:
+		out["value"] = v
+	}
+	return keys.respell(out)
+}
+
+// hms formats a duration as the contract's hh:mm:ss.
+func hms(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	s := int64(d / time.Second)
+	return strconv.FormatInt(s/3600, 10) + ":" + two(s/60%60) + ":" + two(s%60)
+}
+
+func two(n int64) string {
+	if n < 10 {
+		return "0" + strconv.FormatInt(n, 10)
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// Files serves signed downloads at /files/{resourceId}: no bearer token, the signature is
+// the authority. Range requests work (http.ServeContent).
+func Files(gw *gateway.Gateway) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		f, res, err := gw.OpenLink(req.Context(), req.Method, req.URL.Path, req.URL.Query(), c.Param("resourceId"))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		var content io.ReadSeeker = f
+		if res.Size > 0 {
+			// A growing file (a log) is served as it was when listed, so size and body agree.
+			content = io.NewSectionReader(readerAt{f}, 0, res.Size)
+		}
+		h := c.Response().Header()
+		h.Set(echo.HeaderContentType, res.MIMEType)
+		h.Set(echo.HeaderContentDisposition, `attachment; filename="`+strings.NewReplacer(`"`, "", `\`, "").Replace(res.Name)+`"`)
+		h.Set("X-Content-Type-Options", "nosniff")
+		http.ServeContent(c.Response(), req, res.Name, res.CreatedAt, content)
+		return nil
+	}
+}
+
+// readerAt adapts a ReadSeeker to io.ReaderAt for SectionReader when the file lacks ReadAt.
+type readerAt struct{ f fleet.ResourceFile }
+
+func (r readerAt) ReadAt(p []byte, off int64) (int, error) {
+	if ra, ok := r.f.(io.ReaderAt); ok {
+		return ra.ReadAt(p, off)
+	}
+	if _, err := r.f.Seek(off, io.SeekStart); err != nil {
+		return 0, err
+	}
+	return io.ReadFull(r.f, p)
+}
