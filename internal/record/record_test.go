@@ -654,3 +654,39 @@ func stopping(r *Recorder, id string) bool {
 	defer e.s.mu.Unlock()
 	return e.s.stopped
 }
+
+// lateDefinitionRobot knows its opaque stream's definition only from its third asking on,
+// as a ROS 1 source learns it from the first publisher that connects.
+type lateDefinitionRobot struct {
+	testRobot
+	mu    sync.Mutex
+	asked int
+}
+
+func (r *lateDefinitionRobot) MessageDefinition(ctx context.Context, key fleet.StreamKey) (string, string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.asked++
+	if r.asked < 3 {
+		return "", "", fleet.Errorf(fleet.ErrNotFound, "no publisher yet")
+	}
+	return r.testRobot.MessageDefinition(ctx, key)
+}
+
+// TestOpaqueDefinitionLearntAfterSubscribing: an opaque stream whose definition the source
+// learns once subscribed is recorded with it as a ros1msg schema.
+func TestOpaqueDefinitionLearntAfterSubscribing(t *testing.T) {
+	rec := openRecorder(t, testConfig(t))
+	raw := &lateDefinitionRobot{testRobot: newTestRobot("robot1")}
+	robot := rec.Wrap(raw)
+	r := start(t, robot, fleet.RecordingRequest{Streams: []fleet.StreamKey{beaconKey}})
+	emitWritten(t, robot, raw.testRobot, r.ID, beaconKey, typeBeacon, beaconPayload(1))
+	robot.StopRecording(bg, r.ID)
+	s := summaryOf(t, rec.path(r.ID))
+	if len(s.Schemas) != 1 || s.Schemas[1].Encoding != mcap.SchemaROS1 || string(s.Schemas[1].Data) != beaconDef || s.Schemas[1].Name != typeBeacon {
+		t.Fatalf("schemas %+v, want the ros1msg definition learnt after subscribing", s.Schemas)
+	}
+	if c := s.Channels[0]; c.SchemaID != 1 || c.MessageEncoding != mcap.MessageROS1 || c.Topic != "/beacon" {
+		t.Fatalf("channel %+v", c)
+	}
+}

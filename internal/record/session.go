@@ -73,6 +73,21 @@ func (r *Recorder) open(ctx context.Context, robot *Robot, e *entry, plans []pla
 		return fail(fleet.Errorf(fleet.ErrUnavailable, "writing the recording's file: %v", err))
 	}
 	s.w = w
+	// Subscribing first lets a source learn an opaque type's definition from the stream
+	// itself (a ROS publisher's connection header) before its channel is written.
+	for _, p := range plans {
+		sub, err := robot.Robot.Subscribe(ctx, p.stream.Key(), fleet.SubscribeOptions{MaxRate: e.meta.MaxRate})
+		if err != nil {
+			return fail(err)
+		}
+		sub.Buffer(subscriptionDepth)
+		s.subs = append(s.subs, sub)
+	}
+	for i, p := range plans {
+		if p.messageEnc == mcap.MessageROS1 && p.schemaEncoding == "" {
+			plans[i] = awaitDefinition(ctx, robot.Robot, p)
+		}
+	}
 	schemas := map[string]uint16{}
 	for _, p := range plans {
 		var schemaID uint16
@@ -91,12 +106,6 @@ func (r *Recorder) open(ctx context.Context, robot *Robot, e *entry, plans []pla
 		if err != nil {
 			return fail(fleet.Errorf(fleet.ErrUnavailable, "writing the recording's file: %v", err))
 		}
-		sub, err := robot.Robot.Subscribe(ctx, p.stream.Key(), fleet.SubscribeOptions{MaxRate: e.meta.MaxRate})
-		if err != nil {
-			return fail(err)
-		}
-		sub.Buffer(subscriptionDepth)
-		s.subs = append(s.subs, sub)
 		s.chans = append(s.chans, ch)
 	}
 	s.size.Store(w.Estimate())
@@ -119,6 +128,34 @@ func (r *Recorder) open(ctx context.Context, robot *Robot, e *entry, plans []pla
 		s.timer = r.clock.AfterFunc(d, func() { s.stop("duration limit", "", fleet.RecordingStopped) })
 	}
 	return s, nil
+}
+
+// definitionWait bounds the wait for an opaque stream's definition at the start of a
+// recording: a publisher sends it when it connects, which takes a moment after subscribing.
+const definitionWait = 2 * time.Second
+
+// awaitDefinition asks the source for the definition of an opaque stream's type until it
+// knows it, definitionWait passes or ctx ends; without one the stream is recorded without a
+// schema.
+func awaitDefinition(ctx context.Context, robot fleet.Robot, p plan) plan {
+	if _, ok := robot.(fleet.MessageDefinitions); !ok {
+		return p
+	}
+	ctx, cancel := context.WithTimeout(ctx, definitionWait)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if q, err := schemaOf(ctx, robot, p.stream); err == nil && q.schemaEncoding != "" {
+			q.topic = p.topic
+			return q
+		}
+		select {
+		case <-ctx.Done():
+			return p
+		case <-tick.C:
+		}
+	}
 }
 
 // stop ends the session once: the first reason wins.
