@@ -29,6 +29,7 @@ var poseKey = fleet.StreamKey{Component: "base", Name: "pose", Source: fleet.Sou
 type liveAgent struct {
 	*panelServer
 	robot string
+	bot   *fleettest.Robot
 	users map[string]gateway.User // by role name: none, operator, developer, admin (org admin)
 }
 
@@ -53,7 +54,7 @@ func openLiveAgent(t *testing.T) *liveAgent {
 	if err := s.Registry().Add(context.Background(), bot, gateway.LocalFleetID); err != nil {
 		t.Fatal(err)
 	}
-	a := &liveAgent{panelServer: s, robot: bot.ID, users: map[string]gateway.User{}}
+	a := &liveAgent{panelServer: s, robot: bot.ID, bot: bot, users: map[string]gateway.User{}}
 	org, _ := s.DefaultOrg()
 	for name, role := range map[string]gateway.Role{"none": gateway.RoleNone, "operator": gateway.RoleOperator, "developer": gateway.RoleDeveloper} {
 		roles := map[string]gateway.Role{}
@@ -290,6 +291,7 @@ func TestSocketTokenOpensOneUpgrade(t *testing.T) {
 	conn := dialW3(t, a, tok)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	a.bot.Emit(poseKey, poseType, nil) // a fresh pose: a cached one over a second old is not sent as live
 	if _, _, err := conn.Read(ctx); err != nil {
 		t.Fatalf("reading the pose over the socket: %v", err)
 	}

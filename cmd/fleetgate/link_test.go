@@ -300,7 +300,7 @@ type loggedProcess struct {
 
 // startLogged runs fleetgate in the background and waits for its "listening" line. The
 // process is killed at cleanup; when the test failed, the end of its log is printed.
-func startLogged(t *testing.T, name string, env []string, args ...string) *loggedProcess {
+func startLogged(t testing.TB, name string, env []string, args ...string) *loggedProcess {
 	t.Helper()
 	p := &loggedProcess{name: name, cmd: exec.Command(binary, args...), log: filepath.Join(t.TempDir(), name+".log"), done: make(chan struct{})}
 	f, err := os.Create(p.log)
@@ -379,7 +379,7 @@ func lastLines(s string, n int) string {
 
 // waitFor polls cond until it holds and returns how long that took; past within the test
 // fails.
-func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) time.Duration {
+func waitFor(t testing.TB, within time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
 	start := time.Now()
 	for !cond() {
@@ -407,7 +407,7 @@ func longestRetry(logs string) time.Duration {
 var agentKeyLine = regexp.MustCompile(`(?m)^agent key \(shown once\): (fga_\S+)$`)
 
 // addAgent provisions an agent on a cloud data directory and returns its key.
-func addAgent(t *testing.T, dataDir, name string) string {
+func addAgent(t testing.TB, dataDir, name string) string {
 	t.Helper()
 	stdout, stderr, code := runCLI(t, nil, "agents", "add", "--data", dataDir, "--name", name)
 	m := agentKeyLine.FindStringSubmatch(stdout)
@@ -418,7 +418,7 @@ func addAgent(t *testing.T, dataDir, name string) string {
 }
 
 // localRobots returns the ids of the n robots an agent's local gateway lists.
-func localRobots(t *testing.T, base string, n int) []string {
+func localRobots(t testing.TB, base string, n int) []string {
 	t.Helper()
 	var list struct {
 		RobotDataList []struct{ BasicData struct{ ID string } }

@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 const testToken = "fgt_CliTestToken0123456789abcdefghij"
 
 // runCLI runs a command to completion and returns stdout, stderr and the exit code.
-func runCLI(t *testing.T, env []string, args ...string) (string, string, int) {
+func runCLI(t testing.TB, env []string, args ...string) (string, string, int) {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(cleanEnv(), env...)
@@ -165,7 +165,7 @@ func (p *process) wait(t *testing.T, within time.Duration) int {
 }
 
 // api sends a request to the gateway and decodes a JSON answer into out (when non-nil).
-func api(t *testing.T, method, url, bearer string, out any) int {
+func api(t testing.TB, method, url, bearer string, out any) int {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, nil)
 	if bearer != "" {
@@ -184,7 +184,7 @@ func api(t *testing.T, method, url, bearer string, out any) int {
 	return resp.StatusCode
 }
 
-func login(t *testing.T, base, token string) string {
+func login(t testing.TB, base, token string) string {
 	t.Helper()
 	resp, err := http.Post(base+"/apigateway/v2/auth/login", "application/json",
 		strings.NewReader(`{"userToken":"`+token+`"}`))

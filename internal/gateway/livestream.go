@@ -130,7 +130,7 @@ func (o liveOutput) Subscribe(ctx context.Context, opts fleet.SubscribeOptions) 
 	}
 	sub, err := o.live.Subscribe(ctx, s.Key(), opts)
 	if err != nil {
-		return fleet.Stream{}, nil, live.ErrBootstrap
+		return fleet.Stream{}, nil, fmt.Errorf("%w: %v", live.ErrBootstrap, err)
 	}
 	return s, sub, nil
 }

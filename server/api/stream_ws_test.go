@@ -20,6 +20,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/streampb"
+	"github.com/fleetgate/fleetgate/server"
 	"github.com/fleetgate/fleetgate/server/api"
 	"github.com/fleetgate/fleetgate/server/servertest"
 )
@@ -193,8 +194,10 @@ func TestLiveStreamRefusals(t *testing.T) {
 	})
 }
 
+// TestLiveStreamCloudAnswers404: with its live view off (--cloud-live=false) the cloud answers
+// W3 with the contract's 404.
 func TestLiveStreamCloudAnswers404(t *testing.T) {
-	s := servertest.MustOpen(t)
+	s := servertest.MustOpen(t, func(c *server.Config) { c.NoCloudLive = true })
 	bearer := s.Login(servertest.AdminToken)
 	_, fleet := s.DefaultOrg()
 	r := s.AddRobot(fleet, "cloud-robot")
