@@ -54,7 +54,10 @@ func TestRecordFromTheCloudPanel(t *testing.T) {
 		}}
 	post := func(path string, form url.Values) *http.Response {
 		t.Helper()
-		resp, err := browser.PostForm(cloud.URL+path, form)
+		req, _ := http.NewRequest("POST", cloud.URL+path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", "same-origin") // what a browser sends with a form of the page
+		resp, err := browser.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
