@@ -113,12 +113,14 @@ if [ "$impossible" -ne 0 ]; then
 	printf '%s' "$impossible_lines"
 fi
 
-# Short fuzz runs of the decoders that read what peers on a robot's network send; a crash
+# Short fuzz runs of the decoders that read what peers on a robot's network send, and of the
+# MCAP reader and recovery that read what a crash left on disk; a crash
 # fails the run (the failing input is kept under testdata/fuzz to commit as a regression).
 step "fuzz (short runs)"
 fuzz_failed=0
 for target in "internal/ros1/xmlrpc FuzzDecodeResponse" "internal/ros1/xmlrpc FuzzDecodeCall" \
-	"internal/ros1/tcpros FuzzParseHeader" "internal/ros1/tcpros FuzzReadMessage" "internal/ros1/rosmsg FuzzDecode"; do
+	"internal/ros1/tcpros FuzzParseHeader" "internal/ros1/tcpros FuzzReadMessage" "internal/ros1/rosmsg FuzzDecode" \
+	"internal/mcap FuzzReadSummary" "internal/mcap FuzzRecover"; do
 	read -r pkg fn <<<"$target"
 	if go test -run '^$' -fuzz "^$fn\$" -fuzztime "${FUZZ_TIME:-10s}" "./$pkg" >"$log_dir/fuzz-$fn.log" 2>&1; then
 		echo "fuzz $fn: ok"

@@ -173,11 +173,17 @@ func (s *Server) runDemoAgents(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("%s: starting the simulation: %w", name, err)
 		}
-		for _, r := range simulation.Robots() {
+		rec, err := s.openRecorder(dir)
+		if err != nil {
+			simulation.Close()
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		for _, r := range recordable(rec, simulation.Robots()) {
 			robots.Add(ctx, r, gateway.LocalFleetID)
 		}
 		up, err := agent.New(agent.Config{CloudURL: s.URL(), Key: key, Version: s.cfg.Version, Robots: robots, Logger: log})
 		if err != nil {
+			rec.Close()
 			simulation.Close()
 			return err
 		}
@@ -185,6 +191,7 @@ func (s *Server) runDemoAgents(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			defer simulation.Close()
+			defer rec.Close()
 			up.Run(ctx)
 		}()
 	}

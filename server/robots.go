@@ -56,6 +56,14 @@ func (s *Server) teeLog() error {
 // until ctx ends. Every robot goes through s.cams.decorate, which adds the cameras configured
 // for it; the agent's own camera robot comes last.
 func (s *Server) startRobots(ctx context.Context) error {
+	rec, err := s.openRecorder(s.cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	s.recorder = rec
+	// Closers run newest first: the recordings end before the robot sources stop, as
+	// "agent shutdown" rather than as robots gone offline.
+	defer func() { s.closers = append(s.closers, rec.Close) }()
 	if err := s.startSim(ctx); err != nil {
 		return err
 	}
@@ -83,9 +91,9 @@ func (s *Server) startSim(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("starting the simulation: %w", err)
 	}
-	var robots []fleet.Robot
+	robots := make([]fleet.Robot, 0, len(simulation.Robots()))
 	for _, r := range simulation.Robots() {
-		robots = append(robots, s.cams.decorate(r))
+		robots = append(robots, s.hosted(r))
 	}
 	s.closers = append(s.closers, func() {
 		for _, r := range robots {
@@ -123,4 +131,12 @@ func (t tracker) RobotOnline(ctx context.Context, info fleet.Info, home fleet.Ho
 
 func (t tracker) RobotSeen(ctx context.Context, id string, at time.Time) error {
 	return t.s.gw.RobotSeen(ctx, id, at)
+}
+
+// hosted is robot r as this agent hosts it: with the cameras configured for it
+// (--camera ROBOT/NAME=URL), and recordable (the recorder outermost, so that its recordings
+// take the cameras too). Each layer keeps one wrapper per robot, so the same r is always
+// the same hosted robot (the registry removes what it added).
+func (s *Server) hosted(r fleet.Robot) fleet.Robot {
+	return s.recorder.Wrap(s.cams.decorate(r))
 }

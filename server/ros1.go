@@ -48,7 +48,7 @@ func (s *Server) startROS1(ctx context.Context) error {
 type ros1Presence struct{ s *Server }
 
 func (p ros1Presence) Online(ctx context.Context, r fleet.Robot) error {
-	return p.s.registry.Add(ctx, p.s.cams.decorate(r), p.s.localFleetID())
+	return p.s.registry.Add(ctx, p.s.hosted(r), p.s.localFleetID())
 }
 
-func (p ros1Presence) Offline(r fleet.Robot) { p.s.registry.Remove(p.s.cams.decorate(r)) }
+func (p ros1Presence) Offline(r fleet.Robot) { p.s.registry.Remove(p.s.hosted(r)) }

@@ -31,6 +31,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/link/agent"
 	"github.com/fleetgate/fleetgate/internal/link/cloud"
 	"github.com/fleetgate/fleetgate/internal/live"
+	"github.com/fleetgate/fleetgate/internal/record"
 	"github.com/fleetgate/fleetgate/internal/store"
 	"github.com/fleetgate/fleetgate/server/api"
 	"github.com/fleetgate/fleetgate/web"
@@ -63,6 +64,8 @@ type Config struct {
 	Sim SimConfig
 	// ROS1 are the ROS 1 robots an agent hosts, one per master (the cloud ignores it).
 	ROS1 []ROS1Config
+	// RecordingsQuota bounds the bytes of an agent's recordings (0: record.DefaultQuota).
+	RecordingsQuota int64
 	// Cloud is the cloud gateway's URL an agent links to, with AgentKey; empty: the agent
 	// runs alone.
 	Cloud    string
@@ -105,6 +108,8 @@ type Server struct {
 	// closers stop the robot sources, newest first, before the store closes.
 	closers []func()
 	cams    *cameras // the agent's camera source
+	// recorder records the robots an agent hosts (internal/record).
+	recorder *record.Recorder
 }
 
 // DatabaseFile is the store's file inside a data directory.

@@ -197,7 +197,7 @@ func (p *Panel) resourcesPage(c echo.Context) error {
 		return err
 	}
 	v := views.ResourcesView{Nav: p.nav(c, d.Robot.Name+" · resources", "robots"), Header: h}
-	v.Resources, err = p.gw.Resources(c.Request().Context(), Caller(c), h.ID)
+	v.Resources, err = p.gw.ResourceDetails(c.Request().Context(), Caller(c), h.ID)
 	if code := gateway.ErrorCode(err); code == gateway.EUnavailable {
 		v.Error = gateway.ErrorMessage(err)
 	} else if err != nil {

@@ -125,6 +125,7 @@ func (p *Panel) Register(e *echo.Echo) {
 	e.GET("/robots/:robotId/resources/:resourceId/download", p.handle(p.download), user...)
 	e.GET("/robots/:robotId/events", p.handle(p.eventsPage), user...)
 	e.POST("/robots/:robotId/events", p.handle(p.postEvent), user...)
+	p.registerRecordings(e, user)
 
 	e.GET("/settings", p.handle(p.settingsPage), user...)
 	e.POST("/settings/tokens", p.handle(p.createToken), user...)

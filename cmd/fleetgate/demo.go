@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/record"
 	"github.com/fleetgate/fleetgate/server"
 )
 
@@ -25,6 +26,8 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	var cams cameraFlags
 	cams.register(fs)
 	cloudLive := fs.Bool("cloud-live", true, "live view and teleoperation through the cloud panel too (W3 over the agent link)")
+	quota := byteSize(record.DefaultQuota)
+	fs.Var(&quota, "recordings-quota", "bytes of recordings the agent keeps, e.g. 2GiB; the oldest finished go first (default 2GiB)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -54,6 +57,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 	cloudCfg.NoCloudLive, agentCfg.NoCloudLive = !*cloudLive, !*cloudLive
+	agentCfg.RecordingsQuota = int64(quota)
 
 	cloud, err := server.Open(ctx, cloudCfg)
 	if err != nil {

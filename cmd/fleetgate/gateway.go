@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/record"
 	"github.com/fleetgate/fleetgate/server"
 )
 
@@ -143,6 +144,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	var cloudURL, agentKey string
 	var demoAgents int
 	var liveBudget int64
+	quota := byteSize(record.DefaultQuota)
 	fs := newFlagSet(name)
 	g.register(fs, defaultListen)
 	cloudLive := fs.Bool("cloud-live", true, "live view and teleoperation through the cloud (W3 tunnelled over the agent link, an extension); false: the cloud answers 404 there")
@@ -154,6 +156,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		fs.StringVar(&cloudURL, "cloud", "", "URL of the cloud gateway to link to (fleetgate serve); empty: run alone")
 		fs.StringVar(&agentKey, "agent-key", "", "this agent's key from fleetgate agents add on the cloud (prefer FLEETGATE_AGENT_KEY: a flag shows in ps)")
 		fs.Int64Var(&liveBudget, "link-live-budget", 0, "bytes per second of live samples the agent sends the cloud, shared fairly between the watched streams (0: no cap)")
+		fs.Var(&quota, "recordings-quota", "bytes of recordings the agent keeps, e.g. 2GiB; the oldest finished go first (default 2GiB)")
 	} else {
 		fs.IntVar(&demoAgents, "demo", 0, "run this many simulated agents in this process, each linked over loopback with one simulated robot")
 	}
@@ -191,6 +194,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	cfg.ROS1 = rosFlags.config()
 	cfg.Cloud, cfg.AgentKey, cfg.DemoAgents = cloudURL, agentKey, demoAgents
 	cfg.NoCloudLive, cfg.LinkLiveBudget = !*cloudLive, liveBudget
+	cfg.RecordingsQuota = int64(quota)
 	srv, err := server.Open(ctx, cfg)
 	if err != nil {
 		return err

@@ -40,6 +40,7 @@ func commands() []command {
 		{"agents", "agents add | list | revoke: provision, list or revoke agents (offline)", runAgents},
 		{"robots", "robots add | list: record or list robots (offline)", runRobots},
 		{"events", "events list: print the event log (offline)", runEvents},
+		{"record", "record start | stop | list: a robot's recordings, on a running gateway (--url, --token)", runRecord},
 		{"version", "print the version", runVersion},
 	}
 }

@@ -50,3 +50,21 @@ func (e *HeldError) Error() string {
 }
 
 func (e *HeldError) Unwrap() error { return ErrHeld }
+
+// As finds the first robot in r's chain of decorators (each offering Unwrap() fleet.Robot: a
+// robot with cameras added, a recordable robot) that offers the optional capability T, as
+// errors.As does for errors.
+func As[T any](r Robot) (T, bool) {
+	for r != nil {
+		if t, ok := r.(T); ok {
+			return t, true
+		}
+		u, ok := r.(interface{ Unwrap() Robot })
+		if !ok {
+			break
+		}
+		r = u.Unwrap()
+	}
+	var zero T
+	return zero, false
+}

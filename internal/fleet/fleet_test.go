@@ -374,3 +374,29 @@ func TestTopicNeverHandsOutAStaleSample(t *testing.T) {
 		})
 	}
 }
+
+type decorated struct{ fleet.Robot }
+
+func (d decorated) Unwrap() fleet.Robot { return d.Robot }
+
+type withDefs struct{ *fleettest.Robot }
+
+func (withDefs) MessageDefinition(context.Context, fleet.StreamKey) (string, string, error) {
+	return "ros1msg", "string data", nil
+}
+
+// TestAsFindsACapabilityThroughDecorators: a capability of the robot under a chain of
+// decorators (cameras added, recordable) is found, as errors.As finds a wrapped error.
+func TestAsFindsACapabilityThroughDecorators(t *testing.T) {
+	inner := withDefs{&fleettest.Robot{ID: "r", Name: "r"}}
+	r := decorated{decorated{inner}}
+	if _, ok := fleet.Robot(r).(fleet.MessageDefinitions); ok {
+		t.Fatal("the test's decorator should hide the capability from a plain type assertion")
+	}
+	if _, ok := fleet.As[fleet.MessageDefinitions](r); !ok {
+		t.Error("As did not find the capability through two decorators")
+	}
+	if _, ok := fleet.As[fleet.RemoteDriven](r); ok {
+		t.Error("As found a capability nobody in the chain has")
+	}
+}

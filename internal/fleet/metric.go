@@ -113,6 +113,9 @@ type Recorder struct {
 	StartTime time.Time
 	EndTime   time.Time
 	ErrorType string
+	// Dropped counts the samples the recorder let go because the disk was slower than the
+	// streams (an extension of the contract's recorder: droppedSamples).
+	Dropped int64
 }
 
 // ComponentInfo is one software component of the Components metric.

@@ -152,13 +152,38 @@ type Subscription struct {
 	mu      sync.Mutex
 	pending Sample
 	has     bool
-	err     error
-	once    sync.Once
+	// With a buffer (Buffer), samples wait in queue, oldest first, up to depth.
+	depth int
+	queue []Sample
+	err   error
+	once  sync.Once
+}
+
+// Buffer lets the subscription hold up to n samples, oldest first, instead of only the
+// latest one; when it is full, the oldest is let go. A recorder, which must not lose samples
+// to a moment without CPU, asks for a few; live viewers keep the latest-wins slot.
+func (s *Subscription) Buffer(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.depth = max(n, 1)
+	if s.depth > 1 && s.has {
+		s.queue = append(s.queue, s.pending)
+		s.pending, s.has = Sample{}, false
+	}
 }
 
 func (s *Subscription) offer(sample Sample) {
 	s.mu.Lock()
-	s.pending, s.has = sample, true
+	if s.depth > 1 {
+		if len(s.queue) >= s.depth {
+			n := copy(s.queue, s.queue[1:])
+			s.queue[n] = Sample{}
+			s.queue = s.queue[:n]
+		}
+		s.queue = append(s.queue, sample)
+	} else {
+		s.pending, s.has = sample, true
+	}
 	s.mu.Unlock()
 	select {
 	case s.ready <- struct{}{}:
@@ -189,10 +214,17 @@ func (s *Subscription) Err() error {
 	return s.err
 }
 
-// Take returns the pending sample and empties the slot.
+// Take returns the pending sample and empties the slot (with a buffer: the oldest one).
 func (s *Subscription) Take() (Sample, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.queue) > 0 {
+		sample := s.queue[0]
+		n := copy(s.queue, s.queue[1:])
+		s.queue[n] = Sample{}
+		s.queue = s.queue[:n]
+		return sample, true
+	}
 	sample, ok := s.pending, s.has
 	s.pending, s.has = Sample{}, false
 	return sample, ok

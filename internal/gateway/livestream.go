@@ -74,7 +74,7 @@ func (g *Gateway) OpenLiveInput(ctx context.Context, c *Caller, robotID string, 
 	if !liveInputTypes[s.Type] {
 		return nil, Errorf(EInvalid, "stream %s takes %s; input streams take only Twist or AckermannDriveStamped", sel, s.Type)
 	}
-	if rd, ok := robot.(fleet.RemoteDriven); ok {
+	if rd, ok := fleet.As[fleet.RemoteDriven](robot); ok {
 		return g.takeRemoteControl(ctx, c, r, robot, rd, s, sel)
 	}
 	target := teleop.Target{RobotID: r.ID, Source: int(s.Source), Component: s.Component, Stream: s.Name}
@@ -193,7 +193,7 @@ func (g *Gateway) Controls(ctx context.Context, c *Caller, robotID string) ([]fl
 		return nil, err
 	}
 	if robot, ok := g.presence.Robot(r.ID); ok {
-		if rd, ok := robot.(fleet.RemoteDriven); ok {
+		if rd, ok := fleet.As[fleet.RemoteDriven](robot); ok {
 			held, err := robotCall(ctx, r, rd.Controls)
 			if err != nil {
 				return nil, err

@@ -221,7 +221,7 @@ func MetricToWire(m fleet.Metric) (*linkpb.Metric, error) {
 	case []fleet.Recorder:
 		rs := &linkpb.Recorders{Recorders: make([]*linkpb.Recorder, len(v))}
 		for i, r := range v {
-			rs.Recorders[i] = &linkpb.Recorder{Id: r.ID, Type: r.Type, State: r.State, StartTime: Time(r.StartTime), EndTime: Time(r.EndTime), ErrorType: r.ErrorType}
+			rs.Recorders[i] = &linkpb.Recorder{Id: r.ID, Type: r.Type, State: r.State, StartTime: Time(r.StartTime), EndTime: Time(r.EndTime), ErrorType: r.ErrorType, Dropped: r.Dropped}
 		}
 		out.Value = &linkpb.Metric_Recorders{Recorders: rs}
 	case []fleet.ComponentInfo:
@@ -263,7 +263,7 @@ func MetricFromWire(m *linkpb.Metric) fleet.Metric {
 	case *linkpb.Metric_Recorders:
 		rs := make([]fleet.Recorder, len(v.Recorders.GetRecorders()))
 		for i, r := range v.Recorders.GetRecorders() {
-			rs[i] = fleet.Recorder{ID: r.GetId(), Type: r.GetType(), State: r.GetState(), StartTime: FromTime(r.GetStartTime()), EndTime: FromTime(r.GetEndTime()), ErrorType: r.GetErrorType()}
+			rs[i] = fleet.Recorder{ID: r.GetId(), Type: r.GetType(), State: r.GetState(), StartTime: FromTime(r.GetStartTime()), EndTime: FromTime(r.GetEndTime()), ErrorType: r.GetErrorType(), Dropped: r.GetDropped()}
 		}
 		out.Value = rs
 	case *linkpb.Metric_Components:

@@ -234,6 +234,25 @@ func (r *Robot) Subscribe(ctx context.Context, key fleet.StreamKey, _ fleet.Subs
 	return in.subscribe(ctx)
 }
 
+// MessageDefinition is the ROS 1 definition of an output topic's type (fleet.MessageDefinitions)
+// for recorders: the catalog codec's for a converted type, else the one a publisher sent in
+// its connection header (ErrNotFound until a publisher has connected).
+func (r *Robot) MessageDefinition(ctx context.Context, key fleet.StreamKey) (string, string, error) {
+	in, err := r.findOutput(ctx, key)
+	if err != nil {
+		return "", "", err
+	}
+	if in.codec != nil {
+		return "ros1msg", in.codec.Spec.FullText, nil
+	}
+	if d := in.definition.Load(); d != nil {
+		return "ros1msg", *d, nil
+	}
+	return "", "", fleet.Errorf(fleet.ErrNotFound, "no publisher of %s has sent its message definition yet", in.name)
+}
+
+var _ fleet.MessageDefinitions = (*Robot)(nil)
+
 // errDropped ends a topic whose ROS subscription was dropped; nobody subscribes then, so
 // nobody sees it.
 var errDropped = errors.New("ROS subscription dropped")
@@ -248,6 +267,9 @@ type inbound struct {
 	rosType string
 	typ     string        // sample type: catalog name or ROS type
 	codec   *rosmsg.Codec // nil: opaque
+	// definition is the message_definition of the first publisher that connected: what a
+	// recorder stores as the schema of an opaque type (MessageDefinition).
+	definition atomic.Pointer[string]
 
 	// lastUse (unix nanoseconds) and timer are touched without mu: the Topic calls onActive
 	// under its own lock, which Subscribe takes under mu.
@@ -271,7 +293,12 @@ func (in *inbound) startLocked(ctx context.Context) error {
 		return nil
 	}
 	topic := fleet.NewTopic(in.typ, in.onActive)
-	opts := rosnode.SubscribeOptions{Topic: in.name, Type: "*", MD5: "*", OnMessage: func(msg []byte, _ rosnode.Connection) { in.deliver(topic, msg) }}
+	opts := rosnode.SubscribeOptions{Topic: in.name, Type: "*", MD5: "*", OnMessage: func(msg []byte, from rosnode.Connection) {
+		if in.definition.Load() == nil && from.Definition != "" {
+			in.definition.Store(&from.Definition)
+		}
+		in.deliver(topic, msg)
+	}}
 	if in.codec != nil {
 		opts.Type, opts.MD5, opts.Definition = in.codec.Spec.Type, in.codec.Spec.MD5, in.codec.Spec.FullText
 	}

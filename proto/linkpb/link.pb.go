@@ -885,6 +885,7 @@ type Request struct {
 	//	*Request_Upload
 	//	*Request_TakeControl
 	//	*Request_Controls
+	//	*Request_Recording
 	Op            isRequest_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1038,6 +1039,15 @@ func (x *Request) GetControls() *Empty {
 	return nil
 }
 
+func (x *Request) GetRecording() *RecordingControl {
+	if x != nil {
+		if x, ok := x.Op.(*Request_Recording); ok {
+			return x.Recording
+		}
+	}
+	return nil
+}
+
 type isRequest_Op interface {
 	isRequest_Op()
 }
@@ -1086,6 +1096,11 @@ type Request_Controls struct {
 	Controls *Empty `protobuf:"bytes,13,opt,name=controls,proto3,oneof"`
 }
 
+type Request_Recording struct {
+	// Numbers from 20 on are the recorder's (fleet.RecordingControl).
+	Recording *RecordingControl `protobuf:"bytes,20,opt,name=recording,proto3,oneof"`
+}
+
 func (*Request_Streams) isRequest_Op() {}
 
 func (*Request_Read) isRequest_Op() {}
@@ -1105,6 +1120,8 @@ func (*Request_Upload) isRequest_Op() {}
 func (*Request_TakeControl) isRequest_Op() {}
 
 func (*Request_Controls) isRequest_Op() {}
+
+func (*Request_Recording) isRequest_Op() {}
 
 type TakeControl struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1652,6 +1669,7 @@ type Response struct {
 	//	*Response_Granted
 	//	*Response_Held
 	//	*Response_Controls
+	//	*Response_Recordings
 	Result        isResponse_Result `protobuf_oneof:"result"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1807,6 +1825,15 @@ func (x *Response) GetControls() *ControlList {
 	return nil
 }
 
+func (x *Response) GetRecordings() *RecordingList {
+	if x != nil {
+		if x, ok := x.Result.(*Response_Recordings); ok {
+			return x.Recordings
+		}
+	}
+	return nil
+}
+
 type isResponse_Result interface {
 	isResponse_Result()
 }
@@ -1855,6 +1882,10 @@ type Response_Controls struct {
 	Controls *ControlList `protobuf:"bytes,13,opt,name=controls,proto3,oneof"`
 }
 
+type Response_Recordings struct {
+	Recordings *RecordingList `protobuf:"bytes,20,opt,name=recordings,proto3,oneof"` // answers recording: one for start and stop, all for list
+}
+
 func (*Response_Streams) isResponse_Result() {}
 
 func (*Response_Sample) isResponse_Result() {}
@@ -1876,6 +1907,8 @@ func (*Response_Granted) isResponse_Result() {}
 func (*Response_Held) isResponse_Result() {}
 
 func (*Response_Controls) isResponse_Result() {}
+
+func (*Response_Recordings) isResponse_Result() {}
 
 type Error struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2262,6 +2295,7 @@ type Recorder struct {
 	StartTime     *catalogpb.Time        `protobuf:"bytes,4,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
 	EndTime       *catalogpb.Time        `protobuf:"bytes,5,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
 	ErrorType     string                 `protobuf:"bytes,6,opt,name=error_type,json=errorType,proto3" json:"error_type,omitempty"`
+	Dropped       int64                  `protobuf:"varint,7,opt,name=dropped,proto3" json:"dropped,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2336,6 +2370,13 @@ func (x *Recorder) GetErrorType() string {
 		return x.ErrorType
 	}
 	return ""
+}
+
+func (x *Recorder) GetDropped() int64 {
+	if x != nil {
+		return x.Dropped
+	}
+	return 0
 }
 
 type Recorders struct {
@@ -3365,6 +3406,401 @@ func (x *UploadDone) GetSha256() string {
 	return ""
 }
 
+// RecordingControl starts, stops or lists the recordings of a robot (fleet.RecordingControl).
+type RecordingControl struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Action:
+	//
+	//	*RecordingControl_Start
+	//	*RecordingControl_Stop
+	//	*RecordingControl_List
+	Action        isRecordingControl_Action `protobuf_oneof:"action"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordingControl) Reset() {
+	*x = RecordingControl{}
+	mi := &file_platform_link_link_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordingControl) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordingControl) ProtoMessage() {}
+
+func (x *RecordingControl) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordingControl.ProtoReflect.Descriptor instead.
+func (*RecordingControl) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *RecordingControl) GetAction() isRecordingControl_Action {
+	if x != nil {
+		return x.Action
+	}
+	return nil
+}
+
+func (x *RecordingControl) GetStart() *RecordingStart {
+	if x != nil {
+		if x, ok := x.Action.(*RecordingControl_Start); ok {
+			return x.Start
+		}
+	}
+	return nil
+}
+
+func (x *RecordingControl) GetStop() string {
+	if x != nil {
+		if x, ok := x.Action.(*RecordingControl_Stop); ok {
+			return x.Stop
+		}
+	}
+	return ""
+}
+
+func (x *RecordingControl) GetList() *Empty {
+	if x != nil {
+		if x, ok := x.Action.(*RecordingControl_List); ok {
+			return x.List
+		}
+	}
+	return nil
+}
+
+type isRecordingControl_Action interface {
+	isRecordingControl_Action()
+}
+
+type RecordingControl_Start struct {
+	Start *RecordingStart `protobuf:"bytes,1,opt,name=start,proto3,oneof"`
+}
+
+type RecordingControl_Stop struct {
+	Stop string `protobuf:"bytes,2,opt,name=stop,proto3,oneof"` // the recording's id
+}
+
+type RecordingControl_List struct {
+	List *Empty `protobuf:"bytes,3,opt,name=list,proto3,oneof"`
+}
+
+func (*RecordingControl_Start) isRecordingControl_Action() {}
+
+func (*RecordingControl_Stop) isRecordingControl_Action() {}
+
+func (*RecordingControl_List) isRecordingControl_Action() {}
+
+type RecordingStart struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Streams       []*StreamKey           `protobuf:"bytes,1,rep,name=streams,proto3" json:"streams,omitempty"`
+	DurationMs    int64                  `protobuf:"varint,2,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"` // 0: until stopped
+	MaxBytes      int64                  `protobuf:"varint,3,opt,name=max_bytes,json=maxBytes,proto3" json:"max_bytes,omitempty"`       // 0: no limit but the agent's quota
+	MaxRate       float64                `protobuf:"fixed64,4,opt,name=max_rate,json=maxRate,proto3" json:"max_rate,omitempty"`         // samples per second and stream; 0: no cap
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordingStart) Reset() {
+	*x = RecordingStart{}
+	mi := &file_platform_link_link_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordingStart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordingStart) ProtoMessage() {}
+
+func (x *RecordingStart) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordingStart.ProtoReflect.Descriptor instead.
+func (*RecordingStart) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *RecordingStart) GetStreams() []*StreamKey {
+	if x != nil {
+		return x.Streams
+	}
+	return nil
+}
+
+func (x *RecordingStart) GetDurationMs() int64 {
+	if x != nil {
+		return x.DurationMs
+	}
+	return 0
+}
+
+func (x *RecordingStart) GetMaxBytes() int64 {
+	if x != nil {
+		return x.MaxBytes
+	}
+	return 0
+}
+
+func (x *RecordingStart) GetMaxRate() float64 {
+	if x != nil {
+		return x.MaxRate
+	}
+	return 0
+}
+
+type RecordedStream struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           *StreamKey             `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Type          string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	Topic         string                 `protobuf:"bytes,3,opt,name=topic,proto3" json:"topic,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordedStream) Reset() {
+	*x = RecordedStream{}
+	mi := &file_platform_link_link_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordedStream) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordedStream) ProtoMessage() {}
+
+func (x *RecordedStream) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordedStream.ProtoReflect.Descriptor instead.
+func (*RecordedStream) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *RecordedStream) GetKey() *StreamKey {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *RecordedStream) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *RecordedStream) GetTopic() string {
+	if x != nil {
+		return x.Topic
+	}
+	return ""
+}
+
+type Recording struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Streams       []*RecordedStream      `protobuf:"bytes,2,rep,name=streams,proto3" json:"streams,omitempty"`
+	State         string                 `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
+	ErrorType     string                 `protobuf:"bytes,4,opt,name=error_type,json=errorType,proto3" json:"error_type,omitempty"`
+	Reason        string                 `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	StartTime     *catalogpb.Time        `protobuf:"bytes,6,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
+	EndTime       *catalogpb.Time        `protobuf:"bytes,7,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"` // unset while it runs
+	Request       *RecordingStart        `protobuf:"bytes,8,opt,name=request,proto3" json:"request,omitempty"`
+	Size          int64                  `protobuf:"varint,9,opt,name=size,proto3" json:"size,omitempty"`
+	Messages      int64                  `protobuf:"varint,10,opt,name=messages,proto3" json:"messages,omitempty"`
+	Dropped       int64                  `protobuf:"varint,11,opt,name=dropped,proto3" json:"dropped,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Recording) Reset() {
+	*x = Recording{}
+	mi := &file_platform_link_link_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Recording) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Recording) ProtoMessage() {}
+
+func (x *Recording) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Recording.ProtoReflect.Descriptor instead.
+func (*Recording) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *Recording) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Recording) GetStreams() []*RecordedStream {
+	if x != nil {
+		return x.Streams
+	}
+	return nil
+}
+
+func (x *Recording) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *Recording) GetErrorType() string {
+	if x != nil {
+		return x.ErrorType
+	}
+	return ""
+}
+
+func (x *Recording) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *Recording) GetStartTime() *catalogpb.Time {
+	if x != nil {
+		return x.StartTime
+	}
+	return nil
+}
+
+func (x *Recording) GetEndTime() *catalogpb.Time {
+	if x != nil {
+		return x.EndTime
+	}
+	return nil
+}
+
+func (x *Recording) GetRequest() *RecordingStart {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+func (x *Recording) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *Recording) GetMessages() int64 {
+	if x != nil {
+		return x.Messages
+	}
+	return 0
+}
+
+func (x *Recording) GetDropped() int64 {
+	if x != nil {
+		return x.Dropped
+	}
+	return 0
+}
+
+type RecordingList struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Recordings    []*Recording           `protobuf:"bytes,1,rep,name=recordings,proto3" json:"recordings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordingList) Reset() {
+	*x = RecordingList{}
+	mi := &file_platform_link_link_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordingList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordingList) ProtoMessage() {}
+
+func (x *RecordingList) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordingList.ProtoReflect.Descriptor instead.
+func (*RecordingList) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *RecordingList) GetRecordings() []*Recording {
+	if x != nil {
+		return x.Recordings
+	}
+	return nil
+}
+
 // The live connection: a second WebSocket from the agent at /agentlink/v1/live, opened after
 // the link's welcome and closed with it, carrying the samples of the streams cloud viewers
 // watch. Live data has a connection of its own so that nothing on the link (heartbeats, REST
@@ -3385,7 +3821,7 @@ type LiveFrame struct {
 
 func (x *LiveFrame) Reset() {
 	*x = LiveFrame{}
-	mi := &file_platform_link_link_proto_msgTypes[43]
+	mi := &file_platform_link_link_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3397,7 +3833,7 @@ func (x *LiveFrame) String() string {
 func (*LiveFrame) ProtoMessage() {}
 
 func (x *LiveFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[43]
+	mi := &file_platform_link_link_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3410,7 +3846,7 @@ func (x *LiveFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveFrame.ProtoReflect.Descriptor instead.
 func (*LiveFrame) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{43}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *LiveFrame) GetBody() isLiveFrame_Body {
@@ -3500,7 +3936,7 @@ type LiveSubscribe struct {
 
 func (x *LiveSubscribe) Reset() {
 	*x = LiveSubscribe{}
-	mi := &file_platform_link_link_proto_msgTypes[44]
+	mi := &file_platform_link_link_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3512,7 +3948,7 @@ func (x *LiveSubscribe) String() string {
 func (*LiveSubscribe) ProtoMessage() {}
 
 func (x *LiveSubscribe) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[44]
+	mi := &file_platform_link_link_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3525,7 +3961,7 @@ func (x *LiveSubscribe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveSubscribe.ProtoReflect.Descriptor instead.
 func (*LiveSubscribe) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{44}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *LiveSubscribe) GetId() uint64 {
@@ -3572,7 +4008,7 @@ type LiveUnsubscribe struct {
 
 func (x *LiveUnsubscribe) Reset() {
 	*x = LiveUnsubscribe{}
-	mi := &file_platform_link_link_proto_msgTypes[45]
+	mi := &file_platform_link_link_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3584,7 +4020,7 @@ func (x *LiveUnsubscribe) String() string {
 func (*LiveUnsubscribe) ProtoMessage() {}
 
 func (x *LiveUnsubscribe) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[45]
+	mi := &file_platform_link_link_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3597,7 +4033,7 @@ func (x *LiveUnsubscribe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveUnsubscribe.ProtoReflect.Descriptor instead.
 func (*LiveUnsubscribe) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{45}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *LiveUnsubscribe) GetId() uint64 {
@@ -3623,7 +4059,7 @@ type LiveSample struct {
 
 func (x *LiveSample) Reset() {
 	*x = LiveSample{}
-	mi := &file_platform_link_link_proto_msgTypes[46]
+	mi := &file_platform_link_link_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3635,7 +4071,7 @@ func (x *LiveSample) String() string {
 func (*LiveSample) ProtoMessage() {}
 
 func (x *LiveSample) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[46]
+	mi := &file_platform_link_link_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3648,7 +4084,7 @@ func (x *LiveSample) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveSample.ProtoReflect.Descriptor instead.
 func (*LiveSample) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{46}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *LiveSample) GetId() uint64 {
@@ -3689,7 +4125,7 @@ type LiveEnded struct {
 
 func (x *LiveEnded) Reset() {
 	*x = LiveEnded{}
-	mi := &file_platform_link_link_proto_msgTypes[47]
+	mi := &file_platform_link_link_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3701,7 +4137,7 @@ func (x *LiveEnded) String() string {
 func (*LiveEnded) ProtoMessage() {}
 
 func (x *LiveEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[47]
+	mi := &file_platform_link_link_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3714,7 +4150,7 @@ func (x *LiveEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveEnded.ProtoReflect.Descriptor instead.
 func (*LiveEnded) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{47}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *LiveEnded) GetId() uint64 {
@@ -3785,7 +4221,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\tStreamKey\x12\x1c\n" +
 	"\tcomponent\x18\x01 \x01(\tR\tcomponent\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
-	"\x06source\x18\x03 \x01(\x05R\x06source\"\xf2\x04\n" +
+	"\x06source\x18\x03 \x01(\x05R\x06source\"\xb3\x05\n" +
 	"\aRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x19\n" +
 	"\brobot_id\x18\x02 \x01(\tR\arobotId\x12\x1f\n" +
@@ -3801,7 +4237,8 @@ const file_platform_link_link_proto_rawDesc = "" +
 	" \x01(\v2\x14.Platform.Link.EmptyH\x00R\tresources\x127\n" +
 	"\x06upload\x18\v \x01(\v2\x1d.Platform.Link.ResourceUploadH\x00R\x06upload\x12?\n" +
 	"\ftake_control\x18\f \x01(\v2\x1a.Platform.Link.TakeControlH\x00R\vtakeControl\x122\n" +
-	"\bcontrols\x18\r \x01(\v2\x14.Platform.Link.EmptyH\x00R\bcontrolsB\x04\n" +
+	"\bcontrols\x18\r \x01(\v2\x14.Platform.Link.EmptyH\x00R\bcontrols\x12?\n" +
+	"\trecording\x18\x14 \x01(\v2\x1f.Platform.Link.RecordingControlH\x00R\trecordingB\x04\n" +
 	"\x02op\"l\n" +
 	"\vTakeControl\x12*\n" +
 	"\x03key\x18\x01 \x01(\v2\x18.Platform.Link.StreamKeyR\x03key\x12\x1d\n" +
@@ -3837,7 +4274,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\vresource_id\x18\x01 \x01(\tR\n" +
 	"resourceId\x12\x16\n" +
 	"\x06offset\x18\x02 \x01(\x03R\x06offset\x12\x12\n" +
-	"\x04size\x18\x03 \x01(\x03R\x04size\"\x94\x05\n" +
+	"\x04size\x18\x03 \x01(\x03R\x04size\"\xd4\x05\n" +
 	"\bResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12*\n" +
 	"\x05error\x18\x02 \x01(\v2\x14.Platform.Link.ErrorR\x05error\x125\n" +
@@ -3852,7 +4289,10 @@ const file_platform_link_link_proto_rawDesc = "" +
 	" \x01(\v2\x19.Platform.Link.UploadDoneH\x00R\x06upload\x120\n" +
 	"\agranted\x18\v \x01(\v2\x14.Platform.Link.EmptyH\x00R\agranted\x120\n" +
 	"\x04held\x18\f \x01(\v2\x1a.Platform.Link.ControlHeldH\x00R\x04held\x128\n" +
-	"\bcontrols\x18\r \x01(\v2\x1a.Platform.Link.ControlListH\x00R\bcontrolsB\b\n" +
+	"\bcontrols\x18\r \x01(\v2\x1a.Platform.Link.ControlListH\x00R\bcontrols\x12>\n" +
+	"\n" +
+	"recordings\x18\x14 \x01(\v2\x1c.Platform.Link.RecordingListH\x00R\n" +
+	"recordingsB\b\n" +
 	"\x06result\"\xb9\x01\n" +
 	"\x05Error\x12-\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x19.Platform.Link.Error.KindR\x04kind\x12\x18\n" +
@@ -3890,7 +4330,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x05types\x18\x01 \x03(\x05R\x05types\"1\n" +
 	"\x05Usage\x12\x12\n" +
 	"\x04used\x18\x01 \x01(\x01R\x04used\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\x01R\x05limit\"\xf5\x01\n" +
+	"\x05limit\x18\x02 \x01(\x01R\x05limit\"\x8f\x02\n" +
 	"\bRecorder\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x14\n" +
@@ -3899,7 +4339,8 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"start_time\x18\x04 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\tstartTime\x12E\n" +
 	"\bend_time\x18\x05 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\aendTime\x12\x1d\n" +
 	"\n" +
-	"error_type\x18\x06 \x01(\tR\terrorType\"B\n" +
+	"error_type\x18\x06 \x01(\tR\terrorType\x12\x18\n" +
+	"\adropped\x18\a \x01(\x03R\adropped\"B\n" +
 	"\tRecorders\x125\n" +
 	"\trecorders\x18\x01 \x03(\v2\x17.Platform.Link.RecorderR\trecorders\"w\n" +
 	"\rComponentInfo\x12\x0e\n" +
@@ -3977,7 +4418,41 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\n" +
 	"UploadDone\x12\x12\n" +
 	"\x04size\x18\x01 \x01(\x03R\x04size\x12\x16\n" +
-	"\x06sha256\x18\x02 \x01(\tR\x06sha256\"\xfc\x01\n" +
+	"\x06sha256\x18\x02 \x01(\tR\x06sha256\"\x95\x01\n" +
+	"\x10RecordingControl\x125\n" +
+	"\x05start\x18\x01 \x01(\v2\x1d.Platform.Link.RecordingStartH\x00R\x05start\x12\x14\n" +
+	"\x04stop\x18\x02 \x01(\tH\x00R\x04stop\x12*\n" +
+	"\x04list\x18\x03 \x01(\v2\x14.Platform.Link.EmptyH\x00R\x04listB\b\n" +
+	"\x06action\"\x9d\x01\n" +
+	"\x0eRecordingStart\x122\n" +
+	"\astreams\x18\x01 \x03(\v2\x18.Platform.Link.StreamKeyR\astreams\x12\x1f\n" +
+	"\vduration_ms\x18\x02 \x01(\x03R\n" +
+	"durationMs\x12\x1b\n" +
+	"\tmax_bytes\x18\x03 \x01(\x03R\bmaxBytes\x12\x19\n" +
+	"\bmax_rate\x18\x04 \x01(\x01R\amaxRate\"f\n" +
+	"\x0eRecordedStream\x12*\n" +
+	"\x03key\x18\x01 \x01(\v2\x18.Platform.Link.StreamKeyR\x03key\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x12\x14\n" +
+	"\x05topic\x18\x03 \x01(\tR\x05topic\"\xb6\x03\n" +
+	"\tRecording\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x127\n" +
+	"\astreams\x18\x02 \x03(\v2\x1d.Platform.Link.RecordedStreamR\astreams\x12\x14\n" +
+	"\x05state\x18\x03 \x01(\tR\x05state\x12\x1d\n" +
+	"\n" +
+	"error_type\x18\x04 \x01(\tR\terrorType\x12\x16\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\x12I\n" +
+	"\n" +
+	"start_time\x18\x06 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\tstartTime\x12E\n" +
+	"\bend_time\x18\a \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\aendTime\x127\n" +
+	"\arequest\x18\b \x01(\v2\x1d.Platform.Link.RecordingStartR\arequest\x12\x12\n" +
+	"\x04size\x18\t \x01(\x03R\x04size\x12\x1a\n" +
+	"\bmessages\x18\n" +
+	" \x01(\x03R\bmessages\x12\x18\n" +
+	"\adropped\x18\v \x01(\x03R\adropped\"I\n" +
+	"\rRecordingList\x128\n" +
+	"\n" +
+	"recordings\x18\x01 \x03(\v2\x18.Platform.Link.RecordingR\n" +
+	"recordings\"\xfc\x01\n" +
 	"\tLiveFrame\x12<\n" +
 	"\tsubscribe\x18\x01 \x01(\v2\x1c.Platform.Link.LiveSubscribeH\x00R\tsubscribe\x12B\n" +
 	"\vunsubscribe\x18\x02 \x01(\v2\x1e.Platform.Link.LiveUnsubscribeH\x00R\vunsubscribe\x123\n" +
@@ -4017,7 +4492,7 @@ func file_platform_link_link_proto_rawDescGZIP() []byte {
 }
 
 var file_platform_link_link_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_platform_link_link_proto_goTypes = []any{
 	(Error_Kind)(0),               // 0: Platform.Link.Error.Kind
 	(*Frame)(nil),                 // 1: Platform.Link.Frame
@@ -4063,12 +4538,17 @@ var file_platform_link_link_proto_goTypes = []any{
 	(*ResourcesChanged)(nil),      // 41: Platform.Link.ResourcesChanged
 	(*ResourceChunk)(nil),         // 42: Platform.Link.ResourceChunk
 	(*UploadDone)(nil),            // 43: Platform.Link.UploadDone
-	(*LiveFrame)(nil),             // 44: Platform.Link.LiveFrame
-	(*LiveSubscribe)(nil),         // 45: Platform.Link.LiveSubscribe
-	(*LiveUnsubscribe)(nil),       // 46: Platform.Link.LiveUnsubscribe
-	(*LiveSample)(nil),            // 47: Platform.Link.LiveSample
-	(*LiveEnded)(nil),             // 48: Platform.Link.LiveEnded
-	(*catalogpb.Time)(nil),        // 49: Platform.Messages.builtin_interfaces.Time
+	(*RecordingControl)(nil),      // 44: Platform.Link.RecordingControl
+	(*RecordingStart)(nil),        // 45: Platform.Link.RecordingStart
+	(*RecordedStream)(nil),        // 46: Platform.Link.RecordedStream
+	(*Recording)(nil),             // 47: Platform.Link.Recording
+	(*RecordingList)(nil),         // 48: Platform.Link.RecordingList
+	(*LiveFrame)(nil),             // 49: Platform.Link.LiveFrame
+	(*LiveSubscribe)(nil),         // 50: Platform.Link.LiveSubscribe
+	(*LiveUnsubscribe)(nil),       // 51: Platform.Link.LiveUnsubscribe
+	(*LiveSample)(nil),            // 52: Platform.Link.LiveSample
+	(*LiveEnded)(nil),             // 53: Platform.Link.LiveEnded
+	(*catalogpb.Time)(nil),        // 54: Platform.Messages.builtin_interfaces.Time
 }
 var file_platform_link_link_proto_depIdxs = []int32{
 	2,  // 0: Platform.Link.Frame.hello:type_name -> Platform.Link.Hello
@@ -4087,7 +4567,7 @@ var file_platform_link_link_proto_depIdxs = []int32{
 	15, // 13: Platform.Link.Frame.control_ended:type_name -> Platform.Link.ControlEnded
 	3,  // 14: Platform.Link.Hello.robots:type_name -> Platform.Link.RobotInfo
 	5,  // 15: Platform.Link.Welcome.refused:type_name -> Platform.Link.RobotRefused
-	49, // 16: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
+	54, // 16: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
 	3,  // 17: Platform.Link.RobotsChanged.robots:type_name -> Platform.Link.RobotInfo
 	5,  // 18: Platform.Link.RobotsAccepted.refused:type_name -> Platform.Link.RobotRefused
 	18, // 19: Platform.Link.Request.streams:type_name -> Platform.Link.Empty
@@ -4100,56 +4580,67 @@ var file_platform_link_link_proto_depIdxs = []int32{
 	21, // 26: Platform.Link.Request.upload:type_name -> Platform.Link.ResourceUpload
 	12, // 27: Platform.Link.Request.take_control:type_name -> Platform.Link.TakeControl
 	18, // 28: Platform.Link.Request.controls:type_name -> Platform.Link.Empty
-	10, // 29: Platform.Link.TakeControl.key:type_name -> Platform.Link.StreamKey
-	23, // 30: Platform.Link.ControlEnded.error:type_name -> Platform.Link.Error
-	10, // 31: Platform.Link.ControlHeld.key:type_name -> Platform.Link.StreamKey
-	49, // 32: Platform.Link.ControlHeld.since:type_name -> Platform.Messages.builtin_interfaces.Time
-	16, // 33: Platform.Link.ControlList.controls:type_name -> Platform.Link.ControlHeld
-	10, // 34: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
-	23, // 35: Platform.Link.Response.error:type_name -> Platform.Link.Error
-	25, // 36: Platform.Link.Response.streams:type_name -> Platform.Link.StreamList
-	26, // 37: Platform.Link.Response.sample:type_name -> Platform.Link.Sample
-	18, // 38: Platform.Link.Response.done:type_name -> Platform.Link.Empty
-	27, // 39: Platform.Link.Response.metric_types:type_name -> Platform.Link.MetricTypes
-	35, // 40: Platform.Link.Response.metric:type_name -> Platform.Link.Metric
-	37, // 41: Platform.Link.Response.kpis:type_name -> Platform.Link.KPIList
-	40, // 42: Platform.Link.Response.resources:type_name -> Platform.Link.ResourceList
-	43, // 43: Platform.Link.Response.upload:type_name -> Platform.Link.UploadDone
-	18, // 44: Platform.Link.Response.granted:type_name -> Platform.Link.Empty
-	16, // 45: Platform.Link.Response.held:type_name -> Platform.Link.ControlHeld
-	17, // 46: Platform.Link.Response.controls:type_name -> Platform.Link.ControlList
-	0,  // 47: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
-	24, // 48: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
-	49, // 49: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	49, // 50: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	49, // 51: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	29, // 52: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
-	31, // 53: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
-	18, // 54: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
-	28, // 55: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
-	49, // 56: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
-	34, // 57: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
-	30, // 58: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
-	32, // 59: Platform.Link.Metric.components:type_name -> Platform.Link.Components
-	33, // 60: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
-	49, // 61: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	36, // 62: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
-	36, // 63: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
-	49, // 64: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
-	39, // 65: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
-	39, // 66: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
-	45, // 67: Platform.Link.LiveFrame.subscribe:type_name -> Platform.Link.LiveSubscribe
-	46, // 68: Platform.Link.LiveFrame.unsubscribe:type_name -> Platform.Link.LiveUnsubscribe
-	47, // 69: Platform.Link.LiveFrame.sample:type_name -> Platform.Link.LiveSample
-	48, // 70: Platform.Link.LiveFrame.ended:type_name -> Platform.Link.LiveEnded
-	10, // 71: Platform.Link.LiveSubscribe.key:type_name -> Platform.Link.StreamKey
-	26, // 72: Platform.Link.LiveSample.sample:type_name -> Platform.Link.Sample
-	23, // 73: Platform.Link.LiveEnded.error:type_name -> Platform.Link.Error
-	74, // [74:74] is the sub-list for method output_type
-	74, // [74:74] is the sub-list for method input_type
-	74, // [74:74] is the sub-list for extension type_name
-	74, // [74:74] is the sub-list for extension extendee
-	0,  // [0:74] is the sub-list for field type_name
+	44, // 29: Platform.Link.Request.recording:type_name -> Platform.Link.RecordingControl
+	10, // 30: Platform.Link.TakeControl.key:type_name -> Platform.Link.StreamKey
+	23, // 31: Platform.Link.ControlEnded.error:type_name -> Platform.Link.Error
+	10, // 32: Platform.Link.ControlHeld.key:type_name -> Platform.Link.StreamKey
+	54, // 33: Platform.Link.ControlHeld.since:type_name -> Platform.Messages.builtin_interfaces.Time
+	16, // 34: Platform.Link.ControlList.controls:type_name -> Platform.Link.ControlHeld
+	10, // 35: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
+	23, // 36: Platform.Link.Response.error:type_name -> Platform.Link.Error
+	25, // 37: Platform.Link.Response.streams:type_name -> Platform.Link.StreamList
+	26, // 38: Platform.Link.Response.sample:type_name -> Platform.Link.Sample
+	18, // 39: Platform.Link.Response.done:type_name -> Platform.Link.Empty
+	27, // 40: Platform.Link.Response.metric_types:type_name -> Platform.Link.MetricTypes
+	35, // 41: Platform.Link.Response.metric:type_name -> Platform.Link.Metric
+	37, // 42: Platform.Link.Response.kpis:type_name -> Platform.Link.KPIList
+	40, // 43: Platform.Link.Response.resources:type_name -> Platform.Link.ResourceList
+	43, // 44: Platform.Link.Response.upload:type_name -> Platform.Link.UploadDone
+	18, // 45: Platform.Link.Response.granted:type_name -> Platform.Link.Empty
+	16, // 46: Platform.Link.Response.held:type_name -> Platform.Link.ControlHeld
+	17, // 47: Platform.Link.Response.controls:type_name -> Platform.Link.ControlList
+	48, // 48: Platform.Link.Response.recordings:type_name -> Platform.Link.RecordingList
+	0,  // 49: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
+	24, // 50: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
+	54, // 51: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	54, // 52: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	54, // 53: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	29, // 54: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
+	31, // 55: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
+	18, // 56: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
+	28, // 57: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
+	54, // 58: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
+	34, // 59: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
+	30, // 60: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
+	32, // 61: Platform.Link.Metric.components:type_name -> Platform.Link.Components
+	33, // 62: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
+	54, // 63: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	36, // 64: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
+	36, // 65: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
+	54, // 66: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
+	39, // 67: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
+	39, // 68: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
+	45, // 69: Platform.Link.RecordingControl.start:type_name -> Platform.Link.RecordingStart
+	18, // 70: Platform.Link.RecordingControl.list:type_name -> Platform.Link.Empty
+	10, // 71: Platform.Link.RecordingStart.streams:type_name -> Platform.Link.StreamKey
+	10, // 72: Platform.Link.RecordedStream.key:type_name -> Platform.Link.StreamKey
+	46, // 73: Platform.Link.Recording.streams:type_name -> Platform.Link.RecordedStream
+	54, // 74: Platform.Link.Recording.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	54, // 75: Platform.Link.Recording.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	45, // 76: Platform.Link.Recording.request:type_name -> Platform.Link.RecordingStart
+	47, // 77: Platform.Link.RecordingList.recordings:type_name -> Platform.Link.Recording
+	50, // 78: Platform.Link.LiveFrame.subscribe:type_name -> Platform.Link.LiveSubscribe
+	51, // 79: Platform.Link.LiveFrame.unsubscribe:type_name -> Platform.Link.LiveUnsubscribe
+	52, // 80: Platform.Link.LiveFrame.sample:type_name -> Platform.Link.LiveSample
+	53, // 81: Platform.Link.LiveFrame.ended:type_name -> Platform.Link.LiveEnded
+	10, // 82: Platform.Link.LiveSubscribe.key:type_name -> Platform.Link.StreamKey
+	26, // 83: Platform.Link.LiveSample.sample:type_name -> Platform.Link.Sample
+	23, // 84: Platform.Link.LiveEnded.error:type_name -> Platform.Link.Error
+	85, // [85:85] is the sub-list for method output_type
+	85, // [85:85] is the sub-list for method input_type
+	85, // [85:85] is the sub-list for extension type_name
+	85, // [85:85] is the sub-list for extension extendee
+	0,  // [0:85] is the sub-list for field type_name
 }
 
 func init() { file_platform_link_link_proto_init() }
@@ -4184,6 +4675,7 @@ func file_platform_link_link_proto_init() {
 		(*Request_Upload)(nil),
 		(*Request_TakeControl)(nil),
 		(*Request_Controls)(nil),
+		(*Request_Recording)(nil),
 	}
 	file_platform_link_link_proto_msgTypes[21].OneofWrappers = []any{
 		(*Response_Streams)(nil),
@@ -4197,6 +4689,7 @@ func file_platform_link_link_proto_init() {
 		(*Response_Granted)(nil),
 		(*Response_Held)(nil),
 		(*Response_Controls)(nil),
+		(*Response_Recordings)(nil),
 	}
 	file_platform_link_link_proto_msgTypes[34].OneofWrappers = []any{
 		(*Metric_None)(nil),
@@ -4214,6 +4707,11 @@ func file_platform_link_link_proto_init() {
 		(*Metric_Config)(nil),
 	}
 	file_platform_link_link_proto_msgTypes[43].OneofWrappers = []any{
+		(*RecordingControl_Start)(nil),
+		(*RecordingControl_Stop)(nil),
+		(*RecordingControl_List)(nil),
+	}
+	file_platform_link_link_proto_msgTypes[48].OneofWrappers = []any{
 		(*LiveFrame_Subscribe)(nil),
 		(*LiveFrame_Unsubscribe)(nil),
 		(*LiveFrame_Sample)(nil),
@@ -4225,7 +4723,7 @@ func file_platform_link_link_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platform_link_link_proto_rawDesc), len(file_platform_link_link_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   48,
+			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -36,6 +36,7 @@ func RegisterMirror(e *echo.Echo, gw *gateway.Gateway, opt Options, prefix strin
 	g.GET("/robots/metrics", h.metrics, auth...)
 	g.GET("/robots/:robotId/metric/:metricId", h.metric, auth...)
 	g.POST("/events/log", h.postEvent, auth...)
+	registerRecordings(g, h, auth...)
 	g.GET("/robots/:robotId/controls", controlsList(gw), auth...)
 	kpis := &kpiSocket{gw: gw, hub: opt.KPIs, localOnly: opt.LocalFleetOnly}
 	g.GET("/fleets", kpis.fleets, auth...)

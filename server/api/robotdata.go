@@ -336,6 +336,8 @@ func metricBody(m fleet.Metric, keys keyCasing) map[string]any {
 				"recorderType": r.Type, "recorderState": r.State, "startTime": r.StartTime.UTC(),
 				"endTime": r.EndTime.UTC(), "id": r.ID, "errorType": r.ErrorType,
 				"duration": hms(r.EndTime.Sub(r.StartTime)),
+				// An extension: samples the recorder let go, its disk slower than the streams.
+				"droppedSamples": r.Dropped,
 			}
 		}
 		out["agentRecordings"] = map[string]any{"agentRecorders": recorders}

@@ -64,6 +64,7 @@ func Register(e *echo.Echo, gw *gateway.Gateway, opt Options) {
 		g.GET("/robots/:robotId/streams/connect", ws.connect)
 	}
 	g.POST("/events/log", h.postEvent, authed)
+	registerRecordings(g, h, authed)
 
 	kpis := &kpiSocket{gw: gw, hub: opt.KPIs, localOnly: opt.LocalFleetOnly}
 	g.GET("/fleets", kpis.fleets, authed)

@@ -124,6 +124,8 @@ func (s *session) handle(ctx context.Context, req *linkpb.Request) (*linkpb.Resp
 			return nil, err
 		}
 		return &linkpb.Response{Result: &linkpb.Response_Upload{Upload: done}}, nil
+	case *linkpb.Request_Recording:
+		return recording(ctx, robot, op.Recording)
 	default:
 		return nil, fleet.Errorf(fleet.ErrInvalid, "this agent does not know request %T; upgrade it", req.GetOp())
 	}
@@ -175,4 +177,37 @@ func (s *session) upload(ctx context.Context, robot fleet.Robot, requestID uint6
 		}
 	}
 	return &linkpb.UploadDone{Size: size, Sha256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// recording serves the recorder's requests: start and stop answer with the one recording,
+// list with all of the robot's.
+func recording(ctx context.Context, robot fleet.Robot, op *linkpb.RecordingControl) (*linkpb.Response, error) {
+	rc, ok := fleet.As[fleet.RecordingControl](robot)
+	if !ok {
+		return nil, fleet.Errorf(fleet.ErrInvalid, "robot %s cannot record: its agent has no recorder", robot.Info().Name)
+	}
+	var list []fleet.Recording
+	switch a := op.GetAction().(type) {
+	case *linkpb.RecordingControl_Start:
+		rec, err := rc.StartRecording(ctx, link.RecordingRequestFromWire(a.Start))
+		if err != nil {
+			return nil, err
+		}
+		list = []fleet.Recording{rec}
+	case *linkpb.RecordingControl_Stop:
+		rec, err := rc.StopRecording(ctx, a.Stop)
+		if err != nil {
+			return nil, err
+		}
+		list = []fleet.Recording{rec}
+	case *linkpb.RecordingControl_List:
+		recs, err := rc.Recordings(ctx)
+		if err != nil {
+			return nil, err
+		}
+		list = recs
+	default:
+		return nil, fleet.Errorf(fleet.ErrInvalid, "this agent does not know recording action %T; upgrade it", op.GetAction())
+	}
+	return &linkpb.Response{Result: &linkpb.Response_Recordings{Recordings: link.RecordingsToWire(list)}}, nil
 }

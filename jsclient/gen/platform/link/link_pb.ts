@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/link/link.proto.
  */
 export const file_platform_link_link: GenFile = /*@__PURE__*/
-  fileDesc("ChhwbGF0Zm9ybS9saW5rL2xpbmsucHJvdG8SDVBsYXRmb3JtLkxpbmsinwUKBUZyYW1lEiUKBWhlbGxvGAEgASgLMhQuUGxhdGZvcm0uTGluay5IZWxsb0gAEikKB3dlbGNvbWUYAiABKAsyFi5QbGF0Zm9ybS5MaW5rLldlbGNvbWVIABIpCgdyZWZ1c2FsGAMgASgLMhYuUGxhdGZvcm0uTGluay5SZWZ1c2FsSAASKQoHcmVxdWVzdBgEIAEoCzIWLlBsYXRmb3JtLkxpbmsuUmVxdWVzdEgAEisKCHJlc3BvbnNlGAUgASgLMhcuUGxhdGZvcm0uTGluay5SZXNwb25zZUgAEi0KCWhlYXJ0YmVhdBgGIAEoCzIYLlBsYXRmb3JtLkxpbmsuSGVhcnRiZWF0SAASLgoGcm9ib3RzGAcgASgLMhwuUGxhdGZvcm0uTGluay5Sb2JvdHNDaGFuZ2VkSAASKAoEa3BpcxgIIAEoCzIYLlBsYXRmb3JtLkxpbmsuS1BJVmFsdWVzSAASLQoFY2h1bmsYCSABKAsyHC5QbGF0Zm9ybS5MaW5rLlJlc291cmNlQ2h1bmtIABI0CglyZXNvdXJjZXMYCiABKAsyHy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlc0NoYW5nZWRIABIxCghhY2NlcHRlZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUm9ib3RzQWNjZXB0ZWRIABIwCgdjb21tYW5kGAwgASgLMh0uUGxhdGZvcm0uTGluay5Db250cm9sQ29tbWFuZEgAEjAKB3JlbGVhc2UYDSABKAsyHS5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xSZWxlYXNlSAASNAoNY29udHJvbF9lbmRlZBgOIAEoCzIbLlBsYXRmb3JtLkxpbmsuQ29udHJvbEVuZGVkSABCBgoEYm9keSJiCgVIZWxsbxIYChBwcm90b2NvbF92ZXJzaW9uGAEgASgNEhUKDWFnZW50X3ZlcnNpb24YAiABKAkSKAoGcm9ib3RzGAMgAygLMhguUGxhdGZvcm0uTGluay5Sb2JvdEluZm8iaQoJUm9ib3RJbmZvEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLY29uZmlnX25hbWUYAyABKAkSFgoOY29uZmlnX3ZlcnNpb24YBCABKAkSFQoNYWdlbnRfdmVyc2lvbhgFIAEoCSKUAQoHV2VsY29tZRIYChBwcm90b2NvbF92ZXJzaW9uGAEgASgNEhAKCGFnZW50X2lkGAIgASgJEhAKCGZsZWV0X2lkGAMgASgJEh0KFWhlYXJ0YmVhdF9pbnRlcnZhbF9tcxgEIAEoDRIsCgdyZWZ1c2VkGAUgAygLMhsuUGxhdGZvcm0uTGluay5Sb2JvdFJlZnVzZWQiKgoMUm9ib3RSZWZ1c2VkEgoKAmlkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSIxCgdSZWZ1c2FsEg4KBnJlYXNvbhgBIAEoCRIWCg5yZXRyeV9hZnRlcl9tcxgCIAEoDSJFCglIZWFydGJlYXQSOAoEc2VudBgBIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lIjkKDVJvYm90c0NoYW5nZWQSKAoGcm9ib3RzGAEgAygLMhguUGxhdGZvcm0uTGluay5Sb2JvdEluZm8iPgoOUm9ib3RzQWNjZXB0ZWQSLAoHcmVmdXNlZBgBIAMoCzIbLlBsYXRmb3JtLkxpbmsuUm9ib3RSZWZ1c2VkIjwKCVN0cmVhbUtleRIRCgljb21wb25lbnQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZzb3VyY2UYAyABKAUi/AMKB1JlcXVlc3QSCgoCaWQYASABKAQSEAoIcm9ib3RfaWQYAiABKAkSEwoLZGVhZGxpbmVfbXMYAyABKA0SJwoHc3RyZWFtcxgEIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIoCgRyZWFkGAUgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXlIABIpCgdwdWJsaXNoGAYgASgLMhYuUGxhdGZvcm0uTGluay5QdWJsaXNoSAASLAoMbWV0cmljX3R5cGVzGAcgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEiwKBm1ldHJpYxgIIAEoCzIaLlBsYXRmb3JtLkxpbmsuTWV0cmljUXVlcnlIABIkCgRrcGlzGAkgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEikKCXJlc291cmNlcxgKIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIvCgZ1cGxvYWQYCyABKAsyHS5QbGF0Zm9ybS5MaW5rLlJlc291cmNlVXBsb2FkSAASMgoMdGFrZV9jb250cm9sGAwgASgLMhouUGxhdGZvcm0uTGluay5UYWtlQ29udHJvbEgAEigKCGNvbnRyb2xzGA0gASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAQgQKAm9wIlYKC1Rha2VDb250cm9sEiUKA2tleRgBIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EhIKCmNvbnRyb2xfaWQYAiABKAkSDAoEdXNlchgDIAEoCSI1Cg5Db250cm9sQ29tbWFuZBISCgpjb250cm9sX2lkGAEgASgJEg8KB3BheWxvYWQYAiABKAwiJAoOQ29udHJvbFJlbGVhc2USEgoKY29udHJvbF9pZBgBIAEoCSJHCgxDb250cm9sRW5kZWQSEgoKY29udHJvbF9pZBgBIAEoCRIjCgVlcnJvchgCIAEoCzIULlBsYXRmb3JtLkxpbmsuRXJyb3IifgoLQ29udHJvbEhlbGQSJQoDa2V5GAEgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXkSDQoFb3duZXIYAiABKAkSOQoFc2luY2UYAyABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZSI7CgtDb250cm9sTGlzdBIsCghjb250cm9scxgBIAMoCzIaLlBsYXRmb3JtLkxpbmsuQ29udHJvbEhlbGQiBwoFRW1wdHkiTwoHUHVibGlzaBIlCgNrZXkYASABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRIMCgR0eXBlGAIgASgJEg8KB3BheWxvYWQYAyABKAwiKQoLTWV0cmljUXVlcnkSDAoEdHlwZRgBIAEoBRIMCgRuYW1lGAIgASgJIkMKDlJlc291cmNlVXBsb2FkEhMKC3Jlc291cmNlX2lkGAEgASgJEg4KBm9mZnNldBgCIAEoAxIMCgRzaXplGAMgASgDIqsECghSZXNwb25zZRIKCgJpZBgBIAEoBBIjCgVlcnJvchgCIAEoCzIULlBsYXRmb3JtLkxpbmsuRXJyb3ISLAoHc3RyZWFtcxgDIAEoCzIZLlBsYXRmb3JtLkxpbmsuU3RyZWFtTGlzdEgAEicKBnNhbXBsZRgEIAEoCzIVLlBsYXRmb3JtLkxpbmsuU2FtcGxlSAASJAoEZG9uZRgFIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIyCgxtZXRyaWNfdHlwZXMYBiABKAsyGi5QbGF0Zm9ybS5MaW5rLk1ldHJpY1R5cGVzSAASJwoGbWV0cmljGAcgASgLMhUuUGxhdGZvcm0uTGluay5NZXRyaWNIABImCgRrcGlzGAggASgLMhYuUGxhdGZvcm0uTGluay5LUElMaXN0SAASMAoJcmVzb3VyY2VzGAkgASgLMhsuUGxhdGZvcm0uTGluay5SZXNvdXJjZUxpc3RIABIrCgZ1cGxvYWQYCiABKAsyGS5QbGF0Zm9ybS5MaW5rLlVwbG9hZERvbmVIABInCgdncmFudGVkGAsgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEioKBGhlbGQYDCABKAsyGi5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xIZWxkSAASLgoIY29udHJvbHMYDSABKAsyGi5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xMaXN0SABCCAoGcmVzdWx0IqoBCgVFcnJvchInCgRraW5kGAEgASgOMhkuUGxhdGZvcm0uTGluay5FcnJvci5LaW5kEg8KB21lc3NhZ2UYAiABKAkiZwoES2luZBIRCg1LSU5EX0lOVEVSTkFMEAASEgoOS0lORF9OT1RfRk9VTkQQARIQCgxLSU5EX0lOVkFMSUQQAhIQCgxLSU5EX09GRkxJTkUQAxIUChBLSU5EX1VOQVZBSUxBQkxFEAQixgEKBlN0cmVhbRIRCgljb21wb25lbnQYASABKAkSDAoEbmFtZRgCIAEoCRIMCgR0eXBlGAMgASgJEhEKCWRpcmVjdGlvbhgEIAEoCRIOCgZzb3VyY2UYBSABKAUSFAoMZGlzcGxheV9uYW1lGAYgASgJEhIKCnNvdXJjZV91cmwYByABKAkSFwoPc291cmNlX2VuZHBvaW50GAggASgJEhIKCm1heF9saW5lYXIYCSABKAESEwoLbWF4X2FuZ3VsYXIYCiABKAEiNAoKU3RyZWFtTGlzdBImCgdzdHJlYW1zGAEgAygLMhUuUGxhdGZvcm0uTGluay5TdHJlYW0ibgoGU2FtcGxlEgwKBHR5cGUYASABKAkSDwoHcGF5bG9hZBgCIAEoDBI4CgR0aW1lGAMgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSCwoDc2VxGAQgASgEIhwKC01ldHJpY1R5cGVzEg0KBXR5cGVzGAEgAygFIiQKBVVzYWdlEgwKBHVzZWQYASABKAESDQoFbGltaXQYAiABKAEixQEKCFJlY29yZGVyEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAkSDQoFc3RhdGUYAyABKAkSPgoKc3RhcnRfdGltZRgEIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEjwKCGVuZF90aW1lGAUgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSEgoKZXJyb3JfdHlwZRgGIAEoCSI3CglSZWNvcmRlcnMSKgoJcmVjb3JkZXJzGAEgAygLMhcuUGxhdGZvcm0uTGluay5SZWNvcmRlciJXCg1Db21wb25lbnRJbmZvEgoKAmlkGAEgASgJEgwKBHV1aWQYAiABKAkSDAoEbmFtZRgDIAEoCRIPCgd2ZXJzaW9uGAQgASgJEg0KBXN0YXRlGAUgASgJIj4KCkNvbXBvbmVudHMSMAoKY29tcG9uZW50cxgBIAMoCzIcLlBsYXRmb3JtLkxpbmsuQ29tcG9uZW50SW5mbyI6CgpDb25maWdJbmZvEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRINCgVzdGF0ZRgDIAEoCSI+ChVBZ2VudE9wZXJhdGlvbmFsU3RhdGUSFAoMYWdlbnRfc3RhdHVzGAEgASgFEg8KB3ZlcnNpb24YAiABKAkilQQKBk1ldHJpYxIMCgR0eXBlGAEgASgFEgwKBG5hbWUYAiABKAkSJAoEbm9uZRgDIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABITCglpbnRfdmFsdWUYBCABKANIABIUCgpsb25nX3ZhbHVlGAUgASgDSAASFgoMZG91YmxlX3ZhbHVlGAYgASgBSAASFgoMc3RyaW5nX3ZhbHVlGAcgASgJSAASFAoKYm9vbF92YWx1ZRgIIAEoCEgAEiUKBXVzYWdlGAkgASgLMhQuUGxhdGZvcm0uTGluay5Vc2FnZUgAEjwKBmV4cGlyeRgKIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lSAASGgoQdXBkYXRlX2F2YWlsYWJsZRgLIAEoCEgAEkEKEW9wZXJhdGlvbmFsX3N0YXRlGAwgASgLMiQuUGxhdGZvcm0uTGluay5BZ2VudE9wZXJhdGlvbmFsU3RhdGVIABItCglyZWNvcmRlcnMYDSABKAsyGC5QbGF0Zm9ybS5MaW5rLlJlY29yZGVyc0gAEi8KCmNvbXBvbmVudHMYDiABKAsyGS5QbGF0Zm9ybS5MaW5rLkNvbXBvbmVudHNIABIrCgZjb25maWcYDyABKAsyGS5QbGF0Zm9ybS5MaW5rLkNvbmZpZ0luZm9IAEIHCgV2YWx1ZSJxCgNLUEkSDAoEbmFtZRgBIAEoCRIRCglkYXRhX3R5cGUYAiABKAkSDwoHcGF5bG9hZBgDIAEoDBI4CgR0aW1lGAQgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUiKwoHS1BJTGlzdBIgCgRrcGlzGAEgAygLMhIuUGxhdGZvcm0uTGluay5LUEkiPwoJS1BJVmFsdWVzEhAKCHJvYm90X2lkGAEgASgJEiAKBGtwaXMYAiADKAsyEi5QbGF0Zm9ybS5MaW5rLktQSSK8AQoIUmVzb3VyY2USCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIRCgltaW1lX3R5cGUYAyABKAkSEQoJZmlsZV90eXBlGAQgASgJEgwKBHNpemUYBSABKAMSPgoKY3JlYXRlZF9hdBgGIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEg4KBnNoYTI1NhgHIAEoCRISCgphZG1pbl9vbmx5GAggASgIIjoKDFJlc291cmNlTGlzdBIqCglyZXNvdXJjZXMYASADKAsyFy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlIlAKEFJlc291cmNlc0NoYW5nZWQSEAoIcm9ib3RfaWQYASABKAkSKgoJcmVzb3VyY2VzGAIgAygLMhcuUGxhdGZvcm0uTGluay5SZXNvdXJjZSJBCg1SZXNvdXJjZUNodW5rEhIKCnJlcXVlc3RfaWQYASABKAQSDgoGb2Zmc2V0GAIgASgDEgwKBGRhdGEYAyABKAwiKgoKVXBsb2FkRG9uZRIMCgRzaXplGAEgASgDEg4KBnNoYTI1NhgCIAEoCSLVAQoJTGl2ZUZyYW1lEjEKCXN1YnNjcmliZRgBIAEoCzIcLlBsYXRmb3JtLkxpbmsuTGl2ZVN1YnNjcmliZUgAEjUKC3Vuc3Vic2NyaWJlGAIgASgLMh4uUGxhdGZvcm0uTGluay5MaXZlVW5zdWJzY3JpYmVIABIrCgZzYW1wbGUYAyABKAsyGS5QbGF0Zm9ybS5MaW5rLkxpdmVTYW1wbGVIABIpCgVlbmRlZBgEIAEoCzIYLlBsYXRmb3JtLkxpbmsuTGl2ZUVuZGVkSABCBgoEYm9keSJ6Cg1MaXZlU3Vic2NyaWJlEgoKAmlkGAEgASgEEhAKCHJvYm90X2lkGAIgASgJEiUKA2tleRgDIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EhAKCG1heF9yYXRlGAQgASgBEhIKCmRvd25zYW1wbGUYBSABKAgiHQoPTGl2ZVVuc3Vic2NyaWJlEgoKAmlkGAEgASgEIl0KCkxpdmVTYW1wbGUSCgoCaWQYASABKAQSJQoGc2FtcGxlGAIgASgLMhUuUGxhdGZvcm0uTGluay5TYW1wbGUSDgoGb2Zmc2V0GAMgASgEEgwKBHNpemUYBCABKAQiPAoJTGl2ZUVuZGVkEgoKAmlkGAEgASgEEiMKBWVycm9yGAIgASgLMhQuUGxhdGZvcm0uTGluay5FcnJvckItWitnaXRodWIuY29tL2ZsZWV0Z2F0ZS9mbGVldGdhdGUvcHJvdG8vbGlua3BiYgZwcm90bzM", [file_platform_messages_builtin_interfaces]);
+  fileDesc("ChhwbGF0Zm9ybS9saW5rL2xpbmsucHJvdG8SDVBsYXRmb3JtLkxpbmsinwUKBUZyYW1lEiUKBWhlbGxvGAEgASgLMhQuUGxhdGZvcm0uTGluay5IZWxsb0gAEikKB3dlbGNvbWUYAiABKAsyFi5QbGF0Zm9ybS5MaW5rLldlbGNvbWVIABIpCgdyZWZ1c2FsGAMgASgLMhYuUGxhdGZvcm0uTGluay5SZWZ1c2FsSAASKQoHcmVxdWVzdBgEIAEoCzIWLlBsYXRmb3JtLkxpbmsuUmVxdWVzdEgAEisKCHJlc3BvbnNlGAUgASgLMhcuUGxhdGZvcm0uTGluay5SZXNwb25zZUgAEi0KCWhlYXJ0YmVhdBgGIAEoCzIYLlBsYXRmb3JtLkxpbmsuSGVhcnRiZWF0SAASLgoGcm9ib3RzGAcgASgLMhwuUGxhdGZvcm0uTGluay5Sb2JvdHNDaGFuZ2VkSAASKAoEa3BpcxgIIAEoCzIYLlBsYXRmb3JtLkxpbmsuS1BJVmFsdWVzSAASLQoFY2h1bmsYCSABKAsyHC5QbGF0Zm9ybS5MaW5rLlJlc291cmNlQ2h1bmtIABI0CglyZXNvdXJjZXMYCiABKAsyHy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlc0NoYW5nZWRIABIxCghhY2NlcHRlZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUm9ib3RzQWNjZXB0ZWRIABIwCgdjb21tYW5kGAwgASgLMh0uUGxhdGZvcm0uTGluay5Db250cm9sQ29tbWFuZEgAEjAKB3JlbGVhc2UYDSABKAsyHS5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xSZWxlYXNlSAASNAoNY29udHJvbF9lbmRlZBgOIAEoCzIbLlBsYXRmb3JtLkxpbmsuQ29udHJvbEVuZGVkSABCBgoEYm9keSJiCgVIZWxsbxIYChBwcm90b2NvbF92ZXJzaW9uGAEgASgNEhUKDWFnZW50X3ZlcnNpb24YAiABKAkSKAoGcm9ib3RzGAMgAygLMhguUGxhdGZvcm0uTGluay5Sb2JvdEluZm8iaQoJUm9ib3RJbmZvEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLY29uZmlnX25hbWUYAyABKAkSFgoOY29uZmlnX3ZlcnNpb24YBCABKAkSFQoNYWdlbnRfdmVyc2lvbhgFIAEoCSKUAQoHV2VsY29tZRIYChBwcm90b2NvbF92ZXJzaW9uGAEgASgNEhAKCGFnZW50X2lkGAIgASgJEhAKCGZsZWV0X2lkGAMgASgJEh0KFWhlYXJ0YmVhdF9pbnRlcnZhbF9tcxgEIAEoDRIsCgdyZWZ1c2VkGAUgAygLMhsuUGxhdGZvcm0uTGluay5Sb2JvdFJlZnVzZWQiKgoMUm9ib3RSZWZ1c2VkEgoKAmlkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSIxCgdSZWZ1c2FsEg4KBnJlYXNvbhgBIAEoCRIWCg5yZXRyeV9hZnRlcl9tcxgCIAEoDSJFCglIZWFydGJlYXQSOAoEc2VudBgBIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lIjkKDVJvYm90c0NoYW5nZWQSKAoGcm9ib3RzGAEgAygLMhguUGxhdGZvcm0uTGluay5Sb2JvdEluZm8iPgoOUm9ib3RzQWNjZXB0ZWQSLAoHcmVmdXNlZBgBIAMoCzIbLlBsYXRmb3JtLkxpbmsuUm9ib3RSZWZ1c2VkIjwKCVN0cmVhbUtleRIRCgljb21wb25lbnQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZzb3VyY2UYAyABKAUisgQKB1JlcXVlc3QSCgoCaWQYASABKAQSEAoIcm9ib3RfaWQYAiABKAkSEwoLZGVhZGxpbmVfbXMYAyABKA0SJwoHc3RyZWFtcxgEIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIoCgRyZWFkGAUgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXlIABIpCgdwdWJsaXNoGAYgASgLMhYuUGxhdGZvcm0uTGluay5QdWJsaXNoSAASLAoMbWV0cmljX3R5cGVzGAcgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEiwKBm1ldHJpYxgIIAEoCzIaLlBsYXRmb3JtLkxpbmsuTWV0cmljUXVlcnlIABIkCgRrcGlzGAkgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEikKCXJlc291cmNlcxgKIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIvCgZ1cGxvYWQYCyABKAsyHS5QbGF0Zm9ybS5MaW5rLlJlc291cmNlVXBsb2FkSAASMgoMdGFrZV9jb250cm9sGAwgASgLMhouUGxhdGZvcm0uTGluay5UYWtlQ29udHJvbEgAEigKCGNvbnRyb2xzGA0gASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEjQKCXJlY29yZGluZxgUIAEoCzIfLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nQ29udHJvbEgAQgQKAm9wIlYKC1Rha2VDb250cm9sEiUKA2tleRgBIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EhIKCmNvbnRyb2xfaWQYAiABKAkSDAoEdXNlchgDIAEoCSI1Cg5Db250cm9sQ29tbWFuZBISCgpjb250cm9sX2lkGAEgASgJEg8KB3BheWxvYWQYAiABKAwiJAoOQ29udHJvbFJlbGVhc2USEgoKY29udHJvbF9pZBgBIAEoCSJHCgxDb250cm9sRW5kZWQSEgoKY29udHJvbF9pZBgBIAEoCRIjCgVlcnJvchgCIAEoCzIULlBsYXRmb3JtLkxpbmsuRXJyb3IifgoLQ29udHJvbEhlbGQSJQoDa2V5GAEgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXkSDQoFb3duZXIYAiABKAkSOQoFc2luY2UYAyABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZSI7CgtDb250cm9sTGlzdBIsCghjb250cm9scxgBIAMoCzIaLlBsYXRmb3JtLkxpbmsuQ29udHJvbEhlbGQiBwoFRW1wdHkiTwoHUHVibGlzaBIlCgNrZXkYASABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRIMCgR0eXBlGAIgASgJEg8KB3BheWxvYWQYAyABKAwiKQoLTWV0cmljUXVlcnkSDAoEdHlwZRgBIAEoBRIMCgRuYW1lGAIgASgJIkMKDlJlc291cmNlVXBsb2FkEhMKC3Jlc291cmNlX2lkGAEgASgJEg4KBm9mZnNldBgCIAEoAxIMCgRzaXplGAMgASgDIt8ECghSZXNwb25zZRIKCgJpZBgBIAEoBBIjCgVlcnJvchgCIAEoCzIULlBsYXRmb3JtLkxpbmsuRXJyb3ISLAoHc3RyZWFtcxgDIAEoCzIZLlBsYXRmb3JtLkxpbmsuU3RyZWFtTGlzdEgAEicKBnNhbXBsZRgEIAEoCzIVLlBsYXRmb3JtLkxpbmsuU2FtcGxlSAASJAoEZG9uZRgFIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIyCgxtZXRyaWNfdHlwZXMYBiABKAsyGi5QbGF0Zm9ybS5MaW5rLk1ldHJpY1R5cGVzSAASJwoGbWV0cmljGAcgASgLMhUuUGxhdGZvcm0uTGluay5NZXRyaWNIABImCgRrcGlzGAggASgLMhYuUGxhdGZvcm0uTGluay5LUElMaXN0SAASMAoJcmVzb3VyY2VzGAkgASgLMhsuUGxhdGZvcm0uTGluay5SZXNvdXJjZUxpc3RIABIrCgZ1cGxvYWQYCiABKAsyGS5QbGF0Zm9ybS5MaW5rLlVwbG9hZERvbmVIABInCgdncmFudGVkGAsgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEioKBGhlbGQYDCABKAsyGi5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xIZWxkSAASLgoIY29udHJvbHMYDSABKAsyGi5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xMaXN0SAASMgoKcmVjb3JkaW5ncxgUIAEoCzIcLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nTGlzdEgAQggKBnJlc3VsdCKqAQoFRXJyb3ISJwoEa2luZBgBIAEoDjIZLlBsYXRmb3JtLkxpbmsuRXJyb3IuS2luZBIPCgdtZXNzYWdlGAIgASgJImcKBEtpbmQSEQoNS0lORF9JTlRFUk5BTBAAEhIKDktJTkRfTk9UX0ZPVU5EEAESEAoMS0lORF9JTlZBTElEEAISEAoMS0lORF9PRkZMSU5FEAMSFAoQS0lORF9VTkFWQUlMQUJMRRAEIsYBCgZTdHJlYW0SEQoJY29tcG9uZW50GAEgASgJEgwKBG5hbWUYAiABKAkSDAoEdHlwZRgDIAEoCRIRCglkaXJlY3Rpb24YBCABKAkSDgoGc291cmNlGAUgASgFEhQKDGRpc3BsYXlfbmFtZRgGIAEoCRISCgpzb3VyY2VfdXJsGAcgASgJEhcKD3NvdXJjZV9lbmRwb2ludBgIIAEoCRISCgptYXhfbGluZWFyGAkgASgBEhMKC21heF9hbmd1bGFyGAogASgBIjQKClN0cmVhbUxpc3QSJgoHc3RyZWFtcxgBIAMoCzIVLlBsYXRmb3JtLkxpbmsuU3RyZWFtIm4KBlNhbXBsZRIMCgR0eXBlGAEgASgJEg8KB3BheWxvYWQYAiABKAwSOAoEdGltZRgDIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEgsKA3NlcRgEIAEoBCIcCgtNZXRyaWNUeXBlcxINCgV0eXBlcxgBIAMoBSIkCgVVc2FnZRIMCgR1c2VkGAEgASgBEg0KBWxpbWl0GAIgASgBItYBCghSZWNvcmRlchIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBXN0YXRlGAMgASgJEj4KCnN0YXJ0X3RpbWUYBCABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRI8CghlbmRfdGltZRgFIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEhIKCmVycm9yX3R5cGUYBiABKAkSDwoHZHJvcHBlZBgHIAEoAyI3CglSZWNvcmRlcnMSKgoJcmVjb3JkZXJzGAEgAygLMhcuUGxhdGZvcm0uTGluay5SZWNvcmRlciJXCg1Db21wb25lbnRJbmZvEgoKAmlkGAEgASgJEgwKBHV1aWQYAiABKAkSDAoEbmFtZRgDIAEoCRIPCgd2ZXJzaW9uGAQgASgJEg0KBXN0YXRlGAUgASgJIj4KCkNvbXBvbmVudHMSMAoKY29tcG9uZW50cxgBIAMoCzIcLlBsYXRmb3JtLkxpbmsuQ29tcG9uZW50SW5mbyI6CgpDb25maWdJbmZvEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRINCgVzdGF0ZRgDIAEoCSI+ChVBZ2VudE9wZXJhdGlvbmFsU3RhdGUSFAoMYWdlbnRfc3RhdHVzGAEgASgFEg8KB3ZlcnNpb24YAiABKAkilQQKBk1ldHJpYxIMCgR0eXBlGAEgASgFEgwKBG5hbWUYAiABKAkSJAoEbm9uZRgDIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABITCglpbnRfdmFsdWUYBCABKANIABIUCgpsb25nX3ZhbHVlGAUgASgDSAASFgoMZG91YmxlX3ZhbHVlGAYgASgBSAASFgoMc3RyaW5nX3ZhbHVlGAcgASgJSAASFAoKYm9vbF92YWx1ZRgIIAEoCEgAEiUKBXVzYWdlGAkgASgLMhQuUGxhdGZvcm0uTGluay5Vc2FnZUgAEjwKBmV4cGlyeRgKIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lSAASGgoQdXBkYXRlX2F2YWlsYWJsZRgLIAEoCEgAEkEKEW9wZXJhdGlvbmFsX3N0YXRlGAwgASgLMiQuUGxhdGZvcm0uTGluay5BZ2VudE9wZXJhdGlvbmFsU3RhdGVIABItCglyZWNvcmRlcnMYDSABKAsyGC5QbGF0Zm9ybS5MaW5rLlJlY29yZGVyc0gAEi8KCmNvbXBvbmVudHMYDiABKAsyGS5QbGF0Zm9ybS5MaW5rLkNvbXBvbmVudHNIABIrCgZjb25maWcYDyABKAsyGS5QbGF0Zm9ybS5MaW5rLkNvbmZpZ0luZm9IAEIHCgV2YWx1ZSJxCgNLUEkSDAoEbmFtZRgBIAEoCRIRCglkYXRhX3R5cGUYAiABKAkSDwoHcGF5bG9hZBgDIAEoDBI4CgR0aW1lGAQgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUiKwoHS1BJTGlzdBIgCgRrcGlzGAEgAygLMhIuUGxhdGZvcm0uTGluay5LUEkiPwoJS1BJVmFsdWVzEhAKCHJvYm90X2lkGAEgASgJEiAKBGtwaXMYAiADKAsyEi5QbGF0Zm9ybS5MaW5rLktQSSK8AQoIUmVzb3VyY2USCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIRCgltaW1lX3R5cGUYAyABKAkSEQoJZmlsZV90eXBlGAQgASgJEgwKBHNpemUYBSABKAMSPgoKY3JlYXRlZF9hdBgGIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEg4KBnNoYTI1NhgHIAEoCRISCgphZG1pbl9vbmx5GAggASgIIjoKDFJlc291cmNlTGlzdBIqCglyZXNvdXJjZXMYASADKAsyFy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlIlAKEFJlc291cmNlc0NoYW5nZWQSEAoIcm9ib3RfaWQYASABKAkSKgoJcmVzb3VyY2VzGAIgAygLMhcuUGxhdGZvcm0uTGluay5SZXNvdXJjZSJBCg1SZXNvdXJjZUNodW5rEhIKCnJlcXVlc3RfaWQYASABKAQSDgoGb2Zmc2V0GAIgASgDEgwKBGRhdGEYAyABKAwiKgoKVXBsb2FkRG9uZRIMCgRzaXplGAEgASgDEg4KBnNoYTI1NhgCIAEoCSKCAQoQUmVjb3JkaW5nQ29udHJvbBIuCgVzdGFydBgBIAEoCzIdLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nU3RhcnRIABIOCgRzdG9wGAIgASgJSAASJAoEbGlzdBgDIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIAEIICgZhY3Rpb24idQoOUmVjb3JkaW5nU3RhcnQSKQoHc3RyZWFtcxgBIAMoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EhMKC2R1cmF0aW9uX21zGAIgASgDEhEKCW1heF9ieXRlcxgDIAEoAxIQCghtYXhfcmF0ZRgEIAEoASJUCg5SZWNvcmRlZFN0cmVhbRIlCgNrZXkYASABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRIMCgR0eXBlGAIgASgJEg0KBXRvcGljGAMgASgJItkCCglSZWNvcmRpbmcSCgoCaWQYASABKAkSLgoHc3RyZWFtcxgCIAMoCzIdLlBsYXRmb3JtLkxpbmsuUmVjb3JkZWRTdHJlYW0SDQoFc3RhdGUYAyABKAkSEgoKZXJyb3JfdHlwZRgEIAEoCRIOCgZyZWFzb24YBSABKAkSPgoKc3RhcnRfdGltZRgGIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEjwKCGVuZF90aW1lGAcgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSLgoHcmVxdWVzdBgIIAEoCzIdLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nU3RhcnQSDAoEc2l6ZRgJIAEoAxIQCghtZXNzYWdlcxgKIAEoAxIPCgdkcm9wcGVkGAsgASgDIj0KDVJlY29yZGluZ0xpc3QSLAoKcmVjb3JkaW5ncxgBIAMoCzIYLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nItUBCglMaXZlRnJhbWUSMQoJc3Vic2NyaWJlGAEgASgLMhwuUGxhdGZvcm0uTGluay5MaXZlU3Vic2NyaWJlSAASNQoLdW5zdWJzY3JpYmUYAiABKAsyHi5QbGF0Zm9ybS5MaW5rLkxpdmVVbnN1YnNjcmliZUgAEisKBnNhbXBsZRgDIAEoCzIZLlBsYXRmb3JtLkxpbmsuTGl2ZVNhbXBsZUgAEikKBWVuZGVkGAQgASgLMhguUGxhdGZvcm0uTGluay5MaXZlRW5kZWRIAEIGCgRib2R5InoKDUxpdmVTdWJzY3JpYmUSCgoCaWQYASABKAQSEAoIcm9ib3RfaWQYAiABKAkSJQoDa2V5GAMgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXkSEAoIbWF4X3JhdGUYBCABKAESEgoKZG93bnNhbXBsZRgFIAEoCCIdCg9MaXZlVW5zdWJzY3JpYmUSCgoCaWQYASABKAQiXQoKTGl2ZVNhbXBsZRIKCgJpZBgBIAEoBBIlCgZzYW1wbGUYAiABKAsyFS5QbGF0Zm9ybS5MaW5rLlNhbXBsZRIOCgZvZmZzZXQYAyABKAQSDAoEc2l6ZRgEIAEoBCI8CglMaXZlRW5kZWQSCgoCaWQYASABKAQSIwoFZXJyb3IYAiABKAsyFC5QbGF0Zm9ybS5MaW5rLkVycm9yQi1aK2dpdGh1Yi5jb20vZmxlZXRnYXRlL2ZsZWV0Z2F0ZS9wcm90by9saW5rcGJiBnByb3RvMw", [file_platform_messages_builtin_interfaces]);
 
 /**
  * @generated from message Platform.Link.Frame
@@ -468,6 +468,14 @@ export type Request = Message<"Platform.Link.Request"> & {
      */
     value: Empty;
     case: "controls";
+  } | {
+    /**
+     * Numbers from 20 on are the recorder's (fleet.RecordingControl).
+     *
+     * @generated from field: Platform.Link.RecordingControl recording = 20;
+     */
+    value: RecordingControl;
+    case: "recording";
   } | { case: undefined; value?: undefined };
 };
 
@@ -801,6 +809,14 @@ export type Response = Message<"Platform.Link.Response"> & {
      */
     value: ControlList;
     case: "controls";
+  } | {
+    /**
+     * answers recording: one for start and stop, all for list
+     *
+     * @generated from field: Platform.Link.RecordingList recordings = 20;
+     */
+    value: RecordingList;
+    case: "recordings";
   } | { case: undefined; value?: undefined };
 };
 
@@ -1054,6 +1070,11 @@ export type Recorder = Message<"Platform.Link.Recorder"> & {
    * @generated from field: string error_type = 6;
    */
   errorType: string;
+
+  /**
+   * @generated from field: int64 dropped = 7;
+   */
+  dropped: bigint;
 };
 
 /**
@@ -1508,6 +1529,196 @@ export const UploadDoneSchema: GenMessage<UploadDone> = /*@__PURE__*/
   messageDesc(file_platform_link_link, 42);
 
 /**
+ * RecordingControl starts, stops or lists the recordings of a robot (fleet.RecordingControl).
+ *
+ * @generated from message Platform.Link.RecordingControl
+ */
+export type RecordingControl = Message<"Platform.Link.RecordingControl"> & {
+  /**
+   * @generated from oneof Platform.Link.RecordingControl.action
+   */
+  action: {
+    /**
+     * @generated from field: Platform.Link.RecordingStart start = 1;
+     */
+    value: RecordingStart;
+    case: "start";
+  } | {
+    /**
+     * the recording's id
+     *
+     * @generated from field: string stop = 2;
+     */
+    value: string;
+    case: "stop";
+  } | {
+    /**
+     * @generated from field: Platform.Link.Empty list = 3;
+     */
+    value: Empty;
+    case: "list";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message Platform.Link.RecordingControl.
+ * Use `create(RecordingControlSchema)` to create a new message.
+ */
+export const RecordingControlSchema: GenMessage<RecordingControl> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 43);
+
+/**
+ * @generated from message Platform.Link.RecordingStart
+ */
+export type RecordingStart = Message<"Platform.Link.RecordingStart"> & {
+  /**
+   * @generated from field: repeated Platform.Link.StreamKey streams = 1;
+   */
+  streams: StreamKey[];
+
+  /**
+   * 0: until stopped
+   *
+   * @generated from field: int64 duration_ms = 2;
+   */
+  durationMs: bigint;
+
+  /**
+   * 0: no limit but the agent's quota
+   *
+   * @generated from field: int64 max_bytes = 3;
+   */
+  maxBytes: bigint;
+
+  /**
+   * samples per second and stream; 0: no cap
+   *
+   * @generated from field: double max_rate = 4;
+   */
+  maxRate: number;
+};
+
+/**
+ * Describes the message Platform.Link.RecordingStart.
+ * Use `create(RecordingStartSchema)` to create a new message.
+ */
+export const RecordingStartSchema: GenMessage<RecordingStart> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 44);
+
+/**
+ * @generated from message Platform.Link.RecordedStream
+ */
+export type RecordedStream = Message<"Platform.Link.RecordedStream"> & {
+  /**
+   * @generated from field: Platform.Link.StreamKey key = 1;
+   */
+  key?: StreamKey | undefined;
+
+  /**
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * @generated from field: string topic = 3;
+   */
+  topic: string;
+};
+
+/**
+ * Describes the message Platform.Link.RecordedStream.
+ * Use `create(RecordedStreamSchema)` to create a new message.
+ */
+export const RecordedStreamSchema: GenMessage<RecordedStream> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 45);
+
+/**
+ * @generated from message Platform.Link.Recording
+ */
+export type Recording = Message<"Platform.Link.Recording"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: repeated Platform.Link.RecordedStream streams = 2;
+   */
+  streams: RecordedStream[];
+
+  /**
+   * @generated from field: string state = 3;
+   */
+  state: string;
+
+  /**
+   * @generated from field: string error_type = 4;
+   */
+  errorType: string;
+
+  /**
+   * @generated from field: string reason = 5;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: Platform.Messages.builtin_interfaces.Time start_time = 6;
+   */
+  startTime?: Time | undefined;
+
+  /**
+   * unset while it runs
+   *
+   * @generated from field: Platform.Messages.builtin_interfaces.Time end_time = 7;
+   */
+  endTime?: Time | undefined;
+
+  /**
+   * @generated from field: Platform.Link.RecordingStart request = 8;
+   */
+  request?: RecordingStart | undefined;
+
+  /**
+   * @generated from field: int64 size = 9;
+   */
+  size: bigint;
+
+  /**
+   * @generated from field: int64 messages = 10;
+   */
+  messages: bigint;
+
+  /**
+   * @generated from field: int64 dropped = 11;
+   */
+  dropped: bigint;
+};
+
+/**
+ * Describes the message Platform.Link.Recording.
+ * Use `create(RecordingSchema)` to create a new message.
+ */
+export const RecordingSchema: GenMessage<Recording> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 46);
+
+/**
+ * @generated from message Platform.Link.RecordingList
+ */
+export type RecordingList = Message<"Platform.Link.RecordingList"> & {
+  /**
+   * @generated from field: repeated Platform.Link.Recording recordings = 1;
+   */
+  recordings: Recording[];
+};
+
+/**
+ * Describes the message Platform.Link.RecordingList.
+ * Use `create(RecordingListSchema)` to create a new message.
+ */
+export const RecordingListSchema: GenMessage<RecordingList> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 47);
+
+/**
  * The live connection: a second WebSocket from the agent at /agentlink/v1/live, opened after
  * the link's welcome and closed with it, carrying the samples of the streams cloud viewers
  * watch. Live data has a connection of its own so that nothing on the link (heartbeats, REST
@@ -1560,7 +1771,7 @@ export type LiveFrame = Message<"Platform.Link.LiveFrame"> & {
  * Use `create(LiveFrameSchema)` to create a new message.
  */
 export const LiveFrameSchema: GenMessage<LiveFrame> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 43);
+  messageDesc(file_platform_link_link, 48);
 
 /**
  * @generated from message Platform.Link.LiveSubscribe
@@ -1603,7 +1814,7 @@ export type LiveSubscribe = Message<"Platform.Link.LiveSubscribe"> & {
  * Use `create(LiveSubscribeSchema)` to create a new message.
  */
 export const LiveSubscribeSchema: GenMessage<LiveSubscribe> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 44);
+  messageDesc(file_platform_link_link, 49);
 
 /**
  * @generated from message Platform.Link.LiveUnsubscribe
@@ -1620,7 +1831,7 @@ export type LiveUnsubscribe = Message<"Platform.Link.LiveUnsubscribe"> & {
  * Use `create(LiveUnsubscribeSchema)` to create a new message.
  */
 export const LiveUnsubscribeSchema: GenMessage<LiveUnsubscribe> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 45);
+  messageDesc(file_platform_link_link, 50);
 
 /**
  * LiveSample carries a sample, or a part of one: a large sample goes in parts of at most
@@ -1657,7 +1868,7 @@ export type LiveSample = Message<"Platform.Link.LiveSample"> & {
  * Use `create(LiveSampleSchema)` to create a new message.
  */
 export const LiveSampleSchema: GenMessage<LiveSample> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 46);
+  messageDesc(file_platform_link_link, 51);
 
 /**
  * @generated from message Platform.Link.LiveEnded
@@ -1679,5 +1890,5 @@ export type LiveEnded = Message<"Platform.Link.LiveEnded"> & {
  * Use `create(LiveEndedSchema)` to create a new message.
  */
 export const LiveEndedSchema: GenMessage<LiveEnded> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 47);
+  messageDesc(file_platform_link_link, 52);
 

@@ -1,0 +1,254 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/mcap"
+)
+
+// Recordings (an extension of the contract): an agent's recorder writes chosen output streams
+// of a robot to MCAP files, which become resources of the robot.
+
+var actRecord = action{minRole: RoleDeveloper, acts: true, what: "start or stop recordings"}
+
+// RecordingTimeout bounds a recording request to a robot: stopping waits for the file to be
+// complete, which takes longer than a read.
+const RecordingTimeout = 10 * time.Second
+
+// Limits of a recording request's stream names.
+const (
+	maxRecordingStreams = 64
+	maxStreamNameLength = 256
+)
+
+// RecordingInput is a request to record, with streams named as people write them:
+// "component/stream" (camera/image), a ROS topic (/scan), or a stream's name alone when no
+// other output stream of the robot has it.
+type RecordingInput struct {
+	Streams  []string
+	Duration time.Duration
+	MaxBytes int64
+	MaxRate  float64
+}
+
+// recorder returns a robot's recording control, authorising act.
+func (g *Gateway) recorder(ctx context.Context, c *Caller, robotID string, act action) (Robot, fleet.Robot, fleet.RecordingControl, error) {
+	r, live, err := g.liveRobot(ctx, c, robotID, act)
+	if err != nil {
+		return Robot{}, nil, nil, err
+	}
+	rc, ok := fleet.As[fleet.RecordingControl](live)
+	if !ok {
+		return Robot{}, nil, nil, Errorf(EInvalid, "robot %q cannot record: its source has no recorder", r.Name)
+	}
+	return r, live, rc, nil
+}
+
+// recordingCall runs one recording request under RecordingTimeout.
+func recordingCall[T any](ctx context.Context, r Robot, call func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, RecordingTimeout)
+	defer cancel()
+	v, err := call(ctx)
+	if err != nil {
+		var zero T
+		if errors.Is(err, context.DeadlineExceeded) {
+			return zero, &Error{Code: EUnavailable, Message: "robot " + quote(r.Name) + " did not answer within " + RecordingTimeout.String(), Err: err}
+		}
+		return zero, robotError(r, err)
+	}
+	return v, nil
+}
+
+// StartRecording starts recording streams of a connected robot (Developer and above).
+func (g *Gateway) StartRecording(ctx context.Context, c *Caller, robotID string, in RecordingInput) (fleet.Recording, error) {
+	if len(in.Streams) == 0 {
+		return fleet.Recording{}, Errorf(EInvalid, "name at least one stream to record")
+	}
+	if len(in.Streams) > maxRecordingStreams {
+		return fleet.Recording{}, Errorf(EInvalid, "at most %d streams per recording", maxRecordingStreams)
+	}
+	r, live, rc, err := g.recorder(ctx, c, robotID, actRecord)
+	if err != nil {
+		return fleet.Recording{}, err
+	}
+	streams, err := robotCall(ctx, r, live.Streams)
+	if err != nil {
+		return fleet.Recording{}, err
+	}
+	req := fleet.RecordingRequest{Duration: in.Duration, MaxBytes: in.MaxBytes, MaxRate: in.MaxRate}
+	for _, name := range in.Streams {
+		key, err := outputStreamNamed(r, streams, name)
+		if err != nil {
+			return fleet.Recording{}, err
+		}
+		req.Streams = append(req.Streams, key)
+	}
+	rec, err := recordingCall(ctx, r, func(ctx context.Context) (fleet.Recording, error) { return rc.StartRecording(ctx, req) })
+	if err != nil {
+		return fleet.Recording{}, err
+	}
+	g.log.Info("recording started", "robot", r.Name, "recording", rec.ID, "by", c.User.Email, "streams", in.Streams)
+	return rec, nil
+}
+
+// outputStreamNamed finds the output stream a person's name for it means.
+func outputStreamNamed(r Robot, streams []fleet.Stream, name string) (fleet.StreamKey, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > maxStreamNameLength {
+		return fleet.StreamKey{}, Errorf(EInvalid, "a stream name must have 1 to %d characters", maxStreamNameLength)
+	}
+	outputs := slices.DeleteFunc(slices.Clone(streams), func(s fleet.Stream) bool { return s.Direction == fleet.Input })
+	var found []fleet.Stream
+	for _, s := range outputs {
+		if s.Component != "" && s.Component+"/"+strings.TrimPrefix(s.Name, "/") == strings.TrimPrefix(name, "/") {
+			return s.Key(), nil
+		}
+		if s.Name == name || strings.TrimPrefix(s.Name, "/") == strings.TrimPrefix(name, "/") {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0].Key(), nil
+	case 0:
+		if slices.ContainsFunc(streams, func(s fleet.Stream) bool { return s.Name == name || s.Component+"/"+s.Name == name }) {
+			return fleet.StreamKey{}, Errorf(EInvalid, "%s is an input stream: only output streams are recorded", name)
+		}
+		return fleet.StreamKey{}, Errorf(EInvalid, "robot %q has no output stream %q (%s)", r.Name, name, streamNames(outputs))
+	default:
+		return fleet.StreamKey{}, Errorf(EInvalid, "%q names %d streams of robot %q: give component/stream (%s)", name, len(found), r.Name, streamNames(found))
+	}
+}
+
+func streamNames(streams []fleet.Stream) string {
+	names := make([]string, len(streams))
+	for i, s := range streams {
+		names[i] = s.Name
+		if s.Component != "" {
+			names[i] = s.Component + "/" + s.Name
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// StopRecording stops a recording and returns it once its file is complete.
+func (g *Gateway) StopRecording(ctx context.Context, c *Caller, robotID, recordingID string) (fleet.Recording, error) {
+	r, _, rc, err := g.recorder(ctx, c, robotID, actRecord)
+	if err != nil {
+		return fleet.Recording{}, err
+	}
+	rec, err := recordingCall(ctx, r, func(ctx context.Context) (fleet.Recording, error) { return rc.StopRecording(ctx, recordingID) })
+	if err != nil {
+		return fleet.Recording{}, err
+	}
+	g.log.Info("recording stopped", "robot", r.Name, "recording", rec.ID, "by", c.User.Email)
+	return rec, nil
+}
+
+// Recordings lists a connected robot's recordings, newest first.
+func (g *Gateway) Recordings(ctx context.Context, c *Caller, robotID string) ([]fleet.Recording, error) {
+	r, _, rc, err := g.recorder(ctx, c, robotID, actView)
+	if err != nil {
+		return nil, err
+	}
+	return recordingCall(ctx, r, rc.Recordings)
+}
+
+// MayRecord reports whether the caller may start and stop recordings of the robot.
+func (g *Gateway) MayRecord(ctx context.Context, c *Caller, robotID string) bool {
+	_, _, err := g.authorizeRobot(ctx, c, robotID, actRecord)
+	return err == nil
+}
+
+// ResourceDetail is a resource with what its file says of itself: for an MCAP recording,
+// its topics and the time its messages span.
+type ResourceDetail struct {
+	fleet.Resource
+	Topics   []string
+	Messages uint64
+	Duration time.Duration
+}
+
+// maxSummaries bounds the recordings whose summaries one listing reads.
+const maxSummaries = 100
+
+// ResourceDetails is Resources with the summary of each MCAP recording read from its file
+// (the cloud's copy, or the robot's own), for the panel.
+func (g *Gateway) ResourceDetails(ctx context.Context, c *Caller, robotID string) ([]ResourceDetail, error) {
+	list, err := g.Resources(ctx, c, robotID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ResourceDetail, len(list))
+	read := 0
+	for i, res := range list {
+		out[i].Resource = res
+		if res.MIMEType != mcapMIME || read >= maxSummaries {
+			continue
+		}
+		read++
+		if s, err := g.recordingSummary(ctx, c, robotID, res); err == nil {
+			out[i].Topics = s.Topics()
+			out[i].Messages = s.Statistics.MessageCount
+			out[i].Duration = s.End().Sub(s.Start())
+		} else {
+			g.log.Debug("reading a recording's summary", "resource", res.ID, "err", err)
+		}
+	}
+	return out, nil
+}
+
+const mcapMIME = "application/mcap"
+
+// recordingSummary reads the summary of an MCAP resource as a download would open it.
+func (g *Gateway) recordingSummary(ctx context.Context, c *Caller, robotID string, res fleet.Resource) (*mcap.Summary, error) {
+	var f fleet.ResourceFile
+	r, _, err := g.authorizeRobot(ctx, c, robotID, actView)
+	if err != nil {
+		return nil, err
+	}
+	if g.archive != nil && r.AgentID != "" {
+		f, err = g.archive.Open(res.ID)
+	} else if live, ok := g.presence.Robot(r.ID); ok {
+		f, err = robotCall(ctx, r, func(ctx context.Context) (fleet.ResourceFile, error) {
+			f, _, err := live.OpenResource(ctx, res.ID)
+			return f, err
+		})
+	} else {
+		err = Errorf(EUnavailable, "robot %q is offline", r.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return mcap.ReadSummary(readerAt(f), res.Size)
+}
+
+// readerAt reads a resource file at offsets: directly when it can, else by seeking.
+func readerAt(f fleet.ResourceFile) io.ReaderAt {
+	if ra, ok := f.(io.ReaderAt); ok {
+		return ra
+	}
+	return &seekReader{f: f}
+}
+
+type seekReader struct {
+	mu sync.Mutex
+	f  io.ReadSeeker
+}
+
+func (s *seekReader) ReadAt(p []byte, off int64) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.f.Seek(off, io.SeekStart); err != nil {
+		return 0, err
+	}
+	return io.ReadFull(s.f, p)
+}

@@ -1,0 +1,128 @@
+package gateway_test
+
+import (
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
+	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/record"
+)
+
+// robotPresence is a Presence of any robots.
+type robotPresence map[string]fleet.Robot
+
+func (p robotPresence) Online(id string) bool { _, ok := p[id]; return ok }
+
+func (p robotPresence) Robot(id string) (fleet.Robot, bool) { r, ok := p[id]; return r, ok }
+
+func recordableRobot(id string) *fleettest.Robot {
+	return &fleettest.Robot{ID: id, Name: "rec", StreamList: []fleet.Stream{
+		{Component: "base", Name: "pose", Type: "Platform.Messages.geometry_msgs.PoseStamped", Direction: fleet.Output, Source: fleet.SourceComponent},
+		{Component: "camera", Name: "image", Type: "Platform.Messages.sensor_msgs.CompressedImage", Direction: fleet.Output, Source: fleet.SourceComponent},
+		{Component: "front", Name: "image", Type: "Platform.Messages.sensor_msgs.CompressedImage", Direction: fleet.Output, Source: fleet.SourceComponent},
+		{Name: "/scan", Type: "Platform.Messages.sensor_msgs.LaserScan", Direction: fleet.Output, Source: fleet.SourceROS1},
+		{Component: "base", Name: "cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleet.Input, Source: fleet.SourceComponent},
+	}}
+}
+
+// TestRecordingControl: roles (Developer and above start and stop, Operator lists, a
+// read-only token never acts), stream names as people write them, and the recording's file
+// among the robot's resources with its topics and time span.
+func TestRecordingControl(t *testing.T) {
+	p := robotPresence{}
+	e := newEnv(t, withPresence(p))
+	r := e.addRobot(e.fleet, "rec")
+	plain := e.addRobot(e.fleet, "plain")
+	rec, err := record.Open(record.Config{Dir: t.TempDir(), FlushEvery: 10 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rec.Close)
+	raw := recordableRobot(r.ID)
+	p[r.ID] = rec.Wrap(raw)
+	p[plain.ID] = recordableRobot(plain.ID) // a source without a recorder
+
+	dev := e.login(e.addToken(e.addUser(e.org.ID, "dev@example.com", false, map[string]gateway.Role{r.ID: gateway.RoleDeveloper, plain.ID: gateway.RoleDeveloper}), gateway.ScopeFull, ""))
+	opUser := e.addUser(e.org.ID, "op@example.com", false, map[string]gateway.Role{r.ID: gateway.RoleOperator})
+	op := e.login(e.addToken(opUser, gateway.ScopeFull, ""))
+	kiosk := e.login(e.addToken(e.admin, gateway.ScopeRead, ""))
+	stranger := e.login(e.addToken(e.addUser(e.org.ID, "none@example.com", false, nil), gateway.ScopeFull, ""))
+	pose := gateway.RecordingInput{Streams: []string{"base/pose"}}
+
+	for _, tc := range []struct {
+		name   string
+		caller *gateway.Caller
+		robot  string
+		in     gateway.RecordingInput
+		code   string
+	}{
+		{"operator", op, r.ID, pose, gateway.EForbidden},
+		{"read-only token", kiosk, r.ID, pose, gateway.EForbidden},
+		{"no role", stranger, r.ID, pose, gateway.ENotFound},
+		{"no recorder", dev, plain.ID, pose, gateway.EInvalid},
+		{"no stream", dev, r.ID, gateway.RecordingInput{}, gateway.EInvalid},
+		{"unknown stream", dev, r.ID, gateway.RecordingInput{Streams: []string{"base/nothing"}}, gateway.EInvalid},
+		{"ambiguous name", dev, r.ID, gateway.RecordingInput{Streams: []string{"image"}}, gateway.EInvalid},
+		{"input stream", dev, r.ID, gateway.RecordingInput{Streams: []string{"base/cmd_vel"}}, gateway.EInvalid},
+		{"bad limit", dev, r.ID, gateway.RecordingInput{Streams: []string{"base/pose"}, MaxRate: -1}, gateway.EInvalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := e.g.StartRecording(e.ctx, tc.caller, tc.robot, tc.in)
+			wantCode(t, "StartRecording", err, tc.code)
+		})
+	}
+
+	started, err := e.g.StartRecording(e.ctx, dev, r.ID, gateway.RecordingInput{Streams: []string{"pose", "camera/image", "scan"}, Duration: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var topics []string
+	for _, s := range started.Streams {
+		topics = append(topics, s.Topic)
+	}
+	if len(topics) != 3 || topics[0] != "/base/pose" || topics[1] != "/camera/image" || topics[2] != "/scan" {
+		t.Fatalf("recording topics %v", topics)
+	}
+	list, err := e.g.Recordings(e.ctx, op, r.ID)
+	if err != nil || len(list) != 1 || list[0].ID != started.ID {
+		t.Fatalf("an operator lists %+v, %v", list, err)
+	}
+	_, err = e.g.StopRecording(e.ctx, op, r.ID, started.ID)
+	wantCode(t, "an operator stops", err, gateway.EForbidden)
+	_, err = e.g.StopRecording(e.ctx, dev, r.ID, "unknown")
+	wantCode(t, "stopping an unknown recording", err, gateway.ENotFound)
+
+	for i := range 3 {
+		raw.Emit(fleet.StreamKey{Component: "base", Name: "pose", Source: fleet.SourceComponent}, "Platform.Messages.geometry_msgs.PoseStamped", []byte{0x0a, 0x00})
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			l, _ := e.g.Recordings(e.ctx, op, r.ID)
+			if l[0].Messages == int64(i+1) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the pose was never recorded")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(20 * time.Millisecond) // the recording spans time
+	}
+	done, err := e.g.StopRecording(e.ctx, dev, r.ID, started.ID)
+	if err != nil || done.State != fleet.RecordingStopped || done.Messages != 3 {
+		t.Fatalf("stopped: %+v, %v", done, err)
+	}
+
+	details, err := e.g.ResourceDetails(e.ctx, op, r.ID)
+	if err != nil || len(details) != 1 {
+		t.Fatalf("resource details %+v, %v", details, err)
+	}
+	d := details[0]
+	if d.ID != started.ID || d.MIMEType != "application/mcap" || d.Messages != 3 || len(d.Topics) != 3 ||
+		d.Duration < 40*time.Millisecond || d.Duration > done.EndTime.Sub(done.StartTime) {
+		t.Fatalf("the recording as a resource: %+v (recorded from %v to %v)", d, done.StartTime, done.EndTime)
+	}
+}

@@ -1,0 +1,441 @@
+// Package record is the agent's recorder: it records chosen output streams of a robot into
+// MCAP files (internal/mcap), subscribing like any viewer so that live viewers never wait for
+// it (a disk slower than the streams drops samples, and counts them), within limits per
+// recording (duration, size, rate per stream) and a storage quota per agent that deletes the
+// oldest finished recordings first. A finished file is a resource of its robot (Wrap); a file
+// a crash left open is finalised at the next start (Open).
+package record
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+)
+
+// Limits of what a recording may ask for, and of the recorder.
+const (
+	DefaultQuota = 2 << 30 // bytes of recordings an agent keeps
+	MaxActive    = 16      // recordings written at once, on all robots of an agent
+	MaxStreams   = 64
+	MaxDuration  = 7 * 24 * time.Hour
+	MaxRate      = 1000 // samples per second and stream
+	// minRoom is what a new recording needs free in the quota (after evictions) to start.
+	minRoom = 1 << 20
+)
+
+// Defaults of the tuning fields of Config.
+const (
+	DefaultFlushEvery = time.Second
+	DefaultSyncEvery  = 5 * time.Second
+	DefaultQueueBytes = 32 << 20
+)
+
+// Config configures a Recorder.
+type Config struct {
+	// Dir holds the recordings: <id>.mcap and its description <id>.json.
+	Dir string
+	// Quota bounds the bytes of all recordings (DefaultQuota when 0).
+	Quota  int64
+	Clock  Clock // RealClock when nil
+	Logger *slog.Logger
+	// Library is written in the files' headers (the agent's name and version).
+	Library string
+
+	// ChunkSize is the files' chunk size (mcap.DefaultChunkSize when 0). FlushEvery bounds
+	// how long a sample waits in an open chunk (what a crash can lose); SyncEvery how often
+	// the file is synced to disk. QueueBytes bounds the samples that wait for the disk, per
+	// recording: past it, samples are dropped.
+	ChunkSize  int
+	FlushEvery time.Duration
+	SyncEvery  time.Duration
+	QueueBytes int
+
+	// create creates a recording's file; tests replace it with slow or size-capped files.
+	create func(path string) (file, error)
+}
+
+// file is what a recording writes to: an *os.File, or a test's stand-in for a full or slow
+// disk.
+type file interface {
+	Write(p []byte) (int, error)
+	Sync() error
+	Close() error
+}
+
+func createFile(path string) (file, error) {
+	return os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+}
+
+// Recorder records the streams of the robots it wraps. Safe for concurrent use.
+type Recorder struct {
+	cfg   Config
+	log   *slog.Logger
+	clock Clock
+
+	mu      sync.Mutex
+	entries map[string]*entry // by recording id
+	// wrappers are the robots wrapped (Wrap), by the robot.
+	wrappers map[fleet.Robot]*Robot
+	closed   bool
+	wg       sync.WaitGroup // running sessions
+}
+
+// entry is one recording known to the recorder: running (s != nil) or kept on disk.
+type entry struct {
+	meta meta
+	s    *session // while it runs
+	// file: the recording's file is complete and offered as a resource.
+	file bool
+}
+
+// Open prepares the recordings directory, finalises the recordings that a crash left open,
+// and enforces the quota.
+func Open(cfg Config) (*Recorder, error) {
+	if cfg.Dir == "" {
+		return nil, errors.New("record: no recordings directory")
+	}
+	if cfg.Quota <= 0 {
+		cfg.Quota = DefaultQuota
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = RealClock()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.FlushEvery <= 0 {
+		cfg.FlushEvery = DefaultFlushEvery
+	}
+	if cfg.SyncEvery <= 0 {
+		cfg.SyncEvery = DefaultSyncEvery
+	}
+	if cfg.QueueBytes <= 0 {
+		cfg.QueueBytes = DefaultQueueBytes
+	}
+	if cfg.create == nil {
+		cfg.create = createFile
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("record: %w", err)
+	}
+	r := &Recorder{cfg: cfg, log: cfg.Logger.With("component", "recorder"), clock: cfg.Clock, entries: map[string]*entry{},
+		wrappers: map[fleet.Robot]*Robot{}}
+	if err := r.load(); err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.makeRoomLocked(0)
+	r.mu.Unlock()
+	return r, nil
+}
+
+// Close stops every running recording, completing its file, and waits for them.
+func (r *Recorder) Close() {
+	r.mu.Lock()
+	r.closed = true
+	var running []*session
+	for _, e := range r.entries {
+		if e.s != nil {
+			running = append(running, e.s)
+		}
+	}
+	r.mu.Unlock()
+	for _, s := range running {
+		s.stop("agent shutdown", "", fleet.RecordingStopped)
+	}
+	r.wg.Wait()
+}
+
+func (r *Recorder) path(id string) string { return filepath.Join(r.cfg.Dir, id+".mcap") }
+
+// plan is a stream to record: its channel's topic, encoding and schema.
+type plan struct {
+	stream         fleet.Stream
+	topic          string
+	messageEnc     string
+	schemaName     string
+	schemaEncoding string
+	schema         []byte
+}
+
+// start starts a recording of robot.
+func (r *Recorder) start(ctx context.Context, robot *Robot, req fleet.RecordingRequest) (fleet.Recording, error) {
+	if err := checkRequest(req); err != nil {
+		return fleet.Recording{}, err
+	}
+	plans, err := r.plan(ctx, robot, req.Streams)
+	if err != nil {
+		return fleet.Recording{}, err
+	}
+	info := robot.Info()
+	now := r.clock.Now()
+	m := meta{
+		ID: uuid.NewString(), RobotID: info.ID, RobotName: info.Name, State: fleet.RecordingActive,
+		Start: now.UTC().Truncate(time.Millisecond), Duration: req.Duration, MaxBytes: req.MaxBytes, MaxRate: req.MaxRate,
+	}
+	m.Name = fileName(info.Name, m.Start)
+	for _, p := range plans {
+		m.Streams = append(m.Streams, streamMeta{Component: p.stream.Component, Name: p.stream.Name,
+			Source: int(p.stream.Source), Type: p.stream.Type, Topic: p.topic})
+	}
+
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return fleet.Recording{}, fleet.Errorf(fleet.ErrUnavailable, "the recorder is shutting down")
+	}
+	active := 0
+	for _, e := range r.entries {
+		if e.s != nil {
+			active++
+		}
+	}
+	if active >= MaxActive {
+		r.mu.Unlock()
+		return fleet.Recording{}, fleet.Errorf(fleet.ErrUnavailable, "%d recordings are running on this agent: stop one first", active)
+	}
+	if !r.makeRoomLocked(minRoom) {
+		r.mu.Unlock()
+		return fleet.Recording{}, fleet.Errorf(fleet.ErrUnavailable, "the recordings quota (%s) is taken by recordings being written", humanBytes(r.cfg.Quota))
+	}
+	// The description goes to disk before the file: a file without one is never left.
+	if err := r.saveMeta(m); err != nil {
+		r.mu.Unlock()
+		return fleet.Recording{}, fleet.Errorf(fleet.ErrUnavailable, "recording: %v", err)
+	}
+	e := &entry{meta: m}
+	r.entries[m.ID] = e
+	r.mu.Unlock()
+
+	s, err := r.open(ctx, robot, e, plans)
+	if err != nil {
+		r.mu.Lock()
+		delete(r.entries, m.ID)
+		r.mu.Unlock()
+		os.Remove(r.path(m.ID))
+		os.Remove(r.metaPath(m.ID))
+		return fleet.Recording{}, err
+	}
+	r.log.Info("recording started", "robot", info.Name, "recording", m.ID, "streams", len(plans),
+		"duration", req.Duration, "max_bytes", req.MaxBytes, "max_rate", req.MaxRate)
+	return s.snapshot(), nil
+}
+
+func checkRequest(req fleet.RecordingRequest) error {
+	switch {
+	case len(req.Streams) == 0:
+		return fleet.Errorf(fleet.ErrInvalid, "name at least one stream to record")
+	case len(req.Streams) > MaxStreams:
+		return fleet.Errorf(fleet.ErrInvalid, "at most %d streams per recording", MaxStreams)
+	case req.Duration < 0 || req.Duration > MaxDuration:
+		return fleet.Errorf(fleet.ErrInvalid, "the duration must be between 0 (until stopped) and %s", MaxDuration)
+	case req.MaxBytes < 0 || req.MaxBytes > 0 && req.MaxBytes < minRoom:
+		return fleet.Errorf(fleet.ErrInvalid, "the size limit must be 0 (none) or at least %s", humanBytes(minRoom))
+	case math.IsNaN(req.MaxRate) || req.MaxRate < 0 || req.MaxRate > MaxRate:
+		return fleet.Errorf(fleet.ErrInvalid, "the rate cap must be between 0 (none) and %d per second", MaxRate)
+	}
+	seen := map[fleet.StreamKey]bool{}
+	for _, k := range req.Streams {
+		if seen[k] {
+			return fleet.Errorf(fleet.ErrInvalid, "stream %s is named twice", keyName(k))
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
+// plan resolves the streams to record against the robot's list and picks their schemas.
+func (r *Recorder) plan(ctx context.Context, robot *Robot, keys []fleet.StreamKey) ([]plan, error) {
+	streams, err := robot.Robot.Streams(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var plans []plan
+	topics := map[string]bool{}
+	for _, k := range keys {
+		i := slices.IndexFunc(streams, func(s fleet.Stream) bool { return s.Key() == k })
+		if i < 0 {
+			return nil, fleet.Errorf(fleet.ErrInvalid, "robot %s has no stream %s", robot.Info().Name, keyName(k))
+		}
+		s := streams[i]
+		if s.Direction == fleet.Input {
+			return nil, fleet.Errorf(fleet.ErrInvalid, "%s is an input stream: only output streams are recorded", keyName(k))
+		}
+		p, err := schemaOf(ctx, robot.Robot, s)
+		if err != nil {
+			return nil, err
+		}
+		for topics[p.topic] { // two streams whose names meet on one topic
+			p.topic += "_"
+		}
+		topics[p.topic] = true
+		plans = append(plans, p)
+	}
+	return plans, nil
+}
+
+// topicOf is the MCAP topic of a stream: a ROS topic as it is, a component's stream as
+// /component/name.
+func topicOf(s fleet.Stream) string {
+	name := s.Name
+	if s.Component != "" {
+		name = s.Component + "/" + strings.TrimPrefix(name, "/")
+	}
+	if !strings.HasPrefix(name, "/") {
+		name = "/" + name
+	}
+	return name
+}
+
+func keyName(k fleet.StreamKey) string {
+	if k.Component == "" {
+		return k.Name
+	}
+	return k.Component + "/" + k.Name
+}
+
+// fileName is the name a recording's file is offered under.
+func fileName(robot string, start time.Time) string {
+	clean := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, robot)
+	return fmt.Sprintf("%s_%s.mcap", clean, start.UTC().Format("20060102-150405"))
+}
+
+// usageLocked is the bytes the recordings take: the files kept and those being written.
+func (r *Recorder) usageLocked() int64 {
+	var n int64
+	for _, e := range r.entries {
+		switch {
+		case e.s != nil:
+			n += e.s.size.Load()
+		case e.file:
+			n += e.meta.Size
+		}
+	}
+	return n
+}
+
+// makeRoomLocked deletes the oldest finished recordings until need more bytes fit in the
+// quota; it never deletes one being written. It reports whether they fit.
+func (r *Recorder) makeRoomLocked(need int64) bool {
+	for r.usageLocked()+need > r.cfg.Quota {
+		var oldest *entry
+		for _, e := range r.entries {
+			if e.s == nil && e.file && (oldest == nil || e.meta.Start.Before(oldest.meta.Start)) {
+				oldest = e
+			}
+		}
+		if oldest == nil {
+			return false
+		}
+		r.removeLocked(oldest)
+		r.log.Info("recording deleted for the quota", "recording", oldest.meta.ID, "robot", oldest.meta.RobotName,
+			"size", oldest.meta.Size, "quota", r.cfg.Quota)
+	}
+	return true
+}
+
+func (r *Recorder) removeLocked(e *entry) {
+	delete(r.entries, e.meta.ID)
+	if err := os.Remove(r.path(e.meta.ID)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		r.log.Warn("deleting a recording", "recording", e.meta.ID, "err", err)
+	}
+	os.Remove(r.metaPath(e.meta.ID))
+}
+
+// stop stops recording id of robot robotID and waits for its file to be complete.
+func (r *Recorder) stop(ctx context.Context, robotID, id string) (fleet.Recording, error) {
+	r.mu.Lock()
+	e, ok := r.entries[id]
+	if !ok || e.meta.RobotID != robotID {
+		r.mu.Unlock()
+		return fleet.Recording{}, fleet.Errorf(fleet.ErrNotFound, "no recording %q of this robot", id)
+	}
+	s := e.s
+	if s == nil {
+		rec := e.meta.recording()
+		r.mu.Unlock()
+		return rec, nil
+	}
+	r.mu.Unlock()
+	s.stop("stop requested", "", fleet.RecordingStopped)
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+		return fleet.Recording{}, fleet.Errorf(fleet.ErrUnavailable, "recording %s is stopping; its file is not complete yet", id)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e, ok := r.entries[id]; ok {
+		return e.meta.recording(), nil
+	}
+	return s.snapshot(), nil
+}
+
+// list returns robotID's recordings, newest first.
+func (r *Recorder) list(robotID string) []fleet.Recording {
+	r.mu.Lock()
+	var out []fleet.Recording
+	var running []*session
+	for _, e := range r.entries {
+		if e.meta.RobotID != robotID {
+			continue
+		}
+		if e.s != nil {
+			running = append(running, e.s)
+			continue
+		}
+		out = append(out, e.meta.recording())
+	}
+	r.mu.Unlock()
+	for _, s := range running {
+		out = append(out, s.snapshot())
+	}
+	slices.SortFunc(out, func(a, b fleet.Recording) int { return b.StartTime.Compare(a.StartTime) })
+	return out
+}
+
+// finished is called by a session whose file is complete (or could not be made so).
+func (r *Recorder) finished(m meta, fileOK bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, ok := r.entries[m.ID]
+	if !ok {
+		return
+	}
+	e.meta, e.s, e.file = m, nil, fileOK
+	if err := r.saveMeta(m); err != nil {
+		r.log.Warn("saving a recording's description", "recording", m.ID, "err", err)
+	}
+	if !fileOK && !m.NeedsRecovery {
+		r.removeLocked(e)
+	}
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,52 @@
+package record
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/mcap"
+	"github.com/fleetgate/fleetgate/internal/msgs"
+)
+
+// catalogPrefix starts the names of catalog types; others are relayed as opaque bytes.
+const catalogPrefix = "Platform.Messages."
+
+// schemaOf picks how stream s is recorded: a catalog type as protobuf with the
+// FileDescriptorSet of its file and imports; a type outside the catalog (a ROS 1 type relayed
+// as opaque bytes) as raw ros1 messages with the source's message definition, when the
+// source gives one (fleet.MessageDefinitions), else without a schema.
+func schemaOf(ctx context.Context, robot fleet.Robot, s fleet.Stream) (plan, error) {
+	p := plan{stream: s, topic: topicOf(s), schemaName: s.Type}
+	if strings.HasPrefix(s.Type, catalogPrefix) {
+		m, err := msgs.New(s.Type)
+		if err != nil {
+			return plan{}, fleet.Errorf(fleet.ErrInvalid, "stream %s: %v", keyName(s.Key()), err)
+		}
+		data, err := mcap.ProtobufSchema(m.ProtoReflect().Descriptor())
+		if err != nil {
+			return plan{}, err
+		}
+		p.messageEnc, p.schemaEncoding, p.schema = mcap.EncodingProtobuf, mcap.EncodingProtobuf, data
+		return p, nil
+	}
+	p.messageEnc = mcap.MessageROS1
+	defs, ok := fleet.As[fleet.MessageDefinitions](robot)
+	if !ok {
+		return p, nil
+	}
+	enc, def, err := defs.MessageDefinition(ctx, s.Key())
+	switch {
+	case errors.Is(err, fleet.ErrNotFound):
+		return p, nil
+	case err != nil:
+		return plan{}, err
+	case enc != mcap.SchemaROS1:
+		return p, nil // a definition this recorder cannot label
+	}
+	p.schemaEncoding, p.schema = enc, []byte(def)
+	// ros1msg names a schema as a package resource name: pkg/Type.
+	p.schemaName = strings.TrimPrefix(s.Type, "/")
+	return p, nil
+}

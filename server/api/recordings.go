@@ -1,0 +1,122 @@
+package api
+
+import (
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/gateway"
+)
+
+// Recordings (an extension of the contract, documented in /openapi.json): start, stop and
+// list the recordings of a robot's streams that its agent writes to MCAP files. A finished
+// recording is also one of the robot's resources, with the same id.
+
+func registerRecordings(g *echo.Group, h *v2, mw ...echo.MiddlewareFunc) {
+	g.GET("/robots/:robotId/recordings", h.recordings, mw...)
+	g.POST("/robots/:robotId/recordings", h.startRecording, mw...)
+	g.POST("/robots/:robotId/recordings/:recordingId/stop", h.stopRecording, mw...)
+}
+
+type recordingRequest struct {
+	Streams         []string `json:"streams"`
+	DurationSeconds float64  `json:"durationSeconds"`
+	MaxBytes        int64    `json:"maxBytes"`
+	MaxRate         float64  `json:"maxRate"`
+}
+
+type recordedStream struct {
+	ComponentName string `json:"componentName"`
+	StreamName    string `json:"streamName"`
+	Source        int    `json:"source"`
+	StreamType    string `json:"streamType"`
+	Topic         string `json:"topic"`
+}
+
+type recordingLimits struct {
+	DurationSeconds float64 `json:"durationSeconds"`
+	MaxBytes        int64   `json:"maxBytes"`
+	MaxRate         float64 `json:"maxRate"`
+}
+
+// recordingBody is a recording as the API shows it; its state, error type, times and
+// duration are those of the Recordings metric's recorders.
+type recordingBody struct {
+	ID             string           `json:"id"`
+	RecorderState  string           `json:"recorderState"`
+	ErrorType      string           `json:"errorType"`
+	Reason         string           `json:"reason"`
+	StartTime      time.Time        `json:"startTime"`
+	EndTime        *time.Time       `json:"endTime"` // null while it runs
+	Duration       string           `json:"duration"`
+	Streams        []recordedStream `json:"streams"`
+	Limits         recordingLimits  `json:"limits"`
+	Size           int64            `json:"size"`
+	Messages       int64            `json:"messages"`
+	DroppedSamples int64            `json:"droppedSamples"`
+	ResourceID     string           `json:"resourceId"` // the file's id among the robot's resources once finished
+}
+
+type recordingsResponse struct {
+	Recordings []recordingBody `json:"recordings"`
+}
+
+func recordingOf(r fleet.Recording, now time.Time) recordingBody {
+	b := recordingBody{
+		ID: r.ID, RecorderState: r.State, ErrorType: r.ErrorType, Reason: r.Reason, StartTime: r.StartTime.UTC(),
+		Duration: hms(r.Duration(now)), Streams: make([]recordedStream, len(r.Streams)),
+		Limits: recordingLimits{DurationSeconds: r.Request.Duration.Seconds(), MaxBytes: r.Request.MaxBytes, MaxRate: r.Request.MaxRate},
+		Size:   r.Size, Messages: r.Messages, DroppedSamples: r.Dropped,
+	}
+	if !r.EndTime.IsZero() {
+		end := r.EndTime.UTC()
+		b.EndTime = &end
+		b.ResourceID = r.ID
+	}
+	for i, s := range r.Streams {
+		b.Streams[i] = recordedStream{ComponentName: s.Key.Component, StreamName: s.Key.Name, Source: int(s.Key.Source), StreamType: s.Type, Topic: s.Topic}
+	}
+	return b
+}
+
+func (h *v2) recordings(c echo.Context) error {
+	list, err := h.gw.Recordings(c.Request().Context(), callerOf(c), c.Param("robotId"))
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	resp := recordingsResponse{Recordings: make([]recordingBody, len(list))}
+	for i, r := range list {
+		resp.Recordings[i] = recordingOf(r, now)
+	}
+	return c.JSON(http.StatusOK, resp)
+}
+
+func (h *v2) startRecording(c echo.Context) error {
+	var req recordingRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if math.IsNaN(req.DurationSeconds) || req.DurationSeconds < 0 || req.DurationSeconds > math.MaxInt64/float64(time.Second) {
+		return gateway.Errorf(gateway.EInvalid, "durationSeconds must be a number of seconds, 0 for until stopped")
+	}
+	rec, err := h.gw.StartRecording(c.Request().Context(), callerOf(c), c.Param("robotId"), gateway.RecordingInput{
+		Streams: req.Streams, Duration: time.Duration(req.DurationSeconds * float64(time.Second)),
+		MaxBytes: req.MaxBytes, MaxRate: req.MaxRate,
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, recordingOf(rec, time.Now()))
+}
+
+func (h *v2) stopRecording(c echo.Context) error {
+	rec, err := h.gw.StopRecording(c.Request().Context(), callerOf(c), c.Param("robotId"), c.Param("recordingId"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, recordingOf(rec, time.Now()))
+}

@@ -1,0 +1,141 @@
+package web
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/views"
+)
+
+// The recordings tab: start a recording of chosen streams (Developer and above), stop it,
+// and follow the robot's recordings. Every rule is the core's (gateway.StartRecording).
+
+func (p *Panel) registerRecordings(e *echo.Echo, mw []echo.MiddlewareFunc) {
+	e.GET("/robots/:robotId/recordings", p.handle(p.recordingsPage), mw...)
+	e.GET("/robots/:robotId/recordings/fragment", p.handle(p.recordingsFragment), mw...)
+	e.POST("/robots/:robotId/recordings", p.handle(p.startRecording), mw...)
+	e.POST("/robots/:robotId/recordings/:recordingId/stop", p.handle(p.stopRecording), mw...)
+}
+
+// recordingsView loads the tab. A robot that is offline, or cannot record, shows why.
+func (p *Panel) recordingsView(c echo.Context) (views.RecordingsView, error) {
+	ctx, caller := c.Request().Context(), Caller(c)
+	h, d, err := p.header(c, "recordings")
+	if err != nil {
+		return views.RecordingsView{}, err
+	}
+	v := views.RecordingsView{Nav: p.nav(c, d.Robot.Name+" · recordings", "robots"), Header: h, Now: p.now(),
+		CanRecord: p.gw.MayRecord(ctx, caller, h.ID), Form: views.RecordingForm{Duration: "30s"}}
+	v.Recordings, err = p.gw.Recordings(ctx, caller, h.ID)
+	if code := gateway.ErrorCode(err); code == gateway.EUnavailable || code == gateway.EInvalid {
+		v.Error, v.CanRecord = gateway.ErrorMessage(err), false
+		return v, nil
+	} else if err != nil {
+		return v, err
+	}
+	if v.CanRecord {
+		streams, err := p.gw.Streams(ctx, caller, h.ID)
+		if code := gateway.ErrorCode(err); code == gateway.EUnavailable {
+			v.Error = gateway.ErrorMessage(err)
+		} else if err != nil {
+			return v, err
+		}
+		v.Streams = slices.DeleteFunc(streams, func(s fleet.Stream) bool { return s.Direction == fleet.Input })
+	}
+	return v, nil
+}
+
+func (p *Panel) recordingsPage(c echo.Context) error {
+	v, err := p.recordingsView(c)
+	if err != nil {
+		return err
+	}
+	return p.render(c, http.StatusOK, views.Recordings(v))
+}
+
+func (p *Panel) recordingsFragment(c echo.Context) error {
+	v, err := p.recordingsView(c)
+	if err != nil {
+		return err
+	}
+	if v.Error != "" {
+		return gateway.Errorf(gateway.EUnavailable, "%s", v.Error) // the table keeps its last state
+	}
+	return p.render(c, http.StatusOK, views.RecordingTable(v))
+}
+
+// startRecording starts a recording from the form; a mistake shows the form again with it.
+func (p *Panel) startRecording(c echo.Context) error {
+	ctx, caller := c.Request().Context(), Caller(c)
+	robotID := c.Param("robotId")
+	form, err := c.FormParams()
+	if err != nil {
+		return gateway.Errorf(gateway.EInvalid, "the form could not be read")
+	}
+	f := views.RecordingForm{Streams: form["streams"], Duration: strings.TrimSpace(form.Get("duration")),
+		MaxSize: strings.TrimSpace(form.Get("maxSize")), MaxRate: strings.TrimSpace(form.Get("maxRate"))}
+	in, err := recordingInput(f)
+	if err == nil {
+		_, err = p.gw.StartRecording(ctx, caller, robotID, in)
+	}
+	if err == nil {
+		return c.Redirect(http.StatusSeeOther, "/robots/"+robotID+"/recordings")
+	}
+	if code := gateway.ErrorCode(err); code != gateway.EInvalid && code != gateway.EUnavailable {
+		return err
+	}
+	v, verr := p.recordingsView(c)
+	if verr != nil {
+		return verr
+	}
+	v.Error, v.Form = gateway.ErrorMessage(err), f
+	return p.render(c, statusOf(err), views.Recordings(v))
+}
+
+// recordingInput reads the form's fields: a duration as Go writes it (30s, 10m, 1h30m) or
+// a number of seconds, a size in MiB, a rate per second.
+func recordingInput(f views.RecordingForm) (gateway.RecordingInput, error) {
+	in := gateway.RecordingInput{Streams: f.Streams}
+	if f.Duration != "" {
+		d, err := time.ParseDuration(f.Duration)
+		if err != nil {
+			secs, nerr := strconv.ParseFloat(f.Duration, 64)
+			if nerr != nil || secs < 0 || secs > 1e9 {
+				return in, gateway.Errorf(gateway.EInvalid, "duration %q: write it as 30s, 10m or 1h30m", f.Duration)
+			}
+			d = time.Duration(secs * float64(time.Second))
+		}
+		in.Duration = d
+	}
+	if f.MaxSize != "" {
+		mib, err := strconv.ParseFloat(f.MaxSize, 64)
+		if err != nil || mib < 0 || mib > 1<<30 {
+			return in, gateway.Errorf(gateway.EInvalid, "size limit %q: a number of MiB", f.MaxSize)
+		}
+		in.MaxBytes = int64(mib * (1 << 20))
+	}
+	if f.MaxRate != "" {
+		rate, err := strconv.ParseFloat(f.MaxRate, 64)
+		if err != nil {
+			return in, gateway.Errorf(gateway.EInvalid, "rate %q: a number of samples per second", f.MaxRate)
+		}
+		in.MaxRate = rate
+	}
+	return in, nil
+}
+
+func (p *Panel) stopRecording(c echo.Context) error {
+	robotID := c.Param("robotId")
+	_, err := p.gw.StopRecording(c.Request().Context(), Caller(c), robotID, c.Param("recordingId"))
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/robots/"+robotID+"/recordings")
+}
