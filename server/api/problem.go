@@ -34,6 +34,30 @@ var (
 	errBodyNotAllowed = echo.NewHTTPError(http.StatusBadRequest, "this endpoint takes no body; pass its fields as query parameters")
 )
 
+// Problem codes of the answers only the HTTP layer gives: the core has no word for a wrong
+// method, an oversized body or a wrong media type.
+const (
+	CodeMethodNotAllowed     = "method_not_allowed"
+	CodeTooLarge             = "too_large"
+	CodeUnsupportedMediaType = "unsupported_media_type"
+)
+
+// httpOnlyCodes completes httpstatus.CodeOf for the statuses above.
+var httpOnlyCodes = map[int]string{
+	http.StatusMethodNotAllowed:      CodeMethodNotAllowed,
+	http.StatusRequestEntityTooLarge: CodeTooLarge,
+	http.StatusUnsupportedMediaType:  CodeUnsupportedMediaType,
+}
+
+// codeOfStatus is the problem code of an answer made by echo (its router's 404 and 405) or by
+// the HTTP layer's own checks, so that a client can branch on code for every error alike.
+func codeOfStatus(status int) string {
+	if code, ok := httpOnlyCodes[status]; ok {
+		return code
+	}
+	return httpstatus.CodeOf(status)
+}
+
 // ErrorHandler returns echo's HTTPErrorHandler: the one place errors become HTTP answers.
 // Internal errors are logged with their cause and answered with a bare 500.
 func ErrorHandler(log *slog.Logger) echo.HTTPErrorHandler {
@@ -62,7 +86,7 @@ func problemFor(err error) Problem {
 		if msg, ok := he.Message.(string); ok {
 			detail = msg
 		}
-		return newProblem(he.Code, detail, "")
+		return newProblem(he.Code, detail, codeOfStatus(he.Code))
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
