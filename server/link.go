@@ -34,6 +34,7 @@ func (s *Server) openLink(archive *cloud.Archive) error {
 		}
 		up, err := agent.New(agent.Config{
 			CloudURL: s.cfg.Cloud, Key: s.cfg.AgentKey, Version: s.cfg.Version, Robots: s.registry, Logger: s.log,
+			Teleop: s.gw, LiveBudget: s.cfg.LinkLiveBudget, NoLive: s.cfg.NoCloudLive,
 		})
 		if err != nil {
 			return err
@@ -88,6 +89,21 @@ func (s *Server) agentLink(c echo.Context) error {
 		return err
 	}
 	s.acceptor.Serve(c.Response(), r, cloud.Agent{ID: a.ID, Name: a.Name, FleetID: a.FleetID})
+	return nil
+}
+
+// agentLive authenticates an agent's live connection as agentLink does its link, and hands
+// it to the acceptor, which joins it to the agent's link.
+func (s *Server) agentLive(c echo.Context) error {
+	r := c.Request()
+	if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		return gateway.Errorf(gateway.EInvalid, "the agent's live connection is a WebSocket upgrade")
+	}
+	a, err := s.gw.AuthenticateAgent(r.Context(), r.Header.Get(link.KeyHeader), c.RealIP())
+	if err != nil {
+		return err
+	}
+	s.acceptor.ServeLive(c.Response(), r, cloud.Agent{ID: a.ID, Name: a.Name, FleetID: a.FleetID})
 	return nil
 }
 

@@ -21,7 +21,7 @@ func (s *Server) mountPanel(e *echo.Echo, opt api.Options) {
 	cfg.Sessions = s.db.Sessions(cfg.Now)
 	cfg.Secure = s.cfg.TLSCert != "" || strings.HasPrefix(s.cfg.PublicURL, "https://")
 	cfg.KioskFrameAncestors = s.cfg.KioskFrameAncestors
-	cfg.LiveStreams = s.cfg.Mode == ModeAgent
+	cfg.LiveStreams = s.liveStreams()
 	cfg.Logger = s.log
 	panel := web.New(cfg)
 	panel.Register(e)

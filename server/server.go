@@ -68,6 +68,11 @@ type Config struct {
 	// DemoAgents is how many simulated agents a cloud runs in-process, each linked over
 	// loopback and hosting one simulated robot (fleetgate serve --demo N).
 	DemoAgents int
+	// NoCloudLive turns the cloud's live view off: W3 through the agent link (an extension,
+	// on by default) answers the contract's 404 then, and agents open no live connection.
+	NoCloudLive bool
+	// LinkLiveBudget caps an agent's live samples to the cloud, in bytes per second (0: none).
+	LinkLiveBudget int64
 	// KioskFrameAncestors is the one origin allowed to frame the panel's kiosk pages.
 	KioskFrameAncestors string
 	// Panel adjusts the panel (tests inject its clock and timeouts); nil: defaults.
@@ -234,7 +239,7 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 	if s.sessions == nil {
 		s.sessions = live.NewSessions(s.log)
 	}
-	apiOpts := api.Options{PublicURL: s.cfg.PublicURL, LiveStreams: s.cfg.Mode == ModeAgent, Sessions: s.sessions,
+	apiOpts := api.Options{PublicURL: s.cfg.PublicURL, LiveStreams: s.liveStreams(), Sessions: s.sessions,
 		KPIs: s.kpis, LocalFleetOnly: s.cfg.Mode == ModeAgent}
 	// Panel socket tokens are spent before any upgrade route authenticates them.
 	e.Use(api.SpendSocketTokens(s.gw))
@@ -242,10 +247,19 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 	s.mountPanel(e, apiOpts)
 	if s.acceptor != nil {
 		e.GET(link.Path, s.agentLink)
+		if !s.cfg.NoCloudLive {
+			e.GET(link.LivePath, s.agentLive)
+		}
 	}
 	e.GET(gateway.FilesPrefix+":resourceId", api.Files(s.gw))
 	e.HEAD(gateway.FilesPrefix+":resourceId", api.Files(s.gw))
 	return e
+}
+
+// liveStreams says whether this gateway serves W3: the local gateway does, and the cloud
+// through the agent link unless its live view is off.
+func (s *Server) liveStreams() bool {
+	return s.cfg.Mode == ModeAgent || !s.cfg.NoCloudLive
 }
 
 func (s *Server) healthz(c echo.Context) error {

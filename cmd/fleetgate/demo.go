@@ -22,6 +22,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	agentListen := fs.String("agent-listen", ":19992", "address of the local gateway")
 	var sim simFlags
 	sim.register(fs, 3)
+	cloudLive := fs.Bool("cloud-live", true, "live view and teleoperation through the cloud panel too (W3 over the agent link)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -41,6 +42,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	agentCfg.DataDir, agentCfg.AdminToken, agentCfg.Listen = filepath.Join(g.data, "agent"), token, *agentListen
 	agentCfg.MetricsListen = "" // one metrics listener per address: the cloud's
 	agentCfg.Sim = sim.config()
+	cloudCfg.NoCloudLive, agentCfg.NoCloudLive = !*cloudLive, !*cloudLive
 
 	cloud, err := server.Open(ctx, cloudCfg)
 	if err != nil {

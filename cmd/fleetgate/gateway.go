@@ -140,13 +140,16 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	var sim simFlags
 	var cloudURL, agentKey string
 	var demoAgents int
+	var liveBudget int64
 	fs := newFlagSet(name)
 	g.register(fs, defaultListen)
+	cloudLive := fs.Bool("cloud-live", true, "live view and teleoperation through the cloud (W3 tunnelled over the agent link, an extension); false: the cloud answers 404 there")
 	if mode == server.ModeAgent {
 		// With no other robot source configured, the agent hosts one simulated robot.
 		sim.register(fs, 1)
 		fs.StringVar(&cloudURL, "cloud", "", "URL of the cloud gateway to link to (fleetgate serve); empty: run alone")
 		fs.StringVar(&agentKey, "agent-key", "", "this agent's key from fleetgate agents add on the cloud (prefer FLEETGATE_AGENT_KEY: a flag shows in ps)")
+		fs.Int64Var(&liveBudget, "link-live-budget", 0, "bytes per second of live samples the agent sends the cloud, shared fairly between the watched streams (0: no cap)")
 	} else {
 		fs.IntVar(&demoAgents, "demo", 0, "run this many simulated agents in this process, each linked over loopback with one simulated robot")
 	}
@@ -165,12 +168,16 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	if agentKey != "" && !strings.HasPrefix(agentKey, gateway.AgentKeyPrefix) {
 		return usagef("--agent-key must be an agent key (%s...) from fleetgate agents add", gateway.AgentKeyPrefix)
 	}
+	if liveBudget < 0 {
+		return usagef("--link-live-budget must be 0 (no cap) or a number of bytes per second")
+	}
 	if demoAgents < 0 || demoAgents > maxSimRobots {
 		return usagef("--demo must be between 0 and %d", maxSimRobots)
 	}
 	cfg := g.config(mode, stdout)
 	cfg.Sim = sim.config()
 	cfg.Cloud, cfg.AgentKey, cfg.DemoAgents = cloudURL, agentKey, demoAgents
+	cfg.NoCloudLive, cfg.LinkLiveBudget = !*cloudLive, liveBudget
 	srv, err := server.Open(ctx, cfg)
 	if err != nil {
 		return err

@@ -74,14 +74,24 @@ func (g *Gateway) OpenLiveInput(ctx context.Context, c *Caller, robotID string, 
 	if !liveInputTypes[s.Type] {
 		return nil, Errorf(EInvalid, "stream %s takes %s; input streams take only Twist or AckermannDriveStamped", sel, s.Type)
 	}
+	if rd, ok := robot.(fleet.RemoteDriven); ok {
+		return g.takeRemoteControl(ctx, c, r, robot, rd, s, sel)
+	}
 	target := teleop.Target{RobotID: r.ID, Source: int(s.Source), Component: s.Component, Stream: s.Name}
-	lease, holder, ok := g.controls.Acquire(target, uuid.NewString(), c.User.Email)
+	lease, holder, ok := g.controls.Acquire(target, newControlID(), c.User.Email)
 	if !ok {
-		return nil, &Error{Code: EConflict, Owner: holder.User, Since: holder.Since,
-			Message: "stream " + sel.String() + " is controlled by " + holder.User + " since " + holder.Since.UTC().Format(time.RFC3339)}
+		return nil, heldError(sel, holder.User, holder.Since)
 	}
 	return &liveInput{g: g, robot: r, live: robot, stream: s, lease: lease}, nil
 }
+
+// heldError is the 409 of a stream somebody else drives, naming them and since when.
+func heldError(sel StreamSelector, owner string, since time.Time) error {
+	return &Error{Code: EConflict, Owner: owner, Since: since,
+		Message: "stream " + sel.String() + " is controlled by " + owner + " since " + since.UTC().Format(time.RFC3339)}
+}
+
+func newControlID() string { return uuid.NewString() }
 
 // openLive is the robot checks both directions share: 404, then 501.
 func (g *Gateway) openLive(ctx context.Context, c *Caller, robotID string, act action) (Robot, error) {
@@ -136,8 +146,10 @@ type liveInput struct {
 
 func (in *liveInput) Stream() fleet.Stream { return in.stream }
 
-func (in *liveInput) Publish(ctx context.Context, payload []byte) error {
-	return in.live.Publish(ctx, in.stream.Key(), in.stream.Type, payload)
+func (in *liveInput) Drive(onFault func(error)) live.Driver {
+	return live.LocalDriver(in.stream.Type, func(ctx context.Context, payload []byte) error {
+		return in.live.Publish(ctx, in.stream.Key(), in.stream.Type, payload)
+	}, onFault)
 }
 
 // Connected reports whether the robot is still online through the connection the lease was
@@ -173,11 +185,21 @@ func (g *Gateway) SocketRecheck(bearer string) live.Recheck {
 }
 
 // Controls lists who drives which input stream of robotID (an extension: browsers see a
-// refused upgrade only as close code 1006).
-func (g *Gateway) Controls(ctx context.Context, c *Caller, robotID string) ([]teleop.Held, error) {
+// refused upgrade only as close code 1006): this gateway's leases, or for a robot whose agent
+// governs its teleoperation, the agent's.
+func (g *Gateway) Controls(ctx context.Context, c *Caller, robotID string) ([]fleet.Held, error) {
 	r, _, err := g.authorizeRobot(ctx, c, robotID, actHolder)
 	if err != nil {
 		return nil, err
 	}
-	return g.controls.Held(r.ID), nil
+	if robot, ok := g.presence.Robot(r.ID); ok {
+		if rd, ok := robot.(fleet.RemoteDriven); ok {
+			held, err := robotCall(ctx, r, rd.Controls)
+			if err != nil {
+				return nil, err
+			}
+			return held, nil
+		}
+	}
+	return g.HeldControls(r.ID), nil
 }

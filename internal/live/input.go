@@ -16,8 +16,10 @@ import (
 type Input interface {
 	// Stream is the input stream: its type and declared speed limits.
 	Stream() fleet.Stream
-	// Publish sends one command, marshalled, to the robot.
-	Publish(ctx context.Context, payload []byte) error
+	// Drive returns what the session's commands go to: LocalDriver for a robot of this
+	// process, a forwarder for one whose agent governs its teleoperation. onFault is called
+	// (once, on any goroutine) when driving fails: the session then ends with that error.
+	Drive(onFault func(error)) Driver
 	// Connected reports whether the robot is still on the connection the lease was taken on
 	// (a robot that reconnected is driven afresh).
 	Connected() bool
@@ -27,22 +29,20 @@ type Input interface {
 	Name() string
 }
 
-// InputOptions are a client's choices for an input session.
-type InputOptions struct {
-	Format string // teleop.FormatProtobuf or teleop.FormatJSON
+// Driver takes a session's commands, already decoded, checked and held to the robot's limits.
+type Driver interface {
+	Command(m proto.Message)
+	// Stop publishes the final zero and retires the driver.
+	Stop() error
 }
 
-// RunInput drives in from the commands read on conn until the session ends, under the teleop
-// policy: commands are decoded and checked (teleop.DecodeCommand), held to the robot's speeds
-// (teleop.LimitCommand), paced and watched by a deadman (teleop.Controller); every way the
-// session ends publishes a zero first (closed, faulty data, revoked, robot gone, controller
-// silent, shutdown). It returns when the session has ended.
-func (ss *Sessions) RunInput(conn Conn, in Input, opt InputOptions, recheck Recheck) {
-	s := newSession(ss, conn, recheck)
-	stream := in.Stream()
-	ctl := teleop.NewController(teleop.ControllerConfig{
+// LocalDriver drives a robot of this process under the teleop policy: the rate cap and the
+// deadman of a teleop.Controller, each command published (marshalled) through publish within
+// publishTimeout. A failed publish is onFault(ErrPublishFailed).
+func LocalDriver(typ string, publish func(ctx context.Context, payload []byte) error, onFault func(error)) Driver {
+	return teleop.NewController(teleop.ControllerConfig{
 		Clock: teleop.RealClock(),
-		Type:  stream.Type,
+		Type:  typ,
 		Publish: func(m proto.Message) error {
 			payload, err := proto.Marshal(m)
 			if err != nil {
@@ -50,12 +50,28 @@ func (ss *Sessions) RunInput(conn Conn, in Input, opt InputOptions, recheck Rech
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
 			defer cancel()
-			return in.Publish(ctx, payload)
+			return publish(ctx, payload)
 		},
-		OnPublishError: func(error) { go s.stop(ErrPublishFailed) },
+		OnPublishError: func(error) { onFault(ErrPublishFailed) },
 	})
+}
+
+// InputOptions are a client's choices for an input session.
+type InputOptions struct {
+	Format string // teleop.FormatProtobuf or teleop.FormatJSON
+}
+
+// RunInput drives in from the commands read on conn until the session ends, under the teleop
+// policy: commands are decoded and checked (teleop.DecodeCommand), held to the robot's speeds
+// (teleop.LimitCommand), and go to in's Driver (which paces them and watches the deadman);
+// every way the session ends publishes a zero first (closed, faulty data, revoked, robot gone,
+// controller silent, shutdown). It returns when the session has ended.
+func (ss *Sessions) RunInput(conn Conn, in Input, opt InputOptions, recheck Recheck) {
+	s := newSession(ss, conn, recheck)
+	stream := in.Stream()
+	driver := in.Drive(func(err error) { go s.stop(err) })
 	s.onStop = func() {
-		if err := ctl.Stop(); err != nil {
+		if err := driver.Stop(); err != nil {
 			// The robot may still be moving on its last command: its own timeout is all that
 			// stops it now. Nobody else is told, so say it loudly.
 			ss.log.Error("the zero command did not reach the robot", "stream", in.Name(), "err", err)
@@ -72,11 +88,11 @@ func (ss *Sessions) RunInput(conn Conn, in Input, opt InputOptions, recheck Rech
 			return true
 		})
 	}
-	s.serve(func(context.Context) { s.readCommands(ctl, stream, opt) }, watch)
+	s.serve(func(context.Context) { s.readCommands(driver, stream, opt) }, watch)
 }
 
 // readCommands feeds the controller the commands read from the connection until it fails.
-func (s *session) readCommands(ctl *teleop.Controller, stream fleet.Stream, opt InputOptions) {
+func (s *session) readCommands(driver Driver, stream fleet.Stream, opt InputOptions) {
 	buf := make([]byte, 0, 4<<10)
 	for {
 		data, binary, err := s.conn.Read(context.Background(), buf[:0])
@@ -96,7 +112,7 @@ func (s *session) readCommands(ctl *teleop.Controller, stream fleet.Stream, opt 
 			s.stop(err) // a *teleop.CloseError: the code is the policy's
 			return
 		}
-		ctl.Command(cmd)
+		driver.Command(cmd)
 	}
 }
 

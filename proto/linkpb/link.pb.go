@@ -78,7 +78,7 @@ func (x Error_Kind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Error_Kind.Descriptor instead.
 func (Error_Kind) EnumDescriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{16, 0}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{22, 0}
 }
 
 type Frame struct {
@@ -96,6 +96,9 @@ type Frame struct {
 	//	*Frame_Chunk
 	//	*Frame_Resources
 	//	*Frame_Accepted
+	//	*Frame_Command
+	//	*Frame_Release
+	//	*Frame_ControlEnded
 	Body          isFrame_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -237,6 +240,33 @@ func (x *Frame) GetAccepted() *RobotsAccepted {
 	return nil
 }
 
+func (x *Frame) GetCommand() *ControlCommand {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_Command); ok {
+			return x.Command
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetRelease() *ControlRelease {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_Release); ok {
+			return x.Release
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetControlEnded() *ControlEnded {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_ControlEnded); ok {
+			return x.ControlEnded
+		}
+	}
+	return nil
+}
+
 type isFrame_Body interface {
 	isFrame_Body()
 }
@@ -285,6 +315,18 @@ type Frame_Accepted struct {
 	Accepted *RobotsAccepted `protobuf:"bytes,11,opt,name=accepted,proto3,oneof"` // cloud → agent: the answer to robots
 }
 
+type Frame_Command struct {
+	Command *ControlCommand `protobuf:"bytes,12,opt,name=command,proto3,oneof"` // cloud → agent: a teleop command of a cloud operator
+}
+
+type Frame_Release struct {
+	Release *ControlRelease `protobuf:"bytes,13,opt,name=release,proto3,oneof"` // cloud → agent: a cloud operator let go (zero, free the stream)
+}
+
+type Frame_ControlEnded struct {
+	ControlEnded *ControlEnded `protobuf:"bytes,14,opt,name=control_ended,json=controlEnded,proto3,oneof"` // agent → cloud: the agent ended a cloud operator's control
+}
+
 func (*Frame_Hello) isFrame_Body() {}
 
 func (*Frame_Welcome) isFrame_Body() {}
@@ -306,6 +348,12 @@ func (*Frame_Chunk) isFrame_Body() {}
 func (*Frame_Resources) isFrame_Body() {}
 
 func (*Frame_Accepted) isFrame_Body() {}
+
+func (*Frame_Command) isFrame_Body() {}
+
+func (*Frame_Release) isFrame_Body() {}
+
+func (*Frame_ControlEnded) isFrame_Body() {}
 
 type Hello struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
@@ -835,6 +883,8 @@ type Request struct {
 	//	*Request_Kpis
 	//	*Request_Resources
 	//	*Request_Upload
+	//	*Request_TakeControl
+	//	*Request_Controls
 	Op            isRequest_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -970,6 +1020,24 @@ func (x *Request) GetUpload() *ResourceUpload {
 	return nil
 }
 
+func (x *Request) GetTakeControl() *TakeControl {
+	if x != nil {
+		if x, ok := x.Op.(*Request_TakeControl); ok {
+			return x.TakeControl
+		}
+	}
+	return nil
+}
+
+func (x *Request) GetControls() *Empty {
+	if x != nil {
+		if x, ok := x.Op.(*Request_Controls); ok {
+			return x.Controls
+		}
+	}
+	return nil
+}
+
 type isRequest_Op interface {
 	isRequest_Op()
 }
@@ -1006,6 +1074,18 @@ type Request_Upload struct {
 	Upload *ResourceUpload `protobuf:"bytes,11,opt,name=upload,proto3,oneof"`
 }
 
+type Request_TakeControl struct {
+	// take_control asks for a cloud operator's control of an input stream: the agent holds
+	// the one lease per stream that local and cloud operators share, the rate cap and the
+	// deadman. Answered with granted or held.
+	TakeControl *TakeControl `protobuf:"bytes,12,opt,name=take_control,json=takeControl,proto3,oneof"`
+}
+
+type Request_Controls struct {
+	// controls asks who drives the robot's input streams.
+	Controls *Empty `protobuf:"bytes,13,opt,name=controls,proto3,oneof"`
+}
+
 func (*Request_Streams) isRequest_Op() {}
 
 func (*Request_Read) isRequest_Op() {}
@@ -1022,6 +1102,327 @@ func (*Request_Resources) isRequest_Op() {}
 
 func (*Request_Upload) isRequest_Op() {}
 
+func (*Request_TakeControl) isRequest_Op() {}
+
+func (*Request_Controls) isRequest_Op() {}
+
+type TakeControl struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Key   *StreamKey             `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// control_id names the cloud session in its commands and release (unique per link).
+	ControlId string `protobuf:"bytes,2,opt,name=control_id,json=controlId,proto3" json:"control_id,omitempty"`
+	// user is the cloud operator's email, shown to anybody the stream refuses.
+	User          string `protobuf:"bytes,3,opt,name=user,proto3" json:"user,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TakeControl) Reset() {
+	*x = TakeControl{}
+	mi := &file_platform_link_link_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TakeControl) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TakeControl) ProtoMessage() {}
+
+func (x *TakeControl) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TakeControl.ProtoReflect.Descriptor instead.
+func (*TakeControl) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *TakeControl) GetKey() *StreamKey {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *TakeControl) GetControlId() string {
+	if x != nil {
+		return x.ControlId
+	}
+	return ""
+}
+
+func (x *TakeControl) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+type ControlCommand struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	ControlId string                 `protobuf:"bytes,1,opt,name=control_id,json=controlId,proto3" json:"control_id,omitempty"`
+	// payload is the serialized command (Twist or AckermannDriveStamped, the stream's type),
+	// already checked by the cloud; the agent checks it again.
+	Payload       []byte `protobuf:"bytes,2,opt,name=payload,proto3" json:"payload,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlCommand) Reset() {
+	*x = ControlCommand{}
+	mi := &file_platform_link_link_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlCommand) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlCommand) ProtoMessage() {}
+
+func (x *ControlCommand) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlCommand.ProtoReflect.Descriptor instead.
+func (*ControlCommand) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ControlCommand) GetControlId() string {
+	if x != nil {
+		return x.ControlId
+	}
+	return ""
+}
+
+func (x *ControlCommand) GetPayload() []byte {
+	if x != nil {
+		return x.Payload
+	}
+	return nil
+}
+
+type ControlRelease struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ControlId     string                 `protobuf:"bytes,1,opt,name=control_id,json=controlId,proto3" json:"control_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlRelease) Reset() {
+	*x = ControlRelease{}
+	mi := &file_platform_link_link_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlRelease) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlRelease) ProtoMessage() {}
+
+func (x *ControlRelease) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlRelease.ProtoReflect.Descriptor instead.
+func (*ControlRelease) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ControlRelease) GetControlId() string {
+	if x != nil {
+		return x.ControlId
+	}
+	return ""
+}
+
+type ControlEnded struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	ControlId string                 `protobuf:"bytes,1,opt,name=control_id,json=controlId,proto3" json:"control_id,omitempty"`
+	// reason says why in words; kind OFFLINE: the robot went away, else the publish failed.
+	Error         *Error `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlEnded) Reset() {
+	*x = ControlEnded{}
+	mi := &file_platform_link_link_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlEnded) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlEnded) ProtoMessage() {}
+
+func (x *ControlEnded) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlEnded.ProtoReflect.Descriptor instead.
+func (*ControlEnded) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ControlEnded) GetControlId() string {
+	if x != nil {
+		return x.ControlId
+	}
+	return ""
+}
+
+func (x *ControlEnded) GetError() *Error {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
+type ControlHeld struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           *StreamKey             `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Owner         string                 `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	Since         *catalogpb.Time        `protobuf:"bytes,3,opt,name=since,proto3" json:"since,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlHeld) Reset() {
+	*x = ControlHeld{}
+	mi := &file_platform_link_link_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlHeld) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlHeld) ProtoMessage() {}
+
+func (x *ControlHeld) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlHeld.ProtoReflect.Descriptor instead.
+func (*ControlHeld) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ControlHeld) GetKey() *StreamKey {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *ControlHeld) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ControlHeld) GetSince() *catalogpb.Time {
+	if x != nil {
+		return x.Since
+	}
+	return nil
+}
+
+type ControlList struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Controls      []*ControlHeld         `protobuf:"bytes,1,rep,name=controls,proto3" json:"controls,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlList) Reset() {
+	*x = ControlList{}
+	mi := &file_platform_link_link_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlList) ProtoMessage() {}
+
+func (x *ControlList) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlList.ProtoReflect.Descriptor instead.
+func (*ControlList) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ControlList) GetControls() []*ControlHeld {
+	if x != nil {
+		return x.Controls
+	}
+	return nil
+}
+
 type Empty struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1030,7 +1431,7 @@ type Empty struct {
 
 func (x *Empty) Reset() {
 	*x = Empty{}
-	mi := &file_platform_link_link_proto_msgTypes[11]
+	mi := &file_platform_link_link_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1042,7 +1443,7 @@ func (x *Empty) String() string {
 func (*Empty) ProtoMessage() {}
 
 func (x *Empty) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[11]
+	mi := &file_platform_link_link_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1055,7 +1456,7 @@ func (x *Empty) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Empty.ProtoReflect.Descriptor instead.
 func (*Empty) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{11}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{17}
 }
 
 type Publish struct {
@@ -1069,7 +1470,7 @@ type Publish struct {
 
 func (x *Publish) Reset() {
 	*x = Publish{}
-	mi := &file_platform_link_link_proto_msgTypes[12]
+	mi := &file_platform_link_link_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1081,7 +1482,7 @@ func (x *Publish) String() string {
 func (*Publish) ProtoMessage() {}
 
 func (x *Publish) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[12]
+	mi := &file_platform_link_link_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1094,7 +1495,7 @@ func (x *Publish) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Publish.ProtoReflect.Descriptor instead.
 func (*Publish) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{12}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Publish) GetKey() *StreamKey {
@@ -1128,7 +1529,7 @@ type MetricQuery struct {
 
 func (x *MetricQuery) Reset() {
 	*x = MetricQuery{}
-	mi := &file_platform_link_link_proto_msgTypes[13]
+	mi := &file_platform_link_link_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1140,7 +1541,7 @@ func (x *MetricQuery) String() string {
 func (*MetricQuery) ProtoMessage() {}
 
 func (x *MetricQuery) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[13]
+	mi := &file_platform_link_link_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1153,7 +1554,7 @@ func (x *MetricQuery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetricQuery.ProtoReflect.Descriptor instead.
 func (*MetricQuery) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{13}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *MetricQuery) GetType() int32 {
@@ -1185,7 +1586,7 @@ type ResourceUpload struct {
 
 func (x *ResourceUpload) Reset() {
 	*x = ResourceUpload{}
-	mi := &file_platform_link_link_proto_msgTypes[14]
+	mi := &file_platform_link_link_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1197,7 +1598,7 @@ func (x *ResourceUpload) String() string {
 func (*ResourceUpload) ProtoMessage() {}
 
 func (x *ResourceUpload) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[14]
+	mi := &file_platform_link_link_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1210,7 +1611,7 @@ func (x *ResourceUpload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceUpload.ProtoReflect.Descriptor instead.
 func (*ResourceUpload) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{14}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ResourceUpload) GetResourceId() string {
@@ -1248,6 +1649,9 @@ type Response struct {
 	//	*Response_Kpis
 	//	*Response_Resources
 	//	*Response_Upload
+	//	*Response_Granted
+	//	*Response_Held
+	//	*Response_Controls
 	Result        isResponse_Result `protobuf_oneof:"result"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1255,7 +1659,7 @@ type Response struct {
 
 func (x *Response) Reset() {
 	*x = Response{}
-	mi := &file_platform_link_link_proto_msgTypes[15]
+	mi := &file_platform_link_link_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1267,7 +1671,7 @@ func (x *Response) String() string {
 func (*Response) ProtoMessage() {}
 
 func (x *Response) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[15]
+	mi := &file_platform_link_link_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1280,7 +1684,7 @@ func (x *Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Response.ProtoReflect.Descriptor instead.
 func (*Response) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{15}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Response) GetId() uint64 {
@@ -1376,6 +1780,33 @@ func (x *Response) GetUpload() *UploadDone {
 	return nil
 }
 
+func (x *Response) GetGranted() *Empty {
+	if x != nil {
+		if x, ok := x.Result.(*Response_Granted); ok {
+			return x.Granted
+		}
+	}
+	return nil
+}
+
+func (x *Response) GetHeld() *ControlHeld {
+	if x != nil {
+		if x, ok := x.Result.(*Response_Held); ok {
+			return x.Held
+		}
+	}
+	return nil
+}
+
+func (x *Response) GetControls() *ControlList {
+	if x != nil {
+		if x, ok := x.Result.(*Response_Controls); ok {
+			return x.Controls
+		}
+	}
+	return nil
+}
+
 type isResponse_Result interface {
 	isResponse_Result()
 }
@@ -1412,6 +1843,18 @@ type Response_Upload struct {
 	Upload *UploadDone `protobuf:"bytes,10,opt,name=upload,proto3,oneof"`
 }
 
+type Response_Granted struct {
+	Granted *Empty `protobuf:"bytes,11,opt,name=granted,proto3,oneof"` // take_control: the cloud operator drives now
+}
+
+type Response_Held struct {
+	Held *ControlHeld `protobuf:"bytes,12,opt,name=held,proto3,oneof"` // take_control: somebody else drives (409)
+}
+
+type Response_Controls struct {
+	Controls *ControlList `protobuf:"bytes,13,opt,name=controls,proto3,oneof"`
+}
+
 func (*Response_Streams) isResponse_Result() {}
 
 func (*Response_Sample) isResponse_Result() {}
@@ -1428,6 +1871,12 @@ func (*Response_Resources) isResponse_Result() {}
 
 func (*Response_Upload) isResponse_Result() {}
 
+func (*Response_Granted) isResponse_Result() {}
+
+func (*Response_Held) isResponse_Result() {}
+
+func (*Response_Controls) isResponse_Result() {}
+
 type Error struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Kind          Error_Kind             `protobuf:"varint,1,opt,name=kind,proto3,enum=Platform.Link.Error_Kind" json:"kind,omitempty"`
@@ -1438,7 +1887,7 @@ type Error struct {
 
 func (x *Error) Reset() {
 	*x = Error{}
-	mi := &file_platform_link_link_proto_msgTypes[16]
+	mi := &file_platform_link_link_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1450,7 +1899,7 @@ func (x *Error) String() string {
 func (*Error) ProtoMessage() {}
 
 func (x *Error) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[16]
+	mi := &file_platform_link_link_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1463,7 +1912,7 @@ func (x *Error) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Error.ProtoReflect.Descriptor instead.
 func (*Error) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{16}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Error) GetKind() Error_Kind {
@@ -1499,7 +1948,7 @@ type Stream struct {
 
 func (x *Stream) Reset() {
 	*x = Stream{}
-	mi := &file_platform_link_link_proto_msgTypes[17]
+	mi := &file_platform_link_link_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1511,7 +1960,7 @@ func (x *Stream) String() string {
 func (*Stream) ProtoMessage() {}
 
 func (x *Stream) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[17]
+	mi := &file_platform_link_link_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1524,7 +1973,7 @@ func (x *Stream) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stream.ProtoReflect.Descriptor instead.
 func (*Stream) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{17}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Stream) GetComponent() string {
@@ -1606,7 +2055,7 @@ type StreamList struct {
 
 func (x *StreamList) Reset() {
 	*x = StreamList{}
-	mi := &file_platform_link_link_proto_msgTypes[18]
+	mi := &file_platform_link_link_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1618,7 +2067,7 @@ func (x *StreamList) String() string {
 func (*StreamList) ProtoMessage() {}
 
 func (x *StreamList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[18]
+	mi := &file_platform_link_link_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1631,7 +2080,7 @@ func (x *StreamList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamList.ProtoReflect.Descriptor instead.
 func (*StreamList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{18}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *StreamList) GetStreams() []*Stream {
@@ -1653,7 +2102,7 @@ type Sample struct {
 
 func (x *Sample) Reset() {
 	*x = Sample{}
-	mi := &file_platform_link_link_proto_msgTypes[19]
+	mi := &file_platform_link_link_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1665,7 +2114,7 @@ func (x *Sample) String() string {
 func (*Sample) ProtoMessage() {}
 
 func (x *Sample) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[19]
+	mi := &file_platform_link_link_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1678,7 +2127,7 @@ func (x *Sample) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sample.ProtoReflect.Descriptor instead.
 func (*Sample) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{19}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Sample) GetType() string {
@@ -1718,7 +2167,7 @@ type MetricTypes struct {
 
 func (x *MetricTypes) Reset() {
 	*x = MetricTypes{}
-	mi := &file_platform_link_link_proto_msgTypes[20]
+	mi := &file_platform_link_link_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1730,7 +2179,7 @@ func (x *MetricTypes) String() string {
 func (*MetricTypes) ProtoMessage() {}
 
 func (x *MetricTypes) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[20]
+	mi := &file_platform_link_link_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1743,7 +2192,7 @@ func (x *MetricTypes) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetricTypes.ProtoReflect.Descriptor instead.
 func (*MetricTypes) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{20}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *MetricTypes) GetTypes() []int32 {
@@ -1763,7 +2212,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_platform_link_link_proto_msgTypes[21]
+	mi := &file_platform_link_link_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1775,7 +2224,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[21]
+	mi := &file_platform_link_link_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1788,7 +2237,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{21}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Usage) GetUsed() float64 {
@@ -1819,7 +2268,7 @@ type Recorder struct {
 
 func (x *Recorder) Reset() {
 	*x = Recorder{}
-	mi := &file_platform_link_link_proto_msgTypes[22]
+	mi := &file_platform_link_link_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1831,7 +2280,7 @@ func (x *Recorder) String() string {
 func (*Recorder) ProtoMessage() {}
 
 func (x *Recorder) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[22]
+	mi := &file_platform_link_link_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1844,7 +2293,7 @@ func (x *Recorder) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recorder.ProtoReflect.Descriptor instead.
 func (*Recorder) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{22}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Recorder) GetId() string {
@@ -1898,7 +2347,7 @@ type Recorders struct {
 
 func (x *Recorders) Reset() {
 	*x = Recorders{}
-	mi := &file_platform_link_link_proto_msgTypes[23]
+	mi := &file_platform_link_link_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1910,7 +2359,7 @@ func (x *Recorders) String() string {
 func (*Recorders) ProtoMessage() {}
 
 func (x *Recorders) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[23]
+	mi := &file_platform_link_link_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1923,7 +2372,7 @@ func (x *Recorders) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recorders.ProtoReflect.Descriptor instead.
 func (*Recorders) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{23}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Recorders) GetRecorders() []*Recorder {
@@ -1946,7 +2395,7 @@ type ComponentInfo struct {
 
 func (x *ComponentInfo) Reset() {
 	*x = ComponentInfo{}
-	mi := &file_platform_link_link_proto_msgTypes[24]
+	mi := &file_platform_link_link_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1958,7 +2407,7 @@ func (x *ComponentInfo) String() string {
 func (*ComponentInfo) ProtoMessage() {}
 
 func (x *ComponentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[24]
+	mi := &file_platform_link_link_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1971,7 +2420,7 @@ func (x *ComponentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ComponentInfo.ProtoReflect.Descriptor instead.
 func (*ComponentInfo) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{24}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ComponentInfo) GetId() string {
@@ -2018,7 +2467,7 @@ type Components struct {
 
 func (x *Components) Reset() {
 	*x = Components{}
-	mi := &file_platform_link_link_proto_msgTypes[25]
+	mi := &file_platform_link_link_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2030,7 +2479,7 @@ func (x *Components) String() string {
 func (*Components) ProtoMessage() {}
 
 func (x *Components) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[25]
+	mi := &file_platform_link_link_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2043,7 +2492,7 @@ func (x *Components) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Components.ProtoReflect.Descriptor instead.
 func (*Components) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{25}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Components) GetComponents() []*ComponentInfo {
@@ -2064,7 +2513,7 @@ type ConfigInfo struct {
 
 func (x *ConfigInfo) Reset() {
 	*x = ConfigInfo{}
-	mi := &file_platform_link_link_proto_msgTypes[26]
+	mi := &file_platform_link_link_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2076,7 +2525,7 @@ func (x *ConfigInfo) String() string {
 func (*ConfigInfo) ProtoMessage() {}
 
 func (x *ConfigInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[26]
+	mi := &file_platform_link_link_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2089,7 +2538,7 @@ func (x *ConfigInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigInfo.ProtoReflect.Descriptor instead.
 func (*ConfigInfo) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{26}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ConfigInfo) GetName() string {
@@ -2123,7 +2572,7 @@ type AgentOperationalState struct {
 
 func (x *AgentOperationalState) Reset() {
 	*x = AgentOperationalState{}
-	mi := &file_platform_link_link_proto_msgTypes[27]
+	mi := &file_platform_link_link_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2135,7 +2584,7 @@ func (x *AgentOperationalState) String() string {
 func (*AgentOperationalState) ProtoMessage() {}
 
 func (x *AgentOperationalState) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[27]
+	mi := &file_platform_link_link_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2148,7 +2597,7 @@ func (x *AgentOperationalState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentOperationalState.ProtoReflect.Descriptor instead.
 func (*AgentOperationalState) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{27}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *AgentOperationalState) GetAgentStatus() int32 {
@@ -2193,7 +2642,7 @@ type Metric struct {
 
 func (x *Metric) Reset() {
 	*x = Metric{}
-	mi := &file_platform_link_link_proto_msgTypes[28]
+	mi := &file_platform_link_link_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2205,7 +2654,7 @@ func (x *Metric) String() string {
 func (*Metric) ProtoMessage() {}
 
 func (x *Metric) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[28]
+	mi := &file_platform_link_link_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2218,7 +2667,7 @@ func (x *Metric) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Metric.ProtoReflect.Descriptor instead.
 func (*Metric) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{28}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *Metric) GetType() int32 {
@@ -2453,7 +2902,7 @@ type KPI struct {
 
 func (x *KPI) Reset() {
 	*x = KPI{}
-	mi := &file_platform_link_link_proto_msgTypes[29]
+	mi := &file_platform_link_link_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2465,7 +2914,7 @@ func (x *KPI) String() string {
 func (*KPI) ProtoMessage() {}
 
 func (x *KPI) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[29]
+	mi := &file_platform_link_link_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2478,7 +2927,7 @@ func (x *KPI) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPI.ProtoReflect.Descriptor instead.
 func (*KPI) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{29}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *KPI) GetName() string {
@@ -2518,7 +2967,7 @@ type KPIList struct {
 
 func (x *KPIList) Reset() {
 	*x = KPIList{}
-	mi := &file_platform_link_link_proto_msgTypes[30]
+	mi := &file_platform_link_link_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2530,7 +2979,7 @@ func (x *KPIList) String() string {
 func (*KPIList) ProtoMessage() {}
 
 func (x *KPIList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[30]
+	mi := &file_platform_link_link_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2543,7 +2992,7 @@ func (x *KPIList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPIList.ProtoReflect.Descriptor instead.
 func (*KPIList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{30}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *KPIList) GetKpis() []*KPI {
@@ -2563,7 +3012,7 @@ type KPIValues struct {
 
 func (x *KPIValues) Reset() {
 	*x = KPIValues{}
-	mi := &file_platform_link_link_proto_msgTypes[31]
+	mi := &file_platform_link_link_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2575,7 +3024,7 @@ func (x *KPIValues) String() string {
 func (*KPIValues) ProtoMessage() {}
 
 func (x *KPIValues) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[31]
+	mi := &file_platform_link_link_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2588,7 +3037,7 @@ func (x *KPIValues) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPIValues.ProtoReflect.Descriptor instead.
 func (*KPIValues) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{31}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *KPIValues) GetRobotId() string {
@@ -2623,7 +3072,7 @@ type Resource struct {
 
 func (x *Resource) Reset() {
 	*x = Resource{}
-	mi := &file_platform_link_link_proto_msgTypes[32]
+	mi := &file_platform_link_link_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2635,7 +3084,7 @@ func (x *Resource) String() string {
 func (*Resource) ProtoMessage() {}
 
 func (x *Resource) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[32]
+	mi := &file_platform_link_link_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2648,7 +3097,7 @@ func (x *Resource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Resource.ProtoReflect.Descriptor instead.
 func (*Resource) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{32}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Resource) GetId() string {
@@ -2716,7 +3165,7 @@ type ResourceList struct {
 
 func (x *ResourceList) Reset() {
 	*x = ResourceList{}
-	mi := &file_platform_link_link_proto_msgTypes[33]
+	mi := &file_platform_link_link_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2728,7 +3177,7 @@ func (x *ResourceList) String() string {
 func (*ResourceList) ProtoMessage() {}
 
 func (x *ResourceList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[33]
+	mi := &file_platform_link_link_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2741,7 +3190,7 @@ func (x *ResourceList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceList.ProtoReflect.Descriptor instead.
 func (*ResourceList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{33}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ResourceList) GetResources() []*Resource {
@@ -2761,7 +3210,7 @@ type ResourcesChanged struct {
 
 func (x *ResourcesChanged) Reset() {
 	*x = ResourcesChanged{}
-	mi := &file_platform_link_link_proto_msgTypes[34]
+	mi := &file_platform_link_link_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2773,7 +3222,7 @@ func (x *ResourcesChanged) String() string {
 func (*ResourcesChanged) ProtoMessage() {}
 
 func (x *ResourcesChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[34]
+	mi := &file_platform_link_link_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2786,7 +3235,7 @@ func (x *ResourcesChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourcesChanged.ProtoReflect.Descriptor instead.
 func (*ResourcesChanged) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{34}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ResourcesChanged) GetRobotId() string {
@@ -2814,7 +3263,7 @@ type ResourceChunk struct {
 
 func (x *ResourceChunk) Reset() {
 	*x = ResourceChunk{}
-	mi := &file_platform_link_link_proto_msgTypes[35]
+	mi := &file_platform_link_link_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2826,7 +3275,7 @@ func (x *ResourceChunk) String() string {
 func (*ResourceChunk) ProtoMessage() {}
 
 func (x *ResourceChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[35]
+	mi := &file_platform_link_link_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2839,7 +3288,7 @@ func (x *ResourceChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceChunk.ProtoReflect.Descriptor instead.
 func (*ResourceChunk) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{35}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ResourceChunk) GetRequestId() uint64 {
@@ -2874,7 +3323,7 @@ type UploadDone struct {
 
 func (x *UploadDone) Reset() {
 	*x = UploadDone{}
-	mi := &file_platform_link_link_proto_msgTypes[36]
+	mi := &file_platform_link_link_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2886,7 +3335,7 @@ func (x *UploadDone) String() string {
 func (*UploadDone) ProtoMessage() {}
 
 func (x *UploadDone) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[36]
+	mi := &file_platform_link_link_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2899,7 +3348,7 @@ func (x *UploadDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadDone.ProtoReflect.Descriptor instead.
 func (*UploadDone) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{36}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *UploadDone) GetSize() int64 {
@@ -2916,11 +3365,377 @@ func (x *UploadDone) GetSha256() string {
 	return ""
 }
 
+// The live connection: a second WebSocket from the agent at /agentlink/v1/live, opened after
+// the link's welcome and closed with it, carrying the samples of the streams cloud viewers
+// watch. Live data has a connection of its own so that nothing on the link (heartbeats, REST
+// answers, uploads) ever queues behind a frame in a socket or network buffer. Each frame is one
+// LiveFrame.
+type LiveFrame struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Body:
+	//
+	//	*LiveFrame_Subscribe
+	//	*LiveFrame_Unsubscribe
+	//	*LiveFrame_Sample
+	//	*LiveFrame_Ended
+	Body          isLiveFrame_Body `protobuf_oneof:"body"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LiveFrame) Reset() {
+	*x = LiveFrame{}
+	mi := &file_platform_link_link_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LiveFrame) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LiveFrame) ProtoMessage() {}
+
+func (x *LiveFrame) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LiveFrame.ProtoReflect.Descriptor instead.
+func (*LiveFrame) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *LiveFrame) GetBody() isLiveFrame_Body {
+	if x != nil {
+		return x.Body
+	}
+	return nil
+}
+
+func (x *LiveFrame) GetSubscribe() *LiveSubscribe {
+	if x != nil {
+		if x, ok := x.Body.(*LiveFrame_Subscribe); ok {
+			return x.Subscribe
+		}
+	}
+	return nil
+}
+
+func (x *LiveFrame) GetUnsubscribe() *LiveUnsubscribe {
+	if x != nil {
+		if x, ok := x.Body.(*LiveFrame_Unsubscribe); ok {
+			return x.Unsubscribe
+		}
+	}
+	return nil
+}
+
+func (x *LiveFrame) GetSample() *LiveSample {
+	if x != nil {
+		if x, ok := x.Body.(*LiveFrame_Sample); ok {
+			return x.Sample
+		}
+	}
+	return nil
+}
+
+func (x *LiveFrame) GetEnded() *LiveEnded {
+	if x != nil {
+		if x, ok := x.Body.(*LiveFrame_Ended); ok {
+			return x.Ended
+		}
+	}
+	return nil
+}
+
+type isLiveFrame_Body interface {
+	isLiveFrame_Body()
+}
+
+type LiveFrame_Subscribe struct {
+	Subscribe *LiveSubscribe `protobuf:"bytes,1,opt,name=subscribe,proto3,oneof"` // cloud → agent: follow a stream
+}
+
+type LiveFrame_Unsubscribe struct {
+	Unsubscribe *LiveUnsubscribe `protobuf:"bytes,2,opt,name=unsubscribe,proto3,oneof"` // cloud → agent: stop following it
+}
+
+type LiveFrame_Sample struct {
+	Sample *LiveSample `protobuf:"bytes,3,opt,name=sample,proto3,oneof"` // agent → cloud: the newest sample of a subscription
+}
+
+type LiveFrame_Ended struct {
+	Ended *LiveEnded `protobuf:"bytes,4,opt,name=ended,proto3,oneof"` // agent → cloud: a subscription ended (the robot went away...)
+}
+
+func (*LiveFrame_Subscribe) isLiveFrame_Body() {}
+
+func (*LiveFrame_Unsubscribe) isLiveFrame_Body() {}
+
+func (*LiveFrame_Sample) isLiveFrame_Body() {}
+
+func (*LiveFrame_Ended) isLiveFrame_Body() {}
+
+type LiveSubscribe struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// id names the subscription in both directions (unique per live connection).
+	Id      uint64     `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	RobotId string     `protobuf:"bytes,2,opt,name=robot_id,json=robotId,proto3" json:"robot_id,omitempty"`
+	Key     *StreamKey `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
+	// max_rate: samples per second at most (the highest of the cloud's viewers); 0: all.
+	MaxRate float64 `protobuf:"fixed64,4,opt,name=max_rate,json=maxRate,proto3" json:"max_rate,omitempty"`
+	// downsample: point clouds go downsampled, as W3 viewers get them by default.
+	Downsample    bool `protobuf:"varint,5,opt,name=downsample,proto3" json:"downsample,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LiveSubscribe) Reset() {
+	*x = LiveSubscribe{}
+	mi := &file_platform_link_link_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LiveSubscribe) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LiveSubscribe) ProtoMessage() {}
+
+func (x *LiveSubscribe) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LiveSubscribe.ProtoReflect.Descriptor instead.
+func (*LiveSubscribe) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *LiveSubscribe) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *LiveSubscribe) GetRobotId() string {
+	if x != nil {
+		return x.RobotId
+	}
+	return ""
+}
+
+func (x *LiveSubscribe) GetKey() *StreamKey {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *LiveSubscribe) GetMaxRate() float64 {
+	if x != nil {
+		return x.MaxRate
+	}
+	return 0
+}
+
+func (x *LiveSubscribe) GetDownsample() bool {
+	if x != nil {
+		return x.Downsample
+	}
+	return false
+}
+
+type LiveUnsubscribe struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LiveUnsubscribe) Reset() {
+	*x = LiveUnsubscribe{}
+	mi := &file_platform_link_link_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LiveUnsubscribe) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LiveUnsubscribe) ProtoMessage() {}
+
+func (x *LiveUnsubscribe) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LiveUnsubscribe.ProtoReflect.Descriptor instead.
+func (*LiveUnsubscribe) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *LiveUnsubscribe) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+// LiveSample carries a sample, or a part of one: a large sample goes in parts of at most
+// link.LiveChunk bytes, each stream taking its turn between them, so that one stream's large
+// frames never hold another's small ones. sample.payload is the part at offset of the size
+// bytes of the whole payload (size 0: the part is the whole).
+type LiveSample struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Sample        *Sample                `protobuf:"bytes,2,opt,name=sample,proto3" json:"sample,omitempty"`
+	Offset        uint64                 `protobuf:"varint,3,opt,name=offset,proto3" json:"offset,omitempty"`
+	Size          uint64                 `protobuf:"varint,4,opt,name=size,proto3" json:"size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LiveSample) Reset() {
+	*x = LiveSample{}
+	mi := &file_platform_link_link_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LiveSample) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LiveSample) ProtoMessage() {}
+
+func (x *LiveSample) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LiveSample.ProtoReflect.Descriptor instead.
+func (*LiveSample) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *LiveSample) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *LiveSample) GetSample() *Sample {
+	if x != nil {
+		return x.Sample
+	}
+	return nil
+}
+
+func (x *LiveSample) GetOffset() uint64 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+func (x *LiveSample) GetSize() uint64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+type LiveEnded struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Error         *Error                 `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LiveEnded) Reset() {
+	*x = LiveEnded{}
+	mi := &file_platform_link_link_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LiveEnded) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LiveEnded) ProtoMessage() {}
+
+func (x *LiveEnded) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LiveEnded.ProtoReflect.Descriptor instead.
+func (*LiveEnded) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *LiveEnded) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *LiveEnded) GetError() *Error {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
 var File_platform_link_link_proto protoreflect.FileDescriptor
 
 const file_platform_link_link_proto_rawDesc = "" +
 	"\n" +
-	"\x18platform/link/link.proto\x12\rPlatform.Link\x1a*platform/messages/builtin_interfaces.proto\"\xe6\x04\n" +
+	"\x18platform/link/link.proto\x12\rPlatform.Link\x1a*platform/messages/builtin_interfaces.proto\"\xa0\x06\n" +
 	"\x05Frame\x12,\n" +
 	"\x05hello\x18\x01 \x01(\v2\x14.Platform.Link.HelloH\x00R\x05hello\x122\n" +
 	"\awelcome\x18\x02 \x01(\v2\x16.Platform.Link.WelcomeH\x00R\awelcome\x122\n" +
@@ -2933,7 +3748,10 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x05chunk\x18\t \x01(\v2\x1c.Platform.Link.ResourceChunkH\x00R\x05chunk\x12?\n" +
 	"\tresources\x18\n" +
 	" \x01(\v2\x1f.Platform.Link.ResourcesChangedH\x00R\tresources\x12;\n" +
-	"\baccepted\x18\v \x01(\v2\x1d.Platform.Link.RobotsAcceptedH\x00R\bacceptedB\x06\n" +
+	"\baccepted\x18\v \x01(\v2\x1d.Platform.Link.RobotsAcceptedH\x00R\baccepted\x129\n" +
+	"\acommand\x18\f \x01(\v2\x1d.Platform.Link.ControlCommandH\x00R\acommand\x129\n" +
+	"\arelease\x18\r \x01(\v2\x1d.Platform.Link.ControlReleaseH\x00R\arelease\x12B\n" +
+	"\rcontrol_ended\x18\x0e \x01(\v2\x1b.Platform.Link.ControlEndedH\x00R\fcontrolEndedB\x06\n" +
 	"\x04body\"\x89\x01\n" +
 	"\x05Hello\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12#\n" +
@@ -2967,7 +3785,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\tStreamKey\x12\x1c\n" +
 	"\tcomponent\x18\x01 \x01(\tR\tcomponent\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
-	"\x06source\x18\x03 \x01(\x05R\x06source\"\xfd\x03\n" +
+	"\x06source\x18\x03 \x01(\x05R\x06source\"\xf2\x04\n" +
 	"\aRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x19\n" +
 	"\brobot_id\x18\x02 \x01(\tR\arobotId\x12\x1f\n" +
@@ -2981,8 +3799,32 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x04kpis\x18\t \x01(\v2\x14.Platform.Link.EmptyH\x00R\x04kpis\x124\n" +
 	"\tresources\x18\n" +
 	" \x01(\v2\x14.Platform.Link.EmptyH\x00R\tresources\x127\n" +
-	"\x06upload\x18\v \x01(\v2\x1d.Platform.Link.ResourceUploadH\x00R\x06uploadB\x04\n" +
-	"\x02op\"\a\n" +
+	"\x06upload\x18\v \x01(\v2\x1d.Platform.Link.ResourceUploadH\x00R\x06upload\x12?\n" +
+	"\ftake_control\x18\f \x01(\v2\x1a.Platform.Link.TakeControlH\x00R\vtakeControl\x122\n" +
+	"\bcontrols\x18\r \x01(\v2\x14.Platform.Link.EmptyH\x00R\bcontrolsB\x04\n" +
+	"\x02op\"l\n" +
+	"\vTakeControl\x12*\n" +
+	"\x03key\x18\x01 \x01(\v2\x18.Platform.Link.StreamKeyR\x03key\x12\x1d\n" +
+	"\n" +
+	"control_id\x18\x02 \x01(\tR\tcontrolId\x12\x12\n" +
+	"\x04user\x18\x03 \x01(\tR\x04user\"I\n" +
+	"\x0eControlCommand\x12\x1d\n" +
+	"\n" +
+	"control_id\x18\x01 \x01(\tR\tcontrolId\x12\x18\n" +
+	"\apayload\x18\x02 \x01(\fR\apayload\"/\n" +
+	"\x0eControlRelease\x12\x1d\n" +
+	"\n" +
+	"control_id\x18\x01 \x01(\tR\tcontrolId\"Y\n" +
+	"\fControlEnded\x12\x1d\n" +
+	"\n" +
+	"control_id\x18\x01 \x01(\tR\tcontrolId\x12*\n" +
+	"\x05error\x18\x02 \x01(\v2\x14.Platform.Link.ErrorR\x05error\"\x91\x01\n" +
+	"\vControlHeld\x12*\n" +
+	"\x03key\x18\x01 \x01(\v2\x18.Platform.Link.StreamKeyR\x03key\x12\x14\n" +
+	"\x05owner\x18\x02 \x01(\tR\x05owner\x12@\n" +
+	"\x05since\x18\x03 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\x05since\"E\n" +
+	"\vControlList\x126\n" +
+	"\bcontrols\x18\x01 \x03(\v2\x1a.Platform.Link.ControlHeldR\bcontrols\"\a\n" +
 	"\x05Empty\"c\n" +
 	"\aPublish\x12*\n" +
 	"\x03key\x18\x01 \x01(\v2\x18.Platform.Link.StreamKeyR\x03key\x12\x12\n" +
@@ -2995,7 +3837,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\vresource_id\x18\x01 \x01(\tR\n" +
 	"resourceId\x12\x16\n" +
 	"\x06offset\x18\x02 \x01(\x03R\x06offset\x12\x12\n" +
-	"\x04size\x18\x03 \x01(\x03R\x04size\"\xf6\x03\n" +
+	"\x04size\x18\x03 \x01(\x03R\x04size\"\x94\x05\n" +
 	"\bResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12*\n" +
 	"\x05error\x18\x02 \x01(\v2\x14.Platform.Link.ErrorR\x05error\x125\n" +
@@ -3007,7 +3849,10 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x04kpis\x18\b \x01(\v2\x16.Platform.Link.KPIListH\x00R\x04kpis\x12;\n" +
 	"\tresources\x18\t \x01(\v2\x1b.Platform.Link.ResourceListH\x00R\tresources\x123\n" +
 	"\x06upload\x18\n" +
-	" \x01(\v2\x19.Platform.Link.UploadDoneH\x00R\x06uploadB\b\n" +
+	" \x01(\v2\x19.Platform.Link.UploadDoneH\x00R\x06upload\x120\n" +
+	"\agranted\x18\v \x01(\v2\x14.Platform.Link.EmptyH\x00R\agranted\x120\n" +
+	"\x04held\x18\f \x01(\v2\x1a.Platform.Link.ControlHeldH\x00R\x04held\x128\n" +
+	"\bcontrols\x18\r \x01(\v2\x1a.Platform.Link.ControlListH\x00R\bcontrolsB\b\n" +
 	"\x06result\"\xb9\x01\n" +
 	"\x05Error\x12-\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x19.Platform.Link.Error.KindR\x04kind\x12\x18\n" +
@@ -3132,7 +3977,32 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\n" +
 	"UploadDone\x12\x12\n" +
 	"\x04size\x18\x01 \x01(\x03R\x04size\x12\x16\n" +
-	"\x06sha256\x18\x02 \x01(\tR\x06sha256B-Z+github.com/fleetgate/fleetgate/proto/linkpbb\x06proto3"
+	"\x06sha256\x18\x02 \x01(\tR\x06sha256\"\xfc\x01\n" +
+	"\tLiveFrame\x12<\n" +
+	"\tsubscribe\x18\x01 \x01(\v2\x1c.Platform.Link.LiveSubscribeH\x00R\tsubscribe\x12B\n" +
+	"\vunsubscribe\x18\x02 \x01(\v2\x1e.Platform.Link.LiveUnsubscribeH\x00R\vunsubscribe\x123\n" +
+	"\x06sample\x18\x03 \x01(\v2\x19.Platform.Link.LiveSampleH\x00R\x06sample\x120\n" +
+	"\x05ended\x18\x04 \x01(\v2\x18.Platform.Link.LiveEndedH\x00R\x05endedB\x06\n" +
+	"\x04body\"\xa1\x01\n" +
+	"\rLiveSubscribe\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x19\n" +
+	"\brobot_id\x18\x02 \x01(\tR\arobotId\x12*\n" +
+	"\x03key\x18\x03 \x01(\v2\x18.Platform.Link.StreamKeyR\x03key\x12\x19\n" +
+	"\bmax_rate\x18\x04 \x01(\x01R\amaxRate\x12\x1e\n" +
+	"\n" +
+	"downsample\x18\x05 \x01(\bR\n" +
+	"downsample\"!\n" +
+	"\x0fLiveUnsubscribe\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\"w\n" +
+	"\n" +
+	"LiveSample\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12-\n" +
+	"\x06sample\x18\x02 \x01(\v2\x15.Platform.Link.SampleR\x06sample\x12\x16\n" +
+	"\x06offset\x18\x03 \x01(\x04R\x06offset\x12\x12\n" +
+	"\x04size\x18\x04 \x01(\x04R\x04size\"G\n" +
+	"\tLiveEnded\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12*\n" +
+	"\x05error\x18\x02 \x01(\v2\x14.Platform.Link.ErrorR\x05errorB-Z+github.com/fleetgate/fleetgate/proto/linkpbb\x06proto3"
 
 var (
 	file_platform_link_link_proto_rawDescOnce sync.Once
@@ -3147,7 +4017,7 @@ func file_platform_link_link_proto_rawDescGZIP() []byte {
 }
 
 var file_platform_link_link_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
+var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
 var file_platform_link_link_proto_goTypes = []any{
 	(Error_Kind)(0),               // 0: Platform.Link.Error.Kind
 	(*Frame)(nil),                 // 1: Platform.Link.Frame
@@ -3161,94 +4031,125 @@ var file_platform_link_link_proto_goTypes = []any{
 	(*RobotsAccepted)(nil),        // 9: Platform.Link.RobotsAccepted
 	(*StreamKey)(nil),             // 10: Platform.Link.StreamKey
 	(*Request)(nil),               // 11: Platform.Link.Request
-	(*Empty)(nil),                 // 12: Platform.Link.Empty
-	(*Publish)(nil),               // 13: Platform.Link.Publish
-	(*MetricQuery)(nil),           // 14: Platform.Link.MetricQuery
-	(*ResourceUpload)(nil),        // 15: Platform.Link.ResourceUpload
-	(*Response)(nil),              // 16: Platform.Link.Response
-	(*Error)(nil),                 // 17: Platform.Link.Error
-	(*Stream)(nil),                // 18: Platform.Link.Stream
-	(*StreamList)(nil),            // 19: Platform.Link.StreamList
-	(*Sample)(nil),                // 20: Platform.Link.Sample
-	(*MetricTypes)(nil),           // 21: Platform.Link.MetricTypes
-	(*Usage)(nil),                 // 22: Platform.Link.Usage
-	(*Recorder)(nil),              // 23: Platform.Link.Recorder
-	(*Recorders)(nil),             // 24: Platform.Link.Recorders
-	(*ComponentInfo)(nil),         // 25: Platform.Link.ComponentInfo
-	(*Components)(nil),            // 26: Platform.Link.Components
-	(*ConfigInfo)(nil),            // 27: Platform.Link.ConfigInfo
-	(*AgentOperationalState)(nil), // 28: Platform.Link.AgentOperationalState
-	(*Metric)(nil),                // 29: Platform.Link.Metric
-	(*KPI)(nil),                   // 30: Platform.Link.KPI
-	(*KPIList)(nil),               // 31: Platform.Link.KPIList
-	(*KPIValues)(nil),             // 32: Platform.Link.KPIValues
-	(*Resource)(nil),              // 33: Platform.Link.Resource
-	(*ResourceList)(nil),          // 34: Platform.Link.ResourceList
-	(*ResourcesChanged)(nil),      // 35: Platform.Link.ResourcesChanged
-	(*ResourceChunk)(nil),         // 36: Platform.Link.ResourceChunk
-	(*UploadDone)(nil),            // 37: Platform.Link.UploadDone
-	(*catalogpb.Time)(nil),        // 38: Platform.Messages.builtin_interfaces.Time
+	(*TakeControl)(nil),           // 12: Platform.Link.TakeControl
+	(*ControlCommand)(nil),        // 13: Platform.Link.ControlCommand
+	(*ControlRelease)(nil),        // 14: Platform.Link.ControlRelease
+	(*ControlEnded)(nil),          // 15: Platform.Link.ControlEnded
+	(*ControlHeld)(nil),           // 16: Platform.Link.ControlHeld
+	(*ControlList)(nil),           // 17: Platform.Link.ControlList
+	(*Empty)(nil),                 // 18: Platform.Link.Empty
+	(*Publish)(nil),               // 19: Platform.Link.Publish
+	(*MetricQuery)(nil),           // 20: Platform.Link.MetricQuery
+	(*ResourceUpload)(nil),        // 21: Platform.Link.ResourceUpload
+	(*Response)(nil),              // 22: Platform.Link.Response
+	(*Error)(nil),                 // 23: Platform.Link.Error
+	(*Stream)(nil),                // 24: Platform.Link.Stream
+	(*StreamList)(nil),            // 25: Platform.Link.StreamList
+	(*Sample)(nil),                // 26: Platform.Link.Sample
+	(*MetricTypes)(nil),           // 27: Platform.Link.MetricTypes
+	(*Usage)(nil),                 // 28: Platform.Link.Usage
+	(*Recorder)(nil),              // 29: Platform.Link.Recorder
+	(*Recorders)(nil),             // 30: Platform.Link.Recorders
+	(*ComponentInfo)(nil),         // 31: Platform.Link.ComponentInfo
+	(*Components)(nil),            // 32: Platform.Link.Components
+	(*ConfigInfo)(nil),            // 33: Platform.Link.ConfigInfo
+	(*AgentOperationalState)(nil), // 34: Platform.Link.AgentOperationalState
+	(*Metric)(nil),                // 35: Platform.Link.Metric
+	(*KPI)(nil),                   // 36: Platform.Link.KPI
+	(*KPIList)(nil),               // 37: Platform.Link.KPIList
+	(*KPIValues)(nil),             // 38: Platform.Link.KPIValues
+	(*Resource)(nil),              // 39: Platform.Link.Resource
+	(*ResourceList)(nil),          // 40: Platform.Link.ResourceList
+	(*ResourcesChanged)(nil),      // 41: Platform.Link.ResourcesChanged
+	(*ResourceChunk)(nil),         // 42: Platform.Link.ResourceChunk
+	(*UploadDone)(nil),            // 43: Platform.Link.UploadDone
+	(*LiveFrame)(nil),             // 44: Platform.Link.LiveFrame
+	(*LiveSubscribe)(nil),         // 45: Platform.Link.LiveSubscribe
+	(*LiveUnsubscribe)(nil),       // 46: Platform.Link.LiveUnsubscribe
+	(*LiveSample)(nil),            // 47: Platform.Link.LiveSample
+	(*LiveEnded)(nil),             // 48: Platform.Link.LiveEnded
+	(*catalogpb.Time)(nil),        // 49: Platform.Messages.builtin_interfaces.Time
 }
 var file_platform_link_link_proto_depIdxs = []int32{
 	2,  // 0: Platform.Link.Frame.hello:type_name -> Platform.Link.Hello
 	4,  // 1: Platform.Link.Frame.welcome:type_name -> Platform.Link.Welcome
 	6,  // 2: Platform.Link.Frame.refusal:type_name -> Platform.Link.Refusal
 	11, // 3: Platform.Link.Frame.request:type_name -> Platform.Link.Request
-	16, // 4: Platform.Link.Frame.response:type_name -> Platform.Link.Response
+	22, // 4: Platform.Link.Frame.response:type_name -> Platform.Link.Response
 	7,  // 5: Platform.Link.Frame.heartbeat:type_name -> Platform.Link.Heartbeat
 	8,  // 6: Platform.Link.Frame.robots:type_name -> Platform.Link.RobotsChanged
-	32, // 7: Platform.Link.Frame.kpis:type_name -> Platform.Link.KPIValues
-	36, // 8: Platform.Link.Frame.chunk:type_name -> Platform.Link.ResourceChunk
-	35, // 9: Platform.Link.Frame.resources:type_name -> Platform.Link.ResourcesChanged
+	38, // 7: Platform.Link.Frame.kpis:type_name -> Platform.Link.KPIValues
+	42, // 8: Platform.Link.Frame.chunk:type_name -> Platform.Link.ResourceChunk
+	41, // 9: Platform.Link.Frame.resources:type_name -> Platform.Link.ResourcesChanged
 	9,  // 10: Platform.Link.Frame.accepted:type_name -> Platform.Link.RobotsAccepted
-	3,  // 11: Platform.Link.Hello.robots:type_name -> Platform.Link.RobotInfo
-	5,  // 12: Platform.Link.Welcome.refused:type_name -> Platform.Link.RobotRefused
-	38, // 13: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
-	3,  // 14: Platform.Link.RobotsChanged.robots:type_name -> Platform.Link.RobotInfo
-	5,  // 15: Platform.Link.RobotsAccepted.refused:type_name -> Platform.Link.RobotRefused
-	12, // 16: Platform.Link.Request.streams:type_name -> Platform.Link.Empty
-	10, // 17: Platform.Link.Request.read:type_name -> Platform.Link.StreamKey
-	13, // 18: Platform.Link.Request.publish:type_name -> Platform.Link.Publish
-	12, // 19: Platform.Link.Request.metric_types:type_name -> Platform.Link.Empty
-	14, // 20: Platform.Link.Request.metric:type_name -> Platform.Link.MetricQuery
-	12, // 21: Platform.Link.Request.kpis:type_name -> Platform.Link.Empty
-	12, // 22: Platform.Link.Request.resources:type_name -> Platform.Link.Empty
-	15, // 23: Platform.Link.Request.upload:type_name -> Platform.Link.ResourceUpload
-	10, // 24: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
-	17, // 25: Platform.Link.Response.error:type_name -> Platform.Link.Error
-	19, // 26: Platform.Link.Response.streams:type_name -> Platform.Link.StreamList
-	20, // 27: Platform.Link.Response.sample:type_name -> Platform.Link.Sample
-	12, // 28: Platform.Link.Response.done:type_name -> Platform.Link.Empty
-	21, // 29: Platform.Link.Response.metric_types:type_name -> Platform.Link.MetricTypes
-	29, // 30: Platform.Link.Response.metric:type_name -> Platform.Link.Metric
-	31, // 31: Platform.Link.Response.kpis:type_name -> Platform.Link.KPIList
-	34, // 32: Platform.Link.Response.resources:type_name -> Platform.Link.ResourceList
-	37, // 33: Platform.Link.Response.upload:type_name -> Platform.Link.UploadDone
-	0,  // 34: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
-	18, // 35: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
-	38, // 36: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	38, // 37: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	38, // 38: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	23, // 39: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
-	25, // 40: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
-	12, // 41: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
-	22, // 42: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
-	38, // 43: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
-	28, // 44: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
-	24, // 45: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
-	26, // 46: Platform.Link.Metric.components:type_name -> Platform.Link.Components
-	27, // 47: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
-	38, // 48: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	30, // 49: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
-	30, // 50: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
-	38, // 51: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
-	33, // 52: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
-	33, // 53: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
-	54, // [54:54] is the sub-list for method output_type
-	54, // [54:54] is the sub-list for method input_type
-	54, // [54:54] is the sub-list for extension type_name
-	54, // [54:54] is the sub-list for extension extendee
-	0,  // [0:54] is the sub-list for field type_name
+	13, // 11: Platform.Link.Frame.command:type_name -> Platform.Link.ControlCommand
+	14, // 12: Platform.Link.Frame.release:type_name -> Platform.Link.ControlRelease
+	15, // 13: Platform.Link.Frame.control_ended:type_name -> Platform.Link.ControlEnded
+	3,  // 14: Platform.Link.Hello.robots:type_name -> Platform.Link.RobotInfo
+	5,  // 15: Platform.Link.Welcome.refused:type_name -> Platform.Link.RobotRefused
+	49, // 16: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
+	3,  // 17: Platform.Link.RobotsChanged.robots:type_name -> Platform.Link.RobotInfo
+	5,  // 18: Platform.Link.RobotsAccepted.refused:type_name -> Platform.Link.RobotRefused
+	18, // 19: Platform.Link.Request.streams:type_name -> Platform.Link.Empty
+	10, // 20: Platform.Link.Request.read:type_name -> Platform.Link.StreamKey
+	19, // 21: Platform.Link.Request.publish:type_name -> Platform.Link.Publish
+	18, // 22: Platform.Link.Request.metric_types:type_name -> Platform.Link.Empty
+	20, // 23: Platform.Link.Request.metric:type_name -> Platform.Link.MetricQuery
+	18, // 24: Platform.Link.Request.kpis:type_name -> Platform.Link.Empty
+	18, // 25: Platform.Link.Request.resources:type_name -> Platform.Link.Empty
+	21, // 26: Platform.Link.Request.upload:type_name -> Platform.Link.ResourceUpload
+	12, // 27: Platform.Link.Request.take_control:type_name -> Platform.Link.TakeControl
+	18, // 28: Platform.Link.Request.controls:type_name -> Platform.Link.Empty
+	10, // 29: Platform.Link.TakeControl.key:type_name -> Platform.Link.StreamKey
+	23, // 30: Platform.Link.ControlEnded.error:type_name -> Platform.Link.Error
+	10, // 31: Platform.Link.ControlHeld.key:type_name -> Platform.Link.StreamKey
+	49, // 32: Platform.Link.ControlHeld.since:type_name -> Platform.Messages.builtin_interfaces.Time
+	16, // 33: Platform.Link.ControlList.controls:type_name -> Platform.Link.ControlHeld
+	10, // 34: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
+	23, // 35: Platform.Link.Response.error:type_name -> Platform.Link.Error
+	25, // 36: Platform.Link.Response.streams:type_name -> Platform.Link.StreamList
+	26, // 37: Platform.Link.Response.sample:type_name -> Platform.Link.Sample
+	18, // 38: Platform.Link.Response.done:type_name -> Platform.Link.Empty
+	27, // 39: Platform.Link.Response.metric_types:type_name -> Platform.Link.MetricTypes
+	35, // 40: Platform.Link.Response.metric:type_name -> Platform.Link.Metric
+	37, // 41: Platform.Link.Response.kpis:type_name -> Platform.Link.KPIList
+	40, // 42: Platform.Link.Response.resources:type_name -> Platform.Link.ResourceList
+	43, // 43: Platform.Link.Response.upload:type_name -> Platform.Link.UploadDone
+	18, // 44: Platform.Link.Response.granted:type_name -> Platform.Link.Empty
+	16, // 45: Platform.Link.Response.held:type_name -> Platform.Link.ControlHeld
+	17, // 46: Platform.Link.Response.controls:type_name -> Platform.Link.ControlList
+	0,  // 47: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
+	24, // 48: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
+	49, // 49: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	49, // 50: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	49, // 51: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	29, // 52: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
+	31, // 53: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
+	18, // 54: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
+	28, // 55: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
+	49, // 56: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
+	34, // 57: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
+	30, // 58: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
+	32, // 59: Platform.Link.Metric.components:type_name -> Platform.Link.Components
+	33, // 60: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
+	49, // 61: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	36, // 62: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
+	36, // 63: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
+	49, // 64: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
+	39, // 65: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
+	39, // 66: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
+	45, // 67: Platform.Link.LiveFrame.subscribe:type_name -> Platform.Link.LiveSubscribe
+	46, // 68: Platform.Link.LiveFrame.unsubscribe:type_name -> Platform.Link.LiveUnsubscribe
+	47, // 69: Platform.Link.LiveFrame.sample:type_name -> Platform.Link.LiveSample
+	48, // 70: Platform.Link.LiveFrame.ended:type_name -> Platform.Link.LiveEnded
+	10, // 71: Platform.Link.LiveSubscribe.key:type_name -> Platform.Link.StreamKey
+	26, // 72: Platform.Link.LiveSample.sample:type_name -> Platform.Link.Sample
+	23, // 73: Platform.Link.LiveEnded.error:type_name -> Platform.Link.Error
+	74, // [74:74] is the sub-list for method output_type
+	74, // [74:74] is the sub-list for method input_type
+	74, // [74:74] is the sub-list for extension type_name
+	74, // [74:74] is the sub-list for extension extendee
+	0,  // [0:74] is the sub-list for field type_name
 }
 
 func init() { file_platform_link_link_proto_init() }
@@ -3268,6 +4169,9 @@ func file_platform_link_link_proto_init() {
 		(*Frame_Chunk)(nil),
 		(*Frame_Resources)(nil),
 		(*Frame_Accepted)(nil),
+		(*Frame_Command)(nil),
+		(*Frame_Release)(nil),
+		(*Frame_ControlEnded)(nil),
 	}
 	file_platform_link_link_proto_msgTypes[10].OneofWrappers = []any{
 		(*Request_Streams)(nil),
@@ -3278,8 +4182,10 @@ func file_platform_link_link_proto_init() {
 		(*Request_Kpis)(nil),
 		(*Request_Resources)(nil),
 		(*Request_Upload)(nil),
+		(*Request_TakeControl)(nil),
+		(*Request_Controls)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[15].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[21].OneofWrappers = []any{
 		(*Response_Streams)(nil),
 		(*Response_Sample)(nil),
 		(*Response_Done)(nil),
@@ -3288,8 +4194,11 @@ func file_platform_link_link_proto_init() {
 		(*Response_Kpis)(nil),
 		(*Response_Resources)(nil),
 		(*Response_Upload)(nil),
+		(*Response_Granted)(nil),
+		(*Response_Held)(nil),
+		(*Response_Controls)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[28].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[34].OneofWrappers = []any{
 		(*Metric_None)(nil),
 		(*Metric_IntValue)(nil),
 		(*Metric_LongValue)(nil),
@@ -3304,13 +4213,19 @@ func file_platform_link_link_proto_init() {
 		(*Metric_Components)(nil),
 		(*Metric_Config)(nil),
 	}
+	file_platform_link_link_proto_msgTypes[43].OneofWrappers = []any{
+		(*LiveFrame_Subscribe)(nil),
+		(*LiveFrame_Unsubscribe)(nil),
+		(*LiveFrame_Sample)(nil),
+		(*LiveFrame_Ended)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platform_link_link_proto_rawDesc), len(file_platform_link_link_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   37,
+			NumMessages:   48,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

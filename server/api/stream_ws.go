@@ -229,8 +229,8 @@ func controlsList(gw *gateway.Gateway) echo.HandlerFunc {
 		}
 		resp := controlsResponse{Controls: make([]controlItem, len(held))}
 		for i, hd := range held {
-			resp.Controls[i] = controlItem{ComponentName: hd.Target.Component, StreamName: hd.Target.Stream,
-				StreamSourceType: hd.Target.Source, Owner: hd.Owner.User, Since: hd.Owner.Since.UTC()}
+			resp.Controls[i] = controlItem{ComponentName: hd.Key.Component, StreamName: hd.Key.Name,
+				StreamSourceType: int(hd.Key.Source), Owner: hd.Owner, Since: hd.Since.UTC()}
 		}
 		return c.JSON(http.StatusOK, resp)
 	}

@@ -43,6 +43,14 @@ type Config struct {
 	ResourceScanEvery time.Duration
 	// MaxBackoff caps the wait between connection attempts (default 5 s).
 	MaxBackoff time.Duration
+	// Teleop lets cloud operators drive this agent's robots under its own control leases;
+	// nil: the cloud's teleoperation requests are refused.
+	Teleop Teleop
+	// LiveBudget caps the bytes per second of live samples sent to the cloud, shared fairly
+	// between the streams watched there; 0: no cap.
+	LiveBudget int64
+	// NoLive keeps the agent from opening its live connection (cloud live view off here).
+	NoLive bool
 }
 
 // Backoff after a refused key: long enough not to trip the cloud's failure limit, which is
@@ -163,7 +171,8 @@ func (a *Agent) session(ctx context.Context) (time.Duration, error) {
 	}
 	defer conn.CloseNow()
 	conn.SetReadLimit(link.MaxFrame)
-	s := &session{a: a, conn: conn, done: make(chan struct{}), sem: make(chan struct{}, maxConcurrentRequests)}
+	s := &session{a: a, conn: conn, done: make(chan struct{}), sem: make(chan struct{}, maxConcurrentRequests),
+		controls: map[string]*cloudControl{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	defer s.end()
 	s.lastHeard.Store(time.Now().UnixNano())
@@ -240,6 +249,9 @@ type session struct {
 	// robotsChanged is the registry's change signal taken before the hello's robot list, so
 	// that a robot coming or going during the handshake is announced after it.
 	robotsChanged <-chan struct{}
+
+	controlsMu sync.Mutex
+	controls   map[string]*cloudControl // cloud operators driving, by control id
 }
 
 // over reports whether the session has ended. A write can fail without that (its timeout
@@ -308,7 +320,7 @@ func (s *session) robotInfos() []*linkpb.RobotInfo {
 // run serves the session until the link ends or ctx does.
 func (s *session) run(ctx context.Context) error {
 	var wg sync.WaitGroup
-	for _, loop := range []func(){s.keepAlive, s.watchRobots, s.pushKPIs, s.pushResources} {
+	for _, loop := range []func(){s.keepAlive, s.watchRobots, s.pushKPIs, s.pushResources, s.runLive} {
 		wg.Add(1)
 		go func() { defer wg.Done(); loop() }()
 	}
@@ -318,6 +330,7 @@ func (s *session) run(ctx context.Context) error {
 	defer stop()
 	err := s.readLoop()
 	s.end()
+	s.stopControls() // the cloud is gone: its operators' robots get their zero now
 	s.conn.CloseNow()
 	wg.Wait()
 	s.reqs.Wait()
@@ -343,6 +356,10 @@ func (s *session) readLoop() error {
 			s.serve(b.Request)
 		case *linkpb.Frame_Accepted:
 			logRefused(s.a.log, b.Accepted.GetRefused())
+		case *linkpb.Frame_Command:
+			s.command(b.Command)
+		case *linkpb.Frame_Release:
+			s.release(b.Release.GetControlId())
 		case *linkpb.Frame_Refusal:
 			s.a.log.Warn("the cloud is closing the link", "reason", b.Refusal.GetReason())
 		default:

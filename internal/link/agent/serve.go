@@ -70,6 +70,10 @@ func (s *session) handle(ctx context.Context, req *linkpb.Request) (*linkpb.Resp
 			return nil, err
 		}
 		return &linkpb.Response{Result: &linkpb.Response_Streams{Streams: link.StreamsToWire(streams)}}, nil
+	case *linkpb.Request_TakeControl:
+		return s.takeControl(ctx, req.GetRobotId(), op.TakeControl)
+	case *linkpb.Request_Controls:
+		return s.heldControls(req.GetRobotId()), nil
 	case *linkpb.Request_Read:
 		sample, err := robot.Read(ctx, link.KeyFromWire(op.Read))
 		if err != nil {

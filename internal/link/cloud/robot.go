@@ -80,10 +80,22 @@ func (r *RemoteRobot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Samp
 	return link.SampleFromWire(resp.GetSample()), nil
 }
 
-// Subscribe is not offered: live streams (W3) are served by the local gateway, next to the
-// robot, and the cloud answers 404 on that route.
+// Subscribe follows an output stream through the agent's live connection: one subscription at
+// the agent per stream (and downsampling) however many cloud viewers watch it (see live.go).
 func (r *RemoteRobot) Subscribe(ctx context.Context, key fleet.StreamKey, opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
-	return nil, fleet.Errorf(fleet.ErrUnavailable, "live streams of robot %q are served by its local gateway", r.info.Name)
+	streams, err := r.Streams(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range streams {
+		if s.Key() == key {
+			if s.Direction == fleet.Input {
+				return nil, fleet.Errorf(fleet.ErrNotFound, "stream %s/%s is an input stream", key.Component, key.Name)
+			}
+			return r.s.subscribe(ctx, r, key, s.Type, opts)
+		}
+	}
+	return nil, fleet.Errorf(fleet.ErrNotFound, "robot %q has no stream %s/%s", r.info.Name, key.Component, key.Name)
 }
 
 func (r *RemoteRobot) Publish(ctx context.Context, key fleet.StreamKey, typ string, payload []byte) error {

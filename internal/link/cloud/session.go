@@ -35,14 +35,16 @@ type session struct {
 	conn  *websocket.Conn
 	log   *slog.Logger
 	sync  *syncer
+	live  *liveState // the live connection and the streams cloud viewers watch
 
 	nextID    atomic.Uint64
 	lastHeard atomic.Int64 // unix nanoseconds of the last frame received
 
-	mu      sync.Mutex
-	ended   bool
-	pending map[uint64]*call
-	robots  map[string]*RemoteRobot
+	mu       sync.Mutex
+	ended    bool
+	pending  map[uint64]*call
+	robots   map[string]*RemoteRobot
+	controls map[string]*remoteControl // cloud operators' controls at the agent, by id
 
 	done      chan struct{} // closed when the session ends
 	closeOnce sync.Once
@@ -79,11 +81,13 @@ func newSession(acc *Acceptor, agent Agent, conn *websocket.Conn) *session {
 		log:      acc.log.With("agent", agent.Name, "agent_id", agent.ID),
 		pending:  map[uint64]*call{},
 		robots:   map[string]*RemoteRobot{},
+		controls: map[string]*remoteControl{},
 		done:     make(chan struct{}),
 		welcomed: make(chan struct{}),
 	}
 	s.lastHeard.Store(acc.now().UnixNano())
 	s.sync = newSyncer(s)
+	s.live = newLiveState()
 	return s
 }
 
@@ -144,6 +148,8 @@ func (s *session) run() {
 	go func() { defer wg.Done(); s.sync.run() }()
 	s.readLoop()
 	s.close(websocket.StatusNormalClosure, "")
+	s.endLive()
+	s.endControls()
 	wg.Wait()
 	s.mu.Lock()
 	robots := s.robots
@@ -201,6 +207,8 @@ func (s *session) handle(f *linkpb.Frame) error {
 		if r := s.robot(b.Resources.GetRobotId()); r != nil {
 			s.sync.listed(r.info.ID, link.ResourcesFromWire(b.Resources.GetResources()), b.Resources.GetResources())
 		}
+	case *linkpb.Frame_ControlEnded:
+		s.controlEnded(b.ControlEnded)
 	default:
 		return fmt.Errorf("unexpected %T from an agent", f.Body)
 	}

@@ -50,6 +50,9 @@ const minGzip = 1 << 10
 // three-part frame costs each client.
 const minSplit = 32 << 10
 
+// PointCloudType is the type whose samples Variant.Downsample thins.
+const PointCloudType = pointCloudType
+
 const (
 	pointCloudType      = "Platform.Messages.sensor_msgs.PointCloud2"
 	compressedImageType = "Platform.Messages.sensor_msgs.CompressedImage"

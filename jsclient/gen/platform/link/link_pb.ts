@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/link/link.proto.
  */
 export const file_platform_link_link: GenFile = /*@__PURE__*/
-  fileDesc("ChhwbGF0Zm9ybS9saW5rL2xpbmsucHJvdG8SDVBsYXRmb3JtLkxpbmsihQQKBUZyYW1lEiUKBWhlbGxvGAEgASgLMhQuUGxhdGZvcm0uTGluay5IZWxsb0gAEikKB3dlbGNvbWUYAiABKAsyFi5QbGF0Zm9ybS5MaW5rLldlbGNvbWVIABIpCgdyZWZ1c2FsGAMgASgLMhYuUGxhdGZvcm0uTGluay5SZWZ1c2FsSAASKQoHcmVxdWVzdBgEIAEoCzIWLlBsYXRmb3JtLkxpbmsuUmVxdWVzdEgAEisKCHJlc3BvbnNlGAUgASgLMhcuUGxhdGZvcm0uTGluay5SZXNwb25zZUgAEi0KCWhlYXJ0YmVhdBgGIAEoCzIYLlBsYXRmb3JtLkxpbmsuSGVhcnRiZWF0SAASLgoGcm9ib3RzGAcgASgLMhwuUGxhdGZvcm0uTGluay5Sb2JvdHNDaGFuZ2VkSAASKAoEa3BpcxgIIAEoCzIYLlBsYXRmb3JtLkxpbmsuS1BJVmFsdWVzSAASLQoFY2h1bmsYCSABKAsyHC5QbGF0Zm9ybS5MaW5rLlJlc291cmNlQ2h1bmtIABI0CglyZXNvdXJjZXMYCiABKAsyHy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlc0NoYW5nZWRIABIxCghhY2NlcHRlZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUm9ib3RzQWNjZXB0ZWRIAEIGCgRib2R5ImIKBUhlbGxvEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SFQoNYWdlbnRfdmVyc2lvbhgCIAEoCRIoCgZyb2JvdHMYAyADKAsyGC5QbGF0Zm9ybS5MaW5rLlJvYm90SW5mbyJpCglSb2JvdEluZm8SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRITCgtjb25maWdfbmFtZRgDIAEoCRIWCg5jb25maWdfdmVyc2lvbhgEIAEoCRIVCg1hZ2VudF92ZXJzaW9uGAUgASgJIpQBCgdXZWxjb21lEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SEAoIYWdlbnRfaWQYAiABKAkSEAoIZmxlZXRfaWQYAyABKAkSHQoVaGVhcnRiZWF0X2ludGVydmFsX21zGAQgASgNEiwKB3JlZnVzZWQYBSADKAsyGy5QbGF0Zm9ybS5MaW5rLlJvYm90UmVmdXNlZCIqCgxSb2JvdFJlZnVzZWQSCgoCaWQYASABKAkSDgoGcmVhc29uGAIgASgJIjEKB1JlZnVzYWwSDgoGcmVhc29uGAEgASgJEhYKDnJldHJ5X2FmdGVyX21zGAIgASgNIkUKCUhlYXJ0YmVhdBI4CgRzZW50GAEgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUiOQoNUm9ib3RzQ2hhbmdlZBIoCgZyb2JvdHMYASADKAsyGC5QbGF0Zm9ybS5MaW5rLlJvYm90SW5mbyI+Cg5Sb2JvdHNBY2NlcHRlZBIsCgdyZWZ1c2VkGAEgAygLMhsuUGxhdGZvcm0uTGluay5Sb2JvdFJlZnVzZWQiPAoJU3RyZWFtS2V5EhEKCWNvbXBvbmVudBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnNvdXJjZRgDIAEoBSKeAwoHUmVxdWVzdBIKCgJpZBgBIAEoBBIQCghyb2JvdF9pZBgCIAEoCRITCgtkZWFkbGluZV9tcxgDIAEoDRInCgdzdHJlYW1zGAQgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEigKBHJlYWQYBSABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleUgAEikKB3B1Ymxpc2gYBiABKAsyFi5QbGF0Zm9ybS5MaW5rLlB1Ymxpc2hIABIsCgxtZXRyaWNfdHlwZXMYByABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASLAoGbWV0cmljGAggASgLMhouUGxhdGZvcm0uTGluay5NZXRyaWNRdWVyeUgAEiQKBGtwaXMYCSABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASKQoJcmVzb3VyY2VzGAogASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEi8KBnVwbG9hZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUmVzb3VyY2VVcGxvYWRIAEIECgJvcCIHCgVFbXB0eSJPCgdQdWJsaXNoEiUKA2tleRgBIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EgwKBHR5cGUYAiABKAkSDwoHcGF5bG9hZBgDIAEoDCIpCgtNZXRyaWNRdWVyeRIMCgR0eXBlGAEgASgFEgwKBG5hbWUYAiABKAkiQwoOUmVzb3VyY2VVcGxvYWQSEwoLcmVzb3VyY2VfaWQYASABKAkSDgoGb2Zmc2V0GAIgASgDEgwKBHNpemUYAyABKAMipgMKCFJlc3BvbnNlEgoKAmlkGAEgASgEEiMKBWVycm9yGAIgASgLMhQuUGxhdGZvcm0uTGluay5FcnJvchIsCgdzdHJlYW1zGAMgASgLMhkuUGxhdGZvcm0uTGluay5TdHJlYW1MaXN0SAASJwoGc2FtcGxlGAQgASgLMhUuUGxhdGZvcm0uTGluay5TYW1wbGVIABIkCgRkb25lGAUgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEjIKDG1ldHJpY190eXBlcxgGIAEoCzIaLlBsYXRmb3JtLkxpbmsuTWV0cmljVHlwZXNIABInCgZtZXRyaWMYByABKAsyFS5QbGF0Zm9ybS5MaW5rLk1ldHJpY0gAEiYKBGtwaXMYCCABKAsyFi5QbGF0Zm9ybS5MaW5rLktQSUxpc3RIABIwCglyZXNvdXJjZXMYCSABKAsyGy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlTGlzdEgAEisKBnVwbG9hZBgKIAEoCzIZLlBsYXRmb3JtLkxpbmsuVXBsb2FkRG9uZUgAQggKBnJlc3VsdCKqAQoFRXJyb3ISJwoEa2luZBgBIAEoDjIZLlBsYXRmb3JtLkxpbmsuRXJyb3IuS2luZBIPCgdtZXNzYWdlGAIgASgJImcKBEtpbmQSEQoNS0lORF9JTlRFUk5BTBAAEhIKDktJTkRfTk9UX0ZPVU5EEAESEAoMS0lORF9JTlZBTElEEAISEAoMS0lORF9PRkZMSU5FEAMSFAoQS0lORF9VTkFWQUlMQUJMRRAEIsYBCgZTdHJlYW0SEQoJY29tcG9uZW50GAEgASgJEgwKBG5hbWUYAiABKAkSDAoEdHlwZRgDIAEoCRIRCglkaXJlY3Rpb24YBCABKAkSDgoGc291cmNlGAUgASgFEhQKDGRpc3BsYXlfbmFtZRgGIAEoCRISCgpzb3VyY2VfdXJsGAcgASgJEhcKD3NvdXJjZV9lbmRwb2ludBgIIAEoCRISCgptYXhfbGluZWFyGAkgASgBEhMKC21heF9hbmd1bGFyGAogASgBIjQKClN0cmVhbUxpc3QSJgoHc3RyZWFtcxgBIAMoCzIVLlBsYXRmb3JtLkxpbmsuU3RyZWFtIm4KBlNhbXBsZRIMCgR0eXBlGAEgASgJEg8KB3BheWxvYWQYAiABKAwSOAoEdGltZRgDIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEgsKA3NlcRgEIAEoBCIcCgtNZXRyaWNUeXBlcxINCgV0eXBlcxgBIAMoBSIkCgVVc2FnZRIMCgR1c2VkGAEgASgBEg0KBWxpbWl0GAIgASgBIsUBCghSZWNvcmRlchIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBXN0YXRlGAMgASgJEj4KCnN0YXJ0X3RpbWUYBCABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRI8CghlbmRfdGltZRgFIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEhIKCmVycm9yX3R5cGUYBiABKAkiNwoJUmVjb3JkZXJzEioKCXJlY29yZGVycxgBIAMoCzIXLlBsYXRmb3JtLkxpbmsuUmVjb3JkZXIiVwoNQ29tcG9uZW50SW5mbxIKCgJpZBgBIAEoCRIMCgR1dWlkGAIgASgJEgwKBG5hbWUYAyABKAkSDwoHdmVyc2lvbhgEIAEoCRINCgVzdGF0ZRgFIAEoCSI+CgpDb21wb25lbnRzEjAKCmNvbXBvbmVudHMYASADKAsyHC5QbGF0Zm9ybS5MaW5rLkNvbXBvbmVudEluZm8iOgoKQ29uZmlnSW5mbxIMCgRuYW1lGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSDQoFc3RhdGUYAyABKAkiPgoVQWdlbnRPcGVyYXRpb25hbFN0YXRlEhQKDGFnZW50X3N0YXR1cxgBIAEoBRIPCgd2ZXJzaW9uGAIgASgJIpUECgZNZXRyaWMSDAoEdHlwZRgBIAEoBRIMCgRuYW1lGAIgASgJEiQKBG5vbmUYAyABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASEwoJaW50X3ZhbHVlGAQgASgDSAASFAoKbG9uZ192YWx1ZRgFIAEoA0gAEhYKDGRvdWJsZV92YWx1ZRgGIAEoAUgAEhYKDHN0cmluZ192YWx1ZRgHIAEoCUgAEhQKCmJvb2xfdmFsdWUYCCABKAhIABIlCgV1c2FnZRgJIAEoCzIULlBsYXRmb3JtLkxpbmsuVXNhZ2VIABI8CgZleHBpcnkYCiABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZUgAEhoKEHVwZGF0ZV9hdmFpbGFibGUYCyABKAhIABJBChFvcGVyYXRpb25hbF9zdGF0ZRgMIAEoCzIkLlBsYXRmb3JtLkxpbmsuQWdlbnRPcGVyYXRpb25hbFN0YXRlSAASLQoJcmVjb3JkZXJzGA0gASgLMhguUGxhdGZvcm0uTGluay5SZWNvcmRlcnNIABIvCgpjb21wb25lbnRzGA4gASgLMhkuUGxhdGZvcm0uTGluay5Db21wb25lbnRzSAASKwoGY29uZmlnGA8gASgLMhkuUGxhdGZvcm0uTGluay5Db25maWdJbmZvSABCBwoFdmFsdWUicQoDS1BJEgwKBG5hbWUYASABKAkSEQoJZGF0YV90eXBlGAIgASgJEg8KB3BheWxvYWQYAyABKAwSOAoEdGltZRgEIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lIisKB0tQSUxpc3QSIAoEa3BpcxgBIAMoCzISLlBsYXRmb3JtLkxpbmsuS1BJIj8KCUtQSVZhbHVlcxIQCghyb2JvdF9pZBgBIAEoCRIgCgRrcGlzGAIgAygLMhIuUGxhdGZvcm0uTGluay5LUEkivAEKCFJlc291cmNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEQoJbWltZV90eXBlGAMgASgJEhEKCWZpbGVfdHlwZRgEIAEoCRIMCgRzaXplGAUgASgDEj4KCmNyZWF0ZWRfYXQYBiABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRIOCgZzaGEyNTYYByABKAkSEgoKYWRtaW5fb25seRgIIAEoCCI6CgxSZXNvdXJjZUxpc3QSKgoJcmVzb3VyY2VzGAEgAygLMhcuUGxhdGZvcm0uTGluay5SZXNvdXJjZSJQChBSZXNvdXJjZXNDaGFuZ2VkEhAKCHJvYm90X2lkGAEgASgJEioKCXJlc291cmNlcxgCIAMoCzIXLlBsYXRmb3JtLkxpbmsuUmVzb3VyY2UiQQoNUmVzb3VyY2VDaHVuaxISCgpyZXF1ZXN0X2lkGAEgASgEEg4KBm9mZnNldBgCIAEoAxIMCgRkYXRhGAMgASgMIioKClVwbG9hZERvbmUSDAoEc2l6ZRgBIAEoAxIOCgZzaGEyNTYYAiABKAlCLVorZ2l0aHViLmNvbS9mbGVldGdhdGUvZmxlZXRnYXRlL3Byb3RvL2xpbmtwYmIGcHJvdG8z", [file_platform_messages_builtin_interfaces]);
+  fileDesc("ChhwbGF0Zm9ybS9saW5rL2xpbmsucHJvdG8SDVBsYXRmb3JtLkxpbmsinwUKBUZyYW1lEiUKBWhlbGxvGAEgASgLMhQuUGxhdGZvcm0uTGluay5IZWxsb0gAEikKB3dlbGNvbWUYAiABKAsyFi5QbGF0Zm9ybS5MaW5rLldlbGNvbWVIABIpCgdyZWZ1c2FsGAMgASgLMhYuUGxhdGZvcm0uTGluay5SZWZ1c2FsSAASKQoHcmVxdWVzdBgEIAEoCzIWLlBsYXRmb3JtLkxpbmsuUmVxdWVzdEgAEisKCHJlc3BvbnNlGAUgASgLMhcuUGxhdGZvcm0uTGluay5SZXNwb25zZUgAEi0KCWhlYXJ0YmVhdBgGIAEoCzIYLlBsYXRmb3JtLkxpbmsuSGVhcnRiZWF0SAASLgoGcm9ib3RzGAcgASgLMhwuUGxhdGZvcm0uTGluay5Sb2JvdHNDaGFuZ2VkSAASKAoEa3BpcxgIIAEoCzIYLlBsYXRmb3JtLkxpbmsuS1BJVmFsdWVzSAASLQoFY2h1bmsYCSABKAsyHC5QbGF0Zm9ybS5MaW5rLlJlc291cmNlQ2h1bmtIABI0CglyZXNvdXJjZXMYCiABKAsyHy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlc0NoYW5nZWRIABIxCghhY2NlcHRlZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUm9ib3RzQWNjZXB0ZWRIABIwCgdjb21tYW5kGAwgASgLMh0uUGxhdGZvcm0uTGluay5Db250cm9sQ29tbWFuZEgAEjAKB3JlbGVhc2UYDSABKAsyHS5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xSZWxlYXNlSAASNAoNY29udHJvbF9lbmRlZBgOIAEoCzIbLlBsYXRmb3JtLkxpbmsuQ29udHJvbEVuZGVkSABCBgoEYm9keSJiCgVIZWxsbxIYChBwcm90b2NvbF92ZXJzaW9uGAEgASgNEhUKDWFnZW50X3ZlcnNpb24YAiABKAkSKAoGcm9ib3RzGAMgAygLMhguUGxhdGZvcm0uTGluay5Sb2JvdEluZm8iaQoJUm9ib3RJbmZvEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLY29uZmlnX25hbWUYAyABKAkSFgoOY29uZmlnX3ZlcnNpb24YBCABKAkSFQoNYWdlbnRfdmVyc2lvbhgFIAEoCSKUAQoHV2VsY29tZRIYChBwcm90b2NvbF92ZXJzaW9uGAEgASgNEhAKCGFnZW50X2lkGAIgASgJEhAKCGZsZWV0X2lkGAMgASgJEh0KFWhlYXJ0YmVhdF9pbnRlcnZhbF9tcxgEIAEoDRIsCgdyZWZ1c2VkGAUgAygLMhsuUGxhdGZvcm0uTGluay5Sb2JvdFJlZnVzZWQiKgoMUm9ib3RSZWZ1c2VkEgoKAmlkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSIxCgdSZWZ1c2FsEg4KBnJlYXNvbhgBIAEoCRIWCg5yZXRyeV9hZnRlcl9tcxgCIAEoDSJFCglIZWFydGJlYXQSOAoEc2VudBgBIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lIjkKDVJvYm90c0NoYW5nZWQSKAoGcm9ib3RzGAEgAygLMhguUGxhdGZvcm0uTGluay5Sb2JvdEluZm8iPgoOUm9ib3RzQWNjZXB0ZWQSLAoHcmVmdXNlZBgBIAMoCzIbLlBsYXRmb3JtLkxpbmsuUm9ib3RSZWZ1c2VkIjwKCVN0cmVhbUtleRIRCgljb21wb25lbnQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZzb3VyY2UYAyABKAUi/AMKB1JlcXVlc3QSCgoCaWQYASABKAQSEAoIcm9ib3RfaWQYAiABKAkSEwoLZGVhZGxpbmVfbXMYAyABKA0SJwoHc3RyZWFtcxgEIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIoCgRyZWFkGAUgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXlIABIpCgdwdWJsaXNoGAYgASgLMhYuUGxhdGZvcm0uTGluay5QdWJsaXNoSAASLAoMbWV0cmljX3R5cGVzGAcgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEiwKBm1ldHJpYxgIIAEoCzIaLlBsYXRmb3JtLkxpbmsuTWV0cmljUXVlcnlIABIkCgRrcGlzGAkgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEikKCXJlc291cmNlcxgKIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIvCgZ1cGxvYWQYCyABKAsyHS5QbGF0Zm9ybS5MaW5rLlJlc291cmNlVXBsb2FkSAASMgoMdGFrZV9jb250cm9sGAwgASgLMhouUGxhdGZvcm0uTGluay5UYWtlQ29udHJvbEgAEigKCGNvbnRyb2xzGA0gASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAQgQKAm9wIlYKC1Rha2VDb250cm9sEiUKA2tleRgBIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EhIKCmNvbnRyb2xfaWQYAiABKAkSDAoEdXNlchgDIAEoCSI1Cg5Db250cm9sQ29tbWFuZBISCgpjb250cm9sX2lkGAEgASgJEg8KB3BheWxvYWQYAiABKAwiJAoOQ29udHJvbFJlbGVhc2USEgoKY29udHJvbF9pZBgBIAEoCSJHCgxDb250cm9sRW5kZWQSEgoKY29udHJvbF9pZBgBIAEoCRIjCgVlcnJvchgCIAEoCzIULlBsYXRmb3JtLkxpbmsuRXJyb3IifgoLQ29udHJvbEhlbGQSJQoDa2V5GAEgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXkSDQoFb3duZXIYAiABKAkSOQoFc2luY2UYAyABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZSI7CgtDb250cm9sTGlzdBIsCghjb250cm9scxgBIAMoCzIaLlBsYXRmb3JtLkxpbmsuQ29udHJvbEhlbGQiBwoFRW1wdHkiTwoHUHVibGlzaBIlCgNrZXkYASABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRIMCgR0eXBlGAIgASgJEg8KB3BheWxvYWQYAyABKAwiKQoLTWV0cmljUXVlcnkSDAoEdHlwZRgBIAEoBRIMCgRuYW1lGAIgASgJIkMKDlJlc291cmNlVXBsb2FkEhMKC3Jlc291cmNlX2lkGAEgASgJEg4KBm9mZnNldBgCIAEoAxIMCgRzaXplGAMgASgDIqsECghSZXNwb25zZRIKCgJpZBgBIAEoBBIjCgVlcnJvchgCIAEoCzIULlBsYXRmb3JtLkxpbmsuRXJyb3ISLAoHc3RyZWFtcxgDIAEoCzIZLlBsYXRmb3JtLkxpbmsuU3RyZWFtTGlzdEgAEicKBnNhbXBsZRgEIAEoCzIVLlBsYXRmb3JtLkxpbmsuU2FtcGxlSAASJAoEZG9uZRgFIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIyCgxtZXRyaWNfdHlwZXMYBiABKAsyGi5QbGF0Zm9ybS5MaW5rLk1ldHJpY1R5cGVzSAASJwoGbWV0cmljGAcgASgLMhUuUGxhdGZvcm0uTGluay5NZXRyaWNIABImCgRrcGlzGAggASgLMhYuUGxhdGZvcm0uTGluay5LUElMaXN0SAASMAoJcmVzb3VyY2VzGAkgASgLMhsuUGxhdGZvcm0uTGluay5SZXNvdXJjZUxpc3RIABIrCgZ1cGxvYWQYCiABKAsyGS5QbGF0Zm9ybS5MaW5rLlVwbG9hZERvbmVIABInCgdncmFudGVkGAsgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEioKBGhlbGQYDCABKAsyGi5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xIZWxkSAASLgoIY29udHJvbHMYDSABKAsyGi5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xMaXN0SABCCAoGcmVzdWx0IqoBCgVFcnJvchInCgRraW5kGAEgASgOMhkuUGxhdGZvcm0uTGluay5FcnJvci5LaW5kEg8KB21lc3NhZ2UYAiABKAkiZwoES2luZBIRCg1LSU5EX0lOVEVSTkFMEAASEgoOS0lORF9OT1RfRk9VTkQQARIQCgxLSU5EX0lOVkFMSUQQAhIQCgxLSU5EX09GRkxJTkUQAxIUChBLSU5EX1VOQVZBSUxBQkxFEAQixgEKBlN0cmVhbRIRCgljb21wb25lbnQYASABKAkSDAoEbmFtZRgCIAEoCRIMCgR0eXBlGAMgASgJEhEKCWRpcmVjdGlvbhgEIAEoCRIOCgZzb3VyY2UYBSABKAUSFAoMZGlzcGxheV9uYW1lGAYgASgJEhIKCnNvdXJjZV91cmwYByABKAkSFwoPc291cmNlX2VuZHBvaW50GAggASgJEhIKCm1heF9saW5lYXIYCSABKAESEwoLbWF4X2FuZ3VsYXIYCiABKAEiNAoKU3RyZWFtTGlzdBImCgdzdHJlYW1zGAEgAygLMhUuUGxhdGZvcm0uTGluay5TdHJlYW0ibgoGU2FtcGxlEgwKBHR5cGUYASABKAkSDwoHcGF5bG9hZBgCIAEoDBI4CgR0aW1lGAMgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSCwoDc2VxGAQgASgEIhwKC01ldHJpY1R5cGVzEg0KBXR5cGVzGAEgAygFIiQKBVVzYWdlEgwKBHVzZWQYASABKAESDQoFbGltaXQYAiABKAEixQEKCFJlY29yZGVyEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAkSDQoFc3RhdGUYAyABKAkSPgoKc3RhcnRfdGltZRgEIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEjwKCGVuZF90aW1lGAUgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSEgoKZXJyb3JfdHlwZRgGIAEoCSI3CglSZWNvcmRlcnMSKgoJcmVjb3JkZXJzGAEgAygLMhcuUGxhdGZvcm0uTGluay5SZWNvcmRlciJXCg1Db21wb25lbnRJbmZvEgoKAmlkGAEgASgJEgwKBHV1aWQYAiABKAkSDAoEbmFtZRgDIAEoCRIPCgd2ZXJzaW9uGAQgASgJEg0KBXN0YXRlGAUgASgJIj4KCkNvbXBvbmVudHMSMAoKY29tcG9uZW50cxgBIAMoCzIcLlBsYXRmb3JtLkxpbmsuQ29tcG9uZW50SW5mbyI6CgpDb25maWdJbmZvEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRINCgVzdGF0ZRgDIAEoCSI+ChVBZ2VudE9wZXJhdGlvbmFsU3RhdGUSFAoMYWdlbnRfc3RhdHVzGAEgASgFEg8KB3ZlcnNpb24YAiABKAkilQQKBk1ldHJpYxIMCgR0eXBlGAEgASgFEgwKBG5hbWUYAiABKAkSJAoEbm9uZRgDIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABITCglpbnRfdmFsdWUYBCABKANIABIUCgpsb25nX3ZhbHVlGAUgASgDSAASFgoMZG91YmxlX3ZhbHVlGAYgASgBSAASFgoMc3RyaW5nX3ZhbHVlGAcgASgJSAASFAoKYm9vbF92YWx1ZRgIIAEoCEgAEiUKBXVzYWdlGAkgASgLMhQuUGxhdGZvcm0uTGluay5Vc2FnZUgAEjwKBmV4cGlyeRgKIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lSAASGgoQdXBkYXRlX2F2YWlsYWJsZRgLIAEoCEgAEkEKEW9wZXJhdGlvbmFsX3N0YXRlGAwgASgLMiQuUGxhdGZvcm0uTGluay5BZ2VudE9wZXJhdGlvbmFsU3RhdGVIABItCglyZWNvcmRlcnMYDSABKAsyGC5QbGF0Zm9ybS5MaW5rLlJlY29yZGVyc0gAEi8KCmNvbXBvbmVudHMYDiABKAsyGS5QbGF0Zm9ybS5MaW5rLkNvbXBvbmVudHNIABIrCgZjb25maWcYDyABKAsyGS5QbGF0Zm9ybS5MaW5rLkNvbmZpZ0luZm9IAEIHCgV2YWx1ZSJxCgNLUEkSDAoEbmFtZRgBIAEoCRIRCglkYXRhX3R5cGUYAiABKAkSDwoHcGF5bG9hZBgDIAEoDBI4CgR0aW1lGAQgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUiKwoHS1BJTGlzdBIgCgRrcGlzGAEgAygLMhIuUGxhdGZvcm0uTGluay5LUEkiPwoJS1BJVmFsdWVzEhAKCHJvYm90X2lkGAEgASgJEiAKBGtwaXMYAiADKAsyEi5QbGF0Zm9ybS5MaW5rLktQSSK8AQoIUmVzb3VyY2USCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIRCgltaW1lX3R5cGUYAyABKAkSEQoJZmlsZV90eXBlGAQgASgJEgwKBHNpemUYBSABKAMSPgoKY3JlYXRlZF9hdBgGIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEg4KBnNoYTI1NhgHIAEoCRISCgphZG1pbl9vbmx5GAggASgIIjoKDFJlc291cmNlTGlzdBIqCglyZXNvdXJjZXMYASADKAsyFy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlIlAKEFJlc291cmNlc0NoYW5nZWQSEAoIcm9ib3RfaWQYASABKAkSKgoJcmVzb3VyY2VzGAIgAygLMhcuUGxhdGZvcm0uTGluay5SZXNvdXJjZSJBCg1SZXNvdXJjZUNodW5rEhIKCnJlcXVlc3RfaWQYASABKAQSDgoGb2Zmc2V0GAIgASgDEgwKBGRhdGEYAyABKAwiKgoKVXBsb2FkRG9uZRIMCgRzaXplGAEgASgDEg4KBnNoYTI1NhgCIAEoCSLVAQoJTGl2ZUZyYW1lEjEKCXN1YnNjcmliZRgBIAEoCzIcLlBsYXRmb3JtLkxpbmsuTGl2ZVN1YnNjcmliZUgAEjUKC3Vuc3Vic2NyaWJlGAIgASgLMh4uUGxhdGZvcm0uTGluay5MaXZlVW5zdWJzY3JpYmVIABIrCgZzYW1wbGUYAyABKAsyGS5QbGF0Zm9ybS5MaW5rLkxpdmVTYW1wbGVIABIpCgVlbmRlZBgEIAEoCzIYLlBsYXRmb3JtLkxpbmsuTGl2ZUVuZGVkSABCBgoEYm9keSJ6Cg1MaXZlU3Vic2NyaWJlEgoKAmlkGAEgASgEEhAKCHJvYm90X2lkGAIgASgJEiUKA2tleRgDIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EhAKCG1heF9yYXRlGAQgASgBEhIKCmRvd25zYW1wbGUYBSABKAgiHQoPTGl2ZVVuc3Vic2NyaWJlEgoKAmlkGAEgASgEIl0KCkxpdmVTYW1wbGUSCgoCaWQYASABKAQSJQoGc2FtcGxlGAIgASgLMhUuUGxhdGZvcm0uTGluay5TYW1wbGUSDgoGb2Zmc2V0GAMgASgEEgwKBHNpemUYBCABKAQiPAoJTGl2ZUVuZGVkEgoKAmlkGAEgASgEEiMKBWVycm9yGAIgASgLMhQuUGxhdGZvcm0uTGluay5FcnJvckItWitnaXRodWIuY29tL2ZsZWV0Z2F0ZS9mbGVldGdhdGUvcHJvdG8vbGlua3BiYgZwcm90bzM", [file_platform_messages_builtin_interfaces]);
 
 /**
  * @generated from message Platform.Link.Frame
@@ -113,6 +113,30 @@ export type Frame = Message<"Platform.Link.Frame"> & {
      */
     value: RobotsAccepted;
     case: "accepted";
+  } | {
+    /**
+     * cloud → agent: a teleop command of a cloud operator
+     *
+     * @generated from field: Platform.Link.ControlCommand command = 12;
+     */
+    value: ControlCommand;
+    case: "command";
+  } | {
+    /**
+     * cloud → agent: a cloud operator let go (zero, free the stream)
+     *
+     * @generated from field: Platform.Link.ControlRelease release = 13;
+     */
+    value: ControlRelease;
+    case: "release";
+  } | {
+    /**
+     * agent → cloud: the agent ended a cloud operator's control
+     *
+     * @generated from field: Platform.Link.ControlEnded control_ended = 14;
+     */
+    value: ControlEnded;
+    case: "controlEnded";
   } | { case: undefined; value?: undefined };
 };
 
@@ -426,6 +450,24 @@ export type Request = Message<"Platform.Link.Request"> & {
      */
     value: ResourceUpload;
     case: "upload";
+  } | {
+    /**
+     * take_control asks for a cloud operator's control of an input stream: the agent holds
+     * the one lease per stream that local and cloud operators share, the rate cap and the
+     * deadman. Answered with granted or held.
+     *
+     * @generated from field: Platform.Link.TakeControl take_control = 12;
+     */
+    value: TakeControl;
+    case: "takeControl";
+  } | {
+    /**
+     * controls asks who drives the robot's input streams.
+     *
+     * @generated from field: Platform.Link.Empty controls = 13;
+     */
+    value: Empty;
+    case: "controls";
   } | { case: undefined; value?: undefined };
 };
 
@@ -435,6 +477,147 @@ export type Request = Message<"Platform.Link.Request"> & {
  */
 export const RequestSchema: GenMessage<Request> = /*@__PURE__*/
   messageDesc(file_platform_link_link, 10);
+
+/**
+ * @generated from message Platform.Link.TakeControl
+ */
+export type TakeControl = Message<"Platform.Link.TakeControl"> & {
+  /**
+   * @generated from field: Platform.Link.StreamKey key = 1;
+   */
+  key?: StreamKey | undefined;
+
+  /**
+   * control_id names the cloud session in its commands and release (unique per link).
+   *
+   * @generated from field: string control_id = 2;
+   */
+  controlId: string;
+
+  /**
+   * user is the cloud operator's email, shown to anybody the stream refuses.
+   *
+   * @generated from field: string user = 3;
+   */
+  user: string;
+};
+
+/**
+ * Describes the message Platform.Link.TakeControl.
+ * Use `create(TakeControlSchema)` to create a new message.
+ */
+export const TakeControlSchema: GenMessage<TakeControl> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 11);
+
+/**
+ * @generated from message Platform.Link.ControlCommand
+ */
+export type ControlCommand = Message<"Platform.Link.ControlCommand"> & {
+  /**
+   * @generated from field: string control_id = 1;
+   */
+  controlId: string;
+
+  /**
+   * payload is the serialized command (Twist or AckermannDriveStamped, the stream's type),
+   * already checked by the cloud; the agent checks it again.
+   *
+   * @generated from field: bytes payload = 2;
+   */
+  payload: Uint8Array;
+};
+
+/**
+ * Describes the message Platform.Link.ControlCommand.
+ * Use `create(ControlCommandSchema)` to create a new message.
+ */
+export const ControlCommandSchema: GenMessage<ControlCommand> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 12);
+
+/**
+ * @generated from message Platform.Link.ControlRelease
+ */
+export type ControlRelease = Message<"Platform.Link.ControlRelease"> & {
+  /**
+   * @generated from field: string control_id = 1;
+   */
+  controlId: string;
+};
+
+/**
+ * Describes the message Platform.Link.ControlRelease.
+ * Use `create(ControlReleaseSchema)` to create a new message.
+ */
+export const ControlReleaseSchema: GenMessage<ControlRelease> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 13);
+
+/**
+ * @generated from message Platform.Link.ControlEnded
+ */
+export type ControlEnded = Message<"Platform.Link.ControlEnded"> & {
+  /**
+   * @generated from field: string control_id = 1;
+   */
+  controlId: string;
+
+  /**
+   * reason says why in words; kind OFFLINE: the robot went away, else the publish failed.
+   *
+   * @generated from field: Platform.Link.Error error = 2;
+   */
+  error?: Error | undefined;
+};
+
+/**
+ * Describes the message Platform.Link.ControlEnded.
+ * Use `create(ControlEndedSchema)` to create a new message.
+ */
+export const ControlEndedSchema: GenMessage<ControlEnded> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 14);
+
+/**
+ * @generated from message Platform.Link.ControlHeld
+ */
+export type ControlHeld = Message<"Platform.Link.ControlHeld"> & {
+  /**
+   * @generated from field: Platform.Link.StreamKey key = 1;
+   */
+  key?: StreamKey | undefined;
+
+  /**
+   * @generated from field: string owner = 2;
+   */
+  owner: string;
+
+  /**
+   * @generated from field: Platform.Messages.builtin_interfaces.Time since = 3;
+   */
+  since?: Time | undefined;
+};
+
+/**
+ * Describes the message Platform.Link.ControlHeld.
+ * Use `create(ControlHeldSchema)` to create a new message.
+ */
+export const ControlHeldSchema: GenMessage<ControlHeld> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 15);
+
+/**
+ * @generated from message Platform.Link.ControlList
+ */
+export type ControlList = Message<"Platform.Link.ControlList"> & {
+  /**
+   * @generated from field: repeated Platform.Link.ControlHeld controls = 1;
+   */
+  controls: ControlHeld[];
+};
+
+/**
+ * Describes the message Platform.Link.ControlList.
+ * Use `create(ControlListSchema)` to create a new message.
+ */
+export const ControlListSchema: GenMessage<ControlList> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 16);
 
 /**
  * @generated from message Platform.Link.Empty
@@ -447,7 +630,7 @@ export type Empty = Message<"Platform.Link.Empty"> & {
  * Use `create(EmptySchema)` to create a new message.
  */
 export const EmptySchema: GenMessage<Empty> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 11);
+  messageDesc(file_platform_link_link, 17);
 
 /**
  * @generated from message Platform.Link.Publish
@@ -474,7 +657,7 @@ export type Publish = Message<"Platform.Link.Publish"> & {
  * Use `create(PublishSchema)` to create a new message.
  */
 export const PublishSchema: GenMessage<Publish> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 12);
+  messageDesc(file_platform_link_link, 18);
 
 /**
  * @generated from message Platform.Link.MetricQuery
@@ -496,7 +679,7 @@ export type MetricQuery = Message<"Platform.Link.MetricQuery"> & {
  * Use `create(MetricQuerySchema)` to create a new message.
  */
 export const MetricQuerySchema: GenMessage<MetricQuery> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 13);
+  messageDesc(file_platform_link_link, 19);
 
 /**
  * ResourceUpload asks the agent to send a resource file from offset on, as chunks carrying
@@ -529,7 +712,7 @@ export type ResourceUpload = Message<"Platform.Link.ResourceUpload"> & {
  * Use `create(ResourceUploadSchema)` to create a new message.
  */
 export const ResourceUploadSchema: GenMessage<ResourceUpload> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 14);
+  messageDesc(file_platform_link_link, 20);
 
 /**
  * @generated from message Platform.Link.Response
@@ -596,6 +779,28 @@ export type Response = Message<"Platform.Link.Response"> & {
      */
     value: UploadDone;
     case: "upload";
+  } | {
+    /**
+     * take_control: the cloud operator drives now
+     *
+     * @generated from field: Platform.Link.Empty granted = 11;
+     */
+    value: Empty;
+    case: "granted";
+  } | {
+    /**
+     * take_control: somebody else drives (409)
+     *
+     * @generated from field: Platform.Link.ControlHeld held = 12;
+     */
+    value: ControlHeld;
+    case: "held";
+  } | {
+    /**
+     * @generated from field: Platform.Link.ControlList controls = 13;
+     */
+    value: ControlList;
+    case: "controls";
   } | { case: undefined; value?: undefined };
 };
 
@@ -604,7 +809,7 @@ export type Response = Message<"Platform.Link.Response"> & {
  * Use `create(ResponseSchema)` to create a new message.
  */
 export const ResponseSchema: GenMessage<Response> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 15);
+  messageDesc(file_platform_link_link, 21);
 
 /**
  * @generated from message Platform.Link.Error
@@ -626,7 +831,7 @@ export type Error = Message<"Platform.Link.Error"> & {
  * Use `create(ErrorSchema)` to create a new message.
  */
 export const ErrorSchema: GenMessage<Error> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 16);
+  messageDesc(file_platform_link_link, 22);
 
 /**
  * @generated from enum Platform.Link.Error.Kind
@@ -662,7 +867,7 @@ export enum Error_Kind {
  * Describes the enum Platform.Link.Error.Kind.
  */
 export const Error_KindSchema: GenEnum<Error_Kind> = /*@__PURE__*/
-  enumDesc(file_platform_link_link, 16, 0);
+  enumDesc(file_platform_link_link, 22, 0);
 
 /**
  * @generated from message Platform.Link.Stream
@@ -726,7 +931,7 @@ export type Stream = Message<"Platform.Link.Stream"> & {
  * Use `create(StreamSchema)` to create a new message.
  */
 export const StreamSchema: GenMessage<Stream> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 17);
+  messageDesc(file_platform_link_link, 23);
 
 /**
  * @generated from message Platform.Link.StreamList
@@ -743,7 +948,7 @@ export type StreamList = Message<"Platform.Link.StreamList"> & {
  * Use `create(StreamListSchema)` to create a new message.
  */
 export const StreamListSchema: GenMessage<StreamList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 18);
+  messageDesc(file_platform_link_link, 24);
 
 /**
  * @generated from message Platform.Link.Sample
@@ -775,7 +980,7 @@ export type Sample = Message<"Platform.Link.Sample"> & {
  * Use `create(SampleSchema)` to create a new message.
  */
 export const SampleSchema: GenMessage<Sample> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 19);
+  messageDesc(file_platform_link_link, 25);
 
 /**
  * @generated from message Platform.Link.MetricTypes
@@ -792,7 +997,7 @@ export type MetricTypes = Message<"Platform.Link.MetricTypes"> & {
  * Use `create(MetricTypesSchema)` to create a new message.
  */
 export const MetricTypesSchema: GenMessage<MetricTypes> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 20);
+  messageDesc(file_platform_link_link, 26);
 
 /**
  * @generated from message Platform.Link.Usage
@@ -814,7 +1019,7 @@ export type Usage = Message<"Platform.Link.Usage"> & {
  * Use `create(UsageSchema)` to create a new message.
  */
 export const UsageSchema: GenMessage<Usage> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 21);
+  messageDesc(file_platform_link_link, 27);
 
 /**
  * @generated from message Platform.Link.Recorder
@@ -856,7 +1061,7 @@ export type Recorder = Message<"Platform.Link.Recorder"> & {
  * Use `create(RecorderSchema)` to create a new message.
  */
 export const RecorderSchema: GenMessage<Recorder> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 22);
+  messageDesc(file_platform_link_link, 28);
 
 /**
  * @generated from message Platform.Link.Recorders
@@ -873,7 +1078,7 @@ export type Recorders = Message<"Platform.Link.Recorders"> & {
  * Use `create(RecordersSchema)` to create a new message.
  */
 export const RecordersSchema: GenMessage<Recorders> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 23);
+  messageDesc(file_platform_link_link, 29);
 
 /**
  * @generated from message Platform.Link.ComponentInfo
@@ -910,7 +1115,7 @@ export type ComponentInfo = Message<"Platform.Link.ComponentInfo"> & {
  * Use `create(ComponentInfoSchema)` to create a new message.
  */
 export const ComponentInfoSchema: GenMessage<ComponentInfo> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 24);
+  messageDesc(file_platform_link_link, 30);
 
 /**
  * @generated from message Platform.Link.Components
@@ -927,7 +1132,7 @@ export type Components = Message<"Platform.Link.Components"> & {
  * Use `create(ComponentsSchema)` to create a new message.
  */
 export const ComponentsSchema: GenMessage<Components> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 25);
+  messageDesc(file_platform_link_link, 31);
 
 /**
  * @generated from message Platform.Link.ConfigInfo
@@ -954,7 +1159,7 @@ export type ConfigInfo = Message<"Platform.Link.ConfigInfo"> & {
  * Use `create(ConfigInfoSchema)` to create a new message.
  */
 export const ConfigInfoSchema: GenMessage<ConfigInfo> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 26);
+  messageDesc(file_platform_link_link, 32);
 
 /**
  * @generated from message Platform.Link.AgentOperationalState
@@ -976,7 +1181,7 @@ export type AgentOperationalState = Message<"Platform.Link.AgentOperationalState
  * Use `create(AgentOperationalStateSchema)` to create a new message.
  */
 export const AgentOperationalStateSchema: GenMessage<AgentOperationalState> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 27);
+  messageDesc(file_platform_link_link, 33);
 
 /**
  * @generated from message Platform.Link.Metric
@@ -1083,7 +1288,7 @@ export type Metric = Message<"Platform.Link.Metric"> & {
  * Use `create(MetricSchema)` to create a new message.
  */
 export const MetricSchema: GenMessage<Metric> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 28);
+  messageDesc(file_platform_link_link, 34);
 
 /**
  * @generated from message Platform.Link.KPI
@@ -1115,7 +1320,7 @@ export type KPI = Message<"Platform.Link.KPI"> & {
  * Use `create(KPISchema)` to create a new message.
  */
 export const KPISchema: GenMessage<KPI> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 29);
+  messageDesc(file_platform_link_link, 35);
 
 /**
  * @generated from message Platform.Link.KPIList
@@ -1132,7 +1337,7 @@ export type KPIList = Message<"Platform.Link.KPIList"> & {
  * Use `create(KPIListSchema)` to create a new message.
  */
 export const KPIListSchema: GenMessage<KPIList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 30);
+  messageDesc(file_platform_link_link, 36);
 
 /**
  * @generated from message Platform.Link.KPIValues
@@ -1154,7 +1359,7 @@ export type KPIValues = Message<"Platform.Link.KPIValues"> & {
  * Use `create(KPIValuesSchema)` to create a new message.
  */
 export const KPIValuesSchema: GenMessage<KPIValues> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 31);
+  messageDesc(file_platform_link_link, 37);
 
 /**
  * @generated from message Platform.Link.Resource
@@ -1210,7 +1415,7 @@ export type Resource = Message<"Platform.Link.Resource"> & {
  * Use `create(ResourceSchema)` to create a new message.
  */
 export const ResourceSchema: GenMessage<Resource> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 32);
+  messageDesc(file_platform_link_link, 38);
 
 /**
  * @generated from message Platform.Link.ResourceList
@@ -1227,7 +1432,7 @@ export type ResourceList = Message<"Platform.Link.ResourceList"> & {
  * Use `create(ResourceListSchema)` to create a new message.
  */
 export const ResourceListSchema: GenMessage<ResourceList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 33);
+  messageDesc(file_platform_link_link, 39);
 
 /**
  * @generated from message Platform.Link.ResourcesChanged
@@ -1249,7 +1454,7 @@ export type ResourcesChanged = Message<"Platform.Link.ResourcesChanged"> & {
  * Use `create(ResourcesChangedSchema)` to create a new message.
  */
 export const ResourcesChangedSchema: GenMessage<ResourcesChanged> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 34);
+  messageDesc(file_platform_link_link, 40);
 
 /**
  * @generated from message Platform.Link.ResourceChunk
@@ -1276,7 +1481,7 @@ export type ResourceChunk = Message<"Platform.Link.ResourceChunk"> & {
  * Use `create(ResourceChunkSchema)` to create a new message.
  */
 export const ResourceChunkSchema: GenMessage<ResourceChunk> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 35);
+  messageDesc(file_platform_link_link, 41);
 
 /**
  * UploadDone ends an upload: size and hex SHA-256 of bytes [0, size) of the file.
@@ -1300,5 +1505,179 @@ export type UploadDone = Message<"Platform.Link.UploadDone"> & {
  * Use `create(UploadDoneSchema)` to create a new message.
  */
 export const UploadDoneSchema: GenMessage<UploadDone> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 36);
+  messageDesc(file_platform_link_link, 42);
+
+/**
+ * The live connection: a second WebSocket from the agent at /agentlink/v1/live, opened after
+ * the link's welcome and closed with it, carrying the samples of the streams cloud viewers
+ * watch. Live data has a connection of its own so that nothing on the link (heartbeats, REST
+ * answers, uploads) ever queues behind a frame in a socket or network buffer. Each frame is one
+ * LiveFrame.
+ *
+ * @generated from message Platform.Link.LiveFrame
+ */
+export type LiveFrame = Message<"Platform.Link.LiveFrame"> & {
+  /**
+   * @generated from oneof Platform.Link.LiveFrame.body
+   */
+  body: {
+    /**
+     * cloud → agent: follow a stream
+     *
+     * @generated from field: Platform.Link.LiveSubscribe subscribe = 1;
+     */
+    value: LiveSubscribe;
+    case: "subscribe";
+  } | {
+    /**
+     * cloud → agent: stop following it
+     *
+     * @generated from field: Platform.Link.LiveUnsubscribe unsubscribe = 2;
+     */
+    value: LiveUnsubscribe;
+    case: "unsubscribe";
+  } | {
+    /**
+     * agent → cloud: the newest sample of a subscription
+     *
+     * @generated from field: Platform.Link.LiveSample sample = 3;
+     */
+    value: LiveSample;
+    case: "sample";
+  } | {
+    /**
+     * agent → cloud: a subscription ended (the robot went away...)
+     *
+     * @generated from field: Platform.Link.LiveEnded ended = 4;
+     */
+    value: LiveEnded;
+    case: "ended";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message Platform.Link.LiveFrame.
+ * Use `create(LiveFrameSchema)` to create a new message.
+ */
+export const LiveFrameSchema: GenMessage<LiveFrame> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 43);
+
+/**
+ * @generated from message Platform.Link.LiveSubscribe
+ */
+export type LiveSubscribe = Message<"Platform.Link.LiveSubscribe"> & {
+  /**
+   * id names the subscription in both directions (unique per live connection).
+   *
+   * @generated from field: uint64 id = 1;
+   */
+  id: bigint;
+
+  /**
+   * @generated from field: string robot_id = 2;
+   */
+  robotId: string;
+
+  /**
+   * @generated from field: Platform.Link.StreamKey key = 3;
+   */
+  key?: StreamKey | undefined;
+
+  /**
+   * max_rate: samples per second at most (the highest of the cloud's viewers); 0: all.
+   *
+   * @generated from field: double max_rate = 4;
+   */
+  maxRate: number;
+
+  /**
+   * downsample: point clouds go downsampled, as W3 viewers get them by default.
+   *
+   * @generated from field: bool downsample = 5;
+   */
+  downsample: boolean;
+};
+
+/**
+ * Describes the message Platform.Link.LiveSubscribe.
+ * Use `create(LiveSubscribeSchema)` to create a new message.
+ */
+export const LiveSubscribeSchema: GenMessage<LiveSubscribe> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 44);
+
+/**
+ * @generated from message Platform.Link.LiveUnsubscribe
+ */
+export type LiveUnsubscribe = Message<"Platform.Link.LiveUnsubscribe"> & {
+  /**
+   * @generated from field: uint64 id = 1;
+   */
+  id: bigint;
+};
+
+/**
+ * Describes the message Platform.Link.LiveUnsubscribe.
+ * Use `create(LiveUnsubscribeSchema)` to create a new message.
+ */
+export const LiveUnsubscribeSchema: GenMessage<LiveUnsubscribe> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 45);
+
+/**
+ * LiveSample carries a sample, or a part of one: a large sample goes in parts of at most
+ * link.LiveChunk bytes, each stream taking its turn between them, so that one stream's large
+ * frames never hold another's small ones. sample.payload is the part at offset of the size
+ * bytes of the whole payload (size 0: the part is the whole).
+ *
+ * @generated from message Platform.Link.LiveSample
+ */
+export type LiveSample = Message<"Platform.Link.LiveSample"> & {
+  /**
+   * @generated from field: uint64 id = 1;
+   */
+  id: bigint;
+
+  /**
+   * @generated from field: Platform.Link.Sample sample = 2;
+   */
+  sample?: Sample | undefined;
+
+  /**
+   * @generated from field: uint64 offset = 3;
+   */
+  offset: bigint;
+
+  /**
+   * @generated from field: uint64 size = 4;
+   */
+  size: bigint;
+};
+
+/**
+ * Describes the message Platform.Link.LiveSample.
+ * Use `create(LiveSampleSchema)` to create a new message.
+ */
+export const LiveSampleSchema: GenMessage<LiveSample> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 46);
+
+/**
+ * @generated from message Platform.Link.LiveEnded
+ */
+export type LiveEnded = Message<"Platform.Link.LiveEnded"> & {
+  /**
+   * @generated from field: uint64 id = 1;
+   */
+  id: bigint;
+
+  /**
+   * @generated from field: Platform.Link.Error error = 2;
+   */
+  error?: Error | undefined;
+};
+
+/**
+ * Describes the message Platform.Link.LiveEnded.
+ * Use `create(LiveEndedSchema)` to create a new message.
+ */
+export const LiveEndedSchema: GenMessage<LiveEnded> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 47);
 

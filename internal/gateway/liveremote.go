@@ -1,0 +1,155 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/live"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
+)
+
+// Teleoperation of a robot another process governs (fleet.RemoteDriven: a robot behind the
+// agent link, seen from the cloud), and the agent's side of it: the agent grants the cloud's
+// operators control under the same leases as its own (OpenControlForCloud).
+
+// takeRemoteControl asks a remotely governed robot for control of stream s for the caller.
+func (g *Gateway) takeRemoteControl(ctx context.Context, c *Caller, r Robot, robot fleet.Robot, rd fleet.RemoteDriven, s fleet.Stream, sel StreamSelector) (live.Input, error) {
+	ctx, cancel := context.WithTimeout(ctx, RobotReadTimeout)
+	defer cancel()
+	ctl, err := rd.TakeControl(ctx, s.Key(), c.User.Email)
+	var held *fleet.HeldError
+	if errors.As(err, &held) {
+		return nil, heldError(sel, held.Held.Owner, held.Held.Since)
+	} else if err != nil {
+		return nil, robotError(r, err)
+	}
+	return &remoteInput{g: g, robot: r, live: robot, stream: s, ctl: ctl}, nil
+}
+
+// remoteInput is an input stream whose agent governs it: commands are forwarded, and the
+// agent's lease, rate cap and deadman apply to them (the trust boundary: the agent trusts the
+// cloud's authorisation; the cloud trusts the agent to drive safely).
+type remoteInput struct {
+	g      *Gateway
+	robot  Robot
+	live   fleet.Robot
+	stream fleet.Stream
+	ctl    fleet.RemoteControl
+}
+
+func (in *remoteInput) Stream() fleet.Stream { return in.stream }
+
+func (in *remoteInput) Drive(onFault func(error)) live.Driver {
+	f := &forwarder{ctl: in.ctl, onFault: onFault, stopped: make(chan struct{})}
+	go f.watch()
+	return f
+}
+
+func (in *remoteInput) Connected() bool {
+	select {
+	case <-in.ctl.Done():
+		return false
+	default:
+	}
+	robot, ok := in.g.presence.Robot(in.robot.ID)
+	return ok && robot == in.live
+}
+
+func (in *remoteInput) Release() { in.ctl.Release() }
+
+func (in *remoteInput) Name() string {
+	return in.robot.Name + " (" + in.robot.ID + ") " + in.stream.Component + "/" + in.stream.Name + " through its agent"
+}
+
+// forwarder is the Driver of a remotely governed stream.
+type forwarder struct {
+	ctl      fleet.RemoteControl
+	onFault  func(error)
+	stopOnce sync.Once
+	stopped  chan struct{}
+}
+
+func (f *forwarder) Command(m proto.Message) {
+	payload, err := proto.Marshal(m)
+	if err == nil {
+		err = f.ctl.Command(payload)
+	}
+	if err != nil {
+		f.onFault(live.ErrPublishFailed)
+	}
+}
+
+// Stop lets go: the agent publishes the zero (and so would its deadman, and its end of a lost
+// link). The cloud cannot see that zero arrive, so Stop reports no error of its own.
+func (f *forwarder) Stop() error {
+	f.stopOnce.Do(func() {
+		close(f.stopped)
+		f.ctl.Release()
+	})
+	return nil
+}
+
+// watch ends the session when the agent ends the control.
+func (f *forwarder) watch() {
+	select {
+	case <-f.stopped:
+	case <-f.ctl.Done():
+		if errors.Is(f.ctl.Err(), fleet.ErrOffline) {
+			f.onFault(live.ErrRobotOffline)
+		} else {
+			f.onFault(live.ErrPublishFailed)
+		}
+	}
+}
+
+// OpenControlForCloud is the agent's side of a cloud operator's teleoperation: control of
+// robot robotID's input stream key for user, under the same leases as this gateway's own W3
+// sockets (one controller per stream, local or cloud). The cloud has checked the operator's
+// token and role; the agent trusts that decision and checks what it can itself: the robot is
+// its own and online, the stream an input of a command type. A held stream is a *HeldError.
+func (g *Gateway) OpenControlForCloud(ctx context.Context, robotID string, key fleet.StreamKey, user string) (live.Input, error) {
+	robot, ok := g.presence.Robot(robotID)
+	if !ok {
+		return nil, fleet.Errorf(fleet.ErrOffline, "robot %s is not connected to this agent", robotID)
+	}
+	streams, err := robot.Streams(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var s fleet.Stream
+	found := false
+	for _, st := range streams {
+		if st.Key() == key {
+			s, found = st, true
+			break
+		}
+	}
+	if !found || s.Direction != fleet.Input {
+		return nil, fleet.Errorf(fleet.ErrNotFound, "robot %q has no input stream %s/%s", robot.Info().Name, key.Component, key.Name)
+	}
+	if !liveInputTypes[s.Type] {
+		return nil, fleet.Errorf(fleet.ErrInvalid, "stream %s/%s takes %s; input streams take only Twist or AckermannDriveStamped", key.Component, key.Name, s.Type)
+	}
+	r := Robot{ID: robotID, Name: robot.Info().Name}
+	target := teleop.Target{RobotID: robotID, Source: int(s.Source), Component: s.Component, Stream: s.Name}
+	lease, holder, ok := g.controls.Acquire(target, "cloud:"+user+":"+newControlID(), user)
+	if !ok {
+		return nil, &fleet.HeldError{Held: fleet.Held{Key: key, Owner: holder.User, Since: holder.Since}}
+	}
+	return &liveInput{g: g, robot: r, live: robot, stream: s, lease: lease}, nil
+}
+
+// HeldControls lists who drives robotID's input streams here, for the cloud's /controls.
+func (g *Gateway) HeldControls(robotID string) []fleet.Held {
+	held := g.controls.Held(robotID)
+	out := make([]fleet.Held, len(held))
+	for i, h := range held {
+		out[i] = fleet.Held{Key: fleet.StreamKey{Component: h.Target.Component, Name: h.Target.Stream, Source: fleet.SourceType(h.Target.Source)},
+			Owner: h.Owner.User, Since: h.Owner.Since}
+	}
+	return out
+}

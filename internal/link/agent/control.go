@@ -1,0 +1,183 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/link"
+	"github.com/fleetgate/fleetgate/internal/live"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
+	"github.com/fleetgate/fleetgate/proto/linkpb"
+)
+
+// Teleop is what the agent link needs to let cloud operators drive this agent's robots: the
+// local gateway's core (gateway.Gateway), whose control leases its own W3 sockets share, so
+// there is one controller per input stream whether it sits on the LAN or in the cloud.
+type Teleop interface {
+	// OpenControlForCloud takes control of robotID's input stream key for user; a stream
+	// somebody drives is an error wrapping fleet.ErrHeld (*fleet.HeldError).
+	OpenControlForCloud(ctx context.Context, robotID string, key fleet.StreamKey, user string) (live.Input, error)
+	// HeldControls lists who drives robotID's input streams.
+	HeldControls(robotID string) []fleet.Held
+}
+
+// connectedEvery is how often a cloud operator's control checks that its robot is still on the
+// connection it was granted on.
+const connectedEvery = time.Second
+
+// cloudControl is a cloud operator driving one of this agent's robots. The cloud checked the
+// operator; everything that keeps the robot safe runs here: the lease, the rate cap and the
+// deadman (live.LocalDriver), the speed limits (checked again), and a zero on every end:
+// release, a bad command, the robot leaving, the link dropping.
+type cloudControl struct {
+	s      *session
+	id     string
+	in     live.Input
+	stream fleet.Stream
+	driver live.Driver
+
+	stopOnce sync.Once
+	stopped  chan struct{}
+}
+
+// takeControl answers the cloud's TakeControl.
+func (s *session) takeControl(ctx context.Context, robotID string, req *linkpb.TakeControl) (*linkpb.Response, error) {
+	if s.a.cfg.Teleop == nil {
+		return nil, fleet.Errorf(fleet.ErrUnavailable, "this agent serves no teleoperation through the cloud")
+	}
+	if req.GetControlId() == "" || len(req.GetControlId()) > 64 {
+		return nil, fleet.Errorf(fleet.ErrInvalid, "a control id of 1 to 64 bytes is required")
+	}
+	in, err := s.a.cfg.Teleop.OpenControlForCloud(ctx, robotID, link.KeyFromWire(req.GetKey()), req.GetUser())
+	var held *fleet.HeldError
+	if errors.As(err, &held) {
+		return &linkpb.Response{Result: &linkpb.Response_Held{Held: &linkpb.ControlHeld{
+			Key: req.GetKey(), Owner: held.Held.Owner, Since: link.Time(held.Held.Since)}}}, nil
+	} else if err != nil {
+		return nil, err
+	}
+	c := &cloudControl{s: s, id: req.GetControlId(), in: in, stream: in.Stream(), stopped: make(chan struct{})}
+	c.driver = in.Drive(func(err error) { go c.end(err) })
+	s.controlsMu.Lock()
+	if s.over() || s.controls[c.id] != nil {
+		s.controlsMu.Unlock()
+		c.stop()
+		return nil, fleet.Errorf(fleet.ErrUnavailable, "the link is closing, or control %s exists", c.id)
+	}
+	s.controls[c.id] = c
+	s.controlsMu.Unlock()
+	s.a.log.Info("a cloud operator took control", "robot", robotID, "stream", req.GetKey().GetComponent()+"/"+req.GetKey().GetName(), "user", req.GetUser())
+	go c.watch()
+	return &linkpb.Response{Result: &linkpb.Response_Granted{Granted: &linkpb.Empty{}}}, nil
+}
+
+// command is one of the cloud operator's commands, checked again before it drives anything.
+func (s *session) command(cmd *linkpb.ControlCommand) {
+	c := s.control(cmd.GetControlId())
+	if c == nil {
+		return // released or ended already
+	}
+	m, err := teleop.DecodeCommand(c.stream.Type, teleop.FormatProtobuf, true, cmd.GetPayload())
+	if err == nil {
+		err = teleop.LimitCommand(m, c.stream.Limits)
+	}
+	if err != nil {
+		c.end(fleet.Errorf(fleet.ErrInvalid, "a command the agent refused: %v", err))
+		return
+	}
+	c.driver.Command(m)
+}
+
+// release is the cloud operator letting go.
+func (s *session) release(id string) {
+	if c := s.take(id); c != nil {
+		c.stop()
+	}
+}
+
+func (s *session) control(id string) *cloudControl {
+	s.controlsMu.Lock()
+	defer s.controlsMu.Unlock()
+	return s.controls[id]
+}
+
+func (s *session) take(id string) *cloudControl {
+	s.controlsMu.Lock()
+	defer s.controlsMu.Unlock()
+	c := s.controls[id]
+	delete(s.controls, id)
+	return c
+}
+
+// stopControls zeroes every cloud operator's robot at once: the link is gone.
+func (s *session) stopControls() {
+	s.controlsMu.Lock()
+	controls := s.controls
+	s.controls = map[string]*cloudControl{}
+	s.controlsMu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range controls {
+		wg.Go(c.stop)
+	}
+	wg.Wait()
+}
+
+// heldControls answers the cloud's Controls.
+func (s *session) heldControls(robotID string) *linkpb.Response {
+	var list []*linkpb.ControlHeld
+	if s.a.cfg.Teleop != nil {
+		for _, h := range s.a.cfg.Teleop.HeldControls(robotID) {
+			list = append(list, &linkpb.ControlHeld{Key: link.KeyToWire(h.Key), Owner: h.Owner, Since: link.Time(h.Since)})
+		}
+	}
+	return &linkpb.Response{Result: &linkpb.Response_Controls{Controls: &linkpb.ControlList{Controls: list}}}
+}
+
+// stop publishes the zero and gives the lease back, once.
+func (c *cloudControl) stop() {
+	c.stopOnce.Do(func() {
+		close(c.stopped)
+		if err := c.driver.Stop(); err != nil {
+			c.s.a.log.Error("the zero command did not reach the robot", "stream", c.in.Name(), "err", err)
+		}
+		c.in.Release()
+	})
+}
+
+// end stops the control on the agent's own account and tells the cloud why.
+func (c *cloudControl) end(why error) {
+	if c.s.take(c.id) == nil {
+		return // released, or ended already
+	}
+	c.stop()
+	if errors.Is(why, live.ErrRobotOffline) {
+		why = fleet.Errorf(fleet.ErrOffline, "the robot went offline")
+	} else if errors.Is(why, live.ErrPublishFailed) {
+		why = fleet.Errorf(fleet.ErrUnavailable, "publishing to the robot failed")
+	}
+	c.s.write(&linkpb.Frame{Body: &linkpb.Frame_ControlEnded{ControlEnded: &linkpb.ControlEnded{
+		ControlId: c.id, Error: link.ErrorToWire(why)}}}, commandTimeout)
+}
+
+// commandTimeout bounds the write of a control's end to the cloud.
+const commandTimeout = 5 * time.Second
+
+// watch ends the control when its robot leaves the connection it was granted on.
+func (c *cloudControl) watch() {
+	t := time.NewTicker(connectedEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stopped:
+			return
+		case <-t.C:
+			if !c.in.Connected() {
+				c.end(live.ErrRobotOffline)
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,359 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/link"
+	"github.com/fleetgate/fleetgate/internal/live/output"
+	"github.com/fleetgate/fleetgate/proto/linkpb"
+)
+
+// The agent's end of the live connection (LiveFrame in link.proto): the samples of the streams
+// the cloud's viewers watch. One subscription per stream the cloud asks for, however many
+// viewers it has; each keeps only its newest sample waiting (latest wins), which goes out when
+// the stream's turn comes (round robin, one sample per stream per turn), its rate allows and
+// the budget (Config.LiveBudget) has room. A slow uplink therefore drops old frames rather than
+// queueing them, and TCP_NOTSENT_LOWAT keeps the kernel from queueing them instead.
+
+// errNoLive: the cloud serves no live connection (an older version): not tried again.
+var errNoLive = errors.New("the cloud serves no live view through the link")
+
+// liveRetry is the wait between attempts to open the live connection while the link is up.
+const liveRetry = 2 * time.Second
+
+// runLive keeps the live connection open while the session lasts.
+func (s *session) runLive() {
+	if s.a.cfg.NoLive {
+		return
+	}
+	for !s.over() {
+		err := s.liveConnection()
+		if errors.Is(err, errNoLive) {
+			s.a.log.Info("no live view through the cloud", "err", err)
+			return
+		}
+		if err != nil && !s.over() {
+			s.a.log.Debug("live connection ended", "err", err)
+		}
+		select {
+		case <-s.done:
+			return
+		case <-time.After(liveRetry):
+		}
+	}
+}
+
+// liveConnection dials the live connection and serves it until it or the session ends.
+func (s *session) liveConnection() error {
+	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
+	conn, resp, err := websocket.Dial(ctx, strings.TrimSuffix(s.a.url, link.Path)+link.LivePath, &websocket.DialOptions{
+		HTTPClient:      s.a.liveClient(),
+		HTTPHeader:      http.Header{link.KeyHeader: {s.a.cfg.Key}},
+		CompressionMode: websocket.CompressionDisabled,
+	})
+	cancel()
+	if err != nil {
+		if resp != nil && resp.StatusCode == http.StatusNotFound {
+			return errNoLive
+		}
+		return err
+	}
+	defer conn.CloseNow()
+	conn.SetReadLimit(64 << 10) // the cloud sends small frames only
+	l := &liveSender{s: s, conn: conn, subs: map[uint64]*agentSub{}, ready: make(chan struct{}, 1), done: make(chan struct{})}
+	defer l.close()
+	stop := context.AfterFunc(s.ctx, func() { conn.Close(websocket.StatusGoingAway, "the link closed") })
+	defer stop()
+	go l.write()
+	for {
+		f, err := link.ReadLive(conn)
+		if err != nil {
+			return err
+		}
+		switch b := f.Body.(type) {
+		case *linkpb.LiveFrame_Subscribe:
+			l.subscribe(b.Subscribe)
+		case *linkpb.LiveFrame_Unsubscribe:
+			l.unsubscribe(b.Unsubscribe.GetId())
+		default:
+			conn.Close(websocket.StatusProtocolError, "unexpected frame")
+			return fmt.Errorf("the cloud sent an unexpected %T on the live connection", f.Body)
+		}
+	}
+}
+
+// liveClient dials with TCP_NOTSENT_LOWAT on the socket, so that unsent samples wait in their
+// one-sample slots (where newer ones replace them) and not in the kernel.
+func (a *Agent) liveClient() *http.Client {
+	if a.cfg.HTTPClient != nil {
+		return a.cfg.HTTPClient
+	}
+	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: setNotSentLowat}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = d.DialContext
+	return &http.Client{Transport: tr}
+}
+
+// liveSender serves one live connection.
+type liveSender struct {
+	s     *session
+	conn  *websocket.Conn
+	ready chan struct{} // signalled when a sample is waiting
+	done  chan struct{}
+
+	mu   sync.Mutex
+	subs map[uint64]*agentSub
+	last uint64 // the id whose sample went out last, for the round robin
+}
+
+// agentSub is one stream the cloud watches.
+type agentSub struct {
+	id     uint64
+	cancel context.CancelFunc
+
+	mu         sync.Mutex
+	pending    fleet.Sample
+	has        bool
+	rate       float64
+	downsample bool
+	next       time.Time // the earliest a sample may go, by rate
+
+	// sending is the sample going out in parts (only the writer touches it).
+	sending *outgoing
+}
+
+// outgoing is a sample on its way, part by part.
+type outgoing struct {
+	smp     fleet.Sample
+	payload []byte // downsampled where asked
+	off     int
+}
+
+func (l *liveSender) subscribe(m *linkpb.LiveSubscribe) {
+	l.mu.Lock()
+	if sub := l.subs[m.GetId()]; sub != nil {
+		l.mu.Unlock()
+		sub.mu.Lock()
+		sub.rate, sub.downsample = m.GetMaxRate(), m.GetDownsample()
+		sub.mu.Unlock()
+		return
+	}
+	ctx, cancel := context.WithCancel(l.s.ctx)
+	sub := &agentSub{id: m.GetId(), cancel: cancel, rate: m.GetMaxRate(), downsample: m.GetDownsample()}
+	l.subs[sub.id] = sub
+	l.mu.Unlock()
+	go l.follow(ctx, sub, m.GetRobotId(), link.KeyFromWire(m.GetKey()))
+}
+
+func (l *liveSender) unsubscribe(id uint64) {
+	l.mu.Lock()
+	sub := l.subs[id]
+	delete(l.subs, id)
+	l.mu.Unlock()
+	if sub != nil {
+		sub.cancel()
+	}
+}
+
+// follow reads the robot's stream into sub's slot until the cloud gives it up or it ends.
+func (l *liveSender) follow(ctx context.Context, sub *agentSub, robotID string, key fleet.StreamKey) {
+	defer sub.cancel()
+	robot, ok := l.s.a.cfg.Robots.Robot(robotID)
+	if !ok {
+		l.ended(sub, fleet.Errorf(fleet.ErrOffline, "robot %s is not connected to this agent", robotID))
+		return
+	}
+	rs, err := robot.Subscribe(ctx, key, fleet.SubscribeOptions{})
+	if err != nil {
+		l.ended(sub, err)
+		return
+	}
+	defer rs.Close()
+	for {
+		smp, err := rs.Next(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				l.ended(sub, err)
+			}
+			return
+		}
+		sub.mu.Lock()
+		sub.pending, sub.has = smp, true
+		sub.mu.Unlock()
+		select {
+		case l.ready <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// ended tells the cloud that a stream ended, unless it gave the stream up itself.
+func (l *liveSender) ended(sub *agentSub, err error) {
+	l.mu.Lock()
+	_, ok := l.subs[sub.id]
+	delete(l.subs, sub.id)
+	l.mu.Unlock()
+	if ok {
+		link.WriteLive(l.conn, &linkpb.LiveFrame{Body: &linkpb.LiveFrame_Ended{Ended: &linkpb.LiveEnded{Id: sub.id, Error: link.ErrorToWire(err)}}}, l.s.writeTimeout())
+	}
+}
+
+func (l *liveSender) close() {
+	close(l.done)
+	l.mu.Lock()
+	subs := l.subs
+	l.subs = map[uint64]*agentSub{}
+	l.mu.Unlock()
+	for _, sub := range subs {
+		sub.cancel()
+	}
+}
+
+// write sends the waiting samples, a part of at most link.LiveChunk bytes per stream per
+// turn (round robin), within their rates and the budget.
+func (l *liveSender) write() {
+	budget := newBudget(l.s.a.cfg.LiveBudget)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		sub, wait := l.pick(time.Now())
+		if sub == nil {
+			if wait > 0 {
+				timer.Reset(wait)
+			}
+			select {
+			case <-l.ready:
+			case <-timer.C:
+			case <-l.done:
+				return
+			}
+			continue
+		}
+		out := sub.sending
+		end := min(out.off+link.LiveChunk, len(out.payload))
+		part := out.payload[out.off:end]
+		f := &linkpb.LiveFrame{Body: &linkpb.LiveFrame_Sample{Sample: &linkpb.LiveSample{Id: sub.id,
+			Sample: &linkpb.Sample{Type: out.smp.Type, Payload: part, Time: link.Time(out.smp.Time), Seq: out.smp.Seq},
+			Offset: uint64(out.off), Size: uint64(len(out.payload))}}}
+		out.off = end
+		if out.off == len(out.payload) {
+			sub.sending = nil
+		}
+		if !budget.take(len(part), l.done) {
+			return
+		}
+		if err := link.WriteLive(l.conn, f, l.s.writeTimeout()); err != nil {
+			l.conn.CloseNow()
+			return
+		}
+	}
+}
+
+// pick takes the stream whose part goes next: the first after the last one served that has a
+// sample going out, or a waiting one its rate allows now (which then starts going out). With
+// none, wait is how long until a rate-held one may go (0: none is waiting).
+func (l *liveSender) pick(now time.Time) (*agentSub, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ids := make([]uint64, 0, len(l.subs))
+	for id := range l.subs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	start, _ := slices.BinarySearch(ids, l.last+1)
+	var wait time.Duration
+	for i := range ids {
+		sub := l.subs[ids[(start+i)%len(ids)]]
+		if sub.sending == nil && !sub.start(now, &wait) {
+			continue
+		}
+		l.last = sub.id
+		return sub, 0
+	}
+	return nil, wait
+}
+
+// start begins sending sub's waiting sample if its rate allows; otherwise it lowers *wait to
+// when it may. Called by the writer only.
+func (sub *agentSub) start(now time.Time, wait *time.Duration) bool {
+	sub.mu.Lock()
+	if !sub.has {
+		sub.mu.Unlock()
+		return false
+	}
+	if d := sub.next.Sub(now); d > 0 {
+		if *wait == 0 || d < *wait {
+			*wait = d
+		}
+		sub.mu.Unlock()
+		return false
+	}
+	smp, downsample := sub.pending, sub.downsample
+	sub.pending, sub.has = fleet.Sample{}, false
+	if sub.rate > 0 {
+		sub.next = now.Add(time.Duration(float64(time.Second) / sub.rate))
+	}
+	sub.mu.Unlock()
+	payload := smp.Payload
+	if downsample && smp.Type == output.PointCloudType {
+		if p, err := output.DownsamplePointCloud(payload, output.DefaultMaxPoints); err == nil {
+			payload = p
+		}
+	}
+	sub.sending = &outgoing{smp: smp, payload: payload}
+	return true
+}
+
+// budget is a token bucket of bytes per second, a second's worth deep; nil: no cap.
+type budget struct {
+	rate   float64
+	tokens float64
+	at     time.Time
+}
+
+func newBudget(bytesPerSecond int64) *budget {
+	if bytesPerSecond <= 0 {
+		return nil
+	}
+	return &budget{rate: float64(bytesPerSecond), tokens: float64(bytesPerSecond), at: time.Now()}
+}
+
+// take waits until n bytes fit the budget (a sample larger than a second's budget waits for
+// the bucket to be full, then goes); false when done closed meanwhile.
+func (b *budget) take(n int, done <-chan struct{}) bool {
+	if b == nil {
+		return true
+	}
+	now := time.Now()
+	b.tokens = min(b.rate, b.tokens+now.Sub(b.at).Seconds()*b.rate)
+	b.at = now
+	need := min(float64(n), b.rate)
+	if b.tokens < need {
+		wait := time.Duration((need - b.tokens) / b.rate * float64(time.Second))
+		select {
+		case <-time.After(wait):
+		case <-done:
+			return false
+		}
+		b.tokens, b.at = need, time.Now()
+	}
+	b.tokens -= float64(n)
+	return true
+}
+
+// writeTimeout bounds one live frame's write: a connection that cannot take a frame for as
+// long as the link may stay silent is broken.
+func (s *session) writeTimeout() time.Duration {
+	return time.Duration(link.MissedHeartbeats) * s.heartbeat
+}

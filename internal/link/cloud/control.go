@@ -1,0 +1,155 @@
+package cloud
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/link"
+	"github.com/fleetgate/fleetgate/proto/linkpb"
+)
+
+// Teleoperation through the agent link. The agent governs its robots' input streams for local
+// and cloud operators alike: one control lease per stream, the 20 Hz rate cap and the 500 ms
+// deadman all run there, so losing the link or the cloud process stops the robot within the
+// deadman. The cloud checks each operator's token and role, then takes control at the agent,
+// forwards the commands it checked, and lets go on every fault it sees.
+
+var _ fleet.RemoteDriven = (*RemoteRobot)(nil)
+
+// commandTimeout bounds the write of one command to the agent: a link that cannot take a few
+// bytes for that long is failing, and the operator's session ends (the agent's deadman has
+// stopped the robot by then).
+const commandTimeout = time.Second
+
+// TakeControl asks the agent for control of an input stream for user.
+func (r *RemoteRobot) TakeControl(ctx context.Context, key fleet.StreamKey, user string) (fleet.RemoteControl, error) {
+	id := uuid.NewString()
+	c := &remoteControl{s: r.s, id: id, done: make(chan struct{})}
+	// Registered before the request, so an end the agent sends right after granting is seen.
+	if !r.s.addControl(c) {
+		return nil, r.s.offline(r)
+	}
+	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_TakeControl{TakeControl: &linkpb.TakeControl{
+		Key: link.KeyToWire(key), ControlId: id, User: user}}})
+	if err == nil && resp.GetGranted() == nil && resp.GetHeld() == nil {
+		err = unexpected(resp)
+	}
+	if err != nil || resp.GetHeld() != nil {
+		r.s.removeControl(id)
+		if err == nil {
+			h := resp.GetHeld()
+			err = &fleet.HeldError{Held: fleet.Held{Key: key, Owner: h.GetOwner(), Since: link.FromTime(h.GetSince())}}
+		}
+		// A grant that arrives after this caller gave up would hold the stream at the agent
+		// until its deadman and the link's end: let go of it explicitly.
+		go r.s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_Release{Release: &linkpb.ControlRelease{ControlId: id}}}, commandTimeout)
+		return nil, err
+	}
+	return c, nil
+}
+
+// Controls asks the agent who drives the robot's input streams.
+func (r *RemoteRobot) Controls(ctx context.Context) ([]fleet.Held, error) {
+	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_Controls{Controls: &linkpb.Empty{}}})
+	if err != nil {
+		return nil, err
+	}
+	if resp.GetControls() == nil {
+		return nil, unexpected(resp)
+	}
+	list := resp.GetControls().GetControls()
+	out := make([]fleet.Held, len(list))
+	for i, h := range list {
+		out[i] = fleet.Held{Key: link.KeyFromWire(h.GetKey()), Owner: h.GetOwner(), Since: link.FromTime(h.GetSince())}
+	}
+	return out, nil
+}
+
+// remoteControl is a cloud operator's control at the agent.
+type remoteControl struct {
+	s  *session
+	id string
+
+	once sync.Once
+	done chan struct{}
+	err  error
+}
+
+func (c *remoteControl) Command(payload []byte) error {
+	select {
+	case <-c.done:
+		return c.err
+	default:
+	}
+	return c.s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_Command{Command: &linkpb.ControlCommand{ControlId: c.id, Payload: payload}}}, commandTimeout)
+}
+
+// Release lets go: the agent publishes the zero and frees the stream. The frame goes out in
+// the background; if it cannot, the link is failing and its end zeroes the robot at the agent.
+func (c *remoteControl) Release() {
+	if c.s.removeControl(c.id) {
+		go c.s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_Release{Release: &linkpb.ControlRelease{ControlId: c.id}}}, commandTimeout)
+	}
+	c.end(nil)
+}
+
+func (c *remoteControl) Done() <-chan struct{} { return c.done }
+
+func (c *remoteControl) Err() error {
+	<-c.done
+	return c.err
+}
+
+func (c *remoteControl) end(err error) {
+	c.once.Do(func() {
+		c.err = err
+		close(c.done)
+	})
+}
+
+// addControl registers c; false when the session has ended.
+func (s *session) addControl(c *remoteControl) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return false
+	}
+	s.controls[c.id] = c
+	return true
+}
+
+// removeControl forgets control id; false when it was not there.
+func (s *session) removeControl(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.controls[id]
+	delete(s.controls, id)
+	return ok
+}
+
+// controlEnded is the agent ending a cloud operator's control.
+func (s *session) controlEnded(e *linkpb.ControlEnded) {
+	s.mu.Lock()
+	c := s.controls[e.GetControlId()]
+	delete(s.controls, e.GetControlId())
+	s.mu.Unlock()
+	if c != nil {
+		c.end(link.ErrorFromWire(e.GetError()))
+	}
+}
+
+// endControls ends every cloud operator's control of the session: the link is gone, and the
+// agent has zeroed their robots on its side.
+func (s *session) endControls() {
+	s.mu.Lock()
+	controls := s.controls
+	s.controls = map[string]*remoteControl{}
+	s.mu.Unlock()
+	for _, c := range controls {
+		c.end(fleet.Errorf(fleet.ErrOffline, "the link to agent %q closed", s.agent.Name))
+	}
+}
