@@ -104,6 +104,12 @@ func TestOpenAPIDescribesRealAnswers(t *testing.T) {
 	a.check("get", "/files/{resourceId}", u.RequestURI(), "", 200)
 	a.check("head", "/files/{resourceId}", u.RequestURI(), "", 200)
 	a.check("get", "/files/{resourceId}", u.Path+"?exp="+u.Query().Get("exp")+"&sig=forged", "", 403)
+	// http.ServeContent's own errors are problems too.
+	a.extra = http.Header{"Range": {"bytes=999999999-"}}
+	if body := a.check("get", "/files/{resourceId}", u.RequestURI(), "", 416); !strings.Contains(string(body), `"code":"invalid"`) {
+		t.Errorf("416 of a range outside the file: %s, want a problem with code invalid", body)
+	}
+	a.extra = nil
 
 	// Writes.
 	twist := `"componentName":"base","streamName":"cmd_vel","source":"1","dataType":"Platform.Messages.geometry_msgs.Twist"`
@@ -151,6 +157,7 @@ type answers struct {
 	s      *servertest.Server
 	doc    map[string]any
 	bearer string
+	extra  http.Header // more request headers
 }
 
 // check sends method target (with the bearer, and body as JSON when given), expects status,
@@ -160,6 +167,9 @@ func (a *answers) check(method, docPath, target, body string, status int) []byte
 	header := http.Header{}
 	if a.bearer != "" {
 		header.Set("Authorization", "bearer "+a.bearer)
+	}
+	for k, v := range a.extra {
+		header[k] = v
 	}
 	var reader *strings.Reader
 	if body != "" {
