@@ -28,3 +28,18 @@ func Of(code string) int {
 	}
 	return http.StatusInternalServerError
 }
+
+// CodeOf is the gateway error code an HTTP status stands for, for answers that the HTTP
+// layer makes without the core (a router's 404). A client error no code stands for is
+// invalid, any other status internal.
+func CodeOf(status int) string {
+	for code, s := range byCode {
+		if s == status {
+			return code
+		}
+	}
+	if status >= 400 && status < 500 {
+		return gateway.EInvalid
+	}
+	return gateway.EInternal
+}

@@ -18,3 +18,20 @@ func TestOf(t *testing.T) {
 		}
 	}
 }
+
+func TestCodeOfInvertsOf(t *testing.T) {
+	for _, code := range []string{
+		gateway.EInvalid, gateway.EUnauthorized, gateway.EForbidden, gateway.ENotFound, gateway.EConflict,
+		gateway.ERateLimited, gateway.EUnavailable, gateway.ENotImplemented, gateway.EInternal,
+	} {
+		if got := CodeOf(Of(code)); got != code {
+			t.Errorf("CodeOf(Of(%q)) = %q", code, got)
+		}
+	}
+	if got := CodeOf(http.StatusTeapot); got != gateway.EInvalid {
+		t.Errorf("CodeOf(418) = %q, want %q", got, gateway.EInvalid)
+	}
+	if got := CodeOf(http.StatusBadGateway); got != gateway.EInternal {
+		t.Errorf("CodeOf(502) = %q, want %q", got, gateway.EInternal)
+	}
+}

@@ -163,7 +163,7 @@ func send(t *testing.T, s *servertest.Server, c apiCase) servertest.Response {
 }
 
 // checkProblem checks an error answer against DESIGN.md section 4: RFC 9457 problem+json
-// with type, title, status (the HTTP status) and detail; 401 also names the scheme.
+// with type, title, status (the HTTP status), detail and code; 401 also names the scheme.
 func checkProblem(t *testing.T, resp servertest.Response) {
 	t.Helper()
 	mediaType, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
@@ -178,6 +178,9 @@ func checkProblem(t *testing.T, resp servertest.Response) {
 		if v, ok := p[key].(string); !ok || v == "" {
 			t.Errorf("status %d: problem %s = %#v, want a non-empty string", resp.Status, key, p[key])
 		}
+	}
+	if code, ok := p["code"].(string); !ok || code == "" {
+		t.Errorf("status %d: problem code = %#v, want a non-empty string", resp.Status, p["code"])
 	}
 	if status, ok := p["status"].(float64); !ok || int(status) != resp.Status {
 		t.Errorf("problem status = %#v, want %d", p["status"], resp.Status)

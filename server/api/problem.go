@@ -1,11 +1,13 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -33,6 +35,30 @@ var (
 	errNotJSON        = echo.NewHTTPError(http.StatusUnsupportedMediaType, "Content-Type must be application/json")
 	errBodyNotAllowed = echo.NewHTTPError(http.StatusBadRequest, "this endpoint takes no body; pass its fields as query parameters")
 )
+
+// Problem codes of the answers only the HTTP layer gives: the core has no word for a wrong
+// method, an oversized body or a wrong media type.
+const (
+	CodeMethodNotAllowed     = "method_not_allowed"
+	CodeTooLarge             = "too_large"
+	CodeUnsupportedMediaType = "unsupported_media_type"
+)
+
+// httpOnlyCodes completes httpstatus.CodeOf for the statuses above.
+var httpOnlyCodes = map[int]string{
+	http.StatusMethodNotAllowed:      CodeMethodNotAllowed,
+	http.StatusRequestEntityTooLarge: CodeTooLarge,
+	http.StatusUnsupportedMediaType:  CodeUnsupportedMediaType,
+}
+
+// codeOfStatus is the problem code of an answer made by echo (its router's 404 and 405) or by
+// the HTTP layer's own checks, so that a client can branch on code for every error alike.
+func codeOfStatus(status int) string {
+	if code, ok := httpOnlyCodes[status]; ok {
+		return code
+	}
+	return httpstatus.CodeOf(status)
+}
 
 // ErrorHandler returns echo's HTTPErrorHandler: the one place errors become HTTP answers.
 // Internal errors are logged with their cause and answered with a bare 500.
@@ -62,7 +88,7 @@ func problemFor(err error) Problem {
 		if msg, ok := he.Message.(string); ok {
 			detail = msg
 		}
-		return newProblem(he.Code, detail, "")
+		return newProblem(he.Code, detail, codeOfStatus(he.Code))
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
@@ -90,5 +116,55 @@ func writeProblem(c echo.Context, p Problem) {
 	}
 	if err := c.JSON(p.Status, p); err != nil {
 		c.Logger().Error(err)
+	}
+}
+
+// problemWriter makes the errors that http.ServeContent writes itself as plain text (416 for a
+// range outside the file, 412 for a failed precondition) the problem documents every other
+// error answer is, code included, their text as the detail. Call finish when ServeContent
+// returns.
+type problemWriter struct {
+	http.ResponseWriter
+	head   bool // a HEAD request: headers only
+	status int  // the error status ServeContent chose; 0 while it has chosen none
+	text   []byte
+}
+
+func (w *problemWriter) WriteHeader(status int) {
+	if status < 400 {
+		w.ResponseWriter.WriteHeader(status)
+		return
+	}
+	w.status = status
+}
+
+func (w *problemWriter) Write(p []byte) (int, error) {
+	if w.status != 0 {
+		if len(w.text) < 512 {
+			w.text = append(w.text, p[:min(len(p), 512-len(w.text))]...)
+		}
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// finish writes the problem of an error ServeContent answered.
+func (w *problemWriter) finish() {
+	if w.status == 0 {
+		return
+	}
+	detail := strings.TrimSpace(string(w.text))
+	if detail == "" {
+		detail = http.StatusText(w.status)
+	}
+	body, _ := json.Marshal(newProblem(w.status, detail, codeOfStatus(w.status)))
+	h := w.Header()
+	h.Del(echo.HeaderContentDisposition)
+	h.Set(echo.HeaderContentType, "application/problem+json")
+	h.Set(echo.HeaderContentLength, strconv.Itoa(len(body)))
+	h.Set("Cache-Control", "no-store")
+	w.ResponseWriter.WriteHeader(w.status)
+	if !w.head {
+		w.ResponseWriter.Write(body)
 	}
 }

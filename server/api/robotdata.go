@@ -393,7 +393,9 @@ func Files(gw *gateway.Gateway) echo.HandlerFunc {
 		h.Set(echo.HeaderContentType, res.MIMEType)
 		h.Set(echo.HeaderContentDisposition, `attachment; filename="`+strings.NewReplacer(`"`, "", `\`, "").Replace(res.Name)+`"`)
 		h.Set("X-Content-Type-Options", "nosniff")
-		http.ServeContent(c.Response(), req, res.Name, res.CreatedAt, content)
+		w := &problemWriter{ResponseWriter: c.Response(), head: req.Method == http.MethodHead}
+		http.ServeContent(w, req, res.Name, res.CreatedAt, content)
+		w.finish()
 		return nil
 	}
 }
