@@ -486,3 +486,6 @@ func (s *Server) Sessions() *live.Sessions { return s.sessions }
 
 // Registry is the registry of connected robots, for in-process callers and tests.
 func (s *Server) Registry() *fleet.Registry { return s.registry }
+
+// Routes lists the server's HTTP routes (the route audit walks them).
+func (s *Server) Routes() []*echo.Route { return s.echo.Routes() }
