@@ -1,5 +1,5 @@
 # Convenience targets; the scripts are the source of truth (CI runs scripts/test.sh).
-.PHONY: test generate build demo
+.PHONY: test generate build demo durability deadman soak
 
 test:
 	./scripts/test.sh
@@ -12,3 +12,14 @@ build:
 
 demo:
 	go run ./cmd/fleetgate demo
+
+# The reliability suite (docs/reliability.md): long runs against the real binary, not part
+# of make test. FLEETGATE_CYCLES, FLEETGATE_TRIALS and FLEETGATE_SOAK_DURATION shorten them.
+durability:
+	go test -run '^$$' -bench BenchmarkDurability -benchtime 1x -timeout 60m -v ./cmd/fleetgate
+
+deadman:
+	go test -run '^$$' -bench BenchmarkDeadman -benchtime 1x -timeout 60m -v ./cmd/fleetgate
+
+soak:
+	go test -run '^$$' -bench BenchmarkSoak -benchtime 1x -timeout 60m -v ./cmd/fleetgate

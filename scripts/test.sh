@@ -113,23 +113,26 @@ if [ "$impossible" -ne 0 ]; then
 	printf '%s' "$impossible_lines"
 fi
 
-# Short fuzz runs of the decoders that read what peers on a robot's network send, and of the
-# MCAP reader and recovery that read what a crash left on disk; a crash
+# Every fuzz target of the repository, found at run time (a new one is run without being
+# listed), 15 s each: the decoders of what peers send (W3 queries and commands, XML-RPC,
+# TCPROS, ROS messages) and the MCAP reader and recovery of what a crash left on disk. A crash
 # fails the run (the failing input is kept under testdata/fuzz to commit as a regression).
 step "fuzz (short runs)"
 fuzz_failed=0
-for target in "internal/ros1/xmlrpc FuzzDecodeResponse" "internal/ros1/xmlrpc FuzzDecodeCall" \
-	"internal/ros1/tcpros FuzzParseHeader" "internal/ros1/tcpros FuzzReadMessage" "internal/ros1/rosmsg FuzzDecode" \
-	"internal/mcap FuzzReadSummary" "internal/mcap FuzzRecover"; do
+fuzz_targets=$(grep -rH --include='*_test.go' -E '^func Fuzz[A-Za-z0-9_]*\(' . | grep -v node_modules |
+	sed -E 's|^\./(.*)/[^/]*_test\.go:func (Fuzz[A-Za-z0-9_]*)\(.*|\1 \2|' | sort)
+echo "$(echo "$fuzz_targets" | grep -c .) fuzz targets, ${FUZZ_TIME:-15s} each"
+while read -r target; do
+	[ -n "$target" ] || continue
 	read -r pkg fn <<<"$target"
-	if go test -run '^$' -fuzz "^$fn\$" -fuzztime "${FUZZ_TIME:-10s}" "./$pkg" >"$log_dir/fuzz-$fn.log" 2>&1; then
+	if go test -run '^$' -fuzz "^$fn\$" -fuzztime "${FUZZ_TIME:-15s}" "./$pkg" >"$log_dir/fuzz-$fn.log" 2>&1; then
 		echo "fuzz $fn: ok"
 	else
 		echo "fuzz $fn: FAILED (log: $log_dir/fuzz-$fn.log)"
 		tail -20 "$log_dir/fuzz-$fn.log"
 		fuzz_failed=$((fuzz_failed + 1))
 	fi
-done
+done <<<"$fuzz_targets"
 
 step "browser end-to-end tests (chromium)"
 set +e

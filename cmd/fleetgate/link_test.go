@@ -357,7 +357,7 @@ func (p *loggedProcess) running() bool {
 }
 
 // signal sends sig; for SIGKILL it also waits for the process to be gone.
-func (p *loggedProcess) signal(t *testing.T, sig syscall.Signal) {
+func (p *loggedProcess) signal(t testing.TB, sig syscall.Signal) {
 	t.Helper()
 	if err := p.cmd.Process.Signal(sig); err != nil {
 		t.Fatalf("signal %v to %s: %v", sig, p.name, err)
