@@ -427,7 +427,9 @@ func BenchmarkSoak(b *testing.B) {
 
 func twistRobotOf(b *testing.B, base, bearer string, ids []string) string {
 	for _, id := range ids {
-		var list struct{ RobotStreams []struct{ StreamName, StreamType string } }
+		var list struct {
+			RobotStreams []struct{ StreamName, StreamType string }
+		}
 		api(b, "GET", base+"/apigateway/v2/robots/"+id+"/streams", bearer, &list)
 		for _, s := range list.RobotStreams {
 			if s.StreamName == "cmd_vel" && strings.HasSuffix(s.StreamType, ".Twist") {
@@ -492,4 +494,3 @@ func slope(x, y []float64) float64 {
 	}
 	return (n*sxy - sx*sy) / (n*sxx - sx*sx)
 }
-
