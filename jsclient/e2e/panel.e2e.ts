@@ -442,7 +442,7 @@ describe("local gateway panel", () => {
   it("downloads a resource with the listed size", async () => {
     await agentPage.goto(`/robots/${robots[0]!.id}/resources`);
     const row = agentPage.locator("tbody tr").first();
-    const listed = (await row.locator("td").nth(2).textContent())!.trim();
+    const listed = (await row.locator("td").nth(4).textContent())!.trim(); // Name, Type, Streams, Duration, Size
     const href = (await row.locator("a").getAttribute("href"))!;
     const body = await (await agentContext.request.get(href)).body();
     const m = /^(\d+) B$/.exec(listed);
