@@ -365,7 +365,7 @@ func BenchmarkSoak(b *testing.B) {
 		})
 	}
 	wg.Go(func() {
-		twist := twistRobotOf(b, agent.URL, bearer, robots)
+		twist := twistRobot(b, agent.URL, robots)
 		conn, _, err := websocket.Dial(ctx, w3URL(agent.URL, twist, "componentName=base&streamName=cmd_vel&direction=input&format=json"),
 			&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"bearer " + bearer}}})
 		if err != nil {
@@ -423,22 +423,6 @@ func BenchmarkSoak(b *testing.B) {
 	b.ReportMetric(rssSlope, "rss-MiB/min")
 	b.ReportMetric(gorSlope, "goroutines/min")
 	b.ReportMetric(float64(failures.Load()), "failures")
-}
-
-func twistRobotOf(b *testing.B, base, bearer string, ids []string) string {
-	for _, id := range ids {
-		var list struct {
-			RobotStreams []struct{ StreamName, StreamType string }
-		}
-		api(b, "GET", base+"/apigateway/v2/robots/"+id+"/streams", bearer, &list)
-		for _, s := range list.RobotStreams {
-			if s.StreamName == "cmd_vel" && strings.HasSuffix(s.StreamType, ".Twist") {
-				return id
-			}
-		}
-	}
-	b.Fatal("no robot takes a Twist")
-	return ""
 }
 
 func freePort(b *testing.B) int {

@@ -2,6 +2,8 @@ package fleet
 
 import (
 	"time"
+
+	"github.com/fleetgate/fleetgate/internal/msgs"
 )
 
 // MetricType is the contract's metric type number.
@@ -164,4 +166,20 @@ func (m Metric) Class() MetricClass {
 	default:
 		return ClassNone
 	}
+}
+
+// CustomMetric is the Custom metric (type 100) named name among a robot's current KPIs: the
+// KPI's value as the contract's metric classes carry it. A name the robot has no KPI for now
+// is ErrNotFound; robot names the robot in the error.
+func CustomMetric(kpis []KPI, name, robot string) (Metric, error) {
+	for _, k := range kpis {
+		if k.Name == name && name != "" {
+			v, err := msgs.KPIValue(k.DataType, k.Payload)
+			if err != nil {
+				return Metric{}, Errorf(ErrUnavailable, "custom KPI %s: %v", name, err)
+			}
+			return Metric{Type: MetricCustom, Name: name, Value: v}, nil
+		}
+	}
+	return Metric{}, Errorf(ErrNotFound, "robot %s has no custom KPI %q now", robot, name)
 }

@@ -12,7 +12,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
-	"github.com/fleetgate/fleetgate/internal/msgs"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
@@ -201,16 +200,7 @@ func (r *Robot) Metric(ctx context.Context, typ fleet.MetricType, name string) (
 		if err != nil {
 			return fleet.Metric{}, err
 		}
-		for _, k := range kpis {
-			if k.Name == name && name != "" {
-				v, err := msgs.KPIValue(k.DataType, k.Payload)
-				if err != nil {
-					return fleet.Metric{}, fleet.Errorf(fleet.ErrUnavailable, "custom KPI %s: %v", name, err)
-				}
-				return fleet.Metric{Type: typ, Name: name, Value: v}, nil
-			}
-		}
-		return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "robot %s has no custom KPI %q now", r.info.Name, name)
+		return fleet.CustomMetric(kpis, name, r.info.Name)
 	default:
 		return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "robot %s does not report metric type %d", r.info.Name, typ)
 	}

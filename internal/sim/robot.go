@@ -486,16 +486,7 @@ func (r *robot) Metric(ctx context.Context, typ fleet.MetricType, name string) (
 		m.Value = []fleet.Recorder{} // the simulator records nothing
 	case fleet.MetricCustom:
 		kpis, _ := r.KPIs(ctx)
-		for _, k := range kpis {
-			if k.Name == name && name != "" {
-				v, err := msgs.KPIValue(k.DataType, k.Payload)
-				if err != nil {
-					return fleet.Metric{}, fleet.Errorf(fleet.ErrUnavailable, "custom KPI %s: %v", name, err)
-				}
-				return fleet.Metric{Type: typ, Name: name, Value: v}, nil
-			}
-		}
-		return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "robot %s has no custom KPI %q", r.info.Name, name)
+		return fleet.CustomMetric(kpis, name, r.info.Name)
 	default:
 		return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "robot %s does not report metric type %d", r.info.Name, typ)
 	}
