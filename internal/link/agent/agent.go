@@ -172,7 +172,7 @@ func (a *Agent) session(ctx context.Context) (time.Duration, error) {
 	defer conn.CloseNow()
 	conn.SetReadLimit(link.MaxFrame)
 	s := &session{a: a, conn: conn, done: make(chan struct{}), sem: make(chan struct{}, maxConcurrentRequests),
-		controls: map[string]*cloudControl{}}
+		controls: map[string]*cloudControl{}, released: map[string]struct{}{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	defer s.end()
 	s.lastHeard.Store(time.Now().UnixNano())
@@ -252,6 +252,7 @@ type session struct {
 
 	controlsMu sync.Mutex
 	controls   map[string]*cloudControl // cloud operators driving, by control id
+	released   map[string]struct{}      // releases that came before their grant (see release)
 }
 
 // over reports whether the session has ended. A write can fail without that (its timeout

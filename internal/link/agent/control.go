@@ -62,10 +62,12 @@ func (s *session) takeControl(ctx context.Context, robotID string, req *linkpb.T
 	c := &cloudControl{s: s, id: req.GetControlId(), in: in, stream: in.Stream(), stopped: make(chan struct{})}
 	c.driver = in.Drive(func(err error) { go c.end(err) })
 	s.controlsMu.Lock()
-	if s.over() || s.controls[c.id] != nil {
+	_, releasedFirst := s.released[c.id]
+	delete(s.released, c.id)
+	if s.over() || s.controls[c.id] != nil || releasedFirst {
 		s.controlsMu.Unlock()
 		c.stop()
-		return nil, fleet.Errorf(fleet.ErrUnavailable, "the link is closing, or control %s exists", c.id)
+		return nil, fleet.Errorf(fleet.ErrUnavailable, "the link is closing, control %s exists, or the cloud let go of it already", c.id)
 	}
 	s.controls[c.id] = c
 	s.controlsMu.Unlock()
@@ -91,10 +93,22 @@ func (s *session) command(cmd *linkpb.ControlCommand) {
 	c.driver.Command(m)
 }
 
-// release is the cloud operator letting go.
+// maxEarlyReleases bounds the releases kept for controls not granted yet.
+const maxEarlyReleases = 256
+
+// release is the cloud operator letting go. A release can overtake its grant: the cloud gives
+// up waiting for a slow TakeControl and lets go while the agent is still granting it. Such a
+// release is kept, and the grant that follows ends at once, so the stream is not held by
+// nobody until the link ends.
 func (s *session) release(id string) {
 	if c := s.take(id); c != nil {
 		c.stop()
+		return
+	}
+	s.controlsMu.Lock()
+	defer s.controlsMu.Unlock()
+	if len(s.released) < maxEarlyReleases {
+		s.released[id] = struct{}{}
 	}
 }
 
