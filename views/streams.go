@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
@@ -68,6 +69,9 @@ func WidgetFor(s fleet.Stream) string {
 }
 
 func sourceText(s fleet.SourceType) string { return fmt.Sprint(int(s)) }
+
+// limitText is a speed limit for a data attribute: the teleop widget's sliders stop there.
+func limitText(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 func directionWords(d string) string {
 	if d == "" {

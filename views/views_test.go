@@ -41,7 +41,7 @@ func TestStreamsLiveViewWhereItIsServed(t *testing.T) {
 			[]string{`data-widget="camera"`, `data-mode="live"`, `data-robot-id="r1"`, `data-fleet-id="f1"`, `data-component="front"`, `data-stream="image"`, `data-source="1"`, `nonce="n0nce"`},
 			[]string{"local gateway", `data-via`}},
 		{"local teleop names the input type", drive, true, false,
-			[]string{`data-widget="teleop"`, `data-type="Platform.Messages.geometry_msgs.Twist"`}, nil},
+			[]string{`data-widget="teleop"`, `data-type="Platform.Messages.geometry_msgs.Twist"`, `data-max-linear="1"`, `data-max-angular="1.5"`}, nil},
 		{"cloud camera is live through the cloud, and says so", cam, true, true,
 			[]string{`data-widget="camera"`, `data-mode="live"`, `data-via="cloud"`}, []string{"local gateway"}},
 		{"cloud teleop through the cloud", drive, true, true,

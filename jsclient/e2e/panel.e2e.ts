@@ -178,6 +178,8 @@ describe("local gateway panel", () => {
       Object.defineProperty(navigator, "getGamepads", { value: () => [pad(), null, null, null], configurable: true });
     });
     await agentPage.goto(streamPage(r, "base", "cmd_vel"));
+    // The speed slider ends at the robot's declared 1 m/s.
+    expect(await agentPage.locator("[data-widget=teleop] input[type=range]").first().getAttribute("max")).toBe("1");
     await takeControl(agentPage);
     const before = await odom(r);
     // Turning in place: no wall can stop it before the test does.

@@ -47,8 +47,12 @@ export function mountTeleop(el: HTMLElement): void {
   const help = document.createElement("p");
   help.className = "muted";
   help.textContent = `Take control, then hold LB (button ${deadman}) and use the left stick, or use WASD or the arrows here, or drag the joystick. Space or Escape stops.`;
-  const linear = slider("Top speed", "m/s", kind === "twist" ? 1.5 : 2, 0.1, 3);
-  const angular = slider(kind === "twist" ? "Top turn rate" : "Top steering", kind === "twist" ? "rad/s" : "rad", kind === "twist" ? 1.5 : 0.5, 0.05, 3);
+  // The sliders end at the speeds the robot declares (the gateway clamps to them anyway).
+  const maxLinear = positive(el.dataset.maxLinear, 1);
+  const maxAngular = positive(el.dataset.maxAngular, kind === "twist" ? 1.5 : 0.5);
+  const linear = slider("Top speed", "m/s", Math.min(kind === "twist" ? 1.5 : 2, maxLinear), 0.05, maxLinear);
+  const angular = slider(kind === "twist" ? "Top turn rate" : "Top steering", kind === "twist" ? "rad/s" : "rad",
+    Math.min(kind === "twist" ? 1.5 : 0.5, maxAngular), 0.05, maxAngular);
   const stick = joystick();
   const pad = document.createElement("p");
   pad.className = "gamepad-state";
@@ -253,6 +257,11 @@ function firstGamepad(): Gamepad | null {
   const pads = navigator.getGamepads?.() ?? [];
   for (const p of pads) if (p && p.connected) return p;
   return null;
+}
+
+function positive(v: string | undefined, fallback: number): number {
+  const n = Number(v);
+  return Number.isFinite(n) && n > 0 ? n : fallback;
 }
 
 function slider(name: string, unit: string, value: number, min: number, max: number) {
