@@ -23,6 +23,7 @@ func (s *Server) mountPanel(e *echo.Echo, opt api.Options) {
 	cfg.KioskFrameAncestors = s.cfg.KioskFrameAncestors
 	cfg.LiveStreams = s.liveStreams()
 	cfg.ThroughCloud = s.cfg.Mode == ModeCloud
+	cfg.TLSFingerprint = s.TLSFingerprint
 	cfg.Logger = s.log
 	panel := web.New(cfg)
 	panel.Register(e)

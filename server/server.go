@@ -105,6 +105,8 @@ type Server struct {
 	acceptor *cloud.Acceptor // the cloud's end of the agent link
 	uplink   *agent.Agent    // the agent's end, when linked to a cloud
 	logFile  *os.File
+	// tlsFingerprint is the SHA-256 of the local gateway's certificate (agent mode).
+	tlsFingerprint string
 	// closers stop the robot sources, newest first, before the store closes.
 	closers []func()
 	cams    *cameras // the agent's camera source
@@ -308,7 +310,17 @@ func (s *Server) listen(registry *prometheus.Registry) error {
 		ConnContext:       api.WithConn,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
-	if s.cfg.TLSCert != "" {
+	switch {
+	case s.cfg.Mode == ModeAgent:
+		// HTTP and HTTPS on the one port (localtls.go).
+		cert, err := s.localCert()
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		s.http.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		s.ln = newDualListener(ln, s.http.TLSConfig)
+	case s.cfg.TLSCert != "":
 		cert, err := tls.LoadX509KeyPair(s.cfg.TLSCert, s.cfg.TLSKey)
 		if err != nil {
 			ln.Close()
@@ -342,10 +354,32 @@ func (s *Server) MetricsAddr() net.Addr {
 	return s.metLn.Addr()
 }
 
-// URL is the server's base URL as a client on this machine reaches it.
+// localCert is the agent's certificate for HTTPS on its port: --tls-cert's, or the one it made
+// itself (loadOrCreateLocalCert). Its fingerprint is logged, and shown on the admin page.
+func (s *Server) localCert() (tls.Certificate, error) {
+	var cert tls.Certificate
+	var err error
+	if s.cfg.TLSCert != "" {
+		cert, err = tls.LoadX509KeyPair(s.cfg.TLSCert, s.cfg.TLSKey)
+	} else {
+		cert, err = loadOrCreateLocalCert(s.cfg.DataDir)
+	}
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("loading TLS certificate: %w", err)
+	}
+	s.tlsFingerprint = certFingerprint(cert)
+	s.log.Info("HTTP and HTTPS on the same port; the certificate's SHA-256 fingerprint", "sha256", s.tlsFingerprint)
+	return cert, nil
+}
+
+// TLSFingerprint is the SHA-256 fingerprint of the local gateway's certificate ("" on a cloud).
+func (s *Server) TLSFingerprint() string { return s.tlsFingerprint }
+
+// URL is the server's base URL as a client on this machine reaches it (plain HTTP on a local
+// gateway, which answers HTTPS on the same port too).
 func (s *Server) URL() string {
 	scheme := "http"
-	if s.cfg.TLSCert != "" {
+	if s.cfg.TLSCert != "" && s.cfg.Mode != ModeAgent {
 		scheme = "https"
 	}
 	addr := s.ln.Addr().(*net.TCPAddr)

@@ -16,6 +16,9 @@ import (
 func (p *Panel) adminView(c echo.Context) (views.AdminView, error) {
 	ctx, caller := c.Request().Context(), Caller(c)
 	v := views.AdminView{Nav: p.nav(c, "Administration", "admin")}
+	if p.tlsFingerprint != nil {
+		v.TLSFingerprint = p.tlsFingerprint()
+	}
 	var err error
 	if v.Users, err = p.gw.Users(ctx, caller); err != nil {
 		return v, err

@@ -35,6 +35,9 @@ type Config struct {
 	LiveStreams bool
 	// ThroughCloud: live widgets reach robots through the agent link (the cloud), which they say.
 	ThroughCloud bool
+	// TLSFingerprint gives the local gateway's HTTPS certificate fingerprint for the admin
+	// page (nil or "": none).
+	TLSFingerprint func() string
 	// IdleTimeout and AbsoluteTimeout end user sessions (defaults 30 min and 12 h); kiosk
 	// sessions have neither and live as long as their token.
 	IdleTimeout     time.Duration
@@ -44,14 +47,15 @@ type Config struct {
 
 // Panel serves the control panel.
 type Panel struct {
-	gw         *gateway.Gateway
-	now        func() time.Time
-	idle       time.Duration
-	absolute   time.Duration
-	frameKiosk string
-	live       bool
-	viaCloud   bool
-	log        *slog.Logger
+	gw             *gateway.Gateway
+	now            func() time.Time
+	idle           time.Duration
+	absolute       time.Duration
+	frameKiosk     string
+	live           bool
+	viaCloud       bool
+	tlsFingerprint func() string
+	log            *slog.Logger
 
 	users  *scs.SessionManager // people: idle and absolute timeouts
 	kiosks *scs.SessionManager // kiosk displays: as long as their token
@@ -65,7 +69,7 @@ const kioskLifetime = 400 * 24 * time.Hour
 // New returns a Panel over cfg.
 func New(cfg Config) *Panel {
 	p := &Panel{gw: cfg.Gateway, now: cfg.Now, idle: cfg.IdleTimeout, absolute: cfg.AbsoluteTimeout,
-		frameKiosk: cfg.KioskFrameAncestors, live: cfg.LiveStreams, viaCloud: cfg.ThroughCloud, log: cfg.Logger, cop: http.NewCrossOriginProtection()}
+		frameKiosk: cfg.KioskFrameAncestors, live: cfg.LiveStreams, viaCloud: cfg.ThroughCloud, tlsFingerprint: cfg.TLSFingerprint, log: cfg.Logger, cop: http.NewCrossOriginProtection()}
 	if p.now == nil {
 		p.now = time.Now
 	}

@@ -478,6 +478,24 @@ describe("local gateway panel", () => {
     await eventually(async () => Math.abs((await odom(r)).w) < 0.01, "stopped on release", 1000);
   });
 
+  it("serves HTTPS on the agent's own port: a secure context for the Gamepad API", async () => {
+    const https = fleet.agent.replace(/^http:/, "https:");
+    const ctx = await fleet.browser.newContext({ ignoreHTTPSErrors: true, baseURL: https });
+    try {
+      const page = await ctx.newPage();
+      const resp = await page.goto("/login");
+      expect(resp?.status()).toBe(200);
+      expect(page.url().startsWith("https://")).toBe(true);
+      expect(await page.evaluate(() => window.isSecureContext)).toBe(true);
+      expect(await page.evaluate(() => typeof navigator.getGamepads)).toBe("function");
+    } finally {
+      await ctx.close();
+    }
+    // The admin page shows the certificate's fingerprint, to check against the browser's.
+    await agentPage.goto("/admin");
+    expect(await agentPage.locator("#tls-fingerprint").textContent()).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+  });
+
   it("keeps screenshots of the other pages", async () => {
     for (const [name, url] of [
       ["14-overview", `/robots/${robots[0]!.id}`],

@@ -18,9 +18,17 @@ func WithConn(ctx context.Context, c net.Conn) context.Context {
 // options apply to the TCP connection either way); nil when there is none.
 func tcpConn(ctx context.Context) *net.TCPConn {
 	conn, _ := ctx.Value(connKey{}).(net.Conn)
-	if t, ok := conn.(*tls.Conn); ok {
-		conn = t.NetConn()
+	for range 4 { // TLS over a connection read ahead (the local gateway's HTTP-or-HTTPS port)
+		switch c := conn.(type) {
+		case *net.TCPConn:
+			return c
+		case *tls.Conn:
+			conn = c.NetConn()
+		case interface{ NetConn() net.Conn }:
+			conn = c.NetConn()
+		default:
+			return nil
+		}
 	}
-	tcp, _ := conn.(*net.TCPConn)
-	return tcp
+	return nil
 }
