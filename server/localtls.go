@@ -137,8 +137,7 @@ func (d *dualListener) acceptLoop() {
 			if errors.As(err, &ne) && ne.Timeout() {
 				continue
 			}
-			d.err = err
-			d.Close()
+			d.closeWith(err)
 			return
 		}
 		go d.sniff(c)
@@ -177,9 +176,14 @@ func (d *dualListener) Accept() (net.Conn, error) {
 	}
 }
 
-func (d *dualListener) Close() error {
+func (d *dualListener) Close() error { return d.closeWith(nil) }
+
+// closeWith closes once; why (the inner listener's failure) is what Accept returns then. It is
+// set before done closes, so Accept reads it after.
+func (d *dualListener) closeWith(why error) error {
 	var err error
 	d.once.Do(func() {
+		d.err = why
 		close(d.done)
 		err = d.Listener.Close()
 	})
