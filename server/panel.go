@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -24,6 +25,8 @@ func (s *Server) mountPanel(e *echo.Echo, opt api.Options) {
 	cfg.LiveStreams = s.liveStreams()
 	cfg.ThroughCloud = s.cfg.Mode == ModeCloud
 	cfg.TLSFingerprint = s.TLSFingerprint
+	cfg.Local = s.cfg.Mode == ModeAgent
+	cfg.Where = s.where
 	cfg.Logger = s.log
 	panel := web.New(cfg)
 	panel.Register(e)
@@ -37,4 +40,23 @@ func (s *Server) purgeSessions(ctx context.Context) {
 	} else if n > 0 {
 		s.log.Debug("purged expired sessions", "count", n)
 	}
+}
+
+// where says in the panel's header which gateway this is: the cloud, or a local gateway and
+// the cloud it is linked to.
+func (s *Server) where() string {
+	if s.cfg.Mode == ModeCloud {
+		return "Cloud gateway"
+	}
+	if s.uplink == nil {
+		return "Local gateway (not linked to a cloud)"
+	}
+	host := s.cfg.Cloud
+	if u, err := url.Parse(s.cfg.Cloud); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	if s.uplink.Connected() {
+		return "Local gateway · linked to " + host
+	}
+	return "Local gateway · link to " + host + " down"
 }

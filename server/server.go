@@ -56,8 +56,11 @@ type Config struct {
 	TLSCert       string
 	TLSKey        string
 	MetricsListen string
-	Version       string
-	Logger        *slog.Logger
+	// AlertBattery is the battery charge, in percent, under which robots show an alert
+	// (default 20).
+	AlertBattery float64
+	Version      string
+	Logger       *slog.Logger
 	// Stdout receives the one-time admin token line on a fresh data directory.
 	Stdout io.Writer
 	// Sim configures simulated robots; the agent hosts them (the cloud ignores it).
@@ -164,6 +167,14 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		BearerTTL:          cfg.TokenTTL,
 		LatestAgentVersion: cfg.Version,
 		Logger:             s.log,
+		AlertRules:         gateway.AlertRules{BatteryBelow: cfg.AlertBattery},
+		// The acceptor is made after the core; it is set before anything is served.
+		AgentLinks: func(agentID string) (time.Time, bool) {
+			if s.acceptor == nil {
+				return time.Time{}, false
+			}
+			return s.acceptor.LastHeard(agentID)
+		},
 	}
 	if archive != nil {
 		gwCfg.Archive = archive // a nil *cloud.Archive in the interface would not be nil

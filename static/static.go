@@ -18,7 +18,7 @@ import (
 	"strings"
 )
 
-//go:embed css dist
+//go:embed css dist img
 var files embed.FS
 
 // Prefix is where the assets are served.

@@ -1,8 +1,10 @@
 package views
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
@@ -156,3 +158,51 @@ func PrettyJSON(b []byte) string {
 }
 
 func fmtFloat(f float64) string { return fmt.Sprintf("%.0f", f) }
+
+// Limits of a stream value shown in a page: past them a value is summarized, so a point
+// cloud's megabytes of base64 never land in the HTML (the full value is a link away).
+const (
+	valueMaxString = 200 // characters of a string shown
+	valueMaxItems  = 32  // elements of an array shown
+)
+
+// ValueSummary is a stream's JSON value indented, with long strings (base64 bytes) and long
+// arrays cut to their first part and their size in words. Numbers keep their exact text.
+func ValueSummary(b []byte) string {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return PrettyJSON(b)
+	}
+	out, err := json.MarshalIndent(summarize(v), "", "  ")
+	if err != nil {
+		return PrettyJSON(b)
+	}
+	return string(out)
+}
+
+func summarize(v any) any {
+	switch t := v.(type) {
+	case string:
+		if len(t) > valueMaxString {
+			return fmt.Sprintf("%s… (%s in all)", strings.ToValidUTF8(t[:valueMaxString/2], ""), HumanSize(int64(len(t))))
+		}
+		return t
+	case []any:
+		n := len(t)
+		if n > valueMaxItems {
+			t = append(t[:valueMaxItems:valueMaxItems], fmt.Sprintf("… %d more elements (%d in all)", n-valueMaxItems, n))
+		}
+		for i := range min(len(t), valueMaxItems) {
+			t[i] = summarize(t[i])
+		}
+		return t
+	case map[string]any:
+		for k, e := range t {
+			t[k] = summarize(e)
+		}
+		return t
+	}
+	return v
+}

@@ -46,6 +46,18 @@ func StreamURL(robotID string, s fleet.Stream) string {
 	return "/robots/" + url.PathEscape(robotID) + "/streams?" + q.Encode()
 }
 
+// StreamValueURL is the fragment of a stream's current value, refreshed in place.
+func StreamValueURL(robotID string, s fleet.Stream) string {
+	q := url.Values{"component": {s.Component}, "stream": {s.Name}, "source": {fmt.Sprint(int(s.Source))}, "type": {s.Type}}
+	return "/robots/" + url.PathEscape(robotID) + "/streams/value?" + q.Encode()
+}
+
+// StreamReadURL is the REST read of a stream (endpoint 7 through the panel's mirror).
+func StreamReadURL(robotID string, s fleet.Stream) string {
+	q := url.Values{"componentName": {s.Component}, "streamName": {s.Name}, "source": {fmt.Sprint(int(s.Source))}, "streamType": {s.Type}}
+	return "/panel/api/robots/" + url.PathEscape(robotID) + "/stream?" + q.Encode()
+}
+
 // WidgetFor names the browser widget that shows or drives a stream live, "" for none.
 func WidgetFor(s fleet.Stream) string {
 	t := s.Type[strings.LastIndex(s.Type, ".")+1:]

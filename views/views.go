@@ -18,6 +18,12 @@ type Nav struct {
 	OrgAdmin bool
 	// NeedsPassword asks the user to set a password (the bootstrap admin's first login).
 	NeedsPassword bool
+	// UserID is the signed-in user's: pages offer no action against one's own account.
+	UserID string
+	// Quiet leaves out the page-wide notices (the operate screen keeps its one screen).
+	Quiet bool
+	// Where says which gateway this is: the cloud, or a local gateway and its link.
+	Where string
 }
 
 // HumanSize is a byte count as a person reads it: 1.5 MiB.

@@ -3,6 +3,7 @@ package views
 import (
 	"bytes"
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/static"
 )
 
@@ -123,5 +125,39 @@ func TestHumanSize(t *testing.T) {
 		if got := HumanSize(n); got != want {
 			t.Errorf("HumanSize(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+func TestPoseWords(t *testing.T) {
+	cases := []struct {
+		s    gateway.RobotStatus
+		want string
+	}{
+		{gateway.RobotStatus{}, "–"},
+		{gateway.RobotStatus{HasPose: true, Pose: gateway.Pose2D{X: 22.71, Y: 0.49, Yaw: 70 * math.Pi / 180}}, "x 22.7 m, y 0.5 m, 70°"},
+		{gateway.RobotStatus{HasPose: true, Pose: gateway.Pose2D{X: -1, Y: 2, Yaw: -math.Pi / 2}}, "x -1.0 m, y 2.0 m, 270°"},
+		{gateway.RobotStatus{HasPose: true, Pose: gateway.Pose2D{Yaw: -0.0001}}, "x 0.0 m, y 0.0 m, 0°"},
+	}
+	for _, tc := range cases {
+		if got := PoseWords(tc.s); got != tc.want {
+			t.Errorf("PoseWords(%+v) = %q, want %q", tc.s.Pose, got, tc.want)
+		}
+	}
+}
+
+func TestValueSummaryCutsBigValues(t *testing.T) {
+	big := `{"header":{"frameId":"lidar"},"data":"` + strings.Repeat("QUJD", 500000) + `","fields":[` + strings.Repeat(`1,`, 99) + `1],"x":0.30000000000000004}`
+	got := ValueSummary([]byte(big))
+	if len(got) > 4096 {
+		t.Fatalf("summary is %d bytes", len(got))
+	}
+	for _, want := range []string{`"frameId": "lidar"`, "(1.9 MiB in all)", "68 more elements (100 in all)", "0.30000000000000004"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q:\n%s", want, got)
+		}
+	}
+	small := `{"data":"abc","n":[1,2]}`
+	if got := ValueSummary([]byte(small)); !strings.Contains(got, `"abc"`) || !strings.Contains(got, "2\n") {
+		t.Errorf("small value changed: %s", got)
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 func (p *Panel) adminView(c echo.Context) (views.AdminView, error) {
 	ctx, caller := c.Request().Context(), Caller(c)
-	v := views.AdminView{Nav: p.nav(c, "Administration", "admin")}
+	v := views.AdminView{Nav: p.nav(c, "Administration", "admin"), Local: p.local}
 	if p.tlsFingerprint != nil {
 		v.TLSFingerprint = p.tlsFingerprint()
 	}

@@ -1,7 +1,9 @@
 package web
 
 import (
+	"cmp"
 	"net/http"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
@@ -26,7 +28,12 @@ func (p *Panel) kioskRows(c echo.Context) (gateway.Fleet, []views.RobotRow, erro
 			rows = append(rows, r)
 		}
 	}
-	return f, p.withBattery(ctx, caller, rows), nil
+	out := p.withStatus(ctx, rows)
+	// The robots that need someone first, then by name (RobotTable's order).
+	slices.SortStableFunc(out, func(a, b views.RobotRow) int {
+		return cmp.Compare(alertRank(b.Status), alertRank(a.Status))
+	})
+	return f, out, nil
 }
 
 func (p *Panel) kioskPage(c echo.Context) error {
@@ -34,7 +41,7 @@ func (p *Panel) kioskPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return p.render(c, http.StatusOK, views.Kiosk(views.KioskView{Fleet: f, Rows: rows}))
+	return p.render(c, http.StatusOK, views.Kiosk(views.KioskView{Fleet: f, Tiles: views.KioskTilesView{Rows: rows, Now: p.now()}}))
 }
 
 func (p *Panel) kioskFragment(c echo.Context) error {
@@ -42,5 +49,16 @@ func (p *Panel) kioskFragment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return p.render(c, http.StatusOK, views.KioskTable(rows))
+	return p.render(c, http.StatusOK, views.KioskTiles(views.KioskTilesView{Rows: rows, Now: p.now()}))
+}
+
+// alertRank orders robots on the wall: critical alerts, then warnings, then the rest.
+func alertRank(s gateway.RobotStatus) int {
+	switch {
+	case s.Critical():
+		return 2
+	case len(s.Alerts) > 0:
+		return 1
+	}
+	return 0
 }

@@ -71,8 +71,12 @@ func (p *Panel) logout(c echo.Context) error {
 
 func (p *Panel) nav(c echo.Context, title, active string) views.Nav {
 	caller := Caller(c)
-	return views.Nav{Title: title, Active: active, Email: caller.User.Email, OrgAdmin: caller.User.OrgAdmin && caller.CanAct(),
-		NeedsPassword: !caller.User.HasPassword && caller.CanAct()}
+	n := views.Nav{Title: title, Active: active, Email: caller.User.Email, OrgAdmin: caller.User.OrgAdmin && caller.CanAct(),
+		NeedsPassword: !caller.User.HasPassword && caller.CanAct(), UserID: caller.User.ID}
+	if p.where != nil {
+		n.Where = p.where()
+	}
+	return n
 }
 
 func (p *Panel) passwordPage(c echo.Context) error {

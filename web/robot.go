@@ -28,24 +28,54 @@ func (p *Panel) header(c echo.Context, tab string) (views.RobotHeader, gateway.R
 	return views.RobotHeader{ID: d.Robot.ID, Name: d.Robot.Name, FleetID: d.Robot.FleetID, Online: d.Online, Role: role, Tab: tab}, d, nil
 }
 
+// robotPage is the operate screen: the robot's live view, map, status and teleop controls.
 func (p *Panel) robotPage(c echo.Context) error {
 	h, d, err := p.header(c, "overview")
 	if err != nil {
 		return err
 	}
-	v := views.RobotView{Nav: p.nav(c, d.Robot.Name, "robots"), Header: h, Details: d}
+	caller := Caller(c)
+	nav := p.nav(c, d.Robot.Name, "robots")
+	nav.Quiet = true
+	v := views.OperateView{Nav: nav, Header: h, Details: d, LiveHere: p.live, ThroughCloud: p.viaCloud}
 	v.Cameras = views.RobotCameras{Header: h, LiveHere: p.live,
-		CanOpen: h.Role >= gateway.RoleDeveloper && Caller(c).CanAct() && p.gw.OpensCameras()}
+		CanOpen: h.Role >= gateway.RoleDeveloper && caller.CanAct() && p.gw.OpensCameras()}
+	v.Status = p.statusView(c, h.ID)
 	if d.Online {
-		// An offline robot, or one slow to list its streams, shows no cameras: the page
+		// An offline robot, or one slow to list its streams, shows no views: the page
 		// still renders.
 		ctx, cancel := context.WithTimeout(c.Request().Context(), robotReadTimeout)
 		defer cancel()
-		if streams, err := p.gw.Streams(ctx, Caller(c), h.ID); err == nil {
+		if streams, err := p.gw.Streams(ctx, caller, h.ID); err == nil {
+			v.Views = views.OperableViews(streams)
+			v.Pose = views.PoseStream(streams)
+			if h.Role >= gateway.RoleOperator && caller.CanAct() {
+				v.Drive = views.DriveStream(streams)
+			}
 			v.Cameras.Cameras = views.CameraStreams(streams)
 		}
 	}
-	return p.render(c, http.StatusOK, views.Robot(v))
+	return p.render(c, http.StatusOK, views.Operate(v))
+}
+
+// statusView is a robot's status card: its state, alerts and who drives it.
+func (p *Panel) statusView(c echo.Context, robotID string) views.StatusView {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), robotReadTimeout)
+	defer cancel()
+	v := views.StatusView{RobotID: robotID, Now: p.now()}
+	v.Status, _ = p.gw.RobotStatus(ctx, Caller(c), robotID) // the header checked the caller may see it
+	if v.Status.Online {
+		v.Drivers, _ = p.gw.Controls(ctx, Caller(c), robotID) // a role that may not ask sees "nobody"
+	}
+	return v
+}
+
+// robotStatus is the status card alone, refreshed in place every two seconds.
+func (p *Panel) robotStatus(c echo.Context) error {
+	if _, err := p.gw.RobotRole(c.Request().Context(), Caller(c), c.Param("robotId")); err != nil {
+		return err
+	}
+	return p.render(c, http.StatusOK, views.OperateStatus(p.statusView(c, c.Param("robotId"))))
 }
 
 // streamsView is the streams tab with the stream named by the query (or form) selected.
@@ -85,7 +115,7 @@ func (p *Panel) streamsView(c echo.Context, component, name, source string) (vie
 			}
 			v.ValueError = gateway.ErrorMessage(err)
 		} else {
-			v.Value = views.PrettyJSON(b)
+			v.Value = views.ValueSummary(b)
 		}
 	}
 	v.CanUpload = h.Role >= gateway.RoleDeveloper && caller.CanAct()
@@ -95,6 +125,26 @@ func (p *Panel) streamsView(c echo.Context, component, name, source string) (vie
 		}
 	}
 	return v, nil
+}
+
+// streamValue is the selected stream's current value alone: the streams tab refreshes it in
+// place each second.
+func (p *Panel) streamValue(c echo.Context) error {
+	src, err := strconv.Atoi(c.QueryParam("source"))
+	if err != nil || src <= 0 {
+		return gateway.Errorf(gateway.EInvalid, "source must be a stream source number")
+	}
+	sel := gateway.StreamSelector{Component: c.QueryParam("component"), Name: c.QueryParam("stream"), Source: fleet.SourceType(src), Type: c.QueryParam("type")}
+	ctx, cancel := context.WithTimeout(c.Request().Context(), robotReadTimeout)
+	defer cancel()
+	b, err := p.gw.ReadStream(ctx, Caller(c), c.Param("robotId"), sel)
+	if code := gateway.ErrorCode(err); code == gateway.EUnavailable || code == gateway.EInvalid {
+		// The robot went offline or the stream has no value now: the page says so in place.
+		return p.render(c, http.StatusOK, views.StreamValue("", gateway.ErrorMessage(err)))
+	} else if err != nil {
+		return err
+	}
+	return p.render(c, http.StatusOK, views.StreamValue(views.ValueSummary(b), ""))
 }
 
 func (p *Panel) streamsPage(c echo.Context) error {

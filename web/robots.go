@@ -2,15 +2,12 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/url"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/views"
 )
@@ -19,7 +16,6 @@ import (
 // hold the page.
 const robotReadTimeout = 1500 * time.Millisecond
 
-const metricBattery = fleet.MetricType(4)
 
 func (p *Panel) robotsPage(c echo.Context) error {
 	v, err := p.robotsView(c)
@@ -65,28 +61,19 @@ func (p *Panel) robotsView(c echo.Context) (views.RobotsView, error) {
 		}
 		rows = append(rows, r)
 	}
-	v.Rows = p.withBattery(ctx, caller, rows)
+	v.Rows = p.withStatus(ctx, rows)
 	return v, nil
 }
 
-// withBattery reads the battery of the online robots, side by side, within robotReadTimeout.
-func (p *Panel) withBattery(ctx context.Context, caller *gateway.Caller, rows []gateway.RobotRow) []views.RobotRow {
+// withStatus reads the status of the rows' robots (battery, activity, alerts), side by side,
+// within robotReadTimeout.
+func (p *Panel) withStatus(ctx context.Context, rows []gateway.RobotRow) []views.RobotRow {
 	ctx, cancel := context.WithTimeout(ctx, robotReadTimeout)
 	defer cancel()
+	statuses := p.gw.RobotStatuses(ctx, rows)
 	out := make([]views.RobotRow, len(rows))
-	var wg sync.WaitGroup
 	for i, r := range rows {
-		out[i].RobotRow = r
-		if !r.Online {
-			continue
-		}
-		wg.Go(func() {
-			_, m, err := p.gw.Metric(ctx, caller, r.Robot.ID, metricBattery, "")
-			if f, ok := m.Value.(float64); err == nil && ok {
-				out[i].Battery = fmt.Sprintf("%.0f %%", f)
-			}
-		})
+		out[i] = views.RobotRow{RobotRow: r, Status: statuses[i]}
 	}
-	wg.Wait()
 	return out
 }

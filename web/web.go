@@ -38,6 +38,10 @@ type Config struct {
 	// TLSFingerprint gives the local gateway's HTTPS certificate fingerprint for the admin
 	// page (nil or "": none).
 	TLSFingerprint func() string
+	// Local: this is a local gateway (an agent), which provisions no agents.
+	Local bool
+	// Where says in every page's header which gateway this is (nil: nothing).
+	Where func() string
 	// IdleTimeout and AbsoluteTimeout end user sessions (defaults 30 min and 12 h); kiosk
 	// sessions have neither and live as long as their token.
 	IdleTimeout     time.Duration
@@ -55,6 +59,8 @@ type Panel struct {
 	live           bool
 	viaCloud       bool
 	tlsFingerprint func() string
+	local          bool
+	where          func() string
 	log            *slog.Logger
 
 	users  *scs.SessionManager // people: idle and absolute timeouts
@@ -69,7 +75,7 @@ const kioskLifetime = 400 * 24 * time.Hour
 // New returns a Panel over cfg.
 func New(cfg Config) *Panel {
 	p := &Panel{gw: cfg.Gateway, now: cfg.Now, idle: cfg.IdleTimeout, absolute: cfg.AbsoluteTimeout,
-		frameKiosk: cfg.KioskFrameAncestors, live: cfg.LiveStreams, viaCloud: cfg.ThroughCloud, tlsFingerprint: cfg.TLSFingerprint, log: cfg.Logger, cop: http.NewCrossOriginProtection()}
+		frameKiosk: cfg.KioskFrameAncestors, live: cfg.LiveStreams, viaCloud: cfg.ThroughCloud, tlsFingerprint: cfg.TLSFingerprint, local: cfg.Local, where: cfg.Where, log: cfg.Logger, cop: http.NewCrossOriginProtection()}
 	if p.now == nil {
 		p.now = time.Now
 	}
@@ -107,6 +113,10 @@ func newManager(cfg Config, name string, lifetime time.Duration, persist bool) *
 // with middleware at "/" would catch every unmatched path of the API too.
 func (p *Panel) Register(e *echo.Echo) {
 	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler()))
+	// Browsers ask for /favicon.ico whatever the page says.
+	e.GET("/favicon.ico", func(c echo.Context) error {
+		return c.Redirect(http.StatusMovedPermanently, static.Path("img/favicon.svg"))
+	})
 
 	page := []echo.MiddlewareFunc{p.pageHeaders(false), p.crossOrigin, p.loadSessions}
 	user := append(page[:len(page):len(page)], p.requireUser)
@@ -121,7 +131,9 @@ func (p *Panel) Register(e *echo.Echo) {
 	e.GET("/", p.handle(p.robotsPage), user...)
 	e.GET("/fragments/robots", p.handle(p.robotsFragment), user...)
 	e.GET("/robots/:robotId", p.handle(p.robotPage), user...)
+	e.GET("/robots/:robotId/status", p.handle(p.robotStatus), user...)
 	e.GET("/robots/:robotId/streams", p.handle(p.streamsPage), user...)
+	e.GET("/robots/:robotId/streams/value", p.handle(p.streamValue), user...)
 	e.POST("/robots/:robotId/streams/upload", p.handle(p.uploadStream), user...)
 	e.GET("/robots/:robotId/metrics", p.handle(p.metricsPage), user...)
 	e.GET("/robots/:robotId/metrics/fragment", p.handle(p.metricsFragment), user...)

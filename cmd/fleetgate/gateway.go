@@ -29,6 +29,8 @@ type gatewayFlags struct {
 	metricsListen string
 	// kioskFrameAncestors is the one origin allowed to frame kiosk pages.
 	kioskFrameAncestors string
+	// alertBattery is the charge, in percent, under which a robot shows a battery alert.
+	alertBattery float64
 }
 
 func (g *gatewayFlags) register(fs *flag.FlagSet, defaultListen string) {
@@ -42,6 +44,7 @@ func (g *gatewayFlags) register(fs *flag.FlagSet, defaultListen string) {
 	fs.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&g.metricsListen, "metrics-listen", "", "address to serve Prometheus /metrics on (off when empty)")
 	fs.StringVar(&g.kioskFrameAncestors, "kiosk-frame-ancestors", "", "an origin (https://host[:port]) allowed to frame kiosk pages; other pages are never framed")
+	fs.Float64Var(&g.alertBattery, "alert-battery", gateway.DefaultAlertRules.BatteryBelow, "battery charge in percent under which a robot shows an alert (critical under half of it)")
 }
 
 // check validates what the flag package cannot.
@@ -54,6 +57,9 @@ func (g *gatewayFlags) check() error {
 	}
 	if g.logFormat != "text" && g.logFormat != "json" {
 		return usagef("--log-format must be text or json")
+	}
+	if g.alertBattery <= 0 || g.alertBattery > 100 {
+		return usagef("--alert-battery must be a percentage above 0 and at most 100")
 	}
 	if (g.tlsCert == "") != (g.tlsKey == "") {
 		return usagef("--tls-cert and --tls-key go together")
@@ -92,6 +98,7 @@ func (g *gatewayFlags) config(mode server.Mode, stdout io.Writer) server.Config 
 		TLSKey:              g.tlsKey,
 		MetricsListen:       g.metricsListen,
 		KioskFrameAncestors: g.kioskFrameAncestors,
+		AlertBattery:        g.alertBattery,
 		Version:             version(),
 		Logger:              newLogger(g.logFormat, os.Stderr),
 		Stdout:              stdout,

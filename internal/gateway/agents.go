@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"time"
 )
 
 var agentKeyPattern = regexp.MustCompile(`^fga_[0-9A-Za-z]{40}$`)
@@ -46,6 +47,11 @@ func (g *Gateway) validAgentKey(ctx context.Context, key string) (Agent, error) 
 		return Agent{}, invalid
 	}
 	return a, nil
+}
+
+// AgentSeen records when a linked agent was last heard from, as its link ends.
+func (g *Gateway) AgentSeen(ctx context.Context, agentID string, at time.Time) error {
+	return g.store.TouchAgent(ctx, agentID, at.UTC())
 }
 
 // AgentActive reports whether a connected agent may stay connected: nil while it exists and

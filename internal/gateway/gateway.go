@@ -38,6 +38,12 @@ type Config struct {
 	// Controls are the control leases of input streams, one controller per target (nil: a
 	// set of this gateway's own).
 	Controls *teleop.Controls
+	// AlertRules are the thresholds of the alerts derived from robots' KPIs (zero fields:
+	// DefaultAlertRules').
+	AlertRules AlertRules
+	// AgentLinks tells whether an agent is linked to this gateway now and when its link last
+	// carried a frame (the cloud's agent link); nil: no agent is ever linked here.
+	AgentLinks func(agentID string) (lastHeard time.Time, linked bool)
 }
 
 // Gateway is the core service. It is safe for concurrent use.
@@ -54,23 +60,34 @@ type Gateway struct {
 	cameras   Cameras
 	controls  *teleop.Controls
 
-	limits loginLimits
+	limits     loginLimits
+	alertRules AlertRules
+	agentLinks func(agentID string) (time.Time, bool)
+	statuses   statusCache
 }
 
 // New returns a Gateway over cfg.
 func New(cfg Config) *Gateway {
 	g := &Gateway{
-		store:     cfg.Store,
-		presence:  cfg.Presence,
-		now:       cfg.Now,
-		bearerTTL: cfg.BearerTTL,
-		latest:    cfg.LatestAgentVersion,
-		log:       cfg.Logger,
-		signer:    cfg.Signer,
-		agentID:   cfg.AgentID,
-		archive:   cfg.Archive,
-		cameras:   cfg.Cameras,
-		controls:  cfg.Controls,
+		store:      cfg.Store,
+		presence:   cfg.Presence,
+		now:        cfg.Now,
+		bearerTTL:  cfg.BearerTTL,
+		latest:     cfg.LatestAgentVersion,
+		log:        cfg.Logger,
+		signer:     cfg.Signer,
+		agentID:    cfg.AgentID,
+		archive:    cfg.Archive,
+		cameras:    cfg.Cameras,
+		controls:   cfg.Controls,
+		alertRules: cfg.AlertRules,
+		agentLinks: cfg.AgentLinks,
+	}
+	if g.alertRules.BatteryBelow <= 0 {
+		g.alertRules.BatteryBelow = DefaultAlertRules.BatteryBelow
+	}
+	if g.alertRules.StaleAfter <= 0 {
+		g.alertRules.StaleAfter = DefaultAlertRules.StaleAfter
 	}
 	if g.controls == nil {
 		g.controls = teleop.NewControls(teleop.RealClock())

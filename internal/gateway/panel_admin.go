@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -172,11 +173,37 @@ func (g *Gateway) ProvisionAgent(ctx context.Context, c *Caller, name, fleetID s
 }
 
 // OrgAgents lists the agents (org admins only).
-func (g *Gateway) OrgAgents(ctx context.Context, c *Caller) ([]Agent, error) {
+func (g *Gateway) OrgAgents(ctx context.Context, c *Caller) ([]AgentRow, error) {
 	if err := requireOrgAdmin(c); err != nil {
 		return nil, err
 	}
-	return g.Agents(ctx)
+	agents, err := g.Agents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AgentRow, len(agents))
+	for i, a := range agents {
+		out[i] = g.agentRow(a)
+	}
+	return out, nil
+}
+
+// AgentRow is an agent as the panel shows it: linked now or not, and when last heard from
+// (the newest heartbeat while linked; when its link ended otherwise).
+type AgentRow struct {
+	Agent
+	Connected bool
+	LastHeard time.Time
+}
+
+func (g *Gateway) agentRow(a Agent) AgentRow {
+	row := AgentRow{Agent: a, LastHeard: a.LastSeen}
+	if g.agentLinks != nil {
+		if at, ok := g.agentLinks(a.ID); ok {
+			row.Connected, row.LastHeard = true, at
+		}
+	}
+	return row
 }
 
 // RevokeOrgAgent revokes an agent's key (org admins only).

@@ -13,6 +13,9 @@ type RobotRow struct {
 	FleetName       string
 	Online          bool
 	UpdateAvailable bool // the robot's agent is older than LatestAgentVersion
+	// AgentName is the agent that announced the robot over the agent link; empty for the
+	// robots this gateway hosts itself.
+	AgentName string
 }
 
 // RobotTable lists the robots the caller may see with their fleet, by name.
@@ -29,9 +32,19 @@ func (g *Gateway) RobotTable(ctx context.Context, c *Caller) ([]RobotRow, error)
 	for _, f := range fleets {
 		names[f.ID] = f.Name
 	}
+	agentNames := map[string]string{}
+	if slices.ContainsFunc(robots, func(r Robot) bool { return r.AgentID != "" }) {
+		agents, err := g.store.Agents(ctx, c.User.OrgID)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range agents {
+			agentNames[a.ID] = a.Name
+		}
+	}
 	out := make([]RobotRow, 0, len(robots))
 	for _, r := range robots {
-		row := RobotRow{Robot: r, FleetName: names[r.FleetID], Online: g.presence.Online(r.ID)}
+		row := RobotRow{Robot: r, FleetName: names[r.FleetID], Online: g.presence.Online(r.ID), AgentName: agentNames[r.AgentID]}
 		if row.Online {
 			r.LastSeen = g.now().UTC()
 			row.Robot.LastSeen = r.LastSeen

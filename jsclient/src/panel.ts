@@ -1,10 +1,12 @@
 // The panel bundle's entry: page behaviours, then one widget per data-widget element.
 // Widgets that pull in a large library (three.js, uPlot) load it only when the page has one.
-import { startConfirm, startCopy, startJSONCheck, startRefresh } from "./page/behaviours.js";
-import { mountWidgets } from "./widgets/mount.js";
+import { startClock, startConfirm, startCopy, startJSONCheck, startRefresh } from "./page/behaviours.js";
+import { mountWidgets, startViewSwitch } from "./widgets/mount.js";
 
 startRefresh();
 startCopy();
 startJSONCheck();
 startConfirm();
+startViewSwitch();
+startClock();
 mountWidgets(document);

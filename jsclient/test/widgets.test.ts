@@ -3,7 +3,7 @@ import { cloudArrays, ramp, type CloudMessage } from "../src/decode/cloud.js";
 import { rawToRGBA } from "../src/decode/pixels.js";
 import { History, metricPercent } from "../src/widgets/history.js";
 import { KPIState, poseOf } from "../src/widgets/kpi.js";
-import { tileFacts } from "../src/widgets/kpiwall.js";
+import { tileAge } from "../src/widgets/kpiwall.js";
 
 describe("raw image pixels", () => {
   it.each<[string, number[], number[]]>([
@@ -97,17 +97,15 @@ describe("KPI state", () => {
 });
 
 describe("kiosk tiles", () => {
-  const robot = { id: "r1", name: "one", updated: 10_000, values: new Map<string, unknown>([["battery", 64.6], ["activity", "moving"]]) };
-  it.each([
-    [10_000, false, "0.0 s ago"],
-    [15_000, false, "5.0 s ago"],
-    [15_001, true, "5.0 s ago"],
-    [42_000, true, "32.0 s ago"],
-  ])("at %i ms: stale %s", (now, stale, age) => {
-    expect(tileFacts(robot, now)).toEqual({ stale, activity: "moving", battery: "65 %", age });
-  });
-  it("says – for what it does not know", () => {
-    expect(tileFacts({ ...robot, values: new Map() }, 10_000)).toMatchObject({ activity: "–", battery: "–" });
+  it.each<[string | undefined, number, number, boolean, number | null]>([
+    ["0", 10_000, 10_000, false, 0],
+    ["1000", 10_000, 14_000, false, 5000],
+    ["1000", 10_000, 14_001, true, 5001],
+    ["6000", 10_000, 10_000, true, 6000],
+    ["-50", 10_000, 10_000, false, 0], // the robot's clock ahead of the gateway's
+    [undefined, 10_000, 99_000, false, null], // no data: offline says so, not staleness
+  ])("rendered %s ms old, loaded at %i, now %i: stale %s", (age, loaded, now, stale, ageMs) => {
+    expect(tileAge(age, loaded, now)).toEqual({ stale, ageMs });
   });
 });
 

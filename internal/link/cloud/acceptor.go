@@ -43,6 +43,9 @@ type Core interface {
 	// MayArchive is nil unless resourceID is another robot's: checked before an upload,
 	// which would replace the archived file of that id.
 	MayArchive(ctx context.Context, robotID, resourceID string) error
+	// AgentSeen records when an agent was last heard from, as its link ends (while it is
+	// linked, LastHeard answers from memory: no write per heartbeat).
+	AgentSeen(ctx context.Context, agentID string, at time.Time) error
 }
 
 // Config wires an Acceptor.
@@ -151,6 +154,11 @@ func (a *Acceptor) Serve(w http.ResponseWriter, r *http.Request, agent Agent) {
 	}
 	s.run() // also takes the robots registered before the welcome offline
 	s.log.Info("agent disconnected")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.cfg.Core.AgentSeen(ctx, agent.ID, time.Unix(0, s.lastHeard.Load())); err != nil {
+		s.log.Warn("recording when the agent was last heard from", "err", err)
+	}
 }
 
 // adopt makes s the agent's link, closing an older link of the same agent: the newer wins,
@@ -195,6 +203,18 @@ func (a *Acceptor) Connected(agentID string) bool {
 	defer a.mu.Unlock()
 	_, ok := a.sessions[agentID]
 	return ok
+}
+
+// LastHeard is when agent agentID's link last carried a frame (a heartbeat at least every
+// heartbeat interval), and whether it has a link now.
+func (a *Acceptor) LastHeard(agentID string) (time.Time, bool) {
+	a.mu.Lock()
+	s := a.sessions[agentID]
+	a.mu.Unlock()
+	if s == nil {
+		return time.Time{}, false
+	}
+	return time.Unix(0, s.lastHeard.Load()), true
 }
 
 // Revoke closes agent agentID's link at once (its robots go offline). The caller revoked

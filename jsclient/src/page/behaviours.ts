@@ -11,10 +11,13 @@ export function startRefresh(root: ParentNode = document): void {
       if (!document.hidden) {
         try {
           const r = await fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } });
-          if (r.ok) el.innerHTML = await r.text();
+          if (r.ok) {
+            el.innerHTML = await r.text();
+            el.dataset.loaded = String(Date.now());
+          }
           el.dataset.state = r.ok ? "live" : "error";
         } catch {
-          el.dataset.state = "offline";
+          el.dataset.state = "offline"; // the content stays, and what reads it ages it
         }
       }
       setTimeout(tick, every);
@@ -58,5 +61,18 @@ export function startConfirm(root: ParentNode = document): void {
     f.addEventListener("submit", (ev) => {
       if (!confirm(f.dataset.confirm!)) ev.preventDefault();
     });
+  }
+}
+
+// time[data-clock]: a clock that ticks each second (the kiosk's), in the display's time zone.
+export function startClock(root: ParentNode = document): void {
+  for (const el of root.querySelectorAll<HTMLElement>("[data-clock]")) {
+    const tick = (): void => {
+      const now = new Date();
+      el.textContent = now.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+      el.setAttribute("datetime", now.toISOString());
+    };
+    tick();
+    setInterval(tick, 1000);
   }
 }

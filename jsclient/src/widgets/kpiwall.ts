@@ -1,8 +1,12 @@
-// The kiosk's KPI wall: the fleet map above, then a tile per robot (name, activity, battery,
-// age of the last update with a stale badge after 5 s), fed by W1/W2. It reconnects forever
-// and goes fullscreen on the first click (browsers allow fullscreen only after a gesture).
-import { KPIState, openKPIs, poseOf, type RobotKPIs } from "./kpi.js";
-import { loadFleetMap } from "./posemap.js";
+// The kiosk's KPI wall: a dark fleet map filling its part of the screen, every robot's pose
+// live from W1/W2 (red when its tile has an alert, grey and "(stale)" when its pose is old),
+// and the ageing of the server-rendered tiles (#kiosk-tiles, refreshed every two seconds with
+// the alerts the gateway derives): a tile whose data is older than staleAfterMs gets a
+// "stale" badge, also while the gateway cannot be reached and the tiles stop refreshing.
+// It reconnects forever and goes fullscreen on the first click (browsers allow fullscreen
+// only after a gesture).
+import { KPIState, openKPIs, poseOf } from "./kpi.js";
+import { fitToElement, loadFleetMap } from "./posemap.js";
 import { MapView } from "./mapview.js";
 import { StatusLine } from "./status.js";
 
@@ -12,30 +16,30 @@ export function mountKPIWall(el: HTMLElement): void {
   const fleetId = el.dataset.fleetId;
   if (!fleetId) throw new Error("the page names no fleet");
   const status = new StatusLine(el);
-  const map = new MapView(960, 420);
-  const tiles = document.createElement("div");
-  tiles.className = "kpi-tiles";
-  el.append(map.canvas, tiles, status.el);
+  const map = new MapView(960, 540, true);
+  el.append(map.canvas, status.el);
+  fitToElement(el, map, 48);
 
   const state = new KPIState();
-  const tileOf = new Map<string, HTMLElement>();
   let mapLoading = false;
   let frames = 0;
 
+  const tiles = (): HTMLElement | null => document.querySelector<HTMLElement>("[data-kiosk-tiles]");
   const render = (): void => {
     const now = Date.now();
-    for (const r of [...state.robots.values()].sort((a, b) => a.name.localeCompare(b.name))) {
-      let t = tileOf.get(r.id);
-      if (!t) {
-        t = document.createElement("div");
-        t.className = "kpi-tile card";
-        t.dataset.robotId = r.id;
-        tileOf.set(r.id, t);
-        tiles.append(t);
-      }
-      fillTile(t, r, now);
+    const region = tiles();
+    const loaded = Number(region?.dataset.loaded ?? performance.timeOrigin);
+    const alerting = new Set<string>();
+    for (const t of region?.querySelectorAll<HTMLElement>(".kpi-tile") ?? []) {
+      const { stale } = tileAge(t.dataset.ageMs, loaded, now);
+      t.classList.toggle("stale", stale);
+      t.querySelector<HTMLElement>(".stale-badge")?.toggleAttribute("hidden", !stale);
+      if (t.classList.contains("has-alert") && t.dataset.robotId) alerting.add(t.dataset.robotId);
+    }
+    map.labelPx = Math.max(16, Math.round(map.canvas.width / 45));
+    for (const r of state.robots.values()) {
       const pose = poseOf(r.values.get("pose"));
-      if (pose) map.setPose(r.id, pose, r.name, now - r.updated > staleAfterMs);
+      if (pose) map.setPose(r.id, pose, r.name, now - r.updated > staleAfterMs, alerting.has(r.id));
     }
     map.draw();
   };
@@ -63,34 +67,12 @@ export function mountKPIWall(el: HTMLElement): void {
   document.addEventListener("click", goFullscreen);
 }
 
-/** What a tile says about a robot at a time: the words, and whether it is stale. */
-export function tileFacts(r: RobotKPIs, now: number): { stale: boolean; activity: string; battery: string; age: string } {
-  const age = Math.max(0, (now - r.updated) / 1000);
-  const battery = r.values.get("battery");
-  const activity = r.values.get("activity");
-  return {
-    stale: now - r.updated > staleAfterMs,
-    activity: typeof activity === "string" ? activity : "–",
-    battery: typeof battery === "number" ? `${battery.toFixed(0)} %` : "–",
-    age: `${age.toFixed(1)} s ago`,
-  };
-}
-
-function fillTile(t: HTMLElement, r: RobotKPIs, now: number): void {
-  const f = tileFacts(r, now);
-  t.classList.toggle("stale", f.stale);
-  t.replaceChildren(
-    el("h3", r.name, f.stale ? el("span", "stale", undefined, "badge") : undefined),
-    el("p", `Activity: ${f.activity}`),
-    el("p", `Battery: ${f.battery}`),
-    el("p", `Updated ${f.age}`, undefined, "muted age"),
-  );
-}
-
-function el(tag: string, text: string, child?: Node, cls?: string): HTMLElement {
-  const e = document.createElement(tag);
-  e.textContent = text;
-  if (cls) e.className = cls;
-  if (child) e.append(" ", child);
-  return e;
+/**
+ * How old a tile's data is now: its age when the server rendered it (data-age-ms; none when
+ * the robot sent nothing), plus the time since the tiles were loaded.
+ */
+export function tileAge(ageAtRender: string | undefined, loadedAt: number, now: number): { stale: boolean; ageMs: number | null } {
+  if (ageAtRender === undefined || ageAtRender === "") return { stale: false, ageMs: null };
+  const ageMs = Math.max(0, Number(ageAtRender)) + Math.max(0, now - loadedAt);
+  return { stale: ageMs > staleAfterMs, ageMs };
 }

@@ -12,7 +12,7 @@ interface Scan {
   ranges: number[];
 }
 
-export function mountLaserScan(el: HTMLElement): void {
+export function mountLaserScan(el: HTMLElement): () => void {
   const ref = streamOf(el);
   const canvas = document.createElement("canvas");
   canvas.className = "laserscan";
@@ -22,7 +22,7 @@ export function mountLaserScan(el: HTMLElement): void {
   let latest: Scan | null = null;
   let frames = 0;
   let queued = false;
-  openLive(ref, "output", {
+  const sock = openLive(ref, "output", {
     staleAfterMs: 3000,
     onStatus: (s) => status.socketStatus(s),
     onMessage: (data) => {
@@ -41,6 +41,7 @@ export function mountLaserScan(el: HTMLElement): void {
       });
     },
   });
+  return () => sock.stop();
 }
 
 export function drawScan(canvas: HTMLCanvasElement, s: Scan): void {

@@ -28,16 +28,50 @@ export function gridFromJSON(v: unknown): Grid | null {
   };
 }
 
+/** Colours of a light map (the panel) and a dark one (the kiosk wall, read across a room). */
+const themes = {
+  light: { bg: "#e8e8e8", free: 255, occupied: 0, unknown: 205, label: "#111", robot: "#1769e0", stale: "#999", alert: "#c53030", trail: "rgba(23,105,224,.55)" },
+  dark: { bg: "#0b0f17", free: 38, occupied: 205, unknown: 22, label: "#f2f5fb", robot: "#4d9bff", stale: "#7c8799", alert: "#ff5a5a", trail: "rgba(77,155,255,.6)" },
+};
+
+/** How many positions a trail keeps. */
+const trailLength = 600;
+
 export class MapView {
   readonly canvas = document.createElement("canvas");
   private grid: Grid | null = null;
   private image: HTMLCanvasElement | null = null;
-  private poses = new Map<string, { pose: Pose2D; label: string; stale: boolean }>();
+  private poses = new Map<string, { pose: Pose2D; label: string; stale: boolean; alert: boolean }>();
+  private trails = new Map<string, [number, number][]>();
+  private theme: (typeof themes)["light"];
+  labelPx = 12;
 
-  constructor(width = 800, height = 500) {
-    this.canvas.className = "map";
+  constructor(width = 800, height = 500, dark = false) {
+    this.canvas.className = dark ? "map dark" : "map";
     this.canvas.width = width;
     this.canvas.height = height;
+    this.theme = dark ? themes.dark : themes.light;
+  }
+
+  /** Sets the canvas to w x h pixels, when they changed, and redraws. */
+  resize(w: number, h: number): void {
+    w = Math.max(100, Math.round(w));
+    h = Math.max(100, Math.round(h));
+    if (this.canvas.width === w && this.canvas.height === h) return;
+    this.canvas.width = w;
+    this.canvas.height = h;
+    this.draw();
+  }
+
+  /** Adds a position to robot id's trail (a bounded ring: the page runs for hours). */
+  addTrail(id: string, pose: Pose2D): void {
+    let t = this.trails.get(id);
+    if (!t) this.trails.set(id, (t = []));
+    const last = t.at(-1);
+    if (last && Math.hypot(last[0] - pose.x, last[1] - pose.y) < 0.02) return;
+    t.push([pose.x, pose.y]);
+    if (t.length > trailLength) t.splice(0, t.length - trailLength);
+    this.canvas.dataset.trail = String(t.length);
   }
 
   setGrid(g: Grid): void {
@@ -51,7 +85,8 @@ export class MapView {
     for (let y = 0; y < g.height; y++) {
       for (let x = 0; x < g.width; x++) {
         const v = g.cells[y * g.width + x]!;
-        const shade = v < 0 ? 205 : 255 - Math.round((Math.min(v, 100) / 100) * 255);
+        const th = this.theme;
+        const shade = v < 0 ? th.unknown : Math.round(th.free + ((th.occupied - th.free) * Math.min(v, 100)) / 100);
         const o = ((g.height - 1 - y) * g.width + x) * 4; // flip: row 0 is the bottom
         img.data[o] = img.data[o + 1] = img.data[o + 2] = shade;
         img.data[o + 3] = 255;
@@ -62,8 +97,8 @@ export class MapView {
     this.draw();
   }
 
-  setPose(id: string, pose: Pose2D, label: string, stale = false): void {
-    this.poses.set(id, { pose, label, stale });
+  setPose(id: string, pose: Pose2D, label: string, stale = false, alert = false): void {
+    this.poses.set(id, { pose, label, stale, alert });
   }
 
   draw(): void {
@@ -71,7 +106,8 @@ export class MapView {
     if (!ctx) return;
     const W = this.canvas.width;
     const H = this.canvas.height;
-    ctx.fillStyle = "#e8e8e8";
+    const th = this.theme;
+    ctx.fillStyle = th.bg;
     ctx.fillRect(0, 0, W, H);
     const g = this.grid;
     // World bounds: the grid's, or the poses' when there is no grid yet.
@@ -95,10 +131,22 @@ export class MapView {
       ctx.imageSmoothingEnabled = false;
       ctx.drawImage(this.image, ox, oy, g.width * g.resolution * scale, g.height * g.resolution * scale);
     }
-    ctx.font = "12px system-ui, sans-serif";
-    for (const { pose, label, stale } of this.poses.values()) {
+    ctx.lineWidth = 2;
+    ctx.strokeStyle = th.trail;
+    for (const t of this.trails.values()) {
+      if (t.length < 2) continue;
+      ctx.beginPath();
+      t.forEach(([x, y], i) => {
+        const [px, py] = toPx(x, y);
+        if (i) ctx.lineTo(px, py);
+        else ctx.moveTo(px, py);
+      });
+      ctx.stroke();
+    }
+    ctx.font = `${this.labelPx}px system-ui, sans-serif`;
+    for (const { pose, label, stale, alert } of this.poses.values()) {
       const [px, py] = toPx(pose.x, pose.y);
-      const r = Math.max(6, 0.35 * scale);
+      const r = Math.max(this.labelPx / 2, 0.35 * scale);
       ctx.save();
       ctx.translate(px, py);
       ctx.rotate(-pose.yaw);
@@ -107,11 +155,11 @@ export class MapView {
       ctx.lineTo(-r, r * 0.8);
       ctx.lineTo(-r, -r * 0.8);
       ctx.closePath();
-      ctx.fillStyle = stale ? "#999" : "#1769e0";
+      ctx.fillStyle = alert ? th.alert : stale ? th.stale : th.robot;
       ctx.fill();
       ctx.restore();
-      ctx.fillStyle = "#111";
-      ctx.fillText(label, px + r + 2, py - r);
+      ctx.fillStyle = th.label;
+      ctx.fillText(stale ? `${label} (stale)` : label, px + r + 2, py - r);
     }
   }
 }

@@ -10,7 +10,7 @@ import { openLive, streamOf } from "./stream.js";
 
 const capacity = 500_000;
 
-export function mountPointCloud(el: HTMLElement): void {
+export function mountPointCloud(el: HTMLElement): () => void {
   const ref = streamOf(el);
   const status = new StatusLine(el);
   const canvas = document.createElement("canvas");
@@ -113,4 +113,9 @@ export function mountPointCloud(el: HTMLElement): void {
     socket.stop();
     socket = open();
   });
+  return () => {
+    socket.stop();
+    geometry.dispose();
+    renderer.dispose();
+  };
 }

@@ -33,19 +33,34 @@ export function poseOfPayload(p: Payload): Pose2D | null {
   return null;
 }
 
+/** Keeps a map canvas the size of its element (the operate screen and the kiosk size it by CSS). */
+export function fitToElement(el: HTMLElement, map: MapView, reserve = 0): void {
+  const fit = (): void => {
+    const w = el.clientWidth - 16;
+    const h = el.clientHeight - reserve;
+    if (w > 0 && h > 100) map.resize(w, h);
+  };
+  new ResizeObserver(fit).observe(el);
+  fit();
+}
+
 export function mountPoseMap(el: HTMLElement): void {
-  const ref = streamOf(el);
-  // Without W3 (the cloud), or for the grid itself, every pose comes from the KPI socket.
-  const kpiOnly = el.dataset.mode === "snapshot" || ref.type.endsWith(".OccupancyGrid");
+  // Without a pose stream, or without W3 (the cloud), or for the grid itself, every pose
+  // comes from the KPI socket.
+  const ref = el.dataset.stream ? streamOf(el) : null;
+  const robotId = ref?.robotId ?? el.dataset.robotId ?? "";
+  const kpiOnly = !ref || el.dataset.mode === "snapshot" || ref.type.endsWith(".OccupancyGrid");
+  const trail = Boolean(el.dataset.trail);
   const status = new StatusLine(el);
   const map = new MapView(800, 500);
   el.append(map.canvas, status.el);
-  const refresh = (): void => void loadFleetMap([ref.robotId], map).catch((e: Error) => status.figures(e.message));
+  if (el.closest(".operate")) fitToElement(el, map, 40);
+  const refresh = (): void => void loadFleetMap([robotId], map).catch((e: Error) => status.figures(e.message));
   refresh();
   setInterval(refresh, 60_000);
 
   let frames = 0;
-  if (!kpiOnly) {
+  if (ref && !kpiOnly) {
     openLive(ref, "output", {
       staleAfterMs: 3000,
       onStatus: (s) => status.socketStatus(s),
@@ -54,7 +69,8 @@ export function mountPoseMap(el: HTMLElement): void {
         void decode(data).then((f) => {
           const pose = f.payload && poseOfPayload(f.payload);
           if (!pose) return;
-          map.setPose(ref.robotId, pose, "this robot");
+          map.setPose(robotId, pose, "this robot");
+          if (trail) map.addTrail(robotId, pose);
           map.draw();
           el.dataset.frames = String(++frames);
         });
@@ -71,10 +87,12 @@ export function mountPoseMap(el: HTMLElement): void {
         state.apply(f);
         let robots = 0;
         for (const r of state.robots.values()) {
-          if (r.id === ref.robotId && !kpiOnly) continue; // W3 has it fresher
+          if (r.id === robotId && !kpiOnly) continue; // W3 has it fresher
           const pose = poseOf(r.values.get("pose"));
           if (!pose) continue;
-          map.setPose(r.id, pose, r.name, Date.now() - r.updated > 5000);
+          const mine = r.id === robotId;
+          map.setPose(r.id, pose, mine ? "this robot" : r.name, Date.now() - r.updated > 5000);
+          if (mine && trail) map.addTrail(r.id, pose);
           robots++;
         }
         el.dataset.fleetPoses = String(robots);

@@ -46,7 +46,9 @@ export function mountTeleop(el: HTMLElement): void {
   control.append(take, stop, holder);
   const help = document.createElement("p");
   help.className = "muted";
-  help.textContent = `Take control, then hold LB (button ${deadman}) and use the left stick, or use WASD or the arrows here, or drag the joystick. Space or Escape stops.`;
+  help.textContent = el.dataset.compact
+    ? "Take control, then WASD or the arrows here, the joystick, or a gamepad with LB held. Space or Escape stops."
+    : `Take control, then hold LB (button ${deadman}) and use the left stick, or use WASD or the arrows here, or drag the joystick. Space or Escape stops.`;
   // The sliders end at the speeds the robot declares (the gateway clamps to them anyway).
   const maxLinear = positive(el.dataset.maxLinear, 1);
   const maxAngular = positive(el.dataset.maxAngular, kind === "twist" ? 1.5 : 0.5);
@@ -232,7 +234,9 @@ export function mountTeleop(el: HTMLElement): void {
   };
   requestAnimationFrame(loop);
 
-  // The robot's camera beside the controls, when it has one.
+  // The robot's camera beside the controls, when it has one (the operate screen, compact,
+  // shows its camera large already).
+  if (el.dataset.compact) return;
   void listStreams(ref.robotId)
     .then((ds) => {
       const cam = ds.find((d) => d.direction === "output" && /\.(CompressedImage|Image)$/.test(d.streamType));

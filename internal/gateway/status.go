@@ -1,0 +1,275 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/msgs"
+	"github.com/fleetgate/fleetgate/proto/catalogpb"
+	"google.golang.org/protobuf/proto"
+)
+
+// What an operator sees of a robot at a glance, and the alerts the gateway derives from it.
+// The facts come from the robot's custom KPIs (pose, battery, activity: what the simulator
+// and the ROS 1 source report, and any robot may), read at most once a second per robot
+// whatever the number of pages and kiosks asking.
+
+// AlertKind names what is wrong.
+type AlertKind string
+
+const (
+	AlertOffline AlertKind = "offline" // the robot is not connected
+	AlertBattery AlertKind = "battery" // battery under the threshold
+	AlertBlocked AlertKind = "blocked" // the robot says it is blocked or stuck
+	AlertStale   AlertKind = "stale"   // its newest data is older than the stale bound
+)
+
+// Alert is one thing wrong with a robot, in words. Critical alerts need someone now
+// (offline, blocked, battery under half the threshold); the others are warnings.
+type Alert struct {
+	Kind     AlertKind
+	Critical bool
+	Words    string
+}
+
+// AlertRules are the thresholds of the derived alerts.
+type AlertRules struct {
+	// BatteryBelow warns under this charge, in percent (default 20).
+	BatteryBelow float64
+	// StaleAfter marks a robot whose newest KPI is older than this (default 5 s).
+	StaleAfter time.Duration
+}
+
+// DefaultAlertRules are the thresholds without --alert-battery.
+var DefaultAlertRules = AlertRules{BatteryBelow: 20, StaleAfter: 5 * time.Second}
+
+// blockedActivities are the activities a robot reports when it cannot go on by itself.
+var blockedActivities = map[string]bool{"blocked": true, "stuck": true, "error": true, "fault": true, "emergency_stop": true, "estop": true}
+
+// Pose2D is a position on the map, in metres, and a heading in radians (0: along x).
+type Pose2D struct{ X, Y, Yaw float64 }
+
+// RobotStatus is what the panel shows of a robot now.
+type RobotStatus struct {
+	Online     bool
+	HasBattery bool
+	Battery    float64 // percent
+	Activity   string  // "" when the robot reports none
+	HasPose    bool
+	Pose       Pose2D
+	// Speed is how fast the pose moved between the robot's last two reads, in m/s (HasSpeed
+	// when two reads close enough in time were made).
+	HasSpeed bool
+	Speed    float64
+	Updated    time.Time // the newest KPI's time; zero when none was read
+	Stale      bool
+	Alerts     []Alert
+}
+
+// Critical reports whether any alert needs someone now.
+func (s RobotStatus) Critical() bool {
+	for _, a := range s.Alerts {
+		if a.Critical {
+			return true
+		}
+	}
+	return false
+}
+
+// DeriveAlerts lists what is wrong with s at now under rules, the most urgent first.
+func DeriveAlerts(s RobotStatus, rules AlertRules, now time.Time) []Alert {
+	if !s.Online {
+		return []Alert{{Kind: AlertOffline, Critical: true, Words: "offline"}}
+	}
+	var out []Alert
+	if act := strings.ToLower(strings.TrimSpace(s.Activity)); blockedActivities[act] {
+		out = append(out, Alert{Kind: AlertBlocked, Critical: true, Words: act})
+	}
+	if s.HasBattery && s.Battery < rules.BatteryBelow {
+		out = append(out, Alert{Kind: AlertBattery, Critical: s.Battery < rules.BatteryBelow/2,
+			Words: fmt.Sprintf("battery low (%.0f %%)", s.Battery)})
+	}
+	if s.Stale || (!s.Updated.IsZero() && now.Sub(s.Updated) > rules.StaleAfter) {
+		out = append(out, Alert{Kind: AlertStale, Words: "no fresh data for " + ageWords(now.Sub(s.Updated))})
+	}
+	return out
+}
+
+// ageWords is a duration as a person reads it: "12 s", "3 min", "2 h".
+func ageWords(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%.0f s", math.Max(0, d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%.0f min", d.Minutes())
+	default:
+		return fmt.Sprintf("%.0f h", d.Hours())
+	}
+}
+
+// statusCacheFor is how long a robot's KPI read serves every page and kiosk asking.
+const statusCacheFor = time.Second
+
+// maxSpeedGap is the longest gap between two poses a speed is computed over: past it, the
+// robot may have stopped and started again in between.
+const maxSpeedGap = 10 * time.Second
+
+type cachedStatus struct {
+	at     time.Time
+	status RobotStatus
+}
+
+type statusCache struct {
+	mu   sync.Mutex
+	byID map[string]cachedStatus
+}
+
+// RobotStatuses reads the status of each row's robot side by side, within RobotReadTimeout;
+// a robot that does not answer in time is shown stale, not waited for. Rows come from
+// RobotTable, so the caller may see them.
+func (g *Gateway) RobotStatuses(ctx context.Context, rows []RobotRow) []RobotStatus {
+	out := make([]RobotStatus, len(rows))
+	var wg sync.WaitGroup
+	for i, r := range rows {
+		wg.Go(func() { out[i] = g.robotStatus(ctx, r.Robot, r.Online) })
+	}
+	wg.Wait()
+	return out
+}
+
+// RobotStatus is the status of one robot the caller may see.
+func (g *Gateway) RobotStatus(ctx context.Context, c *Caller, robotID string) (RobotStatus, error) {
+	r, _, err := g.authorizeRobot(ctx, c, robotID, actView)
+	if err != nil {
+		return RobotStatus{}, err
+	}
+	return g.robotStatus(ctx, r, g.presence.Online(r.ID)), nil
+}
+
+func (g *Gateway) robotStatus(ctx context.Context, r Robot, online bool) RobotStatus {
+	now := g.now()
+	s := RobotStatus{Online: online}
+	if online {
+		s = g.readStatus(ctx, r, now)
+	}
+	s.Alerts = DeriveAlerts(s, g.alertRules, now)
+	return s
+}
+
+// readStatus is the robot's KPIs as a status, from the cache when read within statusCacheFor.
+func (g *Gateway) readStatus(ctx context.Context, r Robot, now time.Time) RobotStatus {
+	g.statuses.mu.Lock()
+	prev, cached := g.statuses.byID[r.ID]
+	g.statuses.mu.Unlock()
+	if cached && now.Sub(prev.at) < statusCacheFor && now.Sub(prev.at) >= 0 {
+		return prev.status
+	}
+	s := RobotStatus{Online: true}
+	live, ok := g.presence.Robot(r.ID)
+	if !ok {
+		return RobotStatus{}
+	}
+	kpis, err := robotCall(ctx, r, live.KPIs)
+	if err != nil {
+		s.Stale = true // no answer: what the page shows is not fresh
+		return s
+	}
+	for _, k := range kpis {
+		applyKPI(&s, k)
+	}
+	if !s.HasBattery {
+		// A robot may report its charge as the battery metric (4) rather than a KPI.
+		if m, err := robotCall(ctx, r, func(ctx context.Context) (fleet.Metric, error) { return live.Metric(ctx, fleet.MetricType(4), "") }); err == nil {
+			if f, ok := m.Value.(float64); ok && !math.IsNaN(f) {
+				s.HasBattery, s.Battery = true, f
+			}
+		}
+	}
+	if p := prev.status; cached && p.HasPose && s.HasPose && s.Updated.After(p.Updated) && s.Updated.Sub(p.Updated) <= maxSpeedGap {
+		s.HasSpeed = true
+		s.Speed = math.Hypot(s.Pose.X-p.Pose.X, s.Pose.Y-p.Pose.Y) / s.Updated.Sub(p.Updated).Seconds()
+	} else if cached && p.HasSpeed && s.Updated.Equal(p.Updated) {
+		s.HasSpeed, s.Speed = true, p.Speed // the same sample again: the same speed
+	}
+	g.statuses.mu.Lock()
+	if g.statuses.byID == nil {
+		g.statuses.byID = map[string]cachedStatus{}
+	}
+	// Robots that left are dropped as the cache is written, so it never outgrows the fleet.
+	for id, c := range g.statuses.byID {
+		if now.Sub(c.at) > time.Minute {
+			delete(g.statuses.byID, id)
+		}
+	}
+	g.statuses.byID[r.ID] = cachedStatus{at: now, status: s}
+	g.statuses.mu.Unlock()
+	return s
+}
+
+var (
+	kpiPose     = string((&catalogpb.Pose{}).ProtoReflect().Descriptor().FullName())
+	kpiPoseStmp = string((&catalogpb.PoseStamped{}).ProtoReflect().Descriptor().FullName())
+	kpiBattery  = string((&catalogpb.BatteryState{}).ProtoReflect().Descriptor().FullName())
+)
+
+// applyKPI folds one KPI into s: pose (Pose or PoseStamped), battery (a number in percent, or
+// a BatteryState) and activity (a string). Values it cannot read are left out.
+func applyKPI(s *RobotStatus, k fleet.KPI) {
+	if k.Time.After(s.Updated) {
+		s.Updated = k.Time
+	}
+	switch k.Name {
+	case "pose":
+		var p *catalogpb.Pose
+		switch k.DataType {
+		case kpiPose:
+			p = &catalogpb.Pose{}
+			if proto.Unmarshal(k.Payload, p) != nil {
+				return
+			}
+		case kpiPoseStmp:
+			ps := &catalogpb.PoseStamped{}
+			if proto.Unmarshal(k.Payload, ps) != nil {
+				return
+			}
+			p = ps.GetPose()
+		default:
+			return
+		}
+		o := p.GetOrientation()
+		x, y, z, w := o.GetX(), o.GetY(), o.GetZ(), o.GetW()
+		if o == nil {
+			w = 1
+		}
+		s.HasPose = true
+		s.Pose = Pose2D{X: p.GetPosition().GetX(), Y: p.GetPosition().GetY(), Yaw: math.Atan2(2*(w*z+x*y), 1-2*(y*y+z*z))}
+	case "battery":
+		if k.DataType == kpiBattery {
+			b := &catalogpb.BatteryState{}
+			if proto.Unmarshal(k.Payload, b) == nil && b.GetPercentage() >= 0 {
+				pct := float64(b.GetPercentage())
+				if pct <= 1 {
+					pct *= 100 // sensor_msgs/BatteryState says 0..1
+				}
+				s.HasBattery, s.Battery = true, pct
+			}
+			return
+		}
+		if v, err := msgs.KPIValue(k.DataType, k.Payload); err == nil {
+			if f, ok := v.(float64); ok {
+				s.HasBattery, s.Battery = true, f
+			}
+		}
+	case "activity":
+		if v, err := msgs.KPIValue(k.DataType, k.Payload); err == nil {
+			if a, ok := v.(string); ok {
+				s.Activity = a
+			}
+		}
+	}
+}

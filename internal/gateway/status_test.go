@@ -1,0 +1,53 @@
+package gateway
+
+import (
+	"testing"
+	"time"
+)
+
+func TestDeriveAlerts(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	fresh := now.Add(-time.Second)
+	rules := DefaultAlertRules
+	cases := []struct {
+		name   string
+		status RobotStatus
+		want   []AlertKind
+		crit   []bool
+	}{
+		{"offline says only that", RobotStatus{Online: false, HasBattery: true, Battery: 1}, []AlertKind{AlertOffline}, []bool{true}},
+		{"all well", RobotStatus{Online: true, HasBattery: true, Battery: 80, Activity: "moving", Updated: fresh}, nil, nil},
+		{"battery at the threshold is no alert", RobotStatus{Online: true, HasBattery: true, Battery: 20, Updated: fresh}, nil, nil},
+		{"battery low warns", RobotStatus{Online: true, HasBattery: true, Battery: 15, Updated: fresh}, []AlertKind{AlertBattery}, []bool{false}},
+		{"battery under half the threshold is critical", RobotStatus{Online: true, HasBattery: true, Battery: 9, Updated: fresh}, []AlertKind{AlertBattery}, []bool{true}},
+		{"blocked", RobotStatus{Online: true, Activity: "Blocked", Updated: fresh}, []AlertKind{AlertBlocked}, []bool{true}},
+		{"stuck", RobotStatus{Online: true, Activity: "stuck", Updated: fresh}, []AlertKind{AlertBlocked}, []bool{true}},
+		{"stale after 5 s", RobotStatus{Online: true, Updated: now.Add(-6 * time.Second)}, []AlertKind{AlertStale}, []bool{false}},
+		{"not stale at 5 s", RobotStatus{Online: true, Updated: now.Add(-5 * time.Second)}, nil, nil},
+		{"no answer is stale", RobotStatus{Online: true, Stale: true}, []AlertKind{AlertStale}, []bool{false}},
+		{"several, most urgent first", RobotStatus{Online: true, Activity: "blocked", HasBattery: true, Battery: 12, Updated: now.Add(-time.Minute)},
+			[]AlertKind{AlertBlocked, AlertBattery, AlertStale}, []bool{true, false, false}},
+		{"unknown battery is no alert", RobotStatus{Online: true, Updated: fresh}, nil, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := DeriveAlerts(tc.status, rules, now)
+			if len(got) != len(tc.want) {
+				t.Fatalf("alerts %+v, want kinds %v", got, tc.want)
+			}
+			for i, a := range got {
+				if a.Kind != tc.want[i] || a.Critical != tc.crit[i] || a.Words == "" {
+					t.Errorf("alert %d = %+v, want kind %s critical %v with words", i, a, tc.want[i], tc.crit[i])
+				}
+			}
+		})
+	}
+}
+
+func TestAlertWords(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	got := DeriveAlerts(RobotStatus{Online: true, HasBattery: true, Battery: 14.6, Updated: now.Add(-90 * time.Second)}, DefaultAlertRules, now)
+	if got[0].Words != "battery low (15 %)" || got[1].Words != "no fresh data for 2 min" {
+		t.Errorf("words %q, %q", got[0].Words, got[1].Words)
+	}
+}

@@ -1,0 +1,126 @@
+package views
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/gateway"
+)
+
+// Values in words and units, as an operator reads them.
+
+// PoseWords is a position as "x 22.7 m, y 0.5 m, 70°" (heading from the map's x axis,
+// counter-clockwise, 0 to 359°); "–" when the robot reports none.
+func PoseWords(s gateway.RobotStatus) string {
+	if !s.HasPose {
+		return "–"
+	}
+	deg := math.Mod(s.Pose.Yaw*180/math.Pi, 360)
+	if deg < 0 {
+		deg += 360
+	}
+	if math.Round(deg) == 360 {
+		deg = 0
+	}
+	return fmt.Sprintf("x %.1f m, y %.1f m, %.0f°", s.Pose.X, s.Pose.Y, deg)
+}
+
+// BatteryWords is the charge in percent, "–" when unknown.
+func BatteryWords(s gateway.RobotStatus) string {
+	if !s.HasBattery {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f %%", s.Battery)
+}
+
+// SpeedWords is the speed in m/s, "–" until two poses were read.
+func SpeedWords(s gateway.RobotStatus) string {
+	if !s.HasSpeed {
+		return "–"
+	}
+	if s.Speed < 0.005 {
+		return "standing still"
+	}
+	return fmt.Sprintf("%.2f m/s", s.Speed)
+}
+
+// AgeWords is how long ago t was, "no data" for the zero time.
+func AgeWords(t, now time.Time) string {
+	if t.IsZero() {
+		return "no data"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return "just now" // the robot's clock is ahead of ours
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1f s ago", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.0f s ago", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%.0f min ago", d.Minutes())
+	default:
+		return When(t)
+	}
+}
+
+// TimeOfDay is a time of day in UTC, with the date when it is not today's.
+func TimeOfDay(t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	if y, m, d := t.UTC().Date(); time.Now().UTC().Year() == y && time.Now().UTC().Month() == m && time.Now().UTC().Day() == d {
+		return t.UTC().Format("15:04:05 UTC")
+	}
+	return When(t)
+}
+
+// AlertClass styles an alert: critical ones red, warnings amber.
+func AlertClass(a gateway.Alert) string {
+	if a.Critical {
+		return "alert critical"
+	}
+	return "alert warning"
+}
+
+// alertPrefix says the severity in words, for screen readers and colour-blind operators.
+func alertPrefix(a gateway.Alert) string {
+	if a.Critical {
+		return "Alert: "
+	}
+	return "Warning: "
+}
+
+// AlertSummary is a robot's alerts in one line, "no alerts" when there are none.
+func AlertSummary(alerts []gateway.Alert) string {
+	if len(alerts) == 0 {
+		return "no alerts"
+	}
+	out := ""
+	for i, a := range alerts {
+		if i > 0 {
+			out += ", "
+		}
+		out += a.Words
+	}
+	return out
+}
+
+func offlineWords(online bool) string {
+	if online {
+		return ""
+	}
+	return " while it is offline"
+}
+
+// viewLabel names a view in the switch: the camera's name or the stream, and what it is.
+func viewLabel(s fleet.Stream) string {
+	kind := map[string]string{"camera": "camera", "pointcloud": "point cloud", "laserscan": "laser scan"}[WidgetFor(s)]
+	return cameraTitle(s) + " (" + kind + ")"
+}
+
+func isGrid(s fleet.Stream) bool {
+	return len(s.Type) >= len("OccupancyGrid") && s.Type[len(s.Type)-len("OccupancyGrid"):] == "OccupancyGrid"
+}
