@@ -16,7 +16,6 @@ import (
 // hold the page.
 const robotReadTimeout = 1500 * time.Millisecond
 
-
 func (p *Panel) robotsPage(c echo.Context) error {
 	v, err := p.robotsView(c)
 	if err != nil {

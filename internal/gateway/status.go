@@ -66,9 +66,9 @@ type RobotStatus struct {
 	// when two reads close enough in time were made).
 	HasSpeed bool
 	Speed    float64
-	Updated    time.Time // the newest KPI's time; zero when none was read
-	Stale      bool
-	Alerts     []Alert
+	Updated  time.Time // the newest KPI's time; zero when none was read
+	Stale    bool
+	Alerts   []Alert
 }
 
 // Critical reports whether any alert needs someone now.
