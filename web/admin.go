@@ -51,30 +51,24 @@ func (p *Panel) adminPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	fl := p.takeFlash(c)
+	v.Secret, v.Error = fl.Secret, fl.Error
 	return p.render(c, http.StatusOK, views.Admin(v))
 }
 
-// adminResult answers an admin action: a secret or a mistake is shown on the page in this
-// response, success otherwise goes back to the page (303), a refusal is an error page.
+// adminResult answers an admin action with the admin page (303): a secret or a mistake is
+// shown there once; a refusal is an error page.
 func (p *Panel) adminResult(c echo.Context, anchor string, secret *views.Secret, err error) error {
 	if err != nil {
 		if s := statusOf(err); s >= 500 || s == http.StatusForbidden || s == http.StatusUnauthorized {
 			return err
 		}
+		return p.redirectFlash(c, "/admin#"+anchor, flash{Error: gateway.ErrorMessage(err)})
 	}
-	if err == nil && secret == nil {
-		return c.Redirect(http.StatusSeeOther, "/admin#"+anchor)
+	if secret != nil {
+		return p.redirectFlash(c, "/admin#"+anchor, flash{Secret: secret})
 	}
-	v, verr := p.adminView(c)
-	if verr != nil {
-		return verr
-	}
-	status := http.StatusOK
-	if err != nil {
-		status, v.Error = statusOf(err), gateway.ErrorMessage(err)
-	}
-	v.Secret = secret
-	return p.render(c, status, views.Admin(v))
+	return c.Redirect(http.StatusSeeOther, "/admin#"+anchor)
 }
 
 func (p *Panel) createUser(c echo.Context) error {
@@ -122,6 +116,9 @@ func (p *Panel) robotAction(c echo.Context) error {
 }
 
 func (p *Panel) provisionAgent(c echo.Context) error {
+	if p.local {
+		return p.adminResult(c, "users", nil, gateway.Errorf(gateway.EInvalid, "a local gateway provisions no agents: provision them on the cloud (fleetgate serve)"))
+	}
 	a, key, err := p.gw.ProvisionAgent(c.Request().Context(), Caller(c), c.FormValue("name"), c.FormValue("fleet"))
 	var s *views.Secret
 	if err == nil {

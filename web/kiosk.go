@@ -29,10 +29,7 @@ func (p *Panel) kioskRows(c echo.Context) (gateway.Fleet, []views.RobotRow, erro
 		}
 	}
 	out := p.withStatus(ctx, rows)
-	// The robots that need someone first, then by name (RobotTable's order).
-	slices.SortStableFunc(out, func(a, b views.RobotRow) int {
-		return cmp.Compare(alertRank(b.Status), alertRank(a.Status))
-	})
+	sortByAlerts(out)
 	return f, out, nil
 }
 
@@ -50,6 +47,14 @@ func (p *Panel) kioskFragment(c echo.Context) error {
 		return err
 	}
 	return p.render(c, http.StatusOK, views.KioskTiles(views.KioskTilesView{Rows: rows, Now: p.now()}))
+}
+
+// sortByAlerts puts the robots that need someone first, then keeps RobotTable's order (by
+// name).
+func sortByAlerts(rows []views.RobotRow) {
+	slices.SortStableFunc(rows, func(a, b views.RobotRow) int {
+		return cmp.Compare(alertRank(b.Status), alertRank(a.Status))
+	})
 }
 
 // alertRank orders robots on the wall: critical alerts, then warnings, then the rest.

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -11,7 +12,8 @@ import (
 )
 
 func (p *Panel) loginPage(c echo.Context) error {
-	return p.render(c, http.StatusOK, views.Login(views.LoginView{Next: localPath(c.QueryParam("next"))}))
+	fl := p.takeFlash(c)
+	return p.render(c, http.StatusOK, views.Login(views.LoginView{Next: localPath(c.QueryParam("next")), Error: fl.Error, Email: fl.Form.Get("email")}))
 }
 
 // login opens a session with an email and password, or with an API token: a kiosk token
@@ -36,7 +38,11 @@ func (p *Panel) login(c echo.Context) error {
 		if wait := gateway.RetryAfter(err); wait > 0 {
 			return p.fail(c, err)
 		}
-		return p.render(c, status, views.Login(views.LoginView{Error: gateway.ErrorMessage(err), Email: email, Next: next}))
+		to := "/login"
+		if next != "/" {
+			to += "?" + url.Values{"next": {next}}.Encode()
+		}
+		return p.redirectFlash(c, to, flash{Error: gateway.ErrorMessage(err), Form: url.Values{"email": {email}}})
 	}
 	if caller.Kiosk() {
 		if err := p.startSession(ctx, p.kiosks, caller); err != nil {
@@ -50,7 +56,7 @@ func (p *Panel) login(c echo.Context) error {
 	if err := p.startSession(ctx, p.users, caller); err != nil {
 		return err
 	}
-	if !caller.User.HasPassword && caller.CanAct() {
+	if (!caller.User.HasPassword || caller.User.MustChangePassword) && caller.CanAct() {
 		next = "/password"
 	}
 	return c.Redirect(http.StatusSeeOther, next)
@@ -81,19 +87,20 @@ func (p *Panel) nav(c echo.Context, title, active string) views.Nav {
 
 func (p *Panel) passwordPage(c echo.Context) error {
 	caller := Caller(c)
-	return p.render(c, http.StatusOK, views.Password(views.PasswordView{Nav: p.nav(c, "Password", "password"), First: !caller.User.HasPassword}))
+	fl := p.takeFlash(c)
+	v := views.PasswordView{Nav: p.nav(c, "Password", "password"), First: !caller.User.HasPassword, Error: fl.Error, Done: fl.Notice != ""}
+	v.MustChange = !v.Done && caller.User.MustChangePassword && caller.CanAct()
+	return p.render(c, http.StatusOK, views.Password(v))
 }
 
 func (p *Panel) setPassword(c echo.Context) error {
 	caller := Caller(c)
 	err := p.gw.SetPassword(c.Request().Context(), caller, c.FormValue("current"), c.FormValue("new"))
-	v := views.PasswordView{Nav: p.nav(c, "Password", "password"), First: !caller.User.HasPassword}
 	if err != nil {
 		if statusOf(err) >= 500 {
 			return err
 		}
-		v.Error = gateway.ErrorMessage(err)
-		return p.render(c, statusOf(err), views.Password(v))
+		return p.redirectFlash(c, "/password", flash{Error: gateway.ErrorMessage(err)})
 	}
 	// Other sessions of this person end with the old password; this one carries on, under a
 	// new session token.
@@ -108,6 +115,5 @@ func (p *Panel) setPassword(c echo.Context) error {
 		}
 		p.users.Put(ctx, keyStamp, stamp)
 	}
-	v.Done, v.First, v.Nav.NeedsPassword = true, false, false
-	return p.render(c, http.StatusOK, views.Password(v))
+	return p.redirectFlash(c, "/password", flash{Notice: "password changed"})
 }

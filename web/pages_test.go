@@ -158,14 +158,18 @@ func TestPageActions(t *testing.T) {
 	// Events: post, then see it with its author.
 	wantRedirect(t, "post event", op.post(r+"/events", url.Values{"message": {"pallet dropped"}}), r+"/events")
 	wantBody(t, "events", op.get(r+"/events"), "pallet dropped", "operator@example.com")
-	wantStatus(t, "empty event", op.post(r+"/events", url.Values{"message": {""}}), http.StatusBadRequest)
+	wantBody(t, "empty event", op.submit(r+"/events", url.Values{"message": {""}}), "message is required", `role="alert"`)
 
 	// Upload: the developer's JSON is validated before anything reaches the robot.
 	up := url.Values{"component": {"base"}, "stream": {"cmd_vel"}, "source": {"1"}, "type": {twistType}}
 	up.Set("json", `{"linear":{"x":0.5}}`)
-	wantBody(t, "upload", dev.post(r+"/streams/upload", up), "Sent.")
+	sent := dev.submit(r+"/streams/upload", up)
+	wantBody(t, "upload", sent, "Sent.", "cmd_vel")
+	if again := dev.get(sent.header.Get("X-Test-Location")); strings.Contains(again.body, "Sent.") {
+		t.Error("a reload of the upload's result says Sent. again")
+	}
 	up.Set("json", `{"linear":{"x":"fast"}}`)
-	wantStatus(t, "bad upload", dev.post(r+"/streams/upload", up), http.StatusBadRequest)
+	wantBody(t, "bad upload", dev.submit(r+"/streams/upload", up), `role="alert"`, "fast")
 	up.Set("json", `{"linear":{"x":0.5}}`)
 	wantStatus(t, "operator upload", op.post(r+"/streams/upload", up), http.StatusForbidden)
 
@@ -177,10 +181,11 @@ func TestPageActions(t *testing.T) {
 	wantRedirect(t, "admin gives a role", admin.post("/admin/robots/"+a.robot+"/members", url.Values{"email": {"none@example.com"}, "role": {"1"}}), "/admin")
 	none := a.as(t, "none")
 	wantStatus(t, "the new operator sees the robot", none.get(r), http.StatusOK)
-	wantStatus(t, "removing an online robot", admin.post("/admin/robots/"+a.robot+"/remove", url.Values{}), http.StatusConflict)
+	wantBody(t, "removing an online robot", admin.submit("/admin/robots/"+a.robot+"/remove", url.Values{}), `role="alert"`, "online")
 	wantRedirect(t, "disable a user", admin.post("/admin/users/"+a.users["operator"].ID+"/disable", url.Values{}), "/admin")
 	wantRedirect(t, "the disabled user's session ends", op.get("/"), "/login")
-	wantStatus(t, "and cannot log in", a.browser(t).loginPassword("operator@example.com", "password of operator"), http.StatusForbidden)
+	wantBody(t, "and cannot log in", a.browser(t).submit("/login", url.Values{"email": {"operator@example.com"}, "password": {"password of operator"}}),
+		"this account is disabled")
 }
 
 var (
@@ -200,19 +205,35 @@ func TestSecretsShownOnceAndNeverLogged(t *testing.T) {
 		if m == nil {
 			t.Fatalf("%s: no secret shown", what)
 		}
-		if strings.Contains(p.header.Get("Location"), m[1]) || p.header.Get("Cache-Control") != "no-store" {
+		if strings.Contains(p.header.Get("X-Test-Location"), m[1]) || p.header.Get("Cache-Control") != "no-store" {
 			t.Errorf("%s: the secret page is cacheable or redirects with it", what)
+		}
+		if again := admin.get(p.header.Get("X-Test-Location")); strings.Contains(again.body, m[1]) {
+			t.Errorf("%s: a reload shows the secret again", what)
 		}
 		secrets = append(secrets, m[1])
 	}
-	shown("API token", admin.post("/settings/tokens", url.Values{"name": {"ci-script"}, "scope": {"full"}}))
+	shown("API token", admin.submit("/settings/tokens", url.Values{"name": {"ci-script"}, "scope": {"full"}}))
 	if !apiTokenPattern.MatchString(secrets[0]) {
 		t.Errorf("shown API token %q", secrets[0])
 	}
-	shown("kiosk token", admin.post("/admin/kiosk-tokens", url.Values{"name": {"hall wall"}, "fleet": {gateway.LocalFleetID}}))
-	shown("new user's password", admin.post("/admin/users", url.Values{"email": {"new@example.com"}}))
-	shown("reset password", admin.post("/admin/users/"+a.users["developer"].ID+"/reset-password", url.Values{}))
-	shown("agent key", admin.post("/admin/agents", url.Values{"name": {"dock-3"}, "fleet": {gateway.LocalFleetID}}))
+	shown("kiosk token", admin.submit("/admin/kiosk-tokens", url.Values{"name": {"hall wall"}, "fleet": {gateway.LocalFleetID}}))
+	shown("new user's password", admin.submit("/admin/users", url.Values{"email": {"new@example.com"}}))
+	shown("reset password", admin.submit("/admin/users/"+a.users["developer"].ID+"/reset-password", url.Values{}))
+	// A local gateway provisions no agents (the cloud does, below).
+	wantBody(t, "agent on a local gateway", admin.submit("/admin/agents", url.Values{"name": {"dock-3"}, "fleet": {gateway.LocalFleetID}}),
+		"a local gateway provisions no agents")
+	cloud := openPanel(t)
+	cloud.setPassword(t, gateway.BootstrapAdminEmail, "cloud admin password")
+	cloudAdmin := cloud.browser(t)
+	wantRedirect(t, "cloud login", cloudAdmin.loginPassword(gateway.BootstrapAdminEmail, "cloud admin password"), "/")
+	_, cloudFleet := cloud.DefaultOrg()
+	key := cloudAdmin.submit("/admin/agents", url.Values{"name": {"dock-3"}, "fleet": {cloudFleet.ID}})
+	if m := secretPattern.FindStringSubmatch(key.body); m == nil || !strings.HasPrefix(m[1], "fga_") {
+		t.Errorf("the cloud shows no agent key:\n%s", key.body)
+	} else if again := cloudAdmin.get("/admin"); strings.Contains(again.body, m[1]) {
+		t.Error("a reload shows the agent key again")
+	}
 
 	// The token works, and is never shown again.
 	if bearer := a.Login(secrets[0]); bearer == "" {

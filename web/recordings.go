@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +58,9 @@ func (p *Panel) recordingsPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if fl := p.takeFlash(c); fl.Error != "" {
+		v.Error, v.Form = fl.Error, recordingForm(fl.Form)
+	}
 	return p.render(c, http.StatusOK, views.Recordings(v))
 }
 
@@ -79,9 +83,7 @@ func (p *Panel) startRecording(c echo.Context) error {
 	if err != nil {
 		return gateway.Errorf(gateway.EInvalid, "the form could not be read")
 	}
-	f := views.RecordingForm{Streams: form["streams"], Duration: strings.TrimSpace(form.Get("duration")),
-		MaxSize: strings.TrimSpace(form.Get("maxSize")), MaxRate: strings.TrimSpace(form.Get("maxRate"))}
-	in, err := recordingInput(f)
+	in, err := recordingInput(recordingForm(form))
 	if err == nil {
 		_, err = p.gw.StartRecording(ctx, caller, robotID, in)
 	}
@@ -91,12 +93,13 @@ func (p *Panel) startRecording(c echo.Context) error {
 	if code := gateway.ErrorCode(err); code != gateway.EInvalid && code != gateway.EUnavailable {
 		return err
 	}
-	v, verr := p.recordingsView(c)
-	if verr != nil {
-		return verr
-	}
-	v.Error, v.Form = gateway.ErrorMessage(err), f
-	return p.render(c, statusOf(err), views.Recordings(v))
+	return p.redirectFlash(c, "/robots/"+robotID+"/recordings", flash{Error: gateway.ErrorMessage(err), Form: form})
+}
+
+// recordingForm is the start form's fields as typed.
+func recordingForm(form url.Values) views.RecordingForm {
+	return views.RecordingForm{Streams: form["streams"], Duration: strings.TrimSpace(form.Get("duration")),
+		MaxSize: strings.TrimSpace(form.Get("maxSize")), MaxRate: strings.TrimSpace(form.Get("maxRate"))}
 }
 
 // recordingInput reads the form's fields: a duration as Go writes it (30s, 10m, 1h30m) or

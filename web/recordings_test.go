@@ -70,10 +70,9 @@ func TestRecordingsTab(t *testing.T) {
 	if strings.Contains(p.body, `value="base/cmd_vel"`) {
 		t.Error("an input stream is offered for recording")
 	}
-	bad := dev.post(r+"/recordings", url.Values{"duration": {"soon"}, "streams": {"base/pose"}})
-	wantStatus(t, "a bad duration", bad, http.StatusBadRequest)
+	bad := dev.submit(r+"/recordings", url.Values{"duration": {"soon"}, "streams": {"base/pose"}})
 	wantBody(t, "a bad duration", bad, "duration", `value="soon"`, "checked")
-	wantStatus(t, "no stream", dev.post(r+"/recordings", url.Values{"duration": {"30s"}}), http.StatusBadRequest)
+	wantBody(t, "no stream", dev.submit(r+"/recordings", url.Values{"duration": {"30s"}}), `class="error"`)
 
 	wantRedirect(t, "start", dev.post(r+"/recordings", url.Values{"streams": {"base/pose"}, "duration": {"10m"}}), r+"/recordings")
 	p = dev.get(r + "/recordings")

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"sync"
@@ -152,11 +153,17 @@ func (p *Panel) streamsPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	fl := p.takeFlash(c)
+	v.UploadDone, v.UploadError = fl.Notice != "", fl.Error
+	if body := fl.Form.Get("json"); body != "" {
+		v.Template = body // what was sent, to edit again
+	}
 	return p.render(c, http.StatusOK, views.Streams(v))
 }
 
 // uploadStream sends the form's JSON to an input stream through endpoint 9's core call,
-// which validates it against the type before anything reaches the robot.
+// which validates it against the type before anything reaches the robot; the streams page
+// says how it went (post/redirect/get: a reload sends nothing again).
 func (p *Panel) uploadStream(c echo.Context) error {
 	ctx, caller := c.Request().Context(), Caller(c)
 	component, name, source := c.FormValue("component"), c.FormValue("stream"), c.FormValue("source")
@@ -173,19 +180,15 @@ func (p *Panel) uploadStream(c echo.Context) error {
 		DataType: c.FormValue("type"),
 		JSON:     []byte(body),
 	})
-	status := http.StatusOK
+	back := views.StreamURL(v.Header.ID, *v.Selected) + "#stream"
 	switch code := gateway.ErrorCode(err); {
 	case err == nil:
-		v.UploadDone = true
+		return p.redirectFlash(c, back, flash{Notice: "sent", Form: url.Values{"json": {body}}})
 	case code == gateway.EForbidden || code == gateway.ENotFound || statusOf(err) >= 500 && code != gateway.EUnavailable:
 		return err
 	default:
-		status, v.UploadError = statusOf(err), gateway.ErrorMessage(err)
+		return p.redirectFlash(c, back, flash{Error: gateway.ErrorMessage(err), Form: url.Values{"json": {body}}})
 	}
-	if body != "" {
-		v.Template = body // what was sent, to edit again
-	}
-	return p.render(c, status, views.Streams(v))
 }
 
 func (p *Panel) metricsPage(c echo.Context) error {
@@ -286,6 +289,8 @@ func (p *Panel) eventsPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	fl := p.takeFlash(c)
+	v.Error, v.Message = fl.Error, fl.Form.Get("message")
 	return p.render(c, http.StatusOK, views.Events(v))
 }
 
@@ -300,10 +305,5 @@ func (p *Panel) postEvent(c echo.Context) error {
 	if code := gateway.ErrorCode(err); code != gateway.EInvalid {
 		return err
 	}
-	v, verr := p.eventsView(c)
-	if verr != nil {
-		return verr
-	}
-	v.Error, v.Message = gateway.ErrorMessage(err), msg
-	return p.render(c, http.StatusBadRequest, views.Events(v))
+	return p.redirectFlash(c, "/robots/"+robotID+"/events", flash{Error: gateway.ErrorMessage(err), Form: url.Values{"message": {msg}}})
 }

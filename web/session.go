@@ -170,9 +170,18 @@ func (p *Panel) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		if caller == nil {
 			return p.toLogin(c)
 		}
+		if mustChangePassword(caller) && c.Path() != "/password" {
+			// An admin made this password: it is replaced before anything else.
+			return c.Redirect(http.StatusSeeOther, "/password")
+		}
 		c.Set(callerKey, caller)
 		return next(c)
 	}
+}
+
+// mustChangePassword: a person logged in with a password an admin generated.
+func mustChangePassword(c *gateway.Caller) bool {
+	return c.User.MustChangePassword && c.CanAct()
 }
 
 // requireKioskOrUser lets a kiosk session through, or a person (an admin previewing a wall).
@@ -199,6 +208,9 @@ func (p *Panel) requireAPICaller(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if caller == nil {
 			return gateway.Errorf(gateway.EUnauthorized, "no panel session: log in at /login")
+		}
+		if mustChangePassword(caller) {
+			return gateway.Errorf(gateway.EForbidden, "your password was made by an admin: change it at /password first")
 		}
 		c.Set(callerKey, caller)
 		return next(c)

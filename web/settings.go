@@ -25,28 +25,24 @@ func (p *Panel) settingsPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	fl := p.takeFlash(c)
+	v.Secret, v.Error = fl.Secret, fl.Error
 	return p.render(c, http.StatusOK, views.Settings(v))
 }
 
-// createToken mints an API token and shows it in this response, once: it is never put in a
-// URL (no redirect to a page that shows it) nor logged.
+// createToken mints an API token; the settings page shows it once (a flash in memory: never
+// in a URL, on disk or in a log).
 func (p *Panel) createToken(c echo.Context) error {
 	secret, tok, err := p.gw.CreateMyAPIToken(c.Request().Context(), Caller(c), gateway.NewAPITokenInput{
 		Name: c.FormValue("name"), Scope: c.FormValue("scope"), Fleet: c.FormValue("fleet"),
 	})
-	v, verr := p.settingsView(c)
-	if verr != nil {
-		return verr
-	}
 	if err != nil {
 		if s := statusOf(err); s >= 500 || s == http.StatusForbidden {
 			return err
 		}
-		v.Error = gateway.ErrorMessage(err)
-		return p.render(c, statusOf(err), views.Settings(v))
+		return p.redirectFlash(c, "/settings", flash{Error: gateway.ErrorMessage(err)})
 	}
-	v.Secret = &views.Secret{What: "API token " + tok.Name, Value: secret}
-	return p.render(c, http.StatusOK, views.Settings(v))
+	return p.redirectFlash(c, "/settings", flash{Secret: &views.Secret{What: "API token " + tok.Name, Value: secret}})
 }
 
 func (p *Panel) revokeToken(c echo.Context) error {

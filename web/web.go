@@ -7,6 +7,7 @@ package web
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -66,6 +67,9 @@ type Panel struct {
 	users  *scs.SessionManager // people: idle and absolute timeouts
 	kiosks *scs.SessionManager // kiosk displays: as long as their token
 	cop    *http.CrossOriginProtection
+
+	flashes flashes // post/redirect/get: what a form's result page shows once
+	secure  bool    // cookies are Secure (TLS)
 }
 
 // kioskLifetime is the longest a browser keeps a cookie (400 days); the session ends sooner
@@ -75,7 +79,7 @@ const kioskLifetime = 400 * 24 * time.Hour
 // New returns a Panel over cfg.
 func New(cfg Config) *Panel {
 	p := &Panel{gw: cfg.Gateway, now: cfg.Now, idle: cfg.IdleTimeout, absolute: cfg.AbsoluteTimeout,
-		frameKiosk: cfg.KioskFrameAncestors, live: cfg.LiveStreams, viaCloud: cfg.ThroughCloud, tlsFingerprint: cfg.TLSFingerprint, local: cfg.Local, where: cfg.Where, log: cfg.Logger, cop: http.NewCrossOriginProtection()}
+		frameKiosk: cfg.KioskFrameAncestors, live: cfg.LiveStreams, viaCloud: cfg.ThroughCloud, tlsFingerprint: cfg.TLSFingerprint, local: cfg.Local, where: cfg.Where, log: cfg.Logger, cop: http.NewCrossOriginProtection(), secure: cfg.Secure}
 	if p.now == nil {
 		p.now = time.Now
 	}
@@ -112,6 +116,7 @@ func newManager(cfg Config, name string, lifetime time.Duration, persist bool) *
 // Register mounts the pages on e. Every route states its own middleware: an echo group
 // with middleware at "/" would catch every unmatched path of the API too.
 func (p *Panel) Register(e *echo.Echo) {
+	e.Pre(headAsGet)
 	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler()))
 	// Browsers ask for /favicon.ico whatever the page says.
 	e.GET("/favicon.ico", func(c echo.Context) error {
@@ -130,6 +135,8 @@ func (p *Panel) Register(e *echo.Echo) {
 
 	e.GET("/", p.handle(p.robotsPage), user...)
 	e.GET("/fragments/robots", p.handle(p.robotsFragment), user...)
+	e.GET("/fleet", p.handle(p.fleetPage), user...)
+	e.GET("/fleet/fragment", p.handle(p.fleetFragment), user...)
 	e.GET("/robots/:robotId", p.handle(p.robotPage), user...)
 	e.GET("/robots/:robotId/status", p.handle(p.robotStatus), user...)
 	e.GET("/robots/:robotId/streams", p.handle(p.streamsPage), user...)
@@ -156,11 +163,26 @@ func (p *Panel) Register(e *echo.Echo) {
 	e.POST("/admin/kiosk-tokens", p.handle(p.createKioskToken), user...)
 	e.POST("/admin/kiosk-tokens/:tokenId/revoke", p.handle(p.revokeKioskToken), user...)
 
+	p.formPages(e, user)
+	e.GET("/logout", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/") }, page...)
+
 	e.GET("/kiosk/:fleetId", p.handle(p.kioskPage), kiosk...)
 	e.GET("/kiosk/:fleetId/fragment", p.handle(p.kioskFragment), kiosk...)
 
 	api := p.APIMiddleware()
 	e.POST("/panel/ws-token", p.wsToken, api...)
+}
+
+// headAsGet answers HEAD of a page as its GET (net/http drops the body of a HEAD answer):
+// link checkers and monitors ask HEAD /. The API's routes keep their own methods.
+func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.Method == http.MethodHead && !strings.HasPrefix(r.URL.Path, "/apigateway/") && !strings.HasPrefix(r.URL.Path, APIPrefix+"/") {
+			r.Method = http.MethodGet
+		}
+		return next(c)
+	}
 }
 
 // APIMiddleware is what every browser API route (/panel/api/..., /panel/ws-token) runs

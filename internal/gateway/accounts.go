@@ -18,7 +18,8 @@ import (
 type AccountStore interface {
 	// PasswordHash is the user's encoded password hash, "" when the user has none.
 	PasswordHash(ctx context.Context, userID string) (string, error)
-	SetPasswordHash(ctx context.Context, userID, hash string) error
+	// SetPasswordHash replaces a password; mustChange marks one an admin generated.
+	SetPasswordHash(ctx context.Context, userID, hash string, mustChange bool) error
 	CreateUser(ctx context.Context, u User) error
 	Users(ctx context.Context, orgID string) ([]User, error)
 	// SetUserDisabled disables a user at at; a zero at enables them again.
@@ -228,5 +229,8 @@ func (g *Gateway) SetPassword(ctx context.Context, c *Caller, current, next stri
 	if old != "" && !verifyPassword(old, current) {
 		return Errorf(EInvalid, "the current password is wrong")
 	}
-	return acc.SetPasswordHash(ctx, c.User.ID, hashPassword(next))
+	if next == current {
+		return Errorf(EInvalid, "the new password must differ from the current one")
+	}
+	return acc.SetPasswordHash(ctx, c.User.ID, hashPassword(next), false)
 }

@@ -67,10 +67,10 @@ func (g *Gateway) CreateUser(ctx context.Context, c *Caller, in NewUserInput) (U
 		return User{}, "", err
 	}
 	password := NewSecret("", 16)
-	if err := acc.SetPasswordHash(ctx, u.ID, hashPassword(password)); err != nil {
+	if err := acc.SetPasswordHash(ctx, u.ID, hashPassword(password), true); err != nil {
 		return User{}, "", err
 	}
-	u.HasPassword = true
+	u.HasPassword, u.MustChangePassword = true, true
 	return u, password, nil
 }
 
@@ -122,5 +122,5 @@ func (g *Gateway) ResetPassword(ctx context.Context, c *Caller, userID string) (
 		return "", err
 	}
 	password := NewSecret("", 16)
-	return password, acc.SetPasswordHash(ctx, u.ID, hashPassword(password))
+	return password, acc.SetPasswordHash(ctx, u.ID, hashPassword(password), true)
 }

@@ -19,9 +19,10 @@ func (db *DB) PasswordHash(ctx context.Context, userID string) (string, error) {
 	return h.String, one(err, "user", userID)
 }
 
-// SetPasswordHash replaces the user's password hash.
-func (db *DB) SetPasswordHash(ctx context.Context, userID, hash string) error {
-	return db.updateOne(ctx, "user", userID, `UPDATE users SET password_hash = ? WHERE id = ?`, nullString(hash), userID)
+// SetPasswordHash replaces the user's password hash; mustChange marks a generated password,
+// to be changed at the next login.
+func (db *DB) SetPasswordHash(ctx context.Context, userID, hash string, mustChange bool) error {
+	return db.updateOne(ctx, "user", userID, `UPDATE users SET password_hash = ?, password_must_change = ? WHERE id = ?`, nullString(hash), mustChange, userID)
 }
 
 // Users lists the users of an organization by email.

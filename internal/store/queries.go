@@ -78,12 +78,12 @@ func (db *DB) CreateFleet(ctx context.Context, f gateway.Fleet) error {
 	return err
 }
 
-const userColumns = `id, org_id, email, name, org_admin, password_hash IS NOT NULL, disabled_at`
+const userColumns = `id, org_id, email, name, org_admin, password_hash IS NOT NULL, disabled_at, password_must_change`
 
 func scanUser(row rowScanner) (gateway.User, error) {
 	var u gateway.User
 	var disabled sql.NullInt64
-	err := row.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.OrgAdmin, &u.HasPassword, &disabled)
+	err := row.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.OrgAdmin, &u.HasPassword, &disabled, &u.MustChangePassword)
 	u.DisabledAt = fromMillis(disabled)
 	return u, err
 }

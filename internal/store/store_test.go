@@ -443,4 +443,4 @@ func TestOpenUnusualPaths(t *testing.T) {
 }
 
 // latestVersion is the number of the newest migration in migrations/.
-const latestVersion = 4
+const latestVersion = 5

@@ -16,7 +16,8 @@ export function mountKPIWall(el: HTMLElement): void {
   const fleetId = el.dataset.fleetId;
   if (!fleetId) throw new Error("the page names no fleet");
   const status = new StatusLine(el);
-  const map = new MapView(960, 540, true);
+  // Dark on the kiosk wall; the panel's fleet view (data-theme="light") matches its page.
+  const map = new MapView(960, 540, el.dataset.theme !== "light");
   el.append(map.canvas, status.el);
   fitToElement(el, map, 48);
 
@@ -60,6 +61,7 @@ export function mountKPIWall(el: HTMLElement): void {
   );
   setInterval(render, 1000);
 
+  if (!document.body.classList.contains("kiosk")) return;
   const goFullscreen = (): void => {
     document.removeEventListener("click", goFullscreen);
     if (!document.fullscreenElement) void document.documentElement.requestFullscreen?.().catch(() => undefined);

@@ -9,7 +9,8 @@ type Stop = () => void;
 type Mount = (el: HTMLElement) => Stop | void;
 
 const widgets: Record<string, () => Promise<Mount>> = {
-  camera: () => import("./camera.js").then((m) => (el: HTMLElement) => m.mountCamera(el)),
+  camera: () =>
+    import("./camera.js").then((m) => (el: HTMLElement) => m.mountCamera(el, el.dataset.maxWidth ? { maxWidth: el.dataset.maxWidth } : {})),
   "camera-form": () => import("./cameraform.js").then((m) => m.mountCameraForm),
   teleop: () => import("./teleop.js").then((m) => m.mountTeleop),
   "kpi-wall": () => import("./kpiwall.js").then((m) => m.mountKPIWall),

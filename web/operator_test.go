@@ -1,0 +1,125 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// The operate screen, the fleet view and their fragments, as an operator's browser gets them.
+func TestOperateScreenAndFleetView(t *testing.T) {
+	a := openLiveAgent(t)
+	op := a.as(t, "operator")
+	r := "/robots/" + a.robot
+
+	p := op.get(r)
+	wantStatus(t, "operate", p, http.StatusOK)
+	wantBody(t, "operate", p, `id="operate"`, `data-widget="pose-map"`, `data-trail="1"`, `data-widget="teleop"`, `data-compact="1"`,
+		`data-refresh="/robots/`+a.robot+`/status"`, "Battery", "87 %", "Driven by", "nobody", "Details and members")
+	// The page offers its one screen: no page-wide notice above it.
+	if strings.Contains(p.body, `class="notice">You have no password`) {
+		t.Error("the operate screen shows the password notice")
+	}
+
+	st := op.get(r + "/status")
+	wantStatus(t, "status fragment", st, http.StatusOK)
+	wantBody(t, "status fragment", st, "Battery", "87 %", "Position")
+	if strings.Contains(st.body, "<html") {
+		t.Error("the status fragment is a whole page")
+	}
+
+	list := op.get("/")
+	wantBody(t, "robots list", list, "<th>Agent</th>", "this gateway", "<th>Alerts</th>")
+
+	fv := op.get("/fleet")
+	wantStatus(t, "fleet view", fv, http.StatusOK)
+	wantBody(t, "fleet view", fv, `data-widget="kpi-wall"`, `data-theme="light"`, "1 of 1", "robots online", "panel-bot")
+	wantStatus(t, "fleet view of another fleet", op.get("/fleet?fleet=no-such-fleet"), http.StatusNotFound)
+	wantBody(t, "fleet fragment", op.get("/fleet/fragment"), "kpi-tile", "panel-bot")
+
+	// The header says which gateway this is.
+	wantBody(t, "header", list, `id="where"`, "Local gateway")
+
+	none := a.as(t, "none")
+	wantStatus(t, "status of a robot one may not see", none.get(r+"/status"), http.StatusNotFound)
+}
+
+// Every form's URL answers a GET with the page the form is on, and HEAD / answers like GET.
+func TestFormURLsAndHead(t *testing.T) {
+	a := openLiveAgent(t)
+	admin := a.as(t, "admin")
+	r := "/robots/" + a.robot
+	for from, to := range map[string]string{
+		r + "/streams/upload":                   r + "/streams",
+		r + "/recordings/some-recording/stop":   r + "/recordings",
+		"/settings/tokens":                      "/settings",
+		"/settings/tokens/some-token/revoke":    "/settings",
+		"/admin/users":                          "/admin",
+		"/admin/users/some-user/disable":        "/admin",
+		"/admin/robots/" + a.robot + "/remove":  "/admin",
+		"/admin/agents":                         "/admin",
+		"/admin/kiosk-tokens/some-token/revoke": "/admin",
+		"/logout":                               "/",
+	} {
+		p := admin.get(from)
+		if p.status != http.StatusSeeOther || p.header.Get("Location") != to {
+			t.Errorf("GET %s: %d to %q, want 303 to %s", from, p.status, p.header.Get("Location"), to)
+		}
+	}
+	head := admin.do("HEAD", "/", nil, nil)
+	get := admin.get("/")
+	if head.status != get.status || head.status != http.StatusOK || head.header.Get("Content-Type") != get.header.Get("Content-Type") || head.body != "" {
+		t.Errorf("HEAD / = %d %q (%d bytes), GET / = %d %q", head.status, head.header.Get("Content-Type"), len(head.body), get.status, get.header.Get("Content-Type"))
+	}
+	if p := admin.get("/favicon.ico"); p.status != http.StatusMovedPermanently || !strings.Contains(p.header.Get("Location"), "favicon") {
+		t.Errorf("favicon: %d %q", p.status, p.header.Get("Location"))
+	}
+}
+
+// A password an admin made is changed at the first login, before any page or API call.
+func TestGeneratedPasswordMustBeChanged(t *testing.T) {
+	a := openLiveAgent(t)
+	admin := a.as(t, "admin")
+	made := admin.submit("/admin/users", url.Values{"email": {"newcomer@example.com"}})
+	m := secretPattern.FindStringSubmatch(made.body)
+	if m == nil {
+		t.Fatalf("no password shown:\n%s", made.body)
+	}
+	first := m[1]
+
+	b := a.browser(t)
+	wantRedirect(t, "first login", b.loginPassword("newcomer@example.com", first), "/password")
+	wantBody(t, "the password page", b.get("/password"), "An admin made your current password")
+	wantRedirect(t, "any page first", b.get("/"), "/password")
+	wantRedirect(t, "a robot page first", b.get("/settings"), "/password")
+	if p := b.get("/panel/api/robots"); p.status != http.StatusForbidden || !strings.Contains(p.body, "change it at /password") {
+		t.Errorf("the API mirror before the change: %d %s", p.status, p.body)
+	}
+	wantBody(t, "the same password again", b.submit("/password", url.Values{"current": {first}, "new": {first}}), "must differ")
+	wantBody(t, "a wrong current password", b.submit("/password", url.Values{"current": {"not it at all"}, "new": {"my own password"}}), "current password is wrong")
+	wantBody(t, "the change", b.submit("/password", url.Values{"current": {first}, "new": {"my own password"}}), "Your password is set")
+	wantStatus(t, "pages after the change", b.get("/"), http.StatusOK)
+
+	// A reset makes it generated again.
+	users, err := a.Store.Users(t.Context(), a.users["admin"].OrgID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	for _, u := range users {
+		if u.Email == "newcomer@example.com" {
+			id = u.ID
+			if u.MustChangePassword {
+				t.Error("the changed password is still marked generated")
+			}
+		}
+	}
+	reset := admin.submit("/admin/users/"+id+"/reset-password", url.Values{})
+	if m = secretPattern.FindStringSubmatch(reset.body); m == nil {
+		t.Fatal("no reset password shown")
+	}
+	c := a.browser(t)
+	wantRedirect(t, "login after the reset", c.loginPassword("newcomer@example.com", m[1]), "/password")
+	wantRedirect(t, "pages after the reset", c.get("/"), "/password")
+}
