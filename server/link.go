@@ -34,7 +34,7 @@ func (s *Server) openLink(archive *cloud.Archive) error {
 		}
 		up, err := agent.New(agent.Config{
 			CloudURL: s.cfg.Cloud, Key: s.cfg.AgentKey, Version: s.cfg.Version, Robots: s.registry, Logger: s.log,
-			Teleop: s.gw, LiveBudget: s.cfg.LinkLiveBudget, NoLive: s.cfg.NoCloudLive,
+			Teleop: s.gw, LiveBudget: s.cfg.LinkLiveBudget, NoLive: s.cfg.NoCloudLive, Events: s.events,
 		})
 		if err != nil {
 			return err

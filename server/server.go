@@ -106,6 +106,7 @@ type Server struct {
 	sessions *live.Sessions  // W3
 	kpis     *kpi.Hub        // W1/W2
 	acceptor *cloud.Acceptor // the cloud's end of the agent link
+	events   *eventOutbox    // a linked agent's event log, forwarded to the cloud
 	uplink   *agent.Agent    // the agent's end, when linked to a cloud
 	logFile  *os.File
 	// tlsFingerprint is the SHA-256 of the local gateway's certificate (agent mode).
@@ -186,7 +187,14 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		gwCfg.Cameras = s.cams.gatewayCameras()
 	}
+	if cfg.Mode == ModeAgent && cfg.Cloud != "" {
+		s.events = newEventOutbox()
+		gwCfg.EventPosted = s.events.notify
+	}
 	s.gw = gateway.New(gwCfg)
+	if s.events != nil {
+		s.events.gw = s.gw
+	}
 	s.openKPIs()
 	if err := s.openLink(archive); err != nil {
 		s.closeFiles()

@@ -123,3 +123,22 @@ func TestGeneratedPasswordMustBeChanged(t *testing.T) {
 	wantRedirect(t, "login after the reset", c.loginPassword("newcomer@example.com", m[1]), "/password")
 	wantRedirect(t, "pages after the reset", c.get("/"), "/password")
 }
+
+// The event log: every robot's history with fleet and agent columns and filters.
+func TestEventLogPage(t *testing.T) {
+	a := openLiveAgent(t)
+	op := a.as(t, "operator")
+	r := "/robots/" + a.robot
+	wantRedirect(t, "post", op.post(r+"/events", url.Values{"message": {"battery swapped"}, "fleetId": {"local-fleet"}}), r+"/events")
+	p := op.get("/events")
+	wantStatus(t, "event log", p, http.StatusOK)
+	wantBody(t, "event log", p, "<th>Robot</th>", "<th>Fleet</th>", "<th>Agent</th>", "battery swapped", "panel-bot", "this gateway", `name="fleet"`)
+	wantBody(t, "robot tab", op.get(r+"/events"), "<th>Agent</th>", "battery swapped")
+	if p := op.get("/events?fleet=another-fleet"); strings.Contains(p.body, "battery swapped") {
+		t.Error("the fleet filter shows another fleet's entry")
+	}
+	none := a.as(t, "none")
+	if p := none.get("/events"); strings.Contains(p.body, "battery swapped") {
+		t.Error("a user without the robot sees its events")
+	}
+}

@@ -269,19 +269,47 @@ func (p *Panel) download(c echo.Context) error {
 }
 
 func (p *Panel) eventsView(c echo.Context) (views.EventsView, error) {
-	ctx, caller := c.Request().Context(), Caller(c)
+	caller := Caller(c)
 	h, d, err := p.header(c, "events")
 	if err != nil {
 		return views.EventsView{}, err
 	}
 	v := views.EventsView{Nav: p.nav(c, d.Robot.Name+" · events", "robots"), Header: h, CanPost: caller.CanAct()}
-	if v.Events, err = p.gw.RobotEvents(ctx, caller, h.ID, 200); err != nil {
+	if v.History, err = p.eventHistory(c, h.ID, "/robots/"+h.ID+"/events"); err != nil {
+		return v, err
+	}
+	v.Fleets = v.History.Fleets
+	return v, nil
+}
+
+// eventHistory is the history of the robot (every robot the caller may see when robotID is
+// empty) filtered by the query's fleet and agent.
+func (p *Panel) eventHistory(c echo.Context, robotID, action string) (views.EventHistoryView, error) {
+	ctx, caller := c.Request().Context(), Caller(c)
+	v := views.EventHistoryView{Action: action, AllRobots: robotID == "",
+		Filter: gateway.EventFilter{RobotID: robotID, FleetID: c.QueryParam("fleet"), AgentID: c.QueryParam("agent"), Limit: 200}}
+	var err error
+	if v.Rows, err = p.gw.EventHistory(ctx, caller, v.Filter); err != nil {
 		return v, err
 	}
 	if v.Fleets, err = p.gw.OrgFleets(ctx, caller); err != nil {
 		return v, err
 	}
+	if !p.local { // a local gateway's entries are all its own
+		if v.Agents, err = p.gw.AgentChoices(ctx, caller); err != nil {
+			return v, err
+		}
+	}
 	return v, nil
+}
+
+// allEventsPage is every robot's event history.
+func (p *Panel) allEventsPage(c echo.Context) error {
+	v, err := p.eventHistory(c, "", "/events")
+	if err != nil {
+		return err
+	}
+	return p.render(c, http.StatusOK, views.AllEvents(p.nav(c, "Event log", "events"), v))
 }
 
 func (p *Panel) eventsPage(c echo.Context) error {

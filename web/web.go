@@ -136,6 +136,7 @@ func (p *Panel) Register(e *echo.Echo) {
 	e.GET("/", p.handle(p.robotsPage), user...)
 	e.GET("/fragments/robots", p.handle(p.robotsFragment), user...)
 	e.GET("/fleet", p.handle(p.fleetPage), user...)
+	e.GET("/events", p.handle(p.allEventsPage), user...)
 	e.GET("/fleet/fragment", p.handle(p.fleetFragment), user...)
 	e.GET("/robots/:robotId", p.handle(p.robotPage), user...)
 	e.GET("/robots/:robotId/status", p.handle(p.robotStatus), user...)

@@ -226,24 +226,25 @@ func runEvents(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var robot string
-	var limit int
+	var f gateway.EventFilter
 	gw, closeDB, err := offline(ctx, "events list", rest, func(fs *flag.FlagSet) {
-		fs.StringVar(&robot, "robot", "", "only this robot's events (id)")
-		fs.IntVar(&limit, "limit", 1000, "at most this many, newest first")
+		fs.StringVar(&f.RobotID, "robot", "", "only this robot's events (id)")
+		fs.StringVar(&f.FleetID, "fleet", "", "only this fleet's events (id)")
+		fs.StringVar(&f.AgentID, "agent", "", "only the events posted on this agent's local gateway (id)")
+		fs.IntVar(&f.Limit, "limit", 1000, "at most this many, newest first")
 	}, nil)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
-	events, err := gw.EventLog(ctx, robot, limit)
+	events, err := gw.EventLog(ctx, f)
 	if err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tROBOT\tFLEET\tAUTHOR\tMESSAGE")
+	fmt.Fprintln(tw, "TIME\tROBOT\tFLEET\tAGENT\tAUTHOR\tMESSAGE")
 	for _, e := range events {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%q\n", formatTime(e.CreatedAt), e.RobotID, e.FleetID, e.AuthorEmail, e.Message)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%q\n", formatTime(e.CreatedAt), e.RobotID, orDash(e.FleetID), orDash(e.AgentID), e.AuthorEmail, e.Message)
 	}
 	return tw.Flush()
 }
@@ -253,4 +254,11 @@ func formatTime(t time.Time) string {
 		return "never"
 	}
 	return t.UTC().Format(time.RFC3339)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -185,12 +185,12 @@ func (g *Gateway) AllRobots(ctx context.Context) ([]RobotListing, error) {
 	return out, nil
 }
 
-// EventLog returns the newest event-log entries, of one robot when robotID is set.
-func (g *Gateway) EventLog(ctx context.Context, robotID string, limit int) ([]Event, error) {
-	if limit <= 0 {
-		limit = 1000
+// EventLog returns the newest event-log entries matching f (a limit of 0: 1000).
+func (g *Gateway) EventLog(ctx context.Context, f EventFilter) ([]Event, error) {
+	if f.Limit <= 0 {
+		f.Limit = 1000
 	}
-	return g.store.Events(ctx, robotID, limit)
+	return g.store.Events(ctx, f)
 }
 
 // defaultOrgFleet resolves a fleet of the default organization by id or name; empty means

@@ -131,6 +131,18 @@ type Event struct {
 	AuthorEmail string
 	Message     string
 	CreatedAt   time.Time
+	// AgentID and OriginID name an entry posted on an agent's local gateway and forwarded
+	// over the agent link (the cloud's log): the agent, and the entry's id in its own log.
+	AgentID  string
+	OriginID int64
+}
+
+// EventFilter selects event-log entries; empty fields match all.
+type EventFilter struct {
+	RobotID string
+	FleetID string
+	AgentID string
+	Limit   int
 }
 
 // ResourceRecord is what the store keeps of a resource once a download link was made for
@@ -198,7 +210,13 @@ type Store interface {
 
 	// CreateEvent stores e durably (the transaction is on disk when it returns) and sets its ID.
 	CreateEvent(ctx context.Context, e *Event) error
-	Events(ctx context.Context, robotID string, limit int) ([]Event, error)
+	Events(ctx context.Context, f EventFilter) ([]Event, error)
+	// CreateAgentEvents stores entries an agent forwarded, one per (AgentID, OriginID).
+	CreateAgentEvents(ctx context.Context, events []Event) error
+	// UnforwardedEvents lists the entries posted here the cloud has not confirmed, oldest
+	// first; MarkEventsForwarded records its confirmation.
+	UnforwardedEvents(ctx context.Context, limit int) ([]Event, error)
+	MarkEventsForwarded(ctx context.Context, ids []int64, at time.Time) error
 
 	// SaveLiveRobot creates or refreshes the record of a robot that connected.
 	SaveLiveRobot(ctx context.Context, r Robot) error

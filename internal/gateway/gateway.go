@@ -44,6 +44,9 @@ type Config struct {
 	// AgentLinks tells whether an agent is linked to this gateway now and when its link last
 	// carried a frame (the cloud's agent link); nil: no agent is ever linked here.
 	AgentLinks func(agentID string) (lastHeard time.Time, linked bool)
+	// EventPosted is called after an event-log entry is posted here (a linked agent's link
+	// forwards it to the cloud); nil: nothing to do.
+	EventPosted func()
 }
 
 // Gateway is the core service. It is safe for concurrent use.
@@ -60,28 +63,30 @@ type Gateway struct {
 	cameras   Cameras
 	controls  *teleop.Controls
 
-	limits     loginLimits
-	alertRules AlertRules
-	agentLinks func(agentID string) (time.Time, bool)
-	statuses   statusCache
+	limits      loginLimits
+	alertRules  AlertRules
+	agentLinks  func(agentID string) (time.Time, bool)
+	eventPosted func()
+	statuses    statusCache
 }
 
 // New returns a Gateway over cfg.
 func New(cfg Config) *Gateway {
 	g := &Gateway{
-		store:      cfg.Store,
-		presence:   cfg.Presence,
-		now:        cfg.Now,
-		bearerTTL:  cfg.BearerTTL,
-		latest:     cfg.LatestAgentVersion,
-		log:        cfg.Logger,
-		signer:     cfg.Signer,
-		agentID:    cfg.AgentID,
-		archive:    cfg.Archive,
-		cameras:    cfg.Cameras,
-		controls:   cfg.Controls,
-		alertRules: cfg.AlertRules,
-		agentLinks: cfg.AgentLinks,
+		store:       cfg.Store,
+		presence:    cfg.Presence,
+		now:         cfg.Now,
+		bearerTTL:   cfg.BearerTTL,
+		latest:      cfg.LatestAgentVersion,
+		log:         cfg.Logger,
+		signer:      cfg.Signer,
+		agentID:     cfg.AgentID,
+		archive:     cfg.Archive,
+		cameras:     cfg.Cameras,
+		controls:    cfg.Controls,
+		alertRules:  cfg.AlertRules,
+		agentLinks:  cfg.AgentLinks,
+		eventPosted: cfg.EventPosted,
 	}
 	if g.alertRules.BatteryBelow <= 0 {
 		g.alertRules.BatteryBelow = DefaultAlertRules.BatteryBelow

@@ -73,7 +73,7 @@ func (g *Gateway) RobotEvents(ctx context.Context, c *Caller, robotID string, li
 	if limit <= 0 || limit > 1000 {
 		limit = 200
 	}
-	return g.store.Events(ctx, r.ID, limit)
+	return g.store.Events(ctx, EventFilter{RobotID: r.ID, Limit: limit})
 }
 
 // KioskTokens lists the read-scoped fleet tokens of the caller (an org admin), valid ones.

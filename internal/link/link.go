@@ -20,7 +20,7 @@ import (
 
 // ProtocolVersion is the version of the link protocol this build speaks. A peer of another
 // version is refused with a clear reason (Refusal), never misread.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // Path is where the cloud accepts agent links, outside the API prefix.
 const Path = "/agentlink/v1/connect"

@@ -291,9 +291,48 @@ func (db *DB) CreateEvent(ctx context.Context, e *gateway.Event) error {
 	return wrap(err)
 }
 
-func (db *DB) Events(ctx context.Context, robotID string, limit int) ([]gateway.Event, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT id, robot_id, COALESCE(fleet_id, ''), COALESCE(user_id, ''), author_email, message, created_at
-		FROM events WHERE ? = '' OR robot_id = ? ORDER BY id DESC LIMIT ?`, robotID, robotID, limit)
+// CreateAgentEvents stores entries an agent forwarded, in one transaction: an entry already
+// stored (the same agent and origin id, sent again after a lost acknowledgement) is kept as
+// it is.
+func (db *DB) CreateAgentEvents(ctx context.Context, events []gateway.Event) error {
+	return wrap(db.write(ctx, func(tx *sql.Tx) error {
+		for _, e := range events {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO events (robot_id, fleet_id, user_id, author_email, message, created_at, agent_id, origin_id)
+				VALUES (?, ?, NULL, ?, ?, ?, ?, ?)`, e.RobotID, nullString(e.FleetID), e.AuthorEmail, e.Message, millis(e.CreatedAt), e.AgentID, e.OriginID); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+}
+
+// UnforwardedEvents lists, oldest first, up to limit entries posted here that the cloud has
+// not yet confirmed.
+func (db *DB) UnforwardedEvents(ctx context.Context, limit int) ([]gateway.Event, error) {
+	return db.events(ctx, `WHERE forwarded_at IS NULL AND agent_id IS NULL ORDER BY id LIMIT ?`, limit)
+}
+
+// MarkEventsForwarded records that the cloud stored entries ids.
+func (db *DB) MarkEventsForwarded(ctx context.Context, ids []int64, at time.Time) error {
+	return wrap(db.write(ctx, func(tx *sql.Tx) error {
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `UPDATE events SET forwarded_at = ? WHERE id = ? AND forwarded_at IS NULL`, millis(at), id); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+}
+
+// Events lists the newest entries matching f (empty fields match all), newest first.
+func (db *DB) Events(ctx context.Context, f gateway.EventFilter) ([]gateway.Event, error) {
+	return db.events(ctx, `WHERE (?1 = '' OR robot_id = ?1) AND (?2 = '' OR fleet_id = ?2) AND (?3 = '' OR agent_id = ?3)
+		ORDER BY id DESC LIMIT ?4`, f.RobotID, f.FleetID, f.AgentID, f.Limit)
+}
+
+func (db *DB) events(ctx context.Context, where string, args ...any) ([]gateway.Event, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT id, robot_id, COALESCE(fleet_id, ''), COALESCE(user_id, ''), author_email, message, created_at,
+		COALESCE(agent_id, ''), COALESCE(origin_id, 0) FROM events `+where, args...)
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -302,7 +341,7 @@ func (db *DB) Events(ctx context.Context, robotID string, limit int) ([]gateway.
 	for rows.Next() {
 		var e gateway.Event
 		var created sql.NullInt64
-		if err := rows.Scan(&e.ID, &e.RobotID, &e.FleetID, &e.UserID, &e.AuthorEmail, &e.Message, &created); err != nil {
+		if err := rows.Scan(&e.ID, &e.RobotID, &e.FleetID, &e.UserID, &e.AuthorEmail, &e.Message, &created, &e.AgentID, &e.OriginID); err != nil {
 			return nil, wrap(err)
 		}
 		e.CreatedAt = fromMillis(created)

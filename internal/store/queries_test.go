@@ -290,7 +290,7 @@ func TestTimesRoundTrip(t *testing.T) {
 	t.Run("event", func(t *testing.T) {
 		e := gateway.Event{RobotID: "seen", AuthorEmail: "a@b", Message: "m", CreatedAt: at}
 		must(t, db.CreateEvent(ctx, &e))
-		events, err := db.Events(ctx, "seen", 1)
+		events, err := db.Events(ctx, gateway.EventFilter{RobotID: "seen", Limit: 1})
 		must(t, err)
 		if len(events) != 1 {
 			t.Fatalf("%d events, want 1", len(events))
@@ -485,7 +485,7 @@ func TestEvents(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			events, err := db.Events(ctx, tt.robotID, tt.limit)
+			events, err := db.Events(ctx, gateway.EventFilter{RobotID: tt.robotID, Limit: tt.limit})
 			must(t, err)
 			var got []int64
 			for _, e := range events {
@@ -499,7 +499,7 @@ func TestEvents(t *testing.T) {
 			}
 		})
 	}
-	events, err := db.Events(ctx, "r-1", 10)
+	events, err := db.Events(ctx, gateway.EventFilter{RobotID: "r-1", Limit: 10})
 	must(t, err)
 	first := events[len(events)-1]
 	want := gateway.Event{ID: ids[0], RobotID: "r-1", FleetID: "fleet-1", UserID: "user-1", AuthorEmail: "a@b", Message: "r-1", CreatedAt: base}

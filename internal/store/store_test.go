@@ -270,7 +270,7 @@ func TestReaderPoolIsQueryOnly(t *testing.T) {
 	if _, err := db.reader.ExecContext(ctx, `INSERT INTO events (robot_id, author_email, message, created_at) VALUES ('r', 'a@b', 'm', 1)`); err == nil {
 		t.Error("a write through the read pool succeeded")
 	}
-	events, err := db.Events(ctx, "", 10)
+	events, err := db.Events(ctx, gateway.EventFilter{RobotID: "", Limit: 10})
 	if err != nil || len(events) != 0 {
 		t.Errorf("Events = %v, %v; want none", events, err)
 	}
@@ -330,7 +330,7 @@ func TestConcurrentCreateEvent(t *testing.T) {
 	for range 2 {
 		wg.Go(func() {
 			for range 20 {
-				if _, err := db.Events(ctx, "", 50); err != nil {
+				if _, err := db.Events(ctx, gateway.EventFilter{RobotID: "", Limit: 50}); err != nil {
 					errs <- err
 				}
 			}
@@ -352,7 +352,7 @@ func TestConcurrentCreateEvent(t *testing.T) {
 	if len(seen) != writers*perWriter {
 		t.Errorf("%d distinct ids, want %d", len(seen), writers*perWriter)
 	}
-	all, err := db.Events(ctx, "", 10*writers*perWriter)
+	all, err := db.Events(ctx, gateway.EventFilter{RobotID: "", Limit: 10*writers*perWriter})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ func TestDataSurvivesReopen(t *testing.T) {
 	if _, err := db.Robot(ctx, robot.ID); err != nil {
 		t.Errorf("robot after reopen: %v", err)
 	}
-	events, err := db.Events(ctx, robot.ID, 10)
+	events, err := db.Events(ctx, gateway.EventFilter{RobotID: robot.ID, Limit: 10})
 	if err != nil || len(events) != 1 || events[0].Message != "on disk" || events[0].ID != e.ID {
 		t.Errorf("events after reopen = %+v, %v; want the one event", events, err)
 	}
@@ -435,7 +435,7 @@ func TestOpenUnusualPaths(t *testing.T) {
 				t.Errorf("files beside the data directory: %v", entries)
 			}
 			db = mustOpenAt(t, path, migrations)
-			if events, err := db.Events(context.Background(), "r", 1); err != nil || len(events) != 1 || events[0].Message != name {
+			if events, err := db.Events(context.Background(), gateway.EventFilter{RobotID: "r", Limit: 1}); err != nil || len(events) != 1 || events[0].Message != name {
 				t.Errorf("after reopen: %+v, %v", events, err)
 			}
 		})
@@ -443,4 +443,4 @@ func TestOpenUnusualPaths(t *testing.T) {
 }
 
 // latestVersion is the number of the newest migration in migrations/.
-const latestVersion = 5
+const latestVersion = 6

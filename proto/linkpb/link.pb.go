@@ -78,7 +78,7 @@ func (x Error_Kind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Error_Kind.Descriptor instead.
 func (Error_Kind) EnumDescriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{22, 0}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{25, 0}
 }
 
 type Frame struct {
@@ -99,6 +99,8 @@ type Frame struct {
 	//	*Frame_Command
 	//	*Frame_Release
 	//	*Frame_ControlEnded
+	//	*Frame_Events
+	//	*Frame_EventsStored
 	Body          isFrame_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -267,6 +269,24 @@ func (x *Frame) GetControlEnded() *ControlEnded {
 	return nil
 }
 
+func (x *Frame) GetEvents() *EventBatch {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_Events); ok {
+			return x.Events
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetEventsStored() *EventsStored {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_EventsStored); ok {
+			return x.EventsStored
+		}
+	}
+	return nil
+}
+
 type isFrame_Body interface {
 	isFrame_Body()
 }
@@ -327,6 +347,14 @@ type Frame_ControlEnded struct {
 	ControlEnded *ControlEnded `protobuf:"bytes,14,opt,name=control_ended,json=controlEnded,proto3,oneof"` // agent → cloud: the agent ended a cloud operator's control
 }
 
+type Frame_Events struct {
+	Events *EventBatch `protobuf:"bytes,15,opt,name=events,proto3,oneof"` // agent → cloud: event-log entries posted on the local gateway
+}
+
+type Frame_EventsStored struct {
+	EventsStored *EventsStored `protobuf:"bytes,16,opt,name=events_stored,json=eventsStored,proto3,oneof"` // cloud → agent: those entries are on the cloud's disk
+}
+
 func (*Frame_Hello) isFrame_Body() {}
 
 func (*Frame_Welcome) isFrame_Body() {}
@@ -355,6 +383,178 @@ func (*Frame_Release) isFrame_Body() {}
 
 func (*Frame_ControlEnded) isFrame_Body() {}
 
+func (*Frame_Events) isFrame_Body() {}
+
+func (*Frame_EventsStored) isFrame_Body() {}
+
+// EventBatch carries event-log entries posted on the agent's local gateway, oldest first,
+// until the cloud says they are stored (EventsStored): an entry is sent again after a lost
+// link, and the cloud keeps one entry per (agent, local_id).
+type EventBatch struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Events        []*LocalEvent          `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EventBatch) Reset() {
+	*x = EventBatch{}
+	mi := &file_platform_link_link_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EventBatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EventBatch) ProtoMessage() {}
+
+func (x *EventBatch) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EventBatch.ProtoReflect.Descriptor instead.
+func (*EventBatch) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *EventBatch) GetEvents() []*LocalEvent {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+type LocalEvent struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	LocalId       int64                  `protobuf:"varint,1,opt,name=local_id,json=localId,proto3" json:"local_id,omitempty"` // the entry's id in the agent's own log
+	RobotId       string                 `protobuf:"bytes,2,opt,name=robot_id,json=robotId,proto3" json:"robot_id,omitempty"`
+	AuthorEmail   string                 `protobuf:"bytes,3,opt,name=author_email,json=authorEmail,proto3" json:"author_email,omitempty"`
+	Message       string                 `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	CreatedAt     *catalogpb.Time        `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LocalEvent) Reset() {
+	*x = LocalEvent{}
+	mi := &file_platform_link_link_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LocalEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LocalEvent) ProtoMessage() {}
+
+func (x *LocalEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LocalEvent.ProtoReflect.Descriptor instead.
+func (*LocalEvent) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *LocalEvent) GetLocalId() int64 {
+	if x != nil {
+		return x.LocalId
+	}
+	return 0
+}
+
+func (x *LocalEvent) GetRobotId() string {
+	if x != nil {
+		return x.RobotId
+	}
+	return ""
+}
+
+func (x *LocalEvent) GetAuthorEmail() string {
+	if x != nil {
+		return x.AuthorEmail
+	}
+	return ""
+}
+
+func (x *LocalEvent) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *LocalEvent) GetCreatedAt() *catalogpb.Time {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+// EventsStored answers an EventBatch once the cloud's transaction is on disk.
+type EventsStored struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	LocalIds      []int64                `protobuf:"varint,1,rep,packed,name=local_ids,json=localIds,proto3" json:"local_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EventsStored) Reset() {
+	*x = EventsStored{}
+	mi := &file_platform_link_link_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EventsStored) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EventsStored) ProtoMessage() {}
+
+func (x *EventsStored) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EventsStored.ProtoReflect.Descriptor instead.
+func (*EventsStored) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *EventsStored) GetLocalIds() []int64 {
+	if x != nil {
+		return x.LocalIds
+	}
+	return nil
+}
+
 type Hello struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	ProtocolVersion uint32                 `protobuf:"varint,1,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
@@ -366,7 +566,7 @@ type Hello struct {
 
 func (x *Hello) Reset() {
 	*x = Hello{}
-	mi := &file_platform_link_link_proto_msgTypes[1]
+	mi := &file_platform_link_link_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -378,7 +578,7 @@ func (x *Hello) String() string {
 func (*Hello) ProtoMessage() {}
 
 func (x *Hello) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[1]
+	mi := &file_platform_link_link_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -391,7 +591,7 @@ func (x *Hello) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Hello.ProtoReflect.Descriptor instead.
 func (*Hello) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{1}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Hello) GetProtocolVersion() uint32 {
@@ -428,7 +628,7 @@ type RobotInfo struct {
 
 func (x *RobotInfo) Reset() {
 	*x = RobotInfo{}
-	mi := &file_platform_link_link_proto_msgTypes[2]
+	mi := &file_platform_link_link_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -440,7 +640,7 @@ func (x *RobotInfo) String() string {
 func (*RobotInfo) ProtoMessage() {}
 
 func (x *RobotInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[2]
+	mi := &file_platform_link_link_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -453,7 +653,7 @@ func (x *RobotInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RobotInfo.ProtoReflect.Descriptor instead.
 func (*RobotInfo) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{2}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *RobotInfo) GetId() string {
@@ -506,7 +706,7 @@ type Welcome struct {
 
 func (x *Welcome) Reset() {
 	*x = Welcome{}
-	mi := &file_platform_link_link_proto_msgTypes[3]
+	mi := &file_platform_link_link_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -518,7 +718,7 @@ func (x *Welcome) String() string {
 func (*Welcome) ProtoMessage() {}
 
 func (x *Welcome) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[3]
+	mi := &file_platform_link_link_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -531,7 +731,7 @@ func (x *Welcome) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Welcome.ProtoReflect.Descriptor instead.
 func (*Welcome) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{3}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Welcome) GetProtocolVersion() uint32 {
@@ -579,7 +779,7 @@ type RobotRefused struct {
 
 func (x *RobotRefused) Reset() {
 	*x = RobotRefused{}
-	mi := &file_platform_link_link_proto_msgTypes[4]
+	mi := &file_platform_link_link_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -591,7 +791,7 @@ func (x *RobotRefused) String() string {
 func (*RobotRefused) ProtoMessage() {}
 
 func (x *RobotRefused) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[4]
+	mi := &file_platform_link_link_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -604,7 +804,7 @@ func (x *RobotRefused) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RobotRefused.ProtoReflect.Descriptor instead.
 func (*RobotRefused) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{4}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RobotRefused) GetId() string {
@@ -632,7 +832,7 @@ type Refusal struct {
 
 func (x *Refusal) Reset() {
 	*x = Refusal{}
-	mi := &file_platform_link_link_proto_msgTypes[5]
+	mi := &file_platform_link_link_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -644,7 +844,7 @@ func (x *Refusal) String() string {
 func (*Refusal) ProtoMessage() {}
 
 func (x *Refusal) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[5]
+	mi := &file_platform_link_link_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -657,7 +857,7 @@ func (x *Refusal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Refusal.ProtoReflect.Descriptor instead.
 func (*Refusal) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{5}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Refusal) GetReason() string {
@@ -683,7 +883,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_platform_link_link_proto_msgTypes[6]
+	mi := &file_platform_link_link_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -695,7 +895,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[6]
+	mi := &file_platform_link_link_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -708,7 +908,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{6}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Heartbeat) GetSent() *catalogpb.Time {
@@ -727,7 +927,7 @@ type RobotsChanged struct {
 
 func (x *RobotsChanged) Reset() {
 	*x = RobotsChanged{}
-	mi := &file_platform_link_link_proto_msgTypes[7]
+	mi := &file_platform_link_link_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -739,7 +939,7 @@ func (x *RobotsChanged) String() string {
 func (*RobotsChanged) ProtoMessage() {}
 
 func (x *RobotsChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[7]
+	mi := &file_platform_link_link_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -752,7 +952,7 @@ func (x *RobotsChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RobotsChanged.ProtoReflect.Descriptor instead.
 func (*RobotsChanged) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{7}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *RobotsChanged) GetRobots() []*RobotInfo {
@@ -772,7 +972,7 @@ type RobotsAccepted struct {
 
 func (x *RobotsAccepted) Reset() {
 	*x = RobotsAccepted{}
-	mi := &file_platform_link_link_proto_msgTypes[8]
+	mi := &file_platform_link_link_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -784,7 +984,7 @@ func (x *RobotsAccepted) String() string {
 func (*RobotsAccepted) ProtoMessage() {}
 
 func (x *RobotsAccepted) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[8]
+	mi := &file_platform_link_link_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -797,7 +997,7 @@ func (x *RobotsAccepted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RobotsAccepted.ProtoReflect.Descriptor instead.
 func (*RobotsAccepted) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{8}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *RobotsAccepted) GetRefused() []*RobotRefused {
@@ -818,7 +1018,7 @@ type StreamKey struct {
 
 func (x *StreamKey) Reset() {
 	*x = StreamKey{}
-	mi := &file_platform_link_link_proto_msgTypes[9]
+	mi := &file_platform_link_link_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -830,7 +1030,7 @@ func (x *StreamKey) String() string {
 func (*StreamKey) ProtoMessage() {}
 
 func (x *StreamKey) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[9]
+	mi := &file_platform_link_link_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -843,7 +1043,7 @@ func (x *StreamKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamKey.ProtoReflect.Descriptor instead.
 func (*StreamKey) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{9}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *StreamKey) GetComponent() string {
@@ -893,7 +1093,7 @@ type Request struct {
 
 func (x *Request) Reset() {
 	*x = Request{}
-	mi := &file_platform_link_link_proto_msgTypes[10]
+	mi := &file_platform_link_link_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -905,7 +1105,7 @@ func (x *Request) String() string {
 func (*Request) ProtoMessage() {}
 
 func (x *Request) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[10]
+	mi := &file_platform_link_link_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -918,7 +1118,7 @@ func (x *Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Request.ProtoReflect.Descriptor instead.
 func (*Request) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{10}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Request) GetId() uint64 {
@@ -1136,7 +1336,7 @@ type TakeControl struct {
 
 func (x *TakeControl) Reset() {
 	*x = TakeControl{}
-	mi := &file_platform_link_link_proto_msgTypes[11]
+	mi := &file_platform_link_link_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1148,7 +1348,7 @@ func (x *TakeControl) String() string {
 func (*TakeControl) ProtoMessage() {}
 
 func (x *TakeControl) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[11]
+	mi := &file_platform_link_link_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1161,7 +1361,7 @@ func (x *TakeControl) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TakeControl.ProtoReflect.Descriptor instead.
 func (*TakeControl) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{11}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *TakeControl) GetKey() *StreamKey {
@@ -1197,7 +1397,7 @@ type ControlCommand struct {
 
 func (x *ControlCommand) Reset() {
 	*x = ControlCommand{}
-	mi := &file_platform_link_link_proto_msgTypes[12]
+	mi := &file_platform_link_link_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1209,7 +1409,7 @@ func (x *ControlCommand) String() string {
 func (*ControlCommand) ProtoMessage() {}
 
 func (x *ControlCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[12]
+	mi := &file_platform_link_link_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1222,7 +1422,7 @@ func (x *ControlCommand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlCommand.ProtoReflect.Descriptor instead.
 func (*ControlCommand) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{12}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ControlCommand) GetControlId() string {
@@ -1248,7 +1448,7 @@ type ControlRelease struct {
 
 func (x *ControlRelease) Reset() {
 	*x = ControlRelease{}
-	mi := &file_platform_link_link_proto_msgTypes[13]
+	mi := &file_platform_link_link_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1260,7 +1460,7 @@ func (x *ControlRelease) String() string {
 func (*ControlRelease) ProtoMessage() {}
 
 func (x *ControlRelease) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[13]
+	mi := &file_platform_link_link_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1273,7 +1473,7 @@ func (x *ControlRelease) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlRelease.ProtoReflect.Descriptor instead.
 func (*ControlRelease) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{13}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ControlRelease) GetControlId() string {
@@ -1294,7 +1494,7 @@ type ControlEnded struct {
 
 func (x *ControlEnded) Reset() {
 	*x = ControlEnded{}
-	mi := &file_platform_link_link_proto_msgTypes[14]
+	mi := &file_platform_link_link_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1306,7 +1506,7 @@ func (x *ControlEnded) String() string {
 func (*ControlEnded) ProtoMessage() {}
 
 func (x *ControlEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[14]
+	mi := &file_platform_link_link_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1319,7 +1519,7 @@ func (x *ControlEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlEnded.ProtoReflect.Descriptor instead.
 func (*ControlEnded) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{14}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ControlEnded) GetControlId() string {
@@ -1347,7 +1547,7 @@ type ControlHeld struct {
 
 func (x *ControlHeld) Reset() {
 	*x = ControlHeld{}
-	mi := &file_platform_link_link_proto_msgTypes[15]
+	mi := &file_platform_link_link_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1359,7 +1559,7 @@ func (x *ControlHeld) String() string {
 func (*ControlHeld) ProtoMessage() {}
 
 func (x *ControlHeld) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[15]
+	mi := &file_platform_link_link_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1372,7 +1572,7 @@ func (x *ControlHeld) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlHeld.ProtoReflect.Descriptor instead.
 func (*ControlHeld) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{15}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ControlHeld) GetKey() *StreamKey {
@@ -1405,7 +1605,7 @@ type ControlList struct {
 
 func (x *ControlList) Reset() {
 	*x = ControlList{}
-	mi := &file_platform_link_link_proto_msgTypes[16]
+	mi := &file_platform_link_link_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1417,7 +1617,7 @@ func (x *ControlList) String() string {
 func (*ControlList) ProtoMessage() {}
 
 func (x *ControlList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[16]
+	mi := &file_platform_link_link_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1430,7 +1630,7 @@ func (x *ControlList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlList.ProtoReflect.Descriptor instead.
 func (*ControlList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{16}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ControlList) GetControls() []*ControlHeld {
@@ -1448,7 +1648,7 @@ type Empty struct {
 
 func (x *Empty) Reset() {
 	*x = Empty{}
-	mi := &file_platform_link_link_proto_msgTypes[17]
+	mi := &file_platform_link_link_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1460,7 +1660,7 @@ func (x *Empty) String() string {
 func (*Empty) ProtoMessage() {}
 
 func (x *Empty) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[17]
+	mi := &file_platform_link_link_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1473,7 +1673,7 @@ func (x *Empty) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Empty.ProtoReflect.Descriptor instead.
 func (*Empty) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{17}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{20}
 }
 
 type Publish struct {
@@ -1487,7 +1687,7 @@ type Publish struct {
 
 func (x *Publish) Reset() {
 	*x = Publish{}
-	mi := &file_platform_link_link_proto_msgTypes[18]
+	mi := &file_platform_link_link_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1499,7 +1699,7 @@ func (x *Publish) String() string {
 func (*Publish) ProtoMessage() {}
 
 func (x *Publish) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[18]
+	mi := &file_platform_link_link_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1512,7 +1712,7 @@ func (x *Publish) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Publish.ProtoReflect.Descriptor instead.
 func (*Publish) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{18}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Publish) GetKey() *StreamKey {
@@ -1546,7 +1746,7 @@ type MetricQuery struct {
 
 func (x *MetricQuery) Reset() {
 	*x = MetricQuery{}
-	mi := &file_platform_link_link_proto_msgTypes[19]
+	mi := &file_platform_link_link_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1558,7 +1758,7 @@ func (x *MetricQuery) String() string {
 func (*MetricQuery) ProtoMessage() {}
 
 func (x *MetricQuery) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[19]
+	mi := &file_platform_link_link_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1571,7 +1771,7 @@ func (x *MetricQuery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetricQuery.ProtoReflect.Descriptor instead.
 func (*MetricQuery) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{19}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *MetricQuery) GetType() int32 {
@@ -1603,7 +1803,7 @@ type ResourceUpload struct {
 
 func (x *ResourceUpload) Reset() {
 	*x = ResourceUpload{}
-	mi := &file_platform_link_link_proto_msgTypes[20]
+	mi := &file_platform_link_link_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1615,7 +1815,7 @@ func (x *ResourceUpload) String() string {
 func (*ResourceUpload) ProtoMessage() {}
 
 func (x *ResourceUpload) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[20]
+	mi := &file_platform_link_link_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1628,7 +1828,7 @@ func (x *ResourceUpload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceUpload.ProtoReflect.Descriptor instead.
 func (*ResourceUpload) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{20}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ResourceUpload) GetResourceId() string {
@@ -1677,7 +1877,7 @@ type Response struct {
 
 func (x *Response) Reset() {
 	*x = Response{}
-	mi := &file_platform_link_link_proto_msgTypes[21]
+	mi := &file_platform_link_link_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1689,7 +1889,7 @@ func (x *Response) String() string {
 func (*Response) ProtoMessage() {}
 
 func (x *Response) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[21]
+	mi := &file_platform_link_link_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1702,7 +1902,7 @@ func (x *Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Response.ProtoReflect.Descriptor instead.
 func (*Response) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{21}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Response) GetId() uint64 {
@@ -1920,7 +2120,7 @@ type Error struct {
 
 func (x *Error) Reset() {
 	*x = Error{}
-	mi := &file_platform_link_link_proto_msgTypes[22]
+	mi := &file_platform_link_link_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1932,7 +2132,7 @@ func (x *Error) String() string {
 func (*Error) ProtoMessage() {}
 
 func (x *Error) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[22]
+	mi := &file_platform_link_link_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1945,7 +2145,7 @@ func (x *Error) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Error.ProtoReflect.Descriptor instead.
 func (*Error) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{22}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Error) GetKind() Error_Kind {
@@ -1981,7 +2181,7 @@ type Stream struct {
 
 func (x *Stream) Reset() {
 	*x = Stream{}
-	mi := &file_platform_link_link_proto_msgTypes[23]
+	mi := &file_platform_link_link_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1993,7 +2193,7 @@ func (x *Stream) String() string {
 func (*Stream) ProtoMessage() {}
 
 func (x *Stream) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[23]
+	mi := &file_platform_link_link_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2006,7 +2206,7 @@ func (x *Stream) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stream.ProtoReflect.Descriptor instead.
 func (*Stream) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{23}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Stream) GetComponent() string {
@@ -2088,7 +2288,7 @@ type StreamList struct {
 
 func (x *StreamList) Reset() {
 	*x = StreamList{}
-	mi := &file_platform_link_link_proto_msgTypes[24]
+	mi := &file_platform_link_link_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2100,7 +2300,7 @@ func (x *StreamList) String() string {
 func (*StreamList) ProtoMessage() {}
 
 func (x *StreamList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[24]
+	mi := &file_platform_link_link_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2113,7 +2313,7 @@ func (x *StreamList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamList.ProtoReflect.Descriptor instead.
 func (*StreamList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{24}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *StreamList) GetStreams() []*Stream {
@@ -2135,7 +2335,7 @@ type Sample struct {
 
 func (x *Sample) Reset() {
 	*x = Sample{}
-	mi := &file_platform_link_link_proto_msgTypes[25]
+	mi := &file_platform_link_link_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2147,7 +2347,7 @@ func (x *Sample) String() string {
 func (*Sample) ProtoMessage() {}
 
 func (x *Sample) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[25]
+	mi := &file_platform_link_link_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2160,7 +2360,7 @@ func (x *Sample) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sample.ProtoReflect.Descriptor instead.
 func (*Sample) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{25}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Sample) GetType() string {
@@ -2200,7 +2400,7 @@ type MetricTypes struct {
 
 func (x *MetricTypes) Reset() {
 	*x = MetricTypes{}
-	mi := &file_platform_link_link_proto_msgTypes[26]
+	mi := &file_platform_link_link_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2212,7 +2412,7 @@ func (x *MetricTypes) String() string {
 func (*MetricTypes) ProtoMessage() {}
 
 func (x *MetricTypes) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[26]
+	mi := &file_platform_link_link_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2225,7 +2425,7 @@ func (x *MetricTypes) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetricTypes.ProtoReflect.Descriptor instead.
 func (*MetricTypes) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{26}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *MetricTypes) GetTypes() []int32 {
@@ -2245,7 +2445,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_platform_link_link_proto_msgTypes[27]
+	mi := &file_platform_link_link_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2257,7 +2457,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[27]
+	mi := &file_platform_link_link_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2270,7 +2470,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{27}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Usage) GetUsed() float64 {
@@ -2302,7 +2502,7 @@ type Recorder struct {
 
 func (x *Recorder) Reset() {
 	*x = Recorder{}
-	mi := &file_platform_link_link_proto_msgTypes[28]
+	mi := &file_platform_link_link_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2314,7 +2514,7 @@ func (x *Recorder) String() string {
 func (*Recorder) ProtoMessage() {}
 
 func (x *Recorder) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[28]
+	mi := &file_platform_link_link_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2327,7 +2527,7 @@ func (x *Recorder) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recorder.ProtoReflect.Descriptor instead.
 func (*Recorder) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{28}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Recorder) GetId() string {
@@ -2388,7 +2588,7 @@ type Recorders struct {
 
 func (x *Recorders) Reset() {
 	*x = Recorders{}
-	mi := &file_platform_link_link_proto_msgTypes[29]
+	mi := &file_platform_link_link_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2400,7 +2600,7 @@ func (x *Recorders) String() string {
 func (*Recorders) ProtoMessage() {}
 
 func (x *Recorders) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[29]
+	mi := &file_platform_link_link_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2413,7 +2613,7 @@ func (x *Recorders) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recorders.ProtoReflect.Descriptor instead.
 func (*Recorders) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{29}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Recorders) GetRecorders() []*Recorder {
@@ -2436,7 +2636,7 @@ type ComponentInfo struct {
 
 func (x *ComponentInfo) Reset() {
 	*x = ComponentInfo{}
-	mi := &file_platform_link_link_proto_msgTypes[30]
+	mi := &file_platform_link_link_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2448,7 +2648,7 @@ func (x *ComponentInfo) String() string {
 func (*ComponentInfo) ProtoMessage() {}
 
 func (x *ComponentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[30]
+	mi := &file_platform_link_link_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2461,7 +2661,7 @@ func (x *ComponentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ComponentInfo.ProtoReflect.Descriptor instead.
 func (*ComponentInfo) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{30}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ComponentInfo) GetId() string {
@@ -2508,7 +2708,7 @@ type Components struct {
 
 func (x *Components) Reset() {
 	*x = Components{}
-	mi := &file_platform_link_link_proto_msgTypes[31]
+	mi := &file_platform_link_link_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2520,7 +2720,7 @@ func (x *Components) String() string {
 func (*Components) ProtoMessage() {}
 
 func (x *Components) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[31]
+	mi := &file_platform_link_link_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2533,7 +2733,7 @@ func (x *Components) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Components.ProtoReflect.Descriptor instead.
 func (*Components) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{31}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *Components) GetComponents() []*ComponentInfo {
@@ -2554,7 +2754,7 @@ type ConfigInfo struct {
 
 func (x *ConfigInfo) Reset() {
 	*x = ConfigInfo{}
-	mi := &file_platform_link_link_proto_msgTypes[32]
+	mi := &file_platform_link_link_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2566,7 +2766,7 @@ func (x *ConfigInfo) String() string {
 func (*ConfigInfo) ProtoMessage() {}
 
 func (x *ConfigInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[32]
+	mi := &file_platform_link_link_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2579,7 +2779,7 @@ func (x *ConfigInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigInfo.ProtoReflect.Descriptor instead.
 func (*ConfigInfo) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{32}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ConfigInfo) GetName() string {
@@ -2613,7 +2813,7 @@ type AgentOperationalState struct {
 
 func (x *AgentOperationalState) Reset() {
 	*x = AgentOperationalState{}
-	mi := &file_platform_link_link_proto_msgTypes[33]
+	mi := &file_platform_link_link_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2625,7 +2825,7 @@ func (x *AgentOperationalState) String() string {
 func (*AgentOperationalState) ProtoMessage() {}
 
 func (x *AgentOperationalState) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[33]
+	mi := &file_platform_link_link_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2638,7 +2838,7 @@ func (x *AgentOperationalState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentOperationalState.ProtoReflect.Descriptor instead.
 func (*AgentOperationalState) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{33}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *AgentOperationalState) GetAgentStatus() int32 {
@@ -2683,7 +2883,7 @@ type Metric struct {
 
 func (x *Metric) Reset() {
 	*x = Metric{}
-	mi := &file_platform_link_link_proto_msgTypes[34]
+	mi := &file_platform_link_link_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2695,7 +2895,7 @@ func (x *Metric) String() string {
 func (*Metric) ProtoMessage() {}
 
 func (x *Metric) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[34]
+	mi := &file_platform_link_link_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2708,7 +2908,7 @@ func (x *Metric) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Metric.ProtoReflect.Descriptor instead.
 func (*Metric) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{34}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Metric) GetType() int32 {
@@ -2943,7 +3143,7 @@ type KPI struct {
 
 func (x *KPI) Reset() {
 	*x = KPI{}
-	mi := &file_platform_link_link_proto_msgTypes[35]
+	mi := &file_platform_link_link_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2955,7 +3155,7 @@ func (x *KPI) String() string {
 func (*KPI) ProtoMessage() {}
 
 func (x *KPI) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[35]
+	mi := &file_platform_link_link_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2968,7 +3168,7 @@ func (x *KPI) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPI.ProtoReflect.Descriptor instead.
 func (*KPI) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{35}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *KPI) GetName() string {
@@ -3008,7 +3208,7 @@ type KPIList struct {
 
 func (x *KPIList) Reset() {
 	*x = KPIList{}
-	mi := &file_platform_link_link_proto_msgTypes[36]
+	mi := &file_platform_link_link_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3020,7 +3220,7 @@ func (x *KPIList) String() string {
 func (*KPIList) ProtoMessage() {}
 
 func (x *KPIList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[36]
+	mi := &file_platform_link_link_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3033,7 +3233,7 @@ func (x *KPIList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPIList.ProtoReflect.Descriptor instead.
 func (*KPIList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{36}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *KPIList) GetKpis() []*KPI {
@@ -3053,7 +3253,7 @@ type KPIValues struct {
 
 func (x *KPIValues) Reset() {
 	*x = KPIValues{}
-	mi := &file_platform_link_link_proto_msgTypes[37]
+	mi := &file_platform_link_link_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3065,7 +3265,7 @@ func (x *KPIValues) String() string {
 func (*KPIValues) ProtoMessage() {}
 
 func (x *KPIValues) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[37]
+	mi := &file_platform_link_link_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3078,7 +3278,7 @@ func (x *KPIValues) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPIValues.ProtoReflect.Descriptor instead.
 func (*KPIValues) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{37}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *KPIValues) GetRobotId() string {
@@ -3113,7 +3313,7 @@ type Resource struct {
 
 func (x *Resource) Reset() {
 	*x = Resource{}
-	mi := &file_platform_link_link_proto_msgTypes[38]
+	mi := &file_platform_link_link_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3125,7 +3325,7 @@ func (x *Resource) String() string {
 func (*Resource) ProtoMessage() {}
 
 func (x *Resource) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[38]
+	mi := &file_platform_link_link_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3138,7 +3338,7 @@ func (x *Resource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Resource.ProtoReflect.Descriptor instead.
 func (*Resource) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{38}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *Resource) GetId() string {
@@ -3206,7 +3406,7 @@ type ResourceList struct {
 
 func (x *ResourceList) Reset() {
 	*x = ResourceList{}
-	mi := &file_platform_link_link_proto_msgTypes[39]
+	mi := &file_platform_link_link_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3218,7 +3418,7 @@ func (x *ResourceList) String() string {
 func (*ResourceList) ProtoMessage() {}
 
 func (x *ResourceList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[39]
+	mi := &file_platform_link_link_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3231,7 +3431,7 @@ func (x *ResourceList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceList.ProtoReflect.Descriptor instead.
 func (*ResourceList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{39}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ResourceList) GetResources() []*Resource {
@@ -3251,7 +3451,7 @@ type ResourcesChanged struct {
 
 func (x *ResourcesChanged) Reset() {
 	*x = ResourcesChanged{}
-	mi := &file_platform_link_link_proto_msgTypes[40]
+	mi := &file_platform_link_link_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3263,7 +3463,7 @@ func (x *ResourcesChanged) String() string {
 func (*ResourcesChanged) ProtoMessage() {}
 
 func (x *ResourcesChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[40]
+	mi := &file_platform_link_link_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3276,7 +3476,7 @@ func (x *ResourcesChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourcesChanged.ProtoReflect.Descriptor instead.
 func (*ResourcesChanged) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{40}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ResourcesChanged) GetRobotId() string {
@@ -3304,7 +3504,7 @@ type ResourceChunk struct {
 
 func (x *ResourceChunk) Reset() {
 	*x = ResourceChunk{}
-	mi := &file_platform_link_link_proto_msgTypes[41]
+	mi := &file_platform_link_link_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3316,7 +3516,7 @@ func (x *ResourceChunk) String() string {
 func (*ResourceChunk) ProtoMessage() {}
 
 func (x *ResourceChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[41]
+	mi := &file_platform_link_link_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3329,7 +3529,7 @@ func (x *ResourceChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceChunk.ProtoReflect.Descriptor instead.
 func (*ResourceChunk) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{41}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ResourceChunk) GetRequestId() uint64 {
@@ -3364,7 +3564,7 @@ type UploadDone struct {
 
 func (x *UploadDone) Reset() {
 	*x = UploadDone{}
-	mi := &file_platform_link_link_proto_msgTypes[42]
+	mi := &file_platform_link_link_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3376,7 +3576,7 @@ func (x *UploadDone) String() string {
 func (*UploadDone) ProtoMessage() {}
 
 func (x *UploadDone) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[42]
+	mi := &file_platform_link_link_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3389,7 +3589,7 @@ func (x *UploadDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadDone.ProtoReflect.Descriptor instead.
 func (*UploadDone) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{42}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *UploadDone) GetSize() int64 {
@@ -3421,7 +3621,7 @@ type RecordingControl struct {
 
 func (x *RecordingControl) Reset() {
 	*x = RecordingControl{}
-	mi := &file_platform_link_link_proto_msgTypes[43]
+	mi := &file_platform_link_link_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3433,7 +3633,7 @@ func (x *RecordingControl) String() string {
 func (*RecordingControl) ProtoMessage() {}
 
 func (x *RecordingControl) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[43]
+	mi := &file_platform_link_link_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3446,7 +3646,7 @@ func (x *RecordingControl) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordingControl.ProtoReflect.Descriptor instead.
 func (*RecordingControl) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{43}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *RecordingControl) GetAction() isRecordingControl_Action {
@@ -3517,7 +3717,7 @@ type RecordingStart struct {
 
 func (x *RecordingStart) Reset() {
 	*x = RecordingStart{}
-	mi := &file_platform_link_link_proto_msgTypes[44]
+	mi := &file_platform_link_link_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3529,7 +3729,7 @@ func (x *RecordingStart) String() string {
 func (*RecordingStart) ProtoMessage() {}
 
 func (x *RecordingStart) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[44]
+	mi := &file_platform_link_link_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3542,7 +3742,7 @@ func (x *RecordingStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordingStart.ProtoReflect.Descriptor instead.
 func (*RecordingStart) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{44}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *RecordingStart) GetStreams() []*StreamKey {
@@ -3584,7 +3784,7 @@ type RecordedStream struct {
 
 func (x *RecordedStream) Reset() {
 	*x = RecordedStream{}
-	mi := &file_platform_link_link_proto_msgTypes[45]
+	mi := &file_platform_link_link_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3596,7 +3796,7 @@ func (x *RecordedStream) String() string {
 func (*RecordedStream) ProtoMessage() {}
 
 func (x *RecordedStream) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[45]
+	mi := &file_platform_link_link_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3609,7 +3809,7 @@ func (x *RecordedStream) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordedStream.ProtoReflect.Descriptor instead.
 func (*RecordedStream) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{45}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *RecordedStream) GetKey() *StreamKey {
@@ -3652,7 +3852,7 @@ type Recording struct {
 
 func (x *Recording) Reset() {
 	*x = Recording{}
-	mi := &file_platform_link_link_proto_msgTypes[46]
+	mi := &file_platform_link_link_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3664,7 +3864,7 @@ func (x *Recording) String() string {
 func (*Recording) ProtoMessage() {}
 
 func (x *Recording) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[46]
+	mi := &file_platform_link_link_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3677,7 +3877,7 @@ func (x *Recording) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recording.ProtoReflect.Descriptor instead.
 func (*Recording) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{46}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *Recording) GetId() string {
@@ -3766,7 +3966,7 @@ type RecordingList struct {
 
 func (x *RecordingList) Reset() {
 	*x = RecordingList{}
-	mi := &file_platform_link_link_proto_msgTypes[47]
+	mi := &file_platform_link_link_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3778,7 +3978,7 @@ func (x *RecordingList) String() string {
 func (*RecordingList) ProtoMessage() {}
 
 func (x *RecordingList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[47]
+	mi := &file_platform_link_link_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3791,7 +3991,7 @@ func (x *RecordingList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordingList.ProtoReflect.Descriptor instead.
 func (*RecordingList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{47}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *RecordingList) GetRecordings() []*Recording {
@@ -3821,7 +4021,7 @@ type LiveFrame struct {
 
 func (x *LiveFrame) Reset() {
 	*x = LiveFrame{}
-	mi := &file_platform_link_link_proto_msgTypes[48]
+	mi := &file_platform_link_link_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3833,7 +4033,7 @@ func (x *LiveFrame) String() string {
 func (*LiveFrame) ProtoMessage() {}
 
 func (x *LiveFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[48]
+	mi := &file_platform_link_link_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3846,7 +4046,7 @@ func (x *LiveFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveFrame.ProtoReflect.Descriptor instead.
 func (*LiveFrame) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{48}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *LiveFrame) GetBody() isLiveFrame_Body {
@@ -3936,7 +4136,7 @@ type LiveSubscribe struct {
 
 func (x *LiveSubscribe) Reset() {
 	*x = LiveSubscribe{}
-	mi := &file_platform_link_link_proto_msgTypes[49]
+	mi := &file_platform_link_link_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3948,7 +4148,7 @@ func (x *LiveSubscribe) String() string {
 func (*LiveSubscribe) ProtoMessage() {}
 
 func (x *LiveSubscribe) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[49]
+	mi := &file_platform_link_link_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3961,7 +4161,7 @@ func (x *LiveSubscribe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveSubscribe.ProtoReflect.Descriptor instead.
 func (*LiveSubscribe) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{49}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *LiveSubscribe) GetId() uint64 {
@@ -4008,7 +4208,7 @@ type LiveUnsubscribe struct {
 
 func (x *LiveUnsubscribe) Reset() {
 	*x = LiveUnsubscribe{}
-	mi := &file_platform_link_link_proto_msgTypes[50]
+	mi := &file_platform_link_link_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4020,7 +4220,7 @@ func (x *LiveUnsubscribe) String() string {
 func (*LiveUnsubscribe) ProtoMessage() {}
 
 func (x *LiveUnsubscribe) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[50]
+	mi := &file_platform_link_link_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4033,7 +4233,7 @@ func (x *LiveUnsubscribe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveUnsubscribe.ProtoReflect.Descriptor instead.
 func (*LiveUnsubscribe) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{50}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *LiveUnsubscribe) GetId() uint64 {
@@ -4059,7 +4259,7 @@ type LiveSample struct {
 
 func (x *LiveSample) Reset() {
 	*x = LiveSample{}
-	mi := &file_platform_link_link_proto_msgTypes[51]
+	mi := &file_platform_link_link_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4071,7 +4271,7 @@ func (x *LiveSample) String() string {
 func (*LiveSample) ProtoMessage() {}
 
 func (x *LiveSample) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[51]
+	mi := &file_platform_link_link_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4084,7 +4284,7 @@ func (x *LiveSample) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveSample.ProtoReflect.Descriptor instead.
 func (*LiveSample) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{51}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *LiveSample) GetId() uint64 {
@@ -4125,7 +4325,7 @@ type LiveEnded struct {
 
 func (x *LiveEnded) Reset() {
 	*x = LiveEnded{}
-	mi := &file_platform_link_link_proto_msgTypes[52]
+	mi := &file_platform_link_link_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4137,7 +4337,7 @@ func (x *LiveEnded) String() string {
 func (*LiveEnded) ProtoMessage() {}
 
 func (x *LiveEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[52]
+	mi := &file_platform_link_link_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4150,7 +4350,7 @@ func (x *LiveEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveEnded.ProtoReflect.Descriptor instead.
 func (*LiveEnded) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{52}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *LiveEnded) GetId() uint64 {
@@ -4171,7 +4371,7 @@ var File_platform_link_link_proto protoreflect.FileDescriptor
 
 const file_platform_link_link_proto_rawDesc = "" +
 	"\n" +
-	"\x18platform/link/link.proto\x12\rPlatform.Link\x1a*platform/messages/builtin_interfaces.proto\"\xa0\x06\n" +
+	"\x18platform/link/link.proto\x12\rPlatform.Link\x1a*platform/messages/builtin_interfaces.proto\"\x99\a\n" +
 	"\x05Frame\x12,\n" +
 	"\x05hello\x18\x01 \x01(\v2\x14.Platform.Link.HelloH\x00R\x05hello\x122\n" +
 	"\awelcome\x18\x02 \x01(\v2\x16.Platform.Link.WelcomeH\x00R\awelcome\x122\n" +
@@ -4187,8 +4387,23 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\baccepted\x18\v \x01(\v2\x1d.Platform.Link.RobotsAcceptedH\x00R\baccepted\x129\n" +
 	"\acommand\x18\f \x01(\v2\x1d.Platform.Link.ControlCommandH\x00R\acommand\x129\n" +
 	"\arelease\x18\r \x01(\v2\x1d.Platform.Link.ControlReleaseH\x00R\arelease\x12B\n" +
-	"\rcontrol_ended\x18\x0e \x01(\v2\x1b.Platform.Link.ControlEndedH\x00R\fcontrolEndedB\x06\n" +
-	"\x04body\"\x89\x01\n" +
+	"\rcontrol_ended\x18\x0e \x01(\v2\x1b.Platform.Link.ControlEndedH\x00R\fcontrolEnded\x123\n" +
+	"\x06events\x18\x0f \x01(\v2\x19.Platform.Link.EventBatchH\x00R\x06events\x12B\n" +
+	"\revents_stored\x18\x10 \x01(\v2\x1b.Platform.Link.EventsStoredH\x00R\feventsStoredB\x06\n" +
+	"\x04body\"?\n" +
+	"\n" +
+	"EventBatch\x121\n" +
+	"\x06events\x18\x01 \x03(\v2\x19.Platform.Link.LocalEventR\x06events\"\xca\x01\n" +
+	"\n" +
+	"LocalEvent\x12\x19\n" +
+	"\blocal_id\x18\x01 \x01(\x03R\alocalId\x12\x19\n" +
+	"\brobot_id\x18\x02 \x01(\tR\arobotId\x12!\n" +
+	"\fauthor_email\x18\x03 \x01(\tR\vauthorEmail\x12\x18\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\x12I\n" +
+	"\n" +
+	"created_at\x18\x05 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\tcreatedAt\"+\n" +
+	"\fEventsStored\x12\x1b\n" +
+	"\tlocal_ids\x18\x01 \x03(\x03R\blocalIds\"\x89\x01\n" +
 	"\x05Hello\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12#\n" +
 	"\ragent_version\x18\x02 \x01(\tR\fagentVersion\x120\n" +
@@ -4492,155 +4707,162 @@ func file_platform_link_link_proto_rawDescGZIP() []byte {
 }
 
 var file_platform_link_link_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 56)
 var file_platform_link_link_proto_goTypes = []any{
 	(Error_Kind)(0),               // 0: Platform.Link.Error.Kind
 	(*Frame)(nil),                 // 1: Platform.Link.Frame
-	(*Hello)(nil),                 // 2: Platform.Link.Hello
-	(*RobotInfo)(nil),             // 3: Platform.Link.RobotInfo
-	(*Welcome)(nil),               // 4: Platform.Link.Welcome
-	(*RobotRefused)(nil),          // 5: Platform.Link.RobotRefused
-	(*Refusal)(nil),               // 6: Platform.Link.Refusal
-	(*Heartbeat)(nil),             // 7: Platform.Link.Heartbeat
-	(*RobotsChanged)(nil),         // 8: Platform.Link.RobotsChanged
-	(*RobotsAccepted)(nil),        // 9: Platform.Link.RobotsAccepted
-	(*StreamKey)(nil),             // 10: Platform.Link.StreamKey
-	(*Request)(nil),               // 11: Platform.Link.Request
-	(*TakeControl)(nil),           // 12: Platform.Link.TakeControl
-	(*ControlCommand)(nil),        // 13: Platform.Link.ControlCommand
-	(*ControlRelease)(nil),        // 14: Platform.Link.ControlRelease
-	(*ControlEnded)(nil),          // 15: Platform.Link.ControlEnded
-	(*ControlHeld)(nil),           // 16: Platform.Link.ControlHeld
-	(*ControlList)(nil),           // 17: Platform.Link.ControlList
-	(*Empty)(nil),                 // 18: Platform.Link.Empty
-	(*Publish)(nil),               // 19: Platform.Link.Publish
-	(*MetricQuery)(nil),           // 20: Platform.Link.MetricQuery
-	(*ResourceUpload)(nil),        // 21: Platform.Link.ResourceUpload
-	(*Response)(nil),              // 22: Platform.Link.Response
-	(*Error)(nil),                 // 23: Platform.Link.Error
-	(*Stream)(nil),                // 24: Platform.Link.Stream
-	(*StreamList)(nil),            // 25: Platform.Link.StreamList
-	(*Sample)(nil),                // 26: Platform.Link.Sample
-	(*MetricTypes)(nil),           // 27: Platform.Link.MetricTypes
-	(*Usage)(nil),                 // 28: Platform.Link.Usage
-	(*Recorder)(nil),              // 29: Platform.Link.Recorder
-	(*Recorders)(nil),             // 30: Platform.Link.Recorders
-	(*ComponentInfo)(nil),         // 31: Platform.Link.ComponentInfo
-	(*Components)(nil),            // 32: Platform.Link.Components
-	(*ConfigInfo)(nil),            // 33: Platform.Link.ConfigInfo
-	(*AgentOperationalState)(nil), // 34: Platform.Link.AgentOperationalState
-	(*Metric)(nil),                // 35: Platform.Link.Metric
-	(*KPI)(nil),                   // 36: Platform.Link.KPI
-	(*KPIList)(nil),               // 37: Platform.Link.KPIList
-	(*KPIValues)(nil),             // 38: Platform.Link.KPIValues
-	(*Resource)(nil),              // 39: Platform.Link.Resource
-	(*ResourceList)(nil),          // 40: Platform.Link.ResourceList
-	(*ResourcesChanged)(nil),      // 41: Platform.Link.ResourcesChanged
-	(*ResourceChunk)(nil),         // 42: Platform.Link.ResourceChunk
-	(*UploadDone)(nil),            // 43: Platform.Link.UploadDone
-	(*RecordingControl)(nil),      // 44: Platform.Link.RecordingControl
-	(*RecordingStart)(nil),        // 45: Platform.Link.RecordingStart
-	(*RecordedStream)(nil),        // 46: Platform.Link.RecordedStream
-	(*Recording)(nil),             // 47: Platform.Link.Recording
-	(*RecordingList)(nil),         // 48: Platform.Link.RecordingList
-	(*LiveFrame)(nil),             // 49: Platform.Link.LiveFrame
-	(*LiveSubscribe)(nil),         // 50: Platform.Link.LiveSubscribe
-	(*LiveUnsubscribe)(nil),       // 51: Platform.Link.LiveUnsubscribe
-	(*LiveSample)(nil),            // 52: Platform.Link.LiveSample
-	(*LiveEnded)(nil),             // 53: Platform.Link.LiveEnded
-	(*catalogpb.Time)(nil),        // 54: Platform.Messages.builtin_interfaces.Time
+	(*EventBatch)(nil),            // 2: Platform.Link.EventBatch
+	(*LocalEvent)(nil),            // 3: Platform.Link.LocalEvent
+	(*EventsStored)(nil),          // 4: Platform.Link.EventsStored
+	(*Hello)(nil),                 // 5: Platform.Link.Hello
+	(*RobotInfo)(nil),             // 6: Platform.Link.RobotInfo
+	(*Welcome)(nil),               // 7: Platform.Link.Welcome
+	(*RobotRefused)(nil),          // 8: Platform.Link.RobotRefused
+	(*Refusal)(nil),               // 9: Platform.Link.Refusal
+	(*Heartbeat)(nil),             // 10: Platform.Link.Heartbeat
+	(*RobotsChanged)(nil),         // 11: Platform.Link.RobotsChanged
+	(*RobotsAccepted)(nil),        // 12: Platform.Link.RobotsAccepted
+	(*StreamKey)(nil),             // 13: Platform.Link.StreamKey
+	(*Request)(nil),               // 14: Platform.Link.Request
+	(*TakeControl)(nil),           // 15: Platform.Link.TakeControl
+	(*ControlCommand)(nil),        // 16: Platform.Link.ControlCommand
+	(*ControlRelease)(nil),        // 17: Platform.Link.ControlRelease
+	(*ControlEnded)(nil),          // 18: Platform.Link.ControlEnded
+	(*ControlHeld)(nil),           // 19: Platform.Link.ControlHeld
+	(*ControlList)(nil),           // 20: Platform.Link.ControlList
+	(*Empty)(nil),                 // 21: Platform.Link.Empty
+	(*Publish)(nil),               // 22: Platform.Link.Publish
+	(*MetricQuery)(nil),           // 23: Platform.Link.MetricQuery
+	(*ResourceUpload)(nil),        // 24: Platform.Link.ResourceUpload
+	(*Response)(nil),              // 25: Platform.Link.Response
+	(*Error)(nil),                 // 26: Platform.Link.Error
+	(*Stream)(nil),                // 27: Platform.Link.Stream
+	(*StreamList)(nil),            // 28: Platform.Link.StreamList
+	(*Sample)(nil),                // 29: Platform.Link.Sample
+	(*MetricTypes)(nil),           // 30: Platform.Link.MetricTypes
+	(*Usage)(nil),                 // 31: Platform.Link.Usage
+	(*Recorder)(nil),              // 32: Platform.Link.Recorder
+	(*Recorders)(nil),             // 33: Platform.Link.Recorders
+	(*ComponentInfo)(nil),         // 34: Platform.Link.ComponentInfo
+	(*Components)(nil),            // 35: Platform.Link.Components
+	(*ConfigInfo)(nil),            // 36: Platform.Link.ConfigInfo
+	(*AgentOperationalState)(nil), // 37: Platform.Link.AgentOperationalState
+	(*Metric)(nil),                // 38: Platform.Link.Metric
+	(*KPI)(nil),                   // 39: Platform.Link.KPI
+	(*KPIList)(nil),               // 40: Platform.Link.KPIList
+	(*KPIValues)(nil),             // 41: Platform.Link.KPIValues
+	(*Resource)(nil),              // 42: Platform.Link.Resource
+	(*ResourceList)(nil),          // 43: Platform.Link.ResourceList
+	(*ResourcesChanged)(nil),      // 44: Platform.Link.ResourcesChanged
+	(*ResourceChunk)(nil),         // 45: Platform.Link.ResourceChunk
+	(*UploadDone)(nil),            // 46: Platform.Link.UploadDone
+	(*RecordingControl)(nil),      // 47: Platform.Link.RecordingControl
+	(*RecordingStart)(nil),        // 48: Platform.Link.RecordingStart
+	(*RecordedStream)(nil),        // 49: Platform.Link.RecordedStream
+	(*Recording)(nil),             // 50: Platform.Link.Recording
+	(*RecordingList)(nil),         // 51: Platform.Link.RecordingList
+	(*LiveFrame)(nil),             // 52: Platform.Link.LiveFrame
+	(*LiveSubscribe)(nil),         // 53: Platform.Link.LiveSubscribe
+	(*LiveUnsubscribe)(nil),       // 54: Platform.Link.LiveUnsubscribe
+	(*LiveSample)(nil),            // 55: Platform.Link.LiveSample
+	(*LiveEnded)(nil),             // 56: Platform.Link.LiveEnded
+	(*catalogpb.Time)(nil),        // 57: Platform.Messages.builtin_interfaces.Time
 }
 var file_platform_link_link_proto_depIdxs = []int32{
-	2,  // 0: Platform.Link.Frame.hello:type_name -> Platform.Link.Hello
-	4,  // 1: Platform.Link.Frame.welcome:type_name -> Platform.Link.Welcome
-	6,  // 2: Platform.Link.Frame.refusal:type_name -> Platform.Link.Refusal
-	11, // 3: Platform.Link.Frame.request:type_name -> Platform.Link.Request
-	22, // 4: Platform.Link.Frame.response:type_name -> Platform.Link.Response
-	7,  // 5: Platform.Link.Frame.heartbeat:type_name -> Platform.Link.Heartbeat
-	8,  // 6: Platform.Link.Frame.robots:type_name -> Platform.Link.RobotsChanged
-	38, // 7: Platform.Link.Frame.kpis:type_name -> Platform.Link.KPIValues
-	42, // 8: Platform.Link.Frame.chunk:type_name -> Platform.Link.ResourceChunk
-	41, // 9: Platform.Link.Frame.resources:type_name -> Platform.Link.ResourcesChanged
-	9,  // 10: Platform.Link.Frame.accepted:type_name -> Platform.Link.RobotsAccepted
-	13, // 11: Platform.Link.Frame.command:type_name -> Platform.Link.ControlCommand
-	14, // 12: Platform.Link.Frame.release:type_name -> Platform.Link.ControlRelease
-	15, // 13: Platform.Link.Frame.control_ended:type_name -> Platform.Link.ControlEnded
-	3,  // 14: Platform.Link.Hello.robots:type_name -> Platform.Link.RobotInfo
-	5,  // 15: Platform.Link.Welcome.refused:type_name -> Platform.Link.RobotRefused
-	54, // 16: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
-	3,  // 17: Platform.Link.RobotsChanged.robots:type_name -> Platform.Link.RobotInfo
-	5,  // 18: Platform.Link.RobotsAccepted.refused:type_name -> Platform.Link.RobotRefused
-	18, // 19: Platform.Link.Request.streams:type_name -> Platform.Link.Empty
-	10, // 20: Platform.Link.Request.read:type_name -> Platform.Link.StreamKey
-	19, // 21: Platform.Link.Request.publish:type_name -> Platform.Link.Publish
-	18, // 22: Platform.Link.Request.metric_types:type_name -> Platform.Link.Empty
-	20, // 23: Platform.Link.Request.metric:type_name -> Platform.Link.MetricQuery
-	18, // 24: Platform.Link.Request.kpis:type_name -> Platform.Link.Empty
-	18, // 25: Platform.Link.Request.resources:type_name -> Platform.Link.Empty
-	21, // 26: Platform.Link.Request.upload:type_name -> Platform.Link.ResourceUpload
-	12, // 27: Platform.Link.Request.take_control:type_name -> Platform.Link.TakeControl
-	18, // 28: Platform.Link.Request.controls:type_name -> Platform.Link.Empty
-	44, // 29: Platform.Link.Request.recording:type_name -> Platform.Link.RecordingControl
-	10, // 30: Platform.Link.TakeControl.key:type_name -> Platform.Link.StreamKey
-	23, // 31: Platform.Link.ControlEnded.error:type_name -> Platform.Link.Error
-	10, // 32: Platform.Link.ControlHeld.key:type_name -> Platform.Link.StreamKey
-	54, // 33: Platform.Link.ControlHeld.since:type_name -> Platform.Messages.builtin_interfaces.Time
-	16, // 34: Platform.Link.ControlList.controls:type_name -> Platform.Link.ControlHeld
-	10, // 35: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
-	23, // 36: Platform.Link.Response.error:type_name -> Platform.Link.Error
-	25, // 37: Platform.Link.Response.streams:type_name -> Platform.Link.StreamList
-	26, // 38: Platform.Link.Response.sample:type_name -> Platform.Link.Sample
-	18, // 39: Platform.Link.Response.done:type_name -> Platform.Link.Empty
-	27, // 40: Platform.Link.Response.metric_types:type_name -> Platform.Link.MetricTypes
-	35, // 41: Platform.Link.Response.metric:type_name -> Platform.Link.Metric
-	37, // 42: Platform.Link.Response.kpis:type_name -> Platform.Link.KPIList
-	40, // 43: Platform.Link.Response.resources:type_name -> Platform.Link.ResourceList
-	43, // 44: Platform.Link.Response.upload:type_name -> Platform.Link.UploadDone
-	18, // 45: Platform.Link.Response.granted:type_name -> Platform.Link.Empty
-	16, // 46: Platform.Link.Response.held:type_name -> Platform.Link.ControlHeld
-	17, // 47: Platform.Link.Response.controls:type_name -> Platform.Link.ControlList
-	48, // 48: Platform.Link.Response.recordings:type_name -> Platform.Link.RecordingList
-	0,  // 49: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
-	24, // 50: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
-	54, // 51: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	54, // 52: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	54, // 53: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	29, // 54: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
-	31, // 55: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
-	18, // 56: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
-	28, // 57: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
-	54, // 58: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
-	34, // 59: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
-	30, // 60: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
-	32, // 61: Platform.Link.Metric.components:type_name -> Platform.Link.Components
-	33, // 62: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
-	54, // 63: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	36, // 64: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
-	36, // 65: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
-	54, // 66: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
-	39, // 67: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
-	39, // 68: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
-	45, // 69: Platform.Link.RecordingControl.start:type_name -> Platform.Link.RecordingStart
-	18, // 70: Platform.Link.RecordingControl.list:type_name -> Platform.Link.Empty
-	10, // 71: Platform.Link.RecordingStart.streams:type_name -> Platform.Link.StreamKey
-	10, // 72: Platform.Link.RecordedStream.key:type_name -> Platform.Link.StreamKey
-	46, // 73: Platform.Link.Recording.streams:type_name -> Platform.Link.RecordedStream
-	54, // 74: Platform.Link.Recording.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	54, // 75: Platform.Link.Recording.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	45, // 76: Platform.Link.Recording.request:type_name -> Platform.Link.RecordingStart
-	47, // 77: Platform.Link.RecordingList.recordings:type_name -> Platform.Link.Recording
-	50, // 78: Platform.Link.LiveFrame.subscribe:type_name -> Platform.Link.LiveSubscribe
-	51, // 79: Platform.Link.LiveFrame.unsubscribe:type_name -> Platform.Link.LiveUnsubscribe
-	52, // 80: Platform.Link.LiveFrame.sample:type_name -> Platform.Link.LiveSample
-	53, // 81: Platform.Link.LiveFrame.ended:type_name -> Platform.Link.LiveEnded
-	10, // 82: Platform.Link.LiveSubscribe.key:type_name -> Platform.Link.StreamKey
-	26, // 83: Platform.Link.LiveSample.sample:type_name -> Platform.Link.Sample
-	23, // 84: Platform.Link.LiveEnded.error:type_name -> Platform.Link.Error
-	85, // [85:85] is the sub-list for method output_type
-	85, // [85:85] is the sub-list for method input_type
-	85, // [85:85] is the sub-list for extension type_name
-	85, // [85:85] is the sub-list for extension extendee
-	0,  // [0:85] is the sub-list for field type_name
+	5,  // 0: Platform.Link.Frame.hello:type_name -> Platform.Link.Hello
+	7,  // 1: Platform.Link.Frame.welcome:type_name -> Platform.Link.Welcome
+	9,  // 2: Platform.Link.Frame.refusal:type_name -> Platform.Link.Refusal
+	14, // 3: Platform.Link.Frame.request:type_name -> Platform.Link.Request
+	25, // 4: Platform.Link.Frame.response:type_name -> Platform.Link.Response
+	10, // 5: Platform.Link.Frame.heartbeat:type_name -> Platform.Link.Heartbeat
+	11, // 6: Platform.Link.Frame.robots:type_name -> Platform.Link.RobotsChanged
+	41, // 7: Platform.Link.Frame.kpis:type_name -> Platform.Link.KPIValues
+	45, // 8: Platform.Link.Frame.chunk:type_name -> Platform.Link.ResourceChunk
+	44, // 9: Platform.Link.Frame.resources:type_name -> Platform.Link.ResourcesChanged
+	12, // 10: Platform.Link.Frame.accepted:type_name -> Platform.Link.RobotsAccepted
+	16, // 11: Platform.Link.Frame.command:type_name -> Platform.Link.ControlCommand
+	17, // 12: Platform.Link.Frame.release:type_name -> Platform.Link.ControlRelease
+	18, // 13: Platform.Link.Frame.control_ended:type_name -> Platform.Link.ControlEnded
+	2,  // 14: Platform.Link.Frame.events:type_name -> Platform.Link.EventBatch
+	4,  // 15: Platform.Link.Frame.events_stored:type_name -> Platform.Link.EventsStored
+	3,  // 16: Platform.Link.EventBatch.events:type_name -> Platform.Link.LocalEvent
+	57, // 17: Platform.Link.LocalEvent.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
+	6,  // 18: Platform.Link.Hello.robots:type_name -> Platform.Link.RobotInfo
+	8,  // 19: Platform.Link.Welcome.refused:type_name -> Platform.Link.RobotRefused
+	57, // 20: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
+	6,  // 21: Platform.Link.RobotsChanged.robots:type_name -> Platform.Link.RobotInfo
+	8,  // 22: Platform.Link.RobotsAccepted.refused:type_name -> Platform.Link.RobotRefused
+	21, // 23: Platform.Link.Request.streams:type_name -> Platform.Link.Empty
+	13, // 24: Platform.Link.Request.read:type_name -> Platform.Link.StreamKey
+	22, // 25: Platform.Link.Request.publish:type_name -> Platform.Link.Publish
+	21, // 26: Platform.Link.Request.metric_types:type_name -> Platform.Link.Empty
+	23, // 27: Platform.Link.Request.metric:type_name -> Platform.Link.MetricQuery
+	21, // 28: Platform.Link.Request.kpis:type_name -> Platform.Link.Empty
+	21, // 29: Platform.Link.Request.resources:type_name -> Platform.Link.Empty
+	24, // 30: Platform.Link.Request.upload:type_name -> Platform.Link.ResourceUpload
+	15, // 31: Platform.Link.Request.take_control:type_name -> Platform.Link.TakeControl
+	21, // 32: Platform.Link.Request.controls:type_name -> Platform.Link.Empty
+	47, // 33: Platform.Link.Request.recording:type_name -> Platform.Link.RecordingControl
+	13, // 34: Platform.Link.TakeControl.key:type_name -> Platform.Link.StreamKey
+	26, // 35: Platform.Link.ControlEnded.error:type_name -> Platform.Link.Error
+	13, // 36: Platform.Link.ControlHeld.key:type_name -> Platform.Link.StreamKey
+	57, // 37: Platform.Link.ControlHeld.since:type_name -> Platform.Messages.builtin_interfaces.Time
+	19, // 38: Platform.Link.ControlList.controls:type_name -> Platform.Link.ControlHeld
+	13, // 39: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
+	26, // 40: Platform.Link.Response.error:type_name -> Platform.Link.Error
+	28, // 41: Platform.Link.Response.streams:type_name -> Platform.Link.StreamList
+	29, // 42: Platform.Link.Response.sample:type_name -> Platform.Link.Sample
+	21, // 43: Platform.Link.Response.done:type_name -> Platform.Link.Empty
+	30, // 44: Platform.Link.Response.metric_types:type_name -> Platform.Link.MetricTypes
+	38, // 45: Platform.Link.Response.metric:type_name -> Platform.Link.Metric
+	40, // 46: Platform.Link.Response.kpis:type_name -> Platform.Link.KPIList
+	43, // 47: Platform.Link.Response.resources:type_name -> Platform.Link.ResourceList
+	46, // 48: Platform.Link.Response.upload:type_name -> Platform.Link.UploadDone
+	21, // 49: Platform.Link.Response.granted:type_name -> Platform.Link.Empty
+	19, // 50: Platform.Link.Response.held:type_name -> Platform.Link.ControlHeld
+	20, // 51: Platform.Link.Response.controls:type_name -> Platform.Link.ControlList
+	51, // 52: Platform.Link.Response.recordings:type_name -> Platform.Link.RecordingList
+	0,  // 53: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
+	27, // 54: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
+	57, // 55: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	57, // 56: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	57, // 57: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	32, // 58: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
+	34, // 59: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
+	21, // 60: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
+	31, // 61: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
+	57, // 62: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
+	37, // 63: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
+	33, // 64: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
+	35, // 65: Platform.Link.Metric.components:type_name -> Platform.Link.Components
+	36, // 66: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
+	57, // 67: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	39, // 68: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
+	39, // 69: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
+	57, // 70: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
+	42, // 71: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
+	42, // 72: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
+	48, // 73: Platform.Link.RecordingControl.start:type_name -> Platform.Link.RecordingStart
+	21, // 74: Platform.Link.RecordingControl.list:type_name -> Platform.Link.Empty
+	13, // 75: Platform.Link.RecordingStart.streams:type_name -> Platform.Link.StreamKey
+	13, // 76: Platform.Link.RecordedStream.key:type_name -> Platform.Link.StreamKey
+	49, // 77: Platform.Link.Recording.streams:type_name -> Platform.Link.RecordedStream
+	57, // 78: Platform.Link.Recording.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	57, // 79: Platform.Link.Recording.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	48, // 80: Platform.Link.Recording.request:type_name -> Platform.Link.RecordingStart
+	50, // 81: Platform.Link.RecordingList.recordings:type_name -> Platform.Link.Recording
+	53, // 82: Platform.Link.LiveFrame.subscribe:type_name -> Platform.Link.LiveSubscribe
+	54, // 83: Platform.Link.LiveFrame.unsubscribe:type_name -> Platform.Link.LiveUnsubscribe
+	55, // 84: Platform.Link.LiveFrame.sample:type_name -> Platform.Link.LiveSample
+	56, // 85: Platform.Link.LiveFrame.ended:type_name -> Platform.Link.LiveEnded
+	13, // 86: Platform.Link.LiveSubscribe.key:type_name -> Platform.Link.StreamKey
+	29, // 87: Platform.Link.LiveSample.sample:type_name -> Platform.Link.Sample
+	26, // 88: Platform.Link.LiveEnded.error:type_name -> Platform.Link.Error
+	89, // [89:89] is the sub-list for method output_type
+	89, // [89:89] is the sub-list for method input_type
+	89, // [89:89] is the sub-list for extension type_name
+	89, // [89:89] is the sub-list for extension extendee
+	0,  // [0:89] is the sub-list for field type_name
 }
 
 func init() { file_platform_link_link_proto_init() }
@@ -4663,8 +4885,10 @@ func file_platform_link_link_proto_init() {
 		(*Frame_Command)(nil),
 		(*Frame_Release)(nil),
 		(*Frame_ControlEnded)(nil),
+		(*Frame_Events)(nil),
+		(*Frame_EventsStored)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[10].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[13].OneofWrappers = []any{
 		(*Request_Streams)(nil),
 		(*Request_Read)(nil),
 		(*Request_Publish)(nil),
@@ -4677,7 +4901,7 @@ func file_platform_link_link_proto_init() {
 		(*Request_Controls)(nil),
 		(*Request_Recording)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[21].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[24].OneofWrappers = []any{
 		(*Response_Streams)(nil),
 		(*Response_Sample)(nil),
 		(*Response_Done)(nil),
@@ -4691,7 +4915,7 @@ func file_platform_link_link_proto_init() {
 		(*Response_Controls)(nil),
 		(*Response_Recordings)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[34].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[37].OneofWrappers = []any{
 		(*Metric_None)(nil),
 		(*Metric_IntValue)(nil),
 		(*Metric_LongValue)(nil),
@@ -4706,12 +4930,12 @@ func file_platform_link_link_proto_init() {
 		(*Metric_Components)(nil),
 		(*Metric_Config)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[43].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[46].OneofWrappers = []any{
 		(*RecordingControl_Start)(nil),
 		(*RecordingControl_Stop)(nil),
 		(*RecordingControl_List)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[48].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[51].OneofWrappers = []any{
 		(*LiveFrame_Subscribe)(nil),
 		(*LiveFrame_Unsubscribe)(nil),
 		(*LiveFrame_Sample)(nil),
@@ -4723,7 +4947,7 @@ func file_platform_link_link_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platform_link_link_proto_rawDesc), len(file_platform_link_link_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   53,
+			NumMessages:   56,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -51,6 +51,8 @@ type Config struct {
 	LiveBudget int64
 	// NoLive keeps the agent from opening its live connection (cloud live view off here).
 	NoLive bool
+	// Events is the local event log the link forwards to the cloud's; nil: none.
+	Events Events
 }
 
 // Backoff after a refused key: long enough not to trip the cloud's failure limit, which is
@@ -172,7 +174,7 @@ func (a *Agent) session(ctx context.Context) (time.Duration, error) {
 	defer conn.CloseNow()
 	conn.SetReadLimit(link.MaxFrame)
 	s := &session{a: a, conn: conn, done: make(chan struct{}), sem: make(chan struct{}, maxConcurrentRequests),
-		controls: map[string]*cloudControl{}, released: map[string]struct{}{}}
+		controls: map[string]*cloudControl{}, released: map[string]struct{}{}, eventsStored: make(chan []int64, 1)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	defer s.end()
 	s.lastHeard.Store(time.Now().UnixNano())
@@ -253,6 +255,8 @@ type session struct {
 	controlsMu sync.Mutex
 	controls   map[string]*cloudControl // cloud operators driving, by control id
 	released   map[string]struct{}      // releases that came before their grant (see release)
+
+	eventsStored chan []int64 // the cloud's confirmations of event batches (pushEvents)
 }
 
 // over reports whether the session has ended. A write can fail without that (its timeout
@@ -321,7 +325,7 @@ func (s *session) robotInfos() []*linkpb.RobotInfo {
 // run serves the session until the link ends or ctx does.
 func (s *session) run(ctx context.Context) error {
 	var wg sync.WaitGroup
-	for _, loop := range []func(){s.keepAlive, s.watchRobots, s.pushKPIs, s.pushResources, s.runLive} {
+	for _, loop := range []func(){s.keepAlive, s.watchRobots, s.pushKPIs, s.pushResources, s.runLive, s.pushEvents} {
 		wg.Add(1)
 		go func() { defer wg.Done(); loop() }()
 	}
@@ -361,6 +365,8 @@ func (s *session) readLoop() error {
 			s.command(b.Command)
 		case *linkpb.Frame_Release:
 			s.release(b.Release.GetControlId())
+		case *linkpb.Frame_EventsStored:
+			s.eventsDone(b.EventsStored.GetLocalIds())
 		case *linkpb.Frame_Refusal:
 			s.a.log.Warn("the cloud is closing the link", "reason", b.Refusal.GetReason())
 		default:

@@ -46,6 +46,9 @@ type Core interface {
 	// AgentSeen records when an agent was last heard from, as its link ends (while it is
 	// linked, LastHeard answers from memory: no write per heartbeat).
 	AgentSeen(ctx context.Context, agentID string, at time.Time) error
+	// SaveAgentEvents stores event-log entries posted on agent agentID's local gateway; when
+	// it returns nil they are on disk (the agent then forgets them).
+	SaveAgentEvents(ctx context.Context, agentID string, events []link.Event) error
 }
 
 // Config wires an Acceptor.

@@ -73,6 +73,8 @@ func (c *fakeCore) SaveArchivedResource(_ context.Context, robotID string, res f
 	return nil
 }
 
+func (c *fakeCore) SaveAgentEvents(context.Context, string, []link.Event) error { return nil }
+
 func (c *fakeCore) AgentSeen(context.Context, string, time.Time) error { return nil }
 
 func (c *fakeCore) MayArchive(_ context.Context, robotID, resourceID string) error {

@@ -209,6 +209,12 @@ func (s *session) handle(f *linkpb.Frame) error {
 		}
 	case *linkpb.Frame_ControlEnded:
 		s.controlEnded(b.ControlEnded)
+	case *linkpb.Frame_Events:
+		if n := len(b.Events.GetEvents()); n == 0 || n > link.MaxEventBatch {
+			return fmt.Errorf("an event batch of %d entries (1 to %d)", n, link.MaxEventBatch)
+		}
+		// Stored off the reader goroutine: the agent sends one batch at a time and waits.
+		go s.storeEvents(link.EventsFromWire(b.Events.GetEvents()))
 	default:
 		return fmt.Errorf("unexpected %T from an agent", f.Body)
 	}
@@ -458,4 +464,20 @@ func (s *session) tooSlow(r *RemoteRobot, start time.Time) error {
 	}
 	return fleet.Errorf(fleet.ErrUnavailable, "robot %q did not answer within %s: its agent %q is connected but too slow",
 		r.info.Name, waited, s.agent.Name)
+}
+
+// storeEvents puts an agent's event-log entries into the cloud's log, then tells the agent
+// which are stored. Nothing is acknowledged on a failure: the agent sends them again.
+func (s *session) storeEvents(events []link.Event) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.acc.cfg.Core.SaveAgentEvents(ctx, s.agent.ID, events); err != nil {
+		s.log.Warn("storing the agent's event-log entries failed; it sends them again", "entries", len(events), "err", err)
+		return
+	}
+	ids := make([]int64, len(events))
+	for i, e := range events {
+		ids[i] = e.LocalID
+	}
+	s.write(ctx, &linkpb.Frame{Body: &linkpb.Frame_EventsStored{EventsStored: &linkpb.EventsStored{LocalIds: ids}}}, 5*time.Second)
 }

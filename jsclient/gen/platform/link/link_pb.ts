@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/link/link.proto.
  */
 export const file_platform_link_link: GenFile = /*@__PURE__*/
-  fileDesc("ChhwbGF0Zm9ybS9saW5rL2xpbmsucHJvdG8SDVBsYXRmb3JtLkxpbmsinwUKBUZyYW1lEiUKBWhlbGxvGAEgASgLMhQuUGxhdGZvcm0uTGluay5IZWxsb0gAEikKB3dlbGNvbWUYAiABKAsyFi5QbGF0Zm9ybS5MaW5rLldlbGNvbWVIABIpCgdyZWZ1c2FsGAMgASgLMhYuUGxhdGZvcm0uTGluay5SZWZ1c2FsSAASKQoHcmVxdWVzdBgEIAEoCzIWLlBsYXRmb3JtLkxpbmsuUmVxdWVzdEgAEisKCHJlc3BvbnNlGAUgASgLMhcuUGxhdGZvcm0uTGluay5SZXNwb25zZUgAEi0KCWhlYXJ0YmVhdBgGIAEoCzIYLlBsYXRmb3JtLkxpbmsuSGVhcnRiZWF0SAASLgoGcm9ib3RzGAcgASgLMhwuUGxhdGZvcm0uTGluay5Sb2JvdHNDaGFuZ2VkSAASKAoEa3BpcxgIIAEoCzIYLlBsYXRmb3JtLkxpbmsuS1BJVmFsdWVzSAASLQoFY2h1bmsYCSABKAsyHC5QbGF0Zm9ybS5MaW5rLlJlc291cmNlQ2h1bmtIABI0CglyZXNvdXJjZXMYCiABKAsyHy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlc0NoYW5nZWRIABIxCghhY2NlcHRlZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUm9ib3RzQWNjZXB0ZWRIABIwCgdjb21tYW5kGAwgASgLMh0uUGxhdGZvcm0uTGluay5Db250cm9sQ29tbWFuZEgAEjAKB3JlbGVhc2UYDSABKAsyHS5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xSZWxlYXNlSAASNAoNY29udHJvbF9lbmRlZBgOIAEoCzIbLlBsYXRmb3JtLkxpbmsuQ29udHJvbEVuZGVkSABCBgoEYm9keSJiCgVIZWxsbxIYChBwcm90b2NvbF92ZXJzaW9uGAEgASgNEhUKDWFnZW50X3ZlcnNpb24YAiABKAkSKAoGcm9ib3RzGAMgAygLMhguUGxhdGZvcm0uTGluay5Sb2JvdEluZm8iaQoJUm9ib3RJbmZvEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLY29uZmlnX25hbWUYAyABKAkSFgoOY29uZmlnX3ZlcnNpb24YBCABKAkSFQoNYWdlbnRfdmVyc2lvbhgFIAEoCSKUAQoHV2VsY29tZRIYChBwcm90b2NvbF92ZXJzaW9uGAEgASgNEhAKCGFnZW50X2lkGAIgASgJEhAKCGZsZWV0X2lkGAMgASgJEh0KFWhlYXJ0YmVhdF9pbnRlcnZhbF9tcxgEIAEoDRIsCgdyZWZ1c2VkGAUgAygLMhsuUGxhdGZvcm0uTGluay5Sb2JvdFJlZnVzZWQiKgoMUm9ib3RSZWZ1c2VkEgoKAmlkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSIxCgdSZWZ1c2FsEg4KBnJlYXNvbhgBIAEoCRIWCg5yZXRyeV9hZnRlcl9tcxgCIAEoDSJFCglIZWFydGJlYXQSOAoEc2VudBgBIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lIjkKDVJvYm90c0NoYW5nZWQSKAoGcm9ib3RzGAEgAygLMhguUGxhdGZvcm0uTGluay5Sb2JvdEluZm8iPgoOUm9ib3RzQWNjZXB0ZWQSLAoHcmVmdXNlZBgBIAMoCzIbLlBsYXRmb3JtLkxpbmsuUm9ib3RSZWZ1c2VkIjwKCVN0cmVhbUtleRIRCgljb21wb25lbnQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZzb3VyY2UYAyABKAUisgQKB1JlcXVlc3QSCgoCaWQYASABKAQSEAoIcm9ib3RfaWQYAiABKAkSEwoLZGVhZGxpbmVfbXMYAyABKA0SJwoHc3RyZWFtcxgEIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIoCgRyZWFkGAUgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXlIABIpCgdwdWJsaXNoGAYgASgLMhYuUGxhdGZvcm0uTGluay5QdWJsaXNoSAASLAoMbWV0cmljX3R5cGVzGAcgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEiwKBm1ldHJpYxgIIAEoCzIaLlBsYXRmb3JtLkxpbmsuTWV0cmljUXVlcnlIABIkCgRrcGlzGAkgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEikKCXJlc291cmNlcxgKIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIvCgZ1cGxvYWQYCyABKAsyHS5QbGF0Zm9ybS5MaW5rLlJlc291cmNlVXBsb2FkSAASMgoMdGFrZV9jb250cm9sGAwgASgLMhouUGxhdGZvcm0uTGluay5UYWtlQ29udHJvbEgAEigKCGNvbnRyb2xzGA0gASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEjQKCXJlY29yZGluZxgUIAEoCzIfLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nQ29udHJvbEgAQgQKAm9wIlYKC1Rha2VDb250cm9sEiUKA2tleRgBIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EhIKCmNvbnRyb2xfaWQYAiABKAkSDAoEdXNlchgDIAEoCSI1Cg5Db250cm9sQ29tbWFuZBISCgpjb250cm9sX2lkGAEgASgJEg8KB3BheWxvYWQYAiABKAwiJAoOQ29udHJvbFJlbGVhc2USEgoKY29udHJvbF9pZBgBIAEoCSJHCgxDb250cm9sRW5kZWQSEgoKY29udHJvbF9pZBgBIAEoCRIjCgVlcnJvchgCIAEoCzIULlBsYXRmb3JtLkxpbmsuRXJyb3IifgoLQ29udHJvbEhlbGQSJQoDa2V5GAEgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXkSDQoFb3duZXIYAiABKAkSOQoFc2luY2UYAyABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZSI7CgtDb250cm9sTGlzdBIsCghjb250cm9scxgBIAMoCzIaLlBsYXRmb3JtLkxpbmsuQ29udHJvbEhlbGQiBwoFRW1wdHkiTwoHUHVibGlzaBIlCgNrZXkYASABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRIMCgR0eXBlGAIgASgJEg8KB3BheWxvYWQYAyABKAwiKQoLTWV0cmljUXVlcnkSDAoEdHlwZRgBIAEoBRIMCgRuYW1lGAIgASgJIkMKDlJlc291cmNlVXBsb2FkEhMKC3Jlc291cmNlX2lkGAEgASgJEg4KBm9mZnNldBgCIAEoAxIMCgRzaXplGAMgASgDIt8ECghSZXNwb25zZRIKCgJpZBgBIAEoBBIjCgVlcnJvchgCIAEoCzIULlBsYXRmb3JtLkxpbmsuRXJyb3ISLAoHc3RyZWFtcxgDIAEoCzIZLlBsYXRmb3JtLkxpbmsuU3RyZWFtTGlzdEgAEicKBnNhbXBsZRgEIAEoCzIVLlBsYXRmb3JtLkxpbmsuU2FtcGxlSAASJAoEZG9uZRgFIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIyCgxtZXRyaWNfdHlwZXMYBiABKAsyGi5QbGF0Zm9ybS5MaW5rLk1ldHJpY1R5cGVzSAASJwoGbWV0cmljGAcgASgLMhUuUGxhdGZvcm0uTGluay5NZXRyaWNIABImCgRrcGlzGAggASgLMhYuUGxhdGZvcm0uTGluay5LUElMaXN0SAASMAoJcmVzb3VyY2VzGAkgASgLMhsuUGxhdGZvcm0uTGluay5SZXNvdXJjZUxpc3RIABIrCgZ1cGxvYWQYCiABKAsyGS5QbGF0Zm9ybS5MaW5rLlVwbG9hZERvbmVIABInCgdncmFudGVkGAsgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEioKBGhlbGQYDCABKAsyGi5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xIZWxkSAASLgoIY29udHJvbHMYDSABKAsyGi5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xMaXN0SAASMgoKcmVjb3JkaW5ncxgUIAEoCzIcLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nTGlzdEgAQggKBnJlc3VsdCKqAQoFRXJyb3ISJwoEa2luZBgBIAEoDjIZLlBsYXRmb3JtLkxpbmsuRXJyb3IuS2luZBIPCgdtZXNzYWdlGAIgASgJImcKBEtpbmQSEQoNS0lORF9JTlRFUk5BTBAAEhIKDktJTkRfTk9UX0ZPVU5EEAESEAoMS0lORF9JTlZBTElEEAISEAoMS0lORF9PRkZMSU5FEAMSFAoQS0lORF9VTkFWQUlMQUJMRRAEIsYBCgZTdHJlYW0SEQoJY29tcG9uZW50GAEgASgJEgwKBG5hbWUYAiABKAkSDAoEdHlwZRgDIAEoCRIRCglkaXJlY3Rpb24YBCABKAkSDgoGc291cmNlGAUgASgFEhQKDGRpc3BsYXlfbmFtZRgGIAEoCRISCgpzb3VyY2VfdXJsGAcgASgJEhcKD3NvdXJjZV9lbmRwb2ludBgIIAEoCRISCgptYXhfbGluZWFyGAkgASgBEhMKC21heF9hbmd1bGFyGAogASgBIjQKClN0cmVhbUxpc3QSJgoHc3RyZWFtcxgBIAMoCzIVLlBsYXRmb3JtLkxpbmsuU3RyZWFtIm4KBlNhbXBsZRIMCgR0eXBlGAEgASgJEg8KB3BheWxvYWQYAiABKAwSOAoEdGltZRgDIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEgsKA3NlcRgEIAEoBCIcCgtNZXRyaWNUeXBlcxINCgV0eXBlcxgBIAMoBSIkCgVVc2FnZRIMCgR1c2VkGAEgASgBEg0KBWxpbWl0GAIgASgBItYBCghSZWNvcmRlchIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBXN0YXRlGAMgASgJEj4KCnN0YXJ0X3RpbWUYBCABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRI8CghlbmRfdGltZRgFIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEhIKCmVycm9yX3R5cGUYBiABKAkSDwoHZHJvcHBlZBgHIAEoAyI3CglSZWNvcmRlcnMSKgoJcmVjb3JkZXJzGAEgAygLMhcuUGxhdGZvcm0uTGluay5SZWNvcmRlciJXCg1Db21wb25lbnRJbmZvEgoKAmlkGAEgASgJEgwKBHV1aWQYAiABKAkSDAoEbmFtZRgDIAEoCRIPCgd2ZXJzaW9uGAQgASgJEg0KBXN0YXRlGAUgASgJIj4KCkNvbXBvbmVudHMSMAoKY29tcG9uZW50cxgBIAMoCzIcLlBsYXRmb3JtLkxpbmsuQ29tcG9uZW50SW5mbyI6CgpDb25maWdJbmZvEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRINCgVzdGF0ZRgDIAEoCSI+ChVBZ2VudE9wZXJhdGlvbmFsU3RhdGUSFAoMYWdlbnRfc3RhdHVzGAEgASgFEg8KB3ZlcnNpb24YAiABKAkilQQKBk1ldHJpYxIMCgR0eXBlGAEgASgFEgwKBG5hbWUYAiABKAkSJAoEbm9uZRgDIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABITCglpbnRfdmFsdWUYBCABKANIABIUCgpsb25nX3ZhbHVlGAUgASgDSAASFgoMZG91YmxlX3ZhbHVlGAYgASgBSAASFgoMc3RyaW5nX3ZhbHVlGAcgASgJSAASFAoKYm9vbF92YWx1ZRgIIAEoCEgAEiUKBXVzYWdlGAkgASgLMhQuUGxhdGZvcm0uTGluay5Vc2FnZUgAEjwKBmV4cGlyeRgKIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lSAASGgoQdXBkYXRlX2F2YWlsYWJsZRgLIAEoCEgAEkEKEW9wZXJhdGlvbmFsX3N0YXRlGAwgASgLMiQuUGxhdGZvcm0uTGluay5BZ2VudE9wZXJhdGlvbmFsU3RhdGVIABItCglyZWNvcmRlcnMYDSABKAsyGC5QbGF0Zm9ybS5MaW5rLlJlY29yZGVyc0gAEi8KCmNvbXBvbmVudHMYDiABKAsyGS5QbGF0Zm9ybS5MaW5rLkNvbXBvbmVudHNIABIrCgZjb25maWcYDyABKAsyGS5QbGF0Zm9ybS5MaW5rLkNvbmZpZ0luZm9IAEIHCgV2YWx1ZSJxCgNLUEkSDAoEbmFtZRgBIAEoCRIRCglkYXRhX3R5cGUYAiABKAkSDwoHcGF5bG9hZBgDIAEoDBI4CgR0aW1lGAQgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUiKwoHS1BJTGlzdBIgCgRrcGlzGAEgAygLMhIuUGxhdGZvcm0uTGluay5LUEkiPwoJS1BJVmFsdWVzEhAKCHJvYm90X2lkGAEgASgJEiAKBGtwaXMYAiADKAsyEi5QbGF0Zm9ybS5MaW5rLktQSSK8AQoIUmVzb3VyY2USCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIRCgltaW1lX3R5cGUYAyABKAkSEQoJZmlsZV90eXBlGAQgASgJEgwKBHNpemUYBSABKAMSPgoKY3JlYXRlZF9hdBgGIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEg4KBnNoYTI1NhgHIAEoCRISCgphZG1pbl9vbmx5GAggASgIIjoKDFJlc291cmNlTGlzdBIqCglyZXNvdXJjZXMYASADKAsyFy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlIlAKEFJlc291cmNlc0NoYW5nZWQSEAoIcm9ib3RfaWQYASABKAkSKgoJcmVzb3VyY2VzGAIgAygLMhcuUGxhdGZvcm0uTGluay5SZXNvdXJjZSJBCg1SZXNvdXJjZUNodW5rEhIKCnJlcXVlc3RfaWQYASABKAQSDgoGb2Zmc2V0GAIgASgDEgwKBGRhdGEYAyABKAwiKgoKVXBsb2FkRG9uZRIMCgRzaXplGAEgASgDEg4KBnNoYTI1NhgCIAEoCSKCAQoQUmVjb3JkaW5nQ29udHJvbBIuCgVzdGFydBgBIAEoCzIdLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nU3RhcnRIABIOCgRzdG9wGAIgASgJSAASJAoEbGlzdBgDIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIAEIICgZhY3Rpb24idQoOUmVjb3JkaW5nU3RhcnQSKQoHc3RyZWFtcxgBIAMoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EhMKC2R1cmF0aW9uX21zGAIgASgDEhEKCW1heF9ieXRlcxgDIAEoAxIQCghtYXhfcmF0ZRgEIAEoASJUCg5SZWNvcmRlZFN0cmVhbRIlCgNrZXkYASABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRIMCgR0eXBlGAIgASgJEg0KBXRvcGljGAMgASgJItkCCglSZWNvcmRpbmcSCgoCaWQYASABKAkSLgoHc3RyZWFtcxgCIAMoCzIdLlBsYXRmb3JtLkxpbmsuUmVjb3JkZWRTdHJlYW0SDQoFc3RhdGUYAyABKAkSEgoKZXJyb3JfdHlwZRgEIAEoCRIOCgZyZWFzb24YBSABKAkSPgoKc3RhcnRfdGltZRgGIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEjwKCGVuZF90aW1lGAcgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSLgoHcmVxdWVzdBgIIAEoCzIdLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nU3RhcnQSDAoEc2l6ZRgJIAEoAxIQCghtZXNzYWdlcxgKIAEoAxIPCgdkcm9wcGVkGAsgASgDIj0KDVJlY29yZGluZ0xpc3QSLAoKcmVjb3JkaW5ncxgBIAMoCzIYLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nItUBCglMaXZlRnJhbWUSMQoJc3Vic2NyaWJlGAEgASgLMhwuUGxhdGZvcm0uTGluay5MaXZlU3Vic2NyaWJlSAASNQoLdW5zdWJzY3JpYmUYAiABKAsyHi5QbGF0Zm9ybS5MaW5rLkxpdmVVbnN1YnNjcmliZUgAEisKBnNhbXBsZRgDIAEoCzIZLlBsYXRmb3JtLkxpbmsuTGl2ZVNhbXBsZUgAEikKBWVuZGVkGAQgASgLMhguUGxhdGZvcm0uTGluay5MaXZlRW5kZWRIAEIGCgRib2R5InoKDUxpdmVTdWJzY3JpYmUSCgoCaWQYASABKAQSEAoIcm9ib3RfaWQYAiABKAkSJQoDa2V5GAMgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXkSEAoIbWF4X3JhdGUYBCABKAESEgoKZG93bnNhbXBsZRgFIAEoCCIdCg9MaXZlVW5zdWJzY3JpYmUSCgoCaWQYASABKAQiXQoKTGl2ZVNhbXBsZRIKCgJpZBgBIAEoBBIlCgZzYW1wbGUYAiABKAsyFS5QbGF0Zm9ybS5MaW5rLlNhbXBsZRIOCgZvZmZzZXQYAyABKAQSDAoEc2l6ZRgEIAEoBCI8CglMaXZlRW5kZWQSCgoCaWQYASABKAQSIwoFZXJyb3IYAiABKAsyFC5QbGF0Zm9ybS5MaW5rLkVycm9yQi1aK2dpdGh1Yi5jb20vZmxlZXRnYXRlL2ZsZWV0Z2F0ZS9wcm90by9saW5rcGJiBnByb3RvMw", [file_platform_messages_builtin_interfaces]);
+  fileDesc("ChhwbGF0Zm9ybS9saW5rL2xpbmsucHJvdG8SDVBsYXRmb3JtLkxpbmsiggYKBUZyYW1lEiUKBWhlbGxvGAEgASgLMhQuUGxhdGZvcm0uTGluay5IZWxsb0gAEikKB3dlbGNvbWUYAiABKAsyFi5QbGF0Zm9ybS5MaW5rLldlbGNvbWVIABIpCgdyZWZ1c2FsGAMgASgLMhYuUGxhdGZvcm0uTGluay5SZWZ1c2FsSAASKQoHcmVxdWVzdBgEIAEoCzIWLlBsYXRmb3JtLkxpbmsuUmVxdWVzdEgAEisKCHJlc3BvbnNlGAUgASgLMhcuUGxhdGZvcm0uTGluay5SZXNwb25zZUgAEi0KCWhlYXJ0YmVhdBgGIAEoCzIYLlBsYXRmb3JtLkxpbmsuSGVhcnRiZWF0SAASLgoGcm9ib3RzGAcgASgLMhwuUGxhdGZvcm0uTGluay5Sb2JvdHNDaGFuZ2VkSAASKAoEa3BpcxgIIAEoCzIYLlBsYXRmb3JtLkxpbmsuS1BJVmFsdWVzSAASLQoFY2h1bmsYCSABKAsyHC5QbGF0Zm9ybS5MaW5rLlJlc291cmNlQ2h1bmtIABI0CglyZXNvdXJjZXMYCiABKAsyHy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlc0NoYW5nZWRIABIxCghhY2NlcHRlZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUm9ib3RzQWNjZXB0ZWRIABIwCgdjb21tYW5kGAwgASgLMh0uUGxhdGZvcm0uTGluay5Db250cm9sQ29tbWFuZEgAEjAKB3JlbGVhc2UYDSABKAsyHS5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xSZWxlYXNlSAASNAoNY29udHJvbF9lbmRlZBgOIAEoCzIbLlBsYXRmb3JtLkxpbmsuQ29udHJvbEVuZGVkSAASKwoGZXZlbnRzGA8gASgLMhkuUGxhdGZvcm0uTGluay5FdmVudEJhdGNoSAASNAoNZXZlbnRzX3N0b3JlZBgQIAEoCzIbLlBsYXRmb3JtLkxpbmsuRXZlbnRzU3RvcmVkSABCBgoEYm9keSI3CgpFdmVudEJhdGNoEikKBmV2ZW50cxgBIAMoCzIZLlBsYXRmb3JtLkxpbmsuTG9jYWxFdmVudCKXAQoKTG9jYWxFdmVudBIQCghsb2NhbF9pZBgBIAEoAxIQCghyb2JvdF9pZBgCIAEoCRIUCgxhdXRob3JfZW1haWwYAyABKAkSDwoHbWVzc2FnZRgEIAEoCRI+CgpjcmVhdGVkX2F0GAUgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUiIQoMRXZlbnRzU3RvcmVkEhEKCWxvY2FsX2lkcxgBIAMoAyJiCgVIZWxsbxIYChBwcm90b2NvbF92ZXJzaW9uGAEgASgNEhUKDWFnZW50X3ZlcnNpb24YAiABKAkSKAoGcm9ib3RzGAMgAygLMhguUGxhdGZvcm0uTGluay5Sb2JvdEluZm8iaQoJUm9ib3RJbmZvEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLY29uZmlnX25hbWUYAyABKAkSFgoOY29uZmlnX3ZlcnNpb24YBCABKAkSFQoNYWdlbnRfdmVyc2lvbhgFIAEoCSKUAQoHV2VsY29tZRIYChBwcm90b2NvbF92ZXJzaW9uGAEgASgNEhAKCGFnZW50X2lkGAIgASgJEhAKCGZsZWV0X2lkGAMgASgJEh0KFWhlYXJ0YmVhdF9pbnRlcnZhbF9tcxgEIAEoDRIsCgdyZWZ1c2VkGAUgAygLMhsuUGxhdGZvcm0uTGluay5Sb2JvdFJlZnVzZWQiKgoMUm9ib3RSZWZ1c2VkEgoKAmlkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSIxCgdSZWZ1c2FsEg4KBnJlYXNvbhgBIAEoCRIWCg5yZXRyeV9hZnRlcl9tcxgCIAEoDSJFCglIZWFydGJlYXQSOAoEc2VudBgBIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lIjkKDVJvYm90c0NoYW5nZWQSKAoGcm9ib3RzGAEgAygLMhguUGxhdGZvcm0uTGluay5Sb2JvdEluZm8iPgoOUm9ib3RzQWNjZXB0ZWQSLAoHcmVmdXNlZBgBIAMoCzIbLlBsYXRmb3JtLkxpbmsuUm9ib3RSZWZ1c2VkIjwKCVN0cmVhbUtleRIRCgljb21wb25lbnQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZzb3VyY2UYAyABKAUisgQKB1JlcXVlc3QSCgoCaWQYASABKAQSEAoIcm9ib3RfaWQYAiABKAkSEwoLZGVhZGxpbmVfbXMYAyABKA0SJwoHc3RyZWFtcxgEIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIoCgRyZWFkGAUgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXlIABIpCgdwdWJsaXNoGAYgASgLMhYuUGxhdGZvcm0uTGluay5QdWJsaXNoSAASLAoMbWV0cmljX3R5cGVzGAcgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEiwKBm1ldHJpYxgIIAEoCzIaLlBsYXRmb3JtLkxpbmsuTWV0cmljUXVlcnlIABIkCgRrcGlzGAkgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEikKCXJlc291cmNlcxgKIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIvCgZ1cGxvYWQYCyABKAsyHS5QbGF0Zm9ybS5MaW5rLlJlc291cmNlVXBsb2FkSAASMgoMdGFrZV9jb250cm9sGAwgASgLMhouUGxhdGZvcm0uTGluay5UYWtlQ29udHJvbEgAEigKCGNvbnRyb2xzGA0gASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEjQKCXJlY29yZGluZxgUIAEoCzIfLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nQ29udHJvbEgAQgQKAm9wIlYKC1Rha2VDb250cm9sEiUKA2tleRgBIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EhIKCmNvbnRyb2xfaWQYAiABKAkSDAoEdXNlchgDIAEoCSI1Cg5Db250cm9sQ29tbWFuZBISCgpjb250cm9sX2lkGAEgASgJEg8KB3BheWxvYWQYAiABKAwiJAoOQ29udHJvbFJlbGVhc2USEgoKY29udHJvbF9pZBgBIAEoCSJHCgxDb250cm9sRW5kZWQSEgoKY29udHJvbF9pZBgBIAEoCRIjCgVlcnJvchgCIAEoCzIULlBsYXRmb3JtLkxpbmsuRXJyb3IifgoLQ29udHJvbEhlbGQSJQoDa2V5GAEgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXkSDQoFb3duZXIYAiABKAkSOQoFc2luY2UYAyABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZSI7CgtDb250cm9sTGlzdBIsCghjb250cm9scxgBIAMoCzIaLlBsYXRmb3JtLkxpbmsuQ29udHJvbEhlbGQiBwoFRW1wdHkiTwoHUHVibGlzaBIlCgNrZXkYASABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRIMCgR0eXBlGAIgASgJEg8KB3BheWxvYWQYAyABKAwiKQoLTWV0cmljUXVlcnkSDAoEdHlwZRgBIAEoBRIMCgRuYW1lGAIgASgJIkMKDlJlc291cmNlVXBsb2FkEhMKC3Jlc291cmNlX2lkGAEgASgJEg4KBm9mZnNldBgCIAEoAxIMCgRzaXplGAMgASgDIt8ECghSZXNwb25zZRIKCgJpZBgBIAEoBBIjCgVlcnJvchgCIAEoCzIULlBsYXRmb3JtLkxpbmsuRXJyb3ISLAoHc3RyZWFtcxgDIAEoCzIZLlBsYXRmb3JtLkxpbmsuU3RyZWFtTGlzdEgAEicKBnNhbXBsZRgEIAEoCzIVLlBsYXRmb3JtLkxpbmsuU2FtcGxlSAASJAoEZG9uZRgFIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIyCgxtZXRyaWNfdHlwZXMYBiABKAsyGi5QbGF0Zm9ybS5MaW5rLk1ldHJpY1R5cGVzSAASJwoGbWV0cmljGAcgASgLMhUuUGxhdGZvcm0uTGluay5NZXRyaWNIABImCgRrcGlzGAggASgLMhYuUGxhdGZvcm0uTGluay5LUElMaXN0SAASMAoJcmVzb3VyY2VzGAkgASgLMhsuUGxhdGZvcm0uTGluay5SZXNvdXJjZUxpc3RIABIrCgZ1cGxvYWQYCiABKAsyGS5QbGF0Zm9ybS5MaW5rLlVwbG9hZERvbmVIABInCgdncmFudGVkGAsgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEioKBGhlbGQYDCABKAsyGi5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xIZWxkSAASLgoIY29udHJvbHMYDSABKAsyGi5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xMaXN0SAASMgoKcmVjb3JkaW5ncxgUIAEoCzIcLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nTGlzdEgAQggKBnJlc3VsdCKqAQoFRXJyb3ISJwoEa2luZBgBIAEoDjIZLlBsYXRmb3JtLkxpbmsuRXJyb3IuS2luZBIPCgdtZXNzYWdlGAIgASgJImcKBEtpbmQSEQoNS0lORF9JTlRFUk5BTBAAEhIKDktJTkRfTk9UX0ZPVU5EEAESEAoMS0lORF9JTlZBTElEEAISEAoMS0lORF9PRkZMSU5FEAMSFAoQS0lORF9VTkFWQUlMQUJMRRAEIsYBCgZTdHJlYW0SEQoJY29tcG9uZW50GAEgASgJEgwKBG5hbWUYAiABKAkSDAoEdHlwZRgDIAEoCRIRCglkaXJlY3Rpb24YBCABKAkSDgoGc291cmNlGAUgASgFEhQKDGRpc3BsYXlfbmFtZRgGIAEoCRISCgpzb3VyY2VfdXJsGAcgASgJEhcKD3NvdXJjZV9lbmRwb2ludBgIIAEoCRISCgptYXhfbGluZWFyGAkgASgBEhMKC21heF9hbmd1bGFyGAogASgBIjQKClN0cmVhbUxpc3QSJgoHc3RyZWFtcxgBIAMoCzIVLlBsYXRmb3JtLkxpbmsuU3RyZWFtIm4KBlNhbXBsZRIMCgR0eXBlGAEgASgJEg8KB3BheWxvYWQYAiABKAwSOAoEdGltZRgDIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEgsKA3NlcRgEIAEoBCIcCgtNZXRyaWNUeXBlcxINCgV0eXBlcxgBIAMoBSIkCgVVc2FnZRIMCgR1c2VkGAEgASgBEg0KBWxpbWl0GAIgASgBItYBCghSZWNvcmRlchIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBXN0YXRlGAMgASgJEj4KCnN0YXJ0X3RpbWUYBCABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRI8CghlbmRfdGltZRgFIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEhIKCmVycm9yX3R5cGUYBiABKAkSDwoHZHJvcHBlZBgHIAEoAyI3CglSZWNvcmRlcnMSKgoJcmVjb3JkZXJzGAEgAygLMhcuUGxhdGZvcm0uTGluay5SZWNvcmRlciJXCg1Db21wb25lbnRJbmZvEgoKAmlkGAEgASgJEgwKBHV1aWQYAiABKAkSDAoEbmFtZRgDIAEoCRIPCgd2ZXJzaW9uGAQgASgJEg0KBXN0YXRlGAUgASgJIj4KCkNvbXBvbmVudHMSMAoKY29tcG9uZW50cxgBIAMoCzIcLlBsYXRmb3JtLkxpbmsuQ29tcG9uZW50SW5mbyI6CgpDb25maWdJbmZvEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRINCgVzdGF0ZRgDIAEoCSI+ChVBZ2VudE9wZXJhdGlvbmFsU3RhdGUSFAoMYWdlbnRfc3RhdHVzGAEgASgFEg8KB3ZlcnNpb24YAiABKAkilQQKBk1ldHJpYxIMCgR0eXBlGAEgASgFEgwKBG5hbWUYAiABKAkSJAoEbm9uZRgDIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABITCglpbnRfdmFsdWUYBCABKANIABIUCgpsb25nX3ZhbHVlGAUgASgDSAASFgoMZG91YmxlX3ZhbHVlGAYgASgBSAASFgoMc3RyaW5nX3ZhbHVlGAcgASgJSAASFAoKYm9vbF92YWx1ZRgIIAEoCEgAEiUKBXVzYWdlGAkgASgLMhQuUGxhdGZvcm0uTGluay5Vc2FnZUgAEjwKBmV4cGlyeRgKIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lSAASGgoQdXBkYXRlX2F2YWlsYWJsZRgLIAEoCEgAEkEKEW9wZXJhdGlvbmFsX3N0YXRlGAwgASgLMiQuUGxhdGZvcm0uTGluay5BZ2VudE9wZXJhdGlvbmFsU3RhdGVIABItCglyZWNvcmRlcnMYDSABKAsyGC5QbGF0Zm9ybS5MaW5rLlJlY29yZGVyc0gAEi8KCmNvbXBvbmVudHMYDiABKAsyGS5QbGF0Zm9ybS5MaW5rLkNvbXBvbmVudHNIABIrCgZjb25maWcYDyABKAsyGS5QbGF0Zm9ybS5MaW5rLkNvbmZpZ0luZm9IAEIHCgV2YWx1ZSJxCgNLUEkSDAoEbmFtZRgBIAEoCRIRCglkYXRhX3R5cGUYAiABKAkSDwoHcGF5bG9hZBgDIAEoDBI4CgR0aW1lGAQgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUiKwoHS1BJTGlzdBIgCgRrcGlzGAEgAygLMhIuUGxhdGZvcm0uTGluay5LUEkiPwoJS1BJVmFsdWVzEhAKCHJvYm90X2lkGAEgASgJEiAKBGtwaXMYAiADKAsyEi5QbGF0Zm9ybS5MaW5rLktQSSK8AQoIUmVzb3VyY2USCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIRCgltaW1lX3R5cGUYAyABKAkSEQoJZmlsZV90eXBlGAQgASgJEgwKBHNpemUYBSABKAMSPgoKY3JlYXRlZF9hdBgGIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEg4KBnNoYTI1NhgHIAEoCRISCgphZG1pbl9vbmx5GAggASgIIjoKDFJlc291cmNlTGlzdBIqCglyZXNvdXJjZXMYASADKAsyFy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlIlAKEFJlc291cmNlc0NoYW5nZWQSEAoIcm9ib3RfaWQYASABKAkSKgoJcmVzb3VyY2VzGAIgAygLMhcuUGxhdGZvcm0uTGluay5SZXNvdXJjZSJBCg1SZXNvdXJjZUNodW5rEhIKCnJlcXVlc3RfaWQYASABKAQSDgoGb2Zmc2V0GAIgASgDEgwKBGRhdGEYAyABKAwiKgoKVXBsb2FkRG9uZRIMCgRzaXplGAEgASgDEg4KBnNoYTI1NhgCIAEoCSKCAQoQUmVjb3JkaW5nQ29udHJvbBIuCgVzdGFydBgBIAEoCzIdLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nU3RhcnRIABIOCgRzdG9wGAIgASgJSAASJAoEbGlzdBgDIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIAEIICgZhY3Rpb24idQoOUmVjb3JkaW5nU3RhcnQSKQoHc3RyZWFtcxgBIAMoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EhMKC2R1cmF0aW9uX21zGAIgASgDEhEKCW1heF9ieXRlcxgDIAEoAxIQCghtYXhfcmF0ZRgEIAEoASJUCg5SZWNvcmRlZFN0cmVhbRIlCgNrZXkYASABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRIMCgR0eXBlGAIgASgJEg0KBXRvcGljGAMgASgJItkCCglSZWNvcmRpbmcSCgoCaWQYASABKAkSLgoHc3RyZWFtcxgCIAMoCzIdLlBsYXRmb3JtLkxpbmsuUmVjb3JkZWRTdHJlYW0SDQoFc3RhdGUYAyABKAkSEgoKZXJyb3JfdHlwZRgEIAEoCRIOCgZyZWFzb24YBSABKAkSPgoKc3RhcnRfdGltZRgGIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEjwKCGVuZF90aW1lGAcgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSLgoHcmVxdWVzdBgIIAEoCzIdLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nU3RhcnQSDAoEc2l6ZRgJIAEoAxIQCghtZXNzYWdlcxgKIAEoAxIPCgdkcm9wcGVkGAsgASgDIj0KDVJlY29yZGluZ0xpc3QSLAoKcmVjb3JkaW5ncxgBIAMoCzIYLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nItUBCglMaXZlRnJhbWUSMQoJc3Vic2NyaWJlGAEgASgLMhwuUGxhdGZvcm0uTGluay5MaXZlU3Vic2NyaWJlSAASNQoLdW5zdWJzY3JpYmUYAiABKAsyHi5QbGF0Zm9ybS5MaW5rLkxpdmVVbnN1YnNjcmliZUgAEisKBnNhbXBsZRgDIAEoCzIZLlBsYXRmb3JtLkxpbmsuTGl2ZVNhbXBsZUgAEikKBWVuZGVkGAQgASgLMhguUGxhdGZvcm0uTGluay5MaXZlRW5kZWRIAEIGCgRib2R5InoKDUxpdmVTdWJzY3JpYmUSCgoCaWQYASABKAQSEAoIcm9ib3RfaWQYAiABKAkSJQoDa2V5GAMgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXkSEAoIbWF4X3JhdGUYBCABKAESEgoKZG93bnNhbXBsZRgFIAEoCCIdCg9MaXZlVW5zdWJzY3JpYmUSCgoCaWQYASABKAQiXQoKTGl2ZVNhbXBsZRIKCgJpZBgBIAEoBBIlCgZzYW1wbGUYAiABKAsyFS5QbGF0Zm9ybS5MaW5rLlNhbXBsZRIOCgZvZmZzZXQYAyABKAQSDAoEc2l6ZRgEIAEoBCI8CglMaXZlRW5kZWQSCgoCaWQYASABKAQSIwoFZXJyb3IYAiABKAsyFC5QbGF0Zm9ybS5MaW5rLkVycm9yQi1aK2dpdGh1Yi5jb20vZmxlZXRnYXRlL2ZsZWV0Z2F0ZS9wcm90by9saW5rcGJiBnByb3RvMw", [file_platform_messages_builtin_interfaces]);
 
 /**
  * @generated from message Platform.Link.Frame
@@ -137,6 +137,22 @@ export type Frame = Message<"Platform.Link.Frame"> & {
      */
     value: ControlEnded;
     case: "controlEnded";
+  } | {
+    /**
+     * agent → cloud: event-log entries posted on the local gateway
+     *
+     * @generated from field: Platform.Link.EventBatch events = 15;
+     */
+    value: EventBatch;
+    case: "events";
+  } | {
+    /**
+     * cloud → agent: those entries are on the cloud's disk
+     *
+     * @generated from field: Platform.Link.EventsStored events_stored = 16;
+     */
+    value: EventsStored;
+    case: "eventsStored";
   } | { case: undefined; value?: undefined };
 };
 
@@ -146,6 +162,85 @@ export type Frame = Message<"Platform.Link.Frame"> & {
  */
 export const FrameSchema: GenMessage<Frame> = /*@__PURE__*/
   messageDesc(file_platform_link_link, 0);
+
+/**
+ * EventBatch carries event-log entries posted on the agent's local gateway, oldest first,
+ * until the cloud says they are stored (EventsStored): an entry is sent again after a lost
+ * link, and the cloud keeps one entry per (agent, local_id).
+ *
+ * @generated from message Platform.Link.EventBatch
+ */
+export type EventBatch = Message<"Platform.Link.EventBatch"> & {
+  /**
+   * @generated from field: repeated Platform.Link.LocalEvent events = 1;
+   */
+  events: LocalEvent[];
+};
+
+/**
+ * Describes the message Platform.Link.EventBatch.
+ * Use `create(EventBatchSchema)` to create a new message.
+ */
+export const EventBatchSchema: GenMessage<EventBatch> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 1);
+
+/**
+ * @generated from message Platform.Link.LocalEvent
+ */
+export type LocalEvent = Message<"Platform.Link.LocalEvent"> & {
+  /**
+   * the entry's id in the agent's own log
+   *
+   * @generated from field: int64 local_id = 1;
+   */
+  localId: bigint;
+
+  /**
+   * @generated from field: string robot_id = 2;
+   */
+  robotId: string;
+
+  /**
+   * @generated from field: string author_email = 3;
+   */
+  authorEmail: string;
+
+  /**
+   * @generated from field: string message = 4;
+   */
+  message: string;
+
+  /**
+   * @generated from field: Platform.Messages.builtin_interfaces.Time created_at = 5;
+   */
+  createdAt?: Time | undefined;
+};
+
+/**
+ * Describes the message Platform.Link.LocalEvent.
+ * Use `create(LocalEventSchema)` to create a new message.
+ */
+export const LocalEventSchema: GenMessage<LocalEvent> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 2);
+
+/**
+ * EventsStored answers an EventBatch once the cloud's transaction is on disk.
+ *
+ * @generated from message Platform.Link.EventsStored
+ */
+export type EventsStored = Message<"Platform.Link.EventsStored"> & {
+  /**
+   * @generated from field: repeated int64 local_ids = 1;
+   */
+  localIds: bigint[];
+};
+
+/**
+ * Describes the message Platform.Link.EventsStored.
+ * Use `create(EventsStoredSchema)` to create a new message.
+ */
+export const EventsStoredSchema: GenMessage<EventsStored> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 3);
 
 /**
  * @generated from message Platform.Link.Hello
@@ -172,7 +267,7 @@ export type Hello = Message<"Platform.Link.Hello"> & {
  * Use `create(HelloSchema)` to create a new message.
  */
 export const HelloSchema: GenMessage<Hello> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 1);
+  messageDesc(file_platform_link_link, 4);
 
 /**
  * @generated from message Platform.Link.RobotInfo
@@ -209,7 +304,7 @@ export type RobotInfo = Message<"Platform.Link.RobotInfo"> & {
  * Use `create(RobotInfoSchema)` to create a new message.
  */
 export const RobotInfoSchema: GenMessage<RobotInfo> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 2);
+  messageDesc(file_platform_link_link, 5);
 
 /**
  * @generated from message Platform.Link.Welcome
@@ -250,7 +345,7 @@ export type Welcome = Message<"Platform.Link.Welcome"> & {
  * Use `create(WelcomeSchema)` to create a new message.
  */
 export const WelcomeSchema: GenMessage<Welcome> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 3);
+  messageDesc(file_platform_link_link, 6);
 
 /**
  * @generated from message Platform.Link.RobotRefused
@@ -272,7 +367,7 @@ export type RobotRefused = Message<"Platform.Link.RobotRefused"> & {
  * Use `create(RobotRefusedSchema)` to create a new message.
  */
 export const RobotRefusedSchema: GenMessage<RobotRefused> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 4);
+  messageDesc(file_platform_link_link, 7);
 
 /**
  * @generated from message Platform.Link.Refusal
@@ -296,7 +391,7 @@ export type Refusal = Message<"Platform.Link.Refusal"> & {
  * Use `create(RefusalSchema)` to create a new message.
  */
 export const RefusalSchema: GenMessage<Refusal> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 5);
+  messageDesc(file_platform_link_link, 8);
 
 /**
  * @generated from message Platform.Link.Heartbeat
@@ -313,7 +408,7 @@ export type Heartbeat = Message<"Platform.Link.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 6);
+  messageDesc(file_platform_link_link, 9);
 
 /**
  * @generated from message Platform.Link.RobotsChanged
@@ -330,7 +425,7 @@ export type RobotsChanged = Message<"Platform.Link.RobotsChanged"> & {
  * Use `create(RobotsChangedSchema)` to create a new message.
  */
 export const RobotsChangedSchema: GenMessage<RobotsChanged> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 7);
+  messageDesc(file_platform_link_link, 10);
 
 /**
  * RobotsAccepted answers RobotsChanged with the robots the cloud did not register.
@@ -349,7 +444,7 @@ export type RobotsAccepted = Message<"Platform.Link.RobotsAccepted"> & {
  * Use `create(RobotsAcceptedSchema)` to create a new message.
  */
 export const RobotsAcceptedSchema: GenMessage<RobotsAccepted> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 8);
+  messageDesc(file_platform_link_link, 11);
 
 /**
  * @generated from message Platform.Link.StreamKey
@@ -376,7 +471,7 @@ export type StreamKey = Message<"Platform.Link.StreamKey"> & {
  * Use `create(StreamKeySchema)` to create a new message.
  */
 export const StreamKeySchema: GenMessage<StreamKey> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 9);
+  messageDesc(file_platform_link_link, 12);
 
 /**
  * @generated from message Platform.Link.Request
@@ -484,7 +579,7 @@ export type Request = Message<"Platform.Link.Request"> & {
  * Use `create(RequestSchema)` to create a new message.
  */
 export const RequestSchema: GenMessage<Request> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 10);
+  messageDesc(file_platform_link_link, 13);
 
 /**
  * @generated from message Platform.Link.TakeControl
@@ -515,7 +610,7 @@ export type TakeControl = Message<"Platform.Link.TakeControl"> & {
  * Use `create(TakeControlSchema)` to create a new message.
  */
 export const TakeControlSchema: GenMessage<TakeControl> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 11);
+  messageDesc(file_platform_link_link, 14);
 
 /**
  * @generated from message Platform.Link.ControlCommand
@@ -540,7 +635,7 @@ export type ControlCommand = Message<"Platform.Link.ControlCommand"> & {
  * Use `create(ControlCommandSchema)` to create a new message.
  */
 export const ControlCommandSchema: GenMessage<ControlCommand> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 12);
+  messageDesc(file_platform_link_link, 15);
 
 /**
  * @generated from message Platform.Link.ControlRelease
@@ -557,7 +652,7 @@ export type ControlRelease = Message<"Platform.Link.ControlRelease"> & {
  * Use `create(ControlReleaseSchema)` to create a new message.
  */
 export const ControlReleaseSchema: GenMessage<ControlRelease> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 13);
+  messageDesc(file_platform_link_link, 16);
 
 /**
  * @generated from message Platform.Link.ControlEnded
@@ -581,7 +676,7 @@ export type ControlEnded = Message<"Platform.Link.ControlEnded"> & {
  * Use `create(ControlEndedSchema)` to create a new message.
  */
 export const ControlEndedSchema: GenMessage<ControlEnded> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 14);
+  messageDesc(file_platform_link_link, 17);
 
 /**
  * @generated from message Platform.Link.ControlHeld
@@ -608,7 +703,7 @@ export type ControlHeld = Message<"Platform.Link.ControlHeld"> & {
  * Use `create(ControlHeldSchema)` to create a new message.
  */
 export const ControlHeldSchema: GenMessage<ControlHeld> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 15);
+  messageDesc(file_platform_link_link, 18);
 
 /**
  * @generated from message Platform.Link.ControlList
@@ -625,7 +720,7 @@ export type ControlList = Message<"Platform.Link.ControlList"> & {
  * Use `create(ControlListSchema)` to create a new message.
  */
 export const ControlListSchema: GenMessage<ControlList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 16);
+  messageDesc(file_platform_link_link, 19);
 
 /**
  * @generated from message Platform.Link.Empty
@@ -638,7 +733,7 @@ export type Empty = Message<"Platform.Link.Empty"> & {
  * Use `create(EmptySchema)` to create a new message.
  */
 export const EmptySchema: GenMessage<Empty> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 17);
+  messageDesc(file_platform_link_link, 20);
 
 /**
  * @generated from message Platform.Link.Publish
@@ -665,7 +760,7 @@ export type Publish = Message<"Platform.Link.Publish"> & {
  * Use `create(PublishSchema)` to create a new message.
  */
 export const PublishSchema: GenMessage<Publish> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 18);
+  messageDesc(file_platform_link_link, 21);
 
 /**
  * @generated from message Platform.Link.MetricQuery
@@ -687,7 +782,7 @@ export type MetricQuery = Message<"Platform.Link.MetricQuery"> & {
  * Use `create(MetricQuerySchema)` to create a new message.
  */
 export const MetricQuerySchema: GenMessage<MetricQuery> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 19);
+  messageDesc(file_platform_link_link, 22);
 
 /**
  * ResourceUpload asks the agent to send a resource file from offset on, as chunks carrying
@@ -720,7 +815,7 @@ export type ResourceUpload = Message<"Platform.Link.ResourceUpload"> & {
  * Use `create(ResourceUploadSchema)` to create a new message.
  */
 export const ResourceUploadSchema: GenMessage<ResourceUpload> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 20);
+  messageDesc(file_platform_link_link, 23);
 
 /**
  * @generated from message Platform.Link.Response
@@ -825,7 +920,7 @@ export type Response = Message<"Platform.Link.Response"> & {
  * Use `create(ResponseSchema)` to create a new message.
  */
 export const ResponseSchema: GenMessage<Response> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 21);
+  messageDesc(file_platform_link_link, 24);
 
 /**
  * @generated from message Platform.Link.Error
@@ -847,7 +942,7 @@ export type Error = Message<"Platform.Link.Error"> & {
  * Use `create(ErrorSchema)` to create a new message.
  */
 export const ErrorSchema: GenMessage<Error> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 22);
+  messageDesc(file_platform_link_link, 25);
 
 /**
  * @generated from enum Platform.Link.Error.Kind
@@ -883,7 +978,7 @@ export enum Error_Kind {
  * Describes the enum Platform.Link.Error.Kind.
  */
 export const Error_KindSchema: GenEnum<Error_Kind> = /*@__PURE__*/
-  enumDesc(file_platform_link_link, 22, 0);
+  enumDesc(file_platform_link_link, 25, 0);
 
 /**
  * @generated from message Platform.Link.Stream
@@ -947,7 +1042,7 @@ export type Stream = Message<"Platform.Link.Stream"> & {
  * Use `create(StreamSchema)` to create a new message.
  */
 export const StreamSchema: GenMessage<Stream> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 23);
+  messageDesc(file_platform_link_link, 26);
 
 /**
  * @generated from message Platform.Link.StreamList
@@ -964,7 +1059,7 @@ export type StreamList = Message<"Platform.Link.StreamList"> & {
  * Use `create(StreamListSchema)` to create a new message.
  */
 export const StreamListSchema: GenMessage<StreamList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 24);
+  messageDesc(file_platform_link_link, 27);
 
 /**
  * @generated from message Platform.Link.Sample
@@ -996,7 +1091,7 @@ export type Sample = Message<"Platform.Link.Sample"> & {
  * Use `create(SampleSchema)` to create a new message.
  */
 export const SampleSchema: GenMessage<Sample> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 25);
+  messageDesc(file_platform_link_link, 28);
 
 /**
  * @generated from message Platform.Link.MetricTypes
@@ -1013,7 +1108,7 @@ export type MetricTypes = Message<"Platform.Link.MetricTypes"> & {
  * Use `create(MetricTypesSchema)` to create a new message.
  */
 export const MetricTypesSchema: GenMessage<MetricTypes> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 26);
+  messageDesc(file_platform_link_link, 29);
 
 /**
  * @generated from message Platform.Link.Usage
@@ -1035,7 +1130,7 @@ export type Usage = Message<"Platform.Link.Usage"> & {
  * Use `create(UsageSchema)` to create a new message.
  */
 export const UsageSchema: GenMessage<Usage> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 27);
+  messageDesc(file_platform_link_link, 30);
 
 /**
  * @generated from message Platform.Link.Recorder
@@ -1082,7 +1177,7 @@ export type Recorder = Message<"Platform.Link.Recorder"> & {
  * Use `create(RecorderSchema)` to create a new message.
  */
 export const RecorderSchema: GenMessage<Recorder> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 28);
+  messageDesc(file_platform_link_link, 31);
 
 /**
  * @generated from message Platform.Link.Recorders
@@ -1099,7 +1194,7 @@ export type Recorders = Message<"Platform.Link.Recorders"> & {
  * Use `create(RecordersSchema)` to create a new message.
  */
 export const RecordersSchema: GenMessage<Recorders> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 29);
+  messageDesc(file_platform_link_link, 32);
 
 /**
  * @generated from message Platform.Link.ComponentInfo
@@ -1136,7 +1231,7 @@ export type ComponentInfo = Message<"Platform.Link.ComponentInfo"> & {
  * Use `create(ComponentInfoSchema)` to create a new message.
  */
 export const ComponentInfoSchema: GenMessage<ComponentInfo> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 30);
+  messageDesc(file_platform_link_link, 33);
 
 /**
  * @generated from message Platform.Link.Components
@@ -1153,7 +1248,7 @@ export type Components = Message<"Platform.Link.Components"> & {
  * Use `create(ComponentsSchema)` to create a new message.
  */
 export const ComponentsSchema: GenMessage<Components> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 31);
+  messageDesc(file_platform_link_link, 34);
 
 /**
  * @generated from message Platform.Link.ConfigInfo
@@ -1180,7 +1275,7 @@ export type ConfigInfo = Message<"Platform.Link.ConfigInfo"> & {
  * Use `create(ConfigInfoSchema)` to create a new message.
  */
 export const ConfigInfoSchema: GenMessage<ConfigInfo> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 32);
+  messageDesc(file_platform_link_link, 35);
 
 /**
  * @generated from message Platform.Link.AgentOperationalState
@@ -1202,7 +1297,7 @@ export type AgentOperationalState = Message<"Platform.Link.AgentOperationalState
  * Use `create(AgentOperationalStateSchema)` to create a new message.
  */
 export const AgentOperationalStateSchema: GenMessage<AgentOperationalState> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 33);
+  messageDesc(file_platform_link_link, 36);
 
 /**
  * @generated from message Platform.Link.Metric
@@ -1309,7 +1404,7 @@ export type Metric = Message<"Platform.Link.Metric"> & {
  * Use `create(MetricSchema)` to create a new message.
  */
 export const MetricSchema: GenMessage<Metric> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 34);
+  messageDesc(file_platform_link_link, 37);
 
 /**
  * @generated from message Platform.Link.KPI
@@ -1341,7 +1436,7 @@ export type KPI = Message<"Platform.Link.KPI"> & {
  * Use `create(KPISchema)` to create a new message.
  */
 export const KPISchema: GenMessage<KPI> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 35);
+  messageDesc(file_platform_link_link, 38);
 
 /**
  * @generated from message Platform.Link.KPIList
@@ -1358,7 +1453,7 @@ export type KPIList = Message<"Platform.Link.KPIList"> & {
  * Use `create(KPIListSchema)` to create a new message.
  */
 export const KPIListSchema: GenMessage<KPIList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 36);
+  messageDesc(file_platform_link_link, 39);
 
 /**
  * @generated from message Platform.Link.KPIValues
@@ -1380,7 +1475,7 @@ export type KPIValues = Message<"Platform.Link.KPIValues"> & {
  * Use `create(KPIValuesSchema)` to create a new message.
  */
 export const KPIValuesSchema: GenMessage<KPIValues> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 37);
+  messageDesc(file_platform_link_link, 40);
 
 /**
  * @generated from message Platform.Link.Resource
@@ -1436,7 +1531,7 @@ export type Resource = Message<"Platform.Link.Resource"> & {
  * Use `create(ResourceSchema)` to create a new message.
  */
 export const ResourceSchema: GenMessage<Resource> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 38);
+  messageDesc(file_platform_link_link, 41);
 
 /**
  * @generated from message Platform.Link.ResourceList
@@ -1453,7 +1548,7 @@ export type ResourceList = Message<"Platform.Link.ResourceList"> & {
  * Use `create(ResourceListSchema)` to create a new message.
  */
 export const ResourceListSchema: GenMessage<ResourceList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 39);
+  messageDesc(file_platform_link_link, 42);
 
 /**
  * @generated from message Platform.Link.ResourcesChanged
@@ -1475,7 +1570,7 @@ export type ResourcesChanged = Message<"Platform.Link.ResourcesChanged"> & {
  * Use `create(ResourcesChangedSchema)` to create a new message.
  */
 export const ResourcesChangedSchema: GenMessage<ResourcesChanged> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 40);
+  messageDesc(file_platform_link_link, 43);
 
 /**
  * @generated from message Platform.Link.ResourceChunk
@@ -1502,7 +1597,7 @@ export type ResourceChunk = Message<"Platform.Link.ResourceChunk"> & {
  * Use `create(ResourceChunkSchema)` to create a new message.
  */
 export const ResourceChunkSchema: GenMessage<ResourceChunk> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 41);
+  messageDesc(file_platform_link_link, 44);
 
 /**
  * UploadDone ends an upload: size and hex SHA-256 of bytes [0, size) of the file.
@@ -1526,7 +1621,7 @@ export type UploadDone = Message<"Platform.Link.UploadDone"> & {
  * Use `create(UploadDoneSchema)` to create a new message.
  */
 export const UploadDoneSchema: GenMessage<UploadDone> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 42);
+  messageDesc(file_platform_link_link, 45);
 
 /**
  * RecordingControl starts, stops or lists the recordings of a robot (fleet.RecordingControl).
@@ -1565,7 +1660,7 @@ export type RecordingControl = Message<"Platform.Link.RecordingControl"> & {
  * Use `create(RecordingControlSchema)` to create a new message.
  */
 export const RecordingControlSchema: GenMessage<RecordingControl> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 43);
+  messageDesc(file_platform_link_link, 46);
 
 /**
  * @generated from message Platform.Link.RecordingStart
@@ -1603,7 +1698,7 @@ export type RecordingStart = Message<"Platform.Link.RecordingStart"> & {
  * Use `create(RecordingStartSchema)` to create a new message.
  */
 export const RecordingStartSchema: GenMessage<RecordingStart> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 44);
+  messageDesc(file_platform_link_link, 47);
 
 /**
  * @generated from message Platform.Link.RecordedStream
@@ -1630,7 +1725,7 @@ export type RecordedStream = Message<"Platform.Link.RecordedStream"> & {
  * Use `create(RecordedStreamSchema)` to create a new message.
  */
 export const RecordedStreamSchema: GenMessage<RecordedStream> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 45);
+  messageDesc(file_platform_link_link, 48);
 
 /**
  * @generated from message Platform.Link.Recording
@@ -1699,7 +1794,7 @@ export type Recording = Message<"Platform.Link.Recording"> & {
  * Use `create(RecordingSchema)` to create a new message.
  */
 export const RecordingSchema: GenMessage<Recording> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 46);
+  messageDesc(file_platform_link_link, 49);
 
 /**
  * @generated from message Platform.Link.RecordingList
@@ -1716,7 +1811,7 @@ export type RecordingList = Message<"Platform.Link.RecordingList"> & {
  * Use `create(RecordingListSchema)` to create a new message.
  */
 export const RecordingListSchema: GenMessage<RecordingList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 47);
+  messageDesc(file_platform_link_link, 50);
 
 /**
  * The live connection: a second WebSocket from the agent at /agentlink/v1/live, opened after
@@ -1771,7 +1866,7 @@ export type LiveFrame = Message<"Platform.Link.LiveFrame"> & {
  * Use `create(LiveFrameSchema)` to create a new message.
  */
 export const LiveFrameSchema: GenMessage<LiveFrame> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 48);
+  messageDesc(file_platform_link_link, 51);
 
 /**
  * @generated from message Platform.Link.LiveSubscribe
@@ -1814,7 +1909,7 @@ export type LiveSubscribe = Message<"Platform.Link.LiveSubscribe"> & {
  * Use `create(LiveSubscribeSchema)` to create a new message.
  */
 export const LiveSubscribeSchema: GenMessage<LiveSubscribe> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 49);
+  messageDesc(file_platform_link_link, 52);
 
 /**
  * @generated from message Platform.Link.LiveUnsubscribe
@@ -1831,7 +1926,7 @@ export type LiveUnsubscribe = Message<"Platform.Link.LiveUnsubscribe"> & {
  * Use `create(LiveUnsubscribeSchema)` to create a new message.
  */
 export const LiveUnsubscribeSchema: GenMessage<LiveUnsubscribe> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 50);
+  messageDesc(file_platform_link_link, 53);
 
 /**
  * LiveSample carries a sample, or a part of one: a large sample goes in parts of at most
@@ -1868,7 +1963,7 @@ export type LiveSample = Message<"Platform.Link.LiveSample"> & {
  * Use `create(LiveSampleSchema)` to create a new message.
  */
 export const LiveSampleSchema: GenMessage<LiveSample> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 51);
+  messageDesc(file_platform_link_link, 54);
 
 /**
  * @generated from message Platform.Link.LiveEnded
@@ -1890,5 +1985,5 @@ export type LiveEnded = Message<"Platform.Link.LiveEnded"> & {
  * Use `create(LiveEndedSchema)` to create a new message.
  */
 export const LiveEndedSchema: GenMessage<LiveEnded> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 52);
+  messageDesc(file_platform_link_link, 55);
 

@@ -1,0 +1,62 @@
+package store
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/gateway"
+)
+
+// The local gateway's outbox (entries the cloud has not confirmed) and the cloud's log of
+// forwarded entries, one per (agent, origin id).
+func TestEventForwarding(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	for _, msg := range []string{"one", "two", "three"} {
+		e := gateway.Event{RobotID: "r", AuthorEmail: "op@example.com", Message: msg, CreatedAt: at}
+		if err := db.CreateEvent(ctx, &e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pending, err := db.UnforwardedEvents(ctx, 2)
+	if err != nil || len(pending) != 2 || pending[0].Message != "one" || pending[1].Message != "two" {
+		t.Fatalf("unforwarded (2): %+v, %v", pending, err)
+	}
+	if err := db.MarkEventsForwarded(ctx, []int64{pending[0].ID, pending[1].ID}, at); err != nil {
+		t.Fatal(err)
+	}
+	if pending, err = db.UnforwardedEvents(ctx, 10); err != nil || len(pending) != 1 || pending[0].Message != "three" {
+		t.Fatalf("after marking: %+v, %v", pending, err)
+	}
+
+	// The cloud's side: a batch sent twice (its confirmation was lost) is kept once; another
+	// agent's entry of the same origin id is its own.
+	batch := []gateway.Event{
+		{RobotID: "r", FleetID: "f", AgentID: "a1", OriginID: 1, AuthorEmail: "op@example.com", Message: "from a1", CreatedAt: at},
+		{RobotID: "r", FleetID: "f", AgentID: "a1", OriginID: 2, AuthorEmail: "op@example.com", Message: "also from a1", CreatedAt: at},
+	}
+	for range 2 {
+		if err := db.CreateAgentEvents(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.CreateAgentEvents(ctx, []gateway.Event{{RobotID: "r", FleetID: "f", AgentID: "a2", OriginID: 1, AuthorEmail: "x@example.com", Message: "from a2", CreatedAt: at}}); err != nil {
+		t.Fatal(err)
+	}
+	a1, err := db.Events(ctx, gateway.EventFilter{AgentID: "a1", Limit: 10})
+	if err != nil || len(a1) != 2 || a1[0].Message != "also from a1" || a1[0].OriginID != 2 || a1[0].FleetID != "f" {
+		t.Errorf("a1's entries: %+v, %v", a1, err)
+	}
+	if all, _ := db.Events(ctx, gateway.EventFilter{Limit: 10}); len(all) != 6 {
+		t.Errorf("%d entries in all, want 6", len(all))
+	}
+	if f, _ := db.Events(ctx, gateway.EventFilter{FleetID: "f", Limit: 10}); len(f) != 3 {
+		t.Errorf("%d entries of fleet f, want 3", len(f))
+	}
+	// Forwarded entries are the cloud's, never in its own outbox.
+	if pending, _ := db.UnforwardedEvents(ctx, 10); len(pending) != 1 {
+		t.Errorf("the outbox holds %d entries, want the one local entry", len(pending))
+	}
+}
