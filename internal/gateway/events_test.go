@@ -38,11 +38,11 @@ func TestPostEventValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before, err := w.g.EventLog(w.ctx, "", 0)
+			before, err := w.g.EventLog(w.ctx, gateway.EventFilter{RobotID: "", Limit: 0})
 			w.must(err)
 			ev, postErr := w.g.PostEvent(w.ctx, tt.caller, tt.in)
 			wantCode(t, "PostEvent", postErr, tt.code)
-			after, err := w.g.EventLog(w.ctx, "", 0)
+			after, err := w.g.EventLog(w.ctx, gateway.EventFilter{RobotID: "", Limit: 0})
 			w.must(err)
 			stored := len(after) - len(before)
 			if tt.code != "" {
@@ -76,7 +76,7 @@ func TestPostEventRecordsAuthorAndTime(t *testing.T) {
 	if ev.ID <= 0 || ev != want {
 		t.Errorf("PostEvent = %+v, want %+v", ev, want)
 	}
-	log, err := w.g.EventLog(w.ctx, w.r1.ID, 10)
+	log, err := w.g.EventLog(w.ctx, gateway.EventFilter{RobotID: w.r1.ID, Limit: 10})
 	if err != nil || len(log) != 1 || log[0] != want {
 		t.Errorf("EventLog = %+v, %v; want [%+v]", log, err, want)
 	}
@@ -104,7 +104,7 @@ func TestEventLog(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			log, err := w.g.EventLog(w.ctx, tt.robotID, tt.limit)
+			log, err := w.g.EventLog(w.ctx, gateway.EventFilter{RobotID: tt.robotID, Limit: tt.limit})
 			w.must(err)
 			var got []int64
 			for _, e := range log {

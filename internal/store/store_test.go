@@ -352,7 +352,7 @@ func TestConcurrentCreateEvent(t *testing.T) {
 	if len(seen) != writers*perWriter {
 		t.Errorf("%d distinct ids, want %d", len(seen), writers*perWriter)
 	}
-	all, err := db.Events(ctx, gateway.EventFilter{RobotID: "", Limit: 10*writers*perWriter})
+	all, err := db.Events(ctx, gateway.EventFilter{RobotID: "", Limit: 10 * writers * perWriter})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,7 +118,7 @@ func (w *world) seedBearer(t *testing.T, apiTokenID string, expires time.Time) s
 // events is every event-log entry on file, newest first.
 func (w *world) events(t *testing.T) []gateway.Event {
 	t.Helper()
-	events, err := w.Store.Events(context.Background(), "", 10000)
+	events, err := w.Store.Events(context.Background(), gateway.EventFilter{RobotID: "", Limit: 10000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -248,7 +248,7 @@ func TestPostEventRoundTrip(t *testing.T) {
 			send(t, s, apiCase{method: http.MethodPost, target: c.target, header: bearer(token), wantStatus: http.StatusOK})
 			after := time.Now()
 
-			events, err := s.Store.Events(context.Background(), robot.ID, 1)
+			events, err := s.Store.Events(context.Background(), gateway.EventFilter{RobotID: robot.ID, Limit: 1})
 			if err != nil || len(events) != 1 {
 				t.Fatalf("events: %v (%d)", err, len(events))
 			}
