@@ -42,7 +42,7 @@ func ViewMetric(r MetricRead, now time.Time) MetricView {
 	case fleet.Usage:
 		v.Kind, v.Used, v.Limit = "usage", val.Used, val.Limit
 		bytesPerSecond := r.Type == fleet.MetricType(19)
-		v.UsedText, v.LimitText = usageText(val.Used, bytesPerSecond), usageText(val.Limit, bytesPerSecond)
+		v.UsedText, v.LimitText = usageText(val.Used, bytesPerSecond, false), usageText(val.Limit, bytesPerSecond, true)
 		if val.Limit > 0 {
 			v.Percent = min(100, 100*val.Used/val.Limit)
 		}
@@ -75,7 +75,7 @@ func ViewMetric(r MetricRead, now time.Time) MetricView {
 			v.Text = "an update is available"
 		}
 	case fleet.AgentOperationalState:
-		v.Kind, v.Text = "text", fmt.Sprintf("status %d, version %s", val.AgentStatus, val.Version)
+		v.Kind, v.Text = "text", fmt.Sprintf("%s, version %s", AgentStatusWords(val.AgentStatus), orDash(val.Version))
 	case []fleet.Recorder:
 		v.Kind, v.Headers = "table", []string{"Recorder", "Type", "State", "Started", "Ended", "Error"}
 		for _, rec := range val {
@@ -103,15 +103,28 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-func usageText(n float64, perSecond bool) string {
+// usageText is an amount used or its limit; a limit of 0 is unknown (a network link whose
+// speed the robot cannot read), an amount of 0 is none.
+func usageText(n float64, perSecond, limit bool) string {
+	if limit && n == 0 {
+		return "unknown"
+	}
 	if perSecond {
-		if n == 0 {
-			return "unknown"
-		}
 		return HumanSize(int64(n)) + "/s"
 	}
 	return HumanSize(int64(n))
 }
+
+// AgentStatusWords is an agent's status code (the AgentOperationalState metric) by name:
+// the contract names 10, which fleetgate's own agents report while they run.
+func AgentStatusWords(code int) string {
+	if code == agentStatusRunning {
+		return "running"
+	}
+	return fmt.Sprintf("status %d (not named by the API)", code)
+}
+
+const agentStatusRunning = 10
 
 // metricTitle is a metric type in words.
 func metricTitle(t fleet.MetricType) string {

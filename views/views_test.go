@@ -108,6 +108,14 @@ func TestMetricViews(t *testing.T) {
 		{"config", MetricRead{Type: 17, Metric: fleet.Metric{Value: fleet.ConfigInfo{Name: "warehouse", Version: "3", State: "Ready"}}},
 			MetricView{Title: "Configuration", Kind: "text", Text: "warehouse version 3: Ready"}},
 		{"offline", MetricRead{Type: 1, Err: "robot offline"}, MetricView{Title: "CPU", Kind: "text", Error: "robot offline"}},
+		{"network idle, link speed unknown", MetricRead{Type: 19, Metric: fleet.Metric{Value: fleet.Usage{Used: 0, Limit: 0}}},
+			MetricView{Title: "Network", Kind: "usage", UsedText: "0 B/s", LimitText: "unknown"}},
+		{"network busy", MetricRead{Type: 19, Metric: fleet.Metric{Value: fleet.Usage{Used: 2048, Limit: 125 << 20}}},
+			MetricView{Title: "Network", Kind: "usage", Used: 2048, Limit: 125 << 20, Percent: 100 * 2048 / float64(125<<20), UsedText: "2.0 KiB/s", LimitText: "125.0 MiB/s"}},
+		{"agent running", MetricRead{Type: 30, Metric: fleet.Metric{Value: fleet.AgentOperationalState{AgentStatus: 10, Version: "1.4"}}},
+			MetricView{Title: "Agent state", Kind: "text", Text: "running, version 1.4"}},
+		{"agent status not named", MetricRead{Type: 30, Metric: fleet.Metric{Value: fleet.AgentOperationalState{AgentStatus: 3}}},
+			MetricView{Title: "Agent state", Kind: "text", Text: "status 3 (not named by the API), version –"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

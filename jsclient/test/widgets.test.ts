@@ -4,6 +4,7 @@ import { rawToRGBA } from "../src/decode/pixels.js";
 import { History, metricPercent } from "../src/widgets/history.js";
 import { KPIState, poseOf } from "../src/widgets/kpi.js";
 import { tileAge } from "../src/widgets/kpiwall.js";
+import { clock, timeSteps } from "../src/widgets/charts.js";
 
 describe("raw image pixels", () => {
   it.each<[string, number[], number[]]>([
@@ -106,6 +107,15 @@ describe("kiosk tiles", () => {
     [undefined, 10_000, 99_000, false, null], // no data: offline says so, not staleness
   ])("rendered %s ms old, loaded at %i, now %i: stale %s", (age, loaded, now, stale, ageMs) => {
     expect(tileAge(age, loaded, now)).toEqual({ stale, ageMs });
+  });
+});
+
+describe("metric chart time axis", () => {
+  it("reads as a clock, whole seconds", () => {
+    for (const t of [0, 1_764_000_030.6, 1_764_003_599.999]) expect(clock(t)).toMatch(/^\d\d:\d\d:\d\d$/);
+  });
+  it("steps in whole seconds and minutes", () => {
+    expect(timeSteps.every((s) => Number.isInteger(s) && (s < 60 || s % 60 === 0))).toBe(true);
   });
 });
 
