@@ -135,6 +135,7 @@ while read -r target; do
 done <<<"$fuzz_targets"
 
 step "browser end-to-end tests (chromium)"
+rm -rf test-artifacts/e2e # this run's screenshots only
 set +e
 npx --no-install vitest run --config jsclient/vitest.e2e.config.ts --reporter=default --reporter=json \
 	--outputFile.json="$log_dir/e2e.json"

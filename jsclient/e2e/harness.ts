@@ -78,7 +78,7 @@ export async function startFleet(opts: { agentArgs?: string[] } = {}): Promise<F
   // committed ones when they are fresh).
   execFileSync("node", ["jsclient/build.mjs"], { stdio: "inherit" });
   execFileSync("go", ["build", "-o", bin, "./cmd/fleetgate"], { stdio: "inherit" });
-  rmSync(artifacts, { recursive: true, force: true }); // this run's screenshots only
+  // Every file's screenshots are kept: scripts/test.sh empties the folder before the run.
   mkdirSync(artifacts, { recursive: true });
 
   const procs: ChildProcess[] = [];
