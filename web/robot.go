@@ -26,7 +26,12 @@ func (p *Panel) header(c echo.Context, tab string) (views.RobotHeader, gateway.R
 	if err != nil {
 		return views.RobotHeader{}, d, err
 	}
-	return views.RobotHeader{ID: d.Robot.ID, Name: d.Robot.Name, FleetID: d.Robot.FleetID, Online: d.Online, Role: role, Tab: tab}, d, nil
+	agent := "hosted by this gateway"
+	if d.AgentName != "" {
+		agent = "agent " + d.AgentName
+	}
+	return views.RobotHeader{ID: d.Robot.ID, Name: d.Robot.Name, FleetID: d.Robot.FleetID, Online: d.Online, Role: role, Tab: tab,
+		FleetName: d.FleetName, Agent: agent}, d, nil
 }
 
 // robotPage is the operate screen: the robot's live view, map, status and teleop controls.

@@ -228,6 +228,9 @@ type RobotDetails struct {
 	OrgAdmins          []string     // emails
 	SharedUsers        []Membership // explicit memberships, by email
 	LatestAgentVersion string
+	// AgentName is the agent that announced the robot over the agent link ("" for the
+	// robots this gateway hosts).
+	AgentName string
 }
 
 // Robot returns the details of one robot the caller may see.
@@ -268,6 +271,13 @@ func (g *Gateway) Robot(ctx context.Context, c *Caller, robotID string) (RobotDe
 	}
 	for _, a := range admins {
 		d.OrgAdmins = append(d.OrgAdmins, a.Email)
+	}
+	if r.AgentID != "" {
+		if a, err := g.store.Agent(ctx, r.AgentID); err == nil {
+			d.AgentName = a.Name
+		} else if ErrorCode(err) != ENotFound {
+			return RobotDetails{}, err
+		}
 	}
 	slices.Sort(d.OrgAdmins)
 	slices.SortFunc(d.SharedUsers, func(a, b Membership) int { return cmp.Compare(a.UserEmail, b.UserEmail) })
