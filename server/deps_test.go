@@ -2,75 +2,101 @@ package server
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestDependencyRules keeps the layout's dependency rules (DESIGN.md section 2) true.
+// TestDependencyRules keeps the layout's dependency rules (DESIGN.md section 2) true. Each
+// layer lists the packages of this module it may depend on (directly or not), so a new
+// dependency is a decision made here, and the outside packages it must not depend on. An entry
+// ending in "/" stands for every package under it. Every package a rule names must exist: a
+// rule about a package that was moved or renamed would otherwise pass forever.
 func TestDependencyRules(t *testing.T) {
 	const mod = "github.com/fleetgate/fleetgate/"
-	// An entry ending in "/" forbids every path under it; any other entry forbids that
-	// package exactly (database/sql/driver is only interfaces, which google/uuid implements).
-	// The agent link is a robot source on the cloud (RemoteRobot) and a client on the agent;
-	// it states what it needs from the core (cloud.Core) and the server adapts the core to it.
-	linkForbidden := []string{mod + "internal/gateway", mod + "internal/store", "database/sql", "modernc.org/",
-		mod + "server", mod + "server/", mod + "web", "github.com/labstack/"}
-	const linkWhy = "robot sources implement fleet.Robot and know nothing of the core or HTTP layers"
+	// The robot contract and the catalog: what every layer above the wire may use.
+	contract := []string{"proto/catalogpb", "internal/msgs", "internal/fleet"}
+	// Live sessions: the KPI hub, the output encoders, the teleop policy.
+	live := []string{"internal/kpi", "proto/streampb", "internal/live", "internal/live/"}
+	core := concat(contract, live, []string{"internal/limit", "internal/mcap", "internal/gateway"})
+	noSQL := []string{"database/sql", "modernc.org/"}
+	noHTTP := []string{"net/http", "github.com/labstack/", "github.com/coder/websocket"}
 	rules := []struct {
-		pkg       string
-		forbidden []string
-		why       string
+		pkg    string
+		may    []string // packages of this module
+		mayNot []string // outside packages
+		why    string
 	}{
-		{"internal/gateway", []string{"net/http", "net/http/", "github.com/labstack/", "database/sql", "modernc.org/", mod + "internal/store", mod + "server", mod + "server/"},
-			"the core knows no HTTP and no SQL driver"},
-		{"server/api", []string{mod + "internal/store", "database/sql", "modernc.org/", mod + "internal/sim", mod + "internal/link", mod + "internal/ros1", mod + "internal/camera"},
+		{"internal/gateway", concat(contract, live, []string{"internal/limit", "internal/mcap"}), concat(noSQL, []string{"net/http", "github.com/labstack/"}),
+			"the core knows no HTTP and no SQL driver; it is above the robot contract and the live sessions"},
+		{"internal/store", core, nil, "the store implements the core's interfaces and nothing above them"},
+		{"server/api", concat(core, []string{"internal/httpstatus"}), noSQL,
 			"the API reaches data only through internal/gateway, never the store or a robot source"},
-		{"internal/sim", []string{mod + "internal/gateway", mod + "server", mod + "server/", mod + "web", mod + "internal/store"},
-			"robot sources implement fleet.Robot and know nothing of the core or HTTP layers"},
-		{"internal/camera", []string{mod + "internal/gateway", mod + "server", mod + "server/", mod + "web", mod + "internal/store", mod + "internal/live", mod + "internal/live/", "github.com/labstack/"},
-			"robot sources implement fleet.Robot and know nothing of the core or HTTP layers"},
-		{"internal/ros1", []string{mod + "internal/gateway", mod + "server", mod + "server/", mod + "web", mod + "internal/store", mod + "internal/live", mod + "internal/live/"},
-			"robot sources implement fleet.Robot and know nothing of the core or HTTP layers (the ROS node's own XML-RPC server aside)"},
-		{"internal/ros1/rosmsg", []string{mod + "internal/fleet", mod + "internal/gateway", mod + "server", "net", "net/http"},
-			"ROS message codecs are pure functions of bytes and the catalog"},
-		{"internal/link", linkForbidden, linkWhy},
-		{"internal/link/cloud", linkForbidden, linkWhy},
-		{"internal/link/agent", linkForbidden, linkWhy},
-		{"internal/fleet", []string{mod + "internal/gateway", mod + "server", mod + "server/", "net/http", "database/sql"},
-			"the robot contract is below the core"},
-		{"internal/msgs", []string{mod + "internal/", mod + "server"}, "catalog helpers depend on the generated catalog only"},
-		{"internal/limit", []string{mod}, "a leaf package"},
-		{"internal/mcap", []string{mod}, "the MCAP format knows nothing of robots or gateways"},
-		{"internal/record", []string{mod + "internal/gateway", mod + "internal/store", mod + "internal/sim", mod + "internal/link",
-			mod + "server", mod + "server/", mod + "web", "net/http", "database/sql"},
-			"the recorder is a subscriber of the robot contract, below the core and the HTTP layers"},
-		{"internal/httpstatus", []string{mod + "internal/store", "database/sql", mod + "server", mod + "server/", mod + "web", "github.com/labstack/"},
-			"the core's codes as HTTP statuses, for the API and the panel alike: nothing more"},
-		{"internal/live", []string{mod + "internal/gateway", mod + "internal/store", mod + "server", mod + "server/", mod + "web", "net/http", "github.com/coder/websocket", "github.com/labstack/"},
-			"live sessions run over a connection interface on grants the core hands out: no HTTP, no socket library, no core"},
-		{"internal/live/teleop", []string{mod + "internal/gateway", mod + "internal/store", mod + "server", mod + "server/", "net/http", "github.com/coder/websocket"},
-			"the teleop policy is pure: commands, limits, leases, the rate cap and the deadman"},
-		{"internal/kpi", []string{mod + "internal/gateway", mod + "internal/store", mod + "server", mod + "server/", "net/http", "database/sql"},
-			"the KPI hub states what it needs (Source); the core and the HTTP layer are above it"},
-		{"web", []string{mod + "internal/store", "database/sql", "modernc.org/", mod + "internal/sim", mod + "internal/link", mod + "internal/ros1", mod + "internal/camera", mod + "server", mod + "server/"},
+		{"web", concat(core, []string{"internal/httpstatus", "static", "views"}), noSQL,
 			"the panel reaches data only through internal/gateway, never the store or a robot source"},
-		{"views", []string{"github.com/labstack/", "github.com/alexedwards/scs/", "github.com/coder/websocket", mod + "internal/store", "database/sql", mod + "web"},
+		{"views", concat(core, []string{"static"}), concat(noSQL, []string{"github.com/labstack/", "github.com/alexedwards/scs/", "github.com/coder/websocket"}),
 			"templ components are pure functions of their arguments"},
+		{"internal/httpstatus", core, concat(noSQL, noHTTP[1:]), "the core's codes as HTTP statuses, for the API and the panel alike: nothing more"},
+		{"internal/sim", concat(contract, []string{"internal/hoststat"}), noSQL, "robot sources implement fleet.Robot and know nothing of the core or HTTP layers"},
+		{"internal/camera", concat(contract, []string{"internal/camera/"}), concat(noSQL, []string{"github.com/labstack/"}),
+			"robot sources implement fleet.Robot and know nothing of the core or HTTP layers"},
+		{"internal/ros1", concat(contract, []string{"internal/hoststat", "internal/ros1/"}), noSQL,
+			"robot sources implement fleet.Robot and know nothing of the core or HTTP layers (the ROS node's own XML-RPC server aside)"},
+		{"internal/ros1/rosmsg", []string{"proto/catalogpb"}, []string{"net", "net/http"}, "ROS message codecs are pure functions of bytes and the catalog"},
+		{"internal/link", concat(contract, []string{"proto/linkpb"}), concat(noSQL, []string{"github.com/labstack/"}),
+			"the agent link is a robot source on the cloud and a client on the agent; it states what it needs from the core (cloud.Core)"},
+		{"internal/link/cloud", concat(contract, []string{"proto/linkpb", "internal/link", "internal/blob"}), concat(noSQL, []string{"github.com/labstack/"}),
+			"the agent link is a robot source on the cloud; it states what it needs from the core (cloud.Core)"},
+		{"internal/link/agent", concat(contract, live, []string{"proto/linkpb", "internal/link"}), concat(noSQL, []string{"github.com/labstack/"}),
+			"the agent's end of the link serves the local robots; it knows nothing of the core"},
+		{"internal/fleet", []string{"proto/catalogpb", "internal/msgs"}, concat(noSQL, []string{"net/http"}), "the robot contract is below the core"},
+		{"internal/msgs", []string{"proto/catalogpb"}, nil, "catalog helpers depend on the generated catalog only"},
+		{"internal/limit", nil, nil, "a leaf package"},
+		{"internal/mcap", nil, nil, "the MCAP format knows nothing of robots or gateways"},
+		{"internal/record", concat(contract, []string{"internal/mcap"}), concat(noSQL, []string{"net/http"}),
+			"the recorder is a subscriber of the robot contract, below the core and the HTTP layers"},
+		{"internal/live", concat(contract, live), concat(noSQL, noHTTP),
+			"live sessions run over a connection interface on grants the core hands out: no HTTP, no socket library, no core"},
+		{"internal/live/teleop", contract, concat(noSQL, noHTTP), "the teleop policy is pure: commands, limits, leases, the rate cap and the deadman"},
+		{"internal/kpi", contract, concat(noSQL, []string{"net/http"}), "the KPI hub states what it needs (Source); the core and the HTTP layer are above it"},
+	}
+
+	all, err := exec.Command("go", "list", mod+"...").Output()
+	if err != nil {
+		t.Fatalf("go list %s...: %v", mod, err)
+	}
+	exists := func(entry string) bool {
+		for _, p := range strings.Fields(string(all)) {
+			p = strings.TrimPrefix(p, mod)
+			if p == entry || (strings.HasSuffix(entry, "/") && strings.HasPrefix(p, entry)) {
+				return true
+			}
+		}
+		return false
+	}
+	matches := func(dep string, entries []string) bool {
+		return slices.ContainsFunc(entries, func(e string) bool { return dep == e || (strings.HasSuffix(e, "/") && strings.HasPrefix(dep, e)) })
 	}
 	for _, r := range rules {
+		for _, e := range append([]string{r.pkg}, r.may...) {
+			if !exists(e) {
+				t.Errorf("the rule of %s names %s, which is not a package of this module: update the rule", r.pkg, e)
+			}
+		}
 		out, err := exec.Command("go", "list", "-deps", mod+r.pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v\n%s", r.pkg, err, out)
 		}
 		for _, dep := range strings.Fields(string(out)) {
-			if dep == mod+r.pkg {
-				continue
-			}
-			for _, f := range r.forbidden {
-				if dep == f || (strings.HasSuffix(f, "/") && strings.HasPrefix(dep, f)) {
-					t.Errorf("%s imports %s: %s", r.pkg, dep, r.why)
+			if own, ok := strings.CutPrefix(dep, mod); ok {
+				if own != r.pkg && !matches(own, r.may) {
+					t.Errorf("%s depends on %s, which its rule does not allow: %s", r.pkg, own, r.why)
 				}
+			} else if matches(dep, r.mayNot) {
+				t.Errorf("%s depends on %s: %s", r.pkg, dep, r.why)
 			}
 		}
 	}
 }
+
+func concat(lists ...[]string) []string { return slices.Concat(lists...) }
