@@ -51,10 +51,21 @@ type Core interface {
 	SaveAgentEvents(ctx context.Context, agentID string, events []link.Event) error
 }
 
+// Robots is where the agents' robots are registered while their agent is linked: this
+// process's fleet.Registry, or a registry shared by the cloud's replicas.
+type Robots interface {
+	// AddHostedWhile registers robot at home unless live() turns false first (its link
+	// ended); it reports whether the robot was added.
+	AddHostedWhile(ctx context.Context, robot fleet.Robot, home fleet.Home, live func() bool) (bool, error)
+	Remove(robot fleet.Robot)
+}
+
+var _ Robots = (*fleet.Registry)(nil)
+
 // Config wires an Acceptor.
 type Config struct {
 	Core     Core
-	Registry *fleet.Registry
+	Registry Robots
 	// Archive receives the agents' resource files; nil: resources are not copied.
 	Archive *Archive
 	Logger  *slog.Logger
