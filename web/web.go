@@ -165,7 +165,7 @@ func (p *Panel) Register(e *echo.Echo) {
 	e.POST("/admin/kiosk-tokens/:tokenId/revoke", p.handle(p.revokeKioskToken), user...)
 
 	p.formPages(e, user)
-	e.GET("/logout", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/") }, page...)
+	e.GET("/logout", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/") }, user...)
 
 	e.GET("/kiosk/:fleetId", p.handle(p.kioskPage), kiosk...)
 	e.GET("/kiosk/:fleetId/fragment", p.handle(p.kioskFragment), kiosk...)
