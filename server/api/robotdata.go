@@ -37,11 +37,17 @@ func (h *v2) resources(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	resp := resourcesResponse{Resources: make([]resourceItem, len(list))}
+	return c.JSON(http.StatusOK, resourcesResponse{Resources: resourceItems(list, func(r fleet.Resource) string { return r.MIMEType })})
+}
+
+// resourceItems are resources as both conventions list them; typ says what "type" is (v2:
+// the MIME type; the second convention: a file type word).
+func resourceItems(list []fleet.Resource, typ func(fleet.Resource) string) []resourceItem {
+	out := make([]resourceItem, len(list))
 	for i, r := range list {
-		resp.Resources[i] = resourceItem{ResourceID: r.ID, Name: r.Name, Type: r.MIMEType, Size: r.Size, CreatedAt: r.CreatedAt.UTC()}
+		out[i] = resourceItem{ResourceID: r.ID, Name: r.Name, Type: typ(r), Size: r.Size, CreatedAt: r.CreatedAt.UTC()}
 	}
-	return c.JSON(http.StatusOK, resp)
+	return out
 }
 
 type downloadResponse struct {
@@ -66,15 +72,25 @@ func (h *v2) absolute(c echo.Context, path string) string {
 	return c.Scheme() + "://" + c.Request().Host + path
 }
 
+// streamDescriptor is a stream as both conventions list it.
+type streamDescriptor struct {
+	ComponentName    string `json:"componentName"`
+	StreamName       string `json:"streamName"`
+	StreamType       string `json:"streamType"`
+	Direction        string `json:"direction"`
+	StreamSourceType int    `json:"streamSourceType"`
+}
+
+func describeStream(s fleet.Stream) streamDescriptor {
+	return streamDescriptor{ComponentName: s.Component, StreamName: s.Name, StreamType: s.Type, Direction: s.Direction, StreamSourceType: int(s.Source)}
+}
+
+// streamItem is v2's, with the extension fields of cameras.
 type streamItem struct {
-	ComponentName    string  `json:"componentName"`
-	StreamName       string  `json:"streamName"`
-	StreamType       string  `json:"streamType"`
-	Direction        string  `json:"direction"`
-	StreamSourceType int     `json:"streamSourceType"`
-	DisplayName      *string `json:"displayName"`
-	SourceURL        *string `json:"sourceUrl"`
-	SourceEndpoint   *string `json:"sourceEndpoint"`
+	streamDescriptor
+	DisplayName    *string `json:"displayName"`
+	SourceURL      *string `json:"sourceUrl"`
+	SourceEndpoint *string `json:"sourceEndpoint"`
 }
 
 type streamsResponse struct {
@@ -96,11 +112,8 @@ func (h *v2) streams(c echo.Context) error {
 	}
 	resp := streamsResponse{RobotStreams: make([]streamItem, len(list))}
 	for i, s := range list {
-		resp.RobotStreams[i] = streamItem{
-			ComponentName: s.Component, StreamName: s.Name, StreamType: s.Type, Direction: s.Direction,
-			StreamSourceType: int(s.Source), DisplayName: nullable(s.DisplayName),
-			SourceURL: nullable(s.SourceURL), SourceEndpoint: nullable(s.SourceEndpoint),
-		}
+		resp.RobotStreams[i] = streamItem{streamDescriptor: describeStream(s), DisplayName: nullable(s.DisplayName),
+			SourceURL: nullable(s.SourceURL), SourceEndpoint: nullable(s.SourceEndpoint)}
 	}
 	return c.JSON(http.StatusOK, resp)
 }
@@ -284,11 +297,16 @@ func (h *v2) metrics(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	return c.JSON(http.StatusOK, metricsBody(types))
+}
+
+// metricsBody is endpoint 10's answer (S9's, respelled).
+func metricsBody(types []fleet.MetricType) metricsResponse {
 	resp := metricsResponse{Metrics: make([]metricListItem, len(types))}
 	for i, t := range types {
 		resp.Metrics[i] = metricListItem{MetricType: int(t), MetricName: t.Name()}
 	}
-	return c.JSON(http.StatusOK, resp)
+	return resp
 }
 
 type metricResponse struct {
@@ -310,13 +328,13 @@ func (h *v2) metric(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, metricResponse{BasicData: basicData{ID: r.ID, Name: r.Name}, Metric: metricBody(m, camelCase)})
+	return c.JSON(http.StatusOK, metricResponse{BasicData: basicData{ID: r.ID, Name: r.Name}, Metric: metricBody(m)})
 }
 
 // metricBody is the contract's polymorphic metric object: "$type" and "name" from the
 // metric class, the value in "value", except classes 10 to 12 which carry a named payload.
-// Its keys are written here as v2 spells them; keys respells them for a convention.
-func metricBody(m fleet.Metric, keys keyCasing) map[string]any {
+// Its keys are written here as v2 spells them; writeAs respells them for the second convention.
+func metricBody(m fleet.Metric) map[string]any {
 	class := m.Class()
 	out := map[string]any{"$type": int(class), "name": class.Name()}
 	switch v := m.Value.(type) {
@@ -355,7 +373,7 @@ func metricBody(m fleet.Metric, keys keyCasing) map[string]any {
 	default:
 		out["value"] = v
 	}
-	return keys.respell(out)
+	return out
 }
 
 // hms formats a duration as the contract's hh:mm:ss.

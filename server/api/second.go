@@ -5,9 +5,10 @@ package api
 // (fleetgate serve) and the local gateway on :19992 (fleetgate agent), beside v2; the
 // contract leaves the deployment open and DESIGN.md section 1 gives it to both.
 //
-// One core, two faces: every handler here makes the same gateway call as its v2 twin and
-// shares v2's request parsing (streamQuery, sourceField, streamJSONField) and metricBody; only
-// the wire shapes differ. What the second convention adds, the stream operation limit and the
+// One core, two faces: every handler here makes the same gateway call as its v2 twin, shares
+// v2's request parsing (streamQuery, sourceField, streamJSONField) and writes v2's answer types
+// through writeAs (casing.go), which respells their keys in PascalCase; only S3's bare array,
+// S5's descriptors without v2's camera extensions and S7's object differ in shape. What the second convention adds, the stream operation limit and the
 // upload timeout, is in the core (gateway.LimitedStreams), not here.
 //
 // Decisions where the contract is silent:
@@ -37,7 +38,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -93,65 +93,13 @@ func (h *second) login(c echo.Context) error {
 	return c.JSON(http.StatusOK, "bearer "+bearer)
 }
 
-type secondBasicData struct {
-	ID   string `json:"Id"`
-	Name string `json:"Name"`
-}
-
-type secondRobotListItem struct {
-	BasicData secondBasicData `json:"BasicData"`
-	IsOnline  bool            `json:"IsOnline"`
-}
-
-type secondRobotsResponse struct {
-	RobotDataList []secondRobotListItem `json:"RobotDataList"`
-}
-
 // robots is S1.
 func (h *second) robots(c echo.Context) error {
 	robots, err := h.gw.Robots(c.Request().Context(), callerOf(c))
 	if err != nil {
 		return err
 	}
-	resp := secondRobotsResponse{RobotDataList: make([]secondRobotListItem, len(robots))}
-	for i, r := range robots {
-		resp.RobotDataList[i] = secondRobotListItem{BasicData: secondBasicData{ID: r.ID, Name: r.Name}, IsOnline: r.Online}
-	}
-	return c.JSON(http.StatusOK, resp)
-}
-
-type secondRobotDetails struct {
-	RobotData                secondRobotListItem `json:"RobotData"`
-	FleetName                string              `json:"FleetName"`
-	OrganizationName         string              `json:"OrganizationName"`
-	LastTimeSeen             time.Time           `json:"LastTimeSeen"`
-	Members                  secondMembers       `json:"Members"`
-	ConfigurationInformation secondConfiguration `json:"ConfigurationInformation"`
-	AgentVersion             string              `json:"AgentVersion"`
-	LatestAgentVersion       string              `json:"LatestAgentVersion"`
-}
-
-type secondMembers struct {
-	OrgAdmins   secondOrgAdmins   `json:"OrgAdmins"`
-	SharedUsers secondSharedUsers `json:"SharedUsers"`
-}
-
-type secondOrgAdmins struct {
-	OrgAdmins []string `json:"OrgAdmins"`
-}
-
-type secondSharedUsers struct {
-	UserPermissions []secondUserPermission `json:"UserPermissions"`
-}
-
-type secondUserPermission struct {
-	UserID         string `json:"UserId"`
-	PermissionType int    `json:"PermissionType"`
-}
-
-type secondConfiguration struct {
-	Name    string `json:"Name"`
-	Version string `json:"Version"`
+	return writeAs(c, http.StatusOK, robotsBody(robots), pascalCase)
 }
 
 // robot is S2.
@@ -160,31 +108,7 @@ func (h *second) robot(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	resp := secondRobotDetails{
-		RobotData:        secondRobotListItem{BasicData: secondBasicData{ID: d.Robot.ID, Name: d.Robot.Name}, IsOnline: d.Online},
-		FleetName:        d.FleetName,
-		OrganizationName: d.OrganizationName,
-		LastTimeSeen:     d.Robot.LastSeen.UTC(),
-		Members: secondMembers{
-			OrgAdmins:   secondOrgAdmins{OrgAdmins: d.OrgAdmins},
-			SharedUsers: secondSharedUsers{UserPermissions: make([]secondUserPermission, len(d.SharedUsers))},
-		},
-		ConfigurationInformation: secondConfiguration{Name: d.Robot.ConfigName, Version: d.Robot.ConfigVersion},
-		AgentVersion:             d.Robot.AgentVersion,
-		LatestAgentVersion:       d.LatestAgentVersion,
-	}
-	for i, m := range d.SharedUsers {
-		resp.Members.SharedUsers.UserPermissions[i] = secondUserPermission{UserID: m.UserEmail, PermissionType: int(m.Role)}
-	}
-	return c.JSON(http.StatusOK, resp)
-}
-
-type secondResource struct {
-	ResourceID string    `json:"ResourceId"`
-	Name       string    `json:"Name"`
-	Type       string    `json:"Type"` // a file type word (rosbag, log, image), not v2's MIME type
-	Size       int64     `json:"Size"`
-	CreatedAt  time.Time `json:"CreatedAt"`
+	return writeAs(c, http.StatusOK, robotDetailsBody(d), pascalCase)
 }
 
 // resources is S3: a bare JSON array.
@@ -193,15 +117,8 @@ func (h *second) resources(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	resp := make([]secondResource, len(list))
-	for i, r := range list {
-		resp[i] = secondResource{ResourceID: r.ID, Name: r.Name, Type: r.FileType, Size: r.Size, CreatedAt: r.CreatedAt.UTC()}
-	}
-	return c.JSON(http.StatusOK, resp)
-}
-
-type secondDownload struct {
-	URL string `json:"Url"`
+	// Its Type is a file type word (rosbag, log, image), not v2's MIME type.
+	return writeAs(c, http.StatusOK, resourceItems(list, func(r fleet.Resource) string { return r.FileType }), pascalCase)
 }
 
 // download is S4.
@@ -210,19 +127,7 @@ func (h *second) download(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, secondDownload{URL: h.v2.absolute(c, link)})
-}
-
-type secondStream struct {
-	ComponentName    string `json:"ComponentName"`
-	StreamName       string `json:"StreamName"`
-	StreamType       string `json:"StreamType"`
-	Direction        string `json:"Direction"`
-	StreamSourceType int    `json:"StreamSourceType"`
-}
-
-type secondStreamsResponse struct {
-	RobotStreams []secondStream `json:"RobotStreams"`
+	return writeAs(c, http.StatusOK, downloadResponse{URL: h.v2.absolute(c, link)}, pascalCase)
 }
 
 // streamList is S5.
@@ -231,18 +136,14 @@ func (h *second) streamList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	resp := secondStreamsResponse{RobotStreams: make([]secondStream, len(list))}
+	// The descriptors without v2's camera extensions.
+	streams := make([]streamDescriptor, len(list))
 	for i, s := range list {
-		resp.RobotStreams[i] = secondStream{
-			ComponentName: s.Component, StreamName: s.Name, StreamType: s.Type, Direction: s.Direction,
-			StreamSourceType: int(s.Source),
-		}
+		streams[i] = describeStream(s)
 	}
-	return c.JSON(http.StatusOK, resp)
-}
-
-type secondStreamRead struct {
-	RobotStream string `json:"RobotStream"`
+	return writeAs(c, http.StatusOK, struct {
+		RobotStreams []streamDescriptor `json:"robotStreams"`
+	}{streams}, pascalCase)
 }
 
 // readStream is S6, under the stream operation limit.
@@ -255,7 +156,7 @@ func (h *second) readStream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, secondStreamRead{RobotStream: string(data)})
+	return writeAs(c, http.StatusOK, streamReadResponse{RobotStream: string(data)}, pascalCase)
 }
 
 type secondTemplate struct {
@@ -288,31 +189,13 @@ func (h *second) upload(c echo.Context) error {
 	return c.NoContent(http.StatusOK)
 }
 
-type secondMetricListItem struct {
-	MetricType int    `json:"MetricType"`
-	MetricName string `json:"MetricName"`
-}
-
-type secondMetricsResponse struct {
-	Metrics []secondMetricListItem `json:"Metrics"`
-}
-
 // metrics is S9: no robot id, the union over the caller's online robots.
 func (h *second) metrics(c echo.Context) error {
 	types, err := h.gw.VisibleMetricTypes(c.Request().Context(), callerOf(c))
 	if err != nil {
 		return err
 	}
-	resp := secondMetricsResponse{Metrics: make([]secondMetricListItem, len(types))}
-	for i, t := range types {
-		resp.Metrics[i] = secondMetricListItem{MetricType: int(t), MetricName: t.Name()}
-	}
-	return c.JSON(http.StatusOK, resp)
-}
-
-type secondMetricResponse struct {
-	BasicData secondBasicData `json:"BasicData"`
-	Metric    map[string]any  `json:"Metric"`
+	return writeAs(c, http.StatusOK, metricsBody(types), pascalCase)
 }
 
 // metric is S10, and S11 with metricName for the custom type.
@@ -329,7 +212,7 @@ func (h *second) metric(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, secondMetricResponse{BasicData: secondBasicData{ID: r.ID, Name: r.Name}, Metric: metricBody(m, pascalCase)})
+	return writeAs(c, http.StatusOK, metricResponse{BasicData: basicData{ID: r.ID, Name: r.Name}, Metric: metricBody(m)}, pascalCase)
 }
 
 // keyCasing is how a convention spells the keys of the JSON objects built as maps (metrics).
@@ -339,33 +222,6 @@ const (
 	camelCase  keyCasing = iota // v2: the keys as the code writes them
 	pascalCase                  // the second convention: the first letter upper-cased
 )
-
-// respell returns v with its keys, and those of the objects inside it, in casing k.
-func (k keyCasing) respell(v map[string]any) map[string]any {
-	if k == camelCase {
-		return v
-	}
-	out := make(map[string]any, len(v))
-	for key, value := range v {
-		out[k.key(key)] = k.value(value)
-	}
-	return out
-}
-
-func (k keyCasing) value(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		return k.respell(v)
-	case []map[string]any:
-		out := make([]map[string]any, len(v))
-		for i, m := range v {
-			out[i] = k.respell(m)
-		}
-		return out
-	default:
-		return v
-	}
-}
 
 // key upper-cases the first letter of a key; "$type" has none and stays.
 func (k keyCasing) key(s string) string {

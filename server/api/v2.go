@@ -118,11 +118,16 @@ func (h *v2) robots(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	return c.JSON(http.StatusOK, robotsBody(robots))
+}
+
+// robotsBody is endpoint 1's answer (S1's, respelled).
+func robotsBody(robots []gateway.RobotSummary) robotsResponse {
 	resp := robotsResponse{RobotDataList: make([]robotListItem, len(robots))}
 	for i, r := range robots {
 		resp.RobotDataList[i] = robotListItem{BasicData: basicData{ID: r.ID, Name: r.Name}, IsOnline: r.Online}
 	}
-	return c.JSON(http.StatusOK, resp)
+	return resp
 }
 
 type robotDetailsResponse struct {
@@ -165,6 +170,11 @@ func (h *v2) robot(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	return c.JSON(http.StatusOK, robotDetailsBody(d))
+}
+
+// robotDetailsBody is endpoint 3's answer (S2's, respelled).
+func robotDetailsBody(d gateway.RobotDetails) robotDetailsResponse {
 	resp := robotDetailsResponse{
 		RobotData:        robotListItem{BasicData: basicData{ID: d.Robot.ID, Name: d.Robot.Name}, IsOnline: d.Online},
 		FleetName:        d.FleetName,
@@ -182,7 +192,7 @@ func (h *v2) robot(c echo.Context) error {
 	for i, m := range d.SharedUsers {
 		resp.Members.SharedUsers.UserPermissions[i] = userPermission{UserID: m.UserEmail, PermissionType: int(m.Role)}
 	}
-	return c.JSON(http.StatusOK, resp)
+	return resp
 }
 
 // postEvent is endpoint 12: its fields are query parameters and it takes no body.
