@@ -31,7 +31,7 @@ func TestDependencyRules(t *testing.T) {
 			"robot sources implement fleet.Robot and know nothing of the core or HTTP layers"},
 		{"internal/ros1", []string{mod + "internal/gateway", mod + "server", mod + "server/", mod + "web", mod + "internal/store", mod + "internal/live", mod + "internal/live/"},
 			"robot sources implement fleet.Robot and know nothing of the core or HTTP layers (the ROS node's own XML-RPC server aside)"},
-		{"internal/ros1/rosmsg", []string{mod + "internal/fleet", mod + "internal/gateway", mod + "server", "net", "net/http"},
+		{"internal/rosmsg", []string{mod + "internal/fleet", mod + "internal/gateway", mod + "server", "net", "net/http"},
 			"ROS message codecs are pure functions of bytes and the catalog"},
 		{"internal/link", linkForbidden, linkWhy},
 		{"internal/link/cloud", linkForbidden, linkWhy},

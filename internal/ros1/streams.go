@@ -11,7 +11,7 @@ import (
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/msgs"
-	"github.com/fleetgate/fleetgate/internal/ros1/rosmsg"
+	"github.com/fleetgate/fleetgate/internal/rosmsg"
 	"github.com/fleetgate/fleetgate/internal/ros1/rosnode"
 )
 

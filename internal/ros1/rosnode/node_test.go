@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/ros1/rosmsg"
+	"github.com/fleetgate/fleetgate/internal/rosmsg"
 	"github.com/fleetgate/fleetgate/internal/ros1/rostest"
 	"github.com/fleetgate/fleetgate/internal/ros1/tcpros"
 	"github.com/fleetgate/fleetgate/internal/ros1/xmlrpc"
