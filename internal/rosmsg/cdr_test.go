@@ -44,7 +44,7 @@ func (c *cdrBuf) align(n int) {
 		c.b = append(c.b, 0)
 	}
 }
-func (c *cdrBuf) u32(v uint32) { c.align(4); c.b = c.order.AppendUint32(c.b, v) }
+func (c *cdrBuf) u32(v uint32)  { c.align(4); c.b = c.order.AppendUint32(c.b, v) }
 func (c *cdrBuf) f32(v float32) { c.u32(math.Float32bits(v)) }
 func (c *cdrBuf) f64(v float64) {
 	c.align(8)
