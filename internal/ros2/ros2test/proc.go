@@ -15,6 +15,7 @@ type Proc struct {
 	cmd   *exec.Cmd
 	mu    sync.Mutex
 	lines []string
+	at    []time.Time // when each line arrived
 	more  chan struct{} // closed and replaced on each line
 	done  chan struct{}
 }
@@ -38,6 +39,7 @@ func Start(t testing.TB, path string, args ...string) *Proc {
 		for sc.Scan() {
 			p.mu.Lock()
 			p.lines = append(p.lines, sc.Text())
+			p.at = append(p.at, time.Now())
 			close(p.more)
 			p.more = make(chan struct{})
 			p.mu.Unlock()
@@ -54,6 +56,13 @@ func (p *Proc) Lines() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.lines...)
+}
+
+// At is when line i arrived (the peers flush each line as they print it).
+func (p *Proc) At(i int) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.at[i]
 }
 
 // Count is how many lines start with prefix.
