@@ -440,3 +440,26 @@ func TestROS2Faults(t *testing.T) {
 		t.Errorf("a transient-local subscriber got %d commands", n)
 	}
 }
+
+func TestROS2FlagErrorsExit2(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"domain", []string{"--ros2-domain", "300"}, "--ros2-domain"},
+		{"robot without namespace", []string{"--ros2-robot", "bot"}, "NAME=/namespace"},
+		{"namespace twice", []string{"--ros2-robot", "a=/x,b=/x"}, "given twice"},
+		{"tiny max sample", []string{"--ros2-max-sample", "10"}, "--ros2-max-sample"},
+		{"no speed", []string{"--ros2-max-linear", "0"}, "--ros2-max-linear"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, nil, append([]string{"agent", "--data", dir, "--ros2"}, c.args...)...)
+			if code != exitUsage || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit code %d, stderr %q; want %d and %q", code, stderr, exitUsage, c.want)
+			}
+		})
+	}
+}

@@ -76,9 +76,10 @@ func configXML(cfg Config) string {
 		}
 		b.WriteString(`</Peers>`)
 	}
-	b.WriteString(`</Discovery><Internal><SocketReceiveBufferSize min="default" max="8MB"/>`)
-	fmt.Fprintf(&b, `<MaxSampleSize>%dB</MaxSampleSize>`, cfg.MaxSample)
-	b.WriteString(`</Internal>`)
+	// Cyclone's own MaxSampleSize is left at its default (2 GiB): it would drop a larger
+	// sample without a word to us. The raw sertype refuses one over MaxSample instead, before
+	// copying it, and the reader logs it.
+	b.WriteString(`</Discovery><Internal><SocketReceiveBufferSize min="default" max="8MB"/></Internal>`)
 	b.WriteString(cfg.XML)
 	b.WriteString(`</Domain></CycloneDDS>`)
 	return b.String()
