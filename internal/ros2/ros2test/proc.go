@@ -15,7 +15,7 @@ type Proc struct {
 	cmd   *exec.Cmd
 	mu    sync.Mutex
 	lines []string
-	at    []time.Time // when each line arrived
+	at    []time.Time   // when each line arrived
 	more  chan struct{} // closed and replaced on each line
 	done  chan struct{}
 }
