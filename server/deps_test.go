@@ -23,7 +23,7 @@ func TestDependencyRules(t *testing.T) {
 	}{
 		{"internal/gateway", []string{"net/http", "net/http/", "github.com/labstack/", "database/sql", "modernc.org/", mod + "internal/store", mod + "server", mod + "server/"},
 			"the core knows no HTTP and no SQL driver"},
-		{"server/api", []string{mod + "internal/store", "database/sql", "modernc.org/", mod + "internal/sim", mod + "internal/link", mod + "internal/ros1", mod + "internal/camera"},
+		{"server/api", []string{mod + "internal/store", "database/sql", "modernc.org/", mod + "internal/sim", mod + "internal/link", mod + "internal/ros1", mod + "internal/ros2", mod + "internal/camera"},
 			"the API reaches data only through internal/gateway, never the store or a robot source"},
 		{"internal/sim", []string{mod + "internal/gateway", mod + "server", mod + "server/", mod + "web", mod + "internal/store"},
 			"robot sources implement fleet.Robot and know nothing of the core or HTTP layers"},
@@ -31,6 +31,9 @@ func TestDependencyRules(t *testing.T) {
 			"robot sources implement fleet.Robot and know nothing of the core or HTTP layers"},
 		{"internal/ros1", []string{mod + "internal/gateway", mod + "server", mod + "server/", mod + "web", mod + "internal/store", mod + "internal/live", mod + "internal/live/"},
 			"robot sources implement fleet.Robot and know nothing of the core or HTTP layers (the ROS node's own XML-RPC server aside)"},
+		{"internal/ros2", []string{mod + "internal/gateway", mod + "server", mod + "server/", mod + "web", mod + "internal/store", mod + "internal/live", mod + "internal/live/", mod + "internal/ros1", "net/http"},
+			"robot sources implement fleet.Robot and know nothing of the core or HTTP layers"},
+		{"internal/ros2/dds", []string{mod + "internal/"}, "the DDS transport carries bytes and knows nothing of robots"},
 		{"internal/rosmsg", []string{mod + "internal/fleet", mod + "internal/gateway", mod + "server", "net", "net/http"},
 			"ROS message codecs are pure functions of bytes and the catalog"},
 		{"internal/link", linkForbidden, linkWhy},
