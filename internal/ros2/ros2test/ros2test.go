@@ -7,12 +7,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -58,6 +60,56 @@ func InNetns(t *testing.T) bool {
 		t.Fatalf("the test did not run in its network namespace")
 	}
 	return false
+}
+
+// InNetnsB is InNetns for a benchmark: the parent runs it again in a new network namespace
+// and reports each of the child's sub-benchmark results (its metrics) as its own.
+func InNetnsB(b *testing.B) bool {
+	b.Helper()
+	if os.Getenv(envNetns) == b.Name() {
+		return true
+	}
+	benchtime := "1x"
+	if f := flag.Lookup("test.benchtime"); f != nil {
+		benchtime = f.Value.String()
+	}
+	script := `ip link set lo up multicast on && ip route add 224.0.0.0/4 dev lo 2>/dev/null; exec "$@"`
+	cmd := exec.Command("unshare", "-rn", "--", "sh", "-c", script, "sh", os.Args[0],
+		"-test.run", "^$", "-test.bench", "^"+regexp.QuoteMeta(b.Name())+"$", "-test.benchtime", benchtime, "-test.v")
+	cmd.Env = append(os.Environ(), envNetns+"="+b.Name())
+	out, err := cmd.CombinedOutput()
+	for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+		b.Log(line)
+	}
+	if err != nil {
+		b.Fatalf("the benchmark in its network namespace failed: %v", err)
+	}
+	// "BenchmarkX/sub-2   1   123 ns/op   4.5 unit ..." lines become sub-benchmarks here.
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		name, ok := strings.CutPrefix(firstOr(f), b.Name()+"/")
+		if !ok || len(f) < 4 {
+			continue
+		}
+		if i := strings.LastIndexByte(name, '-'); i > 0 {
+			name = name[:i]
+		}
+		b.Run(name, func(b *testing.B) {
+			for i := 2; i+1 < len(f); i += 2 {
+				if v, err := strconv.ParseFloat(f[i], 64); err == nil && f[i+1] != "ns/op" {
+					b.ReportMetric(v, f[i+1])
+				}
+			}
+		})
+	}
+	return false
+}
+
+func firstOr(f []string) string {
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
 }
 
 // Peers are the paths of the built test peers.
