@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -246,7 +247,7 @@ func TestROS2Teleop(t *testing.T) {
 	for _, peer := range ros2Peers(t) {
 		t.Run(peer.name, func(t *testing.T) {
 			base := ros2test.Start(t, peer.path, "--domain", strconv.Itoa(peer.domain), "--image-hz", "0", "--cloud-hz", "0")
-			_, bearer, robot := ros2Agent(t, peer.domain, "bot", "--ros2-max-linear", "0.8")
+			agent, bearer, robot := ros2Agent(t, peer.domain, "bot", "--ros2-max-linear", "0.8")
 			if s := waitStreams(t, robot, bearer, "/cmd_vel")["/cmd_vel"]; s.Direction != "input" || s.StreamType != "Platform.Messages.geometry_msgs.Twist" {
 				t.Fatalf("/cmd_vel: %+v", s)
 			}
@@ -325,8 +326,74 @@ func TestROS2Teleop(t *testing.T) {
 					break
 				}
 			}
+			// Shutdown while driving: the zero reaches the robot before the agent leaves
+			// the graph.
+			drive = dialROSW3(t, ctx, robot, bearer, ros2Query("/cmd_vel", "&direction=input&format=json"))
+			drive.CloseRead(ctx) // answers the agent's close (1001) at shutdown
+			for range 5 {
+				send(0.4, 0)
+				time.Sleep(50 * time.Millisecond)
+			}
+			for {
+				if c := nextPeerCmd(t, base, &from); c.lx == 0.4 {
+					break
+				}
+			}
+			agent.cmd.Process.Signal(syscall.SIGTERM)
+			if code := agent.wait(t, 15*time.Second); code != 0 {
+				t.Errorf("SIGTERM: exit code %d", code)
+			}
+			for { // the commands already on their way, then the zero (else: no zero within 10 s)
+				if c := nextPeerCmd(t, base, &from); c.lx == 0 && c.az == 0 {
+					break
+				}
+			}
 		})
 	}
+}
+
+// Without --ros2-robot, each namespace with cmd_vel or odom is a robot of its own; with it,
+// robots are named as given.
+func TestROS2Namespaces(t *testing.T) {
+	if !ros2test.InNetns(t) {
+		return
+	}
+	peers := ros2Peers(t)
+	const domain = 23
+	quiet := []string{"--domain", strconv.Itoa(domain), "--image-hz", "0", "--cloud-hz", "0"}
+	ros2test.Start(t, peers[0].path, append(quiet, "--ns", "/robot1")...)
+	ros2test.Start(t, peers[1].path, append(quiet, "--ns", "/robot2")...)
+	p := start(t, nil, "agent", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken,
+		"--ros2", "--ros2-domain", strconv.Itoa(domain), "--ros2-name", "root")
+	bearer := login(t, p.URL, testToken)
+	two := waitRobot(t, p.URL, bearer, "robot2")
+	one := waitRobot(t, p.URL, bearer, "robot1")
+	for robot, ns := range map[string]string{one: "/robot1", two: "/robot2"} {
+		streams := waitStreams(t, robot, bearer, ns+"/odom", ns+"/scan", ns+"/cmd_vel")
+		for name := range streams {
+			if !strings.HasPrefix(name, ns+"/") {
+				t.Errorf("robot of %s lists %s", ns, name)
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var odom catalogpb.Odometry
+	if err := proto.Unmarshal(envelope(t, ctx, dialROSW3(t, ctx, two, bearer, ros2Query("/robot2/odom", ""))).Data, &odom); err != nil {
+		t.Fatal(err)
+	}
+	checkPeerOdom(t, &odom)
+	var list struct{ RobotDataList []struct{ BasicData struct{ Name string } } }
+	api(t, "GET", p.URL+"/apigateway/v2/robots", bearer, &list)
+	if len(list.RobotDataList) != 2 {
+		t.Errorf("robots %+v, want robot1 and robot2 only (the root namespace has no topics)", list.RobotDataList)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.wait(t, 15*time.Second)
+
+	q, bearer, named := ros2Agent(t, domain, "left", "--ros2-robot", "left=/robot1", "--ros2-robot", "right=/robot2")
+	waitStreams(t, named, bearer, "/robot1/odom")
+	waitRobot(t, q.URL, bearer, "right")
 }
 
 // A peer that stops takes its robot offline (its W3 sockets end); started again, it is found

@@ -28,6 +28,7 @@ type Robot struct {
 	mu       sync.Mutex
 	online   bool
 	lastSeen time.Time
+	since    time.Time // when the robot last began to have topics; zero while it has none
 	inbound  map[string]*inbound
 	pending  sync.Mutex // one Presence call at a time
 
@@ -37,6 +38,9 @@ type Robot struct {
 }
 
 var _ fleet.Robot = (*Robot)(nil)
+
+// settle is how long a robot has topics before it goes online.
+const settle = 400 * time.Millisecond
 
 // Info identifies the robot.
 func (r *Robot) Info() fleet.Info { return r.info }
@@ -48,9 +52,15 @@ func (r *Robot) Namespace() string { return r.ns }
 func (r *Robot) seen(ctx context.Context, now time.Time) {
 	r.mu.Lock()
 	r.lastSeen = now
-	online := r.online
+	if r.since.IsZero() {
+		r.since = now
+	}
+	// Discovery brings a participant's endpoints one by one: a robot goes online once its
+	// topics have been there a moment, so a namespace whose cmd_vel comes after its scan
+	// does not flash by as topics of the root's robot.
+	online, settled := r.online, now.Sub(r.since) >= settle
 	r.mu.Unlock()
-	if online {
+	if online || !settled {
 		return
 	}
 	r.pending.Lock()
@@ -73,6 +83,7 @@ func (r *Robot) seen(ctx context.Context, now time.Time) {
 // idle: the robot has no topics; it goes offline OfflineAfter after the last one left.
 func (r *Robot) idle(now time.Time) {
 	r.mu.Lock()
+	r.since = time.Time{}
 	due := r.online && now.Sub(r.lastSeen) >= r.s.cfg.OfflineAfter
 	r.mu.Unlock()
 	if due {
