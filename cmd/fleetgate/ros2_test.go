@@ -383,7 +383,9 @@ func TestROS2Namespaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPeerOdom(t, &odom)
-	var list struct{ RobotDataList []struct{ BasicData struct{ Name string } } }
+	var list struct {
+		RobotDataList []struct{ BasicData struct{ Name string } }
+	}
 	api(t, "GET", p.URL+"/apigateway/v2/robots", bearer, &list)
 	if len(list.RobotDataList) != 2 {
 		t.Errorf("robots %+v, want robot1 and robot2 only (the root namespace has no topics)", list.RobotDataList)
