@@ -51,6 +51,7 @@ if [ -n "$unformatted" ]; then echo "not gofmt-ed:"; echo "$unformatted"; exit 1
 
 step "go vet"
 go vet ./...
+go vet -tags ros2 ./internal/ros2/... ./cmd/fleetgate
 
 step "generated code is fresh"
 ./scripts/generate.sh

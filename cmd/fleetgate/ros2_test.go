@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -460,9 +461,28 @@ func TestROS2Faults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	waitStreams(t, robot, bearer, "/bad_scan")
+	// A type outside the catalog is listed under its ROS 2 name and relayed as opaque CDR.
+	opaque, err := p.Writer("rt/thing", "example_msgs::msg::dds_::Thing_", dds.QoS{Reliable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer opaque.Close()
+	thing := []byte{0, 1, 0, 0, 42, 0, 0, 0, 7, 7}
+	if s := waitStreams(t, robot, bearer, "/bad_scan", "/thing")["/thing"]; s.StreamType != "example_msgs/msg/Thing" || s.Direction != "output" {
+		t.Errorf("/thing: %+v", s)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	things := dialROSW3(t, ctx, robot, bearer, ros2Query("/thing", ""))
+	go func() {
+		for ctx.Err() == nil {
+			opaque.Write(thing)
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	if env := envelope(t, ctx, things); env.DataType != "example_msgs/msg/Thing" || !bytes.Equal(env.Data, thing) {
+		t.Errorf("opaque sample over W3: %s %x, want %x", env.DataType, env.Data, thing)
+	}
 	bad := dialROSW3(t, ctx, robot, bearer, ros2Query("/bad_scan", ""))
 	img := dialROSW3(t, ctx, robot, bearer, ros2Query("/camera/image/compressed", ""))
 	for range 20 {

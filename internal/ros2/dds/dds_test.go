@@ -15,6 +15,26 @@ import (
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
+// The configuration the agent's flags make is one Cyclone DDS takes: an interface by name,
+// unicast peers, extra XML.
+func TestConfigAccepted(t *testing.T) {
+	if !ros2test.InNetns(t) {
+		return
+	}
+	p, err := dds.Open(dds.Config{Domain: 3, Interface: "lo", Peers: []string{"127.0.0.1", "localhost:7410"},
+		XML: `<Tracing><Verbosity>warning</Verbosity></Tracing>`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	if _, err := dds.Open(dds.Config{Domain: 3, XML: `<NoSuchElement/>`}); err == nil {
+		t.Error("Cyclone DDS took an unknown element")
+	}
+	if _, err := dds.Open(dds.Config{Domain: 300}); err == nil {
+		t.Error("domain 300 opened")
+	}
+}
+
 // The transport alone against each peer: discovery finds the peer's publications with their
 // QoS, a reader that follows it gets samples that decode, and a Twist written reaches the peer.
 func TestTransportWithPeers(t *testing.T) {

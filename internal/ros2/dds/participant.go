@@ -329,6 +329,12 @@ func (r *Reader) take() {
 				buf := make([]byte, size)
 				C.rawcdr_copy(sds[i], unsafe.Pointer(&buf[0]), C.uint32_t(size))
 				C.rawcdr_release(sds[i])
+				// The writer may say how many bytes at the end are padding (the low bits of
+				// the encapsulation options): the sample is what comes before them.
+				if pad := int(buf[3] & 3); size >= 4+pad {
+					buf = buf[:size-pad]
+					buf[3] &^= 3 // and none is left
+				}
 				r.on(buf)
 				continue
 			}

@@ -312,6 +312,9 @@ dds_return_t rawcdr_write (dds_entity_t wr, const struct ddsi_sertype *st, const
   if (d == NULL)
     return DDS_RETCODE_OUT_OF_RESOURCES;
   memcpy (d->data, data, len);
+  // The wire carries the sample padded to a multiple of 4; the low bits of the encapsulation
+  // options say how many bytes of it are padding (XTypes 7.6.3.1.2), as rmw writes them.
+  d->data[3] = (unsigned char) ((d->data[3] & ~3u) | ((4u - (len & 3u)) & 3u));
   return dds_writecdr (wr, &d->c); // takes our reference
 }
 
