@@ -5,8 +5,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -73,6 +75,12 @@ func waitRobot(t *testing.T, base, bearer, name string) string {
 		return false
 	})
 	return robot
+}
+
+// agentURL is the base URL of the agent of a robot's API URL.
+func agentURL(robot string) string {
+	base, _, _ := strings.Cut(robot, "/apigateway/")
+	return base
 }
 
 func ros2Query(topic string, extra string) string {
@@ -217,6 +225,40 @@ func TestROS2TopicsThroughTheAgent(t *testing.T) {
 			}
 			if s := api(t, "GET", robot+"/metric/18", bearer, &pos); s != 200 || !strings.Contains(pos.Metric.Value, `"frame":"odom"`) {
 				t.Errorf("position metric: %d %+v", s, pos)
+			}
+
+			// W2: the robot's pose and battery KPIs, once a second.
+			kpis, _, err := websocket.Dial(ctx, kpiSocketURL(agentURL(robot), "local-fleet"), &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"bearer " + bearer}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer kpis.CloseNow()
+			seen := map[string]bool{}
+			for !seen["pose"] || !seen["battery"] {
+				_, b, err := kpis.Read(ctx)
+				if err != nil {
+					t.Fatalf("KPI frames: %v (seen %v)", err, seen)
+				}
+				var frame struct {
+					Updates []struct {
+						Metric struct {
+							Name     string
+							DataType string
+							Value    json.RawMessage
+						}
+					}
+				}
+				if err := json.Unmarshal(b, &frame); err != nil {
+					t.Fatal(err)
+				}
+				for _, u := range frame.Updates {
+					switch u.Metric.Name {
+					case "battery":
+						seen["battery"] = string(u.Metric.Value) == "75"
+					case "pose":
+						seen["pose"] = strings.Contains(string(u.Metric.Value), `"orientation"`)
+					}
+				}
 			}
 		})
 	}
