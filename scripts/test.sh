@@ -124,8 +124,8 @@ fi
 # Every fuzz target of the repository, found at run time (a new one is run without being
 # listed), 15 s each: the decoders of what peers send (W3 queries and commands, XML-RPC,
 # TCPROS, ROS 1 messages, ROS 2 CDR and .msg definitions) and the MCAP reader and recovery of
-# what a crash left on disk. A crash
-# fails the run (the failing input is kept under testdata/fuzz to commit as a regression).
+# what a crash left on disk. A crash fails the run (the failing input is kept under
+# testdata/fuzz to commit as a regression).
 step "fuzz (short runs)"
 fuzz_failed=0
 fuzz_targets=$(grep -rH --include='*_test.go' -E '^func Fuzz[A-Za-z0-9_]*\(' . | grep -v node_modules |
