@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strings"
 )
 
@@ -66,7 +67,11 @@ func configXML(cfg Config) string {
 	var b strings.Builder
 	b.WriteString(`<CycloneDDS><Domain Id="any"><General>`)
 	if cfg.Interface != "" {
-		fmt.Fprintf(&b, `<Interfaces><NetworkInterface name="%s" multicast="default"/></Interfaces>`, xmlEscape(cfg.Interface))
+		attr := "name"
+		if net.ParseIP(cfg.Interface) != nil {
+			attr = "address"
+		}
+		fmt.Fprintf(&b, `<Interfaces><NetworkInterface %s="%s" multicast="default"/></Interfaces>`, attr, xmlEscape(cfg.Interface))
 	}
 	b.WriteString(`<AllowMulticast>default</AllowMulticast></General><Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>100</MaxAutoParticipantIndex>`)
 	if len(cfg.Peers) > 0 {

@@ -27,6 +27,11 @@ func TestConfigAccepted(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Close()
+	p, err = dds.Open(dds.Config{Domain: 3, Interface: "127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
 	if _, err := dds.Open(dds.Config{Domain: 3, XML: `<NoSuchElement/>`}); err == nil {
 		t.Error("Cyclone DDS took an unknown element")
 	}
