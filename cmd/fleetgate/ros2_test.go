@@ -594,3 +594,40 @@ func TestROS2FlagErrorsExit2(t *testing.T) {
 		})
 	}
 }
+
+// The agent's reader follows its publishers' QoS: a camera published reliable is read
+// reliable; when a best-effort publisher of it joins, the reader is made again best-effort
+// (a reliable reader would never match it) and the viewer stays connected: after the
+// reliable publisher leaves, its frames come from the best-effort one.
+func TestROS2QoSFollowsPublishers(t *testing.T) {
+	if !ros2test.InNetns(t) {
+		return
+	}
+	peers := ros2Peers(t)
+	const domain = 24
+	camera := []string{"--domain", strconv.Itoa(domain), "--image-hz", "10", "--image-bytes", "20000", "--cloud-hz", "0", "--scan-hz", "0"}
+	reliable := ros2test.Start(t, peers[0].path, append(camera, "--image-reliable")...)
+	agent, bearer, robot := ros2Agent(t, domain, "bot")
+	waitStreams(t, robot, bearer, "/camera/image/compressed")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	ws := dialROSW3(t, ctx, robot, bearer, ros2Query("/camera/image/compressed", ""))
+	var img catalogpb.CompressedImage
+	if err := proto.Unmarshal(envelope(t, ctx, ws).Data, &img); err != nil {
+		t.Fatal(err)
+	}
+	checkPeerImage(t, &img, 20000)
+	ros2test.Start(t, peers[1].path, camera...) // best effort
+	rostest.Eventually(t, 10*time.Second, "the reader follows the best-effort publisher", func() bool {
+		return strings.Contains(agent.Stderr(), "reader follows its publishers' QoS")
+	})
+	reliable.Stop()
+	time.Sleep(time.Second) // frames of the reliable publisher still in flight are read first
+	for range 5 {
+		var img catalogpb.CompressedImage
+		if err := proto.Unmarshal(envelope(t, ctx, ws).Data, &img); err != nil {
+			t.Fatal(err)
+		}
+		checkPeerImage(t, &img, 20000)
+	}
+}
