@@ -251,7 +251,8 @@ type Reader struct {
 	mu       sync.Mutex // held while delivering; Close waits for it
 	on       func([]byte)
 	closed   bool
-	oversize uint32
+	oversize uint32 // samples dropped here for their size (the sertype counts its own)
+	reported uint32 // of both, how many were logged
 	logged   time.Time
 }
 
@@ -291,7 +292,8 @@ func (p *Participant) Reader(topic, typ string, qos QoS, onSample func([]byte)) 
 	p.mu.Lock()
 	id := p.nextID
 	p.nextID++
-	r := &Reader{p: p, id: id, name: topic, topic: tp, rd: rd, st: st, on: onSample}
+	// The sertype may be shared with an earlier reader of the topic: its count so far is not ours.
+	r := &Reader{p: p, id: id, name: topic, topic: tp, rd: rd, st: st, on: onSample, reported: uint32(C.rawcdr_oversize(st))}
 	p.readers[id] = r
 	p.mu.Unlock()
 	if rc := C.dds_waitset_attach(p.ws, cond, C.dds_attach_t(id)); rc < 0 {
@@ -357,11 +359,12 @@ func (r *Reader) checkOversize() {
 		return
 	}
 	total := uint32(C.rawcdr_oversize(r.st)) + r.oversize
-	if total == 0 || time.Since(r.logged) < time.Minute {
+	if total == r.reported || time.Since(r.logged) < time.Minute {
 		return
 	}
 	r.logged = time.Now()
-	r.p.log.Warn("dropping DDS samples over the size limit (--ros2-max-sample; logged once a minute)", "topic", r.name, "dropped", total, "limit", r.p.cfg.MaxSample)
+	r.p.log.Warn("dropping DDS samples over the size limit (--ros2-max-sample; logged once a minute)", "topic", r.name, "dropped", total-r.reported, "limit", r.p.cfg.MaxSample)
+	r.reported = total
 }
 
 // Close deletes the reader; once it returns, onSample is not called again.
