@@ -38,9 +38,6 @@ func InNetns(t *testing.T) bool {
 		t.Skip("NOT POSSIBLE HERE: ip (iproute2) is missing: DDS tests bring up the namespace's loopback")
 	}
 	args := []string{"-test.run", "^" + regexp.QuoteMeta(t.Name()) + "$", "-test.v", "-test.count=1"}
-	if d, ok := t.Deadline(); ok {
-		_ = d // the child inherits the remaining time through the parent's timeout
-	}
 	script := `ip link set lo up multicast on && ip route add 224.0.0.0/4 dev lo 2>/dev/null; exec "$@"`
 	cmd := exec.Command("unshare", append([]string{"-rn", "--", "sh", "-c", script, "sh", os.Args[0]}, args...)...)
 	cmd.Env = append(os.Environ(), envNetns+"="+t.Name())
