@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -187,7 +188,7 @@ func (s *Source) Close() {
 		s.stop()
 		<-s.done
 		s.mu.Lock()
-		robots := slices.Collect(mapValues(s.robots))
+		robots := slices.Collect(maps.Values(s.robots))
 		s.mu.Unlock()
 		for _, r := range robots {
 			r.goOffline("the agent is stopping")
@@ -195,16 +196,6 @@ func (s *Source) Close() {
 		}
 		s.p.Close()
 	})
-}
-
-func mapValues[K comparable, V any](m map[K]V) func(func(V) bool) {
-	return func(yield func(V) bool) {
-		for _, v := range m {
-			if !yield(v) {
-				return
-			}
-		}
-	}
 }
 
 // onEvent follows discovery (from the participant's goroutine: it must not block).
@@ -287,7 +278,7 @@ func (s *Source) reconcile(ctx context.Context) {
 			s.robots[ns] = r
 		}
 	}
-	robots := slices.Collect(mapValues(s.robots))
+	robots := slices.Collect(maps.Values(s.robots))
 	s.mu.Unlock()
 	for _, r := range robots {
 		if busy[r.ns] {
@@ -408,7 +399,7 @@ func (s *Source) topicsOf(ns string) map[string]topicInfo {
 func (s *Source) Robots() []*Robot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := slices.Collect(mapValues(s.robots))
+	out := slices.Collect(maps.Values(s.robots))
 	sort.Slice(out, func(i, j int) bool { return out[i].info.Name < out[j].info.Name })
 	return out
 }
