@@ -18,12 +18,13 @@ struct peer_opts {
   int cmd_transient_local; // subscribe to cmd_vel asking for transient-local durability
   double duration;       // seconds; 0: until SIGTERM
   const char *listen;    // "image" or "cloud": only subscribe to it and print latencies
+  const char *jpeg;      // a JPEG file published as the camera image instead of the pattern
 };
 
 static inline void peer_usage(const char *prog) {
   fprintf(stderr, "usage: %s [--domain N] [--ns /name] [--scan-hz F] [--odom-hz F] [--image-hz F] [--image-bytes N]\n"
                   "  [--image-reliable] [--cloud-hz F] [--cloud-points N] [--cloud-best-effort] [--battery-hz F]\n"
-                  "  [--cmd-transient-local] [--duration S] [--listen image|cloud]\n", prog);
+                  "  [--cmd-transient-local] [--duration S] [--listen image|cloud] [--jpeg FILE]\n", prog);
   exit(2);
 }
 
@@ -51,6 +52,7 @@ static inline void peer_parse(int argc, char **argv, struct peer_opts *o) {
 #undef NUM
     if (!strcmp(a, "--ns") && v) { o->ns = v; i++; continue; }
     if (!strcmp(a, "--listen") && v) { o->listen = v; i++; continue; }
+    if (!strcmp(a, "--jpeg") && v) { o->jpeg = v; i++; continue; }
     if (!strcmp(a, "--image-reliable")) { o->image_reliable = 1; continue; }
     if (!strcmp(a, "--cloud-best-effort")) { o->cloud_reliable = 0; continue; }
     if (!strcmp(a, "--cmd-transient-local")) { o->cmd_transient_local = 1; continue; }
@@ -79,6 +81,21 @@ static inline void peer_topic(char *buf, size_t n, const struct peer_opts *o, co
 // byte follows from it, so a reader checks a sample whole without knowing the sequence.
 static inline uint8_t peer_image_byte(long i, uint8_t seq) { return (uint8_t) (i * 7 + seq); }
 static inline uint8_t peer_cloud_byte(long i, uint8_t seq) { return (uint8_t) (i * 13 + seq); }
+// peer_load_jpeg reads opts->jpeg into a new buffer and sets image_bytes to its size; the
+// camera then publishes that picture (a panel shows it), not the test pattern.
+static inline unsigned char *peer_load_jpeg(struct peer_opts *o) {
+  FILE *f = fopen(o->jpeg, "rb");
+  if (!f) { perror(o->jpeg); exit(1); }
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char *b = (unsigned char *) malloc((size_t) n + 1);
+  if (n <= 0 || fread(b, 1, (size_t) n, f) != (size_t) n) { fprintf(stderr, "%s: unreadable\n", o->jpeg); exit(1); }
+  fclose(f);
+  o->image_bytes = n;
+  return b;
+}
+
 #define PEER_SCAN_N 360
 static inline float peer_range(int i) { return 1.0f + (float) i * 0.01f; }
 

@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
 
   float ranges[PEER_SCAN_N], intens[PEER_SCAN_N];
   for (int i = 0; i < PEER_SCAN_N; i++) ranges[i] = peer_range(i);
-  unsigned char *img = malloc((size_t) o.image_bytes + 1);
+  unsigned char *img = o.jpeg ? peer_load_jpeg(&o) : malloc((size_t) o.image_bytes + 1);
   long cloud_bytes = o.cloud_points * 16;
   unsigned char *cloud = malloc((size_t) cloud_bytes + 1);
   sensor_msgs_msg_dds__PointField_ fields[4] = {
@@ -142,7 +142,8 @@ int main(int argc, char **argv) {
     }
     if (o.image_hz > 0 && now >= next_image) {
       next_image = now + 1 / o.image_hz;
-      for (long i = 0; i < o.image_bytes; i++) img[i] = peer_image_byte(i, (uint8_t) seq);
+      if (!o.jpeg)
+        for (long i = 0; i < o.image_bytes; i++) img[i] = peer_image_byte(i, (uint8_t) seq);
       sensor_msgs_msg_dds__CompressedImage_ m = {0};
       header(&m.header, "camera");
       m.format = "jpeg";

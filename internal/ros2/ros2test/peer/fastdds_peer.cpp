@@ -122,7 +122,14 @@ int main(int argc, char **argv) {
 
   std::vector<float> ranges(PEER_SCAN_N), intens(PEER_SCAN_N);
   for (int i = 0; i < PEER_SCAN_N; i++) { ranges[i] = peer_range(i); intens[i] = (float) i; }
-  std::vector<uint8_t> img((size_t) o.image_bytes);
+  std::vector<uint8_t> img;
+  if (o.jpeg) {
+    unsigned char *j = peer_load_jpeg(&o);
+    img.assign(j, j + o.image_bytes);
+    free(j);
+  } else {
+    img.resize((size_t) o.image_bytes);
+  }
   long cloud_bytes = o.cloud_points * 16;
   std::vector<uint8_t> cloud((size_t) cloud_bytes);
   std::vector<sm::PointField_> fields(4);
@@ -171,7 +178,8 @@ int main(int argc, char **argv) {
     }
     if (o.image_hz > 0 && now >= next_image) {
       next_image = now + 1 / o.image_hz;
-      for (long i = 0; i < o.image_bytes; i++) img[i] = peer_image_byte(i, (uint8_t) seq);
+      if (!o.jpeg)
+        for (long i = 0; i < o.image_bytes; i++) img[i] = peer_image_byte(i, (uint8_t) seq);
       sm::CompressedImage_ m;
       stamp(m.header(), "camera");
       m.format("jpeg");
