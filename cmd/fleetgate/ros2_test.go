@@ -447,36 +447,39 @@ func TestROS2PeerRestart(t *testing.T) {
 	if !ros2test.InNetns(t) {
 		return
 	}
-	peers := ros2Peers(t)
-	peer := peers[1] // Fast DDS: the robot of the "done when"
-	p := ros2test.Start(t, peer.path, "--domain", strconv.Itoa(peer.domain), "--image-hz", "0", "--cloud-hz", "0")
-	_, bearer, robot := ros2Agent(t, peer.domain, "bot")
-	waitStreams(t, robot, bearer, "/odom")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	ws := dialROSW3(t, ctx, robot, bearer, ros2Query("/odom", ""))
-	envelope(t, ctx, ws)
-	p.Stop()
-	online := func() bool {
-		var d struct{ RobotData struct{ IsOnline bool } }
-		api(t, "GET", robot, bearer, &d)
-		return d.RobotData.IsOnline
+	for _, peer := range ros2Peers(t) {
+		t.Run(peer.name, func(t *testing.T) {
+			args := []string{"--domain", strconv.Itoa(peer.domain), "--image-hz", "0", "--cloud-hz", "0"}
+			p := ros2test.Start(t, peer.path, args...)
+			_, bearer, robot := ros2Agent(t, peer.domain, "bot")
+			waitStreams(t, robot, bearer, "/odom")
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			ws := dialROSW3(t, ctx, robot, bearer, ros2Query("/odom", ""))
+			envelope(t, ctx, ws)
+			p.Stop()
+			online := func() bool {
+				var d struct{ RobotData struct{ IsOnline bool } }
+				api(t, "GET", robot, bearer, &d)
+				return d.RobotData.IsOnline
+			}
+			rostest.Eventually(t, 15*time.Second, "the robot is offline", func() bool { return !online() })
+			if _, _, err := ws.Read(ctx); err == nil {
+				t.Error("the W3 socket still delivers after the robot went offline")
+			}
+			back := time.Now()
+			ros2test.Start(t, peer.path, args...)
+			rostest.Eventually(t, 15*time.Second, "the robot is online again", online)
+			t.Logf("online again %v after the peer restarted", time.Since(back))
+			waitStreams(t, robot, bearer, "/odom")
+			ws = dialROSW3(t, ctx, robot, bearer, ros2Query("/odom", ""))
+			var odom catalogpb.Odometry
+			if err := proto.Unmarshal(envelope(t, ctx, ws).Data, &odom); err != nil {
+				t.Fatal(err)
+			}
+			checkPeerOdom(t, &odom)
+		})
 	}
-	rostest.Eventually(t, 15*time.Second, "the robot is offline", func() bool { return !online() })
-	if _, _, err := ws.Read(ctx); err == nil {
-		t.Error("the W3 socket still delivers after the robot went offline")
-	}
-	back := time.Now()
-	ros2test.Start(t, peer.path, "--domain", strconv.Itoa(peer.domain), "--image-hz", "0", "--cloud-hz", "0")
-	rostest.Eventually(t, 15*time.Second, "the robot is online again", online)
-	t.Logf("online again %v after the peer restarted", time.Since(back))
-	waitStreams(t, robot, bearer, "/odom")
-	ws = dialROSW3(t, ctx, robot, bearer, ros2Query("/odom", ""))
-	var odom catalogpb.Odometry
-	if err := proto.Unmarshal(envelope(t, ctx, ws).Data, &odom); err != nil {
-		t.Fatal(err)
-	}
-	checkPeerOdom(t, &odom)
 }
 
 // Faults: a sample over --ros2-max-sample is dropped with a log line (the other topics go on);
