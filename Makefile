@@ -1,5 +1,5 @@
 # Convenience targets; the scripts are the source of truth (CI runs scripts/test.sh).
-.PHONY: test generate build demo durability deadman soak
+.PHONY: test generate build agent-ros2 demo durability deadman soak
 
 test:
 	./scripts/test.sh
@@ -9,6 +9,11 @@ generate:
 
 build:
 	go build -o bin/fleetgate ./cmd/fleetgate
+
+# The agent with ROS 2 (fleetgate agent --ros2): cgo and Cyclone DDS, which the default build
+# leaves out. Needs a C compiler, pkg-config and Debian's cyclonedds-dev (docs/ros2.md).
+agent-ros2:
+	CGO_ENABLED=1 go build -tags ros2 -o bin/fleetgate ./cmd/fleetgate
 
 demo:
 	go run ./cmd/fleetgate demo

@@ -31,6 +31,9 @@ need_packages ffmpeg python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-
 # robot's camera.
 need_packages ros-core python3-rospy python3-sensor-msgs python3-geometry-msgs python3-nav-msgs \
 	python3-tf2-msgs python3-genmsg python3-pil
+# ROS 2 tests: the agent built with -tags ros2 (cgo, Cyclone DDS) against two peers built here,
+# one on Cyclone DDS with idlc types (cyclonedds-tools), one on Fast DDS with fastddsgen types.
+need_packages cyclonedds-dev cyclonedds-tools libfastrtps-dev fastddsgen gcc g++ pkg-config
 command -v npm >/dev/null || need_packages nodejs npm
 protoc --version
 node --version
@@ -48,6 +51,7 @@ if [ -n "$unformatted" ]; then echo "not gofmt-ed:"; echo "$unformatted"; exit 1
 
 step "go vet"
 go vet ./...
+go vet -tags ros2 ./internal/ros2/... ./cmd/fleetgate
 
 step "generated code is fresh"
 ./scripts/generate.sh
@@ -79,6 +83,10 @@ step "go test (race detector on)"
 set +e
 go test -race -count=1 -v ./... >"$log_dir/go-test.log" 2>&1
 status=$?
+# ROS 2 (docs/ros2.md): the DDS transport and the agent built with -tags ros2, against real
+# Cyclone DDS and Fast DDS peers, each test in a network namespace of its own.
+go test -race -tags ros2 -count=1 -v ./internal/ros2/... >>"$log_dir/go-test.log" 2>&1 || status=1
+go test -race -tags ros2 -count=1 -v -run '^TestROS2' ./cmd/fleetgate >>"$log_dir/go-test.log" 2>&1 || status=1
 set -e
 passed=$(grep -c -- '^\s*--- PASS' "$log_dir/go-test.log" || true)
 failed=$(grep -c -- '^\s*--- FAIL' "$log_dir/go-test.log" || true)
@@ -115,8 +123,9 @@ fi
 
 # Every fuzz target of the repository, found at run time (a new one is run without being
 # listed), 15 s each: the decoders of what peers send (W3 queries and commands, XML-RPC,
-# TCPROS, ROS messages) and the MCAP reader and recovery of what a crash left on disk. A crash
-# fails the run (the failing input is kept under testdata/fuzz to commit as a regression).
+# TCPROS, ROS 1 messages, ROS 2 CDR and .msg definitions) and the MCAP reader and recovery of
+# what a crash left on disk. A crash fails the run (the failing input is kept under
+# testdata/fuzz to commit as a regression).
 step "fuzz (short runs)"
 fuzz_failed=0
 fuzz_targets=$(grep -rH --include='*_test.go' -E '^func Fuzz[A-Za-z0-9_]*\(' . | grep -v node_modules |

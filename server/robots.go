@@ -70,6 +70,9 @@ func (s *Server) startRobots(ctx context.Context) error {
 	if err := s.startROS1(ctx); err != nil {
 		return err
 	}
+	if err := s.startROS2(ctx); err != nil {
+		return err
+	}
 	return s.startCameraHost(ctx)
 }
 

@@ -67,6 +67,8 @@ type Config struct {
 	Sim SimConfig
 	// ROS1 are the ROS 1 robots an agent hosts, one per master (the cloud ignores it).
 	ROS1 []ROS1Config
+	// ROS2 is an agent's gateway to the ROS 2 graph (nil: none; the cloud ignores it).
+	ROS2 *ROS2Config
 	// RecordingsQuota bounds the bytes of an agent's recordings (0: record.DefaultQuota).
 	RecordingsQuota int64
 	// Cloud is the cloud gateway's URL an agent links to, with AgentKey; empty: the agent

@@ -148,6 +148,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	var sim simFlags
 	var cams cameraFlags
 	var rosFlags ros1Flags
+	var ros2 ros2Flags
 	var cloudURL, agentKey string
 	var demoAgents int
 	var liveBudget int64
@@ -160,6 +161,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		sim.register(fs, 1)
 		cams.register(fs)
 		rosFlags.register(fs)
+		ros2.register(fs)
 		fs.StringVar(&cloudURL, "cloud", "", "URL of the cloud gateway to link to (fleetgate serve); empty: run alone")
 		fs.StringVar(&agentKey, "agent-key", "", "this agent's key from fleetgate agents add on the cloud (prefer FLEETGATE_AGENT_KEY: a flag shows in ps)")
 		fs.Int64Var(&liveBudget, "link-live-budget", 0, "bytes per second of live samples the agent sends the cloud, shared fairly between the watched streams (0: no cap)")
@@ -179,8 +181,11 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	if err := rosFlags.check(); mode == server.ModeAgent && err != nil {
 		return err
 	}
+	if err := ros2.check(); mode == server.ModeAgent && err != nil {
+		return err
+	}
 	// The one default simulated robot is there only when no other source is configured.
-	if len(rosFlags.masters) > 0 && !flagGiven(fs, "sim") {
+	if (len(rosFlags.masters) > 0 || ros2.enabled) && !flagGiven(fs, "sim") {
 		sim.count = 0
 	}
 	if (cloudURL == "") != (agentKey == "") {
@@ -199,6 +204,9 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	cfg.Sim = sim.config()
 	cfg.Cameras = cams.config()
 	cfg.ROS1 = rosFlags.config()
+	if mode == server.ModeAgent {
+		cfg.ROS2 = ros2.config()
+	}
 	cfg.Cloud, cfg.AgentKey, cfg.DemoAgents = cloudURL, agentKey, demoAgents
 	cfg.NoCloudLive, cfg.LinkLiveBudget = !*cloudLive, liveBudget
 	cfg.RecordingsQuota = int64(quota)

@@ -42,6 +42,7 @@ const (
 	EncodingProtobuf = "protobuf" // schema and message encoding
 	SchemaROS1       = "ros1msg"  // schema encoding of ROS 1 message definitions
 	MessageROS1      = "ros1"     // message encoding of ROS 1 serialised messages
+	MessageCDR       = "cdr"      // message encoding of ROS 2 messages: CDR, encapsulation header included
 	CompressionZstd  = "zstd"
 	CompressionNone  = ""
 )

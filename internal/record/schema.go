@@ -16,7 +16,9 @@ const catalogPrefix = "Platform.Messages."
 // schemaOf picks how stream s is recorded: a catalog type as protobuf with the
 // FileDescriptorSet of its file and imports; a type outside the catalog (a ROS 1 type relayed
 // as opaque bytes) as raw ros1 messages with the source's message definition, when the
-// source gives one (fleet.MessageDefinitions), else without a schema.
+// source gives one (fleet.MessageDefinitions), else without a schema. A ROS 2 topic's opaque
+// type is raw CDR (message encoding cdr), recorded without a schema: DDS discovery does not
+// carry the definition.
 func schemaOf(ctx context.Context, robot fleet.Robot, s fleet.Stream) (plan, error) {
 	p := plan{stream: s, topic: topicOf(s), schemaName: s.Type}
 	if strings.HasPrefix(s.Type, catalogPrefix) {
@@ -29,6 +31,10 @@ func schemaOf(ctx context.Context, robot fleet.Robot, s fleet.Stream) (plan, err
 			return plan{}, err
 		}
 		p.messageEnc, p.schemaEncoding, p.schema = mcap.EncodingProtobuf, mcap.EncodingProtobuf, data
+		return p, nil
+	}
+	if s.Source == fleet.SourceROS2 {
+		p.messageEnc = mcap.MessageCDR
 		return p, nil
 	}
 	p.messageEnc = mcap.MessageROS1

@@ -2,8 +2,6 @@ package ros1
 
 import (
 	"context"
-	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/msgs"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
@@ -71,61 +70,6 @@ func (r *Robot) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
 // hostMetric reads a metric of the machine the source runs on.
 func (r *Robot) hostMetric(t fleet.MetricType) (any, bool) { return r.cfg.HostStats.Metric(t) }
 
-// position is the Position metric's document, as the simulator writes it.
-type position struct {
-	X     float64 `json:"x"`
-	Y     float64 `json:"y"`
-	Theta float64 `json:"theta"`
-	Frame string  `json:"frame"`
-}
-
-func round(x float64, digits int) float64 {
-	p := math.Pow10(digits)
-	return math.Round(x*p) / p
-}
-
-// yaw is the rotation about z of a quaternion.
-func yaw(q *catalogpb.Quaternion) float64 {
-	return math.Atan2(2*(q.GetW()*q.GetZ()+q.GetX()*q.GetY()), 1-2*(q.GetY()*q.GetY()+q.GetZ()*q.GetZ()))
-}
-
-// poseOf reads the pose and frame of an Odometry or PoseStamped sample.
-func poseOf(s fleet.Sample) (*catalogpb.Pose, string, bool) {
-	switch s.Type {
-	case "Platform.Messages.nav_msgs.Odometry":
-		var m catalogpb.Odometry
-		if proto.Unmarshal(s.Payload, &m) != nil || m.GetPose().GetPose() == nil {
-			return nil, "", false
-		}
-		return m.Pose.Pose, m.GetHeader().GetFrameId(), true
-	case "Platform.Messages.geometry_msgs.PoseStamped":
-		var m catalogpb.PoseStamped
-		if proto.Unmarshal(s.Payload, &m) != nil || m.GetPose() == nil {
-			return nil, "", false
-		}
-		return m.Pose, m.GetHeader().GetFrameId(), true
-	}
-	return nil, "", false
-}
-
-// batteryPercent reads a BatteryState sample as a percentage: from percentage (0..1), or
-// from charge and capacity when the battery does not measure it (NaN).
-func batteryPercent(s fleet.Sample) (float64, bool) {
-	var m catalogpb.BatteryState
-	if proto.Unmarshal(s.Payload, &m) != nil {
-		return 0, false
-	}
-	p := float64(m.Percentage)
-	if math.IsNaN(p) || math.IsInf(p, 0) {
-		c, cap := float64(m.Charge), float64(m.Capacity)
-		if math.IsNaN(c) || math.IsNaN(cap) || cap <= 0 {
-			return 0, false
-		}
-		p = c / cap
-	}
-	return math.Max(0, math.Min(100, p*100)), true
-}
-
 // readTopic waits for a value of an output topic (Read's path).
 func (r *Robot) readTopic(ctx context.Context, t topicInfo) (fleet.Sample, error) {
 	in, err := r.inboundFor(t)
@@ -157,7 +101,7 @@ func (r *Robot) Metric(ctx context.Context, typ fleet.MetricType, name string) (
 		if err != nil {
 			return fleet.Metric{}, err
 		}
-		v, ok := batteryPercent(s)
+		v, ok := msgs.BatteryPercent(s.Payload)
 		if !ok {
 			return fleet.Metric{}, fleet.Errorf(fleet.ErrUnavailable, "%s reports no charge", t.name)
 		}
@@ -171,11 +115,11 @@ func (r *Robot) Metric(ctx context.Context, typ fleet.MetricType, name string) (
 		if err != nil {
 			return fleet.Metric{}, err
 		}
-		p, frame, ok := poseOf(s)
+		p, frame, ok := msgs.PoseOf(s.Type, s.Payload)
 		if !ok {
 			return fleet.Metric{}, fleet.Errorf(fleet.ErrUnavailable, "%s has no pose", t.name)
 		}
-		doc, err := json.Marshal(position{X: round(p.GetPosition().GetX(), 3), Y: round(p.GetPosition().GetY(), 3), Theta: round(yaw(p.GetOrientation()), 4), Frame: frame})
+		doc, err := msgs.PositionJSON(p, frame)
 		if err != nil {
 			return fleet.Metric{}, fleet.Errorf(fleet.ErrUnavailable, "%s: %v", t.name, err)
 		}
@@ -218,7 +162,7 @@ func (r *Robot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
 	var out []fleet.KPI
 	if t, ok := r.poseTopic(g); ok {
 		if s, ok := r.latestOrKick(ctx, t); ok {
-			if p, _, ok := poseOf(s); ok {
+			if p, _, ok := msgs.PoseOf(s.Type, s.Payload); ok {
 				b, _ := proto.Marshal(p)
 				out = append(out, fleet.KPI{Name: "pose", DataType: "Platform.Messages.geometry_msgs.Pose", Payload: b, Time: s.Time})
 			}
@@ -226,7 +170,7 @@ func (r *Robot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
 	}
 	if t, ok := batteryTopic(g); ok {
 		if s, ok := r.latestOrKick(ctx, t); ok {
-			if v, ok := batteryPercent(s); ok {
+			if v, ok := msgs.BatteryPercent(s.Payload); ok {
 				b, _ := proto.Marshal(&catalogpb.Float64{Data: v})
 				out = append(out, fleet.KPI{Name: "battery", DataType: "Platform.Messages.std_msgs.Float64", Payload: b, Time: s.Time})
 			}

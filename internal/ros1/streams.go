@@ -11,8 +11,8 @@ import (
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/msgs"
-	"github.com/fleetgate/fleetgate/internal/ros1/rosmsg"
 	"github.com/fleetgate/fleetgate/internal/ros1/rosnode"
+	"github.com/fleetgate/fleetgate/internal/rosmsg"
 )
 
 // topicInfo is one topic of the ROS graph as a stream.

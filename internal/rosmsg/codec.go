@@ -25,7 +25,8 @@ var dropped = map[string]bool{"std_msgs/Header.seq": true}
 
 const timeType = "Platform.Messages.builtin_interfaces.Time"
 
-// Codec converts messages of one ROS type to and from its catalog type, field by field.
+// Codec converts messages of one ROS type to and from its catalog type, field by field, in
+// ROS 1 serialisation (CodecFor) or in ROS 2's CDR (CDRCodecFor).
 type Codec struct {
 	Spec    *Spec
 	Catalog string // full name of the catalog type
@@ -37,6 +38,7 @@ type plan struct {
 	spec  *Spec
 	md    protoreflect.MessageDescriptor
 	steps []step
+	cdr   bool // the wire format is CDR: aligned primitives, NUL-terminated strings
 }
 
 type step struct {
@@ -74,7 +76,7 @@ func newCodec(rosType string) (*Codec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rosmsg: catalog type %s of %s: %w", catalog, rosType, err)
 	}
-	p, err := compile(spec, mt.Descriptor())
+	p, err := compile(spec, mt.Descriptor(), false)
 	if err != nil {
 		return nil, err
 	}
@@ -83,8 +85,8 @@ func newCodec(rosType string) (*Codec, error) {
 
 // compile pairs each ROS field with the catalog field of the same name and checks that their
 // kinds fit.
-func compile(spec *Spec, md protoreflect.MessageDescriptor) (*plan, error) {
-	p := &plan{spec: spec, md: md}
+func compile(spec *Spec, md protoreflect.MessageDescriptor, cdr bool) (*plan, error) {
+	p := &plan{spec: spec, md: md, cdr: cdr}
 	for i := range spec.Fields {
 		f := &spec.Fields[i]
 		s := step{f: f}
@@ -101,7 +103,7 @@ func compile(spec *Spec, md protoreflect.MessageDescriptor) (*plan, error) {
 			return nil, fmt.Errorf("rosmsg: %s.%s: %w", spec.Type, f.Name, err)
 		}
 		if f.Spec != nil {
-			sub, err := compile(f.Spec, fd.Message())
+			sub, err := compile(f.Spec, fd.Message(), cdr)
 			if err != nil {
 				return nil, err
 			}
@@ -162,11 +164,20 @@ func (c *Codec) Decode(data []byte) (proto.Message, error) {
 		return nil, err
 	}
 	m := mt.New()
-	r := reader{b: data}
+	r := reader{b: data, order: binary.LittleEndian}
+	if c.plan.cdr {
+		if err := r.encapsulation(); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, c.Spec.Type, err)
+		}
+	}
 	if err := c.plan.decode(&r, m); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, c.Spec.Type, err)
 	}
-	if rest := len(r.b) - r.off; rest != 0 {
+	rest := len(r.b) - r.off
+	if c.plan.cdr && rest < 4 {
+		rest = 0 // a CDR writer may pad the message to a multiple of 4
+	}
+	if rest != 0 {
 		return nil, fmt.Errorf("%w: %s: %d bytes left after the message", ErrInvalid, c.Spec.Type, rest)
 	}
 	return m.Interface(), nil
@@ -182,11 +193,52 @@ func (c *Codec) ToCatalog(data []byte) ([]byte, error) {
 }
 
 type reader struct {
-	b   []byte
-	off int
+	b     []byte
+	off   int
+	order binary.ByteOrder
+	cdr   bool
+	base  int // CDR aligns relative to the end of the encapsulation header
 }
 
 var errShort = errors.New("message ends early")
+
+// CDR encapsulation identifiers (the first two bytes; two option bytes follow): plain CDR,
+// that is XCDR1 for the final types ROS 2 uses.
+const (
+	cdrBE = 0x0000
+	cdrLE = 0x0001
+)
+
+// encapsulation reads the 4-byte header of a CDR sample: its byte order.
+func (r *reader) encapsulation() error {
+	if len(r.b) < 4 {
+		return errShort
+	}
+	switch id := binary.BigEndian.Uint16(r.b); id {
+	case cdrLE:
+		r.order = binary.LittleEndian
+	case cdrBE:
+		r.order = binary.BigEndian
+	default:
+		return fmt.Errorf("encapsulation 0x%04x is not plain CDR", id)
+	}
+	r.cdr, r.off, r.base = true, 4, 4
+	return nil
+}
+
+// align skips CDR padding up to a multiple of n.
+func (r *reader) align(n int) error {
+	if !r.cdr || n <= 1 {
+		return nil
+	}
+	if pad := (n - (r.off-r.base)%n) % n; pad > 0 {
+		if pad > len(r.b)-r.off {
+			return errShort
+		}
+		r.off += pad
+	}
+	return nil
+}
 
 func (r *reader) take(n int) ([]byte, error) {
 	if n < 0 || n > len(r.b)-r.off {
@@ -198,11 +250,34 @@ func (r *reader) take(n int) ([]byte, error) {
 }
 
 func (r *reader) u32() (uint32, error) {
+	if err := r.align(4); err != nil {
+		return 0, err
+	}
 	b, err := r.take(4)
 	if err != nil {
 		return 0, err
 	}
-	return binary.LittleEndian.Uint32(b), nil
+	return r.order.Uint32(b), nil
+}
+
+// str reads a string: ROS 1 counts its bytes; CDR counts a terminating NUL too (an empty
+// string of length 0 is accepted as well).
+func (r *reader) str() ([]byte, error) {
+	n, err := r.u32()
+	if err != nil {
+		return nil, err
+	}
+	b, err := r.take(int(n))
+	if err != nil {
+		return nil, err
+	}
+	if r.cdr && len(b) > 0 {
+		if b[len(b)-1] != 0 {
+			return nil, errors.New("string without its terminating NUL")
+		}
+		b = b[:len(b)-1]
+	}
+	return b, nil
 }
 
 // count reads an array's length, or takes the fixed one, and checks that many elements can
@@ -215,6 +290,9 @@ func (r *reader) count(f *Field) (int, error) {
 			return 0, err
 		}
 		n64 := uint64(u)
+		if f.Bound > 0 && n64 > uint64(f.Bound) {
+			return 0, fmt.Errorf("%s: %d elements, its bound is %d", f.Name, u, f.Bound)
+		}
 		if n64*uint64(f.minSize()) > uint64(len(r.b)-r.off) {
 			return 0, fmt.Errorf("%s: %d elements announced, %d bytes left", f.Name, u, len(r.b)-r.off)
 		}
@@ -291,6 +369,9 @@ func decodeInto(r *reader, s *step, m protoreflect.Message) error {
 	if s.sub != nil {
 		return s.sub.decode(r, m)
 	}
+	if err := r.align(4); err != nil {
+		return err
+	}
 	b, err := r.take(8) // time: uint32 secs, uint32 nsecs
 	if err != nil {
 		return err
@@ -298,18 +379,14 @@ func decodeInto(r *reader, s *step, m protoreflect.Message) error {
 	fields := m.Descriptor().Fields()
 	// The catalog's Time has int32 seconds, as ROS 2; a ROS 1 time past 2038 wraps and
 	// comes back whole on the way out.
-	m.Set(fields.ByName("sec"), protoreflect.ValueOfInt32(int32(binary.LittleEndian.Uint32(b))))
-	m.Set(fields.ByName("nanosec"), protoreflect.ValueOfUint32(binary.LittleEndian.Uint32(b[4:])))
+	m.Set(fields.ByName("sec"), protoreflect.ValueOfInt32(int32(r.order.Uint32(b))))
+	m.Set(fields.ByName("nanosec"), protoreflect.ValueOfUint32(r.order.Uint32(b[4:])))
 	return nil
 }
 
 func decodeScalar(r *reader, typ string) (protoreflect.Value, error) {
 	if typ == "string" {
-		n, err := r.u32()
-		if err != nil {
-			return protoreflect.Value{}, err
-		}
-		b, err := r.take(int(n))
+		b, err := r.str()
 		if err != nil {
 			return protoreflect.Value{}, err
 		}
@@ -319,11 +396,14 @@ func decodeScalar(r *reader, typ string) (protoreflect.Value, error) {
 		}
 		return protoreflect.ValueOfString(s), nil
 	}
+	if err := r.align(builtinSize[typ]); err != nil {
+		return protoreflect.Value{}, err
+	}
 	b, err := r.take(builtinSize[typ])
 	if err != nil {
 		return protoreflect.Value{}, err
 	}
-	le := binary.LittleEndian
+	le := r.order
 	switch typ {
 	case "bool":
 		return protoreflect.ValueOfBool(b[0] != 0), nil
@@ -369,14 +449,13 @@ func skip(r *reader, f *Field) error {
 				}
 			}
 		case f.Type == "string":
-			l, err := r.u32()
-			if err != nil {
-				return err
-			}
-			if _, err := r.take(int(l)); err != nil {
+			if _, err := r.str(); err != nil {
 				return err
 			}
 		default:
+			if err := r.align(builtinSize[f.Type]); err != nil {
+				return err
+			}
 			if _, err := r.take(builtinSize[f.Type]); err != nil {
 				return err
 			}
@@ -393,7 +472,11 @@ func (c *Codec) Encode(m proto.Message) ([]byte, error) {
 	if rm.Descriptor().FullName() != c.plan.md.FullName() {
 		return nil, fmt.Errorf("%w: a %s is not a %s", ErrInvalid, rm.Descriptor().FullName(), c.plan.md.FullName())
 	}
-	out, err := c.plan.encode(make([]byte, 0, proto.Size(m)+64), rm)
+	b := make([]byte, 0, proto.Size(m)+64)
+	if c.plan.cdr {
+		b = append(b, 0, cdrLE, 0, 0) // little-endian plain CDR, no options
+	}
+	out, err := c.plan.encode(b, rm)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, c.Spec.Type, err)
 	}
@@ -419,14 +502,14 @@ func (p *plan) encode(b []byte, m protoreflect.Message) ([]byte, error) {
 		s := &p.steps[i]
 		f := s.f
 		if s.fd == nil {
-			b = appendZero(b, f)
+			b = appendZero(b, f, p.cdr)
 			continue
 		}
 		v := m.Get(s.fd)
 		switch {
 		case byteArray(f) && s.fd.Kind() == protoreflect.BytesKind:
 			data := v.Bytes()
-			if b, err = appendCount(b, f, len(data)); err != nil {
+			if b, err = appendCount(b, f, len(data), p.cdr); err != nil {
 				return nil, err
 			}
 			if f.Len >= 0 && len(data) == 0 {
@@ -436,20 +519,20 @@ func (p *plan) encode(b []byte, m protoreflect.Message) ([]byte, error) {
 			}
 		case f.Array:
 			list := v.List()
-			if b, err = appendCount(b, f, list.Len()); err != nil {
+			if b, err = appendCount(b, f, list.Len(), p.cdr); err != nil {
 				return nil, err
 			}
 			if f.Len >= 0 && list.Len() == 0 {
-				b = appendZeroElements(b, f, f.Len)
+				b = appendZeroElements(b, f, f.Len, p.cdr)
 				continue
 			}
 			for j := range list.Len() {
-				if b, err = appendValue(b, s, list.Get(j)); err != nil {
+				if b, err = appendValue(b, s, list.Get(j), p.cdr); err != nil {
 					return nil, fmt.Errorf("%s[%d]: %w", f.Name, j, err)
 				}
 			}
 		default:
-			if b, err = appendValue(b, s, v); err != nil {
+			if b, err = appendValue(b, s, v, p.cdr); err != nil {
 				return nil, fmt.Errorf("%s: %w", f.Name, err)
 			}
 		}
@@ -458,33 +541,55 @@ func (p *plan) encode(b []byte, m protoreflect.Message) ([]byte, error) {
 }
 
 // appendCount writes a variable array's length, or checks a fixed one's (empty means zeros).
-func appendCount(b []byte, f *Field, n int) ([]byte, error) {
+func appendCount(b []byte, f *Field, n int, cdr bool) ([]byte, error) {
 	if f.Len >= 0 {
 		if n != 0 && n != f.Len {
 			return nil, fmt.Errorf("%s has %d elements, ROS takes exactly %d", f.Name, n, f.Len)
 		}
 		return b, nil
 	}
-	if uint64(n) > math.MaxUint32 {
+	if uint64(n) > math.MaxUint32 || (f.Bound > 0 && n > f.Bound) {
 		return nil, fmt.Errorf("%s has too many elements", f.Name)
 	}
-	return binary.LittleEndian.AppendUint32(b, uint32(n)), nil
+	return binary.LittleEndian.AppendUint32(pad(b, 4, cdr), uint32(n)), nil
 }
 
-func appendValue(b []byte, s *step, v protoreflect.Value) ([]byte, error) {
+// pad appends CDR padding up to a multiple of n; a CDR buffer starts with the 4-byte
+// encapsulation header, which alignment does not count.
+func pad(b []byte, n int, cdr bool) []byte {
+	if !cdr || n <= 1 {
+		return b
+	}
+	for (len(b)-4)%n != 0 {
+		b = append(b, 0)
+	}
+	return b
+}
+
+func appendValue(b []byte, s *step, v protoreflect.Value, cdr bool) ([]byte, error) {
 	switch {
 	case s.sub != nil:
 		return s.sub.encode(b, v.Message())
 	case s.f.Type == "time":
 		m := v.Message()
 		fields := m.Descriptor().Fields()
-		b = binary.LittleEndian.AppendUint32(b, uint32(m.Get(fields.ByName("sec")).Int()))
+		b = binary.LittleEndian.AppendUint32(pad(b, 4, cdr), uint32(m.Get(fields.ByName("sec")).Int()))
 		return binary.LittleEndian.AppendUint32(b, uint32(m.Get(fields.ByName("nanosec")).Uint())), nil
 	}
 	le := binary.LittleEndian
+	if n := builtinSize[s.f.Type]; n > 0 {
+		b = pad(b, n, cdr)
+	}
 	switch s.f.Type {
 	case "string":
 		str := v.String()
+		if s.f.StringBound > 0 && len(str) > s.f.StringBound {
+			return nil, fmt.Errorf("a string of %d bytes, %s takes at most %d", len(str), s.f.Name, s.f.StringBound)
+		}
+		if cdr {
+			b = le.AppendUint32(pad(b, 4, cdr), uint32(len(str)+1))
+			return append(append(b, str...), 0), nil
+		}
 		b = le.AppendUint32(b, uint32(len(str)))
 		return append(b, str...), nil
 	case "bool":
@@ -534,27 +639,29 @@ func appendValue(b []byte, s *step, v protoreflect.Value) ([]byte, error) {
 }
 
 // appendZero writes the zero value of a field.
-func appendZero(b []byte, f *Field) []byte {
+func appendZero(b []byte, f *Field, cdr bool) []byte {
 	switch {
 	case f.Array && f.Len < 0:
-		return append(b, 0, 0, 0, 0)
+		return append(pad(b, 4, cdr), 0, 0, 0, 0)
 	case f.Array:
-		return appendZeroElements(b, f, f.Len)
+		return appendZeroElements(b, f, f.Len, cdr)
 	}
-	return appendZeroElements(b, f, 1)
+	return appendZeroElements(b, f, 1, cdr)
 }
 
-func appendZeroElements(b []byte, f *Field, n int) []byte {
+func appendZeroElements(b []byte, f *Field, n int, cdr bool) []byte {
 	for range n {
 		switch {
 		case f.Spec != nil:
 			for i := range f.Spec.Fields {
-				b = appendZero(b, &f.Spec.Fields[i])
+				b = appendZero(b, &f.Spec.Fields[i], cdr)
 			}
+		case f.Type == "string" && cdr:
+			b = append(pad(b, 4, cdr), 1, 0, 0, 0, 0)
 		case f.Type == "string":
 			b = append(b, 0, 0, 0, 0)
 		default:
-			b = append(b, make([]byte, builtinSize[f.Type])...)
+			b = append(pad(b, builtinSize[f.Type], cdr), make([]byte, builtinSize[f.Type])...)
 		}
 	}
 	return b

@@ -124,8 +124,12 @@ func TestParseErrors(t *testing.T) {
 		"bad array":       "float64[x] a",
 		"time constant":   "time T=1",
 		"empty constant":  "int32 A=",
-		"three words":     "int32 a b",
+		"bad field name":  "int32 a-b 5",
 		"huge fixed size": "uint8[99999999] a",
+		"bad bound":       "int32[<=0] a",
+		"bound on int":    "int32<=5 a",
+		"wstring":         "wstring w",
+		"type path":       "a/b/c/d x",
 	}
 	for name, text := range tests {
 		if _, err := Parse("test_msgs/T", text, none); err == nil {
@@ -135,6 +139,35 @@ func TestParseErrors(t *testing.T) {
 	self := func(string) (string, bool) { return "test_msgs/T child", true }
 	if _, err := Parse("test_msgs/T", "T child", self); err == nil {
 		t.Error("a type that embeds itself parsed")
+	}
+}
+
+// ROS 2 definitions add bounded sequences and strings, default values and package/msg/Name
+// type references.
+func TestParseROS2Syntax(t *testing.T) {
+	resolve := func(typ string) (string, bool) { return "int32 sec\nuint32 nanosec", typ == "builtin_interfaces/Time" }
+	spec, err := Parse("test_msgs/T", "builtin_interfaces/msg/Time stamp\nint32[<=5] few\nstring<=8 name \"a b\"\nfloat64 gain 0.5\nuint8[4] quad", resolve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Field{
+		{Name: "stamp", Type: "builtin_interfaces/Time", Len: -1},
+		{Name: "few", Type: "int32", Array: true, Len: -1, Bound: 5},
+		{Name: "name", Type: "string", Len: -1, StringBound: 8, Default: `"a b"`},
+		{Name: "gain", Type: "float64", Len: -1, Default: "0.5"},
+		{Name: "quad", Type: "uint8", Array: true, Len: 4},
+	}
+	if len(spec.Fields) != len(want) {
+		t.Fatalf("fields %+v", spec.Fields)
+	}
+	for i, w := range want {
+		g := spec.Fields[i]
+		if g.Name != w.Name || g.Type != w.Type || g.Array != w.Array || g.Len != w.Len || g.Bound != w.Bound || g.StringBound != w.StringBound || g.Default != w.Default {
+			t.Errorf("field %d: %+v, want %+v", i, g, w)
+		}
+	}
+	if spec.Fields[0].Spec == nil || spec.Fields[0].Spec.Type != "builtin_interfaces/Time" {
+		t.Errorf("stamp not resolved: %+v", spec.Fields[0])
 	}
 }
 

@@ -1,6 +1,8 @@
-// Package rosmsg knows ROS 1 message types: their definitions (.msg text), the md5sum and full
-// definition a connection header carries (computed as genmsg computes them), and the codec
-// between ROS 1 serialisation and the message catalog's protobuf types.
+// Package rosmsg knows ROS message types: their definitions (.msg text, in the syntax of ROS 1
+// and ROS 2), the md5sum and full definition a ROS 1 connection header carries (computed as
+// genmsg computes them), and the codecs between the message catalog's protobuf types and the
+// two wire formats: ROS 1 serialisation, and the CDR (XCDR1, with its encapsulation header)
+// that ROS 2 sends over DDS. Any transport of ROS messages shares it.
 package rosmsg
 
 import (
@@ -34,6 +36,11 @@ type Field struct {
 	Array    bool
 	Len      int   // fixed array length; -1 for a variable-length array
 	Spec     *Spec // the field's message type; nil for builtins
+	// ROS 2 only: Bound is the most elements a bounded sequence ("int32[<=5]") takes, and
+	// StringBound the longest a bounded string ("string<=8") is; 0 for no bound. Default is
+	// the default value as written ("int32 x 5"): it takes no room on the wire.
+	Bound, StringBound int
+	Default            string
 }
 
 // builtinSize is the wire size of each builtin (0: variable, string).
@@ -146,8 +153,13 @@ func (s *Spec) parseLine(line, pkg string) error {
 	if line == "" {
 		return nil
 	}
-	if decl, value, ok := strings.Cut(line, "="); ok {
-		parts := strings.Fields(decl)
+	// A constant is "type NAME=value"; the type itself may hold "<=" (a ROS 2 bound).
+	typ, afterType := line, ""
+	if i := strings.IndexAny(line, " \t"); i >= 0 {
+		typ, afterType = line[:i], line[i:]
+	}
+	if name, value, ok := strings.Cut(afterType, "="); ok {
+		parts := append([]string{typ}, strings.Fields(name)...)
 		if len(parts) != 2 || !isBuiltin(parts[0]) || parts[0] == "time" || parts[0] == "duration" {
 			return fmt.Errorf("bad constant %q", line)
 		}
@@ -159,17 +171,34 @@ func (s *Spec) parseLine(line, pkg string) error {
 		return nil
 	}
 	parts := strings.Fields(line)
-	if len(parts) != 2 {
+	if len(parts) < 2 {
 		return fmt.Errorf("bad field %q", line)
 	}
 	f := Field{Name: parts[1], TypeText: parts[0], Len: -1}
+	if len(parts) > 2 { // a ROS 2 default value, which may contain spaces
+		_, rest, _ := strings.Cut(line, parts[0])
+		_, rest, _ = strings.Cut(rest, parts[1])
+		f.Default = strings.TrimSpace(rest)
+	}
+	if !validName(f.Name) {
+		return fmt.Errorf("bad field name %q", f.Name)
+	}
 	base := parts[0]
 	if i := strings.IndexByte(base, '['); i >= 0 {
 		if !strings.HasSuffix(base, "]") {
 			return fmt.Errorf("bad array type %q", base)
 		}
 		f.Array = true
-		if n := base[i+1 : len(base)-1]; n != "" {
+		n := base[i+1 : len(base)-1]
+		switch {
+		case n == "":
+		case strings.HasPrefix(n, "<="):
+			l, err := strconv.Atoi(n[2:])
+			if err != nil || l <= 0 || l > 1<<30 {
+				return fmt.Errorf("bad sequence bound in %q", base)
+			}
+			f.Bound = l
+		default:
 			l, err := strconv.Atoi(n)
 			if err != nil || l < 0 || l > 1<<20 {
 				return fmt.Errorf("bad array length in %q", base)
@@ -177,6 +206,23 @@ func (s *Spec) parseLine(line, pkg string) error {
 			f.Len = l
 		}
 		base = base[:i]
+	}
+	if b, n, ok := strings.Cut(base, "<="); ok {
+		l, err := strconv.Atoi(n)
+		if (b != "string" && b != "wstring") || err != nil || l <= 0 {
+			return fmt.Errorf("bad bounded string %q", base)
+		}
+		base, f.StringBound = b, l
+	}
+	if base == "wstring" {
+		return fmt.Errorf("wstring is not supported")
+	}
+	if strings.Count(base, "/") > 2 || strings.HasPrefix(base, "/") || strings.HasSuffix(base, "/") {
+		return fmt.Errorf("bad type %q", base)
+	}
+	// ROS 2 writes a message type package/msg/Name where it means package/Name.
+	if pk, rest, ok := strings.Cut(base, "/msg/"); ok {
+		base = pk + "/" + rest
 	}
 	switch {
 	case isBuiltin(base):
@@ -188,6 +234,16 @@ func (s *Spec) parseLine(line, pkg string) error {
 	f.Type = base
 	s.Fields = append(s.Fields, f)
 	return nil
+}
+
+// validName reports whether a field name is an identifier.
+func validName(n string) bool {
+	for i, c := range n {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return n != ""
 }
 
 // computeMD5 follows genmsg: constants first ("type name=value"), then fields, builtins as

@@ -1,0 +1,6 @@
+//go:build !ros2
+
+package main
+
+// buildTags are the tags the tests build the binary with: those of the test binary.
+var buildTags []string

@@ -1,0 +1,228 @@
+package ros2
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/msgs"
+	"github.com/fleetgate/fleetgate/proto/catalogpb"
+)
+
+const (
+	typeBattery     = "sensor_msgs/msg/BatteryState"
+	typeOdometry    = "nav_msgs/msg/Odometry"
+	typePoseStamped = "geometry_msgs/msg/PoseStamped"
+	// agentStatusRunning is the AgentOperationalState status of an agent that runs normally.
+	agentStatusRunning = 10
+)
+
+// batteryTopic is the robot's first BatteryState output, by name.
+func batteryTopic(g map[string]topicInfo) (topicInfo, bool) {
+	var names []string
+	for name, t := range g {
+		if t.ros2Type == typeBattery && t.direction == fleet.Output {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return topicInfo{}, false
+	}
+	slices.Sort(names)
+	return g[names[0]], true
+}
+
+// poseTopicName is the pose topic in the robot's namespace.
+func (r *Robot) poseTopicName() string {
+	if r.ns == "/" {
+		return "/" + r.s.cfg.PoseTopic
+	}
+	return r.ns + "/" + r.s.cfg.PoseTopic
+}
+
+func (r *Robot) poseTopic(g map[string]topicInfo) (topicInfo, bool) {
+	t, ok := g[r.poseTopicName()]
+	return t, ok && t.direction == fleet.Output && (t.ros2Type == typeOdometry || t.ros2Type == typePoseStamped)
+}
+
+// Metrics are the host's metrics and the agent's state, plus Battery and Position when the
+// robot has topics for them.
+func (r *Robot) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
+	g, err := r.topics()
+	if err != nil {
+		return nil, err
+	}
+	types := []fleet.MetricType{fleet.MetricAgentSw, fleet.MetricConfiguration, fleet.MetricAgentOperationalState, fleet.MetricCustom}
+	if _, ok := batteryTopic(g); ok {
+		types = append(types, fleet.MetricBattery)
+	}
+	if _, ok := r.poseTopic(g); ok {
+		types = append(types, fleet.MetricPosition)
+	}
+	for _, t := range []fleet.MetricType{fleet.MetricCpu, fleet.MetricRam, fleet.MetricDisk, fleet.MetricNetwork, fleet.MetricGpu} {
+		if _, ok := r.s.cfg.HostStats.Metric(t); ok {
+			types = append(types, t)
+		}
+	}
+	slices.Sort(types)
+	return types, nil
+}
+
+func (r *Robot) readTopic(ctx context.Context, t topicInfo) (fleet.Sample, error) {
+	in, err := r.inboundFor(t)
+	if err != nil {
+		return fleet.Sample{}, err
+	}
+	return in.read(ctx)
+}
+
+func (r *Robot) Metric(ctx context.Context, typ fleet.MetricType, name string) (fleet.Metric, error) {
+	g, err := r.topics()
+	if err != nil {
+		return fleet.Metric{}, err
+	}
+	m := fleet.Metric{Type: typ}
+	switch typ {
+	case fleet.MetricCpu, fleet.MetricRam, fleet.MetricDisk, fleet.MetricNetwork, fleet.MetricGpu:
+		v, ok := r.s.cfg.HostStats.Metric(typ)
+		if !ok {
+			return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "metric %s cannot be read on this host", typ.Name())
+		}
+		m.Value = v
+	case fleet.MetricBattery:
+		t, ok := batteryTopic(g)
+		if !ok {
+			return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "robot %s has no %s topic", r.info.Name, typeBattery)
+		}
+		s, err := r.readTopic(ctx, t)
+		if err != nil {
+			return fleet.Metric{}, err
+		}
+		v, ok := msgs.BatteryPercent(s.Payload)
+		if !ok {
+			return fleet.Metric{}, fleet.Errorf(fleet.ErrUnavailable, "%s reports no charge", t.name)
+		}
+		m.Value = v
+	case fleet.MetricPosition:
+		t, ok := r.poseTopic(g)
+		if !ok {
+			return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "robot %s has no pose topic %s (Odometry or PoseStamped)", r.info.Name, r.poseTopicName())
+		}
+		s, err := r.readTopic(ctx, t)
+		if err != nil {
+			return fleet.Metric{}, err
+		}
+		p, frame, ok := msgs.PoseOf(s.Type, s.Payload)
+		if !ok {
+			return fleet.Metric{}, fleet.Errorf(fleet.ErrUnavailable, "%s has no pose", t.name)
+		}
+		doc, err := msgs.PositionJSON(p, frame)
+		if err != nil {
+			return fleet.Metric{}, fleet.Errorf(fleet.ErrUnavailable, "%s: %v", t.name, err)
+		}
+		m.Value = string(doc)
+	case fleet.MetricAgentSw:
+		m.Value = fleet.AgentSw{UpdateAvailable: false}
+	case fleet.MetricAgentOperationalState:
+		m.Value = fleet.AgentOperationalState{AgentStatus: agentStatusRunning, Version: r.s.cfg.AgentVersion}
+	case fleet.MetricConfiguration:
+		m.Value = fleet.ConfigInfo{Name: r.info.ConfigName, Version: r.info.ConfigVersion, State: "Ready"}
+	case fleet.MetricCustom:
+		kpis, err := r.KPIs(ctx)
+		if err != nil {
+			return fleet.Metric{}, err
+		}
+		return fleet.CustomMetric(kpis, name, r.info.Name)
+	default:
+		return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "robot %s does not report metric type %d", r.info.Name, typ)
+	}
+	return m, nil
+}
+
+// KPIs are pose (from the pose topic) and battery (percent, from the BatteryState topic) when
+// those topics have a value. They never wait: the first call starts the reader, and the
+// hub's next tick finds the value.
+func (r *Robot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
+	g, err := r.topics()
+	if err != nil {
+		return nil, err
+	}
+	var out []fleet.KPI
+	if t, ok := r.poseTopic(g); ok {
+		if s, ok := r.latestOrKick(t); ok {
+			if p, _, ok := msgs.PoseOf(s.Type, s.Payload); ok {
+				b, _ := proto.Marshal(p)
+				out = append(out, fleet.KPI{Name: "pose", DataType: "Platform.Messages.geometry_msgs.Pose", Payload: b, Time: s.Time})
+			}
+		}
+	}
+	if t, ok := batteryTopic(g); ok {
+		if s, ok := r.latestOrKick(t); ok {
+			if v, ok := msgs.BatteryPercent(s.Payload); ok {
+				b, _ := proto.Marshal(&catalogpb.Float64{Data: v})
+				out = append(out, fleet.KPI{Name: "battery", DataType: "Platform.Messages.std_msgs.Float64", Payload: b, Time: s.Time})
+			}
+		}
+	}
+	return out, nil
+}
+
+func (r *Robot) latestOrKick(t topicInfo) (fleet.Sample, bool) {
+	in, err := r.inboundFor(t)
+	if err != nil {
+		return fleet.Sample{}, false
+	}
+	if s, ok := in.latest(); ok {
+		return s, true
+	}
+	in.kick()
+	return fleet.Sample{}, false
+}
+
+// Resources offer the agent's log file (to organization admins only).
+func (r *Robot) Resources(ctx context.Context) ([]fleet.Resource, error) {
+	if err := r.offline(); err != nil {
+		return nil, err
+	}
+	if r.s.cfg.LogFile == "" {
+		return []fleet.Resource{}, nil
+	}
+	st, err := os.Stat(r.s.cfg.LogFile)
+	if err != nil || !st.Mode().IsRegular() {
+		return []fleet.Resource{}, nil
+	}
+	return []fleet.Resource{r.logResource(st)}, nil
+}
+
+func (r *Robot) logResource(st os.FileInfo) fleet.Resource {
+	return fleet.Resource{
+		ID:        uuid.NewSHA1(r.uuid, []byte(filepath.Base(r.s.cfg.LogFile))).String(),
+		Name:      filepath.Base(r.s.cfg.LogFile),
+		MIMEType:  "text/plain",
+		FileType:  "log",
+		Size:      st.Size(),
+		CreatedAt: st.ModTime(),
+		AdminOnly: true,
+	}
+}
+
+func (r *Robot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleet.Resource, error) {
+	if err := r.offline(); err != nil {
+		return nil, fleet.Resource{}, err
+	}
+	if r.s.cfg.LogFile != "" {
+		if f, err := os.Open(r.s.cfg.LogFile); err == nil {
+			st, err := f.Stat()
+			if err == nil && st.Mode().IsRegular() && r.logResource(st).ID == id {
+				return f, r.logResource(st), nil
+			}
+			f.Close()
+		}
+	}
+	return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "robot %s has no resource %s", r.info.Name, id)
+}
