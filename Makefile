@@ -28,3 +28,7 @@ deadman:
 
 soak:
 	go test -run '^$$' -bench BenchmarkSoak -benchtime 1x -timeout 60m -v ./cmd/fleetgate
+
+# The kiosk wall's JS heap over 30 minutes in Chromium (docs/panel.md).
+kiosk-soak:
+	FLEETGATE_KIOSK_SOAK=30m npx --no-install vitest run --config jsclient/vitest.e2e.config.ts jsclient/e2e/operate.e2e.ts -t "memory flat"

@@ -225,7 +225,7 @@ describe("the kiosk wall", () => {
     });
   }
 
-  it("keeps its memory flat over a long run (FLEETGATE_KIOSK_SOAK, default 45 s; 30 min for docs/reliability.md)", async () => {
+  it("keeps its memory flat over a long run (FLEETGATE_KIOSK_SOAK, default 45 s; 30 min for docs/panel.md)", async () => {
     const soakMs = parseDuration(process.env.FLEETGATE_KIOSK_SOAK ?? "45s");
     const { context, page } = await open(fleet.agent, 1920, 1080);
     try {
