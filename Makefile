@@ -1,5 +1,5 @@
 # Convenience targets; the scripts are the source of truth (CI runs scripts/test.sh).
-.PHONY: test generate build agent-ros2 demo durability deadman soak
+.PHONY: test generate build agent-ros2 demo durability deadman soak kiosk-soak
 
 test:
 	./scripts/test.sh
