@@ -360,7 +360,7 @@ func RecordingTable(v RecordingsView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "<table><thead><tr><th>Started</th><th>State</th><th>Duration</th><th>Streams</th><th>Size</th><th>Messages</th><th>Dropped</th><th>Note</th><th></th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "<table><thead><tr><th>Started</th><th>State</th><th>Duration</th><th>Streams</th><th>Size</th><th>Messages</th><th>Dropped</th><th>Note</th><th>Stop or download</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

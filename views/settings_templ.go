@@ -228,7 +228,7 @@ func TokenTable(tokens []gateway.APIToken, fleets []gateway.Fleet, revokePrefix 
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<table><thead><tr><th>Name</th><th>Scope</th><th>Fleet</th><th>Created</th><th>Last used</th><th></th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<table><thead><tr><th>Name</th><th>Scope</th><th>Fleet</th><th>Created</th><th>Last used</th><th>Revoke</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
