@@ -351,6 +351,9 @@ func (db *DB) events(ctx context.Context, where string, args ...any) ([]gateway.
 func (db *DB) Bootstrap(ctx context.Context, org gateway.Organization, fleet gateway.Fleet, admin gateway.User, token gateway.APIToken) error {
 	now := time.Now().UnixMilli()
 	return wrap(db.write(ctx, func(tx *writeTx) error {
+		if err := db.takeSetupLock(ctx, tx); err != nil {
+			return err
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM organizations`).Scan(&n); err != nil {
 			return err

@@ -37,8 +37,8 @@ type DB struct {
 	path   string
 	writer pool
 	reader pool
-	// lockMigrations runs first in every migration transaction (see Backend).
-	lockMigrations string
+	// lockSetup runs first in the transactions of migrations and Bootstrap (see Backend).
+	lockSetup string
 }
 
 // Backend is a SQL server that runs the store's queries in place of SQLite: a database that
@@ -50,16 +50,17 @@ type Backend struct {
 	DB *sql.DB
 	// Migrations holds the backend's numbered migrations, migrations/NNNN_name.sql.
 	Migrations fs.FS
-	// LockMigrations is a statement that takes a lock held until the end of its
-	// transaction, run first in each migration's transaction, so that processes starting
-	// together apply every migration exactly once.
-	LockMigrations string
+	// LockSetup is a statement that takes a lock held until the end of its transaction,
+	// run first in each migration's transaction and in Bootstrap's, so that processes
+	// starting together on one database apply every migration once and bootstrap once.
+	// (SQLite needs none: its write transactions take the database's lock at BEGIN.)
+	LockSetup string
 }
 
 // OpenBackend migrates the backend's database forward and returns the store over it.
 func OpenBackend(ctx context.Context, b Backend) (*DB, error) {
 	p := pool{DB: b.DB, numbered: true}
-	db := &DB{path: b.Name, writer: p, reader: p, lockMigrations: b.LockMigrations}
+	db := &DB{path: b.Name, writer: p, reader: p, lockSetup: b.LockSetup}
 	if err := db.migrate(ctx, b.Migrations); err != nil {
 		b.DB.Close()
 		return nil, err
@@ -175,10 +176,8 @@ func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {
 // (SQLite's immediate transaction is one already), with the schema version read under it.
 func (db *DB) underMigrationLock(ctx context.Context, fn func(tx *writeTx, current int) error) error {
 	return db.write(ctx, func(tx *writeTx) error {
-		if db.lockMigrations != "" {
-			if _, err := tx.ExecContext(ctx, db.lockMigrations); err != nil {
-				return fmt.Errorf("store: taking the migration lock: %w", err)
-			}
+		if err := db.takeSetupLock(ctx, tx); err != nil {
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 			version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
@@ -190,6 +189,28 @@ func (db *DB) underMigrationLock(ctx context.Context, fn func(tx *writeTx, curre
 		}
 		return fn(tx, current)
 	})
+}
+
+func (db *DB) takeSetupLock(ctx context.Context, tx *writeTx) error {
+	if db.lockSetup == "" {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, db.lockSetup); err != nil {
+		return fmt.Errorf("store: taking the setup lock: %w", err)
+	}
+	return nil
+}
+
+// Exec runs one statement in a write transaction, and QueryRow one read, in the store's SQL
+// (placeholders as in its queries): for tests and diagnostics that need a column the domain
+// types do not show. The rest of fleetgate uses the typed methods.
+func (db *DB) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return db.exec(ctx, query, args...)
+}
+
+// QueryRow: see Exec.
+func (db *DB) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	return db.reader.QueryRowContext(ctx, query, args...)
 }
 
 // SchemaVersion is the newest migration applied.

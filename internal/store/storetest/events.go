@@ -1,4 +1,4 @@
-package store
+package storetest
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 
 // The local gateway's outbox (entries the cloud has not confirmed) and the cloud's log of
 // forwarded entries, one per (agent, origin id).
-func TestEventForwarding(t *testing.T) {
+func testEventForwarding(t *testing.T, open Opener) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := open(t)
 	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 	for _, msg := range []string{"one", "two", "three"} {
 		e := gateway.Event{RobotID: "r", AuthorEmail: "op@example.com", Message: msg, CreatedAt: at}
