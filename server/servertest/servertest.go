@@ -1,5 +1,6 @@
 // Package servertest runs real fleetgate servers for tests: on 127.0.0.1:0, over a real
-// SQLite file in t.TempDir(), stopped when the test ends. It also seeds data (users,
+// SQLite file in t.TempDir() (or the PostgreSQL database of Database), stopped when the
+// test ends. It also seeds data (users,
 // organizations, memberships, tokens) straight into the store.
 package servertest
 
@@ -71,7 +72,7 @@ func MustOpen(t testing.TB, opts ...Option) *Server {
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(ctx) }()
-	db, err := store.Open(ctx, server.DatabaseFile(dir))
+	db, err := server.OpenStore(ctx, dir, cfg.Database)
 	if err != nil {
 		cancel()
 		t.Fatalf("open store: %v", err)
@@ -95,6 +96,9 @@ func MustOpen(t testing.TB, opts ...Option) *Server {
 	s.waitHealthy()
 	return s
 }
+
+// Database makes MustOpen keep the cloud's store in the PostgreSQL database at url.
+func Database(url string) Option { return func(c *server.Config) { c.Database = url } }
 
 // Agent makes MustOpen start a local gateway.
 func Agent(c *server.Config) { c.Mode = server.ModeAgent }
