@@ -242,9 +242,6 @@ func OpenStore(ctx context.Context, dataDir, database string) (*store.DB, error)
 	if dataDir == "" {
 		return nil, errors.New("a data directory is required (--data)")
 	}
-	if database != "" && !postgres.IsURL(database) {
-		return nil, errors.New("--db must be a PostgreSQL URL (postgres://user@host:port/database); leave it out for SQLite in the data directory")
-	}
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating data directory: %w", err)
 	}
@@ -533,9 +530,6 @@ func OpenOffline(ctx context.Context, dataDir, database string) (*gateway.Gatewa
 			return nil, nil, err
 		}
 		return gateway.New(gateway.Config{Store: db}), db.Close, nil
-	}
-	if !postgres.IsURL(database) {
-		return nil, nil, errors.New("--db must be a PostgreSQL URL (postgres://user@host:port/database); leave it out for SQLite in the data directory")
 	}
 	db, err := postgres.Open(ctx, database)
 	if err != nil {

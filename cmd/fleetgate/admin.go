@@ -23,6 +23,9 @@ func offline(ctx context.Context, name string, args []string, define func(fs *fl
 	if err := parse(fs, args); err != nil {
 		return nil, nil, err
 	}
+	if err := checkDatabase(*db); err != nil {
+		return nil, nil, err
+	}
 	if check != nil {
 		if err := check(); err != nil {
 			return nil, nil, err

@@ -20,6 +20,17 @@ import (
 // dbUsage describes --db, of serve and of the offline commands.
 const dbUsage = "PostgreSQL URL (postgres://user@host:port/database; the password is better in PGPASSWORD) to keep the cloud's store in, shared by replicas; empty: SQLite in the data directory"
 
+// checkDatabase checks --db before anything opens: a usage error, not a failed start.
+func checkDatabase(database string) error {
+	if database == "" {
+		return nil
+	}
+	if err := postgres.CheckURL(database); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
+}
+
 // gatewayFlags are the flags common to serve, agent and demo.
 type gatewayFlags struct {
 	listen        string
@@ -188,8 +199,8 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	if len(rosFlags.masters) > 0 && !flagGiven(fs, "sim") {
 		sim.count = 0
 	}
-	if database != "" && !postgres.IsURL(database) {
-		return usagef("--db must be a PostgreSQL URL (postgres://user@host:port/database); leave it out for SQLite in the data directory")
+	if err := checkDatabase(database); err != nil {
+		return err
 	}
 	if (cloudURL == "") != (agentKey == "") {
 		return usagef("--cloud and --agent-key go together")

@@ -33,17 +33,21 @@ const (
 	maxIdleConns = 4
 )
 
-// IsURL reports whether s names a PostgreSQL database (postgres:// or postgresql://).
-func IsURL(s string) bool {
-	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+// CheckURL says what is wrong with s as the URL of a PostgreSQL database, if anything:
+// only its scheme is checked here, the rest when Open connects.
+func CheckURL(s string) error {
+	if strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") {
+		return nil
+	}
+	return errors.New("--db must be a PostgreSQL URL (postgres://user@host:port/database); leave it out for SQLite in the data directory")
 }
 
 // Open connects to the database at rawURL (postgres://user:password@host:port/db?...; the
 // libpq variables PGPASSWORD and others fill what it leaves out), migrates it forward and
 // returns the store over it.
 func Open(ctx context.Context, rawURL string) (*store.DB, error) {
-	if !IsURL(rawURL) {
-		return nil, errors.New("store: a PostgreSQL URL starts with postgres:// or postgresql://")
+	if err := CheckURL(rawURL); err != nil {
+		return nil, err
 	}
 	name := Redacted(rawURL)
 	cfg, err := pgx.ParseConfig(rawURL)
