@@ -31,6 +31,9 @@ need_packages ffmpeg python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-
 # robot's camera.
 need_packages ros-core python3-rospy python3-sensor-msgs python3-geometry-msgs python3-nav-msgs \
 	python3-tf2-msgs python3-genmsg python3-pil
+# The PostgreSQL store's tests start their own server from Debian's binaries
+# (/usr/lib/postgresql/*/bin, internal/store/postgres/pgtest); they fail without them.
+need_packages postgresql
 command -v npm >/dev/null || need_packages nodejs npm
 protoc --version
 node --version

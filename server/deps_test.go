@@ -21,9 +21,9 @@ func TestDependencyRules(t *testing.T) {
 		forbidden []string
 		why       string
 	}{
-		{"internal/gateway", []string{"net/http", "net/http/", "github.com/labstack/", "database/sql", "modernc.org/", mod + "internal/store", mod + "server", mod + "server/"},
+		{"internal/gateway", []string{"net/http", "net/http/", "github.com/labstack/", "database/sql", "modernc.org/", "github.com/jackc/", mod + "internal/store", mod + "server", mod + "server/"},
 			"the core knows no HTTP and no SQL driver"},
-		{"server/api", []string{mod + "internal/store", "database/sql", "modernc.org/", mod + "internal/sim", mod + "internal/link", mod + "internal/ros1", mod + "internal/camera"},
+		{"server/api", []string{mod + "internal/store", "database/sql", "modernc.org/", "github.com/jackc/", mod + "internal/sim", mod + "internal/link", mod + "internal/ros1", mod + "internal/camera"},
 			"the API reaches data only through internal/gateway, never the store or a robot source"},
 		{"internal/sim", []string{mod + "internal/gateway", mod + "server", mod + "server/", mod + "web", mod + "internal/store"},
 			"robot sources implement fleet.Robot and know nothing of the core or HTTP layers"},
@@ -52,8 +52,10 @@ func TestDependencyRules(t *testing.T) {
 			"the teleop policy is pure: commands, limits, leases, the rate cap and the deadman"},
 		{"internal/kpi", []string{mod + "internal/gateway", mod + "internal/store", mod + "server", mod + "server/", "net/http", "database/sql"},
 			"the KPI hub states what it needs (Source); the core and the HTTP layer are above it"},
-		{"web", []string{mod + "internal/store", "database/sql", "modernc.org/", mod + "internal/sim", mod + "internal/link", mod + "internal/ros1", mod + "internal/camera", mod + "server", mod + "server/"},
+		{"web", []string{mod + "internal/store", "database/sql", "modernc.org/", "github.com/jackc/", mod + "internal/sim", mod + "internal/link", mod + "internal/ros1", mod + "internal/camera", mod + "server", mod + "server/"},
 			"the panel reaches data only through internal/gateway, never the store or a robot source"},
+		{"internal/store", []string{"github.com/jackc/", mod + "server", mod + "server/", mod + "web"},
+			"the store's shared queries know no driver but SQLite's; PostgreSQL's stays in internal/store/postgres"},
 		{"views", []string{"github.com/labstack/", "github.com/alexedwards/scs/", "github.com/coder/websocket", mod + "internal/store", "database/sql", mod + "web"},
 			"templ components are pure functions of their arguments"},
 	}
