@@ -257,6 +257,11 @@ func (s *Server) bootstrap(ctx context.Context) error {
 		opt.FleetID, opt.FleetName = gateway.LocalFleetID, gateway.LocalFleetID
 	}
 	token, created, err := s.gw.Bootstrap(ctx, opt)
+	if gateway.ErrorCode(err) == gateway.EConflict {
+		// Another replica on the same database bootstrapped it a moment ago: take the store
+		// as that one left it.
+		token, created, err = s.gw.Bootstrap(ctx, opt)
+	}
 	if err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
 	}

@@ -155,7 +155,8 @@ func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {
 			if version <= current {
 				return nil // applied before, maybe by another process a moment ago
 			}
-			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			// As written: a migration is in its backend's own dialect, placeholders and all.
+			if _, err := tx.Tx.ExecContext(ctx, string(body)); err != nil {
 				return err
 			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, version, millis(time.Now()))
