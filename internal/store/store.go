@@ -245,8 +245,9 @@ func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, 
 	return res, wrap(err)
 }
 
-// wrap turns driver errors into domain errors: a constraint violation is a conflict,
-// anything else internal.
+// wrap turns driver errors into domain errors: a unique violation is a conflict, a value
+// the database cannot hold (PostgreSQL's data exceptions: a NUL or invalid UTF-8 in text,
+// a number out of range) is the caller's mistake, anything else internal.
 func wrap(err error) error {
 	if err == nil {
 		return nil
@@ -258,20 +259,24 @@ func wrap(err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return gateway.Errorf(gateway.ENotFound, "not found")
 	}
-	if isUniqueViolation(err) {
+	state := sqlState(err)
+	if state == "23505" || strings.Contains(err.Error(), "UNIQUE constraint failed") {
 		return &gateway.Error{Code: gateway.EConflict, Message: "already exists", Err: err}
+	}
+	if strings.HasPrefix(state, "22") {
+		return &gateway.Error{Code: gateway.EInvalid, Message: "a value cannot be stored: text must be UTF-8 without NUL characters, numbers within range", Err: err}
 	}
 	return gateway.Internal(err)
 }
 
-// isUniqueViolation recognises SQLite's message and PostgreSQL's SQLSTATE 23505 (pgx's
-// *pgconn.PgError has a SQLState method), without importing a driver.
-func isUniqueViolation(err error) bool {
+// sqlState is the SQLSTATE code of a PostgreSQL error ("" for any other): pgx's
+// *pgconn.PgError has a SQLState method, so no driver is imported here.
+func sqlState(err error) string {
 	var state interface{ SQLState() string }
 	if errors.As(err, &state) {
-		return state.SQLState() == "23505"
+		return state.SQLState()
 	}
-	return strings.Contains(err.Error(), "UNIQUE constraint failed")
+	return ""
 }
 
 func millis(t time.Time) any {

@@ -343,6 +343,10 @@ func TestWrapKeepsDomainErrors(t *testing.T) {
 		{"domain error", gateway.Errorf(gateway.EForbidden, "no"), gateway.EForbidden},
 		{"wrapped domain error", fmt.Errorf("ctx: %w", gateway.Errorf(gateway.EInvalid, "bad")), gateway.EInvalid},
 		{"unique", errors.New("constraint failed: UNIQUE constraint failed: users.email (2067)"), gateway.EConflict},
+		{"PostgreSQL unique violation", fmt.Errorf("insert: %w", sqlStateError("23505")), gateway.EConflict},
+		{"PostgreSQL NUL in text", sqlStateError("22021"), gateway.EInvalid},
+		{"PostgreSQL number out of range", sqlStateError("22003"), gateway.EInvalid},
+		{"PostgreSQL query cancelled", sqlStateError("57014"), gateway.EInternal},
 		{"other", errors.New("disk I/O error"), gateway.EInternal},
 	}
 	for _, tt := range tests {
@@ -353,6 +357,12 @@ func TestWrapKeepsDomainErrors(t *testing.T) {
 		})
 	}
 }
+
+// sqlStateError is an error as pgx's *pgconn.PgError shows itself to wrap.
+type sqlStateError string
+
+func (e sqlStateError) Error() string    { return "ERROR: something (SQLSTATE " + string(e) + ")" }
+func (e sqlStateError) SQLState() string { return string(e) }
 
 // TestOpenUnusualPaths: SQLite reads the DSN as a URI, so '#', '?' and '%' in a data
 // directory must be escaped or the database silently lands somewhere else.

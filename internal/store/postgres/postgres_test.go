@@ -4,6 +4,9 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/gateway"
 
 	"github.com/fleetgate/fleetgate/internal/store"
 	"github.com/fleetgate/fleetgate/internal/store/postgres"
@@ -33,6 +36,21 @@ func TestPostgres(t *testing.T) {
 	})
 	t.Run("concurrent migrations", func(t *testing.T) { testConcurrentMigrations(t, srv) })
 	t.Run("reopen", func(t *testing.T) { testReopen(t, srv) })
+	t.Run("text PostgreSQL cannot hold", func(t *testing.T) { testTextItCannotHold(t, srv) })
+}
+
+// testTextItCannotHold: SQLite stores any bytes, PostgreSQL's text neither NUL nor invalid
+// UTF-8 (JSON can carry a NUL, a query string anything): the caller's mistake, never a 500.
+func testTextItCannotHold(t *testing.T, srv *pgtest.Server) {
+	ctx := context.Background()
+	db := mustOpen(t, srv.NewDatabase(t))
+	e := gateway.Event{RobotID: "r", AuthorEmail: "a@example.com", Message: "nul \x00 inside", CreatedAt: time.Now()}
+	if err := db.CreateEvent(ctx, &e); gateway.ErrorCode(err) != gateway.EInvalid {
+		t.Errorf("CreateEvent with a NUL: %v (code %q), want invalid", err, gateway.ErrorCode(err))
+	}
+	if _, err := db.UserByEmail(ctx, "\xff@example.com"); gateway.ErrorCode(err) != gateway.EInvalid {
+		t.Errorf("UserByEmail with invalid UTF-8: %v (code %q), want invalid", err, gateway.ErrorCode(err))
+	}
 }
 
 // testConcurrentMigrations starts replicas together on an empty database: every one opens
