@@ -22,8 +22,8 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 )
 
-// BinGlob is where Debian's postgresql package puts initdb, pg_ctl and postgres.
-const BinGlob = "/usr/lib/postgresql/*/bin"
+// binGlob is where Debian's postgresql package puts initdb, pg_ctl and postgres.
+var binGlob = "/usr/lib/postgresql/*/bin"
 
 // Server is a running test cluster; its superuser is "fleetgate", trusted without a password.
 type Server struct {
@@ -88,7 +88,7 @@ func (s *Server) NewDatabase(tb testing.TB) string {
 }
 
 func binDir(tb testing.TB) string {
-	dirs, _ := filepath.Glob(BinGlob)
+	dirs, _ := filepath.Glob(binGlob)
 	// The newest version sorts last among equal-length names; compare numerically.
 	slices.SortFunc(dirs, func(a, b string) int { return version(a) - version(b) })
 	for i := len(dirs) - 1; i >= 0; i-- {
@@ -96,7 +96,7 @@ func binDir(tb testing.TB) string {
 			return dirs[i]
 		}
 	}
-	tb.Fatalf("pgtest: no PostgreSQL server binaries (initdb, pg_ctl) under %s: install Debian's postgresql package (apt-get install -y postgresql; scripts/test.sh does)", BinGlob)
+	tb.Fatalf("pgtest: no PostgreSQL server binaries (initdb, pg_ctl) under %s: install Debian's postgresql package (apt-get install -y postgresql; scripts/test.sh does)", binGlob)
 	return ""
 }
 
