@@ -1,6 +1,6 @@
 // Package servertest runs real fleetgate servers for tests: on 127.0.0.1:0, over a real
-// SQLite file in t.TempDir() (or the PostgreSQL database of Database), stopped when the
-// test ends. It also seeds data (users,
+// SQLite file in t.TempDir() (or a PostgreSQL database: Database, or every cloud server
+// with FLEETGATE_TEST_DB=postgres), stopped when the test ends. It also seeds data (users,
 // organizations, memberships, tokens) straight into the store.
 package servertest
 
@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/store"
+	"github.com/fleetgate/fleetgate/internal/store/postgres/pgtest"
 	"github.com/fleetgate/fleetgate/server"
 )
 
@@ -63,6 +65,10 @@ func MustOpen(t testing.TB, opts ...Option) *Server {
 	}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if cfg.Mode == server.ModeCloud && cfg.Database == "" && os.Getenv("FLEETGATE_TEST_DB") == "postgres" {
+		// The HTTP suites on PostgreSQL: FLEETGATE_TEST_DB=postgres go test ./web/ ./server/...
+		cfg.Database = pgtest.Start(t).NewDatabase(t)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := server.Open(ctx, cfg)
