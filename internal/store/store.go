@@ -140,6 +140,10 @@ func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {
 		return err
 	}
 	slices.Sort(files)
+	// A first look without the lock spares an up-to-date database the migrations' write
+	// transactions; an error (no schema_migrations yet) means everything is to be checked.
+	var seen int
+	db.writer.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&seen)
 	latest := 0
 	for _, name := range files {
 		version, err := strconv.Atoi(strings.SplitN(filepath.Base(name), "_", 2)[0])
@@ -147,6 +151,9 @@ func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {
 			return fmt.Errorf("store: migration %s has no number", name)
 		}
 		latest = version
+		if version <= seen {
+			continue
+		}
 		body, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return err
