@@ -46,4 +46,5 @@ var tests = []struct {
 	{"SessionsStoreOnlyHashesAndExpire", testSessionsStoreOnlyHashesAndExpire},
 	{"UseSocketTokenOnce", testUseSocketTokenOnce},
 	{"ConcurrentCreateEvent", testConcurrentCreateEvent},
+	{"RacesHaveOneWinner", testRacesHaveOneWinner},
 }
