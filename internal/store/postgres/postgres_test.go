@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -37,6 +38,24 @@ func TestPostgres(t *testing.T) {
 	t.Run("concurrent migrations", func(t *testing.T) { testConcurrentMigrations(t, srv) })
 	t.Run("reopen", func(t *testing.T) { testReopen(t, srv) })
 	t.Run("text PostgreSQL cannot hold", func(t *testing.T) { testTextItCannotHold(t, srv) })
+	t.Run("newer schema refused", func(t *testing.T) { testNewerSchemaRefused(t, srv) })
+}
+
+// testNewerSchemaRefused: a database a newer fleetgate migrated is refused, not damaged.
+func testNewerSchemaRefused(t *testing.T, srv *pgtest.Server) {
+	ctx := context.Background()
+	url := srv.NewDatabase(t)
+	db := mustOpen(t, url)
+	if _, err := db.Exec(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, latestVersion+1, 1); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if again, err := postgres.Open(ctx, url); err == nil {
+		again.Close()
+		t.Fatal("a database of a newer schema was opened")
+	} else if !strings.Contains(err.Error(), "newer than this fleetgate knows") {
+		t.Errorf("error %v, want one saying the schema is newer", err)
+	}
 }
 
 // testTextItCannotHold: SQLite stores any bytes, PostgreSQL's text neither NUL nor invalid
