@@ -34,6 +34,9 @@ need_packages ros-core python3-rospy python3-sensor-msgs python3-geometry-msgs p
 # ROS 2 tests: the agent built with -tags ros2 (cgo, Cyclone DDS) against two peers built here,
 # one on Cyclone DDS with idlc types (cyclonedds-tools), one on Fast DDS with fastddsgen types.
 need_packages cyclonedds-dev cyclonedds-tools libfastrtps-dev fastddsgen gcc g++ pkg-config
+# The PostgreSQL store's tests start their own server from Debian's binaries
+# (/usr/lib/postgresql/*/bin, internal/store/postgres/pgtest); they fail without them.
+need_packages postgresql
 command -v npm >/dev/null || need_packages nodejs npm
 protoc --version
 node --version

@@ -19,7 +19,7 @@ func TestDependencyRules(t *testing.T) {
 	// Live sessions: the KPI hub, the output encoders, the teleop policy.
 	live := []string{"internal/kpi", "proto/streampb", "internal/live", "internal/live/"}
 	core := concat(contract, live, []string{"internal/limit", "internal/mcap", "internal/gateway"})
-	noSQL := []string{"database/sql", "modernc.org/"}
+	noSQL := []string{"database/sql", "modernc.org/", "github.com/jackc/"}
 	noHTTP := []string{"net/http", "github.com/labstack/", "github.com/coder/websocket"}
 	rules := []struct {
 		pkg    string
@@ -29,7 +29,11 @@ func TestDependencyRules(t *testing.T) {
 	}{
 		{"internal/gateway", concat(contract, live, []string{"internal/limit", "internal/mcap"}), concat(noSQL, []string{"net/http", "github.com/labstack/"}),
 			"the core knows no HTTP and no SQL driver; it is above the robot contract and the live sessions"},
-		{"internal/store", core, nil, "the store implements the core's interfaces and nothing above them"},
+		{"internal/store", core, []string{"github.com/jackc/"},
+			"the store implements the core's interfaces; its shared queries know no driver but SQLite's (PostgreSQL's stays in internal/store/postgres)"},
+		{"internal/store/postgres", concat(core, []string{"internal/store"}), nil, "the PostgreSQL backend of the same store (beside SQLite's)"},
+		{"internal/store/storetest", concat(core, []string{"internal/store"}), nil, "the conformance suite both backends run"},
+		{"internal/store/postgres/pgtest", nil, nil, "a real PostgreSQL server for tests, knowing nothing of the store"},
 		{"server/api", concat(core, []string{"internal/httpstatus"}), noSQL,
 			"the API reaches data only through internal/gateway, never the store or a robot source"},
 		{"web", concat(core, []string{"internal/httpstatus", "static", "views"}), noSQL,

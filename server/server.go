@@ -33,6 +33,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/live"
 	"github.com/fleetgate/fleetgate/internal/record"
 	"github.com/fleetgate/fleetgate/internal/store"
+	"github.com/fleetgate/fleetgate/internal/store/postgres"
 	"github.com/fleetgate/fleetgate/server/api"
 	"github.com/fleetgate/fleetgate/web"
 )
@@ -47,9 +48,12 @@ const (
 
 // Config is everything a server needs; cmd/fleetgate fills it from flags and environment.
 type Config struct {
-	Mode          Mode
-	Listen        string
-	DataDir       string
+	Mode    Mode
+	Listen  string
+	DataDir string
+	// Database is a PostgreSQL URL (postgres://...) that keeps the cloud's store in
+	// PostgreSQL, shared by its replicas; empty: SQLite in DataDir (always so for an agent).
+	Database      string
 	PublicURL     string
 	AdminToken    string
 	TokenTTL      time.Duration
@@ -135,12 +139,18 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	if (cfg.TLSCert == "") != (cfg.TLSKey == "") {
 		return nil, errors.New("--tls-cert and --tls-key go together")
 	}
+	if cfg.Database != "" && cfg.Mode != ModeCloud {
+		return nil, errors.New("--db is for the cloud gateway (fleetgate serve); an agent keeps its store in its data directory")
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger}
-	db, err := OpenStore(ctx, cfg.DataDir)
+	db, err := OpenStore(ctx, cfg.DataDir, cfg.Database)
 	if err != nil {
 		return nil, err
 	}
 	s.db = db
+	if cfg.Database != "" {
+		s.log.Info("store in PostgreSQL", "db", db.Path())
+	}
 	if cfg.Mode == ModeAgent {
 		// The agent's log is one of the resources its robots offer.
 		if err := s.teeLog(); err != nil {
@@ -227,14 +237,18 @@ func (s *Server) closeFiles() error {
 	return err
 }
 
-// OpenStore opens the store of a data directory, creating the directory (mode 0700: it
-// holds token hashes and keys) when it does not exist.
-func OpenStore(ctx context.Context, dataDir string) (*store.DB, error) {
+// OpenStore opens the store: the PostgreSQL database at database when it is a URL, else
+// SQLite in the data directory. The data directory is created (mode 0700: it holds token
+// hashes and keys) when it does not exist, for the files a server keeps beside the store.
+func OpenStore(ctx context.Context, dataDir, database string) (*store.DB, error) {
 	if dataDir == "" {
 		return nil, errors.New("a data directory is required (--data)")
 	}
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating data directory: %w", err)
+	}
+	if database != "" {
+		return postgres.Open(ctx, database)
 	}
 	return store.Open(ctx, DatabaseFile(dataDir))
 }
@@ -245,6 +259,11 @@ func (s *Server) bootstrap(ctx context.Context) error {
 		opt.FleetID, opt.FleetName = gateway.LocalFleetID, gateway.LocalFleetID
 	}
 	token, created, err := s.gw.Bootstrap(ctx, opt)
+	if gateway.ErrorCode(err) == gateway.EConflict {
+		// Another replica on the same database bootstrapped it a moment ago: take the store
+		// as that one left it.
+		token, created, err = s.gw.Bootstrap(ctx, opt)
+	}
 	if err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
 	}
@@ -504,15 +523,30 @@ func (s *Server) purgeBearerTokens(ctx context.Context) {
 	}
 }
 
-// OpenOffline opens an existing data directory for the offline admin commands (the CLI),
-// which may run while a server uses the same directory: SQLite's WAL allows it. It refuses
-// a directory no server has initialised, instead of creating an empty one by a typo.
-func OpenOffline(ctx context.Context, dataDir string) (*gateway.Gateway, func() error, error) {
-	if _, err := os.Stat(DatabaseFile(dataDir)); err != nil {
-		return nil, nil, fmt.Errorf("no fleetgate data in %s (start fleetgate serve or agent with --data %s once to create it)", dataDir, dataDir)
+// OpenOffline opens an existing store for the offline admin commands (the CLI), which may
+// run while servers use it: SQLite's WAL allows it, and PostgreSQL is shared anyway. The
+// store is the PostgreSQL database at database when given, else SQLite in dataDir. It
+// refuses a store no server has initialised, instead of starting an empty one by a typo.
+func OpenOffline(ctx context.Context, dataDir, database string) (*gateway.Gateway, func() error, error) {
+	if database == "" {
+		if _, err := os.Stat(DatabaseFile(dataDir)); err != nil {
+			return nil, nil, fmt.Errorf("no fleetgate data in %s (start fleetgate serve or agent with --data %s once to create it)", dataDir, dataDir)
+		}
+		db, err := store.Open(ctx, DatabaseFile(dataDir))
+		if err != nil {
+			return nil, nil, err
+		}
+		return gateway.New(gateway.Config{Store: db}), db.Close, nil
 	}
-	db, err := store.Open(ctx, DatabaseFile(dataDir))
+	db, err := postgres.Open(ctx, database)
 	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := db.DefaultOrganization(ctx); err != nil {
+		db.Close()
+		if gateway.ErrorCode(err) == gateway.ENotFound {
+			return nil, nil, fmt.Errorf("no fleetgate data in %s (start fleetgate serve --db once to create it)", db.Path())
+		}
 		return nil, nil, err
 	}
 	return gateway.New(gateway.Config{Store: db}), db.Close, nil

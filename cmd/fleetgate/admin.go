@@ -13,13 +13,17 @@ import (
 	"github.com/fleetgate/fleetgate/server"
 )
 
-// offline parses an admin subcommand's flags (always with --data), checks them with
-// check (which may be nil), and opens the data directory.
+// offline parses an admin subcommand's flags (always with --data and --db), checks them
+// with check (which may be nil), and opens the store.
 func offline(ctx context.Context, name string, args []string, define func(fs *flag.FlagSet), check func() error) (*gateway.Gateway, func() error, error) {
 	fs := newFlagSet(name)
 	data := fs.String("data", "./fleetgate-data", "data directory")
+	db := fs.String("db", "", dbUsage)
 	define(fs)
 	if err := parse(fs, args); err != nil {
+		return nil, nil, err
+	}
+	if err := checkDatabase(*db); err != nil {
 		return nil, nil, err
 	}
 	if check != nil {
@@ -27,7 +31,7 @@ func offline(ctx context.Context, name string, args []string, define func(fs *fl
 			return nil, nil, err
 		}
 	}
-	return server.OpenOffline(ctx, *data)
+	return server.OpenOffline(ctx, *data, *db)
 }
 
 // required is a check that a string flag was given.

@@ -13,8 +13,23 @@ import (
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/record"
+	"github.com/fleetgate/fleetgate/internal/store/postgres"
 	"github.com/fleetgate/fleetgate/server"
 )
+
+// dbUsage describes --db, of serve and of the offline commands.
+const dbUsage = "PostgreSQL URL (postgres://user@host:port/database; the password is better in PGPASSWORD) to keep the cloud's store in, shared by replicas; empty: SQLite in the data directory"
+
+// checkDatabase checks --db before anything opens: a usage error, not a failed start.
+func checkDatabase(database string) error {
+	if database == "" {
+		return nil
+	}
+	if err := postgres.CheckURL(database); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
+}
 
 // gatewayFlags are the flags common to serve, agent and demo.
 type gatewayFlags struct {
@@ -149,7 +164,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	var cams cameraFlags
 	var rosFlags ros1Flags
 	var ros2 ros2Flags
-	var cloudURL, agentKey string
+	var cloudURL, agentKey, database string
 	var demoAgents int
 	var liveBudget int64
 	quota := byteSize(record.DefaultQuota)
@@ -167,6 +182,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		fs.Int64Var(&liveBudget, "link-live-budget", 0, "bytes per second of live samples the agent sends the cloud, shared fairly between the watched streams (0: no cap)")
 		fs.Var(&quota, "recordings-quota", "bytes of recordings the agent keeps, e.g. 2GiB; the oldest finished go first (default 2GiB)")
 	} else {
+		fs.StringVar(&database, "db", "", dbUsage)
 		fs.IntVar(&demoAgents, "demo", 0, "run this many simulated agents in this process, each linked over loopback with one simulated robot")
 	}
 	if err := parse(fs, args); err != nil {
@@ -188,6 +204,9 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	if (len(rosFlags.masters) > 0 || ros2.enabled) && !flagGiven(fs, "sim") {
 		sim.count = 0
 	}
+	if err := checkDatabase(database); err != nil {
+		return err
+	}
 	if (cloudURL == "") != (agentKey == "") {
 		return usagef("--cloud and --agent-key go together")
 	}
@@ -208,6 +227,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		cfg.ROS2 = ros2.config()
 	}
 	cfg.Cloud, cfg.AgentKey, cfg.DemoAgents = cloudURL, agentKey, demoAgents
+	cfg.Database = database
 	cfg.NoCloudLive, cfg.LinkLiveBudget = !*cloudLive, liveBudget
 	cfg.RecordingsQuota = int64(quota)
 	srv, err := server.Open(ctx, cfg)

@@ -43,7 +43,7 @@ func (db *DB) Agents(ctx context.Context, orgID string) ([]gateway.Agent, error)
 // revocation is EConflict, decided inside the write transaction so that of two concurrent
 // revocations exactly one succeeds.
 func (db *DB) RevokeAgent(ctx context.Context, id string, at time.Time) error {
-	return wrap(db.write(ctx, func(tx *sql.Tx) error {
+	return wrap(db.write(ctx, func(tx *writeTx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE agents SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, millis(at), id)
 		if err != nil {
 			return err

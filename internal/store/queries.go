@@ -99,7 +99,7 @@ func (db *DB) UserByEmail(ctx context.Context, email string) (gateway.User, erro
 }
 
 func (db *DB) OrgAdmins(ctx context.Context, orgID string) ([]gateway.User, error) {
-	return list(ctx, db, scanUser, `SELECT `+userColumns+` FROM users WHERE org_id = ? AND org_admin = 1 ORDER BY email`, orgID)
+	return list(ctx, db, scanUser, `SELECT `+userColumns+` FROM users WHERE org_id = ? AND org_admin ORDER BY email`, orgID)
 }
 
 func (db *DB) CreateUser(ctx context.Context, u gateway.User) error {
@@ -192,14 +192,14 @@ func scanAPIToken(row rowScanner) (gateway.APIToken, error) {
 	return t, err
 }
 
-func insertAPIToken(ctx context.Context, tx *sql.Tx, t gateway.APIToken) error {
+func insertAPIToken(ctx context.Context, tx *writeTx, t gateway.APIToken) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO api_tokens (id, user_id, name, scope, fleet_id, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.UserID, t.Name, t.Scope, nullString(t.FleetID), t.Hash, millis(t.CreatedAt))
 	return err
 }
 
 func (db *DB) CreateAPIToken(ctx context.Context, t gateway.APIToken) error {
-	return wrap(db.write(ctx, func(tx *sql.Tx) error { return insertAPIToken(ctx, tx, t) }))
+	return wrap(db.write(ctx, func(tx *writeTx) error { return insertAPIToken(ctx, tx, t) }))
 }
 
 func (db *DB) APITokenByHash(ctx context.Context, hash string) (gateway.APIToken, error) {
@@ -213,7 +213,7 @@ func (db *DB) APITokens(ctx context.Context, userID string) ([]gateway.APIToken,
 
 // RevokeAPIToken marks the token revoked and deletes the bearer tokens minted from it.
 func (db *DB) RevokeAPIToken(ctx context.Context, id string, at time.Time) error {
-	return wrap(db.write(ctx, func(tx *sql.Tx) error {
+	return wrap(db.write(ctx, func(tx *writeTx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, millis(at), id)
 		if err != nil {
 			return err
@@ -264,8 +264,9 @@ func (db *DB) DeleteExpiredBearerTokens(ctx context.Context, now time.Time) (int
 }
 
 func (db *DB) CreateAgent(ctx context.Context, a gateway.Agent) error {
+	// The casts type the parameters for PostgreSQL, which cannot infer them in a SELECT list.
 	res, err := db.exec(ctx, `INSERT INTO agents (id, org_id, fleet_id, name, key_hash, created_at)
-		SELECT ?, org_id, id, ?, ?, ? FROM fleets WHERE id = ?`,
+		SELECT CAST(? AS TEXT), org_id, id, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT) FROM fleets WHERE id = ?`,
 		a.ID, a.Name, a.KeyHash, millis(a.CreatedAt), a.FleetID)
 	if gateway.ErrorCode(err) == gateway.EConflict {
 		return gateway.Errorf(gateway.EConflict, "an agent named %q already exists", a.Name)
@@ -282,23 +283,20 @@ func (db *DB) CreateAgent(ctx context.Context, a gateway.Agent) error {
 }
 
 func (db *DB) CreateEvent(ctx context.Context, e *gateway.Event) error {
-	res, err := db.exec(ctx, `INSERT INTO events (robot_id, fleet_id, user_id, author_email, message, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		e.RobotID, nullString(e.FleetID), nullString(e.UserID), e.AuthorEmail, e.Message, millis(e.CreatedAt))
-	if err != nil {
-		return err
-	}
-	e.ID, err = res.LastInsertId()
-	return wrap(err)
+	return wrap(db.write(ctx, func(tx *writeTx) error {
+		return tx.QueryRowContext(ctx, `INSERT INTO events (robot_id, fleet_id, user_id, author_email, message, created_at) VALUES (?, ?, ?, ?, ?, ?)
+			RETURNING id`, e.RobotID, nullString(e.FleetID), nullString(e.UserID), e.AuthorEmail, e.Message, millis(e.CreatedAt)).Scan(&e.ID)
+	}))
 }
 
 // CreateAgentEvents stores entries an agent forwarded, in one transaction: an entry already
 // stored (the same agent and origin id, sent again after a lost acknowledgement) is kept as
 // it is.
 func (db *DB) CreateAgentEvents(ctx context.Context, events []gateway.Event) error {
-	return wrap(db.write(ctx, func(tx *sql.Tx) error {
+	return wrap(db.write(ctx, func(tx *writeTx) error {
 		for _, e := range events {
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO events (robot_id, fleet_id, user_id, author_email, message, created_at, agent_id, origin_id)
-				VALUES (?, ?, NULL, ?, ?, ?, ?, ?)`, e.RobotID, nullString(e.FleetID), e.AuthorEmail, e.Message, millis(e.CreatedAt), e.AgentID, e.OriginID); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO events (robot_id, fleet_id, user_id, author_email, message, created_at, agent_id, origin_id)
+				VALUES (?, ?, NULL, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, e.RobotID, nullString(e.FleetID), e.AuthorEmail, e.Message, millis(e.CreatedAt), e.AgentID, e.OriginID); err != nil {
 				return err
 			}
 		}
@@ -314,7 +312,7 @@ func (db *DB) UnforwardedEvents(ctx context.Context, limit int) ([]gateway.Event
 
 // MarkEventsForwarded records that the cloud stored entries ids.
 func (db *DB) MarkEventsForwarded(ctx context.Context, ids []int64, at time.Time) error {
-	return wrap(db.write(ctx, func(tx *sql.Tx) error {
+	return wrap(db.write(ctx, func(tx *writeTx) error {
 		for _, id := range ids {
 			if _, err := tx.ExecContext(ctx, `UPDATE events SET forwarded_at = ? WHERE id = ? AND forwarded_at IS NULL`, millis(at), id); err != nil {
 				return err
@@ -352,7 +350,10 @@ func (db *DB) events(ctx context.Context, where string, args ...any) ([]gateway.
 
 func (db *DB) Bootstrap(ctx context.Context, org gateway.Organization, fleet gateway.Fleet, admin gateway.User, token gateway.APIToken) error {
 	now := time.Now().UnixMilli()
-	return wrap(db.write(ctx, func(tx *sql.Tx) error {
+	return wrap(db.write(ctx, func(tx *writeTx) error {
+		if err := db.takeSetupLock(ctx, tx); err != nil {
+			return err
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM organizations`).Scan(&n); err != nil {
 			return err

@@ -64,7 +64,7 @@ func (s *Sessions) DeleteCtx(ctx context.Context, token string) error {
 func (s *Sessions) DeleteExpired(ctx context.Context) (int64, error) {
 	now := s.now().UnixMilli()
 	var n int64
-	err := s.db.write(ctx, func(tx *sql.Tx) error {
+	err := s.db.write(ctx, func(tx *writeTx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE expiry <= ?`, now)
 		if err != nil {
 			return err

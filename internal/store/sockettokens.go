@@ -23,7 +23,7 @@ func (db *DB) SocketToken(ctx context.Context, hash string) (gateway.SocketToken
 // expired is ENotFound.
 func (db *DB) UseSocketToken(ctx context.Context, hash string, at time.Time) (gateway.SocketToken, error) {
 	var t gateway.SocketToken
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, func(tx *writeTx) error {
 		var err error
 		t, err = scanSocketToken(tx.QueryRowContext(ctx, `UPDATE socket_tokens SET used_at = ?
 			WHERE hash = ? AND used_at IS NULL AND expires_at > ? RETURNING `+socketTokenColumns, millis(at), hash, millis(at)))

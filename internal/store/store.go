@@ -1,6 +1,8 @@
-// Package store keeps fleetgate's durable state in SQLite (modernc, no cgo): one writer
-// connection with immediate transactions, a small read pool, WAL and synchronous=FULL so
-// that a committed write survives a crash or power cut.
+// Package store keeps fleetgate's durable state in SQL. The queries are written once, in
+// the SQL that SQLite and PostgreSQL share; this package opens the default backend, SQLite
+// (modernc, no cgo): one writer connection with immediate transactions, a small read pool,
+// WAL and synchronous=FULL so that a committed write survives a crash or power cut.
+// internal/store/postgres opens the same store on a PostgreSQL server (OpenBackend).
 package store
 
 import (
@@ -28,12 +30,42 @@ var migrations embed.FS
 // readPoolSize is small on purpose: modernc connections are heavy and reads are short.
 const readPoolSize = 4
 
-// DB is the store. Writes go through the single writer connection, so SQLite never
-// returns SQLITE_BUSY between our own writers; reads use a separate pool.
+// DB is the store. On SQLite, writes go through the single writer connection, so SQLite
+// never returns SQLITE_BUSY between our own writers, and reads use a separate pool; on a
+// server backend both are the same pool.
 type DB struct {
 	path   string
-	writer *sql.DB
-	reader *sql.DB
+	writer pool
+	reader pool
+	// lockSetup runs first in the transactions of migrations and Bootstrap (see Backend).
+	lockSetup string
+}
+
+// Backend is a SQL server that runs the store's queries in place of SQLite: a database that
+// speaks PostgreSQL's dialect, numbered placeholders ($1) included.
+type Backend struct {
+	// Name names the database in messages; it must hold no password.
+	Name string
+	// DB is one pool for reads and writes. The store closes it.
+	DB *sql.DB
+	// Migrations holds the backend's numbered migrations, migrations/NNNN_name.sql.
+	Migrations fs.FS
+	// LockSetup is a statement that takes a lock held until the end of its transaction,
+	// run first in each migration's transaction and in Bootstrap's, so that processes
+	// starting together on one database apply every migration once and bootstrap once.
+	// (SQLite needs none: its write transactions take the database's lock at BEGIN.)
+	LockSetup string
+}
+
+// OpenBackend migrates the backend's database forward and returns the store over it.
+func OpenBackend(ctx context.Context, b Backend) (*DB, error) {
+	p := pool{DB: b.DB, numbered: true}
+	db := &DB{path: b.Name, writer: p, reader: p, lockSetup: b.LockSetup}
+	if err := db.migrate(ctx, b.Migrations); err != nil {
+		b.DB.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 // Open opens (creating if needed) the database file at path and migrates it forward.
@@ -57,7 +89,7 @@ func open(ctx context.Context, path string, migrationFS fs.FS) (*DB, error) {
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxIdleTime(0)
-	db := &DB{path: abs, writer: writer}
+	db := &DB{path: abs, writer: pool{DB: writer}}
 	if err := db.migrate(ctx, migrationFS); err != nil {
 		writer.Close()
 		return nil, err
@@ -69,7 +101,7 @@ func open(ctx context.Context, path string, migrationFS fs.FS) (*DB, error) {
 	}
 	reader.SetMaxOpenConns(readPoolSize)
 	reader.SetMaxIdleConns(readPoolSize)
-	db.reader = reader
+	db.reader = pool{DB: reader}
 	return db, nil
 }
 
@@ -91,28 +123,27 @@ func dsn(path string, readOnly bool) string {
 
 // Close closes both pools.
 func (db *DB) Close() error {
+	if db.reader.DB == db.writer.DB {
+		return db.writer.Close()
+	}
 	return errors.Join(db.reader.Close(), db.writer.Close())
 }
 
-// Path is the database file.
+// Path is the database file, or the name of a server backend's database.
 func (db *DB) Path() string { return db.path }
 
 // migrate applies, each in its own transaction, the numbered migrations not yet applied.
 // A database from a newer fleetgate (a version we do not know) is refused, not damaged.
 func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {
-	if _, err := db.writer.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	var current int
-	if err := db.writer.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
-		return fmt.Errorf("store: reading schema version: %w", err)
-	}
 	files, err := fs.Glob(fsys, "migrations/*.sql")
 	if err != nil {
 		return err
 	}
 	slices.Sort(files)
+	// A first look without the lock spares an up-to-date database the migrations' write
+	// transactions; an error (no schema_migrations yet) means everything is to be checked.
+	var seen int
+	db.writer.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&seen)
 	latest := 0
 	for _, name := range files {
 		version, err := strconv.Atoi(strings.SplitN(filepath.Base(name), "_", 2)[0])
@@ -120,15 +151,19 @@ func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {
 			return fmt.Errorf("store: migration %s has no number", name)
 		}
 		latest = version
-		if version <= current {
+		if version <= seen {
 			continue
 		}
 		body, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return err
 		}
-		if err := db.write(ctx, func(tx *sql.Tx) error {
-			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		if err := db.underMigrationLock(ctx, func(tx *writeTx, current int) error {
+			if version <= current {
+				return nil // applied before, maybe by another process a moment ago
+			}
+			// As written: a migration is in its backend's own dialect, placeholders and all.
+			if _, err := tx.Tx.ExecContext(ctx, string(body)); err != nil {
 				return err
 			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, version, millis(time.Now()))
@@ -137,10 +172,53 @@ func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {
 			return fmt.Errorf("store: migration %s: %w", name, err)
 		}
 	}
-	if current > latest {
-		return fmt.Errorf("store: %s has schema version %d, newer than this fleetgate knows (%d); run a newer fleetgate", db.path, current, latest)
+	return db.underMigrationLock(ctx, func(_ *writeTx, current int) error {
+		if current > latest {
+			return fmt.Errorf("store: %s has schema version %d, newer than this fleetgate knows (%d); run a newer fleetgate", db.path, current, latest)
+		}
+		return nil
+	})
+}
+
+// underMigrationLock runs fn in a write transaction that holds the backend's migration lock
+// (SQLite's immediate transaction is one already), with the schema version read under it.
+func (db *DB) underMigrationLock(ctx context.Context, fn func(tx *writeTx, current int) error) error {
+	return db.write(ctx, func(tx *writeTx) error {
+		if err := db.takeSetupLock(ctx, tx); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		var current int
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+			return fmt.Errorf("store: reading schema version: %w", err)
+		}
+		return fn(tx, current)
+	})
+}
+
+func (db *DB) takeSetupLock(ctx context.Context, tx *writeTx) error {
+	if db.lockSetup == "" {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, db.lockSetup); err != nil {
+		return fmt.Errorf("store: taking the setup lock: %w", err)
 	}
 	return nil
+}
+
+// Exec runs one statement in a write transaction, and QueryRow one read, in the store's SQL
+// (placeholders as in its queries): for tests and diagnostics that need a column the domain
+// types do not show. The rest of fleetgate uses the typed methods.
+func (db *DB) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return db.exec(ctx, query, args...)
+}
+
+// QueryRow: see Exec.
+func (db *DB) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	return db.reader.QueryRowContext(ctx, query, args...)
 }
 
 // SchemaVersion is the newest migration applied.
@@ -152,12 +230,12 @@ func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
 
 // write runs fn in an immediate transaction on the writer connection. The commit returns
 // once the WAL is synced (synchronous=FULL), so a nil error means the write is on disk.
-func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (db *DB) write(ctx context.Context, fn func(tx *writeTx) error) error {
 	tx, err := db.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(&writeTx{Tx: tx, numbered: db.writer.numbered}); err != nil {
 		tx.Rollback()
 		return err
 	}
@@ -167,15 +245,16 @@ func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // exec runs one write statement.
 func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	var res sql.Result
-	err := db.write(ctx, func(tx *sql.Tx) (err error) {
+	err := db.write(ctx, func(tx *writeTx) (err error) {
 		res, err = tx.ExecContext(ctx, query, args...)
 		return err
 	})
 	return res, wrap(err)
 }
 
-// wrap turns driver errors into domain errors: a constraint violation is a conflict,
-// anything else internal.
+// wrap turns driver errors into domain errors: a unique violation is a conflict, a value
+// the database cannot hold (PostgreSQL's data exceptions: a NUL or invalid UTF-8 in text,
+// a number out of range) is the caller's mistake, anything else internal.
 func wrap(err error) error {
 	if err == nil {
 		return nil
@@ -187,10 +266,24 @@ func wrap(err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return gateway.Errorf(gateway.ENotFound, "not found")
 	}
-	if strings.Contains(err.Error(), "UNIQUE constraint failed") {
+	state := sqlState(err)
+	if state == "23505" || strings.Contains(err.Error(), "UNIQUE constraint failed") {
 		return &gateway.Error{Code: gateway.EConflict, Message: "already exists", Err: err}
 	}
+	if strings.HasPrefix(state, "22") {
+		return &gateway.Error{Code: gateway.EInvalid, Message: "a value cannot be stored: text must be UTF-8 without NUL characters, numbers within range", Err: err}
+	}
 	return gateway.Internal(err)
+}
+
+// sqlState is the SQLSTATE code of a PostgreSQL error ("" for any other): pgx's
+// *pgconn.PgError has a SQLState method, so no driver is imported here.
+func sqlState(err error) string {
+	var state interface{ SQLState() string }
+	if errors.As(err, &state) {
+		return state.SQLState()
+	}
+	return ""
 }
 
 func millis(t time.Time) any {

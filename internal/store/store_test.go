@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -305,62 +304,6 @@ func TestWritesTakeTheLockAtBegin(t *testing.T) {
 	}
 }
 
-func TestConcurrentCreateEvent(t *testing.T) {
-	db := MustOpen(t)
-	ctx := context.Background()
-	const writers, perWriter = 8, 50
-
-	var wg sync.WaitGroup
-	ids := make(chan int64, writers*perWriter)
-	errs := make(chan error, writers*perWriter+writers)
-	for w := range writers {
-		wg.Go(func() {
-			for i := range perWriter {
-				e := gateway.Event{RobotID: fmt.Sprintf("robot-%d", w), AuthorEmail: "a@example.com",
-					Message: fmt.Sprintf("event %d", i), CreatedAt: time.Now()}
-				if err := db.CreateEvent(ctx, &e); err != nil {
-					errs <- err
-					continue
-				}
-				ids <- e.ID
-			}
-		})
-	}
-	// Readers run beside the writers: WAL lets them, and they must not see SQLITE_BUSY.
-	for range 2 {
-		wg.Go(func() {
-			for range 20 {
-				if _, err := db.Events(ctx, gateway.EventFilter{RobotID: "", Limit: 50}); err != nil {
-					errs <- err
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(ids)
-	close(errs)
-	for err := range errs {
-		t.Errorf("concurrent access: %v", err)
-	}
-	seen := map[int64]bool{}
-	for id := range ids {
-		if id <= 0 || seen[id] {
-			t.Errorf("event id %d is zero or repeated", id)
-		}
-		seen[id] = true
-	}
-	if len(seen) != writers*perWriter {
-		t.Errorf("%d distinct ids, want %d", len(seen), writers*perWriter)
-	}
-	all, err := db.Events(ctx, gateway.EventFilter{RobotID: "", Limit: 10 * writers * perWriter})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(all) != writers*perWriter {
-		t.Errorf("stored %d events, want %d", len(all), writers*perWriter)
-	}
-}
-
 func TestDataSurvivesReopen(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "fleetgate.db")
@@ -400,6 +343,10 @@ func TestWrapKeepsDomainErrors(t *testing.T) {
 		{"domain error", gateway.Errorf(gateway.EForbidden, "no"), gateway.EForbidden},
 		{"wrapped domain error", fmt.Errorf("ctx: %w", gateway.Errorf(gateway.EInvalid, "bad")), gateway.EInvalid},
 		{"unique", errors.New("constraint failed: UNIQUE constraint failed: users.email (2067)"), gateway.EConflict},
+		{"PostgreSQL unique violation", fmt.Errorf("insert: %w", sqlStateError("23505")), gateway.EConflict},
+		{"PostgreSQL NUL in text", sqlStateError("22021"), gateway.EInvalid},
+		{"PostgreSQL number out of range", sqlStateError("22003"), gateway.EInvalid},
+		{"PostgreSQL query cancelled", sqlStateError("57014"), gateway.EInternal},
 		{"other", errors.New("disk I/O error"), gateway.EInternal},
 	}
 	for _, tt := range tests {
@@ -410,6 +357,12 @@ func TestWrapKeepsDomainErrors(t *testing.T) {
 		})
 	}
 }
+
+// sqlStateError is an error as pgx's *pgconn.PgError shows itself to wrap.
+type sqlStateError string
+
+func (e sqlStateError) Error() string    { return "ERROR: something (SQLSTATE " + string(e) + ")" }
+func (e sqlStateError) SQLState() string { return string(e) }
 
 // TestOpenUnusualPaths: SQLite reads the DSN as a URI, so '#', '?' and '%' in a data
 // directory must be escaped or the database silently lands somewhere else.
@@ -444,3 +397,31 @@ func TestOpenUnusualPaths(t *testing.T) {
 
 // latestVersion is the number of the newest migration in migrations/.
 const latestVersion = 6
+
+// fixture is a bootstrapped store's first records.
+type fixture struct {
+	org   gateway.Organization
+	fleet gateway.Fleet
+	admin gateway.User
+	token gateway.APIToken
+}
+
+func bootstrap(t *testing.T, db *DB) fixture {
+	t.Helper()
+	f := fixture{
+		org:   gateway.Organization{ID: "org-1", Name: "default"},
+		fleet: gateway.Fleet{ID: "fleet-1", OrgID: "org-1", Name: "main"},
+		admin: gateway.User{ID: "user-admin", OrgID: "org-1", Email: "admin@localhost", Name: "Administrator", OrgAdmin: true},
+		token: gateway.APIToken{ID: "tok-1", UserID: "user-admin", Name: "bootstrap", Scope: gateway.ScopeFull,
+			Hash: gateway.HashSecret("secret-1"), CreatedAt: time.Now().UTC().Truncate(time.Millisecond)},
+	}
+	must(t, db.Bootstrap(context.Background(), f.org, f.fleet, f.admin, f.token))
+	return f
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,5 +1,6 @@
 // Package servertest runs real fleetgate servers for tests: on 127.0.0.1:0, over a real
-// SQLite file in t.TempDir(), stopped when the test ends. It also seeds data (users,
+// SQLite file in t.TempDir() (or a PostgreSQL database: Database, or every cloud server
+// with FLEETGATE_TEST_DB=postgres), stopped when the test ends. It also seeds data (users,
 // organizations, memberships, tokens) straight into the store.
 package servertest
 
@@ -11,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/store"
+	"github.com/fleetgate/fleetgate/internal/store/postgres/pgtest"
 	"github.com/fleetgate/fleetgate/server"
 )
 
@@ -63,6 +66,10 @@ func MustOpen(t testing.TB, opts ...Option) *Server {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	if cfg.Mode == server.ModeCloud && cfg.Database == "" && os.Getenv("FLEETGATE_TEST_DB") == "postgres" {
+		// The HTTP suites on PostgreSQL: FLEETGATE_TEST_DB=postgres go test ./web/ ./server/...
+		cfg.Database = pgtest.Start(t).NewDatabase(t)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := server.Open(ctx, cfg)
 	if err != nil {
@@ -71,7 +78,7 @@ func MustOpen(t testing.TB, opts ...Option) *Server {
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(ctx) }()
-	db, err := store.Open(ctx, server.DatabaseFile(dir))
+	db, err := server.OpenStore(ctx, dir, cfg.Database)
 	if err != nil {
 		cancel()
 		t.Fatalf("open store: %v", err)
@@ -95,6 +102,9 @@ func MustOpen(t testing.TB, opts ...Option) *Server {
 	s.waitHealthy()
 	return s
 }
+
+// Database makes MustOpen keep the cloud's store in the PostgreSQL database at url.
+func Database(url string) Option { return func(c *server.Config) { c.Database = url } }
 
 // Agent makes MustOpen start a local gateway.
 func Agent(c *server.Config) { c.Mode = server.ModeAgent }

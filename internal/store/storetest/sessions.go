@@ -1,4 +1,4 @@
-package store
+package storetest
 
 import (
 	"context"
@@ -8,15 +8,15 @@ import (
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
-func TestSessionsStoreOnlyHashesAndExpire(t *testing.T) {
-	db := MustOpen(t)
+func testSessionsStoreOnlyHashesAndExpire(t *testing.T, open Opener) {
+	db := open(t)
 	ctx := context.Background()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	s := db.Sessions(func() time.Time { return now })
 
 	must(t, s.CommitCtx(ctx, "tok-1", []byte("data-1"), now.Add(time.Minute)))
 	var stored string
-	must(t, db.reader.QueryRow(`SELECT token_hash FROM sessions`).Scan(&stored))
+	must(t, db.QueryRow(context.Background(), `SELECT token_hash FROM sessions`).Scan(&stored))
 	if stored != gateway.HashSecret("tok-1") {
 		t.Errorf("stored key %q: want the SHA-256 of the token, never the token", stored)
 	}
@@ -50,8 +50,8 @@ func TestSessionsStoreOnlyHashesAndExpire(t *testing.T) {
 	}
 }
 
-func TestUseSocketTokenOnce(t *testing.T) {
-	db := MustOpen(t)
+func testUseSocketTokenOnce(t *testing.T, open Opener) {
+	db := open(t)
 	f := bootstrap(t, db)
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Millisecond)

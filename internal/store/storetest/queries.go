@@ -1,4 +1,4 @@
-package store
+package storetest
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/store"
 )
 
 // fixture is a bootstrapped store's first records.
@@ -17,7 +18,7 @@ type fixture struct {
 	token gateway.APIToken
 }
 
-func bootstrap(t *testing.T, db *DB) fixture {
+func bootstrap(t *testing.T, db *store.DB) fixture {
 	t.Helper()
 	f := fixture{
 		org:   gateway.Organization{ID: "org-1", Name: "default"},
@@ -46,15 +47,15 @@ func wantCode(t *testing.T, what string, err error, code string) {
 	}
 }
 
-func count(t *testing.T, db *DB, table string) int {
+func count(t *testing.T, db *store.DB, table string) int {
 	t.Helper()
 	var n int
-	must(t, db.reader.QueryRow(`SELECT COUNT(*) FROM `+table).Scan(&n))
+	must(t, db.QueryRow(context.Background(), `SELECT COUNT(*) FROM `+table).Scan(&n))
 	return n
 }
 
-func TestBootstrap(t *testing.T) {
-	db := MustOpen(t)
+func testBootstrap(t *testing.T, open Opener) {
+	db := open(t)
 	ctx := context.Background()
 	if _, err := db.DefaultOrganization(ctx); gateway.ErrorCode(err) != gateway.ENotFound {
 		t.Fatalf("DefaultOrganization on an empty store: %v, want not_found", err)
@@ -88,8 +89,8 @@ func TestBootstrap(t *testing.T) {
 	}
 }
 
-func TestBootstrapIsAllOrNothing(t *testing.T) {
-	db := MustOpen(t)
+func testBootstrapIsAllOrNothing(t *testing.T, open Opener) {
+	db := open(t)
 	ctx := context.Background()
 	org := gateway.Organization{ID: "org-1", Name: "default"}
 	fleet := gateway.Fleet{ID: "fleet-1", OrgID: org.ID, Name: "main"}
@@ -110,17 +111,17 @@ func TestBootstrapIsAllOrNothing(t *testing.T) {
 	must(t, db.Bootstrap(ctx, org, fleet, admin, good))
 }
 
-func TestDefaultOrganizationIsTheFirstCreatedEvenWithinAMillisecond(t *testing.T) {
-	db := MustOpen(t)
+func testDefaultOrganizationIsTheFirstCreatedEvenWithinAMillisecond(t *testing.T, open Opener) {
+	db := open(t)
 	ctx := context.Background()
 	f := bootstrap(t, db)
 	var created int64
-	must(t, db.reader.QueryRow(`SELECT created_at FROM organizations WHERE id = ?`, f.org.ID).Scan(&created))
+	must(t, db.QueryRow(context.Background(), `SELECT created_at FROM organizations WHERE id = ?`, f.org.ID).Scan(&created))
 	// Same millisecond, an id that sorts first.
-	if _, err := db.writer.Exec(`INSERT INTO organizations (id, name, created_at) VALUES ('0000', 'later', ?)`, created); err != nil {
+	if _, err := db.Exec(context.Background(), `INSERT INTO organizations (id, name, created_at) VALUES ('0000', 'later', ?)`, created); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.writer.Exec(`INSERT INTO fleets (id, org_id, name, created_at) VALUES ('0000', ?, 'aaa-later', ?)`, f.org.ID, created); err != nil {
+	if _, err := db.Exec(context.Background(), `INSERT INTO fleets (id, org_id, name, created_at) VALUES ('0000', ?, 'aaa-later', ?)`, f.org.ID, created); err != nil {
 		t.Fatal(err)
 	}
 	org, err := db.DefaultOrganization(ctx)
@@ -133,8 +134,8 @@ func TestDefaultOrganizationIsTheFirstCreatedEvenWithinAMillisecond(t *testing.T
 	}
 }
 
-func TestNotFound(t *testing.T) {
-	db := MustOpen(t)
+func testNotFound(t *testing.T, open Opener) {
+	db := open(t)
 	ctx := context.Background()
 	f := bootstrap(t, db)
 	tests := []struct {
@@ -165,8 +166,8 @@ func TestNotFound(t *testing.T) {
 	}
 }
 
-func TestUniqueViolationIsConflict(t *testing.T) {
-	db := MustOpen(t)
+func testUniqueViolationIsConflict(t *testing.T, open Opener) {
+	db := open(t)
 	ctx := context.Background()
 	f := bootstrap(t, db)
 	now := time.Now()
@@ -209,8 +210,8 @@ func TestUniqueViolationIsConflict(t *testing.T) {
 	}
 }
 
-func TestForeignKeysAreEnforced(t *testing.T) {
-	db := MustOpen(t)
+func testForeignKeysAreEnforced(t *testing.T, open Opener) {
+	db := open(t)
 	f := bootstrap(t, db)
 	err := db.CreateRobot(context.Background(), gateway.Robot{ID: "r", OrgID: f.org.ID, FleetID: "no-such-fleet", Name: "x", CreatedAt: time.Now()})
 	if err == nil {
@@ -218,8 +219,8 @@ func TestForeignKeysAreEnforced(t *testing.T) {
 	}
 }
 
-func TestTimesRoundTrip(t *testing.T) {
-	db := MustOpen(t)
+func testTimesRoundTrip(t *testing.T, open Opener) {
+	db := open(t)
 	ctx := context.Background()
 	f := bootstrap(t, db)
 	zone := time.FixedZone("UTC+2", 2*3600)
@@ -240,7 +241,7 @@ func TestTimesRoundTrip(t *testing.T) {
 	checkNull := func(t *testing.T, query string, args ...any) {
 		t.Helper()
 		var isNull bool
-		must(t, db.reader.QueryRow(query, args...).Scan(&isNull))
+		must(t, db.QueryRow(context.Background(), query, args...).Scan(&isNull))
 		if !isNull {
 			t.Errorf("%s: not NULL", query)
 		}
@@ -299,8 +300,8 @@ func TestTimesRoundTrip(t *testing.T) {
 	})
 }
 
-func TestRevokeAPITokenDeletesItsBearerTokens(t *testing.T) {
-	db := MustOpen(t)
+func testRevokeAPITokenDeletesItsBearerTokens(t *testing.T, open Opener) {
+	db := open(t)
 	ctx := context.Background()
 	f := bootstrap(t, db)
 	now := time.Now()
@@ -338,8 +339,8 @@ func TestRevokeAPITokenDeletesItsBearerTokens(t *testing.T) {
 	}
 }
 
-func TestDeleteExpiredBearerTokens(t *testing.T) {
-	db := MustOpen(t)
+func testDeleteExpiredBearerTokens(t *testing.T, open Opener) {
+	db := open(t)
 	ctx := context.Background()
 	f := bootstrap(t, db)
 	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -358,8 +359,8 @@ func TestDeleteExpiredBearerTokens(t *testing.T) {
 	}
 }
 
-func TestAPITokens(t *testing.T) {
-	db := MustOpen(t)
+func testAPITokens(t *testing.T, open Opener) {
+	db := open(t)
 	ctx := context.Background()
 	f := bootstrap(t, db)
 	kiosk := gateway.APIToken{ID: "tok-k", UserID: f.admin.ID, Name: "kiosk", Scope: gateway.ScopeRead,
@@ -375,8 +376,8 @@ func TestAPITokens(t *testing.T) {
 	}
 }
 
-func TestMemberships(t *testing.T) {
-	db := MustOpen(t)
+func testMemberships(t *testing.T, open Opener) {
+	db := open(t)
 	ctx := context.Background()
 	f := bootstrap(t, db)
 	now := time.Now()
@@ -417,8 +418,8 @@ func TestMemberships(t *testing.T) {
 	}
 }
 
-func TestUserByEmailIgnoresCase(t *testing.T) {
-	db := MustOpen(t)
+func testUserByEmailIgnoresCase(t *testing.T, open Opener) {
+	db := open(t)
 	f := bootstrap(t, db)
 	u, err := db.UserByEmail(context.Background(), "Admin@LOCALHOST")
 	if err != nil || u != f.admin {
@@ -426,8 +427,8 @@ func TestUserByEmailIgnoresCase(t *testing.T) {
 	}
 }
 
-func TestRobotsOfAnOrganization(t *testing.T) {
-	db := MustOpen(t)
+func testRobotsOfAnOrganization(t *testing.T, open Opener) {
+	db := open(t)
 	ctx := context.Background()
 	f := bootstrap(t, db)
 	must(t, db.CreateOrganization(ctx, gateway.Organization{ID: "org-2", Name: "other"}))
@@ -458,8 +459,8 @@ func TestRobotsOfAnOrganization(t *testing.T) {
 	}
 }
 
-func TestEvents(t *testing.T) {
-	db := MustOpen(t)
+func testEvents(t *testing.T, open Opener) {
+	db := open(t)
 	ctx := context.Background()
 	base := time.Date(2025, 2, 3, 4, 5, 6, 0, time.UTC)
 	var ids []int64

@@ -1,0 +1,143 @@
+// Package pgtest runs a throwaway PostgreSQL server for tests: Debian's postgresql
+// binaries, a cluster in a temporary directory, listening on a free port of 127.0.0.1 and
+// on a unix socket in that directory, stopped and removed when the test ends. A test that
+// needs it fails, never skips, when the binaries are missing.
+package pgtest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+)
+
+// binGlob is where Debian's postgresql package puts initdb, pg_ctl and postgres.
+var binGlob = "/usr/lib/postgresql/*/bin"
+
+// Server is a running test cluster; its superuser is "fleetgate", trusted without a password.
+type Server struct {
+	port  int
+	admin *sql.DB
+	next  atomic.Int64
+}
+
+// Start starts a server that stops when tb ends.
+func Start(tb testing.TB) *Server {
+	tb.Helper()
+	bin := binDir(tb)
+	dir, err := os.MkdirTemp("", "fleetgate-pg-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	data, sockets, logFile := filepath.Join(dir, "data"), filepath.Join(dir, "sock"), filepath.Join(dir, "postgres.log")
+	if err := os.Mkdir(sockets, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	run := asUser(tb, dir, sockets)
+	if out, err := run(filepath.Join(bin, "initdb"), "-D", data, "-U", "fleetgate", "-A", "trust", "-E", "UTF8", "--no-sync").CombinedOutput(); err != nil {
+		tb.Fatalf("pgtest: initdb: %v\n%s", err, out)
+	}
+	port := freePort(tb)
+	// fsync off: a test cluster needs no durability, and its tests run several times faster.
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off", port, sockets)
+	if out, err := run(filepath.Join(bin, "pg_ctl"), "start", "-w", "-t", "60", "-D", data, "-l", logFile, "-o", opts).CombinedOutput(); err != nil {
+		log, _ := os.ReadFile(logFile)
+		tb.Fatalf("pgtest: pg_ctl start: %v\n%s\n%s", err, out, log)
+	}
+	tb.Cleanup(func() {
+		if out, err := run(filepath.Join(bin, "pg_ctl"), "stop", "-w", "-m", "immediate", "-D", data).CombinedOutput(); err != nil {
+			tb.Errorf("pgtest: pg_ctl stop: %v\n%s", err, out)
+		}
+	})
+	s := &Server{port: port}
+	s.admin, err = sql.Open("pgx", s.URL("postgres"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.admin.Close() })
+	return s
+}
+
+// URL is the address of database name on the server.
+func (s *Server) URL(name string) string {
+	return fmt.Sprintf("postgres://fleetgate@127.0.0.1:%d/%s?sslmode=disable", s.port, name)
+}
+
+// NewDatabase creates an empty database and returns its URL.
+func (s *Server) NewDatabase(tb testing.TB) string {
+	tb.Helper()
+	name := fmt.Sprintf("test_%d", s.next.Add(1))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := s.admin.ExecContext(ctx, `CREATE DATABASE `+name); err != nil {
+		tb.Fatalf("pgtest: creating database %s: %v", name, err)
+	}
+	return s.URL(name)
+}
+
+func binDir(tb testing.TB) string {
+	dirs, _ := filepath.Glob(binGlob)
+	// The newest version sorts last among equal-length names; compare numerically.
+	slices.SortFunc(dirs, func(a, b string) int { return version(a) - version(b) })
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if _, err := os.Stat(filepath.Join(dirs[i], "initdb")); err == nil {
+			return dirs[i]
+		}
+	}
+	tb.Fatalf("pgtest: no PostgreSQL server binaries (initdb, pg_ctl) under %s: install Debian's postgresql package (apt-get install -y postgresql; scripts/test.sh does)", binGlob)
+	return ""
+}
+
+func version(binDir string) int {
+	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
+	return v
+}
+
+// asUser returns how to run a server command: as ourselves, or, as root (initdb refuses
+// root), as the postgres user of Debian's package, else nobody, who is given dirs.
+func asUser(tb testing.TB, dirs ...string) func(name string, args ...string) *exec.Cmd {
+	if os.Geteuid() != 0 {
+		return exec.Command
+	}
+	var u *user.User
+	for _, name := range []string{"postgres", "nobody"} {
+		if found, err := user.Lookup(name); err == nil {
+			u = found
+			break
+		}
+	}
+	if u == nil {
+		tb.Fatal("pgtest: running as root and neither a postgres nor a nobody user exists to run the server as")
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	for _, dir := range dirs {
+		if err := os.Chown(dir, uid, gid); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return func(name string, args ...string) *exec.Cmd {
+		return exec.Command("runuser", append([]string{"-u", u.Username, "--", name}, args...)...)
+	}
+}
+
+func freePort(tb testing.TB) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}

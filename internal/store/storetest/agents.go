@@ -1,0 +1,211 @@
+package storetest
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/store"
+)
+
+// addAgents stores agents named names in fleet, with key hashes "key-"+name.
+func addAgents(t *testing.T, db *store.DB, fleet gateway.Fleet, created time.Time, names ...string) map[string]gateway.Agent {
+	t.Helper()
+	out := map[string]gateway.Agent{}
+	for _, name := range names {
+		a := gateway.Agent{ID: "ag-" + name, OrgID: fleet.OrgID, Name: name, FleetID: fleet.ID, KeyHash: "key-" + name, CreatedAt: created}
+		must(t, db.CreateAgent(context.Background(), a))
+		out[name] = a
+	}
+	return out
+}
+
+func testAgentLookups(t *testing.T, open Opener) {
+	db := open(t)
+	ctx := context.Background()
+	f := bootstrap(t, db)
+	created := time.Date(2025, 5, 6, 7, 8, 9, 0, time.UTC)
+	agents := addAgents(t, db, f.fleet, created, "dock", "yard")
+	revokedAt := created.Add(time.Hour)
+	must(t, db.RevokeAgent(ctx, agents["yard"].ID, revokedAt))
+	yard := agents["yard"]
+	yard.RevokedAt = revokedAt
+
+	tests := []struct {
+		name string
+		call func() (gateway.Agent, error)
+		want gateway.Agent
+		code string
+	}{
+		{"by key hash", func() (gateway.Agent, error) { return db.AgentByKeyHash(ctx, "key-dock") }, agents["dock"], ""},
+		{"revoked, by key hash", func() (gateway.Agent, error) { return db.AgentByKeyHash(ctx, "key-yard") }, yard, ""},
+		{"unknown key hash", func() (gateway.Agent, error) { return db.AgentByKeyHash(ctx, "key-nope") }, gateway.Agent{}, gateway.ENotFound},
+		{"by id", func() (gateway.Agent, error) { return db.Agent(ctx, "ag-dock") }, agents["dock"], ""},
+		{"revoked, by id", func() (gateway.Agent, error) { return db.Agent(ctx, "ag-yard") }, yard, ""},
+		{"unknown id", func() (gateway.Agent, error) { return db.Agent(ctx, "ag-nope") }, gateway.Agent{}, gateway.ENotFound},
+		{"a key hash is not an id", func() (gateway.Agent, error) { return db.Agent(ctx, "key-dock") }, gateway.Agent{}, gateway.ENotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.call()
+			wantCode(t, tt.name, err, tt.code)
+			if got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func testAgentsOfAnOrganization(t *testing.T, open Opener) {
+	db := open(t)
+	ctx := context.Background()
+	f := bootstrap(t, db)
+	must(t, db.CreateOrganization(ctx, gateway.Organization{ID: "org-2", Name: "other"}))
+	other := gateway.Fleet{ID: "fleet-2", OrgID: "org-2", Name: "main"}
+	must(t, db.CreateFleet(ctx, other))
+	second := gateway.Fleet{ID: "fleet-3", OrgID: f.org.ID, Name: "second"}
+	must(t, db.CreateFleet(ctx, second))
+	now := time.Now()
+	addAgents(t, db, f.fleet, now, "yard", "dock")
+	addAgents(t, db, second, now, "bay")
+	addAgents(t, db, other, now, "aardvark")
+	must(t, db.RevokeAgent(ctx, "ag-dock", now))
+
+	names := func(orgID string) []string {
+		t.Helper()
+		agents, err := db.Agents(ctx, orgID)
+		must(t, err)
+		var out []string
+		for _, a := range agents {
+			if a.OrgID != orgID {
+				t.Errorf("agent %s of %s listed for %s", a.Name, a.OrgID, orgID)
+			}
+			out = append(out, a.Name)
+		}
+		return out
+	}
+	if got, want := names(f.org.ID), []string{"bay", "dock", "yard"}; !slices.Equal(got, want) {
+		t.Errorf("Agents = %v, want %v (by name, every fleet, revoked included, this organization only)", got, want)
+	}
+	if got, want := names("org-2"), []string{"aardvark"}; !slices.Equal(got, want) {
+		t.Errorf("Agents(org-2) = %v, want %v", got, want)
+	}
+	if got := names("org-nope"); got != nil {
+		t.Errorf("Agents of an unknown organization = %v, want none", got)
+	}
+}
+
+func testRevokeAgent(t *testing.T, open Opener) {
+	db := open(t)
+	ctx := context.Background()
+	f := bootstrap(t, db)
+	addAgents(t, db, f.fleet, time.Now(), "dock", "yard")
+	first := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+
+	must(t, db.RevokeAgent(ctx, "ag-dock", first))
+	err := db.RevokeAgent(ctx, "ag-dock", first.Add(time.Hour))
+	wantCode(t, "second RevokeAgent", err, gateway.EConflict)
+	if msg := gateway.ErrorMessage(err); msg != `agent "dock" is already revoked` {
+		t.Errorf("message %q", msg)
+	}
+	wantCode(t, "RevokeAgent of an unknown id", db.RevokeAgent(ctx, "ag-nope", first), gateway.ENotFound)
+
+	a, err := db.Agent(ctx, "ag-dock")
+	must(t, err)
+	if !a.RevokedAt.Equal(first) {
+		t.Errorf("RevokedAt = %v, want the first revocation %v", a.RevokedAt, first)
+	}
+	if y, err := db.Agent(ctx, "ag-yard"); err != nil || !y.RevokedAt.IsZero() {
+		t.Errorf("the other agent = %+v, %v; want not revoked", y, err)
+	}
+}
+
+func testTouchAgent(t *testing.T, open Opener) {
+	db := open(t)
+	ctx := context.Background()
+	f := bootstrap(t, db)
+	addAgents(t, db, f.fleet, time.Now(), "dock")
+	a, err := db.Agent(ctx, "ag-dock")
+	must(t, err)
+	if !a.LastSeen.IsZero() {
+		t.Errorf("LastSeen of a new agent = %v, want zero", a.LastSeen)
+	}
+	at := time.Date(2025, 8, 9, 10, 11, 12, 13_000_000, time.UTC)
+	for _, when := range []time.Time{at, at.Add(time.Second)} {
+		must(t, db.TouchAgent(ctx, "ag-dock", when))
+		a, err := db.Agent(ctx, "ag-dock")
+		if err != nil || !a.LastSeen.Equal(when) {
+			t.Errorf("LastSeen = %v, %v; want %v", a.LastSeen, err, when)
+		}
+	}
+	// A revoked agent keeps its last-seen time, and it can still move (the link may record a
+	// last contact after the revocation).
+	must(t, db.RevokeAgent(ctx, "ag-dock", at))
+	must(t, db.TouchAgent(ctx, "ag-dock", at.Add(time.Minute)))
+	wantCode(t, "TouchAgent of an unknown id", db.TouchAgent(ctx, "ag-nope", at), gateway.ENotFound)
+}
+
+func testSyncedResources(t *testing.T, open Opener) {
+	db := open(t)
+	ctx := context.Background()
+	f := bootstrap(t, db)
+	now := time.Now()
+	for _, id := range []string{"r-1", "r-2"} {
+		must(t, db.CreateRobot(ctx, gateway.Robot{ID: id, OrgID: f.org.ID, FleetID: f.fleet.ID, Name: id, CreatedAt: now}))
+	}
+	base := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	res := func(id, robot, path string, created time.Time) gateway.ResourceRecord {
+		return gateway.ResourceRecord{ID: id, RobotID: robot, Name: id + ".log", MIMEType: "text/plain", FileType: "log",
+			Size: 42, SHA256: "ab12", Path: path, CreatedAt: created}
+	}
+	records := []gateway.ResourceRecord{
+		res("old", "r-1", "resources/old", base),
+		res("new", "r-1", "resources/new", base.Add(2*time.Second)),
+		res("robot-held", "r-1", "", base.Add(3*time.Second)), // the robot serves it: not synced
+		res("mid-a", "r-1", "resources/mid-a", base.Add(time.Second)),
+		res("mid-b", "r-1", "resources/mid-b", base.Add(time.Second)), // same time, recorded later
+		res("other", "r-2", "resources/other", base.Add(5*time.Second)),
+	}
+	for _, r := range records {
+		must(t, db.SaveResource(ctx, r))
+	}
+
+	tests := []struct {
+		name  string
+		robot string
+		want  []string
+	}{
+		{"newest first, files the robot serves left out", "r-1", []string{"new", "mid-b", "mid-a", "old"}},
+		{"another robot", "r-2", []string{"other"}},
+		{"unknown robot", "r-nope", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			list, err := db.SyncedResources(ctx, tt.robot)
+			must(t, err)
+			var got []string
+			for _, r := range list {
+				got = append(got, r.ID)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("SyncedResources = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	list, err := db.SyncedResources(ctx, "r-1")
+	must(t, err)
+	if want := records[1]; len(list) == 0 || list[0] != want {
+		t.Errorf("record = %+v, want %+v (every field)", list[0], want)
+	}
+
+	// A copy that arrives later for a file first recorded as robot-held joins the list.
+	held := records[2]
+	held.Path = "resources/robot-held"
+	must(t, db.SaveResource(ctx, held))
+	list, err = db.SyncedResources(ctx, "r-1")
+	if err != nil || len(list) != 5 || list[0].ID != "robot-held" {
+		t.Errorf("after the copy arrived: %+v, %v; want robot-held first of 5", list, err)
+	}
+}
