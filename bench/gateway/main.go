@@ -4,7 +4,7 @@
 // buffer per sample, and three robots with KPIs for the KPI sockets. It is a bench tool,
 // outside the fleetgate binary and its flags.
 //
-// It prints one JSON line (url, token, robot, fleet, pid) once it serves, answers each "gc" line
+// A "profile DIR" line writes heap and goroutine profiles there. It prints one JSON line (url, token, robot, fleet, pid) once it serves, answers each "gc" line
 // on its standard input with the runtime's figures after a collection, and stops when its
 // standard input closes.
 package main
@@ -20,8 +20,10 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -47,7 +49,11 @@ func main() {
 	frame := flag.Int("frame", 150<<10, "camera payload size in bytes")
 	rate := flag.Float64("rate", 30, "camera frames per second; 0: the camera emits nothing")
 	listen := flag.String("listen", "127.0.0.1:0", "address to serve on (loopback)")
+	memRate := flag.Int("memprofilerate", 0, "runtime.MemProfileRate (1: every allocation, for the heap profile); 0: the default")
 	flag.Parse()
+	if *memRate > 0 {
+		runtime.MemProfileRate = *memRate
+	}
 	if err := run(*listen, *frame, *rate); err != nil {
 		fmt.Fprintln(os.Stderr, "bench gateway:", err)
 		os.Exit(1)
@@ -113,6 +119,10 @@ func run(listen string, frameSize int, rate float64) error {
 	// Each "gc" line: collect garbage, hand freed memory back, print the runtime's figures.
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
+		if dir, ok := strings.CutPrefix(in.Text(), "profile "); ok {
+			writeProfiles(dir)
+			fmt.Println("{}")
+		}
 		if in.Text() == "gc" {
 			runtime.GC()
 			debug.FreeOSMemory()
@@ -129,6 +139,18 @@ func run(listen string, frameSize int, rate float64) error {
 		return err
 	case <-time.After(15 * time.Second):
 		return fmt.Errorf("the server did not stop within 15 s")
+	}
+}
+
+// writeProfiles writes the heap and goroutine profiles into dir (FLEETGATE_BENCH_PROFILE).
+func writeProfiles(dir string) {
+	for _, name := range []string{"heap", "goroutine"} {
+		f, err := os.Create(filepath.Join(dir, name+".pprof"))
+		if err != nil {
+			continue
+		}
+		pprof.Lookup(name).WriteTo(f, 0)
+		f.Close()
 	}
 }
 

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -242,6 +245,11 @@ func idle(cfg serverConfig, counts []int) error {
 				go v.run(false)
 			}
 			time.Sleep(3 * time.Second)
+			if dir := os.Getenv("FLEETGATE_BENCH_PROFILE"); dir != "" && server == fleetgate {
+				dir = filepath.Join(dir, strings.ReplaceAll(kind, " ", "-")+"-"+strconv.Itoa(n))
+				os.MkdirAll(dir, 0o755)
+				s.profile(dir)
+			}
 			g1 := s.gc()
 			rss1 := s.rss()
 			load := loadAverage()
@@ -273,4 +281,3 @@ func idle(cfg serverConfig, counts []int) error {
 	fmt.Printf("\nidle sockets: %d target(s) missed\n\n", missed)
 	return nil
 }
-

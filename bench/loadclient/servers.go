@@ -45,6 +45,9 @@ func startServer(kind string, cfg serverConfig) (*serverProc, error) {
 	switch kind {
 	case fleetgate:
 		cmd = exec.Command(cfg.gatewayBin, "-frame", frame, "-rate", rate)
+		if os.Getenv("FLEETGATE_BENCH_PROFILE") != "" {
+			cmd.Args = append(cmd.Args, "-memprofilerate", "1")
+		}
 	case foxglove:
 		cmd = exec.Command(cfg.node, "--expose-gc", cfg.foxgloveScript, "--frame", frame, "--rate", rate)
 	default:
@@ -86,6 +89,12 @@ func (s *serverProc) gc() string {
 		return ""
 	}
 	return s.out.Text()
+}
+
+// profile has fleetgate's bench server write heap and goroutine profiles into dir.
+func (s *serverProc) profile(dir string) {
+	fmt.Fprintln(s.stdin, "profile "+dir)
+	s.out.Scan()
 }
 
 // rss is the server's resident memory in bytes.

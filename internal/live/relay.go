@@ -34,6 +34,18 @@ func (ss *Sessions) RunOutput(conn Conn, src Output, opt OutputOptions, recheck 
 	s.serve(func(ctx context.Context) { s.relay(ctx, src, opt) }, nil)
 }
 
+// StartOutput is RunOutput on a goroutine of its own, registered before StartOutput returns
+// (Shutdown waits for it). The upgrade handler returns then: its goroutine has grown a deep
+// stack through the middleware and holds the request, which an idle viewer must not keep.
+func (ss *Sessions) StartOutput(conn Conn, src Output, opt OutputOptions, recheck Recheck) {
+	s := newSession(ss, conn, recheck)
+	if !ss.add(s) {
+		go s.refuse()
+		return
+	}
+	go s.run(func(ctx context.Context) { s.relay(ctx, src, opt) }, nil)
+}
+
 func (s *session) relay(ctx context.Context, src Output, opt OutputOptions) {
 	readCtx := s.discardReads(ctx)
 	stream, sub, err := src.Subscribe(ctx, fleet.SubscribeOptions{MaxRate: opt.MaxRate, Downsample: opt.Downsample})

@@ -52,7 +52,7 @@ func (h *kpiSocket) connect(c echo.Context) error {
 	if h.hub == nil {
 		return gateway.Errorf(gateway.EUnavailable, "custom KPI frames are not served by this gateway")
 	}
-	conn, err := websocket.Accept(c.Response(), req, acceptOptions())
+	conn, frames, err := acceptSocket(c.Response(), req)
 	if err != nil {
 		return nil // Accept answered the client (a cross-origin request gets 403)
 	}
@@ -69,7 +69,7 @@ func (h *kpiSocket) connect(c echo.Context) error {
 		return nil
 	}
 	// The socket gets goroutines of its own and the handler returns (see live.RunKPIs).
-	go live.RunKPIs(newWSConn(conn, nil), sub, readCtx, abort)
+	go live.RunKPIs(newWSConn(conn, frames), sub, readCtx, abort)
 	return nil
 }
 
