@@ -88,4 +88,3 @@ func readAll(buf []byte, r io.Reader) ([]byte, error) {
 		}
 	}
 }
-
