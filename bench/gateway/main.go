@@ -50,12 +50,20 @@ func main() {
 	rate := flag.Float64("rate", 30, "camera frames per second; 0: the camera emits nothing")
 	listen := flag.String("listen", "127.0.0.1:0", "address to serve on (loopback)")
 	memRate := flag.Int("memprofilerate", 0, "runtime.MemProfileRate (1: every allocation, for the heap profile); 0: the default")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		if f, err := os.Create(*cpuProfile); err == nil {
+			pprof.StartCPUProfile(f)
+			defer func() { pprof.StopCPUProfile(); f.Close() }()
+		}
+	}
 	if *memRate > 0 {
 		runtime.MemProfileRate = *memRate
 	}
 	if err := run(*listen, *frame, *rate); err != nil {
 		fmt.Fprintln(os.Stderr, "bench gateway:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
@@ -124,6 +132,9 @@ func run(listen string, frameSize int, rate float64) error {
 			fmt.Println("{}")
 		}
 		if in.Text() == "gc" {
+			// Twice: the second cycle also shrinks the stacks that the first found mostly
+			// unused, as a server's periodic collections do to long-idle goroutines.
+			runtime.GC()
 			runtime.GC()
 			debug.FreeOSMemory()
 			var m runtime.MemStats

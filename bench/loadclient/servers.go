@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -45,8 +46,13 @@ func startServer(kind string, cfg serverConfig) (*serverProc, error) {
 	switch kind {
 	case fleetgate:
 		cmd = exec.Command(cfg.gatewayBin, "-frame", frame, "-rate", rate)
-		if os.Getenv("FLEETGATE_BENCH_PROFILE") != "" {
-			cmd.Args = append(cmd.Args, "-memprofilerate", "1")
+		if dir := os.Getenv("FLEETGATE_BENCH_PROFILE"); dir != "" {
+			if cfg.rate == 0 { // idle: a heap profile of every allocation
+				cmd.Args = append(cmd.Args, "-memprofilerate", "1")
+			} else {
+				profiles++
+				cmd.Args = append(cmd.Args, "-cpuprofile", filepath.Join(dir, fmt.Sprintf("cpu-%d.pprof", profiles)))
+			}
 		}
 	case foxglove:
 		cmd = exec.Command(cfg.node, "--expose-gc", cfg.foxgloveScript, "--frame", frame, "--rate", rate)
@@ -111,6 +117,9 @@ func (s *serverProc) rss() int64 {
 	}
 	return 0
 }
+
+// profiles counts the CPU profiles asked for (FLEETGATE_BENCH_PROFILE), to name them.
+var profiles int
 
 // clockTick is the kernel's USER_HZ, 100 on Linux everywhere that matters.
 const clockTick = 100
