@@ -54,7 +54,8 @@ type Gateway struct {
 	cameras   Cameras
 	controls  *teleop.Controls
 
-	limits loginLimits
+	limits   loginLimits
+	rechecks rechecks
 }
 
 // New returns a Gateway over cfg.
