@@ -12,20 +12,20 @@ import (
 // RunKPIs pumps a fleet's KPI frames from sub to conn until either ends. Its goroutine reads
 // (and drops the data frames the contract says clients do not send) and owns the socket; the
 // frames are written by a goroutine started when the hub offers one (kpi.Subscriber.OnReady)
-// and ended when it is written, so an idle socket keeps one goroutine, not two. Cancelling
-// readCtx (the hub's abort of a stalled client) makes the connection close under a blocked
-// writer; abort is called when the pump ends.
+// and ended when it is written, so an idle socket keeps one goroutine, not two. The hub's abort
+// of a stalled client must close the connection under a blocked writer (Conn.Drop); abort is
+// called when the pump ends.
 //
 // Callers run it on a goroutine of its own and let the upgrade handler return: the handler's
 // goroutine has grown a deep stack through the middleware and holds the request, which an idle
 // socket must not keep. The hub's shutdown waits for the socket instead.
-func RunKPIs(conn Conn, sub *kpi.Subscriber, readCtx context.Context, abort context.CancelFunc) {
+func RunKPIs(conn Conn, sub *kpi.Subscriber, abort func()) {
 	defer sub.Close()
 	p := &kpiPump{conn: conn, sub: sub}
 	sub.OnReady(p.kick)
 	// The reader answers the client's half of a close handshake the pump began; abort would
 	// cut the connection under it, so it comes after.
-	discardMessages(readCtx, conn)
+	discardMessages(conn)
 	p.end()
 	if p.closing {
 		<-conn.Closed()
@@ -122,10 +122,12 @@ func (p *kpiPump) step() bool {
 }
 
 // discardMessages reads a KPI connection for its control frames (pings, the close handshake)
-// and drops its data frames, until the connection ends.
-func discardMessages(ctx context.Context, conn Conn) {
+// and drops its data frames, until the connection ends. No context: the connection's end (the
+// close handshake, the hub's abort, the client) ends the read, and a cancellable one would cost
+// the library a timer and a deeper stack on every read.
+func discardMessages(conn Conn) {
 	for {
-		if _, _, err := conn.Read(ctx, nil); err != nil && !errors.Is(err, ErrMessageTooBig) {
+		if _, _, err := conn.Read(context.Background(), nil); err != nil && !errors.Is(err, ErrMessageTooBig) {
 			return
 		}
 	}

@@ -205,6 +205,8 @@ func (s *session) checkEvery(ctx context.Context, period time.Duration, check fu
 	var mu sync.Mutex
 	stopped := false
 	var t *time.Timer
+	mu.Lock() // t is read under mu by its own function
+	defer mu.Unlock()
 	t = time.AfterFunc(period, func() {
 		if ctx.Err() != nil || s.stopped() || !check(ctx) {
 			return

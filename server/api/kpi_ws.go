@@ -59,17 +59,17 @@ func (h *kpiSocket) connect(c echo.Context) error {
 	setNotSentLowatTo(ctx, kpiNotSentLowat)
 	conn.SetReadLimit(kpiReadLimit)
 
-	// Cancelling readCtx makes the library close the connection under a blocked writer: it
-	// is how the hub cuts off a stalled client.
-	readCtx, abort := context.WithCancel(context.Background())
-	sub, err := h.hub.Subscribe(kpi.Request{FleetID: view.FleetID, Token: bearer, View: kpiView(view), Abort: abort})
+	// The hub cuts off a stalled client by closing the connection under its blocked writer, on
+	// a goroutine of its own: the hub calls it under its lock, and closing waits for the reader.
+	ws := newWSConn(conn, frames)
+	cut := func() { go ws.Drop() }
+	sub, err := h.hub.Subscribe(kpi.Request{FleetID: view.FleetID, Token: bearer, View: kpiView(view), Abort: cut})
 	if err != nil {
-		abort()
 		conn.Close(websocket.StatusGoingAway, "server shutting down")
 		return nil
 	}
 	// The socket gets goroutines of its own and the handler returns (see live.RunKPIs).
-	go live.RunKPIs(newWSConn(conn, frames), sub, readCtx, abort)
+	go live.RunKPIs(ws, sub, cut)
 	return nil
 }
 
