@@ -12,11 +12,13 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -41,13 +43,19 @@ const adminToken = "fgt_BenchAdminToken0123456789abcdefg"
 const (
 	compressedImageType = "Platform.Messages.sensor_msgs.CompressedImage"
 	twistType           = "Platform.Messages.geometry_msgs.Twist"
+	pointCloudType      = "Platform.Messages.sensor_msgs.PointCloud2"
 )
 
-var cameraKey = fleet.StreamKey{Component: "camera", Name: "image", Source: fleet.SourceComponent}
+var (
+	cameraKey = fleet.StreamKey{Component: "camera", Name: "image", Source: fleet.SourceComponent}
+	cloudKey  = fleet.StreamKey{Component: "lidar", Name: "points", Source: fleet.SourceComponent}
+)
 
 func main() {
 	frame := flag.Int("frame", 150<<10, "camera payload size in bytes")
 	rate := flag.Float64("rate", 30, "camera frames per second; 0: the camera emits nothing")
+	cloud := flag.Int("cloud", 2<<20, "point cloud payload size in bytes")
+	cloudRate := flag.Float64("cloud-rate", 0, "point clouds per second on lidar/points; 0: none")
 	listen := flag.String("listen", "127.0.0.1:0", "address to serve on (loopback)")
 	memRate := flag.Int("memprofilerate", 0, "runtime.MemProfileRate (1: every allocation, for the heap profile); 0: the default")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
@@ -61,7 +69,7 @@ func main() {
 	if *memRate > 0 {
 		runtime.MemProfileRate = *memRate
 	}
-	if err := run(*listen, *frame, *rate); err != nil {
+	if err := run(*listen, *frame, *rate, *cloud, *cloudRate); err != nil {
 		fmt.Fprintln(os.Stderr, "bench gateway:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -80,7 +88,7 @@ func (r kpiRobot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
 	return list, err
 }
 
-func run(listen string, frameSize int, rate float64) error {
+func run(listen string, frameSize int, rate float64, cloudSize int, cloudRate float64) error {
 	dir, err := os.MkdirTemp("", "fleetgate-bench-")
 	if err != nil {
 		return err
@@ -102,7 +110,8 @@ func run(listen string, frameSize int, rate float64) error {
 	bot := &fleettest.Robot{ID: "bench-bot", Name: "bench-bot", StreamList: []fleet.Stream{
 		{Component: "camera", Name: "image", Type: compressedImageType, Direction: fleet.Output, Source: fleet.SourceComponent},
 		{Component: "base", Name: "cmd_vel", Type: twistType, Direction: fleet.Input, Source: fleet.SourceComponent},
-	}}
+		{Component: "lidar", Name: "points", Type: pointCloudType, Direction: fleet.Output, Source: fleet.SourceComponent},
+	}, MetricList: []fleet.Metric{{Type: fleet.MetricCpu, Value: 12.5}}}
 	if err := srv.Registry().Add(ctx, bot, gateway.LocalFleetID); err != nil {
 		return err
 	}
@@ -119,7 +128,10 @@ func run(listen string, frameSize int, rate float64) error {
 		return err
 	}
 	if rate > 0 {
-		go emit(ctx, bot, cameraPayload(frameSize), rate)
+		go emit(ctx, bot, cameraKey, compressedImageType, cameraPayload(frameSize), rate)
+	}
+	if cloudRate > 0 {
+		go emit(ctx, bot, cloudKey, pointCloudType, cloudPayload(cloudSize), cloudRate)
 	}
 	out, _ := json.Marshal(map[string]any{"url": srv.URL(), "token": token, "robot": bot.ID,
 		"fleet": gateway.LocalFleetID, "pid": os.Getpid()})
@@ -187,9 +199,29 @@ func cameraPayload(size int) []byte {
 	return b
 }
 
+// cloudPayload is a PointCloud2 of about size bytes of points (x, y, z, intensity as float32).
+func cloudPayload(size int) []byte {
+	const step = 16
+	n := size / step
+	data := make([]byte, n*step)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range n {
+		for f := range 4 {
+			binary.LittleEndian.PutUint32(data[i*step+4*f:], math.Float32bits(rng.Float32()*20-10))
+		}
+	}
+	fields := []*catalogpb.PointField{}
+	for i, name := range []string{"x", "y", "z", "intensity"} {
+		fields = append(fields, &catalogpb.PointField{Name: name, Offset: uint32(4 * i), Datatype: 7, Count: 1})
+	}
+	b, _ := proto.Marshal(&catalogpb.PointCloud2{Header: &catalogpb.Header{FrameId: "lidar"}, Height: 1, Width: uint32(n),
+		Fields: fields, PointStep: step, RowStep: uint32(n * step), Data: data, IsDense: true})
+	return b
+}
+
 // emit publishes a fresh copy of payload at rate on schedule, as a camera does: a tick missed
 // by more than a period is skipped, never caught up in a burst.
-func emit(ctx context.Context, bot *fleettest.Robot, payload []byte, rate float64) {
+func emit(ctx context.Context, bot *fleettest.Robot, key fleet.StreamKey, typ string, payload []byte, rate float64) {
 	period := time.Duration(float64(time.Second) / rate)
 	t0 := time.Now()
 	for k := 1; ; k++ {
@@ -203,6 +235,6 @@ func emit(ctx context.Context, bot *fleettest.Robot, payload []byte, rate float6
 			return
 		case <-time.After(wait):
 		}
-		bot.Emit(cameraKey, compressedImageType, append([]byte(nil), payload...))
+		bot.Emit(key, typ, append([]byte(nil), payload...))
 	}
 }

@@ -9,6 +9,8 @@
 //	loadclient fanout -viewers 10,50,200 -rounds 3 -duration 10s
 //	loadclient slow -duration 60s
 //	loadclient idle -conns 1000,5000
+//	loadclient json -rounds 2 -duration 8s
+//	loadclient rest -rounds 2 -duration 4s
 package main
 
 import (
@@ -25,7 +27,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: loadclient fanout|slow|idle [flags]")
+		fmt.Fprintln(os.Stderr, "usage: loadclient fanout|slow|idle|json|rest [flags]")
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
@@ -41,6 +43,7 @@ func main() {
 	conns := fs.String("conns", "1000,5000", "idle: connection counts")
 	slowRate := fs.Float64("slow-rate", 3e6, "slow: the slow viewer's bytes per second")
 	healthy := fs.Int("healthy", 10, "slow: healthy viewers beside the slow one")
+	clients := fs.Int("clients", 32, "rest: keep-alive clients")
 	fs.Parse(os.Args[2:])
 	cfg.rate = 30
 
@@ -52,6 +55,10 @@ func main() {
 		err = slow(cfg, *healthy, *slowRate, *warmup, *duration)
 	case "idle":
 		err = idle(cfg, ints(*conns))
+	case "json":
+		err = jsonFanout(cfg, *rounds, *warmup, *duration)
+	case "rest":
+		err = rest(cfg, *clients, *rounds, *duration)
 	default:
 		err = fmt.Errorf("unknown scenario %q", os.Args[1])
 	}

@@ -37,6 +37,7 @@ type serverConfig struct {
 	gatewayBin, node, foxgloveScript string
 	frame                            int
 	rate                             float64
+	cloudRate                        float64 // fleetgate's point clouds per second (json)
 }
 
 func startServer(kind string, cfg serverConfig) (*serverProc, error) {
@@ -45,7 +46,8 @@ func startServer(kind string, cfg serverConfig) (*serverProc, error) {
 	var cmd *exec.Cmd
 	switch kind {
 	case fleetgate:
-		cmd = exec.Command(cfg.gatewayBin, "-frame", frame, "-rate", rate)
+		cmd = exec.Command(cfg.gatewayBin, "-frame", frame, "-rate", rate,
+			"-cloud-rate", strconv.FormatFloat(cfg.cloudRate, 'f', -1, 64))
 		if dir := os.Getenv("FLEETGATE_BENCH_PROFILE"); dir != "" {
 			if cfg.rate == 0 { // idle: a heap profile of every allocation
 				cmd.Args = append(cmd.Args, "-memprofilerate", "1")

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -34,6 +35,8 @@ type viewer struct {
 	rate float64
 	due  time.Time
 
+	frames, bytes atomic.Int64 // read whole, whatever record says
+
 	mu       sync.Mutex
 	receipts []receipt
 	done     chan struct{}
@@ -48,12 +51,17 @@ const (
 
 // dialViewer connects to s's camera stream (subscribed, on Foxglove's server).
 func dialViewer(ctx context.Context, s *serverProc, frame int) (*viewer, error) {
+	return dialStream(ctx, s, frame, "componentName=camera&streamName=image")
+}
+
+// dialStream connects to one of fleetgate's W3 output streams (query), or Foxglove's camera.
+func dialStream(ctx context.Context, s *serverProc, frame int, query string) (*viewer, error) {
 	v := &viewer{kind: s.kind, buf: make([]byte, 0, frame+64<<10), done: make(chan struct{})}
 	var err error
 	switch s.kind {
 	case fleetgate:
 		v.conn, _, err = websocket.Dial(ctx, s.wsURL()+"/apigateway/v2/robots/"+s.hello.Robot+
-			"/streams/connect?componentName=camera&streamName=image",
+			"/streams/connect?"+query,
 			&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"bearer " + s.hello.Token}}})
 	case foxglove:
 		v.conn, _, err = websocket.Dial(ctx, s.hello.URL, &websocket.DialOptions{Subprotocols: []string{foxgloveProto}})
@@ -120,6 +128,8 @@ func (v *viewer) run(record bool) {
 			v.err = err
 			return
 		}
+		v.frames.Add(1)
+		v.bytes.Add(int64(len(frame)))
 		if !record {
 			continue
 		}
