@@ -22,6 +22,7 @@ import (
 func RunKPIs(conn Conn, sub *kpi.Subscriber, abort func()) {
 	defer sub.Close()
 	p := &kpiPump{conn: conn, sub: sub}
+	p.drainFn = p.drain
 	sub.OnReady(p.kick)
 	// The reader answers the client's half of a close handshake the pump began; abort would
 	// cut the connection under it, so it comes after.
@@ -44,6 +45,7 @@ type kpiPump struct {
 	ended   bool // no more writers: the socket is over, or the pump has ended it
 	closing bool // the pump ended the socket with a close code (End)
 	busy    sync.WaitGroup
+	drainFn func() // p.drain, made once: a go statement of a method value allocates
 }
 
 // kick is the subscriber's OnReady.
@@ -57,7 +59,7 @@ func (p *kpiPump) kick() {
 	default:
 		p.running = true
 		p.busy.Add(1)
-		go p.drain()
+		go p.drainFn()
 	}
 }
 

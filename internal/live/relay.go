@@ -58,6 +58,7 @@ func (ss *Sessions) StartOutput(conn Conn, src Output, opt OutputOptions, rechec
 	feed, release := ss.feeds.Get(src.RobotID(), stream)
 	r := &relay{s: s, sub: sub, feed: feed, variant: output.Variant{Format: opt.Format, Downsample: opt.Downsample},
 		text: opt.Format == output.JSON, pacer: output.NewPacer(opt.MaxRate)}
+	r.drainFn = r.drain
 	go func() {
 		defer ss.remove(s)
 		defer cancel()
@@ -101,6 +102,7 @@ type relay struct {
 	paceWait *time.Timer // while a paced writer waits
 	held     fleet.Sample
 	busy     sync.WaitGroup // the writer, for end
+	drainFn  func()         // r.drain, made once: a go statement of a method value allocates
 }
 
 // kick is the subscription's OnReady.
@@ -114,7 +116,7 @@ func (r *relay) kick() {
 	default:
 		r.running = true
 		r.busy.Add(1)
-		go r.drain()
+		go r.drainFn()
 	}
 }
 

@@ -758,8 +758,9 @@ func (g *gatewayRelay) send(b *testing.B, n int) uint64 {
 }
 
 // profileAllocs relays n more samples (untimed) with every allocation recorded in the memory
-// profile, and attributes them by stack: those of the relay path, that is the W3 output loop
-// (api.(*socket).runOutput) and the hand-off of a sample to a subscription, per frame and
+// profile, and attributes them by stack: those of the relay path, that is the W3 output
+// writer (live.(*relay).drain, started per burst of samples by the hand-off) and the hand-off
+// of a sample to a subscription (its offer, which starts the writer), per frame and
 // client; and apart those of output.Feed.Frame, the per-sample encoding that the clients
 // share, per sample. Unlike a count of the whole process, this leaves out the test's own
 // clients and the server's background work.
@@ -795,7 +796,8 @@ func relayPathAllocs(b *testing.B) (relay, encode int64) {
 			switch {
 			case f.Function == "runtime.acquireSudog":
 				sudog = true
-			case strings.HasSuffix(f.Function, "api.(*socket).runOutput"),
+			case strings.HasSuffix(f.Function, "live.(*relay).drain"),
+				strings.HasSuffix(f.Function, "live.(*relay).paced"),
 				strings.HasSuffix(f.Function, "fleet.(*Subscription).offer"):
 				inRelay = true
 			case strings.HasSuffix(f.Function, "output.(*Feed).Frame"):
