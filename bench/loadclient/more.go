@@ -57,7 +57,9 @@ func jsonFanout(cfg serverConfig, rounds int, warmup, d time.Duration) error {
 	}
 	r := median(ratios)
 	ok := r <= 1.5
-	fmt.Printf("\n| CPU with 10 JSON viewers / with 1 (per round: %s) | median %.2f | ≤ 1.5 (roughly flat) | %s |\n", list(ratios), r, verdict(ok))
+	fmt.Println("\n| measurement | measured | target | result |")
+	fmt.Println("|---|---|---|---|")
+	fmt.Printf("| JSON 2 MiB point cloud: server CPU with 10 viewers / with 1 | %.2f (rounds %s) | ≤ 1.5 (roughly flat) | %s |\n", r, list(ratios), verdict(ok))
 	fmt.Printf("\njson: %d target(s) missed\n\n", map[bool]int{true: 0, false: 1}[ok])
 	return nil
 }
@@ -144,9 +146,11 @@ func rest(cfg serverConfig, clients, rounds int, d time.Duration) error {
 		}
 	}
 	fmt.Println()
+	fmt.Println("| measurement | measured | target | result |")
+	fmt.Println("|---|---|---|---|")
 	base := median(p99["/healthz"])
 	for _, rt := range routes[1:] {
-		fmt.Printf("| %s p99 vs /healthz p99 | %.2f ms vs %.2f ms: %.1fx | info |\n", rt.name, median(p99[rt.name]), base, median(p99[rt.name])/base)
+		fmt.Printf("| REST %s p99 / /healthz p99 (median of rounds) | %.1fx (%.2f ms vs %.2f ms) | | info |\n", rt.name, median(p99[rt.name])/base, median(p99[rt.name]), base)
 	}
 	fmt.Println()
 	return nil
