@@ -617,8 +617,8 @@ func TestLiveSocketsShutdown(t *testing.T) {
 	}
 }
 
-// A large frame that is not gzipped goes out without copying its payload, as one message in
-// fragments (head, payload, tail; corked up to 512 KiB, not beyond); the client reads exactly
+// A large frame that is not gzipped goes out without copying its payload, as one message in one
+// frame written with one writev (its header, head, payload, tail); the client reads exactly
 // proto.Marshal's envelope, and a small one, sent whole, the same way.
 func TestLiveOutputLargeImageIsTheMarshalledEnvelope(t *testing.T) {
 	a := newLiveAgent(t)
