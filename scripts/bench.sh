@@ -11,6 +11,7 @@
 #   FANOUT_ROUNDS   alternating rounds of the fan-out (default 3), FANOUT_DURATION (8s)
 #   SLOW_DURATION   the slow viewer's run per server (default 60s)
 #   IDLE_CONNS      idle socket counts (default 1000,5000)
+#   BENCH_REPORT_ONLY=1 with BENCH_LOG_DIR: write the report again from a run's raw output
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,6 +37,7 @@ run() {
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 [ "$(ulimit -n)" -ge 12000 ] || echo "warning: ulimit -n is $(ulimit -n); 5,000 idle sockets need about 11,000"
 
+if [ -z "${BENCH_REPORT_ONLY:-}" ]; then
 step "build"
 mkdir -p bin
 go build -o bin/bench-gateway ./bench/gateway || exit 1
@@ -86,7 +88,9 @@ run rest 60 ./bin/loadclient rest -rounds 2 -duration 4s
 step "9. cloud path: a stream through the agent link vs the local gateway"
 FLEETGATE_BENCH_DURATION=8s run cloud 180 go test -run '^$' -bench 'BenchmarkCloudLive' -benchtime 1x ./cmd/fleetgate
 
-load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+cut -d' ' -f1-3 /proc/loadavg >"$log_dir/load-end"
+fi
+load_end=$(cat "$log_dir/load-end" 2>/dev/null)
 step "summary"
 # Go benchmark lines: name, iterations, then value-unit pairs; a figure measured several
 # times (-count) is summarised by its median.
