@@ -41,7 +41,10 @@ const channel = server.addChannel({
 });
 
 const template = randomFillSync(Buffer.allocUnsafe(frameSize));
-const wallNanos = () => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6));
+// CLOCK_MONOTONIC in nanoseconds (libuv's hrtime), which the load client reads too: exact on one
+// machine, where a wall clock made of performance.timeOrigin can be off by as long as the
+// process waited for a CPU at start (100 ms on a loaded machine).
+const monoNanos = () => process.hrtime.bigint();
 
 if (rate > 0) {
   const period = 1000 / rate;
@@ -50,7 +53,7 @@ if (rate > 0) {
   const tick = () => {
     const payload = Buffer.allocUnsafe(frameSize);
     template.copy(payload);
-    server.sendMessage(channel, wallNanos(), payload);
+    server.sendMessage(channel, monoNanos(), payload);
     // On schedule; a tick missed by more than a period is skipped, never caught up.
     const now = performance.now();
     do k++; while (t0 + k * period < now - period);

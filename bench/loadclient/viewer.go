@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"golang.org/x/sys/unix"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -134,7 +135,7 @@ func (v *viewer) run(record bool) {
 			continue
 		}
 		received := time.Now()
-		published, ok := v.stamp(frame)
+		published, ok := v.stamp(frame, received)
 		if !ok {
 			continue // Foxglove's text messages (status, advertisements)
 		}
@@ -144,13 +145,16 @@ func (v *viewer) run(record bool) {
 	}
 }
 
-func (v *viewer) stamp(frame []byte) (time.Time, bool) {
+// stamp is when frame was published, on received's clock.
+func (v *viewer) stamp(frame []byte, received time.Time) (time.Time, bool) {
 	if v.kind == foxglove {
-		// messageData: opcode 1, subscription id (u32), timestamp (u64 ns), payload.
+		// messageData: opcode 1, subscription id (u32), timestamp (u64 ns), payload. The
+		// timestamp is CLOCK_MONOTONIC (bench/foxglove-server.mjs).
 		if len(frame) < 13 || frame[0] != 1 {
 			return time.Time{}, false
 		}
-		return time.Unix(0, int64(binary.LittleEndian.Uint64(frame[5:13]))), true
+		age := monotonicNanos() - int64(binary.LittleEndian.Uint64(frame[5:13]))
+		return received.Add(-time.Duration(age)), true
 	}
 	return envelopeTime(frame)
 }
@@ -199,6 +203,13 @@ func (v *viewer) takeReceipts() []receipt {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return slices.Clone(v.receipts)
+}
+
+// monotonicNanos reads CLOCK_MONOTONIC, the clock of Foxglove's timestamps here.
+func monotonicNanos() int64 {
+	var ts unix.Timespec
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return ts.Nano()
 }
 
 // The MessageStream fields the client reads (proto/streampb): publish_time 7 (sec 1,
