@@ -119,7 +119,7 @@ go_summary() {
 		return s
 	}
 	function row(label, name, unit, op, target, base,   x, ok) {
-		if (!has(name, unit)) { printf "| %s | not run | %s %s | MISSED |\n", label, op, target; missed++; return }
+		if (!has(name, unit)) { printf "| %s | not run | %s %s | MISSED |\n", label, (op == ">=" ? "≥" : "≤"), target; missed++; return }
 		x = val(name, unit)
 		ok = (op == ">=") ? (x >= target) : (x <= target)
 		printf "| %s | %.3f%s | %s %s | %s |\n", label, x, base, (op == ">=" ? "≥" : "≤"), target, ok ? "met" : "MISSED"

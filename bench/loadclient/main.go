@@ -44,6 +44,7 @@ func main() {
 	slowRate := fs.Float64("slow-rate", 3e6, "slow: the slow viewer's bytes per second")
 	healthy := fs.Int("healthy", 10, "slow: healthy viewers beside the slow one")
 	clients := fs.Int("clients", 32, "rest: keep-alive clients")
+	servers := fs.String("servers", "fleetgate,foxglove", "slow: the servers to run")
 	fs.Parse(os.Args[2:])
 	cfg.rate = 30
 
@@ -52,7 +53,7 @@ func main() {
 	case "fanout":
 		err = fanout(cfg, ints(*viewers), *rounds, *warmup, *duration)
 	case "slow":
-		err = slow(cfg, *healthy, *slowRate, *warmup, *duration)
+		err = slow(cfg, strings.Split(*servers, ","), *healthy, *slowRate, *warmup, *duration)
 	case "idle":
 		err = idle(cfg, ints(*conns))
 	case "json":

@@ -133,13 +133,13 @@ func list(v []float64) string {
 }
 
 // slow runs one viewer reading at rate bytes per second beside healthy ones, on each server.
-func slow(cfg serverConfig, healthy int, rate float64, warmup, d time.Duration) error {
+func slow(cfg serverConfig, servers []string, healthy int, rate float64, warmup, d time.Duration) error {
 	fmt.Printf("### Slow viewer: one reading at %.1f MB/s beside %d healthy viewers, %s per server (%d KiB at %.0f Hz is %.1f MB/s)\n\n",
 		rate/1e6, healthy, d, cfg.frame>>10, cfg.rate, float64(cfg.frame)*cfg.rate/1e6)
 	fmt.Println("| server | slow viewer age p50 / p99 ms, first third | p50 / p99 ms, last third | slow viewer fps | healthy viewers: slowest fps | healthy p99 ms | load average |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	missed := 0
-	for _, kind := range []string{fleetgate, foxglove} {
+	for _, kind := range servers {
 		s, err := startServer(kind, cfg)
 		if err != nil {
 			return err
