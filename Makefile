@@ -1,5 +1,5 @@
 # Convenience targets; the scripts are the source of truth (CI runs scripts/test.sh).
-.PHONY: test generate build agent-ros2 demo durability deadman soak kiosk-soak
+.PHONY: test generate build agent-ros2 demo bench durability deadman soak kiosk-soak
 
 test:
 	./scripts/test.sh
@@ -17,6 +17,11 @@ agent-ros2:
 
 demo:
 	go run ./cmd/fleetgate demo
+
+# The one bench command (about 12 minutes, loopback only): fleetgate against Foxglove's
+# WebSocket protocol server and other baselines, in the same run; writes docs/performance.md.
+bench:
+	./scripts/bench.sh
 
 # The reliability suite (docs/reliability.md): long runs against the real binary, not part
 # of make test. FLEETGATE_CYCLES, FLEETGATE_TRIALS and FLEETGATE_SOAK_DURATION shorten them.

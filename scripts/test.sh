@@ -146,6 +146,24 @@ while read -r target; do
 	fi
 done <<<"$fuzz_targets"
 
+# The Go benchmarks run once each (they never fail on speed; make bench measures), and the
+# relay path must keep allocating nothing per frame and client: a rise fails the run.
+step "benchmarks (smoke, -benchtime=1x) and allocations per relayed frame"
+bench_failed=0
+if go test -run '^$' -bench 'BenchmarkRelayThroughput|BenchmarkFeedFrame|BenchmarkSubscriptionNext' -benchtime 1x \
+	./server/api >"$log_dir/bench-smoke.log" 2>&1 && node --check bench/foxglove-server.mjs; then
+	allocs=$(grep -o '[0-9.e+-]* relay-allocs/frame/client' "$log_dir/bench-smoke.log" | awk '$1 > 0.05 {bad++} END {print bad + 0}')
+	if [ "$(grep -c 'relay-allocs/frame/client' "$log_dir/bench-smoke.log")" -eq 0 ] || [ "$allocs" -ne 0 ]; then
+		echo "allocations per relayed frame rose (want 0):"; grep 'relay-allocs' "$log_dir/bench-smoke.log"
+		bench_failed=1
+	else
+		echo "benchmarks: ok, relay allocations per frame and client: 0"
+	fi
+else
+	echo "benchmarks could not run (log: $log_dir/bench-smoke.log)"; tail -20 "$log_dir/bench-smoke.log"
+	bench_failed=1
+fi
+
 step "browser end-to-end tests (chromium)"
 rm -rf test-artifacts/e2e # this run's screenshots only
 set +e
@@ -162,7 +180,8 @@ echo "go: $passed passed, $failed failed, $skipped skipped"
 echo "js: $js_passed passed, $js_failed failed, $js_skipped skipped"
 echo "e2e: $e2e_passed passed, $e2e_failed failed, $e2e_skipped skipped"
 echo "fuzz: $fuzz_failed failed"
-all_failed=$((failed + js_failed + e2e_failed + fuzz_failed))
+echo "benchmarks (smoke and relay allocations): $bench_failed failed"
+all_failed=$((failed + js_failed + e2e_failed + fuzz_failed + bench_failed))
 all_skipped=$((skipped + js_skipped + e2e_skipped))
 echo "$((passed + js_passed + e2e_passed)) passed, $all_failed failed, $all_skipped skipped"
 [ "$status" -eq 0 ] && [ "$js_status" -eq 0 ] && [ "$e2e_status" -eq 0 ] && [ "$all_failed" -eq 0 ] && [ "$all_skipped" -eq 0 ]

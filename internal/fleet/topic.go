@@ -157,6 +157,22 @@ type Subscription struct {
 	queue []Sample
 	err   error
 	once  sync.Once
+	// onReady, when set (OnReady), is called after each offer and at the end.
+	onReady func()
+}
+
+// OnReady has f called, on the caller's goroutine, whenever a sample has been offered and when
+// the subscription ends, instead of a reader waiting on Ready: a reader that is woken only
+// when there is work keeps no goroutine (and no stack) while the stream is quiet. f must not
+// block; it is called once at once if a sample is pending or the subscription has ended.
+func (s *Subscription) OnReady(f func()) {
+	s.mu.Lock()
+	s.onReady = f
+	now := s.has || len(s.queue) > 0 || s.err != nil
+	s.mu.Unlock()
+	if now {
+		f()
+	}
 }
 
 // Buffer lets the subscription hold up to n samples, oldest first, instead of only the
@@ -184,10 +200,14 @@ func (s *Subscription) offer(sample Sample) {
 	} else {
 		s.pending, s.has = sample, true
 	}
+	onReady := s.onReady
 	s.mu.Unlock()
 	select {
 	case s.ready <- struct{}{}:
 	default:
+	}
+	if onReady != nil {
+		onReady()
 	}
 }
 
@@ -195,8 +215,12 @@ func (s *Subscription) end(err error) {
 	s.once.Do(func() {
 		s.mu.Lock()
 		s.err = err
+		onReady := s.onReady
 		s.mu.Unlock()
 		close(s.done)
+		if onReady != nil {
+			onReady()
+		}
 	})
 }
 

@@ -64,6 +64,7 @@ type Gateway struct {
 	controls  *teleop.Controls
 
 	limits      loginLimits
+	rechecks    rechecks
 	alertRules  AlertRules
 	agentLinks  func(agentID string) (time.Time, bool)
 	eventPosted func()

@@ -174,13 +174,16 @@ func (g *Gateway) hostedElsewhere(r Robot) bool {
 
 // SocketRecheck is a live session's token re-check: sockets outlive requests, and a revoked
 // or expired token must end them (live.ErrTokenRevoked).
+// Sockets of one bearer share a check made in the last recheckShare.
 func (g *Gateway) SocketRecheck(bearer string) live.Recheck {
 	return func(ctx context.Context) error {
-		_, err := g.Authenticate(ctx, bearer)
-		if ErrorCode(err) == EUnauthorized {
-			return live.ErrTokenRevoked
-		}
-		return err
+		return g.rechecks.do(ctx, bearer, func(ctx context.Context) error {
+			_, err := g.Authenticate(ctx, bearer)
+			if ErrorCode(err) == EUnauthorized {
+				return live.ErrTokenRevoked
+			}
+			return err
+		})
 	}
 }
 

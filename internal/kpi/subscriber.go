@@ -34,6 +34,21 @@ type Subscriber struct {
 	writing   atomic.Int64 // UnixNano when the write under way began; 0 between writes
 	dropped   atomic.Uint64
 	closeOnce sync.Once
+	onReady   atomic.Pointer[func()] // OnReady's
+}
+
+// OnReady has f called, on the hub's goroutine, after each offer and when the subscription
+// ends, instead of a writer waiting on Ready: a writer woken only when there is work keeps no
+// goroutine (and no stack) between frames. f must not block; it is called once at once.
+func (s *Subscriber) OnReady(f func()) {
+	s.onReady.Store(&f)
+	f()
+}
+
+func (s *Subscriber) notify() {
+	if f := s.onReady.Load(); f != nil {
+		(*f)()
+	}
 }
 
 // Ready signals that a frame may be waiting; Next takes it.
@@ -80,6 +95,7 @@ func (s *Subscriber) offer(f *Frame) {
 	case s.ready <- struct{}{}:
 	default:
 	}
+	s.notify()
 }
 
 // end ends the subscription once with err.
@@ -88,6 +104,7 @@ func (s *Subscriber) end(err error) {
 		s.err = err
 		close(s.done)
 		s.frame.Swap(nil) // nothing more goes out after a revocation
+		s.notify()
 	})
 }
 

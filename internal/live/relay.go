@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
@@ -26,79 +27,220 @@ type OutputOptions struct {
 	MaxRate    float64 // frames per second at most; 0: as they come
 }
 
-// RunOutput relays src to conn until the session ends; it returns then. Frames are encoded
-// once per sample and variant for every session of the stream; a slow client skips to the
-// newest sample rather than queueing old ones.
-func (ss *Sessions) RunOutput(conn Conn, src Output, opt OutputOptions, recheck Recheck) {
+// StartOutput subscribes to src and relays it to conn until the session ends, on goroutines
+// of its own; it returns once the session is registered (Shutdown waits for it), so that the
+// upgrade handler returns: its goroutine has grown a deep stack through the middleware and
+// holds the request, which an idle viewer must not keep. Frames are encoded once per sample
+// and variant for every session of the stream; a slow client skips to the newest sample
+// rather than queueing old ones.
+//
+// An idle viewer costs one goroutine, the one reading its connection (control frames, the
+// close handshake), which owns the session and ends it. Frames are written by a goroutine
+// started when a sample is offered (relay.kick) that ends when none is left, so a quiet
+// stream's thousand viewers keep a thousand stacks fewer.
+func (ss *Sessions) StartOutput(conn Conn, src Output, opt OutputOptions, recheck Recheck) {
 	s := newSession(ss, conn, recheck)
-	s.serve(func(ctx context.Context) { s.relay(ctx, src, opt) }, nil)
-}
-
-func (s *session) relay(ctx context.Context, src Output, opt OutputOptions) {
-	readCtx := s.discardReads(ctx)
+	if !ss.add(s) {
+		go s.refuse()
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
 	stream, sub, err := src.Subscribe(ctx, fleet.SubscribeOptions{MaxRate: opt.MaxRate, Downsample: opt.Downsample})
 	if err != nil {
 		s.stop(err)
+		go func() {
+			defer ss.remove(s)
+			<-conn.Closed()
+			cancel()
+		}()
 		return
 	}
-	defer sub.Close()
-	feed, release := s.ss.feeds.Get(src.RobotID(), stream)
-	defer release()
-	variant := output.Variant{Format: opt.Format, Downsample: opt.Downsample}
-	text := opt.Format == output.JSON
-	pacer := output.NewPacer(opt.MaxRate)
-	for {
-		sample, err := sub.Next(readCtx)
-		if err != nil {
-			if errors.Is(err, fleet.ErrOffline) {
-				s.stop(ErrRobotOffline)
-			} else if errors.Is(err, fleet.ErrUnavailable) {
-				s.stop(fmt.Errorf("%w: %v", ErrSourceFailed, err))
-			} else {
-				s.stop(ErrClientGone)
-			}
-			return
-		}
-		if wait := pacer.Wait(time.Now()); wait > 0 {
-			select {
-			case <-time.After(wait):
-			case <-readCtx.Done():
-				s.stop(ErrClientGone)
-				return
-			}
-			if newer, ok := sub.Take(); ok {
-				sample = newer // latest wins, also across the rate wait
-			}
-		}
-		frame, err := feed.Frame(sample, variant)
-		if errors.Is(err, output.ErrTooLarge) {
-			s.stop(ErrTooLargeForJSON)
-			return
-		} else if err != nil {
-			s.stop(ErrConversion)
-			return
-		}
-		s.writing.set(time.Now())
-		err = s.conn.Write(frame, text)
-		s.writing.set(time.Time{})
-		if err != nil {
-			s.stop(ErrClientGone)
-			return
-		}
-		pacer.Sent(time.Now())
+	feed, release := ss.feeds.Get(src.RobotID(), stream)
+	r := &relay{s: s, sub: sub, feed: feed, variant: output.Variant{Format: opt.Format, Downsample: opt.Downsample},
+		text: opt.Format == output.JSON, pacer: output.NewPacer(opt.MaxRate)}
+	r.drainFn = r.drain
+	go func() {
+		defer ss.remove(s)
+		defer cancel()
+		stopChecks := s.checkEvery(ctx, tokenCheckPeriod, s.check)
+		sub.OnReady(r.kick)
+		s.readDiscarding()
+		r.end()
+		stopChecks()
+		sub.Close()
+		release()
+		<-conn.Closed()
+	}()
+}
+
+// readDiscarding reads an output session's connection for its control frames (pings, the
+// close handshake) until it ends, and ends the session on a data frame, as the contract wants.
+// No context: the connection's end (the close handshake, Drop, the client) ends the read.
+func (s *session) readDiscarding() {
+	if _, _, err := s.conn.Read(context.Background(), nil); err == nil || errors.Is(err, ErrMessageTooBig) {
+		s.stop(ErrDataOnOutput)
+	} else {
+		s.stop(ErrClientGone)
 	}
 }
 
-// discardReads reads an output session's connection for its control frames (pings, the close
-// handshake) and ends the session on a data frame, as the contract wants. The returned
-// context ends with the connection.
-func (s *session) discardReads(ctx context.Context) context.Context {
-	readCtx, cancel := context.WithCancel(ctx)
-	go func() {
-		defer cancel()
-		if _, _, err := s.conn.Read(readCtx, nil); err == nil || errors.Is(err, ErrMessageTooBig) {
-			s.stop(ErrDataOnOutput)
+// relay writes a subscription's samples to a session. At most one goroutine writes at a time
+// (running); kick starts one when a sample is offered and none runs, or tells the running one
+// to look again.
+type relay struct {
+	s       *session
+	sub     *fleet.Subscription
+	feed    *output.Feed
+	variant output.Variant
+	text    bool
+	pacer   *output.Pacer // the writer's
+
+	mu       sync.Mutex
+	running  bool        // a writer goroutine (or a pacing timer) has the relay
+	again    bool        // a sample was offered while running
+	ended    bool        // the session is over: no more writers
+	paceWait *time.Timer // while a paced writer waits
+	held     fleet.Sample
+	busy     sync.WaitGroup // the writer, for end
+	drainFn  func()         // r.drain, made once: a go statement of a method value allocates
+}
+
+// kick is the subscription's OnReady.
+func (r *relay) kick() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.ended:
+	case r.running:
+		r.again = true
+	default:
+		r.running = true
+		r.busy.Add(1)
+		go r.drainFn()
+	}
+}
+
+// end stops the writers and waits for the one running, if any.
+func (r *relay) end() {
+	r.mu.Lock()
+	r.ended = true
+	if r.paceWait != nil && r.paceWait.Stop() {
+		r.paceWait = nil
+		r.running = false
+		r.busy.Done()
+	}
+	r.mu.Unlock()
+	r.busy.Wait()
+}
+
+type step int
+
+const (
+	stepDone    step = iota // wrote a sample, or found none
+	stepStopped             // the session is over
+	stepPaced               // a timer writes the sample later (pace)
+)
+
+// drain writes pending samples until none is left, then lets its goroutine go.
+func (r *relay) drain() {
+	for {
+		r.mu.Lock()
+		r.again = false
+		r.mu.Unlock()
+		switch r.step() {
+		case stepPaced:
+			return // the timer has the relay now
+		case stepStopped:
+			r.release()
+			return
 		}
-	}()
-	return readCtx
+		r.mu.Lock()
+		if r.again && !r.ended {
+			r.mu.Unlock()
+			continue
+		}
+		r.running = false
+		r.mu.Unlock()
+		r.busy.Done()
+		return
+	}
+}
+
+func (r *relay) release() {
+	r.mu.Lock()
+	r.running = false
+	r.mu.Unlock()
+	r.busy.Done()
+}
+
+// step writes the pending sample, if any.
+func (r *relay) step() step {
+	if r.s.stopped() {
+		return stepStopped
+	}
+	sample, ok := r.sub.Take()
+	if !ok {
+		select {
+		case <-r.sub.Done():
+			switch err := r.sub.Err(); {
+			case errors.Is(err, fleet.ErrOffline):
+				r.s.stop(ErrRobotOffline)
+			case errors.Is(err, fleet.ErrUnavailable):
+				r.s.stop(fmt.Errorf("%w: %v", ErrSourceFailed, err))
+			default:
+				r.s.stop(ErrClientGone)
+			}
+			return stepStopped
+		default:
+			return stepDone
+		}
+	}
+	if wait := r.pacer.Wait(time.Now()); wait > 0 {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.ended {
+			return stepStopped
+		}
+		r.held = sample
+		r.paceWait = time.AfterFunc(wait, r.paced)
+		return stepPaced
+	}
+	return r.write(sample)
+}
+
+// paced writes the sample held for the pace, or a newer one (latest wins across the wait),
+// then drains as usual. It runs on the timer's goroutine, which has the relay.
+func (r *relay) paced() {
+	r.mu.Lock()
+	sample := r.held
+	r.held, r.paceWait = fleet.Sample{}, nil
+	r.mu.Unlock()
+	if newer, ok := r.sub.Take(); ok {
+		sample = newer
+	}
+	if r.s.stopped() || r.write(sample) == stepStopped {
+		r.release()
+		return
+	}
+	r.drain()
+}
+
+func (r *relay) write(sample fleet.Sample) step {
+	frame, err := r.feed.Frame(sample, r.variant)
+	if errors.Is(err, output.ErrTooLarge) {
+		r.s.stop(ErrTooLargeForJSON)
+		return stepStopped
+	} else if err != nil {
+		r.s.stop(ErrConversion)
+		return stepStopped
+	}
+	r.s.writing.set(time.Now())
+	err = r.s.conn.Write(frame, r.text)
+	r.s.writing.set(time.Time{})
+	if err != nil {
+		r.s.stop(ErrClientGone)
+		return stepStopped
+	}
+	r.pacer.Sent(time.Now())
+	return stepDone
 }

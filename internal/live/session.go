@@ -155,39 +155,74 @@ func (s *session) stop(why error) {
 // the close handshake. A session that arrives during shutdown ends at once.
 func (s *session) serve(body func(ctx context.Context), watchInput func(ctx context.Context)) {
 	if !s.ss.add(s) {
-		s.stop(ErrShutdown)
-		<-s.conn.Closed()
+		s.refuse()
 		return
 	}
+	s.run(body, watchInput)
+}
+
+// refuse ends a session that arrives during shutdown.
+func (s *session) refuse() {
+	s.stop(ErrShutdown)
+	<-s.conn.Closed()
+}
+
+// run is serve for a registered session.
+func (s *session) run(body func(ctx context.Context), watchInput func(ctx context.Context)) {
 	defer s.ss.remove(s)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go s.watch(ctx, watchInput)
+	if watchInput != nil {
+		go watchInput(ctx)
+	}
+	stopChecks := s.checkEvery(ctx, tokenCheckPeriod, s.check)
+	defer stopChecks()
 	body(ctx)
 	<-s.conn.Closed()
 }
 
-// watch ends the session when its token is revoked or expires, or a write stalls; an input
-// session adds its own checks (pings, the robot's connection).
-func (s *session) watch(ctx context.Context, input func(ctx context.Context)) {
-	if input != nil {
-		go input(ctx)
+// check ends the session when its token is revoked or expired, or a write stalls. It runs on a
+// timer (checkEvery), not a goroutine of the session's own: an idle viewer costs no stack for it.
+func (s *session) check(ctx context.Context) bool {
+	checkCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err := s.recheck(checkCtx)
+	cancel()
+	if isRevoked(err) {
+		s.stop(err)
+		return false
 	}
-	s.every(ctx, tokenCheckPeriod, func(ctx context.Context) bool {
-		checkCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err := s.recheck(checkCtx)
-		cancel()
-		if isRevoked(err) {
-			s.stop(err)
-			return false
+	if since := s.writing.since(); since > writeStall {
+		s.stop(ErrClientTooSlow)
+		s.conn.Drop()
+		return false
+	}
+	return true
+}
+
+// checkEvery calls check each period, on the timer's goroutine, until it returns false, ctx
+// ends or the session stops; stop ends it (a check under way finishes, with ctx ended).
+func (s *session) checkEvery(ctx context.Context, period time.Duration, check func(context.Context) bool) (stop func()) {
+	var mu sync.Mutex
+	stopped := false
+	var t *time.Timer
+	mu.Lock() // t is read under mu by its own function
+	defer mu.Unlock()
+	t = time.AfterFunc(period, func() {
+		if ctx.Err() != nil || s.stopped() || !check(ctx) {
+			return
 		}
-		if since := s.writing.since(); since > writeStall {
-			s.stop(ErrClientTooSlow)
-			s.conn.Drop()
-			return false
+		mu.Lock()
+		if !stopped {
+			t.Reset(period)
 		}
-		return true
+		mu.Unlock()
 	})
+	return func() {
+		mu.Lock()
+		stopped = true
+		t.Stop()
+		mu.Unlock()
+	}
 }
 
 // every calls check each period until it returns false, ctx ends or the session stops.

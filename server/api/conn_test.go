@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestTCPConnUnderTLS: stream sockets tune the TCP connection (TCP_NOTSENT_LOWAT, TCP_CORK)
+// TestTCPConnUnderTLS: stream sockets tune the TCP connection (TCP_NOTSENT_LOWAT)
 // whether or not the server terminates TLS on it.
 func TestTCPConnUnderTLS(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -52,24 +52,24 @@ func (h *kpiSocket) connect(c echo.Context) error {
 	if h.hub == nil {
 		return gateway.Errorf(gateway.EUnavailable, "custom KPI frames are not served by this gateway")
 	}
-	conn, err := websocket.Accept(c.Response(), req, acceptOptions())
+	conn, frames, err := acceptSocket(c.Response(), req)
 	if err != nil {
 		return nil // Accept answered the client (a cross-origin request gets 403)
 	}
 	setNotSentLowatTo(ctx, kpiNotSentLowat)
 	conn.SetReadLimit(kpiReadLimit)
 
-	// Cancelling readCtx makes the library close the connection under a blocked writer: it
-	// is how the hub cuts off a stalled client.
-	readCtx, abort := context.WithCancel(context.Background())
-	sub, err := h.hub.Subscribe(kpi.Request{FleetID: view.FleetID, Token: bearer, View: kpiView(view), Abort: abort})
+	// The hub cuts off a stalled client by closing the connection under its blocked writer, on
+	// a goroutine of its own: the hub calls it under its lock, and closing waits for the reader.
+	ws := newWSConn(conn, frames)
+	cut := func() { go ws.Drop() }
+	sub, err := h.hub.Subscribe(kpi.Request{FleetID: view.FleetID, Token: bearer, View: kpiView(view), Abort: cut})
 	if err != nil {
-		abort()
 		conn.Close(websocket.StatusGoingAway, "server shutting down")
 		return nil
 	}
 	// The socket gets goroutines of its own and the handler returns (see live.RunKPIs).
-	go live.RunKPIs(newWSConn(conn, nil), sub, readCtx, abort)
+	go live.RunKPIs(ws, sub, cut)
 	return nil
 }
 

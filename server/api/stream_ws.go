@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
@@ -180,7 +179,7 @@ func (h *streamSocket) connect(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		conn, err := websocket.Accept(c.Response(), req, acceptOptions())
+		conn, frames, err := acceptSocket(c.Response(), req)
 		if err != nil {
 			in.Release()
 			return nil // Accept answered the client
@@ -191,14 +190,14 @@ func (h *streamSocket) connect(c echo.Context) error {
 		if q.json {
 			format = teleop.FormatJSON
 		}
-		h.sessions.RunInput(newWSConn(conn, nil), in, live.InputOptions{Format: format}, recheck)
+		h.sessions.RunInput(newWSConn(conn, frames), in, live.InputOptions{Format: format}, recheck)
 		return nil
 	}
 	out, err := h.openOutput(ctx, caller, c.Param("robotId"), q)
 	if err != nil {
 		return err
 	}
-	conn, err := websocket.Accept(c.Response(), req, acceptOptions())
+	conn, frames, err := acceptSocket(c.Response(), req)
 	if err != nil {
 		return nil // Accept answered the client
 	}
@@ -207,7 +206,8 @@ func (h *streamSocket) connect(c echo.Context) error {
 	if q.json {
 		opt.Format = output.JSON
 	}
-	h.sessions.RunOutput(newWSConn(conn, corkableConn(ctx)), out, opt, recheck)
+	// The session runs on a goroutine of its own and the handler returns (StartOutput).
+	h.sessions.StartOutput(newWSConn(conn, frames), out, opt, recheck)
 	return nil
 }
 

@@ -758,8 +758,9 @@ func (g *gatewayRelay) send(b *testing.B, n int) uint64 {
 }
 
 // profileAllocs relays n more samples (untimed) with every allocation recorded in the memory
-// profile, and attributes them by stack: those of the relay path, that is the W3 output loop
-// (api.(*socket).runOutput) and the hand-off of a sample to a subscription, per frame and
+// profile, and attributes them by stack: those of the relay path, that is the W3 output
+// writer (live.(*relay).drain, started per burst of samples by the hand-off) and the hand-off
+// of a sample to a subscription (its offer, which starts the writer), per frame and
 // client; and apart those of output.Feed.Frame, the per-sample encoding that the clients
 // share, per sample. Unlike a count of the whole process, this leaves out the test's own
 // clients and the server's background work.
@@ -795,7 +796,8 @@ func relayPathAllocs(b *testing.B) (relay, encode int64) {
 			switch {
 			case f.Function == "runtime.acquireSudog":
 				sudog = true
-			case strings.HasSuffix(f.Function, "api.(*socket).runOutput"),
+			case strings.HasSuffix(f.Function, "live.(*relay).drain"),
+				strings.HasSuffix(f.Function, "live.(*relay).paced"),
 				strings.HasSuffix(f.Function, "fleet.(*Subscription).offer"):
 				inRelay = true
 			case strings.HasSuffix(f.Function, "output.(*Feed).Frame"):
@@ -1101,7 +1103,7 @@ func BenchmarkLiveTeleop(b *testing.B) {
 			next := time.Now()
 			for i := range n {
 				time.Sleep(time.Until(next))
-				x := float64(i + 1)
+				x := float64(i+1) / 1000 // within the robot's speed limits, which clamp larger values
 				msg := command(x)
 				sent := time.Now()
 				if err := conn.Write(context.Background(), msgType, msg); err != nil {
@@ -1133,6 +1135,69 @@ func BenchmarkLiveTeleop(b *testing.B) {
 			b.ReportMetric(float64(over), "over-2ms")
 			b.ReportMetric(float64(stalled), "over-2ms-in-stall")
 		})
+	}
+}
+
+// BenchmarkLiveTeleop60Hz sends Twist commands at 60 Hz (a gamepad's rate) for
+// FLEETGATE_BENCH_DURATION (default 10s) and reports what reaches the robot: publishes/s (the
+// policy caps non-zero commands at 20 a second, coalescing to the newest) and, for each
+// publish, the time from the send of the command it carries to the robot receiving it
+// (p50, p99: a coalesced command waits for the rate window, up to 50 ms).
+func BenchmarkLiveTeleop60Hz(b *testing.B) {
+	d := benchDuration(b, 10*time.Second)
+	a := newBenchAgent(b)
+	bot := a.addRobot(b)
+	conn := a.dial(b, bot.ID, "componentName=base&streamName=cmd_vel&direction=input")
+	defer conn.CloseNow()
+	n := int(d.Seconds() * 60)
+	sent := make([]time.Time, n)
+	var mu sync.Mutex
+	var lat []time.Duration
+	publishes := 0
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case p := <-bot.published:
+				var tw catalogpb.Twist
+				if proto.Unmarshal(p.payload, &tw) != nil {
+					continue
+				}
+				i := int(math.Round(tw.GetLinear().GetX()*1000)) - 1
+				mu.Lock()
+				if i >= 0 && i < n && !sent[i].IsZero() {
+					publishes++
+					lat = append(lat, p.at.Sub(sent[i]))
+				}
+				mu.Unlock()
+			case <-time.After(time.Second):
+				return
+			}
+		}
+	}()
+	b.ResetTimer()
+	t0 := time.Now()
+	for i := range n {
+		time.Sleep(time.Until(t0.Add(time.Duration(i) * time.Second / 60)))
+		m, _ := proto.Marshal(&catalogpb.Twist{Linear: &catalogpb.Vector3{X: float64(i+1) / 1000}, Angular: &catalogpb.Vector3{Z: 0.1}})
+		mu.Lock()
+		sent[i] = time.Now()
+		mu.Unlock()
+		if err := conn.Write(context.Background(), websocket.MessageBinary, m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	elapsed := time.Since(t0)
+	<-done
+	b.StopTimer()
+	mu.Lock()
+	defer mu.Unlock()
+	b.ReportMetric(float64(publishes)/elapsed.Seconds(), "publishes/s")
+	b.ReportMetric(float64(n)/elapsed.Seconds(), "commands/s")
+	if len(lat) > 0 {
+		b.ReportMetric(millis(percentile(lat, 0.50)), "p50-ms")
+		b.ReportMetric(millis(percentile(lat, 0.99)), "p99-ms")
 	}
 }
 

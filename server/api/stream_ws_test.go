@@ -617,8 +617,8 @@ func TestLiveSocketsShutdown(t *testing.T) {
 	}
 }
 
-// A large frame that is not gzipped goes out without copying its payload, as one message in
-// fragments (head, payload, tail; corked up to 512 KiB, not beyond); the client reads exactly
+// A large frame that is not gzipped goes out without copying its payload, as one message in one
+// frame written with one writev (its header, head, payload, tail); the client reads exactly
 // proto.Marshal's envelope, and a small one, sent whole, the same way.
 func TestLiveOutputLargeImageIsTheMarshalledEnvelope(t *testing.T) {
 	a := newLiveAgent(t)
@@ -740,5 +740,75 @@ func TestLiveControllerLetGoWhenTheRobotLeaves(t *testing.T) {
 	a.Registry().Remove(a.bot)
 	if code := closeCode(t, conn); code != websocket.StatusGoingAway {
 		t.Errorf("close %d when the robot left, want 1001", code)
+	}
+}
+
+// maxRate paces a viewer in real time: frames at least 1/maxRate apart, the newest sample
+// after each wait (latest wins across it), and a viewer that leaves while a frame waits for
+// its turn ends its session (the writer that waits is a timer, stopped with the session).
+func TestLiveOutputMaxRatePacesLatestWins(t *testing.T) {
+	a := newLiveAgent(t)
+	conn := a.dial(t, "componentName=base&streamName=pose&maxRate=5")
+	type receipt struct {
+		seq uint64
+		at  time.Time
+	}
+	got := make(chan receipt, 256)
+	go func() {
+		defer close(got)
+		for {
+			_, b, err := conn.Read(context.Background())
+			if err != nil {
+				return
+			}
+			var env streampb.MessageStream
+			if proto.Unmarshal(b, &env) == nil {
+				got <- receipt{env.Sequence, time.Now()}
+			}
+		}
+	}()
+	// The subscription starts after the upgrade: wait for the first frame, then publish at
+	// about 100 Hz for a second.
+	var first receipt
+	for first.seq == 0 {
+		a.bot.Emit(poseKey, poseType, marshal(t, &catalogpb.PoseStamped{Pose: &catalogpb.Pose{Position: &catalogpb.Point{X: 1}}}))
+		select {
+		case first = <-got:
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	var last fleet.Sample
+	for i := range 100 {
+		last = a.bot.Emit(poseKey, poseType, marshal(t, &catalogpb.PoseStamped{Pose: &catalogpb.Pose{Position: &catalogpb.Point{X: float64(i)}}}))
+		time.Sleep(10 * time.Millisecond)
+	}
+	list := []receipt{first}
+	deadline := time.After(time.Second)
+	for list[len(list)-1].seq != last.Seq {
+		select {
+		case r, ok := <-got:
+			if !ok {
+				t.Fatal("the socket ended")
+			}
+			list = append(list, r)
+		case <-deadline:
+			t.Fatalf("the last sample (sequence %d) never came; got %v", last.Seq, list)
+		}
+	}
+	for i := 1; i < len(list); i++ {
+		if gap := list[i].at.Sub(list[i-1].at); gap < 150*time.Millisecond {
+			t.Errorf("frames %d and %d %v apart at maxRate=5", i-1, i, gap)
+		}
+	}
+	if len(list) > 9 {
+		t.Errorf("%d frames in about 1.2 s at maxRate=5", len(list))
+	}
+	// A frame waits for its turn now; the viewer leaves meanwhile.
+	a.bot.Emit(poseKey, poseType, marshal(t, &catalogpb.PoseStamped{}))
+	conn.CloseNow()
+	for end := time.Now().Add(5 * time.Second); a.Sessions().Len() > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("%d sessions 5 s after the viewer left", a.Sessions().Len())
+		}
 	}
 }

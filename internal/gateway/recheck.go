@@ -1,0 +1,65 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// recheckShare is how long one token re-check answers for every socket of the same bearer. A
+// wall of viewers often shares one token: each socket re-checks every second (live), and
+// without sharing a thousand idle viewers cost a thousand store queries a second. It adds at
+// most this to the second within which revocation ends a socket.
+const recheckShare = 250 * time.Millisecond
+
+// rechecks shares the socket token re-checks of one bearer (SocketRecheck).
+type rechecks struct {
+	mu      sync.Mutex
+	byToken map[string]*recheck
+}
+
+type recheck struct {
+	done chan struct{} // closed when err is set
+	at   time.Time     // when the check began (monotonic: a cache, not policy)
+	err  error
+}
+
+// do returns the result of a check of bearer begun at most recheckShare ago, or runs check.
+// A check that ended with its context is not shared.
+func (rs *rechecks) do(ctx context.Context, bearer string, check func(context.Context) error) error {
+	now := time.Now()
+	rs.mu.Lock()
+	if rs.byToken == nil {
+		rs.byToken = map[string]*recheck{}
+	}
+	if r := rs.byToken[bearer]; r != nil && now.Sub(r.at) < recheckShare {
+		rs.mu.Unlock()
+		select {
+		case <-r.done:
+			return r.err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if len(rs.byToken) >= 1024 { // forget the bearers of sockets gone
+		for k, r := range rs.byToken {
+			if now.Sub(r.at) >= recheckShare {
+				delete(rs.byToken, k)
+			}
+		}
+	}
+	r := &recheck{done: make(chan struct{}), at: now}
+	rs.byToken[bearer] = r
+	rs.mu.Unlock()
+	r.err = check(ctx)
+	if errors.Is(r.err, context.Canceled) || errors.Is(r.err, context.DeadlineExceeded) {
+		rs.mu.Lock()
+		if rs.byToken[bearer] == r {
+			delete(rs.byToken, bearer)
+		}
+		rs.mu.Unlock()
+	}
+	close(r.done)
+	return r.err
+}
