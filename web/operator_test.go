@@ -1,6 +1,9 @@
 package web_test
 
 import (
+	"bufio"
+	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -140,5 +143,43 @@ func TestEventLogPage(t *testing.T) {
 	none := a.as(t, "none")
 	if p := none.get("/events"); strings.Contains(p.body, "battery swapped") {
 		t.Error("a user without the robot sees its events")
+	}
+}
+
+// HEAD answers leave nothing unread on a kept-alive connection: a GET sent right behind a
+// HEAD on the same connection gets its own answer, not the HEAD's page.
+func TestHeadThenGetOnOneConnection(t *testing.T) {
+	a := openLiveAgent(t)
+	admin := a.as(t, "admin")
+	u, _ := url.Parse(admin.base)
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var cookies []string
+	for _, c := range admin.jar.Cookies(u) {
+		cookies = append(cookies, c.Name+"="+c.Value)
+	}
+	head, _ := http.NewRequest("HEAD", admin.base+"/", nil)
+	get, _ := http.NewRequest("GET", admin.base+"/settings", nil)
+	for _, r := range []*http.Request{head, get} {
+		r.Header.Set("Cookie", strings.Join(cookies, "; "))
+		if err := r.Write(conn); err != nil { // pipelined: both sent before either answer is read
+			t.Fatal(err)
+		}
+	}
+	br := bufio.NewReader(conn)
+	hr, err := http.ReadResponse(br, head)
+	if err != nil || hr.StatusCode != http.StatusOK {
+		t.Fatalf("HEAD /: %v %v", hr, err)
+	}
+	gr, err := http.ReadResponse(br, get)
+	if err != nil {
+		t.Fatalf("the GET behind the HEAD: %v (the HEAD's body was sent)", err)
+	}
+	body, _ := io.ReadAll(gr.Body)
+	if gr.StatusCode != http.StatusOK || !strings.Contains(string(body), "API tokens") {
+		t.Errorf("the GET behind the HEAD: %d, %d bytes", gr.StatusCode, len(body))
 	}
 }

@@ -180,11 +180,21 @@ func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		if r.Method == http.MethodHead && !strings.HasPrefix(r.URL.Path, "/apigateway/") && !strings.HasPrefix(r.URL.Path, APIPrefix+"/") {
+			// Routed as the GET, and its body dropped here: net/http now sees a GET, and a body
+			// sent to a HEAD would be read by nobody, spoiling the connection's next answer.
 			r.Method = http.MethodGet
+			c.Response().Writer = bodyless{c.Response().Writer}
 		}
 		return next(c)
 	}
 }
+
+// bodyless answers headers and status, and drops the body.
+type bodyless struct{ http.ResponseWriter }
+
+func (b bodyless) Write(p []byte) (int, error) { return len(p), nil }
+
+func (b bodyless) Unwrap() http.ResponseWriter { return b.ResponseWriter }
 
 // APIMiddleware is what every browser API route (/panel/api/..., /panel/ws-token) runs
 // before its handler: API security headers, cross-origin refusal of unsafe methods, the
