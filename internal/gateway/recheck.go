@@ -17,6 +17,7 @@ const recheckShare = 250 * time.Millisecond
 type rechecks struct {
 	mu      sync.Mutex
 	byToken map[string]*recheck
+	swept   time.Time // the last sweep of old entries
 }
 
 type recheck struct {
@@ -42,7 +43,10 @@ func (rs *rechecks) do(ctx context.Context, bearer string, check func(context.Co
 			return ctx.Err()
 		}
 	}
-	if len(rs.byToken) >= 1024 { // forget the bearers of sockets gone
+	// Forget the bearers of sockets gone, sweeping at most once per recheckShare: a sweep
+	// under the lock at every check would cost thousands of distinct bearers a full scan each.
+	if len(rs.byToken) >= 1024 && now.Sub(rs.swept) >= recheckShare {
+		rs.swept = now
 		for k, r := range rs.byToken {
 			if now.Sub(r.at) >= recheckShare {
 				delete(rs.byToken, k)

@@ -114,7 +114,9 @@ func (p *kpiPump) step() bool {
 	default:
 	}
 	f := p.sub.Next()
-	if f == nil {
+	if f == nil || p.sub.Err() != nil {
+		// Ended (revoked, say) as the frame was taken: nothing more goes out; the next step
+		// takes the Done branch and says why.
 		return true
 	}
 	p.sub.BeginWrite()
