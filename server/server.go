@@ -158,7 +158,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
-	signer, err := blob.LoadOrCreateSigner(filepath.Join(cfg.DataDir, "download-signing.key"))
+	signer, err := s.openSigner(ctx)
 	if err != nil {
 		s.closeFiles()
 		return nil, fmt.Errorf("download signing key: %w", err)
@@ -578,3 +578,17 @@ func (s *Server) Registry() *fleet.Registry { return s.registry }
 
 // Routes lists the server's HTTP routes (the route audit walks them).
 func (s *Server) Routes() []*echo.Route { return s.echo.Routes() }
+
+// openSigner is the signing key of download links: in the data directory, or, on a database
+// that several replicas share (--db), in that database, so that a link one replica signed is
+// valid at every other.
+func (s *Server) openSigner(ctx context.Context) (*blob.Signer, error) {
+	if s.cfg.Database == "" {
+		return blob.LoadOrCreateSigner(filepath.Join(s.cfg.DataDir, "download-signing.key"))
+	}
+	key, err := s.db.SharedSecret(ctx, "download-signing-key", blob.NewSecretHex)
+	if err != nil {
+		return nil, err
+	}
+	return blob.SignerFromHex(key)
+}

@@ -79,6 +79,22 @@ func LoadOrCreateSigner(path string) (*Signer, error) {
 	return NewSigner(secret, nil), nil
 }
 
+// NewSecretHex makes a fresh signing secret, as the 64 hex digits a secret file holds.
+func NewSecretHex() string {
+	secret := make([]byte, SecretSize)
+	rand.Read(secret) // never fails (crypto/rand panics rather than return weak bytes)
+	return hex.EncodeToString(secret)
+}
+
+// SignerFromHex is a Signer over a secret written as 64 hex digits (a shared store's).
+func SignerFromHex(s string) (*Signer, error) {
+	secret, err := parseSecret([]byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("blob: signing secret: %w", err)
+	}
+	return NewSigner(secret, nil), nil
+}
+
 func parseSecret(b []byte) ([]byte, error) {
 	if n := len(b); n > 0 && b[n-1] == '\n' {
 		b = b[:n-1]

@@ -396,7 +396,7 @@ func TestOpenUnusualPaths(t *testing.T) {
 }
 
 // latestVersion is the number of the newest migration in migrations/.
-const latestVersion = 6
+const latestVersion = 7
 
 // fixture is a bootstrapped store's first records.
 type fixture struct {

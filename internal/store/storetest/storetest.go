@@ -47,4 +47,5 @@ var tests = []struct {
 	{"UseSocketTokenOnce", testUseSocketTokenOnce},
 	{"ConcurrentCreateEvent", testConcurrentCreateEvent},
 	{"RacesHaveOneWinner", testRacesHaveOneWinner},
+	{"SharedSecrets", testSharedSecrets},
 }
