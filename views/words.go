@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
@@ -71,7 +72,7 @@ func TimeOfDay(t time.Time) string {
 	if t.IsZero() {
 		return "–"
 	}
-	if y, m, d := t.UTC().Date(); time.Now().UTC().Year() == y && time.Now().UTC().Month() == m && time.Now().UTC().Day() == d {
+	if t.UTC().Format(time.DateOnly) == time.Now().UTC().Format(time.DateOnly) {
 		return t.UTC().Format("15:04:05 UTC")
 	}
 	return When(t)
@@ -121,6 +122,4 @@ func viewLabel(s fleet.Stream) string {
 	return cameraTitle(s) + " (" + kind + ")"
 }
 
-func isGrid(s fleet.Stream) bool {
-	return len(s.Type) >= len("OccupancyGrid") && s.Type[len(s.Type)-len("OccupancyGrid"):] == "OccupancyGrid"
-}
+func isGrid(s fleet.Stream) bool { return strings.HasSuffix(s.Type, "OccupancyGrid") }
