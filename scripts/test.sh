@@ -37,6 +37,9 @@ need_packages cyclonedds-dev cyclonedds-tools libfastrtps-dev fastddsgen gcc g++
 # The PostgreSQL store's tests start their own server from Debian's binaries
 # (/usr/lib/postgresql/*/bin, internal/store/postgres/pgtest); they fail without them.
 need_packages postgresql
+# The cloud's replicas are tested as a user runs them: three serve processes on a real
+# PostgreSQL and Debian's nats-server (JetStream), behind Debian's haproxy (server/cluster_test.go).
+need_packages nats-server haproxy
 command -v npm >/dev/null || need_packages nodejs npm
 protoc --version
 node --version

@@ -27,7 +27,14 @@ func ResourceDir(dataDir string) string { return filepath.Join(dataDir, "resourc
 func (s *Server) openLink(archive *cloud.Archive) error {
 	switch s.cfg.Mode {
 	case ModeCloud:
-		s.acceptor = cloud.New(cloud.Config{Core: linkCore{s.gw}, Registry: s.registry, Archive: archive, Logger: s.log})
+		cfg := cloud.Config{Core: linkCore{s.gw}, Registry: s.registry, Archive: archive, Logger: s.log}
+		if s.cluster != nil {
+			cfg.Owners = s.cluster
+		}
+		s.acceptor = cloud.New(cfg)
+		if s.cluster != nil {
+			s.cluster.SetAgents(s.acceptor)
+		}
 	case ModeAgent:
 		if s.cfg.Cloud == "" {
 			return nil

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/fleetgate/fleetgate/internal/blob"
+	"github.com/fleetgate/fleetgate/internal/cluster"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/kpi"
@@ -53,7 +55,11 @@ type Config struct {
 	DataDir string
 	// Database is a PostgreSQL URL (postgres://...) that keeps the cloud's store in
 	// PostgreSQL, shared by its replicas; empty: SQLite in DataDir (always so for an agent).
-	Database      string
+	Database string
+	// NATS is the NATS server (nats://..., JetStream on) that joins this cloud process to
+	// its replicas, with Replica naming it; empty: this process is the whole cloud.
+	NATS          string
+	Replica       string
 	PublicURL     string
 	AdminToken    string
 	TokenTTL      time.Duration
@@ -109,6 +115,7 @@ type Server struct {
 	ready   atomic.Bool
 
 	registry *fleet.Registry
+	cluster  *cluster.Node   // the cloud's replicas over NATS; nil: one process
 	sessions *live.Sessions  // W3
 	kpis     *kpi.Hub        // W1/W2
 	acceptor *cloud.Acceptor // the cloud's end of the agent link
@@ -142,6 +149,9 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Database != "" && cfg.Mode != ModeCloud {
 		return nil, errors.New("--db is for the cloud gateway (fleetgate serve); an agent keeps its store in its data directory")
 	}
+	if cfg.NATS != "" && (cfg.Mode != ModeCloud || !strings.HasPrefix(cfg.Database, "postgres")) {
+		return nil, errors.New("--nats joins cloud replicas, which share their store: it needs fleetgate serve --db postgres://...")
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger}
 	db, err := OpenStore(ctx, cfg.DataDir, cfg.Database)
 	if err != nil {
@@ -173,9 +183,17 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		archive = cloud.NewArchive(dir)
 	}
+	var presence gateway.Presence = s.registry
+	if cfg.NATS != "" {
+		if err := s.openCluster(ctx, archive); err != nil {
+			s.closeFiles()
+			return nil, err
+		}
+		presence = s.cluster
+	}
 	gwCfg := gateway.Config{
 		Store:              db,
-		Presence:           s.registry,
+		Presence:           presence,
 		Signer:             signer,
 		BearerTTL:          cfg.TokenTTL,
 		LatestAgentVersion: cfg.Version,
@@ -186,7 +204,10 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 			if s.acceptor == nil {
 				return time.Time{}, false
 			}
-			return s.acceptor.LastHeard(agentID)
+			if at, ok := s.acceptor.LastHeard(agentID); ok || s.cluster == nil {
+				return at, ok
+			}
+			return s.cluster.AgentLastHeard(agentID)
 		},
 	}
 	if archive != nil {
@@ -230,6 +251,9 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 
 // closeFiles closes the store and the log file.
 func (s *Server) closeFiles() error {
+	if s.cluster != nil {
+		s.cluster.Close() // after the links ended (Run): their claims are released
+	}
 	err := s.db.Close()
 	if s.logFile != nil {
 		s.logFile.Close()
@@ -471,6 +495,7 @@ func (s *Server) Run(ctx context.Context) error {
 		s.purgeBearerTokens(runCtx)
 	}()
 	s.runLink(runCtx, &wg)
+	s.runCluster(runCtx, &wg)
 	s.runKPIs(runCtx, &wg)
 	go func() {
 		defer wg.Done()

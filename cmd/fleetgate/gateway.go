@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -164,7 +167,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	var cams cameraFlags
 	var rosFlags ros1Flags
 	var ros2 ros2Flags
-	var cloudURL, agentKey, database string
+	var cloudURL, agentKey, database, natsURL, replica string
 	var demoAgents int
 	var liveBudget int64
 	quota := byteSize(record.DefaultQuota)
@@ -183,6 +186,8 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		fs.Var(&quota, "recordings-quota", "bytes of recordings the agent keeps, e.g. 2GiB; the oldest finished go first (default 2GiB)")
 	} else {
 		fs.StringVar(&database, "db", "", dbUsage)
+		fs.StringVar(&natsURL, "nats", "", "NATS server(s) joining this process to the cloud's replicas, e.g. nats://10.0.0.5:4222 (JetStream on; needs --db postgres://...); empty: one process")
+		fs.StringVar(&replica, "replica", "", "this replica's name among the others (letters, digits, - and _; default: host name and 4 random hex digits)")
 		fs.IntVar(&demoAgents, "demo", 0, "run this many simulated agents in this process, each linked over loopback with one simulated robot")
 	}
 	if err := parse(fs, args); err != nil {
@@ -228,6 +233,17 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	}
 	cfg.Cloud, cfg.AgentKey, cfg.DemoAgents = cloudURL, agentKey, demoAgents
 	cfg.Database = database
+	if natsURL != "" {
+		if database == "" {
+			return usagef("--nats joins replicas that share one store: give --db postgres://... too")
+		}
+		if replica == "" {
+			replica = defaultReplicaName()
+		}
+		cfg.NATS, cfg.Replica = natsURL, replica
+	} else if replica != "" {
+		return usagef("--replica names a replica: it goes with --nats")
+	}
 	cfg.NoCloudLive, cfg.LinkLiveBudget = !*cloudLive, liveBudget
 	cfg.RecordingsQuota = int64(quota)
 	srv, err := server.Open(ctx, cfg)
@@ -243,4 +259,20 @@ func runVersion(_ context.Context, args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintln(stdout, "fleetgate", version())
 	return nil
+}
+
+// defaultReplicaName is the host's name, made fit for NATS subjects, with four random hex
+// digits: two replicas on one host differ, and a restarted one starts afresh.
+func defaultReplicaName() string {
+	host, _ := os.Hostname()
+	host = regexp.MustCompile(`[^A-Za-z0-9_-]+`).ReplaceAllString(host, "-")
+	if len(host) > 50 {
+		host = host[:50]
+	}
+	if host == "" {
+		host = "replica"
+	}
+	var b [2]byte
+	rand.Read(b[:])
+	return host + "-" + hex.EncodeToString(b[:])
 }

@@ -162,6 +162,14 @@ func (r *Registry) Robot(id string) (Robot, bool) {
 	return e.robot, ok
 }
 
+// Home is where connected robot id belongs.
+func (r *Registry) Home(id string) (Home, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.robots[id]
+	return e.home, ok
+}
+
 // Robots lists the connected robots, sorted by id.
 func (r *Registry) Robots() []Robot {
 	r.mu.RLock()

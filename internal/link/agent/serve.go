@@ -64,70 +64,18 @@ func (s *session) handle(ctx context.Context, req *linkpb.Request) (*linkpb.Resp
 		return nil, fleet.Errorf(fleet.ErrOffline, "robot %s is not connected to this agent", req.GetRobotId())
 	}
 	switch op := req.GetOp().(type) {
-	case *linkpb.Request_Streams:
-		streams, err := robot.Streams(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &linkpb.Response{Result: &linkpb.Response_Streams{Streams: link.StreamsToWire(streams)}}, nil
 	case *linkpb.Request_TakeControl:
 		return s.takeControl(ctx, req.GetRobotId(), op.TakeControl)
 	case *linkpb.Request_Controls:
 		return s.heldControls(req.GetRobotId()), nil
-	case *linkpb.Request_Read:
-		sample, err := robot.Read(ctx, link.KeyFromWire(op.Read))
-		if err != nil {
-			return nil, err
-		}
-		return &linkpb.Response{Result: &linkpb.Response_Sample{Sample: link.SampleToWire(sample)}}, nil
-	case *linkpb.Request_Publish:
-		p := op.Publish
-		if err := robot.Publish(ctx, link.KeyFromWire(p.GetKey()), p.GetType(), p.GetPayload()); err != nil {
-			return nil, err
-		}
-		return &linkpb.Response{Result: &linkpb.Response_Done{Done: &linkpb.Empty{}}}, nil
-	case *linkpb.Request_MetricTypes:
-		types, err := robot.Metrics(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out := &linkpb.MetricTypes{Types: make([]int32, len(types))}
-		for i, t := range types {
-			out.Types[i] = int32(t)
-		}
-		return &linkpb.Response{Result: &linkpb.Response_MetricTypes{MetricTypes: out}}, nil
-	case *linkpb.Request_Metric:
-		m, err := robot.Metric(ctx, fleet.MetricType(op.Metric.GetType()), op.Metric.GetName())
-		if err != nil {
-			return nil, err
-		}
-		wire, err := link.MetricToWire(m)
-		if err != nil {
-			return nil, err
-		}
-		return &linkpb.Response{Result: &linkpb.Response_Metric{Metric: wire}}, nil
-	case *linkpb.Request_Kpis:
-		kpis, err := robot.KPIs(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &linkpb.Response{Result: &linkpb.Response_Kpis{Kpis: &linkpb.KPIList{Kpis: link.KPIsToWire(kpis)}}}, nil
-	case *linkpb.Request_Resources:
-		list, err := robot.Resources(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &linkpb.Response{Result: &linkpb.Response_Resources{Resources: &linkpb.ResourceList{Resources: link.ResourcesToWire(list)}}}, nil
 	case *linkpb.Request_Upload:
 		done, err := s.upload(ctx, robot, req.GetId(), op.Upload)
 		if err != nil {
 			return nil, err
 		}
 		return &linkpb.Response{Result: &linkpb.Response_Upload{Upload: done}}, nil
-	case *linkpb.Request_Recording:
-		return recording(ctx, robot, op.Recording)
 	default:
-		return nil, fleet.Errorf(fleet.ErrInvalid, "this agent does not know request %T; upgrade it", req.GetOp())
+		return link.Answer(ctx, robot, req)
 	}
 }
 
@@ -177,37 +125,4 @@ func (s *session) upload(ctx context.Context, robot fleet.Robot, requestID uint6
 		}
 	}
 	return &linkpb.UploadDone{Size: size, Sha256: hex.EncodeToString(h.Sum(nil))}, nil
-}
-
-// recording serves the recorder's requests: start and stop answer with the one recording,
-// list with all of the robot's.
-func recording(ctx context.Context, robot fleet.Robot, op *linkpb.RecordingControl) (*linkpb.Response, error) {
-	rc, ok := fleet.As[fleet.RecordingControl](robot)
-	if !ok {
-		return nil, fleet.Errorf(fleet.ErrInvalid, "robot %s cannot record: its agent has no recorder", robot.Info().Name)
-	}
-	var list []fleet.Recording
-	switch a := op.GetAction().(type) {
-	case *linkpb.RecordingControl_Start:
-		rec, err := rc.StartRecording(ctx, link.RecordingRequestFromWire(a.Start))
-		if err != nil {
-			return nil, err
-		}
-		list = []fleet.Recording{rec}
-	case *linkpb.RecordingControl_Stop:
-		rec, err := rc.StopRecording(ctx, a.Stop)
-		if err != nil {
-			return nil, err
-		}
-		list = []fleet.Recording{rec}
-	case *linkpb.RecordingControl_List:
-		recs, err := rc.Recordings(ctx)
-		if err != nil {
-			return nil, err
-		}
-		list = recs
-	default:
-		return nil, fleet.Errorf(fleet.ErrInvalid, "this agent does not know recording action %T; upgrade it", op.GetAction())
-	}
-	return &linkpb.Response{Result: &linkpb.Response_Recordings{Recordings: link.RecordingsToWire(list)}}, nil
 }

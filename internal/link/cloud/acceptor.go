@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -62,6 +63,23 @@ type Robots interface {
 
 var _ Robots = (*fleet.Registry)(nil)
 
+// Owners fences agent links across the cloud's replicas (cluster.Node): a link is served only
+// once its replica's claim is recorded, and a newer claim elsewhere closes it (Fence).
+type Owners interface {
+	// Claim records that this replica holds link of agentID; an error refuses the link.
+	Claim(ctx context.Context, agentID string, link uint64) error
+	// Release drops the claim as the link ends, unless a newer one replaced it.
+	Release(agentID string, link uint64)
+}
+
+// LinkedAgent is an agent linked to this process now.
+type LinkedAgent struct {
+	ID string
+	// Link tells this link of the agent from its earlier and later ones.
+	Link      uint64
+	LastHeard time.Time
+}
+
 // Config wires an Acceptor.
 type Config struct {
 	Core     Core
@@ -69,6 +87,8 @@ type Config struct {
 	// Archive receives the agents' resource files; nil: resources are not copied.
 	Archive *Archive
 	Logger  *slog.Logger
+	// Owners, when set, fences each link across the cloud's replicas.
+	Owners Owners
 	// Heartbeat is the heartbeat interval (default link.HeartbeatInterval); tests shorten it.
 	Heartbeat time.Duration
 	// RecheckEvery is how often each connected agent's key is checked for revocation
@@ -93,6 +113,7 @@ type Acceptor struct {
 	now       func() time.Time
 	heartbeat time.Duration
 
+	links    atomic.Uint64 // numbers the links
 	mu       sync.Mutex
 	sessions map[string]*session // by agent id: the newest link of each agent
 	shutdown bool
@@ -151,6 +172,15 @@ func (a *Acceptor) Serve(w http.ResponseWriter, r *http.Request, agent Agent) {
 	}
 	defer a.wg.Done()
 	defer a.forget(s)
+	if a.cfg.Owners != nil {
+		if err := a.cfg.Owners.Claim(r.Context(), agent.ID, s.link); err != nil {
+			s.log.Warn("agent link refused: its ownership could not be recorded", "err", err)
+			s.refuse(websocket.StatusTryAgainLater, "the cloud cannot take this link now; try again")
+			<-s.done
+			return
+		}
+		defer a.cfg.Owners.Release(agent.ID, s.link)
+	}
 	refused := s.setRobots(hello.GetRobots())
 	err = s.write(r.Context(), &linkpb.Frame{Body: &linkpb.Frame_Welcome{Welcome: &linkpb.Welcome{
 		ProtocolVersion:     link.ProtocolVersion,
@@ -229,6 +259,28 @@ func (a *Acceptor) LastHeard(agentID string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return time.Unix(0, s.lastHeard.Load()), true
+}
+
+// Linked lists the agents linked now.
+func (a *Acceptor) Linked() []LinkedAgent {
+	list := a.snapshot()
+	out := make([]LinkedAgent, len(list))
+	for i, s := range list {
+		out[i] = LinkedAgent{ID: s.agent.ID, Link: s.link, LastHeard: time.Unix(0, s.lastHeard.Load())}
+	}
+	return out
+}
+
+// Fence closes agent agentID's link if it is still link: a newer link of the agent is held by
+// another replica. The agent is told it was replaced, as by a newer link here.
+func (a *Acceptor) Fence(agentID string, linkID uint64, reason string) {
+	a.mu.Lock()
+	s := a.sessions[agentID]
+	a.mu.Unlock()
+	if s != nil && s.link == linkID {
+		s.log.Info("agent link closing: held elsewhere now", "reason", reason)
+		s.refuse(link.CloseReplaced, "replaced by a newer connection of this agent: "+reason)
+	}
 }
 
 // Revoke closes agent agentID's link at once (its robots go offline). The caller revoked

@@ -51,33 +51,27 @@ func (r *RemoteRobot) call(ctx context.Context, req *linkpb.Request) (*linkpb.Re
 	return r.s.request(ctx, r, req, nil)
 }
 
+// client makes the robot's requests over the agent link.
+func (r *RemoteRobot) client() link.Client {
+	return link.Client{Peer: "the agent", Do: r.call}
+}
+
 // Streams asks the agent, reusing an answer younger than streamsFresh. The list is shared:
 // callers do not modify it.
 func (r *RemoteRobot) Streams(ctx context.Context) ([]fleet.Stream, error) {
 	if c := r.streams.Load(); c != nil && r.s.acc.now().Sub(c.at) < streamsFresh {
 		return c.list, nil
 	}
-	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_Streams{Streams: &linkpb.Empty{}}})
+	list, err := r.client().Streams(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if resp.GetStreams() == nil {
-		return nil, unexpected(resp)
-	}
-	list := link.StreamsFromWire(resp.GetStreams())
 	r.streams.Store(&cachedStreams{list: list, at: r.s.acc.now()})
 	return list, nil
 }
 
 func (r *RemoteRobot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
-	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_Read{Read: link.KeyToWire(key)}})
-	if err != nil {
-		return fleet.Sample{}, err
-	}
-	if resp.GetSample() == nil {
-		return fleet.Sample{}, unexpected(resp)
-	}
-	return link.SampleFromWire(resp.GetSample()), nil
+	return r.client().Read(ctx, key)
 }
 
 // Subscribe follows an output stream through the agent's live connection: one subscription at
@@ -99,41 +93,15 @@ func (r *RemoteRobot) Subscribe(ctx context.Context, key fleet.StreamKey, opts f
 }
 
 func (r *RemoteRobot) Publish(ctx context.Context, key fleet.StreamKey, typ string, payload []byte) error {
-	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_Publish{Publish: &linkpb.Publish{Key: link.KeyToWire(key), Type: typ, Payload: payload}}})
-	if err != nil {
-		return err
-	}
-	if resp.GetDone() == nil {
-		return unexpected(resp)
-	}
-	return nil
+	return r.client().Publish(ctx, key, typ, payload)
 }
 
 func (r *RemoteRobot) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
-	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_MetricTypes{MetricTypes: &linkpb.Empty{}}})
-	if err != nil {
-		return nil, err
-	}
-	if resp.GetMetricTypes() == nil {
-		return nil, unexpected(resp)
-	}
-	types := resp.GetMetricTypes().GetTypes()
-	out := make([]fleet.MetricType, len(types))
-	for i, t := range types {
-		out[i] = fleet.MetricType(t)
-	}
-	return out, nil
+	return r.client().Metrics(ctx)
 }
 
 func (r *RemoteRobot) Metric(ctx context.Context, typ fleet.MetricType, name string) (fleet.Metric, error) {
-	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_Metric{Metric: &linkpb.MetricQuery{Type: int32(typ), Name: name}}})
-	if err != nil {
-		return fleet.Metric{}, err
-	}
-	if resp.GetMetric() == nil {
-		return fleet.Metric{}, unexpected(resp)
-	}
-	return link.MetricFromWire(resp.GetMetric()), nil
+	return r.client().Metric(ctx, typ, name)
 }
 
 // KPIs answers from the values the agent pushed within kpiFresh, else asks the agent.
@@ -141,16 +109,20 @@ func (r *RemoteRobot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
 	if p := r.kpis.Load(); p != nil && r.s.acc.now().Sub(p.at) < kpiFresh {
 		return p.list, nil
 	}
-	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_Kpis{Kpis: &linkpb.Empty{}}})
+	list, err := r.client().KPIs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if resp.GetKpis() == nil {
-		return nil, unexpected(resp)
-	}
-	list := link.KPIsFromWire(resp.GetKpis().GetKpis())
 	r.setKPIs(list, r.s.acc.now())
 	return list, nil
+}
+
+// PushedKPIs is the custom KPI values the agent pushed last and when (zero: none yet).
+func (r *RemoteRobot) PushedKPIs() ([]fleet.KPI, time.Time) {
+	if p := r.kpis.Load(); p != nil {
+		return p.list, p.at
+	}
+	return nil, time.Time{}
 }
 
 func (r *RemoteRobot) setKPIs(list []fleet.KPI, at time.Time) {

@@ -32,6 +32,7 @@ const (
 type session struct {
 	acc   *Acceptor
 	agent Agent
+	link  uint64 // numbers this link among the acceptor's
 	conn  *websocket.Conn
 	log   *slog.Logger
 	sync  *syncer
@@ -77,6 +78,7 @@ func newSession(acc *Acceptor, agent Agent, conn *websocket.Conn) *session {
 	s := &session{
 		acc:      acc,
 		agent:    agent,
+		link:     acc.links.Add(1),
 		conn:     conn,
 		log:      acc.log.With("agent", agent.Name, "agent_id", agent.ID),
 		pending:  map[uint64]*call{},

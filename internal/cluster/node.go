@@ -1,0 +1,272 @@
+// Package cluster joins the cloud gateway's replicas over NATS (fleetgate serve --nats). Each
+// replica announces the robots and agents it holds; a replica asked about a robot whose agent
+// is linked elsewhere forwards the request to the holder with NATS request/reply and follows
+// its live streams through one NATS subject per stream, shared by every viewer of the replica.
+// Which replica owns an agent's link is fenced by a JetStream key-value bucket: a newer claim
+// makes the older holder drop its link, so an agent that moves has one owner, never two.
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/link/cloud"
+)
+
+// Local is this replica's registry of the robots it holds.
+type Local interface {
+	Robot(id string) (fleet.Robot, bool)
+	Robots() []fleet.Robot
+	Home(id string) (fleet.Home, bool)
+	// Changed is closed at the next change of the set of robots.
+	Changed() <-chan struct{}
+}
+
+// Agents is this replica's end of the agent links.
+type Agents interface {
+	Linked() []cloud.LinkedAgent
+	// Fence closes the agent's link if it is still link: another replica owns the agent.
+	Fence(agentID string, link uint64, reason string)
+}
+
+// Archive opens an archived resource file.
+type Archive interface {
+	Open(id string) (fleet.ResourceFile, error)
+}
+
+// Config wires a Node.
+type Config struct {
+	// URL is the NATS server, or a comma-separated list of them.
+	URL string
+	// Replica names this replica in subjects and logs: letters, digits, - and _.
+	Replica string
+	Local   Local
+	// Archive is where every replica finds the resource files agents uploaded (shared by
+	// all replicas); nil: a robot held elsewhere offers none for download here.
+	Archive Archive
+	Logger  *slog.Logger
+	// Period is how often the replica announces what it holds (default 1 s); a replica not
+	// heard from for MissedAnnouncements periods holds nothing.
+	Period time.Duration
+	Now    func() time.Time
+}
+
+// MissedAnnouncements is how many periods of silence make a replica's robots offline
+// everywhere else.
+const MissedAnnouncements = 3
+
+// Subjects and the ownership bucket. Every replica of one cloud uses the same NATS account.
+const (
+	presenceSubject = "fleetgate.presence"
+	ownersBucket    = "fleetgate_agent_owners"
+)
+
+func requestSubject(replica string) string { return "fleetgate.replica." + replica + ".request" }
+func liveSubject(replica string) string    { return "fleetgate.replica." + replica + ".live" }
+
+var replicaName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ErrUnreachable is what a caller gets, wrapped in fleet.ErrUnavailable, when NATS cannot be
+// reached: the robots of other replicas cannot be asked.
+var ErrUnreachable = errors.New("the cluster's NATS server is unreachable")
+
+// Node is this replica's member of the cluster. It is the gateway's Presence: the robots held
+// here, then the robots other replicas announce.
+type Node struct {
+	cfg    Config
+	log    *slog.Logger
+	now    func() time.Time
+	nc     *nats.Conn
+	owners jetstream.KeyValue
+	agents atomic.Pointer[Agents]
+	seq    atomic.Uint64
+
+	mu       sync.Mutex
+	replicas map[string]*replicaView // the others, by name
+	index    map[string]*Robot       // robots held elsewhere, by id: the highest epoch wins
+	claims   map[string]claim        // this replica's claims, by agent id
+
+	holder    *holder // the live relays this replica serves to the others
+	subs      []*nats.Subscription
+	closeOnce sync.Once
+	kick      chan struct{} // asks for an announcement now
+	busy      chan struct{} // one per forwarded request being served
+}
+
+// claim is this replica's ownership of one agent link.
+type claim struct {
+	link     uint64
+	revision uint64
+}
+
+// Open connects to NATS and prepares the ownership bucket; Run starts the work.
+func Open(ctx context.Context, cfg Config) (*Node, error) {
+	if !replicaName.MatchString(cfg.Replica) {
+		return nil, fmt.Errorf("replica name %q: use 1 to 64 letters, digits, - and _", cfg.Replica)
+	}
+	if cfg.Period <= 0 {
+		cfg.Period = time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	n := &Node{
+		cfg: cfg, log: log.With("component", "cluster", "replica", cfg.Replica), now: cfg.Now,
+		replicas: map[string]*replicaView{}, index: map[string]*Robot{}, claims: map[string]claim{},
+		kick: make(chan struct{}, 1), busy: make(chan struct{}, maxConcurrent),
+	}
+	nc, err := nats.Connect(cfg.URL,
+		nats.Name("fleetgate "+cfg.Replica),
+		nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond),
+		nats.RetryOnFailedConnect(false),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { n.log.Warn("NATS disconnected", "err", err) }),
+		nats.ReconnectHandler(func(c *nats.Conn) {
+			n.log.Info("NATS reconnected", "server", c.ConnectedUrlRedacted())
+			n.announceNow()
+		}),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to NATS at %s: %w", redact(cfg.URL), err)
+	}
+	n.nc = nc
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	// History 1: only the newest claim of an agent matters. A claim outlives its replica
+	// (a kill -9 sends no goodbye); the next holder's claim replaces it.
+	n.owners, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket: ownersBucket, History: 1, Description: "which fleetgate replica holds each agent's link",
+	})
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("NATS JetStream key-value bucket %s (is the server started with JetStream, -js?): %w", ownersBucket, err)
+	}
+	n.holder = newHolder(n)
+	return n, nil
+}
+
+// SetAgents gives the node this replica's agent links, which it fences.
+func (n *Node) SetAgents(a Agents) { n.agents.Store(&a) }
+
+// Replica is this replica's name.
+func (n *Node) Replica() string { return n.cfg.Replica }
+
+// Run serves the other replicas and keeps the cluster's view until ctx ends.
+func (n *Node) Run(ctx context.Context) error {
+	sub := func(subject string, h nats.MsgHandler) error {
+		s, err := n.nc.Subscribe(subject, h)
+		if err == nil {
+			n.subs = append(n.subs, s)
+		}
+		return err
+	}
+	if err := sub(presenceSubject, n.heard); err != nil {
+		return err
+	}
+	if err := sub(requestSubject(n.cfg.Replica), n.answer); err != nil {
+		return err
+	}
+	if err := sub(liveSubject(n.cfg.Replica), n.holder.interest); err != nil {
+		return err
+	}
+	watchDone := make(chan struct{})
+	go func() { defer close(watchDone); n.watchOwners(ctx) }()
+	go n.holder.run(ctx)
+	n.announceLoop(ctx)
+	<-watchDone
+	return nil
+}
+
+// Close leaves the cluster: its subscriptions end, then the connection. The others learn it
+// from its silence (a replica killed without a goodbye is no different).
+func (n *Node) Close() {
+	n.closeOnce.Do(func() {
+		for _, s := range n.subs {
+			s.Unsubscribe()
+		}
+		n.nc.Flush()
+		n.nc.Close()
+	})
+}
+
+// Connected reports whether NATS is reachable now.
+func (n *Node) Connected() bool { return n.nc.IsConnected() }
+
+// Online reports whether robot id is held by this replica or announced by another.
+func (n *Node) Online(id string) bool {
+	_, ok := n.Robot(id)
+	return ok
+}
+
+// Robot returns robot id: this replica's own, else one another replica holds, reached
+// through it.
+func (n *Node) Robot(id string) (fleet.Robot, bool) {
+	if r, ok := n.cfg.Local.Robot(id); ok {
+		return r, true
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	r, ok := n.index[id]
+	if !ok {
+		return nil, false
+	}
+	return r, true
+}
+
+// AgentLastHeard is when another replica last heard agent agentID, if one holds its link.
+func (n *Node) AgentLastHeard(agentID string) (time.Time, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var best time.Time
+	var epoch uint64
+	found := false
+	for _, v := range n.replicas {
+		if a, ok := v.agents[agentID]; ok && (!found || a.GetEpoch() > epoch) {
+			best, epoch, found = time.UnixMilli(a.GetLastHeardMs()), a.GetEpoch(), true
+		}
+	}
+	return best, found
+}
+
+// unavailable is the error of a call the cluster could not carry.
+func unavailable(format string, args ...any) error {
+	return fleet.Errorf(fleet.ErrUnavailable, format, args...)
+}
+
+// natsError says in words why a NATS call failed.
+func (n *Node) natsError(err error, what string) error {
+	switch {
+	case errors.Is(err, nats.ErrNoResponders):
+		return unavailable("%s: the replica that holds it does not answer (it may have just stopped; try again)", what)
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
+		return unavailable("%s: no answer from the replica that holds it in time", what)
+	case errors.Is(err, nats.ErrMaxPayload):
+		return fleet.Errorf(fleet.ErrInvalid, "%s: the message is larger than the cluster's NATS max_payload (%d bytes)", what, n.nc.MaxPayload())
+	case errors.Is(err, context.Canceled):
+		return err
+	case !n.nc.IsConnected():
+		return fmt.Errorf("%s: %w: %w", what, fleet.ErrUnavailable, ErrUnreachable)
+	}
+	return unavailable("%s: %v", what, err)
+}
+
+// redact hides a password in a NATS URL.
+func redact(url string) string {
+	return regexp.MustCompile(`//[^@/]*@`).ReplaceAllString(url, "//***@")
+}

@@ -1,0 +1,188 @@
+package cluster
+
+import (
+	"context"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/link"
+	"github.com/fleetgate/fleetgate/proto/clusterpb"
+)
+
+// replicaView is what another replica announced last.
+type replicaView struct {
+	seq    uint64
+	heard  time.Time
+	period time.Duration
+	robots map[string]*Robot
+	agents map[string]*clusterpb.HeldAgent
+}
+
+// kpiPusher is a robot whose agent pushes its custom KPIs (cloud.RemoteRobot): the values
+// travel in the announcement, so every replica builds its KPI frames without asking.
+type kpiPusher interface {
+	PushedKPIs() ([]fleet.KPI, time.Time)
+}
+
+// announceNow asks for an announcement before the next period.
+func (n *Node) announceNow() {
+	select {
+	case n.kick <- struct{}{}:
+	default:
+	}
+}
+
+// announceLoop announces what this replica holds every period and at each change, and
+// forgets the replicas gone silent, until ctx ends.
+func (n *Node) announceLoop(ctx context.Context) {
+	tick := time.NewTicker(n.cfg.Period)
+	defer tick.Stop()
+	for {
+		changed := n.cfg.Local.Changed()
+		n.announce()
+		n.expire()
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-changed:
+		case <-n.kick:
+		}
+	}
+}
+
+// announce publishes this replica's robots and agent links.
+func (n *Node) announce() {
+	a := &clusterpb.Announcement{Replica: n.cfg.Replica, Seq: n.seq.Add(1), PeriodMs: uint32(n.cfg.Period.Milliseconds())}
+	for _, r := range n.cfg.Local.Robots() {
+		info := r.Info()
+		home, _ := n.cfg.Local.Home(info.ID)
+		held := &clusterpb.HeldRobot{Info: link.InfoToWire(info), FleetId: home.FleetID, AgentId: home.AgentID}
+		if p, ok := fleet.As[kpiPusher](r); ok {
+			if list, at := p.PushedKPIs(); !at.IsZero() {
+				held.Kpis, held.KpisAtMs = link.KPIsToWire(list), at.UnixMilli()
+			}
+		}
+		a.Robots = append(a.Robots, held)
+	}
+	if ap := n.agents.Load(); ap != nil {
+		n.mu.Lock()
+		for _, l := range (*ap).Linked() {
+			c, ok := n.claims[l.ID]
+			if !ok || c.link != l.Link {
+				continue // not claimed (yet): not this replica's to announce
+			}
+			a.Agents = append(a.Agents, &clusterpb.HeldAgent{Id: l.ID, LastHeardMs: l.LastHeard.UnixMilli(), Epoch: c.revision})
+		}
+		n.mu.Unlock()
+	}
+	data, err := proto.Marshal(a)
+	if err != nil {
+		n.log.Error("encoding the announcement", "err", err)
+		return
+	}
+	if err := n.nc.Publish(presenceSubject, data); err != nil && n.nc.IsConnected() {
+		n.log.Warn("announcing", "err", err)
+	}
+}
+
+// heard takes another replica's announcement.
+func (n *Node) heard(m *nats.Msg) {
+	a := &clusterpb.Announcement{}
+	if err := proto.Unmarshal(m.Data, a); err != nil {
+		n.log.Warn("an announcement that does not decode", "err", err)
+		return
+	}
+	if a.GetReplica() == n.cfg.Replica {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	v := n.replicas[a.GetReplica()]
+	if v != nil && a.GetSeq() <= v.seq && a.GetSeq() != 1 {
+		return // an older one, overtaken (seq 1: the replica restarted)
+	}
+	if v == nil {
+		v = &replicaView{robots: map[string]*Robot{}}
+		n.replicas[a.GetReplica()] = v
+		n.log.Info("replica joined", "other", a.GetReplica())
+	}
+	v.seq, v.heard = a.GetSeq(), n.now()
+	v.period = max(time.Duration(a.GetPeriodMs())*time.Millisecond, 100*time.Millisecond)
+	v.agents = make(map[string]*clusterpb.HeldAgent, len(a.GetAgents()))
+	for _, ag := range a.GetAgents() {
+		v.agents[ag.GetId()] = ag
+	}
+	seen := make(map[string]bool, len(a.GetRobots()))
+	for _, held := range a.GetRobots() {
+		info := link.InfoFromWire(held.GetInfo())
+		if info.ID == "" {
+			continue
+		}
+		seen[info.ID] = true
+		home := fleet.Home{FleetID: held.GetFleetId(), AgentID: held.GetAgentId()}
+		r := v.robots[info.ID]
+		if r == nil || r.info != info || r.home != home {
+			if r != nil {
+				r.gone()
+			}
+			r = newRobot(n, a.GetReplica(), info, home)
+			v.robots[info.ID] = r
+		}
+		if held.GetKpisAtMs() != 0 {
+			r.setKPIs(link.KPIsFromWire(held.GetKpis()), time.UnixMilli(held.GetKpisAtMs()))
+		}
+	}
+	for id, r := range v.robots {
+		if !seen[id] {
+			r.gone()
+			delete(v.robots, id)
+		}
+	}
+	n.reindexLocked()
+}
+
+// expire forgets the replicas not heard from for MissedAnnouncements periods: a replica
+// killed without a goodbye holds nothing after that.
+func (n *Node) expire() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	now := n.now()
+	dropped := false
+	for name, v := range n.replicas {
+		if now.Sub(v.heard) <= MissedAnnouncements*v.period {
+			continue
+		}
+		n.log.Warn("replica silent: its robots are offline here until their agents link again", "other", name, "silent_for", now.Sub(v.heard).Round(time.Millisecond))
+		for _, r := range v.robots {
+			r.gone()
+		}
+		delete(n.replicas, name)
+		dropped = true
+	}
+	if dropped {
+		n.reindexLocked()
+	}
+}
+
+// reindexLocked rebuilds the robot index: of two replicas announcing one robot (an agent that
+// just moved), the one whose claim of the robot's agent is newer holds it. n.mu is held.
+func (n *Node) reindexLocked() {
+	index := make(map[string]*Robot, len(n.index))
+	epochs := make(map[string]uint64, len(n.index))
+	for _, v := range n.replicas {
+		for id, r := range v.robots {
+			epoch := uint64(0)
+			if ag, ok := v.agents[r.home.AgentID]; ok {
+				epoch = ag.GetEpoch()
+			}
+			if old, ok := index[id]; !ok || epoch > epochs[id] || epoch == epochs[id] && r.replica > old.replica {
+				index[id], epochs[id] = r, epoch
+			}
+		}
+	}
+	n.index = index
+}

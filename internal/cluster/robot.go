@@ -1,0 +1,196 @@
+package cluster
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/link"
+	"github.com/fleetgate/fleetgate/proto/linkpb"
+)
+
+const (
+	// defaultDeadline bounds a forwarded call whose caller set none, as the link does.
+	defaultDeadline = 10 * time.Second
+	// kpiFresh is how long announced KPI values answer KPIs: announcements come every
+	// period, the agent pushes every second.
+	kpiFresh = 5 * time.Second
+	// streamsFresh is how long a stream list is reused (as cloud.RemoteRobot does).
+	streamsFresh = 2 * time.Second
+)
+
+// Robot is a robot whose agent is linked to another replica: every call goes to that replica
+// over NATS request/reply with the caller's deadline, and its live streams come through one
+// relay per stream (live.go). It implements fleet.Robot.
+type Robot struct {
+	n       *Node
+	replica string
+	info    fleet.Info
+	home    fleet.Home
+
+	kpis    atomic.Pointer[timedKPIs]
+	streams atomic.Pointer[timedStreams]
+
+	mu     sync.Mutex
+	topics map[relayKey]*relay
+	ended  bool
+}
+
+type timedKPIs struct {
+	list []fleet.KPI
+	at   time.Time
+}
+
+type timedStreams struct {
+	list []fleet.Stream
+	at   time.Time
+}
+
+var _ fleet.Robot = (*Robot)(nil)
+
+func newRobot(n *Node, replica string, info fleet.Info, home fleet.Home) *Robot {
+	return &Robot{n: n, replica: replica, info: info, home: home, topics: map[relayKey]*relay{}}
+}
+
+func (r *Robot) Info() fleet.Info { return r.info }
+
+// Replica is the replica that holds the robot's agent link.
+func (r *Robot) Replica() string { return r.replica }
+
+// AgentID is the agent hosting the robot.
+func (r *Robot) AgentID() string { return r.home.AgentID }
+
+func (r *Robot) setKPIs(list []fleet.KPI, at time.Time) {
+	r.kpis.Store(&timedKPIs{list: list, at: at})
+}
+
+// gone ends the robot here: its replica stopped announcing it. Its live viewers end offline.
+func (r *Robot) gone() {
+	r.mu.Lock()
+	r.ended = true
+	topics := r.topics
+	r.topics = map[relayKey]*relay{}
+	r.mu.Unlock()
+	for _, t := range topics {
+		t.topic.Close(fleet.Errorf(fleet.ErrOffline, "robot %q went offline", r.info.Name))
+	}
+}
+
+// call forwards req to the holding replica and returns its answer.
+func (r *Robot) call(ctx context.Context, req *linkpb.Request) (*linkpb.Response, error) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, defaultDeadline)
+		defer cancel()
+		deadline, _ = ctx.Deadline()
+	}
+	req.RobotId = r.info.ID
+	req.DeadlineMs = uint32(max(time.Until(deadline).Milliseconds(), 1))
+	data, err := proto.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	msg, err := r.n.nc.RequestWithContext(ctx, requestSubject(r.replica), data)
+	if err != nil {
+		return nil, r.n.natsError(err, "robot "+quote(r.info.Name))
+	}
+	resp := &linkpb.Response{}
+	if err := proto.Unmarshal(msg.Data, resp); err != nil {
+		return nil, unavailable("robot %q: replica %s answered with something that does not decode", r.info.Name, r.replica)
+	}
+	if resp.GetError() != nil {
+		return nil, link.ErrorFromWire(resp.GetError())
+	}
+	return resp, nil
+}
+
+func quote(s string) string { return `"` + s + `"` }
+
+// client makes the robot's requests through the holding replica.
+func (r *Robot) client() link.Client {
+	return link.Client{Peer: "replica " + r.replica, Do: r.call}
+}
+
+// Streams asks the holder, reusing an answer younger than streamsFresh. The list is shared.
+func (r *Robot) Streams(ctx context.Context) ([]fleet.Stream, error) {
+	if c := r.streams.Load(); c != nil && r.n.now().Sub(c.at) < streamsFresh {
+		return c.list, nil
+	}
+	list, err := r.client().Streams(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.streams.Store(&timedStreams{list: list, at: r.n.now()})
+	return list, nil
+}
+
+func (r *Robot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
+	return r.client().Read(ctx, key)
+}
+
+func (r *Robot) Publish(ctx context.Context, key fleet.StreamKey, typ string, payload []byte) error {
+	return r.client().Publish(ctx, key, typ, payload)
+}
+
+func (r *Robot) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
+	return r.client().Metrics(ctx)
+}
+
+func (r *Robot) Metric(ctx context.Context, typ fleet.MetricType, name string) (fleet.Metric, error) {
+	return r.client().Metric(ctx, typ, name)
+}
+
+// KPIs answers from the values announced within kpiFresh, else asks the holder.
+func (r *Robot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
+	if k := r.kpis.Load(); k != nil && r.n.now().Sub(k.at) < kpiFresh {
+		return k.list, nil
+	}
+	return r.client().KPIs(ctx)
+}
+
+// Resources lists the archived copies, as the holder does (from the shared store).
+func (r *Robot) Resources(ctx context.Context) ([]fleet.Resource, error) {
+	return r.client().Resources(ctx)
+}
+
+// OpenResource opens the copy in the archive every replica shares; a robot held elsewhere
+// has no other.
+func (r *Robot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleet.Resource, error) {
+	list, err := r.Resources(ctx)
+	if err != nil {
+		return nil, fleet.Resource{}, err
+	}
+	for _, res := range list {
+		if res.ID != id {
+			continue
+		}
+		if r.n.cfg.Archive == nil {
+			return nil, fleet.Resource{}, unavailable("resource %s of robot %q is kept by replica %s, and this cloud has no shared archive", id, r.info.Name, r.replica)
+		}
+		f, err := r.n.cfg.Archive.Open(id)
+		if err != nil {
+			return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "the copy of resource %s is gone", id)
+		}
+		return f, res, nil
+	}
+	return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "robot %q has no resource %s", r.info.Name, id)
+}
+
+var _ fleet.RecordingControl = (*Robot)(nil)
+
+func (r *Robot) StartRecording(ctx context.Context, req fleet.RecordingRequest) (fleet.Recording, error) {
+	return r.client().StartRecording(ctx, req)
+}
+
+func (r *Robot) StopRecording(ctx context.Context, id string) (fleet.Recording, error) {
+	return r.client().StopRecording(ctx, id)
+}
+
+func (r *Robot) Recordings(ctx context.Context) ([]fleet.Recording, error) {
+	return r.client().Recordings(ctx)
+}

@@ -1,0 +1,75 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/link"
+	"github.com/fleetgate/fleetgate/proto/linkpb"
+)
+
+// maxDeadline caps the deadline a forwarded request may ask for, as the agent does.
+const maxDeadline = 30 * time.Second
+
+// maxConcurrent bounds the forwarded requests this replica serves at once; one over that is
+// answered UNAVAILABLE at once rather than queued behind slow ones.
+const maxConcurrent = 512
+
+// answer serves a request another replica forwards to one of the robots held here, in its own
+// goroutine.
+func (n *Node) answer(m *nats.Msg) {
+	req := &linkpb.Request{}
+	if err := proto.Unmarshal(m.Data, req); err != nil {
+		n.reply(m, nil, fleet.Errorf(fleet.ErrInvalid, "a forwarded request that does not decode: %v", err))
+		return
+	}
+	select {
+	case n.busy <- struct{}{}:
+	default:
+		n.reply(m, nil, unavailable("replica %s is busy", n.cfg.Replica))
+		return
+	}
+	go func() {
+		defer func() { <-n.busy }()
+		deadline := time.Duration(req.GetDeadlineMs()) * time.Millisecond
+		if deadline <= 0 || deadline > maxDeadline {
+			deadline = maxDeadline
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), deadline)
+		defer cancel()
+		robot, ok := n.cfg.Local.Robot(req.GetRobotId())
+		if !ok {
+			n.reply(m, nil, fleet.Errorf(fleet.ErrOffline, "robot %s is not held by replica %s (its agent moved, or went offline)", req.GetRobotId(), n.cfg.Replica))
+			return
+		}
+		resp, err := link.Answer(ctx, robot, req)
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = unavailable("robot %q did not answer within %s", robot.Info().Name, deadline)
+		}
+		n.reply(m, resp, err)
+	}()
+}
+
+// reply answers m with resp, or with err.
+func (n *Node) reply(m *nats.Msg, resp *linkpb.Response, err error) {
+	if err != nil {
+		resp = &linkpb.Response{Error: link.ErrorToWire(err)}
+	}
+	data, merr := proto.Marshal(resp)
+	if merr == nil && int64(len(data)) > n.nc.MaxPayload() {
+		data, merr = proto.Marshal(&linkpb.Response{Error: link.ErrorToWire(fleet.Errorf(fleet.ErrUnavailable,
+			"the answer (%d bytes) is larger than the cluster's NATS max_payload (%d bytes): raise max_payload", len(data), n.nc.MaxPayload()))})
+	}
+	if merr != nil {
+		n.log.Error("encoding an answer", "err", merr)
+		return
+	}
+	if err := m.Respond(data); err != nil {
+		n.log.Debug("answering a forwarded request", "err", err)
+	}
+}

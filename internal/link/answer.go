@@ -1,0 +1,103 @@
+package link
+
+import (
+	"context"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/proto/linkpb"
+)
+
+// Answer carries out a request that needs nothing but the robot it names: the agent answers
+// the cloud's requests with it, and a cloud replica the requests other replicas forward to
+// the robots it holds. Requests tied to a link (control, uploads) are the caller's.
+func Answer(ctx context.Context, robot fleet.Robot, req *linkpb.Request) (*linkpb.Response, error) {
+	switch op := req.GetOp().(type) {
+	case *linkpb.Request_Streams:
+		streams, err := robot.Streams(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &linkpb.Response{Result: &linkpb.Response_Streams{Streams: StreamsToWire(streams)}}, nil
+	case *linkpb.Request_Read:
+		sample, err := robot.Read(ctx, KeyFromWire(op.Read))
+		if err != nil {
+			return nil, err
+		}
+		return &linkpb.Response{Result: &linkpb.Response_Sample{Sample: SampleToWire(sample)}}, nil
+	case *linkpb.Request_Publish:
+		p := op.Publish
+		if err := robot.Publish(ctx, KeyFromWire(p.GetKey()), p.GetType(), p.GetPayload()); err != nil {
+			return nil, err
+		}
+		return &linkpb.Response{Result: &linkpb.Response_Done{Done: &linkpb.Empty{}}}, nil
+	case *linkpb.Request_MetricTypes:
+		types, err := robot.Metrics(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := &linkpb.MetricTypes{Types: make([]int32, len(types))}
+		for i, t := range types {
+			out.Types[i] = int32(t)
+		}
+		return &linkpb.Response{Result: &linkpb.Response_MetricTypes{MetricTypes: out}}, nil
+	case *linkpb.Request_Metric:
+		m, err := robot.Metric(ctx, fleet.MetricType(op.Metric.GetType()), op.Metric.GetName())
+		if err != nil {
+			return nil, err
+		}
+		wire, err := MetricToWire(m)
+		if err != nil {
+			return nil, err
+		}
+		return &linkpb.Response{Result: &linkpb.Response_Metric{Metric: wire}}, nil
+	case *linkpb.Request_Kpis:
+		kpis, err := robot.KPIs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &linkpb.Response{Result: &linkpb.Response_Kpis{Kpis: &linkpb.KPIList{Kpis: KPIsToWire(kpis)}}}, nil
+	case *linkpb.Request_Resources:
+		list, err := robot.Resources(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &linkpb.Response{Result: &linkpb.Response_Resources{Resources: &linkpb.ResourceList{Resources: ResourcesToWire(list)}}}, nil
+	case *linkpb.Request_Recording:
+		return recording(ctx, robot, op.Recording)
+	default:
+		return nil, fleet.Errorf(fleet.ErrInvalid, "request %T is not known here; upgrade this side", req.GetOp())
+	}
+}
+
+// recording serves the recorder's requests: start and stop answer with the one recording,
+// list with all of the robot's.
+func recording(ctx context.Context, robot fleet.Robot, op *linkpb.RecordingControl) (*linkpb.Response, error) {
+	rc, ok := fleet.As[fleet.RecordingControl](robot)
+	if !ok {
+		return nil, fleet.Errorf(fleet.ErrInvalid, "robot %s cannot record: its agent has no recorder", robot.Info().Name)
+	}
+	var list []fleet.Recording
+	switch a := op.GetAction().(type) {
+	case *linkpb.RecordingControl_Start:
+		rec, err := rc.StartRecording(ctx, RecordingRequestFromWire(a.Start))
+		if err != nil {
+			return nil, err
+		}
+		list = []fleet.Recording{rec}
+	case *linkpb.RecordingControl_Stop:
+		rec, err := rc.StopRecording(ctx, a.Stop)
+		if err != nil {
+			return nil, err
+		}
+		list = []fleet.Recording{rec}
+	case *linkpb.RecordingControl_List:
+		recs, err := rc.Recordings(ctx)
+		if err != nil {
+			return nil, err
+		}
+		list = recs
+	default:
+		return nil, fleet.Errorf(fleet.ErrInvalid, "recording action %T is not known here; upgrade this side", op.GetAction())
+	}
+	return &linkpb.Response{Result: &linkpb.Response_Recordings{Recordings: RecordingsToWire(list)}}, nil
+}

@@ -1,0 +1,39 @@
+package server
+
+import (
+	"context"
+	"sync"
+
+	"github.com/fleetgate/fleetgate/internal/cluster"
+	"github.com/fleetgate/fleetgate/internal/link/cloud"
+)
+
+// openCluster joins this cloud process to its replicas (--nats): the node becomes the core's
+// Presence, forwarding what concerns robots held by another replica.
+func (s *Server) openCluster(ctx context.Context, archive *cloud.Archive) error {
+	cfg := cluster.Config{URL: s.cfg.NATS, Replica: s.cfg.Replica, Local: s.registry, Logger: s.log}
+	if archive != nil {
+		cfg.Archive = archive
+	}
+	node, err := cluster.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	s.cluster = node
+	s.log.Info("joined the cloud's replicas over NATS", "replica", node.Replica())
+	return nil
+}
+
+// runCluster serves the other replicas until ctx ends.
+func (s *Server) runCluster(ctx context.Context, wg *sync.WaitGroup) {
+	if s.cluster == nil {
+		return
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := s.cluster.Run(ctx); err != nil {
+			s.log.Error("cluster", "err", err)
+		}
+	}()
+}
