@@ -249,6 +249,15 @@ func unavailable(format string, args ...any) error {
 	return fleet.Errorf(fleet.ErrUnavailable, format, args...)
 }
 
+// reachable is nil when NATS is connected now: a call made while the client reconnects would
+// wait in its buffer until its deadline, where failing at once tells the caller the truth.
+func (n *Node) reachable(what string) error {
+	if n.nc.IsConnected() {
+		return nil
+	}
+	return fmt.Errorf("%s: %w: %w", what, fleet.ErrUnavailable, ErrUnreachable)
+}
+
 // natsError says in words why a NATS call failed.
 func (n *Node) natsError(err error, what string) error {
 	switch {

@@ -20,6 +20,9 @@ const claimTimeout = 3 * time.Second
 // replica: another replica holding an older link of the agent sees this claim and drops that
 // link. Without NATS there is no claim and the agent is refused: it retries, here or elsewhere.
 func (n *Node) Claim(ctx context.Context, agentID string, linkID uint64) error {
+	if err := n.reachable("recording which replica holds the agent's link"); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(ctx, claimTimeout)
 	defer cancel()
 	rev, err := n.owners.Put(ctx, agentID, []byte(n.cfg.Replica+" "+strconv.FormatUint(linkID, 10)))

@@ -247,3 +247,14 @@ type nopCloser struct{ *bytes.Reader }
 func (nopCloser) Close() error { return nil }
 
 var _ io.ReadSeekCloser = nopCloser{}
+
+// Subscribers is the number of open subscriptions of output stream key.
+func (r *Robot) Subscribers(key fleet.StreamKey) int {
+	r.Lock()
+	t := r.topics[key]
+	r.Unlock()
+	if t == nil {
+		return 0
+	}
+	return t.Subscribers()
+}

@@ -1,0 +1,370 @@
+package cluster_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/cluster"
+	"github.com/fleetgate/fleetgate/internal/cluster/natstest"
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
+	"github.com/fleetgate/fleetgate/internal/link/cloud"
+)
+
+const (
+	idOne  = "11111111-1111-4111-8111-111111111111"
+	period = 100 * time.Millisecond
+	twist  = "Platform.Messages.geometry_msgs.Twist"
+	pose   = "Platform.Messages.geometry_msgs.PoseStamped"
+)
+
+var (
+	poseKey  = fleet.StreamKey{Component: "base", Name: "pose", Source: fleet.SourceComponent}
+	driveKey = fleet.StreamKey{Component: "base", Name: "cmd_vel", Source: fleet.SourceComponent}
+)
+
+func testRobot() *fleettest.Robot {
+	r := &fleettest.Robot{
+		ID: idOne, Name: "one",
+		StreamList: []fleet.Stream{
+			{Component: "base", Name: "pose", Type: pose, Direction: fleet.Output, Source: fleet.SourceComponent},
+			{Component: "base", Name: "cmd_vel", Type: twist, Direction: fleet.Input, Source: fleet.SourceComponent},
+		},
+		MetricList: []fleet.Metric{{Type: fleet.MetricType(100), Name: "battery", Value: 87.5}},
+		KPIList:    []fleet.KPI{{Name: "activity", DataType: "Platform.Messages.std_msgs.String", Payload: []byte("\n\x06moving"), Time: time.Unix(1700000000, 0).UTC()}},
+	}
+	r.Emit(poseKey, pose, []byte("pose-0"))
+	return r
+}
+
+// fakeAgents is a replica's agent links, as the acceptor lists and fences them.
+type fakeAgents struct {
+	mu     sync.Mutex
+	linked []cloud.LinkedAgent
+	fenced []string
+}
+
+func (a *fakeAgents) Linked() []cloud.LinkedAgent {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]cloud.LinkedAgent(nil), a.linked...)
+}
+
+func (a *fakeAgents) Fence(agentID string, link uint64, reason string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.fenced = append(a.fenced, agentID)
+}
+
+func (a *fakeAgents) fencedNow() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.fenced...)
+}
+
+type replica struct {
+	node     *cluster.Node
+	registry *fleet.Registry
+	agents   *fakeAgents
+	stop     context.CancelFunc
+	done     chan struct{}
+	logs     *bytes.Buffer
+}
+
+func startReplica(t *testing.T, url, name string) *replica {
+	t.Helper()
+	logs := &bytes.Buffer{}
+	log := slog.New(slog.NewTextHandler(&lockedWriter{w: logs}, nil))
+	reg := fleet.NewRegistry(nil, log, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	node, err := cluster.Open(ctx, cluster.Config{URL: url, Replica: name, Local: reg, Logger: log, Period: period})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &replica{node: node, registry: reg, agents: &fakeAgents{}, done: make(chan struct{}), logs: logs}
+	node.SetAgents(r.agents)
+	runCtx, stop := context.WithCancel(context.Background())
+	r.stop = stop
+	go func() { node.Run(runCtx); close(r.done) }()
+	t.Cleanup(r.close)
+	return r
+}
+
+func (r *replica) close() {
+	r.stop()
+	<-r.done
+	r.node.Close()
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// eventually waits up to d for ok.
+func eventually(t *testing.T, d time.Duration, what string, ok func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for !ok() {
+		if time.Since(start) > d {
+			t.Fatalf("%s: not within %s", what, d)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+func ctxFor(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// TestRobotHeldElsewhereAnswersThroughItsReplica: a robot held by replica a is online on
+// replica b, and every call made on b reaches the robot and brings back its answer or error.
+func TestRobotHeldElsewhereAnswersThroughItsReplica(t *testing.T) {
+	nats := natstest.Start(t)
+	a, b := startReplica(t, nats.URL(), "a"), startReplica(t, nats.URL(), "b")
+	robot := testRobot()
+	if err := a.registry.AddHosted(context.Background(), robot, fleet.Home{FleetID: "fleet-1", AgentID: "agent-1"}); err != nil {
+		t.Fatal(err)
+	}
+	took := eventually(t, 2*time.Second, "robot online on b", func() bool { return b.node.Online(idOne) })
+	t.Logf("online on the other replica after %s", took)
+	if b.node.Online("99999999-9999-4999-8999-999999999999") {
+		t.Error("an unknown robot is online")
+	}
+	r, _ := b.node.Robot(idOne)
+	if r.Info().Name != "one" || r.Info().ConfigVersion != "7" {
+		t.Errorf("info on b: %+v", r.Info())
+	}
+	if held, ok := r.(*cluster.Robot); !ok || held.Replica() != "a" || held.AgentID() != "agent-1" {
+		t.Errorf("robot on b is %T held by %v", r, r)
+	}
+	ctx := ctxFor(t, 5*time.Second)
+	streams, err := r.Streams(ctx)
+	if err != nil || len(streams) != 2 || streams[0].Type != pose {
+		t.Fatalf("streams: %v, %v", streams, err)
+	}
+	if s, err := r.Read(ctx, poseKey); err != nil || string(s.Payload) != "pose-0" {
+		t.Errorf("read: %q, %v", s.Payload, err)
+	}
+	if err := r.Publish(ctx, driveKey, twist, []byte("go")); err != nil {
+		t.Errorf("publish: %v", err)
+	}
+	if p := robot.Published(); len(p) != 1 || string(p[0].Payload) != "go" || p[0].Type != twist {
+		t.Errorf("published at the robot: %+v", p)
+	}
+	if m, err := r.Metric(ctx, fleet.MetricType(100), "battery"); err != nil || m.Value != 87.5 {
+		t.Errorf("metric: %+v, %v", m, err)
+	}
+	if kpis, err := r.KPIs(ctx); err != nil || len(kpis) != 1 || kpis[0].Name != "activity" {
+		t.Errorf("kpis: %+v, %v", kpis, err)
+	}
+	// The robot's own error crosses the cluster as the same kind.
+	_, err = r.Read(ctx, fleet.StreamKey{Component: "nope", Name: "nope", Source: fleet.SourceComponent})
+	if !errors.Is(err, fleet.ErrNotFound) {
+		t.Errorf("read of a missing stream: %v, want ErrNotFound", err)
+	}
+	// The caller's deadline holds across the cluster.
+	robot.Lock()
+	robot.Delay = time.Second
+	robot.Unlock()
+	short, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = r.Metrics(short)
+	if !errors.Is(err, fleet.ErrUnavailable) || time.Since(start) > 900*time.Millisecond {
+		t.Errorf("a slow robot: %v after %s, want ErrUnavailable near the 200 ms deadline", err, time.Since(start))
+	}
+}
+
+// TestLiveStreamCrossesOnceperReplica: two viewers on replica b of a stream held by a get its
+// samples; a relays it on one subject whatever the number of viewers, and stops when they go.
+func TestLiveStreamCrossesOncePerReplica(t *testing.T) {
+	nats := natstest.Start(t)
+	a, b := startReplica(t, nats.URL(), "a"), startReplica(t, nats.URL(), "b")
+	robot := testRobot()
+	a.registry.AddHosted(context.Background(), robot, fleet.Home{FleetID: "fleet-1"})
+	eventually(t, 2*time.Second, "robot online on b", func() bool { return b.node.Online(idOne) })
+	r, _ := b.node.Robot(idOne)
+	ctx := ctxFor(t, 10*time.Second)
+	v1, err := r.Subscribe(ctx, poseKey, fleet.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := r.Subscribe(ctx, poseKey, fleet.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The holder subscribes once the first interest arrives: emit until both viewers see a
+	// sample (the ones before the relay started are not relayed).
+	got := map[*fleet.Subscription]string{}
+	deadline := time.Now().Add(5 * time.Second)
+	for i := 1; len(got) < 2 && time.Now().Before(deadline); i++ {
+		robot.Emit(poseKey, pose, []byte("pose-live"))
+		time.Sleep(20 * time.Millisecond)
+		for _, v := range []*fleet.Subscription{v1, v2} {
+			if s, ok := v.Take(); ok {
+				got[v] = string(s.Payload)
+			}
+		}
+	}
+	if got[v1] != "pose-live" || got[v2] != "pose-live" {
+		t.Fatalf("viewers got %v", got)
+	}
+	// One subscription at the robot for both viewers of replica b.
+	if n := robotSubscribers(robot); n != 1 {
+		t.Errorf("subscriptions at the robot: %d, want 1 for two viewers of one replica", n)
+	}
+	v1.Close()
+	v2.Close()
+	took := eventually(t, 6*time.Second, "relay stopped at the holder", func() bool { return robotSubscribers(robot) == 0 })
+	t.Logf("holder stopped relaying %s after the last viewer left", took)
+	// A viewer of a stream that is gone at the holder ends with its error.
+	robot.Lock()
+	robot.StreamList = append(robot.StreamList, fleet.Stream{Component: "cam", Name: "front", Type: pose, Direction: fleet.Output, Source: fleet.SourceComponent})
+	robot.Unlock()
+	time.Sleep(2100 * time.Millisecond) // the stream list cached on b is stale now
+	v3, err := r.Subscribe(ctx, fleet.StreamKey{Component: "cam", Name: "front", Source: fleet.SourceComponent}, fleet.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	robot.Lock()
+	robot.StreamList = robot.StreamList[:2]
+	robot.Unlock()
+	select {
+	case <-v3.Done():
+	case <-time.After(5 * time.Second):
+	}
+	if err := v3.Err(); !errors.Is(err, fleet.ErrNotFound) {
+		t.Errorf("a viewer of a stream gone at the holder: %v, want ErrNotFound", err)
+	}
+}
+
+// robotSubscribers counts the open subscriptions of the robot's pose stream.
+func robotSubscribers(r *fleettest.Robot) int {
+	return r.Subscribers(poseKey)
+}
+
+// TestSilentReplicaTakesItsRobotsOffline: a replica that stops announcing (killed) holds
+// nothing after MissedAnnouncements periods, and its robots' viewers elsewhere end offline.
+func TestSilentReplicaTakesItsRobotsOffline(t *testing.T) {
+	nats := natstest.Start(t)
+	a, b := startReplica(t, nats.URL(), "a"), startReplica(t, nats.URL(), "b")
+	robot := testRobot()
+	a.registry.AddHosted(context.Background(), robot, fleet.Home{FleetID: "fleet-1"})
+	eventually(t, 2*time.Second, "robot online on b", func() bool { return b.node.Online(idOne) })
+	r, _ := b.node.Robot(idOne)
+	viewer, err := r.Subscribe(ctxFor(t, 5*time.Second), poseKey, fleet.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.close()
+	took := eventually(t, 2*time.Second, "robot offline on b", func() bool { return !b.node.Online(idOne) })
+	limit := cluster.MissedAnnouncements * period
+	if took < limit-period {
+		t.Errorf("offline after %s, before the %s of missed announcements", took, limit)
+	}
+	t.Logf("offline %s after its replica went silent (limit %s)", took, limit)
+	select {
+	case <-viewer.Done():
+		if !errors.Is(viewer.Err(), fleet.ErrOffline) {
+			t.Errorf("viewer ended with %v, want ErrOffline", viewer.Err())
+		}
+	case <-time.After(time.Second):
+		t.Error("the viewer did not end")
+	}
+	// A call on the robot object a caller still holds fails clearly, fast.
+	start := time.Now()
+	if _, err := r.Metrics(ctxFor(t, 5*time.Second)); !errors.Is(err, fleet.ErrUnavailable) || time.Since(start) > time.Second {
+		t.Errorf("call to a gone replica: %v after %s, want ErrUnavailable at once", err, time.Since(start))
+	}
+}
+
+// TestNewerClaimFencesTheOlderLink: an agent linked to replica a that links to replica b is
+// b's: a closes its link, and of the two announcements every replica believes b.
+func TestNewerClaimFencesTheOlderLink(t *testing.T) {
+	nats := natstest.Start(t)
+	a, b, c := startReplica(t, nats.URL(), "a"), startReplica(t, nats.URL(), "b"), startReplica(t, nats.URL(), "c")
+	ctx := ctxFor(t, 5*time.Second)
+	robotA := testRobot()
+	a.agents.linked = []cloud.LinkedAgent{{ID: "agent-1", Link: 1, LastHeard: time.Now()}}
+	if err := a.node.Claim(ctx, "agent-1", 1); err != nil {
+		t.Fatal(err)
+	}
+	a.registry.AddHosted(ctx, robotA, fleet.Home{FleetID: "fleet-1", AgentID: "agent-1"})
+	eventually(t, 2*time.Second, "robot held by a, seen on c", func() bool {
+		r, ok := c.node.Robot(idOne)
+		return ok && r.(*cluster.Robot).Replica() == "a"
+	})
+	// The agent links to b (a still thinks it holds it: a partition, or a silent drop).
+	robotB := testRobot()
+	b.agents.linked = []cloud.LinkedAgent{{ID: "agent-1", Link: 9, LastHeard: time.Now()}}
+	if err := b.node.Claim(ctx, "agent-1", 9); err != nil {
+		t.Fatal(err)
+	}
+	b.registry.AddHosted(ctx, robotB, fleet.Home{FleetID: "fleet-1", AgentID: "agent-1"})
+	took := eventually(t, 2*time.Second, "a fences its link", func() bool { return len(a.agents.fencedNow()) == 1 })
+	t.Logf("older link fenced %s after the newer claim", took)
+	eventually(t, 2*time.Second, "c believes b", func() bool {
+		r, ok := c.node.Robot(idOne)
+		return ok && r.(*cluster.Robot).Replica() == "b"
+	})
+	if f := b.agents.fencedNow(); len(f) != 0 {
+		t.Errorf("the newer holder fenced itself: %v", f)
+	}
+	if at, ok := c.node.AgentLastHeard("agent-1"); !ok || time.Since(at) > 5*time.Second {
+		t.Errorf("agent last heard on c: %v, %v", at, ok)
+	}
+	// a releasing its (replaced) claim leaves b's in place: a later claim by a still fences b.
+	a.node.Release("agent-1", 1)
+	a.agents.mu.Lock()
+	a.agents.linked = nil
+	a.agents.mu.Unlock()
+	time.Sleep(3 * period)
+	if f := b.agents.fencedNow(); len(f) != 0 {
+		t.Errorf("a stale release fenced the holder: %v", f)
+	}
+}
+
+// TestNATSOutage: with NATS gone, calls to robots held elsewhere fail at once as unavailable
+// (no crash, no hang), and the cluster comes back by itself with NATS.
+func TestNATSOutage(t *testing.T) {
+	nats := natstest.Start(t)
+	a, b := startReplica(t, nats.URL(), "a"), startReplica(t, nats.URL(), "b")
+	robot := testRobot()
+	a.registry.AddHosted(context.Background(), robot, fleet.Home{FleetID: "fleet-1"})
+	eventually(t, 2*time.Second, "robot online on b", func() bool { return b.node.Online(idOne) })
+	r, _ := b.node.Robot(idOne)
+	nats.Stop()
+	start := time.Now()
+	_, err := r.Metrics(ctxFor(t, 5*time.Second))
+	if !errors.Is(err, fleet.ErrUnavailable) || !errors.Is(err, cluster.ErrUnreachable) || time.Since(start) > time.Second {
+		t.Errorf("call with NATS down: %v after %s, want ErrUnavailable (NATS unreachable) at once", err, time.Since(start))
+	}
+	t.Logf("call with NATS down failed after %s: %v", time.Since(start).Round(time.Millisecond), err)
+	if err := b.node.Claim(ctxFor(t, 5*time.Second), "agent-2", 1); !errors.Is(err, fleet.ErrUnavailable) {
+		t.Errorf("claim with NATS down: %v, want ErrUnavailable (the link is refused, the agent retries)", err)
+	}
+	eventually(t, 2*time.Second, "robot offline on b while NATS is down", func() bool { return !b.node.Online(idOne) })
+	nats.Restart()
+	took := eventually(t, 10*time.Second, "robot online on b again", func() bool { return b.node.Online(idOne) })
+	t.Logf("back %s after NATS returned", took)
+	r, _ = b.node.Robot(idOne)
+	if _, err := r.Metrics(ctxFor(t, 5*time.Second)); err != nil {
+		t.Errorf("call after NATS returned: %v", err)
+	}
+}
