@@ -51,8 +51,9 @@ func (s *Server) where() string {
 	if s.uplink == nil {
 		return "Local gateway (not linked to a cloud)"
 	}
-	host := s.cfg.Cloud
-	if u, err := url.Parse(s.cfg.Cloud); err == nil && u.Host != "" {
+	first, _, _ := strings.Cut(s.cfg.Cloud, ",") // the cloud's replicas: one name is enough
+	host := first
+	if u, err := url.Parse(first); err == nil && u.Host != "" {
 		host = u.Host
 	}
 	if s.uplink.Connected() {

@@ -28,7 +28,8 @@ import (
 
 // Config configures the agent end.
 type Config struct {
-	// CloudURL is the cloud gateway's base URL (http, https, ws or wss).
+	// CloudURL is the cloud gateway's base URL (http, https, ws or wss), or a comma-separated
+	// list of the URLs of its replicas: after a link ends or a dial fails, the next is tried.
 	CloudURL string
 	Key      string
 	Version  string
@@ -72,15 +73,20 @@ const maxConcurrentRequests = 32
 type Agent struct {
 	cfg       Config
 	log       *slog.Logger
-	url       string
+	urls      []string // the link endpoints, tried in turn
+	next      int      // the one the next session dials (Run's goroutine only)
 	connected atomic.Bool
 }
 
 // New checks cfg and returns an Agent; Run starts it.
 func New(cfg Config) (*Agent, error) {
-	u, err := linkURL(cfg.CloudURL)
-	if err != nil {
-		return nil, err
+	var urls []string
+	for _, base := range strings.Split(cfg.CloudURL, ",") {
+		u, err := linkURL(strings.TrimSpace(base))
+		if err != nil {
+			return nil, err
+		}
+		urls = append(urls, u)
 	}
 	if cfg.Key == "" {
 		return nil, errors.New("an agent key is required to link to the cloud (fleetgate agents add on the cloud prints one)")
@@ -97,7 +103,7 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.MaxBackoff <= 0 {
 		cfg.MaxBackoff = 5 * time.Second
 	}
-	return &Agent{cfg: cfg, log: cfg.Logger.With("component", "agentlink"), url: u}, nil
+	return &Agent{cfg: cfg, log: cfg.Logger.With("component", "agentlink"), urls: urls}, nil
 }
 
 // linkURL is the link endpoint under a cloud base URL.
@@ -143,6 +149,8 @@ func (a *Agent) Run(ctx context.Context) {
 		if time.Since(start) > time.Minute {
 			backoff = 250 * time.Millisecond
 		}
+		// The next replica, if there are several: the one that failed may be gone.
+		a.next = (a.next + 1) % len(a.urls)
 		if wait == 0 {
 			// Full jitter over [d/2, d]: agents dropped together by a cloud restart do not
 			// come back in lockstep.
@@ -161,8 +169,9 @@ func (a *Agent) Run(ctx context.Context) {
 // session runs one connection. It returns when the link ends, with the wait the cloud asked
 // for (0: the caller's backoff) and why it ended.
 func (a *Agent) session(ctx context.Context) (time.Duration, error) {
+	url := a.urls[a.next]
 	dialCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	conn, resp, err := websocket.Dial(dialCtx, a.url, &websocket.DialOptions{
+	conn, resp, err := websocket.Dial(dialCtx, url, &websocket.DialOptions{
 		HTTPClient:      a.cfg.HTTPClient,
 		HTTPHeader:      http.Header{link.KeyHeader: {a.cfg.Key}},
 		CompressionMode: websocket.CompressionDisabled,
@@ -173,7 +182,7 @@ func (a *Agent) session(ctx context.Context) (time.Duration, error) {
 	}
 	defer conn.CloseNow()
 	conn.SetReadLimit(link.MaxFrame)
-	s := &session{a: a, conn: conn, done: make(chan struct{}), sem: make(chan struct{}, maxConcurrentRequests),
+	s := &session{a: a, url: url, conn: conn, done: make(chan struct{}), sem: make(chan struct{}, maxConcurrentRequests),
 		controls: map[string]*cloudControl{}, released: map[string]struct{}{}, eventsStored: make(chan []int64, 1)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	defer s.end()
@@ -184,7 +193,7 @@ func (a *Agent) session(ctx context.Context) (time.Duration, error) {
 	}
 	a.connected.Store(true)
 	defer a.connected.Store(false)
-	a.log.Info("linked to the cloud", "cloud", a.url, "agent_id", welcome.GetAgentId(), "fleet", welcome.GetFleetId())
+	a.log.Info("linked to the cloud", "cloud", url, "agent_id", welcome.GetAgentId(), "fleet", welcome.GetFleetId())
 	logRefused(a.log, welcome.GetRefused())
 	if ms := welcome.GetHeartbeatIntervalMs(); ms > 0 {
 		s.heartbeat = time.Duration(ms) * time.Millisecond
@@ -238,6 +247,7 @@ func logRefused(log *slog.Logger, refused []*linkpb.RobotRefused) {
 // session is one connection to the cloud.
 type session struct {
 	a         *Agent
+	url       string // the link endpoint this session dialled: its live connection goes there too
 	conn      *websocket.Conn
 	heartbeat time.Duration
 	lastHeard atomic.Int64

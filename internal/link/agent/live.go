@@ -57,7 +57,7 @@ func (s *session) runLive() {
 // liveConnection dials the live connection and serves it until it or the session ends.
 func (s *session) liveConnection() error {
 	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
-	conn, resp, err := websocket.Dial(ctx, strings.TrimSuffix(s.a.url, link.Path)+link.LivePath, &websocket.DialOptions{
+	conn, resp, err := websocket.Dial(ctx, strings.TrimSuffix(s.url, link.Path)+link.LivePath, &websocket.DialOptions{
 		HTTPClient:      s.a.liveClient(),
 		HTTPHeader:      http.Header{link.KeyHeader: {s.a.cfg.Key}},
 		CompressionMode: websocket.CompressionDisabled,
