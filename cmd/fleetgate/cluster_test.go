@@ -1,0 +1,256 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/cluster/natstest"
+	"github.com/fleetgate/fleetgate/internal/link"
+	"github.com/fleetgate/fleetgate/internal/store/postgres/pgtest"
+)
+
+// TestClusterOfThreeReplicas runs the cloud as a user runs it at scale: three serve replicas
+// on a real PostgreSQL and nats-server, Debian's haproxy in front, one agent through haproxy
+// and one with the replicas' URLs as a list. Every replica answers for every robot; kill -9
+// of the replica holding an agent brings its robots back through another within 10 s; NATS
+// down gives clear 503s for robots held elsewhere and recovers by itself.
+func TestClusterOfThreeReplicas(t *testing.T) {
+	db := pgtest.Start(t).NewDatabase(t)
+	nats := natstest.Start(t)
+	var replicas []*loggedProcess
+	for i := 1; i <= 3; i++ {
+		name := fmt.Sprintf("r%d", i)
+		replicas = append(replicas, startLogged(t, name, nil, "serve", "--db", db, "--nats", nats.URL(), "--replica", name,
+			"--data", t.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken))
+	}
+	front := startHAProxy(t, replicas)
+
+	key1 := addAgentTo(t, db, "a1")
+	key2 := addAgentTo(t, db, "a2")
+	a1 := startLogged(t, "a1", nil, "agent", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken,
+		"--sim", "1", "--cloud", front, "--agent-key", key1)
+	urls := []string{}
+	for _, r := range replicas {
+		urls = append(urls, r.URL)
+	}
+	a2 := startLogged(t, "a2", nil, "agent", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken,
+		"--sim", "1", "--cloud", strings.Join(urls, ","), "--agent-key", key2)
+	robot1 := localRobots(t, a1.URL, 1)[0]
+	robot2 := localRobots(t, a2.URL, 1)[0]
+	both := []string{robot1, robot2}
+
+	// One login, through haproxy: the bearer is in the shared store, good on every replica.
+	bearer := login(t, front, testToken)
+	took := waitFor(t, 15*time.Second, "both robots online on every replica", func() bool {
+		for _, r := range replicas {
+			if !robotsOnline(r.URL, bearer, both, true) {
+				return false
+			}
+		}
+		return true
+	})
+	t.Logf("both robots online on all three replicas %s after the agents started", took.Round(time.Millisecond))
+
+	// A stream read of each robot on each replica: two of the three forward it over NATS.
+	readBattery := func(base, robot string) int {
+		var read struct{ RobotStream string }
+		return api(t, "GET", base+"/apigateway/v2/robots/"+robot+"/stream?componentName=base&streamName=battery&source=1&streamType=Platform.Messages.sensor_msgs.BatteryState", bearer, &read)
+	}
+	for _, r := range replicas {
+		for _, robot := range both {
+			if s := readBattery(r.URL, robot); s != 200 {
+				t.Errorf("battery of %s read on %s: %d", robot, r.name, s)
+			}
+		}
+	}
+
+	// kill -9 of the replica holding a1: haproxy sends a1 to another, within 10 s.
+	holder := holderOf(t, replicas, "a1")
+	t.Logf("a1 is linked to %s; killing it", holder.name)
+	killed := time.Now()
+	holder.signal(t, syscall.SIGKILL)
+	var alive []*loggedProcess
+	for _, r := range replicas {
+		if r != holder {
+			alive = append(alive, r)
+		}
+	}
+	took = waitFor(t, 10*time.Second, "a1's robot online again on the surviving replicas", func() bool {
+		for _, r := range alive {
+			if !robotsOnline(r.URL, bearer, both, true) || readBattery(r.URL, robot1) != 200 {
+				return false
+			}
+		}
+		return true
+	})
+	t.Logf("a1's robot back online on both survivors %s after kill -9 of %s", time.Since(killed).Round(time.Millisecond), holder.name)
+	if next := holderOf(t, alive, "a1"); next == holder {
+		t.Error("a1 is not linked to a surviving replica")
+	}
+	if took > 10*time.Second {
+		t.Errorf("back after %s, want 10 s at most", took)
+	}
+
+	// NATS down: a robot held by the other survivor answers 503 with a reason, at once; the
+	// replicas keep running, and serve it again when NATS is back.
+	nats.Stop()
+	elsewhere, held := alive[0], robot2
+	if holderOf(t, alive, "a2") == elsewhere {
+		held = robot1
+		if holderOf(t, alive, "a1") == elsewhere {
+			elsewhere = alive[1] // both agents on alive[0]: ask alive[1] about either
+			held = robot2
+		}
+	}
+	status := 0
+	waitFor(t, 5*time.Second, "a 503 for a robot held elsewhere while NATS is down", func() bool {
+		status = readBattery(elsewhere.URL, held)
+		return status == 503 || status == 404
+	})
+	if status != 503 && status != 404 {
+		t.Errorf("read with NATS down: %d", status)
+	}
+	t.Logf("with NATS down, a read of a robot held by the other survivor answers %d", status)
+	for _, r := range alive {
+		if !r.running() {
+			t.Fatalf("%s exited with NATS down", r.name)
+		}
+	}
+	nats.Restart()
+	took = waitFor(t, 15*time.Second, "both robots online and readable everywhere after NATS returned", func() bool {
+		for _, r := range alive {
+			if !robotsOnline(r.URL, bearer, both, true) || readBattery(r.URL, robot1) != 200 || readBattery(r.URL, robot2) != 200 {
+				return false
+			}
+		}
+		return true
+	})
+	t.Logf("recovered %s after NATS returned", took.Round(time.Millisecond))
+}
+
+// holderOf is the replica whose log says agent name linked last (and not since closed).
+func holderOf(t *testing.T, replicas []*loggedProcess, agent string) *loggedProcess {
+	t.Helper()
+	var found *loggedProcess
+	for _, r := range replicas {
+		if !r.running() {
+			continue
+		}
+		linked, gone := -1, -1
+		for i, line := range strings.Split(r.logs(), "\n") {
+			if !strings.Contains(line, "agent="+agent+" ") {
+				continue
+			}
+			if strings.Contains(line, `msg="agent connected"`) {
+				linked = i
+			}
+			if strings.Contains(line, `msg="agent disconnected"`) {
+				gone = i
+			}
+		}
+		if linked > gone {
+			found = r
+		}
+	}
+	if found == nil {
+		t.Fatalf("no replica holds agent %s", agent)
+	}
+	return found
+}
+
+// addAgentTo adds an agent in the PostgreSQL store and returns its key.
+func addAgentTo(t *testing.T, db, name string) string {
+	t.Helper()
+	stdout, stderr, code := runCLI(t, nil, "agents", "add", "--db", db, "--name", name)
+	m := agentKeyLine.FindStringSubmatch(stdout)
+	if code != 0 || m == nil {
+		t.Fatalf("agents add %s: %d %q %q", name, code, stdout, stderr)
+	}
+	return m[1]
+}
+
+// startHAProxy runs Debian's haproxy in front of the replicas and returns its URL. Agents are
+// spread by their key (one agent's link and live connection reach the same replica); others
+// go round robin; a replica failing its /healthz check is out within a second.
+func startHAProxy(t *testing.T, replicas []*loggedProcess) string {
+	t.Helper()
+	bin, err := exec.LookPath("haproxy")
+	if err != nil {
+		t.Fatal("haproxy is not installed (Debian package haproxy; scripts/test.sh installs it)")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	dir := t.TempDir()
+	var backends strings.Builder
+	for _, r := range replicas {
+		fmt.Fprintf(&backends, "  server %s %s check inter 300ms fall 2 rise 1\n", r.name, strings.TrimPrefix(r.URL, "http://"))
+	}
+	conf := haproxyConfig(addr, link.KeyHeader, backends.String())
+	cfgPath := filepath.Join(dir, "haproxy.cfg")
+	if err := os.WriteFile(cfgPath, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(dir, "haproxy.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-db", "-f", cfgPath)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	logFile.Close()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-done
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			t.Logf("haproxy log:\n%s", lastLines(string(b), 30))
+		}
+	})
+	url := "http://" + addr
+	waitFor(t, 10*time.Second, "haproxy answering /healthz", func() bool {
+		return getJSON(url+"/healthz", "", nil) == 200
+	})
+	return url
+}
+
+// haproxyConfig is scripts/cluster-demo.sh's configuration: HTTP mode (WebSockets pass as
+// tunnels), agents balanced on their key header, health checks on /healthz, a request that
+// found a replica down tried on another.
+func haproxyConfig(listen, keyHeader, servers string) string {
+	return `global
+  maxconn 4096
+defaults
+  mode http
+  timeout connect 2s
+  timeout client 60s
+  timeout server 60s
+  timeout tunnel 1h
+  option redispatch
+  retries 3
+frontend fleetgate
+  bind ` + listen + `
+  default_backend replicas
+backend replicas
+  balance hdr(` + keyHeader + `)
+  hash-type consistent
+  option httpchk GET /healthz
+  http-check expect status 200
+` + servers
+}
