@@ -368,3 +368,168 @@ func TestNATSOutage(t *testing.T) {
 		t.Errorf("call after NATS returned: %v", err)
 	}
 }
+
+// drivenRobot is a robot whose agent governs its teleoperation (as cloud.RemoteRobot): it
+// records what reaches it.
+type drivenRobot struct {
+	*fleettest.Robot
+	mu       sync.Mutex
+	heldBy   string
+	commands []string
+	released int
+	current  *fakeControl
+}
+
+func (d *drivenRobot) Unwrap() fleet.Robot { return d.Robot }
+
+func (d *drivenRobot) TakeControl(ctx context.Context, key fleet.StreamKey, user string) (fleet.RemoteControl, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.heldBy != "" {
+		return nil, &fleet.HeldError{Held: fleet.Held{Key: key, Owner: d.heldBy, Since: time.Unix(1700000000, 0)}}
+	}
+	d.heldBy = user
+	d.current = &fakeControl{d: d, done: make(chan struct{})}
+	return d.current, nil
+}
+
+func (d *drivenRobot) Controls(ctx context.Context) ([]fleet.Held, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.heldBy == "" {
+		return nil, nil
+	}
+	return []fleet.Held{{Key: driveKey, Owner: d.heldBy, Since: time.Unix(1700000000, 0)}}, nil
+}
+
+func (d *drivenRobot) state() (string, []string, int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.heldBy, append([]string(nil), d.commands...), d.released
+}
+
+type fakeControl struct {
+	d    *drivenRobot
+	once sync.Once
+	done chan struct{}
+	err  error
+}
+
+func (c *fakeControl) Command(payload []byte) error {
+	c.d.mu.Lock()
+	defer c.d.mu.Unlock()
+	c.d.commands = append(c.d.commands, string(payload))
+	return nil
+}
+
+func (c *fakeControl) Release() {
+	c.d.mu.Lock()
+	c.d.heldBy = ""
+	c.d.released++
+	c.d.mu.Unlock()
+	c.end(nil)
+}
+
+func (c *fakeControl) end(err error) { c.once.Do(func() { c.err = err; close(c.done) }) }
+func (c *fakeControl) Done() <-chan struct{} { return c.done }
+func (c *fakeControl) Err() error          { <-c.done; return c.err }
+
+// TestTeleoperationThroughAnotherReplica: an operator on replica b drives a robot held by a:
+// control is taken at the robot's agent (where lease, rate cap and deadman run), commands
+// arrive in order, and every way of letting go reaches the agent: the release, a held stream
+// refused, the agent's own end, the operator's replica going silent, and NATS going down.
+func TestTeleoperationThroughAnotherReplica(t *testing.T) {
+	nats := natstest.Start(t)
+	a, b := startReplica(t, nats.URL(), "a"), startReplica(t, nats.URL(), "b")
+	robot := &drivenRobot{Robot: testRobot()}
+	a.registry.AddHosted(context.Background(), robot, fleet.Home{FleetID: "fleet-1"})
+	eventually(t, 2*time.Second, "robot online on b", func() bool { return b.node.Online(idOne) })
+	r, _ := b.node.Robot(idOne)
+	rd, ok := fleet.As[fleet.RemoteDriven](r)
+	if !ok {
+		t.Fatal("a robot held elsewhere is not remotely driven")
+	}
+	ctx := ctxFor(t, 10*time.Second)
+
+	ctl, err := rd.TakeControl(ctx, driveKey, "op@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"1", "2", "3"} {
+		if err := ctl.Command([]byte(c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, 2*time.Second, "commands at the agent", func() bool { _, cmds, _ := robot.state(); return len(cmds) == 3 })
+	if owner, cmds, _ := robot.state(); owner != "op@example.com" || cmds[0] != "1" || cmds[2] != "3" {
+		t.Errorf("at the agent: owner %q, commands %v", owner, cmds)
+	}
+	if held, err := rd.Controls(ctx); err != nil || len(held) != 1 || held[0].Owner != "op@example.com" {
+		t.Errorf("controls through b: %+v, %v", held, err)
+	}
+	// A second operator is refused with who drives.
+	_, err = rd.TakeControl(ctx, driveKey, "other@example.com")
+	var held *fleet.HeldError
+	if !errors.As(err, &held) || held.Held.Owner != "op@example.com" {
+		t.Errorf("second operator: %v, want HeldError by op@example.com", err)
+	}
+	ctl.Release()
+	eventually(t, 2*time.Second, "release at the agent", func() bool { owner, _, rel := robot.state(); return owner == "" && rel == 1 })
+
+	// The agent ends the control (its link lost): the operator on b learns it, offline.
+	ctl, err = rd.TakeControl(ctx, driveKey, "op@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	robot.mu.Lock()
+	current := robot.current
+	robot.heldBy = ""
+	robot.mu.Unlock()
+	current.end(fleet.Errorf(fleet.ErrOffline, "the link was lost"))
+	select {
+	case <-ctl.Done():
+		if !errors.Is(ctl.Err(), fleet.ErrOffline) {
+			t.Errorf("operator's control ended with %v, want ErrOffline", ctl.Err())
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("the operator's control did not end with the agent's")
+	}
+
+	// The operator's replica goes silent while driving: the holder lets go.
+	if _, err = rd.TakeControl(ctx, driveKey, "op@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, before := robot.state()
+	b.close()
+	took := eventually(t, 2*time.Second, "holder releases the silent replica's control", func() bool { _, _, rel := robot.state(); return rel == before+1 })
+	t.Logf("control of a silent replica released %s after it stopped", took)
+}
+
+// TestTeleoperationLetsGoWithoutNATS: with NATS down, the operator's commands fail (the
+// session ends, zero-on-fault) and the holder releases at the agent by itself.
+func TestTeleoperationLetsGoWithoutNATS(t *testing.T) {
+	nats := natstest.Start(t)
+	a, b := startReplica(t, nats.URL(), "a"), startReplica(t, nats.URL(), "b")
+	robot := &drivenRobot{Robot: testRobot()}
+	a.registry.AddHosted(context.Background(), robot, fleet.Home{FleetID: "fleet-1"})
+	eventually(t, 2*time.Second, "robot online on b", func() bool { return b.node.Online(idOne) })
+	r, _ := b.node.Robot(idOne)
+	rd, _ := fleet.As[fleet.RemoteDriven](r)
+	ctl, err := rd.TakeControl(ctxFor(t, 5*time.Second), driveKey, "op@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	nats.Stop()
+	t.Logf("nats stopped in %s", time.Since(stopped))
+	eventually(t, 2*time.Second, "holder releases at the agent", func() bool { _, _, rel := robot.state(); return rel == 1 })
+	select {
+	case <-ctl.Done():
+	case <-time.After(2 * time.Second):
+		t.Fatal("the operator's control did not end")
+	}
+	if err := ctl.Command([]byte("go")); !errors.Is(err, fleet.ErrUnavailable) {
+		t.Errorf("command with NATS down: %v, want ErrUnavailable", err)
+	}
+	t.Logf("let go everywhere %s after NATS stopped", time.Since(stopped).Round(time.Millisecond))
+}

@@ -96,7 +96,8 @@ type Node struct {
 	index    map[string]*Robot       // robots held elsewhere, by id: the highest epoch wins
 	claims   map[string]claim        // this replica's claims, by agent id
 
-	holder    *holder // the live relays this replica serves to the others
+	holder    *holder   // the live relays this replica serves to the others
+	ctl       *controls // teleoperation across replicas
 	subs      []*nats.Subscription
 	closeOnce sync.Once
 	kick      chan struct{} // asks for an announcement now
@@ -127,13 +128,17 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	n := &Node{
 		cfg: cfg, log: log.With("component", "cluster", "replica", cfg.Replica), now: cfg.Now,
 		replicas: map[string]*replicaView{}, index: map[string]*Robot{}, claims: map[string]claim{},
-		kick: make(chan struct{}, 1), busy: make(chan struct{}, maxConcurrent),
+		kick: make(chan struct{}, 1), busy: make(chan struct{}, maxConcurrent), ctl: newControls(),
 	}
 	nc, err := nats.Connect(cfg.URL,
 		nats.Name("fleetgate "+cfg.Replica),
 		nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond),
 		nats.RetryOnFailedConnect(false),
-		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { n.log.Warn("NATS disconnected", "err", err) }),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			n.log.Warn("NATS disconnected: letting go of cross-replica teleoperation", "err", err)
+			n.releaseHeld("")
+			n.endViewing(fmt.Errorf("%w: %w", fleet.ErrUnavailable, ErrUnreachable))
+		}),
 		nats.ReconnectHandler(func(c *nats.Conn) {
 			n.log.Info("NATS reconnected", "server", c.ConnectedUrlRedacted())
 			n.announceNow()
@@ -185,11 +190,25 @@ func (n *Node) Run(ctx context.Context) error {
 	if err := sub(liveSubject(n.cfg.Replica), n.holder.interest); err != nil {
 		return err
 	}
+	if err := sub(controlSubject(n.cfg.Replica), n.takeControl); err != nil {
+		return err
+	}
+	if err := sub(commandSubject(n.cfg.Replica), n.controlMessage); err != nil {
+		return err
+	}
+	if err := sub(controlEndSubject(n.cfg.Replica), n.controlEnded); err != nil {
+		return err
+	}
 	watchDone := make(chan struct{})
 	go func() { defer close(watchDone); n.watchOwners(ctx) }()
 	go n.holder.run(ctx)
 	n.announceLoop(ctx)
-	<-watchDone
+	// A watch being set up as NATS went away waits for the library's JetStream timeout (5 s)
+	// whatever its context says: shutdown does not wait that long for it.
+	select {
+	case <-watchDone:
+	case <-time.After(time.Second):
+	}
 	return nil
 }
 
@@ -200,7 +219,9 @@ func (n *Node) Close() {
 		for _, s := range n.subs {
 			s.Unsubscribe()
 		}
-		n.nc.Flush()
+		if n.nc.IsConnected() {
+			n.nc.FlushTimeout(time.Second)
+		}
 		n.nc.Close()
 	})
 }

@@ -62,7 +62,12 @@ func (n *Node) Release(agentID string, linkID uint64) {
 // watching again after NATS comes back.
 func (n *Node) watchOwners(ctx context.Context) {
 	for ctx.Err() == nil {
-		w, err := n.owners.WatchAll(ctx, jetstream.UpdatesOnly())
+		var w jetstream.KeyWatcher
+		err := n.reachable("watching the ownership bucket")
+		if err == nil {
+			// Not while NATS is away: the library would wait for its JetStream timeout.
+			w, err = n.owners.WatchAll(ctx, jetstream.UpdatesOnly())
+		}
 		if err != nil {
 			select {
 			case <-ctx.Done():

@@ -148,10 +148,15 @@ func (n *Node) heard(m *nats.Msg) {
 // expire forgets the replicas not heard from for MissedAnnouncements periods: a replica
 // killed without a goodbye holds nothing after that.
 func (n *Node) expire() {
+	var dropped []string
+	defer func() {
+		for _, name := range dropped {
+			n.releaseHeld(name) // its operators cannot let go any more
+		}
+	}()
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	now := n.now()
-	dropped := false
 	for name, v := range n.replicas {
 		if now.Sub(v.heard) <= MissedAnnouncements*v.period {
 			continue
@@ -161,9 +166,9 @@ func (n *Node) expire() {
 			r.gone()
 		}
 		delete(n.replicas, name)
-		dropped = true
+		dropped = append(dropped, name)
 	}
-	if dropped {
+	if len(dropped) > 0 {
 		n.reindexLocked()
 	}
 }

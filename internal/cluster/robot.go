@@ -35,9 +35,10 @@ type Robot struct {
 	kpis    atomic.Pointer[timedKPIs]
 	streams atomic.Pointer[timedStreams]
 
-	mu     sync.Mutex
-	topics map[relayKey]*relay
-	ended  bool
+	mu       sync.Mutex
+	topics   map[relayKey]*relay
+	controls map[string]*forwardedControl // its operators' controls here, by id
+	ended    bool
 }
 
 type timedKPIs struct {
@@ -53,7 +54,7 @@ type timedStreams struct {
 var _ fleet.Robot = (*Robot)(nil)
 
 func newRobot(n *Node, replica string, info fleet.Info, home fleet.Home) *Robot {
-	return &Robot{n: n, replica: replica, info: info, home: home, topics: map[relayKey]*relay{}}
+	return &Robot{n: n, replica: replica, info: info, home: home, topics: map[relayKey]*relay{}, controls: map[string]*forwardedControl{}}
 }
 
 func (r *Robot) Info() fleet.Info { return r.info }
@@ -72,11 +73,16 @@ func (r *Robot) setKPIs(list []fleet.KPI, at time.Time) {
 func (r *Robot) gone() {
 	r.mu.Lock()
 	r.ended = true
-	topics := r.topics
-	r.topics = map[relayKey]*relay{}
+	topics, controls := r.topics, r.controls
+	r.topics, r.controls = map[relayKey]*relay{}, map[string]*forwardedControl{}
 	r.mu.Unlock()
+	offline := fleet.Errorf(fleet.ErrOffline, "robot %q went offline", r.info.Name)
 	for _, t := range topics {
-		t.topic.Close(fleet.Errorf(fleet.ErrOffline, "robot %q went offline", r.info.Name))
+		t.topic.Close(offline)
+	}
+	for _, c := range controls {
+		r.n.ctl.forget(c.id)
+		c.end(offline)
 	}
 }
 

@@ -47,7 +47,13 @@ func (n *Node) answer(m *nats.Msg) {
 			n.reply(m, nil, fleet.Errorf(fleet.ErrOffline, "robot %s is not held by replica %s (its agent moved, or went offline)", req.GetRobotId(), n.cfg.Replica))
 			return
 		}
-		resp, err := link.Answer(ctx, robot, req)
+		var resp *linkpb.Response
+		var err error
+		if _, ok := req.GetOp().(*linkpb.Request_Controls); ok {
+			resp, err = heldControls(ctx, robot)
+		} else {
+			resp, err = link.Answer(ctx, robot, req)
+		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = unavailable("robot %q did not answer within %s", robot.Info().Name, deadline)
 		}
@@ -72,4 +78,21 @@ func (n *Node) reply(m *nats.Msg, resp *linkpb.Response, err error) {
 	if err := m.Respond(data); err != nil {
 		n.log.Debug("answering a forwarded request", "err", err)
 	}
+}
+
+// heldControls answers who drives the robot's input streams, as its agent says.
+func heldControls(ctx context.Context, robot fleet.Robot) (*linkpb.Response, error) {
+	rd, ok := fleet.As[fleet.RemoteDriven](robot)
+	if !ok {
+		return &linkpb.Response{Result: &linkpb.Response_Controls{Controls: &linkpb.ControlList{}}}, nil
+	}
+	list, err := rd.Controls(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &linkpb.ControlList{}
+	for _, h := range list {
+		out.Controls = append(out.Controls, &linkpb.ControlHeld{Key: link.KeyToWire(h.Key), Owner: h.Owner, Since: link.Time(h.Since)})
+	}
+	return &linkpb.Response{Result: &linkpb.Response_Controls{Controls: out}}, nil
 }

@@ -336,6 +336,232 @@ func (x *LiveInterest) GetSubject() string {
 	return ""
 }
 
+// Teleoperation of a robot held by another replica. The operator's replica (the viewer) checks
+// the operator as for any robot, then asks the holder for control on
+// fleetgate.replica.<holder>.control (answered with a Platform.Link.Response: granted, held or
+// the error); the holder takes control at the agent as its own operators do, so the agent's
+// lease, rate cap and deadman govern every command. Commands and the release follow on
+// fleetgate.replica.<holder>.command, in order; an end the holder sees (the agent ended the
+// control, the link was lost) goes back on fleetgate.replica.<viewer>.control_end. A viewer that
+// goes silent has its controls released by the holder; either side losing NATS lets go.
+type ControlTake struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RobotId       string                 `protobuf:"bytes,1,opt,name=robot_id,json=robotId,proto3" json:"robot_id,omitempty"`
+	Key           *linkpb.StreamKey      `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	User          string                 `protobuf:"bytes,3,opt,name=user,proto3" json:"user,omitempty"`
+	ControlId     string                 `protobuf:"bytes,4,opt,name=control_id,json=controlId,proto3" json:"control_id,omitempty"`
+	Viewer        string                 `protobuf:"bytes,5,opt,name=viewer,proto3" json:"viewer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlTake) Reset() {
+	*x = ControlTake{}
+	mi := &file_platform_cluster_cluster_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlTake) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlTake) ProtoMessage() {}
+
+func (x *ControlTake) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_cluster_cluster_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlTake.ProtoReflect.Descriptor instead.
+func (*ControlTake) Descriptor() ([]byte, []int) {
+	return file_platform_cluster_cluster_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ControlTake) GetRobotId() string {
+	if x != nil {
+		return x.RobotId
+	}
+	return ""
+}
+
+func (x *ControlTake) GetKey() *linkpb.StreamKey {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *ControlTake) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+func (x *ControlTake) GetControlId() string {
+	if x != nil {
+		return x.ControlId
+	}
+	return ""
+}
+
+func (x *ControlTake) GetViewer() string {
+	if x != nil {
+		return x.Viewer
+	}
+	return ""
+}
+
+type ControlMessage struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	ControlId string                 `protobuf:"bytes,1,opt,name=control_id,json=controlId,proto3" json:"control_id,omitempty"`
+	// Types that are valid to be assigned to Action:
+	//
+	//	*ControlMessage_Command
+	//	*ControlMessage_Release
+	Action        isControlMessage_Action `protobuf_oneof:"action"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlMessage) Reset() {
+	*x = ControlMessage{}
+	mi := &file_platform_cluster_cluster_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlMessage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlMessage) ProtoMessage() {}
+
+func (x *ControlMessage) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_cluster_cluster_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlMessage.ProtoReflect.Descriptor instead.
+func (*ControlMessage) Descriptor() ([]byte, []int) {
+	return file_platform_cluster_cluster_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ControlMessage) GetControlId() string {
+	if x != nil {
+		return x.ControlId
+	}
+	return ""
+}
+
+func (x *ControlMessage) GetAction() isControlMessage_Action {
+	if x != nil {
+		return x.Action
+	}
+	return nil
+}
+
+func (x *ControlMessage) GetCommand() []byte {
+	if x != nil {
+		if x, ok := x.Action.(*ControlMessage_Command); ok {
+			return x.Command
+		}
+	}
+	return nil
+}
+
+func (x *ControlMessage) GetRelease() *linkpb.Empty {
+	if x != nil {
+		if x, ok := x.Action.(*ControlMessage_Release); ok {
+			return x.Release
+		}
+	}
+	return nil
+}
+
+type isControlMessage_Action interface {
+	isControlMessage_Action()
+}
+
+type ControlMessage_Command struct {
+	Command []byte `protobuf:"bytes,2,opt,name=command,proto3,oneof"`
+}
+
+type ControlMessage_Release struct {
+	Release *linkpb.Empty `protobuf:"bytes,3,opt,name=release,proto3,oneof"`
+}
+
+func (*ControlMessage_Command) isControlMessage_Action() {}
+
+func (*ControlMessage_Release) isControlMessage_Action() {}
+
+type ControlEnd struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ControlId     string                 `protobuf:"bytes,1,opt,name=control_id,json=controlId,proto3" json:"control_id,omitempty"`
+	Error         *linkpb.Error          `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlEnd) Reset() {
+	*x = ControlEnd{}
+	mi := &file_platform_cluster_cluster_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlEnd) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlEnd) ProtoMessage() {}
+
+func (x *ControlEnd) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_cluster_cluster_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlEnd.ProtoReflect.Descriptor instead.
+func (*ControlEnd) Descriptor() ([]byte, []int) {
+	return file_platform_cluster_cluster_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ControlEnd) GetControlId() string {
+	if x != nil {
+		return x.ControlId
+	}
+	return ""
+}
+
+func (x *ControlEnd) GetError() *linkpb.Error {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
 var File_platform_cluster_cluster_proto protoreflect.FileDescriptor
 
 const file_platform_cluster_cluster_proto_rawDesc = "" +
@@ -366,7 +592,25 @@ const file_platform_cluster_cluster_proto_rawDesc = "" +
 	"downsample\x18\x04 \x01(\bR\n" +
 	"downsample\x12\x1b\n" +
 	"\tmax_width\x18\x05 \x01(\x05R\bmaxWidth\x12\x18\n" +
-	"\asubject\x18\x06 \x01(\tR\asubjectB0Z.github.com/fleetgate/fleetgate/proto/clusterpbb\x06proto3"
+	"\asubject\x18\x06 \x01(\tR\asubject\"\x9f\x01\n" +
+	"\vControlTake\x12\x19\n" +
+	"\brobot_id\x18\x01 \x01(\tR\arobotId\x12*\n" +
+	"\x03key\x18\x02 \x01(\v2\x18.Platform.Link.StreamKeyR\x03key\x12\x12\n" +
+	"\x04user\x18\x03 \x01(\tR\x04user\x12\x1d\n" +
+	"\n" +
+	"control_id\x18\x04 \x01(\tR\tcontrolId\x12\x16\n" +
+	"\x06viewer\x18\x05 \x01(\tR\x06viewer\"\x87\x01\n" +
+	"\x0eControlMessage\x12\x1d\n" +
+	"\n" +
+	"control_id\x18\x01 \x01(\tR\tcontrolId\x12\x1a\n" +
+	"\acommand\x18\x02 \x01(\fH\x00R\acommand\x120\n" +
+	"\arelease\x18\x03 \x01(\v2\x14.Platform.Link.EmptyH\x00R\areleaseB\b\n" +
+	"\x06action\"W\n" +
+	"\n" +
+	"ControlEnd\x12\x1d\n" +
+	"\n" +
+	"control_id\x18\x01 \x01(\tR\tcontrolId\x12*\n" +
+	"\x05error\x18\x02 \x01(\v2\x14.Platform.Link.ErrorR\x05errorB0Z.github.com/fleetgate/fleetgate/proto/clusterpbb\x06proto3"
 
 var (
 	file_platform_cluster_cluster_proto_rawDescOnce sync.Once
@@ -380,27 +624,35 @@ func file_platform_cluster_cluster_proto_rawDescGZIP() []byte {
 	return file_platform_cluster_cluster_proto_rawDescData
 }
 
-var file_platform_cluster_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_platform_cluster_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_platform_cluster_cluster_proto_goTypes = []any{
 	(*Announcement)(nil),     // 0: Platform.Cluster.Announcement
 	(*HeldRobot)(nil),        // 1: Platform.Cluster.HeldRobot
 	(*HeldAgent)(nil),        // 2: Platform.Cluster.HeldAgent
 	(*LiveInterest)(nil),     // 3: Platform.Cluster.LiveInterest
-	(*linkpb.RobotInfo)(nil), // 4: Platform.Link.RobotInfo
-	(*linkpb.KPI)(nil),       // 5: Platform.Link.KPI
-	(*linkpb.StreamKey)(nil), // 6: Platform.Link.StreamKey
+	(*ControlTake)(nil),      // 4: Platform.Cluster.ControlTake
+	(*ControlMessage)(nil),   // 5: Platform.Cluster.ControlMessage
+	(*ControlEnd)(nil),       // 6: Platform.Cluster.ControlEnd
+	(*linkpb.RobotInfo)(nil), // 7: Platform.Link.RobotInfo
+	(*linkpb.KPI)(nil),       // 8: Platform.Link.KPI
+	(*linkpb.StreamKey)(nil), // 9: Platform.Link.StreamKey
+	(*linkpb.Empty)(nil),     // 10: Platform.Link.Empty
+	(*linkpb.Error)(nil),     // 11: Platform.Link.Error
 }
 var file_platform_cluster_cluster_proto_depIdxs = []int32{
-	1, // 0: Platform.Cluster.Announcement.robots:type_name -> Platform.Cluster.HeldRobot
-	2, // 1: Platform.Cluster.Announcement.agents:type_name -> Platform.Cluster.HeldAgent
-	4, // 2: Platform.Cluster.HeldRobot.info:type_name -> Platform.Link.RobotInfo
-	5, // 3: Platform.Cluster.HeldRobot.kpis:type_name -> Platform.Link.KPI
-	6, // 4: Platform.Cluster.LiveInterest.key:type_name -> Platform.Link.StreamKey
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	1,  // 0: Platform.Cluster.Announcement.robots:type_name -> Platform.Cluster.HeldRobot
+	2,  // 1: Platform.Cluster.Announcement.agents:type_name -> Platform.Cluster.HeldAgent
+	7,  // 2: Platform.Cluster.HeldRobot.info:type_name -> Platform.Link.RobotInfo
+	8,  // 3: Platform.Cluster.HeldRobot.kpis:type_name -> Platform.Link.KPI
+	9,  // 4: Platform.Cluster.LiveInterest.key:type_name -> Platform.Link.StreamKey
+	9,  // 5: Platform.Cluster.ControlTake.key:type_name -> Platform.Link.StreamKey
+	10, // 6: Platform.Cluster.ControlMessage.release:type_name -> Platform.Link.Empty
+	11, // 7: Platform.Cluster.ControlEnd.error:type_name -> Platform.Link.Error
+	8,  // [8:8] is the sub-list for method output_type
+	8,  // [8:8] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_platform_cluster_cluster_proto_init() }
@@ -408,13 +660,17 @@ func file_platform_cluster_cluster_proto_init() {
 	if File_platform_cluster_cluster_proto != nil {
 		return
 	}
+	file_platform_cluster_cluster_proto_msgTypes[5].OneofWrappers = []any{
+		(*ControlMessage_Command)(nil),
+		(*ControlMessage_Release)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platform_cluster_cluster_proto_rawDesc), len(file_platform_cluster_cluster_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

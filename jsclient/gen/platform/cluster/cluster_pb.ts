@@ -9,7 +9,7 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { KPI, RobotInfo, StreamKey } from "../link/link_pb.js";
+import type { Empty, Error, KPI, RobotInfo, StreamKey } from "../link/link_pb.js";
 import { file_platform_link_link } from "../link/link_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/cluster/cluster.proto.
  */
 export const file_platform_cluster_cluster: GenFile = /*@__PURE__*/
-  fileDesc("Ch5wbGF0Zm9ybS9jbHVzdGVyL2NsdXN0ZXIucHJvdG8SEFBsYXRmb3JtLkNsdXN0ZXIimQEKDEFubm91bmNlbWVudBIPCgdyZXBsaWNhGAEgASgJEgsKA3NlcRgCIAEoBBIrCgZyb2JvdHMYAyADKAsyGy5QbGF0Zm9ybS5DbHVzdGVyLkhlbGRSb2JvdBIrCgZhZ2VudHMYBCADKAsyGy5QbGF0Zm9ybS5DbHVzdGVyLkhlbGRBZ2VudBIRCglwZXJpb2RfbXMYBSABKA0ijQEKCUhlbGRSb2JvdBImCgRpbmZvGAEgASgLMhguUGxhdGZvcm0uTGluay5Sb2JvdEluZm8SEAoIZmxlZXRfaWQYAiABKAkSEAoIYWdlbnRfaWQYAyABKAkSIAoEa3BpcxgEIAMoCzISLlBsYXRmb3JtLkxpbmsuS1BJEhIKCmtwaXNfYXRfbXMYBSABKAMiPQoJSGVsZEFnZW50EgoKAmlkGAEgASgJEhUKDWxhc3RfaGVhcmRfbXMYAiABKAMSDQoFZXBvY2gYAyABKAQikQEKDExpdmVJbnRlcmVzdBIQCghyb2JvdF9pZBgBIAEoCRIlCgNrZXkYAiABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRIQCghtYXhfcmF0ZRgDIAEoARISCgpkb3duc2FtcGxlGAQgASgIEhEKCW1heF93aWR0aBgFIAEoBRIPCgdzdWJqZWN0GAYgASgJQjBaLmdpdGh1Yi5jb20vZmxlZXRnYXRlL2ZsZWV0Z2F0ZS9wcm90by9jbHVzdGVycGJiBnByb3RvMw", [file_platform_link_link]);
+  fileDesc("Ch5wbGF0Zm9ybS9jbHVzdGVyL2NsdXN0ZXIucHJvdG8SEFBsYXRmb3JtLkNsdXN0ZXIimQEKDEFubm91bmNlbWVudBIPCgdyZXBsaWNhGAEgASgJEgsKA3NlcRgCIAEoBBIrCgZyb2JvdHMYAyADKAsyGy5QbGF0Zm9ybS5DbHVzdGVyLkhlbGRSb2JvdBIrCgZhZ2VudHMYBCADKAsyGy5QbGF0Zm9ybS5DbHVzdGVyLkhlbGRBZ2VudBIRCglwZXJpb2RfbXMYBSABKA0ijQEKCUhlbGRSb2JvdBImCgRpbmZvGAEgASgLMhguUGxhdGZvcm0uTGluay5Sb2JvdEluZm8SEAoIZmxlZXRfaWQYAiABKAkSEAoIYWdlbnRfaWQYAyABKAkSIAoEa3BpcxgEIAMoCzISLlBsYXRmb3JtLkxpbmsuS1BJEhIKCmtwaXNfYXRfbXMYBSABKAMiPQoJSGVsZEFnZW50EgoKAmlkGAEgASgJEhUKDWxhc3RfaGVhcmRfbXMYAiABKAMSDQoFZXBvY2gYAyABKAQikQEKDExpdmVJbnRlcmVzdBIQCghyb2JvdF9pZBgBIAEoCRIlCgNrZXkYAiABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRIQCghtYXhfcmF0ZRgDIAEoARISCgpkb3duc2FtcGxlGAQgASgIEhEKCW1heF93aWR0aBgFIAEoBRIPCgdzdWJqZWN0GAYgASgJIngKC0NvbnRyb2xUYWtlEhAKCHJvYm90X2lkGAEgASgJEiUKA2tleRgCIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EgwKBHVzZXIYAyABKAkSEgoKY29udHJvbF9pZBgEIAEoCRIOCgZ2aWV3ZXIYBSABKAkiagoOQ29udHJvbE1lc3NhZ2USEgoKY29udHJvbF9pZBgBIAEoCRIRCgdjb21tYW5kGAIgASgMSAASJwoHcmVsZWFzZRgDIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIAEIICgZhY3Rpb24iRQoKQ29udHJvbEVuZBISCgpjb250cm9sX2lkGAEgASgJEiMKBWVycm9yGAIgASgLMhQuUGxhdGZvcm0uTGluay5FcnJvckIwWi5naXRodWIuY29tL2ZsZWV0Z2F0ZS9mbGVldGdhdGUvcHJvdG8vY2x1c3RlcnBiYgZwcm90bzM", [file_platform_link_link]);
 
 /**
  * Announcement is what a replica holds now, published on fleetgate.presence every second and
@@ -180,4 +180,106 @@ export type LiveInterest = Message<"Platform.Cluster.LiveInterest"> & {
  */
 export const LiveInterestSchema: GenMessage<LiveInterest> = /*@__PURE__*/
   messageDesc(file_platform_cluster_cluster, 3);
+
+/**
+ * Teleoperation of a robot held by another replica. The operator's replica (the viewer) checks
+ * the operator as for any robot, then asks the holder for control on
+ * fleetgate.replica.<holder>.control (answered with a Platform.Link.Response: granted, held or
+ * the error); the holder takes control at the agent as its own operators do, so the agent's
+ * lease, rate cap and deadman govern every command. Commands and the release follow on
+ * fleetgate.replica.<holder>.command, in order; an end the holder sees (the agent ended the
+ * control, the link was lost) goes back on fleetgate.replica.<viewer>.control_end. A viewer that
+ * goes silent has its controls released by the holder; either side losing NATS lets go.
+ *
+ * @generated from message Platform.Cluster.ControlTake
+ */
+export type ControlTake = Message<"Platform.Cluster.ControlTake"> & {
+  /**
+   * @generated from field: string robot_id = 1;
+   */
+  robotId: string;
+
+  /**
+   * @generated from field: Platform.Link.StreamKey key = 2;
+   */
+  key?: StreamKey | undefined;
+
+  /**
+   * @generated from field: string user = 3;
+   */
+  user: string;
+
+  /**
+   * @generated from field: string control_id = 4;
+   */
+  controlId: string;
+
+  /**
+   * @generated from field: string viewer = 5;
+   */
+  viewer: string;
+};
+
+/**
+ * Describes the message Platform.Cluster.ControlTake.
+ * Use `create(ControlTakeSchema)` to create a new message.
+ */
+export const ControlTakeSchema: GenMessage<ControlTake> = /*@__PURE__*/
+  messageDesc(file_platform_cluster_cluster, 4);
+
+/**
+ * @generated from message Platform.Cluster.ControlMessage
+ */
+export type ControlMessage = Message<"Platform.Cluster.ControlMessage"> & {
+  /**
+   * @generated from field: string control_id = 1;
+   */
+  controlId: string;
+
+  /**
+   * @generated from oneof Platform.Cluster.ControlMessage.action
+   */
+  action: {
+    /**
+     * @generated from field: bytes command = 2;
+     */
+    value: Uint8Array;
+    case: "command";
+  } | {
+    /**
+     * @generated from field: Platform.Link.Empty release = 3;
+     */
+    value: Empty;
+    case: "release";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message Platform.Cluster.ControlMessage.
+ * Use `create(ControlMessageSchema)` to create a new message.
+ */
+export const ControlMessageSchema: GenMessage<ControlMessage> = /*@__PURE__*/
+  messageDesc(file_platform_cluster_cluster, 5);
+
+/**
+ * @generated from message Platform.Cluster.ControlEnd
+ */
+export type ControlEnd = Message<"Platform.Cluster.ControlEnd"> & {
+  /**
+   * @generated from field: string control_id = 1;
+   */
+  controlId: string;
+
+  /**
+   * @generated from field: Platform.Link.Error error = 2;
+   */
+  error?: Error | undefined;
+};
+
+/**
+ * Describes the message Platform.Cluster.ControlEnd.
+ * Use `create(ControlEndSchema)` to create a new message.
+ */
+export const ControlEndSchema: GenMessage<ControlEnd> = /*@__PURE__*/
+  messageDesc(file_platform_cluster_cluster, 6);
 

@@ -1,0 +1,339 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/link"
+	"github.com/fleetgate/fleetgate/proto/clusterpb"
+	"github.com/fleetgate/fleetgate/proto/linkpb"
+)
+
+// Teleoperation across replicas (see ControlTake in cluster.proto). Safety rests where it
+// does for one process: the agent holds the lease, caps the rate and runs the deadman, so a
+// replica, NATS or a link going away stops the robot within the deadman. On top of that every
+// fault anybody here sees lets go at once: the viewer's commands fail when NATS is down, the
+// holder releases the controls of a viewer gone silent or of its own lost NATS connection.
+
+func controlSubject(replica string) string    { return "fleetgate.replica." + replica + ".control" }
+func commandSubject(replica string) string    { return "fleetgate.replica." + replica + ".command" }
+func controlEndSubject(replica string) string { return "fleetgate.replica." + replica + ".control_end" }
+
+// earlyReleaseTTL is how long the holder remembers a release that came before its grant (a
+// viewer that gave up waiting): a grant after it is let go at once.
+const earlyReleaseTTL = 30 * time.Second
+
+// controls is a replica's share of cross-replica teleoperation: the controls it holds at its
+// agents for other replicas' operators, and those its own operators hold through others.
+type controls struct {
+	mu      sync.Mutex
+	held    map[string]*heldControl      // as holder, by control id
+	early   map[string]time.Time         // as holder: releases that came before their grant
+	viewing map[string]*forwardedControl // as viewer, by control id
+}
+
+func newControls() *controls {
+	return &controls{held: map[string]*heldControl{}, early: map[string]time.Time{}, viewing: map[string]*forwardedControl{}}
+}
+
+// heldControl is a control this replica holds at an agent for another replica's operator.
+type heldControl struct {
+	rc     fleet.RemoteControl
+	viewer string
+}
+
+var _ fleet.RemoteDriven = (*Robot)(nil)
+
+// TakeControl asks the holding replica for control of an input stream for user.
+func (r *Robot) TakeControl(ctx context.Context, key fleet.StreamKey, user string) (fleet.RemoteControl, error) {
+	n := r.n
+	c := &forwardedControl{n: n, holder: r.replica, id: uuid.NewString(), done: make(chan struct{})}
+	if err := n.reachable("robot " + quote(r.info.Name)); err != nil {
+		return nil, err
+	}
+	// Registered first: an end the holder sends right after granting is not missed.
+	n.ctl.mu.Lock()
+	n.ctl.viewing[c.id] = c
+	n.ctl.mu.Unlock()
+	r.mu.Lock()
+	ended := r.ended
+	if !ended {
+		r.controls[c.id] = c
+	}
+	r.mu.Unlock()
+	if ended {
+		n.ctl.forget(c.id)
+		return nil, fleet.Errorf(fleet.ErrOffline, "robot %q went offline", r.info.Name)
+	}
+	data, _ := proto.Marshal(&clusterpb.ControlTake{RobotId: r.info.ID, Key: link.KeyToWire(key), User: user, ControlId: c.id, Viewer: n.cfg.Replica})
+	msg, err := n.nc.RequestWithContext(ctx, controlSubject(r.replica), data)
+	var resp linkpb.Response
+	if err != nil {
+		err = n.natsError(err, "robot "+quote(r.info.Name))
+	} else if proto.Unmarshal(msg.Data, &resp) != nil {
+		err = unavailable("robot %q: replica %s answered with something that does not decode", r.info.Name, r.replica)
+	} else if resp.GetError() != nil {
+		err = link.ErrorFromWire(resp.GetError())
+	} else if h := resp.GetHeld(); h != nil {
+		err = &fleet.HeldError{Held: fleet.Held{Key: key, Owner: h.GetOwner(), Since: link.FromTime(h.GetSince())}}
+	} else if resp.GetGranted() == nil {
+		err = unavailable("robot %q: replica %s answered with %T", r.info.Name, r.replica, resp.GetResult())
+	}
+	if err != nil {
+		// A grant that comes after this caller gave up would hold the stream: let go of it.
+		c.Release()
+		c.end(err)
+		return nil, err
+	}
+	return c, nil
+}
+
+// Controls asks the holder who drives the robot's input streams.
+func (r *Robot) Controls(ctx context.Context) ([]fleet.Held, error) {
+	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_Controls{Controls: &linkpb.Empty{}}})
+	if err != nil {
+		return nil, err
+	}
+	if resp.GetControls() == nil {
+		return nil, unavailable("robot %q: replica %s answered with %T", r.info.Name, r.replica, resp.GetResult())
+	}
+	list := resp.GetControls().GetControls()
+	out := make([]fleet.Held, len(list))
+	for i, h := range list {
+		out[i] = fleet.Held{Key: link.KeyFromWire(h.GetKey()), Owner: h.GetOwner(), Since: link.FromTime(h.GetSince())}
+	}
+	return out, nil
+}
+
+// forwardedControl is this replica's operator's control of a stream held through another
+// replica.
+type forwardedControl struct {
+	n      *Node
+	holder string
+	id     string
+
+	once sync.Once
+	done chan struct{}
+	err  error
+}
+
+// Command forwards one command; with NATS down it fails, and the operator's session ends.
+func (c *forwardedControl) Command(payload []byte) error {
+	select {
+	case <-c.done:
+		return c.err
+	default:
+	}
+	if err := c.n.reachable("forwarding a command"); err != nil {
+		c.end(err)
+		return err
+	}
+	data, _ := proto.Marshal(&clusterpb.ControlMessage{ControlId: c.id, Action: &clusterpb.ControlMessage_Command{Command: payload}})
+	if err := c.n.nc.Publish(commandSubject(c.holder), data); err != nil {
+		err = c.n.natsError(err, "forwarding a command")
+		c.end(err)
+		return err
+	}
+	return nil
+}
+
+// Release lets go: the holder releases at the agent, which publishes the zero. If the release
+// cannot go out, NATS is down, and the holder lets go of its own accord (and the agent's
+// deadman has stopped the robot).
+func (c *forwardedControl) Release() {
+	c.n.ctl.forget(c.id)
+	data, _ := proto.Marshal(&clusterpb.ControlMessage{ControlId: c.id, Action: &clusterpb.ControlMessage_Release{Release: &linkpb.Empty{}}})
+	if c.n.nc.IsConnected() {
+		c.n.nc.Publish(commandSubject(c.holder), data)
+	}
+	c.end(nil)
+}
+
+func (c *forwardedControl) Done() <-chan struct{} { return c.done }
+
+func (c *forwardedControl) Err() error {
+	<-c.done
+	return c.err
+}
+
+func (c *forwardedControl) end(err error) {
+	c.once.Do(func() {
+		c.err = err
+		close(c.done)
+	})
+}
+
+// forget drops a control this replica's operator held through another.
+func (ctl *controls) forget(id string) {
+	ctl.mu.Lock()
+	delete(ctl.viewing, id)
+	ctl.mu.Unlock()
+}
+
+// controlEnded takes the holder's word that a control ended.
+func (n *Node) controlEnded(m *nats.Msg) {
+	var e clusterpb.ControlEnd
+	if proto.Unmarshal(m.Data, &e) != nil {
+		return
+	}
+	n.ctl.mu.Lock()
+	c := n.ctl.viewing[e.GetControlId()]
+	delete(n.ctl.viewing, e.GetControlId())
+	n.ctl.mu.Unlock()
+	if c == nil {
+		return
+	}
+	var err error
+	if e.GetError() != nil {
+		err = link.ErrorFromWire(e.GetError())
+	} else {
+		err = fleet.Errorf(fleet.ErrUnavailable, "the control ended at the robot's agent")
+	}
+	c.end(err)
+}
+
+// endViewing ends every control this replica's operators hold through others (NATS lost:
+// their commands cannot go out).
+func (n *Node) endViewing(err error) {
+	n.ctl.mu.Lock()
+	list := n.ctl.viewing
+	n.ctl.viewing = map[string]*forwardedControl{}
+	n.ctl.mu.Unlock()
+	for _, c := range list {
+		c.end(err)
+	}
+}
+
+// takeControl serves another replica's ControlTake: control at the agent, as for an operator
+// of this replica.
+func (n *Node) takeControl(m *nats.Msg) {
+	var req clusterpb.ControlTake
+	if err := proto.Unmarshal(m.Data, &req); err != nil {
+		n.reply(m, nil, fleet.Errorf(fleet.ErrInvalid, "a control request that does not decode: %v", err))
+		return
+	}
+	go func() {
+		robot, ok := n.cfg.Local.Robot(req.GetRobotId())
+		if !ok {
+			n.reply(m, nil, fleet.Errorf(fleet.ErrOffline, "robot %s is not held by replica %s", req.GetRobotId(), n.cfg.Replica))
+			return
+		}
+		rd, ok := fleet.As[fleet.RemoteDriven](robot)
+		if !ok {
+			n.reply(m, nil, fleet.Errorf(fleet.ErrInvalid, "robot %q cannot be driven from another replica", robot.Info().Name))
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		rc, err := rd.TakeControl(ctx, link.KeyFromWire(req.GetKey()), req.GetUser())
+		var held *fleet.HeldError
+		if errors.As(err, &held) {
+			n.reply(m, &linkpb.Response{Result: &linkpb.Response_Held{Held: &linkpb.ControlHeld{
+				Key: req.GetKey(), Owner: held.Held.Owner, Since: link.Time(held.Held.Since)}}}, nil)
+			return
+		}
+		if err != nil {
+			n.reply(m, nil, err)
+			return
+		}
+		id := req.GetControlId()
+		n.ctl.mu.Lock()
+		_, releasedEarly := n.ctl.early[id]
+		delete(n.ctl.early, id)
+		if !releasedEarly {
+			n.ctl.held[id] = &heldControl{rc: rc, viewer: req.GetViewer()}
+		}
+		n.ctl.mu.Unlock()
+		if releasedEarly {
+			rc.Release()
+			return
+		}
+		n.reply(m, &linkpb.Response{Result: &linkpb.Response_Granted{Granted: &linkpb.Empty{}}}, nil)
+		go n.watchHeld(id, rc, req.GetViewer())
+	}()
+}
+
+// watchHeld tells the viewer when the agent ends a control it holds for it.
+func (n *Node) watchHeld(id string, rc fleet.RemoteControl, viewer string) {
+	<-rc.Done()
+	n.ctl.mu.Lock()
+	_, still := n.ctl.held[id]
+	delete(n.ctl.held, id)
+	n.ctl.mu.Unlock()
+	if !still {
+		return // released by the viewer
+	}
+	end := &clusterpb.ControlEnd{ControlId: id}
+	if err := rc.Err(); err != nil {
+		end.Error = link.ErrorToWire(err)
+	}
+	data, _ := proto.Marshal(end)
+	n.nc.Publish(controlEndSubject(viewer), data)
+}
+
+// controlMessage carries a viewer's command or release to the agent, in order.
+func (n *Node) controlMessage(m *nats.Msg) {
+	var msg clusterpb.ControlMessage
+	if proto.Unmarshal(m.Data, &msg) != nil {
+		return
+	}
+	id := msg.GetControlId()
+	n.ctl.mu.Lock()
+	h := n.ctl.held[id]
+	_, isRelease := msg.GetAction().(*clusterpb.ControlMessage_Release)
+	if isRelease {
+		delete(n.ctl.held, id)
+		if h == nil {
+			n.ctl.early[id] = n.now()
+			for k, at := range n.ctl.early {
+				if n.now().Sub(at) > earlyReleaseTTL {
+					delete(n.ctl.early, k)
+				}
+			}
+		}
+	}
+	n.ctl.mu.Unlock()
+	if h == nil {
+		return
+	}
+	if isRelease {
+		h.rc.Release()
+		return
+	}
+	if err := h.rc.Command(msg.GetCommand()); err != nil {
+		n.log.Warn("forwarding a command to the agent failed: letting go", "err", err)
+		n.ctl.mu.Lock()
+		delete(n.ctl.held, id)
+		n.ctl.mu.Unlock()
+		h.rc.Release()
+		end, _ := proto.Marshal(&clusterpb.ControlEnd{ControlId: id, Error: link.ErrorToWire(fleet.Errorf(fleet.ErrUnavailable, "the command did not reach the agent: %v", err))})
+		n.nc.Publish(controlEndSubject(h.viewer), end)
+	}
+}
+
+// releaseHeld lets go of the controls held for viewer (every viewer when viewer is empty):
+// a viewer gone silent cannot send its release, and without NATS no command arrives.
+func (n *Node) releaseHeld(viewer string) {
+	n.ctl.mu.Lock()
+	var list []*heldControl
+	for id, h := range n.ctl.held {
+		if viewer == "" || h.viewer == viewer {
+			list = append(list, h)
+			delete(n.ctl.held, id)
+		}
+	}
+	n.ctl.mu.Unlock()
+	for _, h := range list {
+		h.rc.Release()
+	}
+	if len(list) > 0 {
+		n.log.Warn("released teleoperation held for other replicas", "viewer", viewer, "controls", len(list))
+	}
+}
