@@ -430,9 +430,9 @@ func (c *fakeControl) Release() {
 	c.end(nil)
 }
 
-func (c *fakeControl) end(err error) { c.once.Do(func() { c.err = err; close(c.done) }) }
+func (c *fakeControl) end(err error)         { c.once.Do(func() { c.err = err; close(c.done) }) }
 func (c *fakeControl) Done() <-chan struct{} { return c.done }
-func (c *fakeControl) Err() error          { <-c.done; return c.err }
+func (c *fakeControl) Err() error            { <-c.done; return c.err }
 
 // TestTeleoperationThroughAnotherReplica: an operator on replica b drives a robot held by a:
 // control is taken at the robot's agent (where lease, rate cap and deadman run), commands
