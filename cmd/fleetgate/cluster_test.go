@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"image/jpeg"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -11,9 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/fleetgate/fleetgate/internal/cluster/natstest"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/internal/store/postgres/pgtest"
+	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
 // TestClusterOfThreeReplicas runs the cloud as a user runs it at scale: three serve replicas
@@ -71,8 +77,55 @@ func TestClusterOfThreeReplicas(t *testing.T) {
 		}
 	}
 
-	// kill -9 of the replica holding a1: haproxy sends a1 to another, within 10 s.
+	// On a replica that does not hold a1: its camera over W3 (relayed from the holder) and
+	// teleoperation (control taken at the agent through the holder; its deadman stops it).
 	holder := holderOf(t, replicas, "a1")
+	other := replicas[0]
+	if other == holder {
+		other = replicas[1]
+	}
+	t.Run("live view and teleop through a replica that does not hold the agent", func(t *testing.T) {
+		robot := twistRobot(t, a1.URL, []string{robot1})
+		cam := dialW3(t, other.URL, bearer, robot, "componentName=camera&streamName=image&source=1")
+		defer cam.CloseNow()
+		readEnvelope(t, cam)
+		start := time.Now()
+		for range 20 {
+			env := readEnvelope(t, cam)
+			var img catalogpb.CompressedImage
+			if err := proto.Unmarshal(env.GetData(), &img); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := jpeg.Decode(bytes.NewReader(img.GetData())); err != nil {
+				t.Fatalf("frame is not a JPEG: %v", err)
+			}
+		}
+		t.Logf("camera through %s (held by %s): %.1f fps", other.name, holder.name, 20/time.Since(start).Seconds())
+
+		ctl := dialW3(t, other.URL, bearer, robot, "componentName=base&streamName=cmd_vel&direction=input&format=json")
+		defer ctl.CloseNow()
+		go drain(ctl)
+		local := login(t, a1.URL, testToken)
+		deadline := time.Now().Add(5 * time.Second)
+		for odom(t, a1.URL, local, robot).w < 0.5 {
+			if time.Now().After(deadline) {
+				t.Fatal("the robot did not turn on commands through the other replica")
+			}
+			send(t, ctl, `{"angular":{"z":1}}`)
+			time.Sleep(100 * time.Millisecond)
+		}
+		send(t, ctl, `{"angular":{"z":1}}`)
+		last := time.Now()
+		took := waitFor(t, 3*time.Second, "the robot stopped by the agent's deadman", func() bool {
+			return math.Abs(odom(t, a1.URL, local, robot).w) < 0.01
+		})
+		t.Logf("teleop through %s: robot still %s after the last command (deadman at the agent)", other.name, took.Round(time.Millisecond))
+		if since := time.Since(last); since < 450*time.Millisecond {
+			t.Errorf("stopped %v after the last command: the deadman fired early", since)
+		}
+	})
+
+	// kill -9 of the replica holding a1: haproxy sends a1 to another, within 10 s.
 	t.Logf("a1 is linked to %s; killing it", holder.name)
 	killed := time.Now()
 	holder.signal(t, syscall.SIGKILL)
