@@ -20,6 +20,14 @@ func (s *Server) openCluster(ctx context.Context, archive *cloud.Archive) error 
 		return err
 	}
 	s.cluster = node
+	if archive != nil {
+		shared, err := node.Files(ctx)
+		if err != nil {
+			node.Close()
+			return err
+		}
+		archive.Share(shared)
+	}
 	s.log.Info("joined the cloud's replicas over NATS", "replica", node.Replica())
 	return nil
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"image/jpeg"
 	"math"
 	"net"
@@ -125,6 +127,40 @@ func TestClusterOfThreeReplicas(t *testing.T) {
 		}
 	})
 
+	// A recording started on a replica that does not hold a1: its file reaches the holder's
+	// archive and the replicas' shared files; every replica serves the download.
+	status, body := postJSON(t, other.URL+"/apigateway/v2/robots/"+robot1+"/recordings", bearer, `{"streams":["base/pose"],"durationSeconds":1}`)
+	if status != 201 {
+		t.Fatalf("recording started on %s: %d %s", other.name, status, body)
+	}
+	var rec struct{ ID string }
+	json.Unmarshal([]byte(body), &rec)
+	download := func(base string) (int, int) {
+		var link struct{ URL string }
+		if s := getJSON(base+"/apigateway/v2/robots/"+robot1+"/resource/"+rec.ID+"/download", bearer, &link); s != 200 {
+			return s, 0
+		}
+		resp, err := quickClient.Get(link.URL)
+		if err != nil {
+			return 0, 0
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, len(data)
+	}
+	size := 0
+	waitFor(t, 30*time.Second, "the recording downloadable from every replica", func() bool {
+		for _, r := range replicas {
+			s, n := download(r.URL)
+			if s != 200 || n == 0 || size != 0 && n != size {
+				return false
+			}
+			size = n
+		}
+		return true
+	})
+	t.Logf("the recording (%d bytes) downloads from every replica", size)
+
 	// kill -9 of the replica holding a1: haproxy sends a1 to another, within 10 s.
 	t.Logf("a1 is linked to %s; killing it", holder.name)
 	killed := time.Now()
@@ -150,6 +186,11 @@ func TestClusterOfThreeReplicas(t *testing.T) {
 	if took > 10*time.Second {
 		t.Errorf("back after %s, want 10 s at most", took)
 	}
+	for _, r := range alive {
+		if s, n := download(r.URL); s != 200 || n != size {
+			t.Errorf("download from %s after %s was killed: %d, %d bytes; want 200, %d", r.name, holder.name, s, n, size)
+		}
+	}
 
 	// NATS down: a robot held by the other survivor answers 503 with a reason, at once; the
 	// replicas keep running, and serve it again when NATS is back.
@@ -162,7 +203,7 @@ func TestClusterOfThreeReplicas(t *testing.T) {
 			held = robot2
 		}
 	}
-	status := 0
+	status = 0
 	waitFor(t, 5*time.Second, "a 503 for a robot held elsewhere while NATS is down", func() bool {
 		status = readBattery(elsewhere.URL, held)
 		return status == 503 || status == 404

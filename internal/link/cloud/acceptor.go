@@ -8,9 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -387,21 +389,70 @@ func clientAddr(r *http.Request) string {
 }
 
 // Archive is the cloud's store of resource files (a blob.Dir) as the gateway core and the
-// link use it.
+// link use it. With several replicas (Share), each whole copy is also kept where every replica
+// reads it, and the local directory caches what this replica served.
 type Archive struct {
-	dir *blob.Dir
+	dir    *blob.Dir
+	shared SharedFiles
+}
+
+// SharedFiles keeps whole copies of resource files where every replica of the cloud reads
+// them (the cluster's JetStream object store).
+type SharedFiles interface {
+	// Put stores the size bytes of r as resource id, checking them against sha256hex.
+	Put(ctx context.Context, id string, r io.Reader, size int64, sha256hex string) error
+	// Get opens resource id; an absent one is an os.ErrNotExist error. The reader fails at
+	// its end if the bytes do not match what was put.
+	Get(ctx context.Context, id string) (io.ReadCloser, error)
 }
 
 // NewArchive wraps dir.
 func NewArchive(dir *blob.Dir) *Archive { return &Archive{dir: dir} }
 
-// Open opens the whole copy of resource id. (It implements gateway.ResourceArchive.)
+// Share keeps every whole copy in shared too, and finds there what the directory lacks.
+func (a *Archive) Share(shared SharedFiles) { a.shared = shared }
+
+// fetchTimeout bounds the copy of a shared file into this replica's directory.
+const fetchTimeout = 10 * time.Minute
+
+// Open opens the whole copy of resource id. (It implements gateway.ResourceArchive.) A copy
+// another replica received is fetched from the shared files first.
 func (a *Archive) Open(id string) (fleet.ResourceFile, error) {
 	f, err := a.dir.Open(id)
+	if err == nil || a.shared == nil || !errors.Is(err, os.ErrNotExist) {
+		if err != nil {
+			return nil, err
+		}
+		return f, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+	defer cancel()
+	r, err := a.shared.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return f, nil
+	defer r.Close()
+	if _, _, err := a.dir.Put(id, r); err != nil {
+		return nil, fmt.Errorf("fetching resource %s from the replicas' shared files: %w", id, err)
+	}
+	return a.dir.Open(id)
+}
+
+// publish puts the whole copy of resource id in the shared files, if any, before the store
+// lists it as archived: a replica killed after that loses nothing.
+func (a *Archive) publish(ctx context.Context, id string, size int64, sha256hex string) error {
+	if a.shared == nil {
+		return nil
+	}
+	f, err := a.dir.Open(id)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := a.shared.Put(ctx, id, f, size, sha256hex); err != nil {
+		return fmt.Errorf("sharing resource %s with the other replicas: %w", id, err)
+	}
+	return nil
 }
 
 // StartUpload begins or resumes receiving a version of resource id.

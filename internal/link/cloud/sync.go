@@ -170,6 +170,11 @@ func (y *syncer) upload(w wanted) error {
 	if err := up.Commit(done.GetSize(), done.GetSha256()); err != nil {
 		return err
 	}
+	pctx, pcancel := context.WithTimeout(context.Background(), uploadSlack+time.Duration(done.GetSize()/uploadRate)*time.Second)
+	defer pcancel()
+	if err := y.s.acc.cfg.Archive.publish(pctx, w.res.ID, done.GetSize(), done.GetSha256()); err != nil {
+		return err
+	}
 	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return y.s.acc.cfg.Core.SaveArchivedResource(ctx, w.robotID, w.res, done.GetSha256())
