@@ -177,6 +177,16 @@ set -e
 read -r e2e_passed e2e_failed e2e_skipped < <(vitest_counts "$log_dir/e2e.json")
 echo "e2e: $e2e_passed passed, $e2e_failed failed, $e2e_skipped skipped (screenshots: test-artifacts/e2e)"
 
+# The cluster demo as a user starts it: PostgreSQL, nats-server, three replicas, haproxy and
+# an agent; every replica sees the robots, and a kill -9 of the agent's replica loses none.
+step "cluster demo (scripts/cluster-demo.sh --smoke)"
+cluster_failed=0
+if ! ./scripts/cluster-demo.sh --smoke >"$log_dir/cluster-demo.log" 2>&1; then
+	cluster_failed=1
+	tail -40 "$log_dir/cluster-demo.log"
+fi
+grep 'smoke:' "$log_dir/cluster-demo.log" || true
+
 echo
 echo "go: $passed passed, $failed failed, $skipped skipped"
 [ "$impossible" -eq 0 ] || echo "go: $impossible not possible here (listed above)"
@@ -184,7 +194,8 @@ echo "js: $js_passed passed, $js_failed failed, $js_skipped skipped"
 echo "e2e: $e2e_passed passed, $e2e_failed failed, $e2e_skipped skipped"
 echo "fuzz: $fuzz_failed failed"
 echo "benchmarks (smoke and relay allocations): $bench_failed failed"
-all_failed=$((failed + js_failed + e2e_failed + fuzz_failed + bench_failed))
+echo "cluster demo (smoke): $cluster_failed failed"
+all_failed=$((failed + js_failed + e2e_failed + fuzz_failed + bench_failed + cluster_failed))
 all_skipped=$((skipped + js_skipped + e2e_skipped))
 echo "$((passed + js_passed + e2e_passed)) passed, $all_failed failed, $all_skipped skipped"
 [ "$status" -eq 0 ] && [ "$js_status" -eq 0 ] && [ "$e2e_status" -eq 0 ] && [ "$all_failed" -eq 0 ] && [ "$all_skipped" -eq 0 ]

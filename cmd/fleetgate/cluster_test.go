@@ -270,9 +270,10 @@ func addAgentTo(t *testing.T, db, name string) string {
 	return m[1]
 }
 
-// startHAProxy runs Debian's haproxy in front of the replicas and returns its URL. Agents are
-// spread by their key (one agent's link and live connection reach the same replica); others
-// go round robin; a replica failing its /healthz check is out within a second.
+// startHAProxy runs Debian's haproxy in front of the replicas, configured as
+// scripts/cluster-demo.sh does, and returns its URL. Agents are spread by their key (one
+// agent's link and live connection reach the same replica), browsers kept on one replica by a
+// cookie; a replica failing its /healthz check is out within a second.
 func startHAProxy(t *testing.T, replicas []*loggedProcess) string {
 	t.Helper()
 	bin, err := exec.LookPath("haproxy")
@@ -288,9 +289,17 @@ func startHAProxy(t *testing.T, replicas []*loggedProcess) string {
 	dir := t.TempDir()
 	var backends strings.Builder
 	for _, r := range replicas {
-		fmt.Fprintf(&backends, "  server %s %s check inter 300ms fall 2 rise 1\n", r.name, strings.TrimPrefix(r.URL, "http://"))
+		fmt.Fprintf(&backends, "  server %s %s check inter 300ms fall 2 rise 1 cookie %s\n", r.name, strings.TrimPrefix(r.URL, "http://"), r.name)
 	}
-	conf := haproxyConfig(addr, link.KeyHeader, backends.String())
+	// The configuration scripts/cluster-demo.sh runs, and the README shows.
+	template, err := os.ReadFile("../../scripts/cluster/haproxy.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(template), "hdr("+link.KeyHeader+")") {
+		t.Fatalf("scripts/cluster/haproxy.cfg does not balance on %s", link.KeyHeader)
+	}
+	conf := strings.NewReplacer("@LISTEN@", addr, "@SERVERS@", backends.String()).Replace(string(template))
 	cfgPath := filepath.Join(dir, "haproxy.cfg")
 	if err := os.WriteFile(cfgPath, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
@@ -322,29 +331,4 @@ func startHAProxy(t *testing.T, replicas []*loggedProcess) string {
 		return getJSON(url+"/healthz", "", nil) == 200
 	})
 	return url
-}
-
-// haproxyConfig is scripts/cluster-demo.sh's configuration: HTTP mode (WebSockets pass as
-// tunnels), agents balanced on their key header, health checks on /healthz, a request that
-// found a replica down tried on another.
-func haproxyConfig(listen, keyHeader, servers string) string {
-	return `global
-  maxconn 4096
-defaults
-  mode http
-  timeout connect 2s
-  timeout client 60s
-  timeout server 60s
-  timeout tunnel 1h
-  option redispatch
-  retries 3
-frontend fleetgate
-  bind ` + listen + `
-  default_backend replicas
-backend replicas
-  balance hdr(` + keyHeader + `)
-  hash-type consistent
-  option httpchk GET /healthz
-  http-check expect status 200
-` + servers
 }
