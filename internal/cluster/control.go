@@ -73,17 +73,18 @@ func (r *Robot) TakeControl(ctx context.Context, key fleet.StreamKey, user strin
 		return nil, fleet.Errorf(fleet.ErrOffline, "robot %q went offline", r.info.Name)
 	}
 	data, _ := proto.Marshal(&clusterpb.ControlTake{RobotId: r.info.ID, Key: link.KeyToWire(key), User: user, ControlId: c.id, Viewer: n.cfg.Replica})
-	msg, err := n.nc.RequestWithContext(ctx, controlSubject(r.replica), data)
+	msg, err := n.request(ctx, controlSubject(r.replica), data, "robot "+quote(r.info.Name))
 	var resp linkpb.Response
-	if err != nil {
-		err = n.natsError(err, "robot "+quote(r.info.Name))
-	} else if proto.Unmarshal(msg.Data, &resp) != nil {
+	switch {
+	case err != nil: // said in words already
+	case proto.Unmarshal(msg.Data, &resp) != nil:
 		err = unavailable("robot %q: replica %s answered with something that does not decode", r.info.Name, r.replica)
-	} else if resp.GetError() != nil {
+	case resp.GetError() != nil:
 		err = link.ErrorFromWire(resp.GetError())
-	} else if h := resp.GetHeld(); h != nil {
+	case resp.GetHeld() != nil:
+		h := resp.GetHeld()
 		err = &fleet.HeldError{Held: fleet.Held{Key: key, Owner: h.GetOwner(), Since: link.FromTime(h.GetSince())}}
-	} else if resp.GetGranted() == nil {
+	case resp.GetGranted() == nil:
 		err = unavailable("robot %q: replica %s answered with %T", r.info.Name, r.replica, resp.GetResult())
 	}
 	if err != nil {

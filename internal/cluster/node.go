@@ -98,6 +98,8 @@ type Node struct {
 
 	holder    *holder   // the live relays this replica serves to the others
 	ctl       *controls // teleoperation across replicas
+	lostMu    sync.Mutex
+	lost      chan struct{} // closed when the NATS connection drops; replaced when it is back
 	subs      []*nats.Subscription
 	closeOnce sync.Once
 	kick      chan struct{} // asks for an announcement now
@@ -128,18 +130,28 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	n := &Node{
 		cfg: cfg, log: log.With("component", "cluster", "replica", cfg.Replica), now: cfg.Now,
 		replicas: map[string]*replicaView{}, index: map[string]*Robot{}, claims: map[string]claim{},
-		kick: make(chan struct{}, 1), busy: make(chan struct{}, maxConcurrent), ctl: newControls(),
+		kick: make(chan struct{}, 1), lost: make(chan struct{}), busy: make(chan struct{}, maxConcurrent), ctl: newControls(),
 	}
 	nc, err := nats.Connect(cfg.URL,
 		nats.Name("fleetgate "+cfg.Replica),
 		nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond),
 		nats.RetryOnFailedConnect(false),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			n.lostMu.Lock()
+			select {
+			case <-n.lost:
+			default:
+				close(n.lost)
+			}
+			n.lostMu.Unlock()
 			n.log.Warn("NATS disconnected: letting go of cross-replica teleoperation", "err", err)
 			n.releaseHeld("")
 			n.endViewing(fmt.Errorf("%w: %w", fleet.ErrUnavailable, ErrUnreachable))
 		}),
 		nats.ReconnectHandler(func(c *nats.Conn) {
+			n.lostMu.Lock()
+			n.lost = make(chan struct{})
+			n.lostMu.Unlock()
 			n.log.Info("NATS reconnected", "server", c.ConnectedUrlRedacted())
 			n.announceNow()
 		}),
@@ -277,6 +289,40 @@ func (n *Node) reachable(what string) error {
 		return nil
 	}
 	return fmt.Errorf("%s: %w: %w", what, fleet.ErrUnavailable, ErrUnreachable)
+}
+
+// whileConnected is ctx, also ended (with cause ErrUnreachable) when the NATS connection
+// drops: a request in flight then would wait in the client's buffer until its deadline.
+func (n *Node) whileConnected(ctx context.Context) (context.Context, context.CancelFunc) {
+	n.lostMu.Lock()
+	lost := n.lost
+	n.lostMu.Unlock()
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		select {
+		case <-lost:
+			cancel(ErrUnreachable)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(nil) }
+}
+
+// request is a NATS request that fails as unreachable as soon as the connection drops.
+func (n *Node) request(ctx context.Context, subject string, data []byte, what string) (*nats.Msg, error) {
+	if err := n.reachable(what); err != nil {
+		return nil, err
+	}
+	rctx, cancel := n.whileConnected(ctx)
+	defer cancel()
+	msg, err := n.nc.RequestWithContext(rctx, subject, data)
+	if err != nil {
+		if errors.Is(context.Cause(rctx), ErrUnreachable) {
+			return nil, fmt.Errorf("%s: %w: %w", what, fleet.ErrUnavailable, ErrUnreachable)
+		}
+		return nil, n.natsError(err, what)
+	}
+	return msg, nil
 }
 
 // natsError says in words why a NATS call failed.

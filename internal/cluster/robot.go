@@ -101,12 +101,9 @@ func (r *Robot) call(ctx context.Context, req *linkpb.Request) (*linkpb.Response
 	if err != nil {
 		return nil, err
 	}
-	if err := r.n.reachable("robot " + quote(r.info.Name)); err != nil {
-		return nil, err
-	}
-	msg, err := r.n.nc.RequestWithContext(ctx, requestSubject(r.replica), data)
+	msg, err := r.n.request(ctx, requestSubject(r.replica), data, "robot "+quote(r.info.Name))
 	if err != nil {
-		return nil, r.n.natsError(err, "robot "+quote(r.info.Name))
+		return nil, err
 	}
 	resp := &linkpb.Response{}
 	if err := proto.Unmarshal(msg.Data, resp); err != nil {
