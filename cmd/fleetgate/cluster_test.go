@@ -7,6 +7,7 @@ import (
 	"image/jpeg"
 	"io"
 	"math"
+	"net/http"
 	"net"
 	"os"
 	"os/exec"
@@ -30,7 +31,8 @@ import (
 // of the replica holding an agent brings its robots back through another within 10 s; NATS
 // down gives clear 503s for robots held elsewhere and recovers by itself.
 func TestClusterOfThreeReplicas(t *testing.T) {
-	db := pgtest.Start(t).NewDatabase(t)
+	pg := pgtest.Start(t)
+	db := pg.NewDatabase(t)
 	nats := natstest.Start(t)
 	var replicas []*loggedProcess
 	for i := 1; i <= 3; i++ {
@@ -227,6 +229,42 @@ func TestClusterOfThreeReplicas(t *testing.T) {
 		return true
 	})
 	t.Logf("recovered %s after NATS returned", took.Round(time.Millisecond))
+
+	// PostgreSQL down: the API answers 503 with a reason (never a 500, never a crash); the
+	// replicas and the agents' links go on, and all answers again when it returns.
+	pg.Stop(t)
+	for _, r := range alive {
+		var problem struct{ Status int }
+		req, _ := http.NewRequest("GET", r.URL+"/apigateway/v2/robots", nil)
+		req.Header.Set("Authorization", "bearer "+bearer)
+		resp, err := quickClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s with PostgreSQL down: %v", r.name, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		json.Unmarshal(body, &problem)
+		t.Logf("%s with PostgreSQL down: %d %s", r.name, resp.StatusCode, strings.TrimSpace(string(body)))
+		if resp.StatusCode != 503 || problem.Status != 503 {
+			t.Errorf("%s with PostgreSQL down: %d, want a 503 problem", r.name, resp.StatusCode)
+		}
+	}
+	time.Sleep(2 * time.Second) // the replicas' presence and heartbeats go on meanwhile
+	for _, r := range alive {
+		if !r.running() {
+			t.Fatalf("%s exited with PostgreSQL down", r.name)
+		}
+	}
+	pg.Restart(t)
+	took = waitFor(t, 15*time.Second, "both robots online and readable everywhere after PostgreSQL returned", func() bool {
+		for _, r := range alive {
+			if !robotsOnline(r.URL, bearer, both, true) || readBattery(r.URL, robot1) != 200 || readBattery(r.URL, robot2) != 200 {
+				return false
+			}
+		}
+		return true
+	})
+	t.Logf("recovered %s after PostgreSQL returned", took.Round(time.Millisecond))
 }
 
 // holderOf is the replica whose log says agent name linked last (and not since closed).

@@ -3,6 +3,9 @@ package gateway
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
 	"time"
 )
 
@@ -54,25 +57,53 @@ func Internal(err error) *Error {
 	return &Error{Code: EInternal, Message: "internal error", Err: err}
 }
 
-// ErrorCode returns the code of a domain error, EInternal for any other non-nil error.
+// ErrorCode returns the code of a domain error, EInternal for any other non-nil error, and
+// EUnavailable for an unexpected error that is the store's server being unreachable.
 func ErrorCode(err error) string {
 	if err == nil {
 		return ""
 	}
 	var e *Error
-	if errors.As(err, &e) {
+	if errors.As(err, &e) && (e.Code != EInternal || !storeUnreachable(err)) {
 		return e.Code
+	}
+	if storeUnreachable(err) {
+		return EUnavailable
 	}
 	return EInternal
 }
 
+// storeUnavailableMessage is what a caller is told while the store's server is unreachable.
+const storeUnavailableMessage = "the database is unreachable; try again shortly"
+
 // ErrorMessage returns the caller-safe message of err.
 func ErrorMessage(err error) string {
 	var e *Error
-	if errors.As(err, &e) {
+	if errors.As(err, &e) && (e.Code != EInternal || !storeUnreachable(err)) {
 		return e.Message
 	}
+	if storeUnreachable(err) {
+		return storeUnavailableMessage
+	}
 	return "internal error"
+}
+
+// storeUnreachable tells an outage of a store server (PostgreSQL restarting, the network to
+// it down) from a failure of ours: a 503, which a client retries, rather than a 500. The core
+// knows no driver; it recognises what drivers wrap: the network's errors, a connection cut in
+// the middle of an answer, and SQLSTATE classes 08 (connection exception) and 57 (operator
+// intervention: the server shutting down), which the PostgreSQL driver's errors report.
+func storeUnreachable(err error) bool {
+	var netErr net.Error
+	if errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return true
+	}
+	var coded interface{ SQLState() string }
+	if errors.As(err, &coded) {
+		state := coded.SQLState()
+		return strings.HasPrefix(state, "08") || strings.HasPrefix(state, "57")
+	}
+	return false
 }
 
 // RetryAfter returns the wait carried by a rate_limited error, or zero.

@@ -30,6 +30,8 @@ type Server struct {
 	port  int
 	admin *sql.DB
 	next  atomic.Int64
+	// ctl runs pg_ctl with its arguments, as the server's user.
+	ctl func(args ...string) ([]byte, error)
 }
 
 // Start starts a server that stops when tb ends.
@@ -52,22 +54,49 @@ func Start(tb testing.TB) *Server {
 	port := freePort(tb)
 	// fsync off: a test cluster needs no durability, and its tests run several times faster.
 	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off", port, sockets)
-	if out, err := run(filepath.Join(bin, "pg_ctl"), "start", "-w", "-t", "60", "-D", data, "-l", logFile, "-o", opts).CombinedOutput(); err != nil {
+	ctl := func(args ...string) ([]byte, error) {
+		return run(filepath.Join(bin, "pg_ctl"), append(args, "-D", data)...).CombinedOutput()
+	}
+	if out, err := ctl("start", "-w", "-t", "60", "-l", logFile, "-o", opts); err != nil {
 		log, _ := os.ReadFile(logFile)
 		tb.Fatalf("pgtest: pg_ctl start: %v\n%s\n%s", err, out, log)
 	}
+	s := &Server{port: port}
+	s.ctl = func(args ...string) ([]byte, error) {
+		if args[0] == "start" {
+			args = append(args, "-l", logFile, "-o", opts)
+		}
+		return ctl(args...)
+	}
 	tb.Cleanup(func() {
-		if out, err := run(filepath.Join(bin, "pg_ctl"), "stop", "-w", "-m", "immediate", "-D", data).CombinedOutput(); err != nil {
+		if out, err := ctl("status"); err != nil {
+			return // stopped by the test (Stop), not started again
+		} else if out, err = ctl("stop", "-w", "-m", "immediate"); err != nil {
 			tb.Errorf("pgtest: pg_ctl stop: %v\n%s", err, out)
 		}
 	})
-	s := &Server{port: port}
 	s.admin, err = sql.Open("pgx", s.URL("postgres"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { s.admin.Close() })
 	return s
+}
+
+// Stop stops the server at once (as a crash would), its data kept for Restart.
+func (s *Server) Stop(tb testing.TB) {
+	tb.Helper()
+	if out, err := s.ctl("stop", "-w", "-m", "immediate"); err != nil {
+		tb.Fatalf("pgtest: pg_ctl stop: %v\n%s", err, out)
+	}
+}
+
+// Restart starts the server again after Stop, on the same port and data.
+func (s *Server) Restart(tb testing.TB) {
+	tb.Helper()
+	if out, err := s.ctl("start", "-w", "-t", "60"); err != nil {
+		tb.Fatalf("pgtest: pg_ctl start: %v\n%s", err, out)
+	}
 }
 
 // URL is the address of database name on the server.
