@@ -192,7 +192,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		presence = s.cluster
 	}
 	gwCfg := gateway.Config{
-		Store:              db,
+		Store:              revokingStore{DB: db, revoked: func() { s.tokensChanged(true) }},
 		Presence:           presence,
 		Signer:             signer,
 		BearerTTL:          cfg.TokenTTL,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"image/jpeg"
@@ -9,9 +10,12 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -80,6 +84,49 @@ func TestClusterOfThreeReplicas(t *testing.T) {
 			}
 		}
 	}
+
+	// A token revoked on one replica closes its sockets on another within a second.
+	t.Run("a token revoked on one replica closes its sockets on the others", func(t *testing.T) {
+		stdout, stderr, code := runCLI(t, nil, "token", "create", "--db", db, "--user", "admin@localhost", "--name", "revoke-me")
+		secret := strings.TrimSpace(stdout)
+		if code != 0 {
+			t.Fatalf("token create: %d %s", code, stderr)
+		}
+		viewer := replicas[1]
+		conn := dialW3(t, viewer.URL, login(t, viewer.URL, secret), robot1, "componentName=camera&streamName=image&source=1")
+		defer conn.CloseNow()
+		readEnvelope(t, conn)
+		closed := make(chan time.Time, 1)
+		go func() {
+			for {
+				if _, _, err := conn.Read(context.Background()); err != nil {
+					closed <- time.Now()
+					return
+				}
+			}
+		}()
+		admin := panelBrowser(t, replicas[0].URL)
+		admin.post("/login", url.Values{"token": {testToken}})
+		page := admin.get("/settings")
+		m := regexp.MustCompile(`revoke-me</td>[\s\S]*?/settings/tokens/([0-9a-f-]{36})/revoke`).FindStringSubmatch(page)
+		if m == nil {
+			t.Fatalf("the settings page on %s lists no revoke-me token", replicas[0].name)
+		}
+		revoked := time.Now()
+		if status := admin.post("/settings/tokens/"+m[1]+"/revoke", nil); status != http.StatusSeeOther {
+			t.Fatalf("revoking on %s: %d", replicas[0].name, status)
+		}
+		select {
+		case at := <-closed:
+			took := at.Sub(revoked)
+			t.Logf("token revoked on %s: its W3 socket on %s closed %s later", replicas[0].name, viewer.name, took.Round(time.Millisecond))
+			if took > time.Second {
+				t.Errorf("socket closed %s after the revocation elsewhere, want 1 s at most", took)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the socket of a revoked token stayed open")
+		}
+	})
 
 	// On a replica that does not hold a1: its camera over W3 (relayed from the holder) and
 	// teleoperation (control taken at the agent through the holder; its deadman stops it).
@@ -369,4 +416,44 @@ func startHAProxy(t *testing.T, replicas []*loggedProcess) string {
 		return getJSON(url+"/healthz", "", nil) == 200
 	})
 	return url
+}
+
+// browser is a panel client with its cookies, as a browser's forms send them.
+type browser struct {
+	t    *testing.T
+	base string
+	c    *http.Client
+}
+
+func panelBrowser(t *testing.T, base string) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: t, base: base, c: &http.Client{Jar: jar, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+func (b *browser) post(path string, form url.Values) int {
+	b.t.Helper()
+	req, _ := http.NewRequest("POST", b.base+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin") // what a browser sends with a form of the page
+	resp, err := b.c.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func (b *browser) get(path string) string {
+	b.t.Helper()
+	resp, err := b.c.Get(b.base + path)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		b.t.Fatalf("GET %s: %d", path, resp.StatusCode)
+	}
+	return string(body)
 }

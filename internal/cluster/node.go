@@ -55,6 +55,9 @@ type Config struct {
 	// all replicas); nil: a robot held elsewhere offers none for download here.
 	Archive Archive
 	Logger  *slog.Logger
+	// TokensChanged is called when another replica revoked access (a token, a user, a
+	// membership): this replica's sockets re-check their tokens now.
+	TokensChanged func()
 	// Period is how often the replica announces what it holds (default 1 s); a replica not
 	// heard from for MissedAnnouncements periods holds nothing.
 	Period time.Duration
@@ -68,6 +71,7 @@ const MissedAnnouncements = 3
 // Subjects and the ownership bucket. Every replica of one cloud uses the same NATS account.
 const (
 	presenceSubject = "fleetgate.presence"
+	tokensSubject   = "fleetgate.tokens_changed"
 	ownersBucket    = "fleetgate_agent_owners"
 )
 
@@ -202,6 +206,9 @@ func (n *Node) Run(ctx context.Context) error {
 	if err := sub(liveSubject(n.cfg.Replica), n.holder.interest); err != nil {
 		return err
 	}
+	if err := sub(tokensSubject, n.tokensChanged); err != nil {
+		return err
+	}
 	if err := sub(controlSubject(n.cfg.Replica), n.takeControl); err != nil {
 		return err
 	}
@@ -236,6 +243,20 @@ func (n *Node) Close() {
 		}
 		n.nc.Close()
 	})
+}
+
+// PublishTokensChanged tells the other replicas that access was revoked here, so that their
+// sockets re-check their tokens now rather than within their period.
+func (n *Node) PublishTokensChanged() {
+	if err := n.nc.Publish(tokensSubject, []byte(n.cfg.Replica)); err != nil && n.nc.IsConnected() {
+		n.log.Warn("telling the replicas of a revocation", "err", err)
+	}
+}
+
+func (n *Node) tokensChanged(m *nats.Msg) {
+	if string(m.Data) != n.cfg.Replica && n.cfg.TokensChanged != nil {
+		n.cfg.TokensChanged()
+	}
 }
 
 // Connected reports whether NATS is reachable now.

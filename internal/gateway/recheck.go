@@ -67,3 +67,15 @@ func (rs *rechecks) do(ctx context.Context, bearer string, check func(context.Co
 	close(r.done)
 	return r.err
 }
+
+// forget drops every shared result: the next check of each bearer asks the store.
+func (rs *rechecks) forget() {
+	rs.mu.Lock()
+	rs.byToken = nil
+	rs.mu.Unlock()
+}
+
+// TokensChanged tells the core that tokens may have been revoked (here or on another
+// replica): socket re-checks no longer share results from before. The caller then has the
+// sockets re-check now (live.Sessions.CheckNow, kpi.Hub.CheckNow).
+func (g *Gateway) TokensChanged() { g.rechecks.forget() }

@@ -98,6 +98,8 @@ type Hub struct {
 	tokens map[tokenKey]map[*Subscriber]struct{}
 	// members counts the subscriptions not yet closed, for the shutdown wait.
 	members sync.WaitGroup
+	// checkSoon asks Run's checker for a round of token checks now (CheckNow).
+	checkSoon chan struct{}
 
 	stats struct {
 		ticks, frames, drops atomic.Uint64
@@ -150,10 +152,11 @@ func New(cfg Config) *Hub {
 		cfg.Logger = slog.Default()
 	}
 	return &Hub{
-		cfg:    cfg,
-		log:    cfg.Logger,
-		groups: map[groupKey]*group{},
-		tokens: map[tokenKey]map[*Subscriber]struct{}{},
+		cfg:       cfg,
+		log:       cfg.Logger,
+		groups:    map[groupKey]*group{},
+		tokens:    map[tokenKey]map[*Subscriber]struct{}{},
+		checkSoon: make(chan struct{}, 1),
 	}
 }
 
@@ -263,6 +266,15 @@ func (h *Hub) Stats() Stats {
 	return st
 }
 
+// CheckNow re-checks every subscription's token now rather than at the next tick: a token
+// was just revoked (here or on another replica).
+func (h *Hub) CheckNow() {
+	select {
+	case h.checkSoon <- struct{}{}:
+	default: // one is pending already
+	}
+}
+
 // shutdownWait is how long Run waits, once stopped, for the sockets to say goodbye (1001)
 // before cutting off the ones that have not.
 const shutdownWait = 3 * time.Second
@@ -291,6 +303,8 @@ func (h *Hub) Run(ctx context.Context) {
 			case round := <-checkNow:
 				h.checkTokens(ctx)
 				close(round)
+			case <-h.checkSoon:
+				h.checkTokens(ctx)
 			}
 		}
 	}()

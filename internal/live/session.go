@@ -110,6 +110,41 @@ func (ss *Sessions) Shutdown(ctx context.Context) error {
 	}
 }
 
+// checkNowWorkers bounds the re-checks CheckNow runs at once (they share the store's pool with
+// every request).
+const checkNowWorkers = 4
+
+// CheckNow re-checks every session's token now rather than at its next period: a token was
+// just revoked (here or on another replica), and its sockets must not outlive it by a period.
+// It returns at once; the checks run in the background.
+func (ss *Sessions) CheckNow() {
+	ss.mu.Lock()
+	open := make([]*session, 0, len(ss.open))
+	for s := range ss.open {
+		open = append(open, s)
+	}
+	ss.mu.Unlock()
+	if len(open) == 0 {
+		return
+	}
+	work := make(chan *session)
+	for range min(checkNowWorkers, len(open)) {
+		go func() {
+			for s := range work {
+				if s.recheck != nil && !s.stopped() {
+					s.check(context.Background())
+				}
+			}
+		}()
+	}
+	go func() {
+		for _, s := range open {
+			work <- s
+		}
+		close(work)
+	}()
+}
+
 // Len is the number of open sessions.
 func (ss *Sessions) Len() int {
 	ss.mu.Lock()
