@@ -3,8 +3,10 @@ package server
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/fleetgate/fleetgate/internal/cluster"
+	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/link/cloud"
 )
 
@@ -12,7 +14,13 @@ import (
 // Presence, forwarding what concerns robots held by another replica.
 func (s *Server) openCluster(ctx context.Context, archive *cloud.Archive) error {
 	cfg := cluster.Config{URL: s.cfg.NATS, Replica: s.cfg.Replica, Local: s.registry, Logger: s.log,
-		TokensChanged: func() { s.tokensChanged(false) }}
+		TokensChanged: func() { s.tokensChanged(false) },
+		// The core is made after the node; nothing is served before it is.
+		LoginFailure: func(limit, key string, at time.Time, forgiven bool) {
+			if s.gw != nil {
+				s.gw.ApplyLoginFailure(gateway.LoginFailure{Limit: limit, Key: key, At: at, Forgiven: forgiven})
+			}
+		}}
 	if archive != nil {
 		cfg.Archive = archive
 	}

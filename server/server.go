@@ -225,6 +225,11 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		gwCfg.EventPosted = s.events.notify
 	}
 	s.gw = gateway.New(gwCfg)
+	if s.cluster != nil {
+		s.gw.ShareLoginFailures(func(f gateway.LoginFailure) {
+			s.cluster.PublishLoginFailure(f.Limit, f.Key, f.At, f.Forgiven)
+		})
+	}
 	if s.events != nil {
 		s.events.gw = s.gw
 	}

@@ -85,6 +85,32 @@ func TestClusterOfThreeReplicas(t *testing.T) {
 		}
 	}
 
+	// Login limits count together: ten wrong tokens spread over the three replicas use up the
+	// address's ten, and the next is refused (429) on every replica; a right token still works.
+	t.Run("login failures count across replicas", func(t *testing.T) {
+		badLogin := func(base string) int {
+			resp, err := http.Post(base+"/apigateway/v2/auth/login", "application/json",
+				strings.NewReader(`{"userToken":"fgt_0000000000000000000000000000wrong"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		for i := range 10 {
+			if s := badLogin(replicas[i%3].URL); s != 401 {
+				t.Fatalf("wrong token %d on %s: %d, want 401", i+1, replicas[i%3].name, s)
+			}
+			time.Sleep(20 * time.Millisecond) // NATS carries each failure in well under this
+		}
+		for _, r := range replicas {
+			if s := badLogin(r.URL); s != 429 {
+				t.Errorf("the 11th wrong token, on %s: %d, want 429", r.name, s)
+			}
+		}
+		login(t, replicas[2].URL, testToken) // a valid token is never refused
+	})
+
 	// A token revoked on one replica closes its sockets on another within a second.
 	t.Run("a token revoked on one replica closes its sockets on the others", func(t *testing.T) {
 		stdout, stderr, code := runCLI(t, nil, "token", "create", "--db", db, "--user", "admin@localhost", "--name", "revoke-me")

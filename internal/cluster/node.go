@@ -18,9 +18,11 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link/cloud"
+	"github.com/fleetgate/fleetgate/proto/clusterpb"
 )
 
 // Local is this replica's registry of the robots it holds.
@@ -58,6 +60,8 @@ type Config struct {
 	// TokensChanged is called when another replica revoked access (a token, a user, a
 	// membership): this replica's sockets re-check their tokens now.
 	TokensChanged func()
+	// LoginFailure is called with each change another replica made to its login limits.
+	LoginFailure func(limit, key string, at time.Time, forgiven bool)
 	// Period is how often the replica announces what it holds (default 1 s); a replica not
 	// heard from for MissedAnnouncements periods holds nothing.
 	Period time.Duration
@@ -72,6 +76,7 @@ const MissedAnnouncements = 3
 const (
 	presenceSubject = "fleetgate.presence"
 	tokensSubject   = "fleetgate.tokens_changed"
+	loginsSubject   = "fleetgate.login_failures"
 	ownersBucket    = "fleetgate_agent_owners"
 )
 
@@ -209,6 +214,9 @@ func (n *Node) Run(ctx context.Context) error {
 	if err := sub(tokensSubject, n.tokensChanged); err != nil {
 		return err
 	}
+	if err := sub(loginsSubject, n.loginFailure); err != nil {
+		return err
+	}
 	if err := sub(controlSubject(n.cfg.Replica), n.takeControl); err != nil {
 		return err
 	}
@@ -257,6 +265,22 @@ func (n *Node) tokensChanged(m *nats.Msg) {
 	if string(m.Data) != n.cfg.Replica && n.cfg.TokensChanged != nil {
 		n.cfg.TokensChanged()
 	}
+}
+
+// PublishLoginFailure tells the other replicas of a change of this replica's login limits.
+func (n *Node) PublishLoginFailure(limit, key string, at time.Time, forgiven bool) {
+	data, _ := proto.Marshal(&clusterpb.LoginFailure{Replica: n.cfg.Replica, Limit: limit, Key: key, AtUnixNano: at.UnixNano(), Forgiven: forgiven})
+	if err := n.nc.Publish(loginsSubject, data); err != nil && n.nc.IsConnected() {
+		n.log.Warn("telling the replicas of a failed login", "err", err)
+	}
+}
+
+func (n *Node) loginFailure(m *nats.Msg) {
+	var f clusterpb.LoginFailure
+	if proto.Unmarshal(m.Data, &f) != nil || f.GetReplica() == n.cfg.Replica || n.cfg.LoginFailure == nil {
+		return
+	}
+	n.cfg.LoginFailure(f.GetLimit(), f.GetKey(), time.Unix(0, f.GetAtUnixNano()), f.GetForgiven())
 }
 
 // Connected reports whether NATS is reachable now.

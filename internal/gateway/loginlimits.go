@@ -65,3 +65,34 @@ func failed(w *limit.Window, clientAddr, what string, err error) error {
 	}
 	return err
 }
+
+// LoginFailure is one change of a login limit (a failure recorded, or taken back), passed
+// between the cloud's replicas so that their limits count together.
+type LoginFailure struct {
+	Limit    string // address, account_address, account or agent
+	Key      string
+	At       time.Time
+	Forgiven bool
+}
+
+// windows names the limits as LoginFailure does.
+func (l loginLimits) windows() map[string]*limit.Window {
+	return map[string]*limit.Window{"address": l.address, "account_address": l.accountAddress, "account": l.account, "agent": l.agent}
+}
+
+// ShareLoginFailures has every change of this gateway's login limits told to publish (the
+// other replicas then Apply it). Call it before serving.
+func (g *Gateway) ShareLoginFailures(publish func(LoginFailure)) {
+	for name, w := range g.limits.windows() {
+		w.Share = func(key string, at time.Time, forgiven bool) {
+			publish(LoginFailure{Limit: name, Key: key, At: at, Forgiven: forgiven})
+		}
+	}
+}
+
+// ApplyLoginFailure takes a change of another replica's login limits.
+func (g *Gateway) ApplyLoginFailure(f LoginFailure) {
+	if w, ok := g.limits.windows()[f.Limit]; ok {
+		w.Apply(f.Key, f.At, f.Forgiven)
+	}
+}

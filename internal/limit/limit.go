@@ -12,6 +12,10 @@ type Window struct {
 	Max    int
 	Period time.Duration
 	Now    func() time.Time // injectable clock; time.Now when nil
+	// Share, when set, is told of each failure recorded here (forgiven false) and each one
+	// taken back (forgiven true), after the fact: the cloud's replicas pass them to each other
+	// (Apply), so that a guesser spreading attempts over replicas gets no more of them.
+	Share func(key string, at time.Time, forgiven bool)
 
 	mu       sync.Mutex
 	failures map[string][]time.Time
@@ -53,27 +57,83 @@ func (w *Window) Attempt(key string) (time.Duration, bool) {
 		return 0, false
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	now := w.now()
 	if wait, blocked := w.blocked(key, now); blocked {
+		w.mu.Unlock()
 		return wait, true
 	}
 	w.record(key, now)
+	w.mu.Unlock()
+	w.shared(key, now, false)
 	return 0, false
+}
+
+func (w *Window) shared(key string, at time.Time, forgiven bool) {
+	if w.Share != nil {
+		w.Share(key, at, forgiven)
+	}
+}
+
+// Apply takes a failure of key at at recorded elsewhere (forgiven false), or the taking back
+// of one (forgiven true), without telling Share.
+func (w *Window) Apply(key string, at time.Time, forgiven bool) {
+	if w.Max <= 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	now := w.now()
+	times := w.live(key, now)
+	if forgiven {
+		for i := len(times) - 1; i >= 0; i-- {
+			if times[i].Equal(at) {
+				times = append(times[:i:i], times[i+1:]...)
+				break
+			}
+		}
+		if len(times) == 0 {
+			delete(w.failures, key)
+		} else {
+			w.failures[key] = times
+		}
+		return
+	}
+	if !at.Add(w.Period).After(now) {
+		return // out of the window already
+	}
+	i := len(times)
+	for i > 0 && times[i-1].After(at) {
+		i--
+	}
+	times = append(times[:i:i], append([]time.Time{at}, times[i:]...)...)
+	if len(times) > w.Max {
+		times = times[len(times)-w.Max:]
+	}
+	if w.failures == nil {
+		w.failures = make(map[string][]time.Time)
+	}
+	w.failures[key] = times
+	w.sweep(now)
 }
 
 // Forgive takes back the newest failure of key: the Attempt that turned out to succeed.
 func (w *Window) Forgive(key string) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	times := w.failures[key]
+	var at time.Time
 	switch len(times) {
 	case 0:
+		w.mu.Unlock()
+		return
 	case 1:
+		at = times[0]
 		delete(w.failures, key)
 	default:
+		at = times[len(times)-1]
 		w.failures[key] = times[:len(times)-1]
 	}
+	w.mu.Unlock()
+	w.shared(key, at, true)
 }
 
 // Count is the number of failures of key within Period (at most Max).
@@ -100,8 +160,10 @@ func (w *Window) Fail(key string) {
 		return
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.record(key, w.now())
+	now := w.now()
+	w.record(key, now)
+	w.mu.Unlock()
+	w.shared(key, now, false)
 }
 
 // record adds a failure of key at now; w.mu is held.

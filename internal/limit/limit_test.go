@@ -222,3 +222,41 @@ func TestWindowCountAndLast(t *testing.T) {
 		t.Errorf("count %d, want at most Max", n)
 	}
 }
+
+// TestSharedWindows: two windows that pass their failures to each other (as the cloud's
+// replicas do) block a key after Max failures between them, and a failure taken back on one
+// is taken back on the other.
+func TestSharedWindows(t *testing.T) {
+	now := time.Unix(1700000000, 0)
+	clock := func() time.Time { return now }
+	a := &Window{Max: 4, Period: time.Minute, Now: clock}
+	b := &Window{Max: 4, Period: time.Minute, Now: clock}
+	a.Share = func(key string, at time.Time, forgiven bool) { b.Apply(key, at, forgiven) }
+	b.Share = func(key string, at time.Time, forgiven bool) { a.Apply(key, at, forgiven) }
+	for i := range 4 {
+		w := a
+		if i%2 == 1 {
+			w = b
+		}
+		if _, blocked := w.Attempt("10.0.0.9"); blocked {
+			t.Fatalf("attempt %d blocked", i+1)
+		}
+		now = now.Add(time.Second)
+	}
+	for name, w := range map[string]*Window{"a": a, "b": b} {
+		if _, blocked := w.Blocked("10.0.0.9"); !blocked {
+			t.Errorf("%s does not block after 4 failures spread over both", name)
+		}
+	}
+	b.Forgive("10.0.0.9") // the newest, recorded on b, turned out a success
+	for name, w := range map[string]*Window{"a": a, "b": b} {
+		if n := w.Count("10.0.0.9"); n != 3 {
+			t.Errorf("%s counts %d failures after one was forgiven, want 3", name, n)
+		}
+	}
+	// A failure from elsewhere older than the window is not counted.
+	a.Apply("10.0.0.7", now.Add(-2*time.Minute), false)
+	if n := a.Count("10.0.0.7"); n != 0 {
+		t.Errorf("a failure outside the window counts: %d", n)
+	}
+}

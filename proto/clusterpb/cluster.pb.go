@@ -562,6 +562,85 @@ func (x *ControlEnd) GetError() *linkpb.Error {
 	return nil
 }
 
+// LoginFailure is one change of a replica's login limits, on fleetgate.login_failures: every
+// replica applies the others', so that a guesser spreading attempts over the replicas gets no
+// more of them than from one.
+type LoginFailure struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Replica       string                 `protobuf:"bytes,1,opt,name=replica,proto3" json:"replica,omitempty"`
+	Limit         string                 `protobuf:"bytes,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	Key           string                 `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
+	AtUnixNano    int64                  `protobuf:"varint,4,opt,name=at_unix_nano,json=atUnixNano,proto3" json:"at_unix_nano,omitempty"`
+	Forgiven      bool                   `protobuf:"varint,5,opt,name=forgiven,proto3" json:"forgiven,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LoginFailure) Reset() {
+	*x = LoginFailure{}
+	mi := &file_platform_cluster_cluster_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LoginFailure) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LoginFailure) ProtoMessage() {}
+
+func (x *LoginFailure) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_cluster_cluster_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LoginFailure.ProtoReflect.Descriptor instead.
+func (*LoginFailure) Descriptor() ([]byte, []int) {
+	return file_platform_cluster_cluster_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *LoginFailure) GetReplica() string {
+	if x != nil {
+		return x.Replica
+	}
+	return ""
+}
+
+func (x *LoginFailure) GetLimit() string {
+	if x != nil {
+		return x.Limit
+	}
+	return ""
+}
+
+func (x *LoginFailure) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *LoginFailure) GetAtUnixNano() int64 {
+	if x != nil {
+		return x.AtUnixNano
+	}
+	return 0
+}
+
+func (x *LoginFailure) GetForgiven() bool {
+	if x != nil {
+		return x.Forgiven
+	}
+	return false
+}
+
 var File_platform_cluster_cluster_proto protoreflect.FileDescriptor
 
 const file_platform_cluster_cluster_proto_rawDesc = "" +
@@ -610,7 +689,14 @@ const file_platform_cluster_cluster_proto_rawDesc = "" +
 	"ControlEnd\x12\x1d\n" +
 	"\n" +
 	"control_id\x18\x01 \x01(\tR\tcontrolId\x12*\n" +
-	"\x05error\x18\x02 \x01(\v2\x14.Platform.Link.ErrorR\x05errorB0Z.github.com/fleetgate/fleetgate/proto/clusterpbb\x06proto3"
+	"\x05error\x18\x02 \x01(\v2\x14.Platform.Link.ErrorR\x05error\"\x8e\x01\n" +
+	"\fLoginFailure\x12\x18\n" +
+	"\areplica\x18\x01 \x01(\tR\areplica\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\tR\x05limit\x12\x10\n" +
+	"\x03key\x18\x03 \x01(\tR\x03key\x12 \n" +
+	"\fat_unix_nano\x18\x04 \x01(\x03R\n" +
+	"atUnixNano\x12\x1a\n" +
+	"\bforgiven\x18\x05 \x01(\bR\bforgivenB0Z.github.com/fleetgate/fleetgate/proto/clusterpbb\x06proto3"
 
 var (
 	file_platform_cluster_cluster_proto_rawDescOnce sync.Once
@@ -624,7 +710,7 @@ func file_platform_cluster_cluster_proto_rawDescGZIP() []byte {
 	return file_platform_cluster_cluster_proto_rawDescData
 }
 
-var file_platform_cluster_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_platform_cluster_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_platform_cluster_cluster_proto_goTypes = []any{
 	(*Announcement)(nil),     // 0: Platform.Cluster.Announcement
 	(*HeldRobot)(nil),        // 1: Platform.Cluster.HeldRobot
@@ -633,21 +719,22 @@ var file_platform_cluster_cluster_proto_goTypes = []any{
 	(*ControlTake)(nil),      // 4: Platform.Cluster.ControlTake
 	(*ControlMessage)(nil),   // 5: Platform.Cluster.ControlMessage
 	(*ControlEnd)(nil),       // 6: Platform.Cluster.ControlEnd
-	(*linkpb.RobotInfo)(nil), // 7: Platform.Link.RobotInfo
-	(*linkpb.KPI)(nil),       // 8: Platform.Link.KPI
-	(*linkpb.StreamKey)(nil), // 9: Platform.Link.StreamKey
-	(*linkpb.Empty)(nil),     // 10: Platform.Link.Empty
-	(*linkpb.Error)(nil),     // 11: Platform.Link.Error
+	(*LoginFailure)(nil),     // 7: Platform.Cluster.LoginFailure
+	(*linkpb.RobotInfo)(nil), // 8: Platform.Link.RobotInfo
+	(*linkpb.KPI)(nil),       // 9: Platform.Link.KPI
+	(*linkpb.StreamKey)(nil), // 10: Platform.Link.StreamKey
+	(*linkpb.Empty)(nil),     // 11: Platform.Link.Empty
+	(*linkpb.Error)(nil),     // 12: Platform.Link.Error
 }
 var file_platform_cluster_cluster_proto_depIdxs = []int32{
 	1,  // 0: Platform.Cluster.Announcement.robots:type_name -> Platform.Cluster.HeldRobot
 	2,  // 1: Platform.Cluster.Announcement.agents:type_name -> Platform.Cluster.HeldAgent
-	7,  // 2: Platform.Cluster.HeldRobot.info:type_name -> Platform.Link.RobotInfo
-	8,  // 3: Platform.Cluster.HeldRobot.kpis:type_name -> Platform.Link.KPI
-	9,  // 4: Platform.Cluster.LiveInterest.key:type_name -> Platform.Link.StreamKey
-	9,  // 5: Platform.Cluster.ControlTake.key:type_name -> Platform.Link.StreamKey
-	10, // 6: Platform.Cluster.ControlMessage.release:type_name -> Platform.Link.Empty
-	11, // 7: Platform.Cluster.ControlEnd.error:type_name -> Platform.Link.Error
+	8,  // 2: Platform.Cluster.HeldRobot.info:type_name -> Platform.Link.RobotInfo
+	9,  // 3: Platform.Cluster.HeldRobot.kpis:type_name -> Platform.Link.KPI
+	10, // 4: Platform.Cluster.LiveInterest.key:type_name -> Platform.Link.StreamKey
+	10, // 5: Platform.Cluster.ControlTake.key:type_name -> Platform.Link.StreamKey
+	11, // 6: Platform.Cluster.ControlMessage.release:type_name -> Platform.Link.Empty
+	12, // 7: Platform.Cluster.ControlEnd.error:type_name -> Platform.Link.Error
 	8,  // [8:8] is the sub-list for method output_type
 	8,  // [8:8] is the sub-list for method input_type
 	8,  // [8:8] is the sub-list for extension type_name
@@ -670,7 +757,7 @@ func file_platform_cluster_cluster_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platform_cluster_cluster_proto_rawDesc), len(file_platform_cluster_cluster_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

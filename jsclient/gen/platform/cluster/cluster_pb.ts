@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/cluster/cluster.proto.
  */
 export const file_platform_cluster_cluster: GenFile = /*@__PURE__*/
-  fileDesc("Ch5wbGF0Zm9ybS9jbHVzdGVyL2NsdXN0ZXIucHJvdG8SEFBsYXRmb3JtLkNsdXN0ZXIimQEKDEFubm91bmNlbWVudBIPCgdyZXBsaWNhGAEgASgJEgsKA3NlcRgCIAEoBBIrCgZyb2JvdHMYAyADKAsyGy5QbGF0Zm9ybS5DbHVzdGVyLkhlbGRSb2JvdBIrCgZhZ2VudHMYBCADKAsyGy5QbGF0Zm9ybS5DbHVzdGVyLkhlbGRBZ2VudBIRCglwZXJpb2RfbXMYBSABKA0ijQEKCUhlbGRSb2JvdBImCgRpbmZvGAEgASgLMhguUGxhdGZvcm0uTGluay5Sb2JvdEluZm8SEAoIZmxlZXRfaWQYAiABKAkSEAoIYWdlbnRfaWQYAyABKAkSIAoEa3BpcxgEIAMoCzISLlBsYXRmb3JtLkxpbmsuS1BJEhIKCmtwaXNfYXRfbXMYBSABKAMiPQoJSGVsZEFnZW50EgoKAmlkGAEgASgJEhUKDWxhc3RfaGVhcmRfbXMYAiABKAMSDQoFZXBvY2gYAyABKAQikQEKDExpdmVJbnRlcmVzdBIQCghyb2JvdF9pZBgBIAEoCRIlCgNrZXkYAiABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRIQCghtYXhfcmF0ZRgDIAEoARISCgpkb3duc2FtcGxlGAQgASgIEhEKCW1heF93aWR0aBgFIAEoBRIPCgdzdWJqZWN0GAYgASgJIngKC0NvbnRyb2xUYWtlEhAKCHJvYm90X2lkGAEgASgJEiUKA2tleRgCIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EgwKBHVzZXIYAyABKAkSEgoKY29udHJvbF9pZBgEIAEoCRIOCgZ2aWV3ZXIYBSABKAkiagoOQ29udHJvbE1lc3NhZ2USEgoKY29udHJvbF9pZBgBIAEoCRIRCgdjb21tYW5kGAIgASgMSAASJwoHcmVsZWFzZRgDIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIAEIICgZhY3Rpb24iRQoKQ29udHJvbEVuZBISCgpjb250cm9sX2lkGAEgASgJEiMKBWVycm9yGAIgASgLMhQuUGxhdGZvcm0uTGluay5FcnJvckIwWi5naXRodWIuY29tL2ZsZWV0Z2F0ZS9mbGVldGdhdGUvcHJvdG8vY2x1c3RlcnBiYgZwcm90bzM", [file_platform_link_link]);
+  fileDesc("Ch5wbGF0Zm9ybS9jbHVzdGVyL2NsdXN0ZXIucHJvdG8SEFBsYXRmb3JtLkNsdXN0ZXIimQEKDEFubm91bmNlbWVudBIPCgdyZXBsaWNhGAEgASgJEgsKA3NlcRgCIAEoBBIrCgZyb2JvdHMYAyADKAsyGy5QbGF0Zm9ybS5DbHVzdGVyLkhlbGRSb2JvdBIrCgZhZ2VudHMYBCADKAsyGy5QbGF0Zm9ybS5DbHVzdGVyLkhlbGRBZ2VudBIRCglwZXJpb2RfbXMYBSABKA0ijQEKCUhlbGRSb2JvdBImCgRpbmZvGAEgASgLMhguUGxhdGZvcm0uTGluay5Sb2JvdEluZm8SEAoIZmxlZXRfaWQYAiABKAkSEAoIYWdlbnRfaWQYAyABKAkSIAoEa3BpcxgEIAMoCzISLlBsYXRmb3JtLkxpbmsuS1BJEhIKCmtwaXNfYXRfbXMYBSABKAMiPQoJSGVsZEFnZW50EgoKAmlkGAEgASgJEhUKDWxhc3RfaGVhcmRfbXMYAiABKAMSDQoFZXBvY2gYAyABKAQikQEKDExpdmVJbnRlcmVzdBIQCghyb2JvdF9pZBgBIAEoCRIlCgNrZXkYAiABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRIQCghtYXhfcmF0ZRgDIAEoARISCgpkb3duc2FtcGxlGAQgASgIEhEKCW1heF93aWR0aBgFIAEoBRIPCgdzdWJqZWN0GAYgASgJIngKC0NvbnRyb2xUYWtlEhAKCHJvYm90X2lkGAEgASgJEiUKA2tleRgCIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EgwKBHVzZXIYAyABKAkSEgoKY29udHJvbF9pZBgEIAEoCRIOCgZ2aWV3ZXIYBSABKAkiagoOQ29udHJvbE1lc3NhZ2USEgoKY29udHJvbF9pZBgBIAEoCRIRCgdjb21tYW5kGAIgASgMSAASJwoHcmVsZWFzZRgDIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIAEIICgZhY3Rpb24iRQoKQ29udHJvbEVuZBISCgpjb250cm9sX2lkGAEgASgJEiMKBWVycm9yGAIgASgLMhQuUGxhdGZvcm0uTGluay5FcnJvciJjCgxMb2dpbkZhaWx1cmUSDwoHcmVwbGljYRgBIAEoCRINCgVsaW1pdBgCIAEoCRILCgNrZXkYAyABKAkSFAoMYXRfdW5peF9uYW5vGAQgASgDEhAKCGZvcmdpdmVuGAUgASgIQjBaLmdpdGh1Yi5jb20vZmxlZXRnYXRlL2ZsZWV0Z2F0ZS9wcm90by9jbHVzdGVycGJiBnByb3RvMw", [file_platform_link_link]);
 
 /**
  * Announcement is what a replica holds now, published on fleetgate.presence every second and
@@ -282,4 +282,45 @@ export type ControlEnd = Message<"Platform.Cluster.ControlEnd"> & {
  */
 export const ControlEndSchema: GenMessage<ControlEnd> = /*@__PURE__*/
   messageDesc(file_platform_cluster_cluster, 6);
+
+/**
+ * LoginFailure is one change of a replica's login limits, on fleetgate.login_failures: every
+ * replica applies the others', so that a guesser spreading attempts over the replicas gets no
+ * more of them than from one.
+ *
+ * @generated from message Platform.Cluster.LoginFailure
+ */
+export type LoginFailure = Message<"Platform.Cluster.LoginFailure"> & {
+  /**
+   * @generated from field: string replica = 1;
+   */
+  replica: string;
+
+  /**
+   * @generated from field: string limit = 2;
+   */
+  limit: string;
+
+  /**
+   * @generated from field: string key = 3;
+   */
+  key: string;
+
+  /**
+   * @generated from field: int64 at_unix_nano = 4;
+   */
+  atUnixNano: bigint;
+
+  /**
+   * @generated from field: bool forgiven = 5;
+   */
+  forgiven: boolean;
+};
+
+/**
+ * Describes the message Platform.Cluster.LoginFailure.
+ * Use `create(LoginFailureSchema)` to create a new message.
+ */
+export const LoginFailureSchema: GenMessage<LoginFailure> = /*@__PURE__*/
+  messageDesc(file_platform_cluster_cluster, 7);
 
