@@ -118,14 +118,6 @@ func (s *Server) agentLive(c echo.Context) error {
 // a connected agent becomes cloud.ErrRevoked.
 type linkCore struct{ *gateway.Gateway }
 
-func (c linkCore) AgentActive(ctx context.Context, agentID string) error {
-	err := c.Gateway.AgentActive(ctx, agentID)
-	if code := gateway.ErrorCode(err); code == gateway.EUnauthorized || code == gateway.ENotFound {
-		return fmt.Errorf("%w: %s", cloud.ErrRevoked, gateway.ErrorMessage(err))
-	}
-	return err
-}
-
 var _ gateway.ResourceArchive = (*cloud.Archive)(nil)
 
 // LinkAcceptor is the cloud's end of the agent link (nil on an agent).

@@ -8,7 +8,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/store"
 )
 
-// Sockets re-check their token each period (a second). A revocation made through this
+// Sockets re-check their token each period (a second), agent links their key. A revocation made through this
 // process takes effect on them at once instead, and, with replicas, on every replica's
 // sockets: the store below tells the server of every write that can take access away, and
 // the server has its sockets re-check now and tells the other replicas to do the same. The
@@ -44,6 +44,10 @@ func (r revokingStore) SetPasswordHash(ctx context.Context, userID, hash string,
 	return r.told(r.DB.SetPasswordHash(ctx, userID, hash, mustChange))
 }
 
+func (r revokingStore) RevokeAgent(ctx context.Context, id string, at time.Time) error {
+	return r.told(r.DB.RevokeAgent(ctx, id, at))
+}
+
 func (r revokingStore) DeleteRobot(ctx context.Context, id string) error {
 	return r.told(r.DB.DeleteRobot(ctx, id))
 }
@@ -60,6 +64,9 @@ func (s *Server) tokensChanged(here bool) {
 	}
 	if s.kpis != nil {
 		s.kpis.CheckNow()
+	}
+	if s.acceptor != nil {
+		s.acceptor.CheckNow()
 	}
 	if here && s.cluster != nil {
 		s.cluster.PublishTokensChanged()

@@ -371,7 +371,7 @@ func holderOf(t *testing.T, replicas []*loggedProcess, agent string) *loggedProc
 }
 
 // addAgentTo adds an agent in the PostgreSQL store and returns its key.
-func addAgentTo(t *testing.T, db, name string) string {
+func addAgentTo(t testing.TB, db, name string) string {
 	t.Helper()
 	stdout, stderr, code := runCLI(t, nil, "agents", "add", "--db", db, "--name", name)
 	m := agentKeyLine.FindStringSubmatch(stdout)

@@ -54,19 +54,25 @@ func (g *Gateway) AgentSeen(ctx context.Context, agentID string, at time.Time) e
 	return g.store.TouchAgent(ctx, agentID, at.UTC())
 }
 
-// AgentActive reports whether a connected agent may stay connected: nil while it exists and
-// is not revoked, EUnauthorized "agent key revoked" once it is, ENotFound when it is gone.
-// The agent link asks it every second for each connected agent, so a revocation by the CLI
-// (another process, the same database) ends the agent's connection within about a second.
-func (g *Gateway) AgentActive(ctx context.Context, agentID string) error {
-	a, err := g.store.Agent(ctx, agentID)
+// RevokedAgents returns those of ids whose agent may no longer stay linked (its key revoked,
+// or the agent gone), in one store query for many: the cloud re-checks every linked agent
+// each second.
+func (g *Gateway) RevokedAgents(ctx context.Context, ids []string) ([]string, error) {
+	active, err := g.store.ActiveAgents(ctx, ids)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if !a.RevokedAt.IsZero() {
-		return Errorf(EUnauthorized, "agent key revoked")
+	ok := make(map[string]bool, len(active))
+	for _, id := range active {
+		ok[id] = true
 	}
-	return nil
+	var revoked []string
+	for _, id := range ids {
+		if !ok[id] {
+			revoked = append(revoked, id)
+		}
+	}
+	return revoked, nil
 }
 
 // RevokeAgent revokes the key of an agent of the default organization, named by id or by

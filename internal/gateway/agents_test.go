@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -205,20 +206,33 @@ func TestAuthenticateAgentSurvivesAFailedTouch(t *testing.T) {
 	}
 }
 
-func TestAgentActive(t *testing.T) {
+func TestRevokedAgents(t *testing.T) {
 	e := newEnv(t)
 	dock, _ := e.addAgent("dock")
-	e.must(e.g.AgentActive(e.ctx, dock.ID))
-
-	_, err := e.g.RevokeAgent(e.ctx, dock.ID)
+	yard, _ := e.addAgent("yard")
+	revoked, err := e.g.RevokedAgents(e.ctx, []string{dock.ID, yard.ID})
 	e.must(err)
-	err = e.g.AgentActive(e.ctx, dock.ID)
-	wantCode(t, "AgentActive of a revoked agent", err, gateway.EUnauthorized)
-	if msg := gateway.ErrorMessage(err); msg != "agent key revoked" {
-		t.Errorf("message %q, want %q", msg, "agent key revoked")
+	if len(revoked) != 0 {
+		t.Errorf("revoked before any revocation: %v", revoked)
 	}
-
-	wantCode(t, "AgentActive of an unknown agent", e.g.AgentActive(e.ctx, "no-such-agent"), gateway.ENotFound)
+	_, err = e.g.RevokeAgent(e.ctx, dock.ID)
+	e.must(err)
+	revoked, err = e.g.RevokedAgents(e.ctx, []string{dock.ID, yard.ID, "no-such-agent"})
+	e.must(err)
+	if !slices.Equal(revoked, []string{dock.ID, "no-such-agent"}) {
+		t.Errorf("revoked = %v, want the revoked agent and the unknown one", revoked)
+	}
+	// More ids than one query takes.
+	many := make([]string, 1200)
+	for i := range many {
+		many[i] = yard.ID
+	}
+	many[1100] = dock.ID
+	revoked, err = e.g.RevokedAgents(e.ctx, many)
+	e.must(err)
+	if len(revoked) != 1 || revoked[0] != dock.ID {
+		t.Errorf("revoked among 1,200 ids: %v", revoked)
+	}
 }
 
 func TestRevokeAgent(t *testing.T) {

@@ -200,6 +200,8 @@ type Store interface {
 	Agent(ctx context.Context, id string) (Agent, error)
 	// Agents lists the agents of an organization, revoked ones included, by name.
 	Agents(ctx context.Context, orgID string) ([]Agent, error)
+	// ActiveAgents returns those of ids that name an agent whose key is not revoked.
+	ActiveAgents(ctx context.Context, ids []string) ([]string, error)
 	// RevokeAgent marks an agent's key revoked; EConflict when it already is.
 	RevokeAgent(ctx context.Context, id string, at time.Time) error
 	// TouchAgent sets an agent's last-seen time; ENotFound for an unknown agent.

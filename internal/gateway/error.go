@@ -91,8 +91,9 @@ func ErrorMessage(err error) string {
 // storeUnreachable tells an outage of a store server (PostgreSQL restarting, the network to
 // it down) from a failure of ours: a 503, which a client retries, rather than a 500. The core
 // knows no driver; it recognises what drivers wrap: the network's errors, a connection cut in
-// the middle of an answer, and SQLSTATE classes 08 (connection exception) and 57 (operator
-// intervention: the server shutting down), which the PostgreSQL driver's errors report.
+// the middle of an answer, and the SQLSTATEs of class 08 (connection exception) and 57P (the
+// server shutting down, or starting: not 57014, a cancelled query), which the PostgreSQL
+// driver's errors report.
 func storeUnreachable(err error) bool {
 	var netErr net.Error
 	if errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) {
@@ -101,7 +102,7 @@ func storeUnreachable(err error) bool {
 	var coded interface{ SQLState() string }
 	if errors.As(err, &coded) {
 		state := coded.SQLState()
-		return strings.HasPrefix(state, "08") || strings.HasPrefix(state, "57")
+		return strings.HasPrefix(state, "08") || strings.HasPrefix(state, "57P")
 	}
 	return false
 }

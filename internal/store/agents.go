@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
@@ -37,6 +38,33 @@ func (db *DB) Agent(ctx context.Context, id string) (gateway.Agent, error) {
 // Agents lists the agents of orgID, revoked ones included, by name.
 func (db *DB) Agents(ctx context.Context, orgID string) ([]gateway.Agent, error) {
 	return list(ctx, db, scanAgent, `SELECT `+agentColumns+` FROM agents WHERE org_id = ? ORDER BY name, id`, orgID)
+}
+
+// maxIDsPerQuery bounds the placeholders of one IN list (SQLite allows 32,766).
+const maxIDsPerQuery = 500
+
+// ActiveAgents returns those of ids that name an agent whose key is not revoked, in one query
+// per maxIDsPerQuery of them: each replica re-checks all its linked agents every second.
+func (db *DB) ActiveAgents(ctx context.Context, ids []string) ([]string, error) {
+	var active []string
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), maxIDsPerQuery)]
+		ids = ids[len(chunk):]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		query := `SELECT id FROM agents WHERE revoked_at IS NULL AND id IN (?` + strings.Repeat(`, ?`, len(chunk)-1) + `)`
+		found, err := list(ctx, db, func(row rowScanner) (string, error) {
+			var id string
+			return id, row.Scan(&id)
+		}, query, args...)
+		if err != nil {
+			return nil, err
+		}
+		active = append(active, found...)
+	}
+	return active, nil
 }
 
 // RevokeAgent marks the agent's key revoked at at. The first revocation time stays: a second

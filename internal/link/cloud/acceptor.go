@@ -30,16 +30,17 @@ type Agent struct {
 	ID, Name, FleetID string
 }
 
-// ErrRevoked is what Core.AgentActive wraps when an agent may no longer stay connected (its
-// key was revoked or the agent removed).
+// ErrRevoked is the error of a link ended because its agent may no longer stay connected
+// (its key was revoked or the agent removed).
 var ErrRevoked = errors.New("agent key revoked")
 
 // Core is what the link needs from the gateway core (an adapter in server; the link knows
 // nothing of the core's types).
 type Core interface {
-	// AgentActive is nil while the agent may stay connected, an error wrapping ErrRevoked
-	// when it must go, and any other error when that could not be checked.
-	AgentActive(ctx context.Context, agentID string) error
+	// RevokedAgents returns those of agentIDs that may no longer stay connected (key revoked,
+	// agent removed); an error when that could not be checked. One call covers every linked
+	// agent of a round of checks.
+	RevokedAgents(ctx context.Context, agentIDs []string) ([]string, error)
 	// ArchivedResources lists the resources of robotID whose whole copy the archive holds.
 	ArchivedResources(ctx context.Context, robotID string) ([]fleet.Resource, error)
 	SaveArchivedResource(ctx context.Context, robotID string, res fleet.Resource, sha256hex string) error
@@ -115,16 +116,17 @@ type Acceptor struct {
 	now       func() time.Time
 	heartbeat time.Duration
 
-	links    atomic.Uint64 // numbers the links
-	mu       sync.Mutex
-	sessions map[string]*session // by agent id: the newest link of each agent
-	shutdown bool
-	wg       sync.WaitGroup
+	links     atomic.Uint64 // numbers the links
+	checkSoon chan struct{} // asks Run for a round of key checks now
+	mu        sync.Mutex
+	sessions  map[string]*session // by agent id: the newest link of each agent
+	shutdown  bool
+	wg        sync.WaitGroup
 }
 
 // New returns an Acceptor.
 func New(cfg Config) *Acceptor {
-	a := &Acceptor{cfg: cfg, log: cfg.Logger, now: cfg.Now, heartbeat: cfg.Heartbeat, sessions: map[string]*session{}}
+	a := &Acceptor{cfg: cfg, log: cfg.Logger, now: cfg.Now, heartbeat: cfg.Heartbeat, sessions: map[string]*session{}, checkSoon: make(chan struct{}, 1)}
 	if a.log == nil {
 		a.log = slog.Default()
 	}
@@ -297,9 +299,9 @@ func (a *Acceptor) Revoke(agentID string) {
 }
 
 // Run checks every RecheckEvery that each connected agent may stay (a key revoked by the
-// CLI, from another process, closes its link within that period) and every PruneEvery
-// removes the archive's abandoned uploads, until ctx ends; then it closes every link and
-// waits for their sessions to end.
+// CLI, from another process, closes its link within that period), and at once after
+// CheckNow; every PruneEvery it removes the archive's abandoned uploads. When ctx ends it
+// closes every link and waits for their sessions to end.
 func (a *Acceptor) Run(ctx context.Context) {
 	tick := time.NewTicker(a.cfg.RecheckEvery)
 	defer tick.Stop()
@@ -315,26 +317,51 @@ func (a *Acceptor) Run(ctx context.Context) {
 			a.pruneArchive()
 			continue
 		case <-tick.C:
+		case <-a.checkSoon:
 		}
-		for _, s := range a.snapshot() {
-			select {
-			case <-s.done:
-				continue // closing already: refused once is enough
-			default:
-			}
-			cctx, cancel := context.WithTimeout(ctx, time.Second)
-			err := a.cfg.Core.AgentActive(cctx, s.agent.ID)
-			cancel()
-			switch {
-			case err == nil:
-			case errors.Is(err, ErrRevoked):
-				s.log.Warn("agent key revoked: closing its link")
-				s.refuse(link.CloseRevoked, "agent key revoked")
-			default:
-				if ctx.Err() == nil {
-					s.log.Warn("checking agent key", "err", err) // keep the link: the store hiccuped
-				}
-			}
+		a.checkKeys(ctx)
+	}
+}
+
+// CheckNow has Run re-check every linked agent's key now: a key was just revoked (here or on
+// another replica).
+func (a *Acceptor) CheckNow() {
+	select {
+	case a.checkSoon <- struct{}{}:
+	default:
+	}
+}
+
+// checkKeys closes the links of the agents whose keys were revoked, in one store call for
+// them all: a replica with thousands of agents must not make thousands of queries a second.
+func (a *Acceptor) checkKeys(ctx context.Context) {
+	byID := map[string]*session{}
+	var ids []string
+	for _, s := range a.snapshot() {
+		select {
+		case <-s.done:
+			continue // closing already: refused once is enough
+		default:
+		}
+		byID[s.agent.ID] = s
+		ids = append(ids, s.agent.ID)
+	}
+	if len(ids) == 0 {
+		return
+	}
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	revoked, err := a.cfg.Core.RevokedAgents(cctx, ids)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil {
+			a.log.Warn("checking agent keys", "agents", len(ids), "err", err) // keep the links: the store hiccuped
+		}
+		return
+	}
+	for _, id := range revoked {
+		if s := byID[id]; s != nil {
+			s.log.Warn("agent key revoked: closing its link")
+			s.refuse(link.CloseRevoked, "agent key revoked")
 		}
 	}
 }

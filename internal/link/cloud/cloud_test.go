@@ -45,13 +45,16 @@ type archivedRecord struct {
 	sha256 string
 }
 
-func (c *fakeCore) AgentActive(_ context.Context, id string) error {
+func (c *fakeCore) RevokedAgents(_ context.Context, ids []string) ([]string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.revoked[id] {
-		return fmt.Errorf("%w: by the test", cloud.ErrRevoked)
+	var out []string
+	for _, id := range ids {
+		if c.revoked[id] {
+			out = append(out, id)
+		}
 	}
-	return nil
+	return out, nil
 }
 
 func (c *fakeCore) ArchivedResources(_ context.Context, robotID string) ([]fleet.Resource, error) {
