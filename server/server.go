@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"strings"
@@ -407,6 +408,10 @@ func (s *Server) listen(registry *prometheus.Registry) error {
 		s.metLn = mln
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))
+		// Go's profiles on the operators' address only, never the public one: what a replica
+		// spends its CPU and memory on, under a real load.
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 		s.metrics = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	}
 	return nil

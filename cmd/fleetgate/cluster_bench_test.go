@@ -52,8 +52,12 @@ func BenchmarkClusterLinks(b *testing.B) {
 	var replicas []*loggedProcess
 	for i := 1; i <= 3; i++ {
 		name := fmt.Sprintf("r%d", i)
-		replicas = append(replicas, startLogged(b, name, nil, "serve", "--db", db, "--nats", nats.URL(), "--replica", name,
-			"--data", b.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken))
+		args := []string{"serve", "--db", db, "--nats", nats.URL(), "--replica", name,
+			"--data", b.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken}
+		if i == 1 && os.Getenv("CLUSTER_PPROF") != "" {
+			args = append(args, "--metrics-listen", os.Getenv("CLUSTER_PPROF")) // go tool pprof http://ADDR/debug/pprof/profile
+		}
+		replicas = append(replicas, startLogged(b, name, nil, args...))
 	}
 	bearer := login(b, replicas[0].URL, testToken)
 

@@ -12,6 +12,9 @@ import (
 	"github.com/fleetgate/fleetgate/proto/clusterpb"
 )
 
+// minAnnounceGap is the least time between two announcements made for changes.
+const minAnnounceGap = 100 * time.Millisecond
+
 // replicaView is what another replica announced last.
 type replicaView struct {
 	seq    uint64
@@ -49,6 +52,14 @@ func (n *Node) announceLoop(ctx context.Context) {
 			return
 		case <-tick.C:
 		case <-changed:
+			// Changes come in bursts (a replica restarting takes thousands of agents): one
+			// announcement per minAnnounceGap carries them all, instead of one per robot,
+			// each listing every robot.
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(minAnnounceGap):
+			}
 		case <-n.kick:
 		}
 	}
