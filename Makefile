@@ -1,5 +1,5 @@
 # Convenience targets; the scripts are the source of truth (CI runs scripts/test.sh).
-.PHONY: test generate build agent-ros2 demo bench durability deadman soak kiosk-soak
+.PHONY: test generate build agent-ros2 demo bench bench-cluster cluster-demo durability deadman soak kiosk-soak
 
 test:
 	./scripts/test.sh
@@ -22,6 +22,15 @@ demo:
 # WebSocket protocol server and other baselines, in the same run; writes docs/performance.md.
 bench:
 	./scripts/bench.sh
+
+# The cloud as replicas: three serve processes, PostgreSQL, NATS and haproxy (docs/cluster.md).
+cluster-demo:
+	./scripts/cluster-demo.sh
+
+# The replicas' benchmark: 10,000 agent links over three replicas (memory per link, CPU per
+# 1,000 agents) and the cross-replica stream read against a same-replica one.
+bench-cluster:
+	CLUSTER_LINKS=$${CLUSTER_LINKS:-10000} go test -run '^$$' -bench BenchmarkClusterLinks -benchtime 1x -timeout 40m -v ./cmd/fleetgate
 
 # The reliability suite (docs/reliability.md): long runs against the real binary, not part
 # of make test. FLEETGATE_CYCLES, FLEETGATE_TRIALS and FLEETGATE_SOAK_DURATION shorten them.
