@@ -192,8 +192,10 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		presence = s.cluster
 	}
+	revoking := revokingStore{DB: db, revoked: func() { s.tokensChanged(true) }}
 	gwCfg := gateway.Config{
-		Store:              revokingStore{DB: db, revoked: func() { s.tokensChanged(true) }},
+		Store:              revoking,
+		Accounts:           revoking,
 		Presence:           presence,
 		Signer:             signer,
 		BearerTTL:          cfg.TokenTTL,
@@ -571,7 +573,7 @@ func OpenOffline(ctx context.Context, dataDir, database string) (*gateway.Gatewa
 		if err != nil {
 			return nil, nil, err
 		}
-		return gateway.New(gateway.Config{Store: db}), db.Close, nil
+		return gateway.New(gateway.Config{Store: db, Accounts: db}), db.Close, nil
 	}
 	db, err := postgres.Open(ctx, database)
 	if err != nil {
@@ -584,7 +586,7 @@ func OpenOffline(ctx context.Context, dataDir, database string) (*gateway.Gatewa
 		}
 		return nil, nil, err
 	}
-	return gateway.New(gateway.Config{Store: db}), db.Close, nil
+	return gateway.New(gateway.Config{Store: db, Accounts: db}), db.Close, nil
 }
 
 // Close releases a server that was opened but never run.

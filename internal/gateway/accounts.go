@@ -14,7 +14,7 @@ import (
 // sessions at once.
 
 // AccountStore is what the panel's operations need from durable storage beyond Store.
-// internal/store implements it; the gateway finds it on Config.Store.
+// internal/store implements it; the gateway takes it as Config.Accounts.
 type AccountStore interface {
 	// PasswordHash is the user's encoded password hash, "" when the user has none.
 	PasswordHash(ctx context.Context, userID string) (string, error)
@@ -37,13 +37,12 @@ type AccountStore interface {
 	SessionExpiry(ctx context.Context, hash string) (time.Time, error)
 }
 
-// accounts is the store's AccountStore; a store without one cannot serve the panel.
+// accounts is the store of the panel's accounts; a gateway without one cannot serve the panel.
 func (g *Gateway) accounts() (AccountStore, error) {
-	a, ok := g.store.(AccountStore)
-	if !ok {
+	if g.accountStore == nil {
 		return nil, Errorf(ENotImplemented, "this gateway's store keeps no panel accounts")
 	}
-	return a, nil
+	return g.accountStore, nil
 }
 
 // Kiosk reports whether the caller holds a kiosk token: read-scoped and restricted to a

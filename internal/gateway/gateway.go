@@ -15,7 +15,10 @@ import (
 
 // Config wires a Gateway. Store is required; the rest have defaults.
 type Config struct {
-	Store    Store
+	Store Store
+	// Accounts is what the panel's operations need beyond Store (passwords, users, socket
+	// tokens); nil: a gateway without the panel's accounts (ENotImplemented there).
+	Accounts AccountStore
 	Presence Presence
 	// Now is the clock; injectable for tests.
 	Now func() time.Time
@@ -51,17 +54,18 @@ type Config struct {
 
 // Gateway is the core service. It is safe for concurrent use.
 type Gateway struct {
-	store     Store
-	presence  Presence
-	now       func() time.Time
-	bearerTTL time.Duration
-	latest    string
-	log       *slog.Logger
-	signer    URLSigner
-	agentID   string
-	archive   ResourceArchive
-	cameras   Cameras
-	controls  *teleop.Controls
+	store        Store
+	accountStore AccountStore
+	presence     Presence
+	now          func() time.Time
+	bearerTTL    time.Duration
+	latest       string
+	log          *slog.Logger
+	signer       URLSigner
+	agentID      string
+	archive      ResourceArchive
+	cameras      Cameras
+	controls     *teleop.Controls
 
 	limits      loginLimits
 	rechecks    rechecks
@@ -74,20 +78,21 @@ type Gateway struct {
 // New returns a Gateway over cfg.
 func New(cfg Config) *Gateway {
 	g := &Gateway{
-		store:       cfg.Store,
-		presence:    cfg.Presence,
-		now:         cfg.Now,
-		bearerTTL:   cfg.BearerTTL,
-		latest:      cfg.LatestAgentVersion,
-		log:         cfg.Logger,
-		signer:      cfg.Signer,
-		agentID:     cfg.AgentID,
-		archive:     cfg.Archive,
-		cameras:     cfg.Cameras,
-		controls:    cfg.Controls,
-		alertRules:  cfg.AlertRules,
-		agentLinks:  cfg.AgentLinks,
-		eventPosted: cfg.EventPosted,
+		store:        cfg.Store,
+		accountStore: cfg.Accounts,
+		presence:     cfg.Presence,
+		now:          cfg.Now,
+		bearerTTL:    cfg.BearerTTL,
+		latest:       cfg.LatestAgentVersion,
+		log:          cfg.Logger,
+		signer:       cfg.Signer,
+		agentID:      cfg.AgentID,
+		archive:      cfg.Archive,
+		cameras:      cfg.Cameras,
+		controls:     cfg.Controls,
+		alertRules:   cfg.AlertRules,
+		agentLinks:   cfg.AgentLinks,
+		eventPosted:  cfg.EventPosted,
 	}
 	if g.alertRules.BatteryBelow <= 0 {
 		g.alertRules.BatteryBelow = DefaultAlertRules.BatteryBelow
