@@ -162,31 +162,26 @@ func BenchmarkClusterLinks(b *testing.B) {
 // loadLink is one lightweight agent: hello with one robot, heartbeats each interval the
 // cloud asks for, one custom KPI a second, until stop.
 func loadLink(b *testing.B, base, key string, up *atomic.Int64, stop <-chan struct{}, sem <-chan struct{}) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+link.Path, &websocket.DialOptions{
-		HTTPHeader: http.Header{link.KeyHeader: {key}}, CompressionMode: websocket.CompressionDisabled})
-	cancel()
-	if err != nil {
-		<-sem
-		b.Errorf("dialing %s: %v", base, err)
-		return
-	}
-	defer conn.CloseNow()
-	conn.SetReadLimit(link.MaxFrame)
+	// A loaded replica may refuse or drop a link before its welcome (it says try again
+	// later): the agent retries, as a real one does.
+	var conn *websocket.Conn
+	var f *linkpb.Frame
 	robotID := uuid.NewString()
-	hello := &linkpb.Frame{Body: &linkpb.Frame_Hello{Hello: &linkpb.Hello{ProtocolVersion: link.ProtocolVersion, AgentVersion: "bench",
-		Robots: []*linkpb.RobotInfo{{Id: robotID, Name: "load-" + robotID[:8]}}}}}
-	if err := link.WriteFrame(conn, hello, 30*time.Second); err != nil {
-		<-sem
-		b.Errorf("hello: %v", err)
-		return
+	for attempt := 1; ; attempt++ {
+		var err error
+		conn, f, err = linkOnce(base, key, robotID)
+		if err == nil {
+			break
+		}
+		if attempt == 10 {
+			<-sem
+			b.Errorf("linking to %s: %v", base, err)
+			return
+		}
+		time.Sleep(time.Duration(attempt) * 500 * time.Millisecond)
 	}
-	f, err := link.ReadFrame(conn)
 	<-sem
-	if err != nil || f.GetWelcome() == nil {
-		b.Errorf("welcome: %v %v", f, err)
-		return
-	}
+	defer conn.CloseNow()
 	up.Add(1)
 	beat := time.Duration(f.GetWelcome().GetHeartbeatIntervalMs()) * time.Millisecond
 	go func() { // the cloud's heartbeats and anything else are read and dropped
@@ -219,6 +214,35 @@ func loadLink(b *testing.B, base, key string, up *atomic.Int64, stop <-chan stru
 			}
 		}
 	}
+}
+
+// linkOnce dials base as the agent of key, says hello with one robot and reads the welcome.
+func linkOnce(base, key, robotID string) (*websocket.Conn, *linkpb.Frame, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+link.Path, &websocket.DialOptions{
+		HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}},
+		HTTPHeader: http.Header{link.KeyHeader: {key}}, CompressionMode: websocket.CompressionDisabled})
+	if err != nil {
+		return nil, nil, err
+	}
+	conn.SetReadLimit(link.MaxFrame)
+	hello := &linkpb.Frame{Body: &linkpb.Frame_Hello{Hello: &linkpb.Hello{ProtocolVersion: link.ProtocolVersion, AgentVersion: "bench",
+		Robots: []*linkpb.RobotInfo{{Id: robotID, Name: "load-" + robotID[:8]}}}}}
+	if err := link.WriteFrame(conn, hello, 30*time.Second); err != nil {
+		conn.CloseNow()
+		return nil, nil, err
+	}
+	f, err := link.ReadFrame(conn)
+	if err != nil || f.GetWelcome() == nil {
+		conn.CloseNow()
+		return nil, nil, fmt.Errorf("no welcome: %v %v", f, err)
+	}
+	if len(f.GetWelcome().GetRefused()) > 0 {
+		conn.CloseNow()
+		return nil, nil, fmt.Errorf("robot refused: %v", f.GetWelcome().GetRefused()[0])
+	}
+	return conn, f, nil
 }
 
 // cpuOver is the replicas' CPU time over d.

@@ -70,7 +70,10 @@ type Config struct {
 
 // MissedAnnouncements is how many periods of silence make a replica's robots offline
 // everywhere else.
-const MissedAnnouncements = 3
+// Failover does not wait for it (an agent that links elsewhere is believed there at once, its
+// claim being newer); it only bounds how long the robots of a replica that died with its
+// agents stay listed, so it leaves room for a replica slowed down by a burst of links.
+const MissedAnnouncements = 5
 
 // Subjects and the ownership bucket. Every replica of one cloud uses the same NATS account.
 const (

@@ -123,10 +123,17 @@ func (n *Node) heard(m *nats.Msg) {
 	}
 	v.seq, v.heard = a.GetSeq(), n.now()
 	v.period = max(time.Duration(a.GetPeriodMs())*time.Millisecond, 100*time.Millisecond)
-	v.agents = make(map[string]*clusterpb.HeldAgent, len(a.GetAgents()))
+	// The index is rebuilt only when what it depends on changed (robots come or go, an
+	// agent's claim moves): most announcements only refresh the KPI values.
+	dirty := len(a.GetAgents()) != len(v.agents)
+	agents := make(map[string]*clusterpb.HeldAgent, len(a.GetAgents()))
 	for _, ag := range a.GetAgents() {
-		v.agents[ag.GetId()] = ag
+		agents[ag.GetId()] = ag
+		if old, ok := v.agents[ag.GetId()]; !ok || old.GetEpoch() != ag.GetEpoch() {
+			dirty = true
+		}
 	}
+	v.agents = agents
 	seen := make(map[string]bool, len(a.GetRobots()))
 	for _, held := range a.GetRobots() {
 		info := link.InfoFromWire(held.GetInfo())
@@ -142,6 +149,7 @@ func (n *Node) heard(m *nats.Msg) {
 			}
 			r = newRobot(n, a.GetReplica(), info, home)
 			v.robots[info.ID] = r
+			dirty = true
 		}
 		if held.GetKpisAtMs() != 0 {
 			r.setKPIs(link.KPIsFromWire(held.GetKpis()), time.UnixMilli(held.GetKpisAtMs()))
@@ -151,9 +159,12 @@ func (n *Node) heard(m *nats.Msg) {
 		if !seen[id] {
 			r.gone()
 			delete(v.robots, id)
+			dirty = true
 		}
 	}
-	n.reindexLocked()
+	if dirty {
+		n.reindexLocked()
+	}
 }
 
 // expire forgets the replicas not heard from for MissedAnnouncements periods: a replica
