@@ -49,16 +49,11 @@ func BenchmarkClusterLinks(b *testing.B) {
 	pg := pgtest.Start(b)
 	db := pg.NewDatabase(b)
 	nats := natstest.Start(b)
-	var replicas []*loggedProcess
-	for i := 1; i <= 3; i++ {
-		name := fmt.Sprintf("r%d", i)
-		args := []string{"serve", "--db", db, "--nats", nats.URL(), "--replica", name,
-			"--data", b.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken}
-		if i == 1 && os.Getenv("CLUSTER_PPROF") != "" {
-			args = append(args, "--metrics-listen", os.Getenv("CLUSTER_PPROF")) // go tool pprof http://ADDR/debug/pprof/profile
-		}
-		replicas = append(replicas, startLogged(b, name, nil, args...))
+	var profile []string
+	if addr := os.Getenv("CLUSTER_PPROF"); addr != "" {
+		profile = []string{"--metrics-listen", addr} // go tool pprof http://ADDR/debug/pprof/profile
 	}
+	replicas := startReplicas(b, 3, db, nats.URL(), profile...)
 	bearer := login(b, replicas[0].URL, testToken)
 
 	// One real agent with a simulated robot, linked to r1: the stream reads.

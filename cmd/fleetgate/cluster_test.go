@@ -38,12 +38,7 @@ func TestClusterOfThreeReplicas(t *testing.T) {
 	pg := pgtest.Start(t)
 	db := pg.NewDatabase(t)
 	nats := natstest.Start(t)
-	var replicas []*loggedProcess
-	for i := 1; i <= 3; i++ {
-		name := fmt.Sprintf("r%d", i)
-		replicas = append(replicas, startLogged(t, name, nil, "serve", "--db", db, "--nats", nats.URL(), "--replica", name,
-			"--data", t.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken))
-	}
+	replicas := startReplicas(t, 3, db, nats.URL())
 	front := startHAProxy(t, replicas)
 
 	key1 := addAgentTo(t, db, "a1")
@@ -338,6 +333,23 @@ func TestClusterOfThreeReplicas(t *testing.T) {
 		return true
 	})
 	t.Logf("recovered %s after PostgreSQL returned", took.Round(time.Millisecond))
+}
+
+// startReplicas starts replicas r1 to rN of one cloud on database db and NATS server
+// natsURL, one after the other (the first bootstraps the store); firstFlags go to r1 only.
+func startReplicas(tb testing.TB, n int, db, natsURL string, firstFlags ...string) []*loggedProcess {
+	tb.Helper()
+	var replicas []*loggedProcess
+	for i := 1; i <= n; i++ {
+		name := fmt.Sprintf("r%d", i)
+		args := []string{"serve", "--db", db, "--nats", natsURL, "--replica", name,
+			"--data", tb.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken}
+		if i == 1 {
+			args = append(args, firstFlags...)
+		}
+		replicas = append(replicas, startLogged(tb, name, nil, args...))
+	}
+	return replicas
 }
 
 // holderOf is the replica whose log says agent name linked last (and not since closed).
