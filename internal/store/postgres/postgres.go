@@ -27,10 +27,13 @@ var migrations embed.FS
 const setupLock = `SELECT pg_advisory_xact_lock(7380401876718871809)`
 
 // Pool sizes per process: a replica's queries are short, and several replicas share the
-// server's max_connections (100 by default).
+// server's max_connections (100 by default). Every open connection may stay idle: with fewer
+// idle than open, a burst (thousands of agents linking) closes and reopens connections all
+// the time, and each new one is a PostgreSQL process started and authenticated (the cluster
+// benchmark saw links come up at 4 a second that way).
 const (
 	maxOpenConns = 16
-	maxIdleConns = 4
+	maxIdleConns = maxOpenConns
 )
 
 // CheckURL says what is wrong with s as the URL of a PostgreSQL database, if anything:
