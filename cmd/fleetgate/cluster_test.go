@@ -149,6 +149,32 @@ func TestClusterOfThreeReplicas(t *testing.T) {
 		}
 	})
 
+	// W1 on every replica: the fleet's frames carry both robots' KPIs, whichever replica holds
+	// their agents (the KPI values travel in the announcements).
+	t.Run("KPI frames of the whole fleet on every replica", func(t *testing.T) {
+		var fleets struct {
+			Fleets []struct {
+				ID         string
+				RobotCount int
+			}
+		}
+		if s := api(t, "GET", replicas[0].URL+"/apigateway/v2/fleets", bearer, &fleets); s != 200 {
+			t.Fatalf("fleets: %d", s)
+		}
+		fleetID := ""
+		for _, f := range fleets.Fleets {
+			if f.RobotCount == 2 {
+				fleetID = f.ID
+			}
+		}
+		if fleetID == "" {
+			t.Fatalf("no fleet with both robots: %+v", fleets)
+		}
+		for _, r := range replicas {
+			receiveSimKPIs(t, kpiSocketURL(r.URL, fleetID), http.Header{"Authorization": {"bearer " + bearer}}, both)
+		}
+	})
+
 	// On a replica that does not hold a1: its camera over W3 (relayed from the holder) and
 	// teleoperation (control taken at the agent through the holder; its deadman stops it).
 	holder := holderOf(t, replicas, "a1")
