@@ -27,6 +27,22 @@ func TestLinkURL(t *testing.T) {
 	}
 }
 
+// TestCloudURLList: --cloud takes the replicas' URLs separated by commas, each checked like
+// one; a bad one among them is refused with its reason.
+func TestCloudURLList(t *testing.T) {
+	a, err := New(Config{CloudURL: "http://r1:8080, https://r2.example.com", Key: "fga_x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"ws://r1:8080/agentlink/v1/connect", "wss://r2.example.com/agentlink/v1/connect"}
+	if len(a.urls) != 2 || a.urls[0] != want[0] || a.urls[1] != want[1] {
+		t.Errorf("urls = %v, want %v", a.urls, want)
+	}
+	if _, err := New(Config{CloudURL: "http://r1:8080,http://user:pw@r2", Key: "fga_x"}); err == nil || !strings.Contains(err.Error(), "credentials") {
+		t.Errorf("a list with a URL holding credentials: %v, want refused", err)
+	}
+}
+
 // TestRefusedWait: a refused key waits long (the cloud's failure limit is per address), a
 // rate limit waits what the cloud asks, anything else the caller's backoff.
 func TestRefusedWait(t *testing.T) {
