@@ -98,24 +98,8 @@ func TestCloudLive(t *testing.T) {
 		conn := dialW3(t, cloud.URL, bearer, twist, "componentName=base&streamName=cmd_vel&direction=input&format=json")
 		defer conn.CloseNow()
 		go drain(conn)
-		local := login(t, agent.URL, testToken)
-		deadline := time.Now().Add(3 * time.Second)
-		for odom(t, agent.URL, local, twist).w < 0.5 {
-			if time.Now().After(deadline) {
-				t.Fatal("the robot did not turn on commands from the cloud")
-			}
-			send(t, conn, `{"angular":{"z":1}}`)
-			time.Sleep(100 * time.Millisecond)
-		}
-		send(t, conn, `{"angular":{"z":1}}`)
-		last := time.Now()
-		took := waitFor(t, 3*time.Second, "the robot stopped by the agent's deadman", func() bool {
-			return math.Abs(odom(t, agent.URL, local, twist).w) < 0.01
-		})
+		took := turnUntilDeadman(t, conn, agent.URL, twist, 3*time.Second)
 		t.Logf("deadman through the cloud: robot still %v after the last command", took.Round(time.Millisecond))
-		if since := time.Since(last); since < 450*time.Millisecond {
-			t.Errorf("stopped %v after the last command: the deadman fired early", since)
-		}
 	})
 
 	t.Run("one controller across the cloud and the local gateway: 409 both ways", func(t *testing.T) {
@@ -480,4 +464,30 @@ func (p *linkProxy) bytesWhile(t *testing.T, d time.Duration, f func(ctx context
 		t.Fatal("nothing went through the proxy")
 	}
 	return n
+}
+
+// turnUntilDeadman drives robot (hosted by the agent at agentURL) through conn, an input W3
+// socket of its cmd_vel, until it turns (within turnWithin), then stops sending: the agent's
+// deadman must stop it, and not before 450 ms. It returns how long the robot took to stand
+// still after the last command.
+func turnUntilDeadman(t *testing.T, conn *websocket.Conn, agentURL, robot string, turnWithin time.Duration) time.Duration {
+	t.Helper()
+	local := login(t, agentURL, testToken)
+	deadline := time.Now().Add(turnWithin)
+	for odom(t, agentURL, local, robot).w < 0.5 {
+		if time.Now().After(deadline) {
+			t.Fatal("the robot did not turn on the commands")
+		}
+		send(t, conn, `{"angular":{"z":1}}`)
+		time.Sleep(100 * time.Millisecond)
+	}
+	send(t, conn, `{"angular":{"z":1}}`)
+	last := time.Now()
+	took := waitFor(t, 3*time.Second, "the robot stopped by the agent's deadman", func() bool {
+		return math.Abs(odom(t, agentURL, local, robot).w) < 0.01
+	})
+	if since := time.Since(last); since < 450*time.Millisecond {
+		t.Errorf("stopped %v after the last command: the deadman fired early", since)
+	}
+	return took
 }
