@@ -434,11 +434,10 @@ func (c *fakeControl) end(err error)         { c.once.Do(func() { c.err = err; c
 func (c *fakeControl) Done() <-chan struct{} { return c.done }
 func (c *fakeControl) Err() error            { <-c.done; return c.err }
 
-// TestTeleoperationThroughAnotherReplica: an operator on replica b drives a robot held by a:
-// control is taken at the robot's agent (where lease, rate cap and deadman run), commands
-// arrive in order, and every way of letting go reaches the agent: the release, a held stream
-// refused, the agent's own end, the operator's replica going silent, and NATS going down.
-func TestTeleoperationThroughAnotherReplica(t *testing.T) {
+// drivenElsewhere starts replicas a and b on a fresh nats-server, a holding a remotely
+// driven robot, and returns the server, replica b, the robot and b's way to drive it.
+func drivenElsewhere(t *testing.T) (*natstest.Server, *replica, *drivenRobot, fleet.RemoteDriven) {
+	t.Helper()
 	nats := natstest.Start(t)
 	a, b := startReplica(t, nats.URL(), "a"), startReplica(t, nats.URL(), "b")
 	robot := &drivenRobot{Robot: testRobot()}
@@ -449,6 +448,15 @@ func TestTeleoperationThroughAnotherReplica(t *testing.T) {
 	if !ok {
 		t.Fatal("a robot held elsewhere is not remotely driven")
 	}
+	return nats, b, robot, rd
+}
+
+// TestTeleoperationThroughAnotherReplica: an operator on replica b drives a robot held by a:
+// control is taken at the robot's agent (where lease, rate cap and deadman run), commands
+// arrive in order, and every way of letting go reaches the agent: the release, a held stream
+// refused, the agent's own end, the operator's replica going silent, and NATS going down.
+func TestTeleoperationThroughAnotherReplica(t *testing.T) {
+	_, b, robot, rd := drivenElsewhere(t)
 	ctx := ctxFor(t, 10*time.Second)
 
 	ctl, err := rd.TakeControl(ctx, driveKey, "op@example.com")
@@ -508,13 +516,7 @@ func TestTeleoperationThroughAnotherReplica(t *testing.T) {
 // TestTeleoperationLetsGoWithoutNATS: with NATS down, the operator's commands fail (the
 // session ends, zero-on-fault) and the holder releases at the agent by itself.
 func TestTeleoperationLetsGoWithoutNATS(t *testing.T) {
-	nats := natstest.Start(t)
-	a, b := startReplica(t, nats.URL(), "a"), startReplica(t, nats.URL(), "b")
-	robot := &drivenRobot{Robot: testRobot()}
-	a.registry.AddHosted(context.Background(), robot, fleet.Home{FleetID: "fleet-1"})
-	eventually(t, 2*time.Second, "robot online on b", func() bool { return b.node.Online(idOne) })
-	r, _ := b.node.Robot(idOne)
-	rd, _ := fleet.As[fleet.RemoteDriven](r)
+	nats, _, robot, rd := drivenElsewhere(t)
 	ctl, err := rd.TakeControl(ctxFor(t, 5*time.Second), driveKey, "op@example.com")
 	if err != nil {
 		t.Fatal(err)
