@@ -195,7 +195,6 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	revoking := revokingStore{DB: db, revoked: func() { s.tokensChanged(true) }}
 	gwCfg := gateway.Config{
 		Store:              revoking,
-		Accounts:           revoking,
 		Presence:           presence,
 		Signer:             signer,
 		BearerTTL:          cfg.TokenTTL,
@@ -573,7 +572,7 @@ func OpenOffline(ctx context.Context, dataDir, database string) (*gateway.Gatewa
 		if err != nil {
 			return nil, nil, err
 		}
-		return gateway.New(gateway.Config{Store: db, Accounts: db}), db.Close, nil
+		return gateway.New(gateway.Config{Store: db}), db.Close, nil
 	}
 	db, err := postgres.Open(ctx, database)
 	if err != nil {
@@ -586,7 +585,7 @@ func OpenOffline(ctx context.Context, dataDir, database string) (*gateway.Gatewa
 		}
 		return nil, nil, err
 	}
-	return gateway.New(gateway.Config{Store: db, Accounts: db}), db.Close, nil
+	return gateway.New(gateway.Config{Store: db}), db.Close, nil
 }
 
 // Close releases a server that was opened but never run.

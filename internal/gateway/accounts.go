@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"log/slog"
 	"strings"
 	"time"
 )
@@ -13,20 +14,45 @@ import (
 // request re-resolves its Caller here, so disabling a user or revoking a token ends their
 // sessions at once.
 
-// AccountStore is what the panel's operations need from durable storage beyond Store.
-// internal/store implements it; the gateway takes it as Config.Accounts.
+// AccountService is the core's accounts and tokens: users and their passwords, API and
+// bearer tokens, the panel's sessions and socket tokens, and the limits on failed logins.
+type AccountService struct {
+	store     AccountStore
+	robots    *RobotService // fleets named by tokens
+	now       func() time.Time
+	log       *slog.Logger
+	bearerTTL time.Duration
+	limits    loginLimits
+	rechecks  rechecks
+}
+
+// AccountStore is what the accounts and tokens need from durable storage.
 type AccountStore interface {
-	// PasswordHash is the user's encoded password hash, "" when the user has none.
-	PasswordHash(ctx context.Context, userID string) (string, error)
-	// SetPasswordHash replaces a password; mustChange marks one an admin generated.
-	SetPasswordHash(ctx context.Context, userID, hash string, mustChange bool) error
+	User(ctx context.Context, id string) (User, error)
+	UserByEmail(ctx context.Context, email string) (User, error)
+	OrgAdmins(ctx context.Context, orgID string) ([]User, error)
 	CreateUser(ctx context.Context, u User) error
 	Users(ctx context.Context, orgID string) ([]User, error)
 	// SetUserDisabled disables a user at at; a zero at enables them again.
 	SetUserDisabled(ctx context.Context, userID string, at time.Time) error
-	RenameRobot(ctx context.Context, id, name string) error
-	DeleteRobot(ctx context.Context, id string) error
+	// PasswordHash is the user's encoded password hash, "" when the user has none.
+	PasswordHash(ctx context.Context, userID string) (string, error)
+	// SetPasswordHash replaces a password; mustChange marks one an admin generated.
+	SetPasswordHash(ctx context.Context, userID, hash string, mustChange bool) error
+	// Fleet finds the fleet a token is restricted to.
+	Fleet(ctx context.Context, id string) (Fleet, error)
+
+	CreateAPIToken(ctx context.Context, t APIToken) error
 	APIToken(ctx context.Context, id string) (APIToken, error)
+	APITokenByHash(ctx context.Context, hash string) (APIToken, error)
+	APITokens(ctx context.Context, userID string) ([]APIToken, error)
+	RevokeAPIToken(ctx context.Context, id string, at time.Time) error
+	TouchAPIToken(ctx context.Context, id string, at time.Time) error
+
+	CreateBearerToken(ctx context.Context, t BearerToken) error
+	// BearerToken returns a bearer token with the API token it was minted from.
+	BearerToken(ctx context.Context, hash string) (BearerToken, APIToken, error)
+	DeleteExpiredBearerTokens(ctx context.Context, now time.Time) (int64, error)
 
 	CreateSocketToken(ctx context.Context, t SocketToken) error
 	SocketToken(ctx context.Context, hash string) (SocketToken, error)
@@ -35,14 +61,6 @@ type AccountStore interface {
 	// SessionExpiry is when the panel session with this token hash expires; ENotFound
 	// when it is gone.
 	SessionExpiry(ctx context.Context, hash string) (time.Time, error)
-}
-
-// accounts is the store of the panel's accounts; a gateway without one cannot serve the panel.
-func (g *Gateway) accounts() (AccountStore, error) {
-	if g.accountStore == nil {
-		return nil, Errorf(ENotImplemented, "this gateway's store keeps no panel accounts")
-	}
-	return g.accountStore, nil
 }
 
 // Kiosk reports whether the caller holds a kiosk token: read-scoped and restricted to a
@@ -65,7 +83,7 @@ var passwordSession = APIToken{Name: "panel session", Scope: ScopeFull}
 // Each attempt counts as a failure before the password is hashed and is taken back when it
 // succeeds, so logins sent in parallel cannot all pass the limit; argon2 runs a few at a time
 // (hashing), so they cannot exhaust the memory either.
-func (g *Gateway) PasswordLogin(ctx context.Context, email, password, clientAddr string) (_ *Caller, err error) {
+func (ac *AccountService) PasswordLogin(ctx context.Context, email, password, clientAddr string) (_ *Caller, err error) {
 	account := strings.ToLower(strings.TrimSpace(email))
 	if account == "" || password == "" {
 		return nil, Errorf(EInvalid, "email and password are required")
@@ -74,9 +92,9 @@ func (g *Gateway) PasswordLogin(ctx context.Context, email, password, clientAddr
 		// No account has such an email or password: refused before any work or record.
 		return nil, Errorf(EInvalid, "the email is at most %d bytes and the password at most %d", maxEmailBytes, maxPasswordBytes)
 	}
-	l, key := g.limits, accountAddressKey(account, clientAddr)
+	l, key := ac.limits, accountAddressKey(account, clientAddr)
 	if last, failedBefore := l.accountAddress.Last(key); failedBefore {
-		if wait := last.Add(accountDelay(l.account.Count(account))).Sub(g.now()); wait > 0 {
+		if wait := last.Add(accountDelay(l.account.Count(account))).Sub(ac.now()); wait > 0 {
 			return nil, tooMany("logins for this account from your address", wait)
 		}
 	}
@@ -96,21 +114,17 @@ func (g *Gateway) PasswordLogin(ctx context.Context, email, password, clientAddr
 		l.address.Forgive(clientAddr)
 		l.accountAddress.Forgive(key)
 	}()
-	acc, err := g.accounts()
-	if err != nil {
-		return nil, err
-	}
 	fail := func() (*Caller, error) {
 		return nil, Errorf(EUnauthorized, "wrong email or password")
 	}
-	u, err := g.store.UserByEmail(ctx, account)
+	u, err := ac.store.UserByEmail(ctx, account)
 	if ErrorCode(err) == ENotFound {
 		verifyPassword(dummyHash(), password)
 		return fail()
 	} else if err != nil {
 		return nil, err
 	}
-	hash, err := acc.PasswordHash(ctx, u.ID)
+	hash, err := ac.store.PasswordHash(ctx, u.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -131,21 +145,21 @@ func (g *Gateway) PasswordLogin(ctx context.Context, email, password, clientAddr
 // TokenLogin opens a panel session with an API token (kiosks, scripts, and the bootstrap
 // admin before they set a password). A valid token always logs in; wrong ones share Login's
 // failure limit per address.
-func (g *Gateway) TokenLogin(ctx context.Context, apiToken, clientAddr string) (*Caller, error) {
+func (ac *AccountService) TokenLogin(ctx context.Context, apiToken, clientAddr string) (*Caller, error) {
 	apiToken = strings.TrimSpace(apiToken)
 	if apiToken == "" {
 		return nil, Errorf(EInvalid, "an API token is required")
 	}
-	tok, err := g.validAPIToken(ctx, apiToken)
+	tok, err := ac.validAPIToken(ctx, apiToken)
 	if err != nil {
-		return nil, failed(g.limits.address, clientAddr, "logins", err)
+		return nil, failed(ac.limits.address, clientAddr, "logins", err)
 	}
-	c, err := g.SessionCaller(ctx, tok.UserID, tok.ID, "")
+	c, err := ac.SessionCaller(ctx, tok.UserID, tok.ID, "")
 	if err != nil {
 		return nil, err
 	}
-	if err := g.store.TouchAPIToken(ctx, tok.ID, g.now().UTC()); err != nil {
-		g.log.Warn("recording token use failed", "token_id", tok.ID, "err", err)
+	if err := ac.store.TouchAPIToken(ctx, tok.ID, ac.now().UTC()); err != nil {
+		ac.log.Warn("recording token use failed", "token_id", tok.ID, "err", err)
 	}
 	return c, nil
 }
@@ -155,8 +169,8 @@ func (g *Gateway) TokenLogin(ctx context.Context, apiToken, clientAddr string) (
 // is EUnauthorized: the session is over. stamp is PasswordStamp as it was at the password
 // login that began the session ("" where there is none to check): a password changed or
 // reset since then ends the session too.
-func (g *Gateway) SessionCaller(ctx context.Context, userID, tokenID, stamp string) (*Caller, error) {
-	u, err := g.store.User(ctx, userID)
+func (ac *AccountService) SessionCaller(ctx context.Context, userID, tokenID, stamp string) (*Caller, error) {
+	u, err := ac.store.User(ctx, userID)
 	if ErrorCode(err) == ENotFound {
 		return nil, Errorf(EUnauthorized, "the user of this session no longer exists")
 	} else if err != nil {
@@ -167,7 +181,7 @@ func (g *Gateway) SessionCaller(ctx context.Context, userID, tokenID, stamp stri
 	}
 	if tokenID == "" {
 		if stamp != "" {
-			current, err := g.PasswordStamp(ctx, u.ID)
+			current, err := ac.PasswordStamp(ctx, u.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -177,11 +191,7 @@ func (g *Gateway) SessionCaller(ctx context.Context, userID, tokenID, stamp stri
 		}
 		return &Caller{User: u, Token: passwordSession}, nil
 	}
-	acc, err := g.accounts()
-	if err != nil {
-		return nil, err
-	}
-	tok, err := acc.APIToken(ctx, tokenID)
+	tok, err := ac.store.APIToken(ctx, tokenID)
 	if ErrorCode(err) == ENotFound {
 		return nil, Errorf(EUnauthorized, "the API token of this session no longer exists")
 	} else if err != nil {
@@ -195,12 +205,8 @@ func (g *Gateway) SessionCaller(ctx context.Context, userID, tokenID, stamp stri
 
 // PasswordStamp identifies userID's current password without revealing it (a digest of its
 // salted hash; "" when the user has none): a session keeps the stamp of its login.
-func (g *Gateway) PasswordStamp(ctx context.Context, userID string) (string, error) {
-	acc, err := g.accounts()
-	if err != nil {
-		return "", err
-	}
-	hash, err := acc.PasswordHash(ctx, userID)
+func (ac *AccountService) PasswordStamp(ctx context.Context, userID string) (string, error) {
+	hash, err := ac.store.PasswordHash(ctx, userID)
 	if err != nil || hash == "" {
 		return "", err
 	}
@@ -210,18 +216,14 @@ func (g *Gateway) PasswordStamp(ctx context.Context, userID string) (string, err
 
 // SetPassword sets the caller's own password. A user who has one must give it (current);
 // the bootstrap admin, logged in with their token, sets their first one without.
-func (g *Gateway) SetPassword(ctx context.Context, c *Caller, current, next string) error {
+func (ac *AccountService) SetPassword(ctx context.Context, c *Caller, current, next string) error {
 	if c.Kiosk() || !c.CanAct() {
 		return Errorf(EForbidden, "a read-only session may not change a password")
-	}
-	acc, err := g.accounts()
-	if err != nil {
-		return err
 	}
 	if err := checkPassword(next); err != nil {
 		return err
 	}
-	old, err := acc.PasswordHash(ctx, c.User.ID)
+	old, err := ac.store.PasswordHash(ctx, c.User.ID)
 	if err != nil {
 		return err
 	}
@@ -231,5 +233,5 @@ func (g *Gateway) SetPassword(ctx context.Context, c *Caller, current, next stri
 	if next == current {
 		return Errorf(EInvalid, "the new password must differ from the current one")
 	}
-	return acc.SetPasswordHash(ctx, c.User.ID, hashPassword(next), false)
+	return ac.store.SetPasswordHash(ctx, c.User.ID, hashPassword(next), false)
 }

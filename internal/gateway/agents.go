@@ -2,10 +2,61 @@ package gateway
 
 import (
 	"context"
+	"log/slog"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/fleetgate/fleetgate/internal/limit"
+	"github.com/google/uuid"
 )
+
+// AgentService is the core's agents and the resource archive: the agents' keys, and the
+// resource files of robots, listed, linked for download and kept by the cloud.
+type AgentService struct {
+	store      AgentStore
+	robots     *RobotService
+	presence   Presence
+	now        func() time.Time
+	log        *slog.Logger
+	keyLimit   *limit.Window // failed agent keys per client address
+	archive    ResourceArchive
+	signer     URLSigner
+	agentLinks func(agentID string) (time.Time, bool)
+}
+
+// AgentStore is what the agents and the resource archive need from durable storage.
+type AgentStore interface {
+	CreateAgent(ctx context.Context, a Agent) error
+	// AgentByKeyHash finds an agent by the hash of its key, revoked or not.
+	AgentByKeyHash(ctx context.Context, hash string) (Agent, error)
+	Agent(ctx context.Context, id string) (Agent, error)
+	// Agents lists the agents of an organization, revoked ones included, by name.
+	Agents(ctx context.Context, orgID string) ([]Agent, error)
+	// ActiveAgents returns those of ids that name an agent whose key is not revoked.
+	ActiveAgents(ctx context.Context, ids []string) ([]string, error)
+	// RevokeAgent marks an agent's key revoked; EConflict when it already is.
+	RevokeAgent(ctx context.Context, id string, at time.Time) error
+	// TouchAgent sets an agent's last-seen time; ENotFound for an unknown agent.
+	TouchAgent(ctx context.Context, id string, at time.Time) error
+
+	// Robot finds the robot that holds a resource.
+	Robot(ctx context.Context, id string) (Robot, error)
+	// SaveResource records what a download link of a resource points at.
+	SaveResource(ctx context.Context, r ResourceRecord) error
+	Resource(ctx context.Context, id string) (ResourceRecord, error)
+	// SyncedResources lists the resources of a robot that this gateway holds a verified
+	// copy of (Path set), newest first.
+	SyncedResources(ctx context.Context, robotID string) ([]ResourceRecord, error)
+}
+
+// AgentRow is an agent as the panel shows it: linked now or not, and when last heard from
+// (the newest heartbeat while linked; when its link ended otherwise).
+type AgentRow struct {
+	Agent
+	Connected bool
+	LastHeard time.Time
+}
 
 var agentKeyPattern = regexp.MustCompile(`^fga_[0-9A-Za-z]{40}$`)
 
@@ -17,27 +68,27 @@ func ValidAgentKeyFormat(s string) bool { return agentKeyPattern.MatchString(s) 
 // EUnauthorized, so a guesser learns nothing. A valid key is never refused; wrong ones count
 // against clientAddr, and after 10 in a minute from one address they are answered
 // ERateLimited until the oldest failure ages out (loginLimits).
-func (g *Gateway) AuthenticateAgent(ctx context.Context, key, clientAddr string) (Agent, error) {
-	a, err := g.validAgentKey(ctx, key)
+func (ag *AgentService) AuthenticateAgent(ctx context.Context, key, clientAddr string) (Agent, error) {
+	a, err := ag.validAgentKey(ctx, key)
 	if err != nil {
-		return Agent{}, failed(g.limits.agent, clientAddr, "agent logins", err)
+		return Agent{}, failed(ag.keyLimit, clientAddr, "agent logins", err)
 	}
-	now := g.now().UTC()
-	if err := g.store.TouchAgent(ctx, a.ID, now); err != nil {
+	now := ag.now().UTC()
+	if err := ag.store.TouchAgent(ctx, a.ID, now); err != nil {
 		// The agent is who it says; a missed last-seen time must not keep it out.
-		g.log.Warn("recording agent contact failed", "agent_id", a.ID, "err", err)
+		ag.log.Warn("recording agent contact failed", "agent_id", a.ID, "err", err)
 	} else {
 		a.LastSeen = now
 	}
 	return a, nil
 }
 
-func (g *Gateway) validAgentKey(ctx context.Context, key string) (Agent, error) {
+func (ag *AgentService) validAgentKey(ctx context.Context, key string) (Agent, error) {
 	invalid := Errorf(EUnauthorized, "invalid agent key")
 	if !ValidAgentKeyFormat(key) {
 		return Agent{}, invalid
 	}
-	a, err := g.store.AgentByKeyHash(ctx, HashSecret(key))
+	a, err := ag.store.AgentByKeyHash(ctx, HashSecret(key))
 	if ErrorCode(err) == ENotFound {
 		return Agent{}, invalid
 	} else if err != nil {
@@ -50,15 +101,15 @@ func (g *Gateway) validAgentKey(ctx context.Context, key string) (Agent, error) 
 }
 
 // AgentSeen records when a linked agent was last heard from, as its link ends.
-func (g *Gateway) AgentSeen(ctx context.Context, agentID string, at time.Time) error {
-	return g.store.TouchAgent(ctx, agentID, at.UTC())
+func (ag *AgentService) AgentSeen(ctx context.Context, agentID string, at time.Time) error {
+	return ag.store.TouchAgent(ctx, agentID, at.UTC())
 }
 
 // RevokedAgents returns those of ids whose agent may no longer stay linked (its key revoked,
 // or the agent gone), in one store query for many: the cloud re-checks every linked agent
 // each second.
-func (g *Gateway) RevokedAgents(ctx context.Context, ids []string) ([]string, error) {
-	active, err := g.store.ActiveAgents(ctx, ids)
+func (ag *AgentService) RevokedAgents(ctx context.Context, ids []string) ([]string, error) {
+	active, err := ag.store.ActiveAgents(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -77,21 +128,21 @@ func (g *Gateway) RevokedAgents(ctx context.Context, ids []string) ([]string, er
 
 // RevokeAgent revokes the key of an agent of the default organization, named by id or by
 // name; the agent's record and its robots stay. Revoking it again is EConflict.
-func (g *Gateway) RevokeAgent(ctx context.Context, nameOrID string) (Agent, error) {
+func (ag *AgentService) RevokeAgent(ctx context.Context, nameOrID string) (Agent, error) {
 	nameOrID = strings.TrimSpace(nameOrID)
 	if nameOrID == "" {
 		return Agent{}, Errorf(EInvalid, "agent name or id is required")
 	}
-	org, err := g.defaultOrg(ctx)
+	org, err := ag.robots.defaultOrg(ctx)
 	if err != nil {
 		return Agent{}, err
 	}
-	a, err := g.findAgent(ctx, org.ID, nameOrID)
+	a, err := ag.findAgent(ctx, org.ID, nameOrID)
 	if err != nil {
 		return Agent{}, err
 	}
-	now := g.now().UTC()
-	if err := g.store.RevokeAgent(ctx, a.ID, now); err != nil {
+	now := ag.now().UTC()
+	if err := ag.store.RevokeAgent(ctx, a.ID, now); err != nil {
 		return Agent{}, err
 	}
 	a.RevokedAt = now
@@ -99,25 +150,25 @@ func (g *Gateway) RevokeAgent(ctx context.Context, nameOrID string) (Agent, erro
 }
 
 // Agents lists the agents of the default organization, revoked ones included, by name.
-func (g *Gateway) Agents(ctx context.Context) ([]Agent, error) {
-	org, err := g.defaultOrg(ctx)
+func (ag *AgentService) Agents(ctx context.Context) ([]Agent, error) {
+	org, err := ag.robots.defaultOrg(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return g.store.Agents(ctx, org.ID)
+	return ag.store.Agents(ctx, org.ID)
 }
 
 // findAgent resolves an agent of orgID by id, then by name. An agent of another organization
 // is not found, whatever its id.
-func (g *Gateway) findAgent(ctx context.Context, orgID, nameOrID string) (Agent, error) {
-	a, err := g.store.Agent(ctx, nameOrID)
+func (ag *AgentService) findAgent(ctx context.Context, orgID, nameOrID string) (Agent, error) {
+	a, err := ag.store.Agent(ctx, nameOrID)
 	if err == nil && a.OrgID == orgID {
 		return a, nil
 	} else if err != nil && ErrorCode(err) != ENotFound {
 		return Agent{}, err
 	}
 	// Operators keep a handful of agents; a list is cheaper than another store method.
-	agents, err := g.store.Agents(ctx, orgID)
+	agents, err := ag.store.Agents(ctx, orgID)
 	if err != nil {
 		return Agent{}, err
 	}
@@ -127,4 +178,66 @@ func (g *Gateway) findAgent(ctx context.Context, orgID, nameOrID string) (Agent,
 		}
 	}
 	return Agent{}, Errorf(ENotFound, "no agent %q", nameOrID)
+}
+
+// ProvisionAgent adds an agent (org admins only) and returns its key, shown once.
+func (ag *AgentService) ProvisionAgent(ctx context.Context, c *Caller, name, fleetID string) (Agent, string, error) {
+	if err := requireOrgAdmin(c); err != nil {
+		return Agent{}, "", err
+	}
+	return ag.AddAgent(ctx, name, fleetID)
+}
+
+// OrgAgents lists the agents (org admins only).
+func (ag *AgentService) OrgAgents(ctx context.Context, c *Caller) ([]AgentRow, error) {
+	if err := requireOrgAdmin(c); err != nil {
+		return nil, err
+	}
+	agents, err := ag.Agents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AgentRow, len(agents))
+	for i, a := range agents {
+		out[i] = ag.agentRow(a)
+	}
+	return out, nil
+}
+
+func (ag *AgentService) agentRow(a Agent) AgentRow {
+	row := AgentRow{Agent: a, LastHeard: a.LastSeen}
+	if ag.agentLinks != nil {
+		if at, ok := ag.agentLinks(a.ID); ok {
+			row.Connected, row.LastHeard = true, at
+		}
+	}
+	return row
+}
+
+// RevokeOrgAgent revokes an agent's key (org admins only).
+func (ag *AgentService) RevokeOrgAgent(ctx context.Context, c *Caller, agentID string) error {
+	if err := requireOrgAdmin(c); err != nil {
+		return err
+	}
+	_, err := ag.RevokeAgent(ctx, agentID)
+	return err
+}
+
+// AddAgent provisions an agent in a fleet of the default organization and returns its key,
+// which is shown once and stored only as a hash.
+func (ag *AgentService) AddAgent(ctx context.Context, name, fleet string) (Agent, string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return Agent{}, "", Errorf(EInvalid, "agent name is required")
+	}
+	org, f, err := ag.robots.defaultOrgFleet(ctx, fleet)
+	if err != nil {
+		return Agent{}, "", err
+	}
+	key := NewSecret(AgentKeyPrefix, 40)
+	a := Agent{ID: uuid.NewString(), OrgID: org.ID, Name: name, FleetID: f.ID, KeyHash: HashSecret(key), CreatedAt: ag.now().UTC()}
+	if err := ag.store.CreateAgent(ctx, a); err != nil {
+		return Agent{}, "", err
+	}
+	return a, key, nil
 }

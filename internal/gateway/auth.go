@@ -11,36 +11,36 @@ const bearerPrefix = "fgb_"
 // Login exchanges an API token for a bearer token. A valid token always logs in; a wrong
 // one counts against clientAddr, and after 10 failures in a minute from one address wrong
 // tokens are answered ERateLimited until the oldest failure ages out (loginLimits).
-func (g *Gateway) Login(ctx context.Context, apiToken, clientAddr string) (bearer string, expires time.Time, err error) {
+func (ac *AccountService) Login(ctx context.Context, apiToken, clientAddr string) (bearer string, expires time.Time, err error) {
 	if apiToken == "" {
 		return "", time.Time{}, Errorf(EInvalid, "userToken is required")
 	}
-	tok, err := g.validAPIToken(ctx, apiToken)
+	tok, err := ac.validAPIToken(ctx, apiToken)
 	if err != nil {
-		return "", time.Time{}, failed(g.limits.address, clientAddr, "logins", err)
+		return "", time.Time{}, failed(ac.limits.address, clientAddr, "logins", err)
 	}
-	now := g.now()
+	now := ac.now()
 	bearer = NewSecret(bearerPrefix, 40)
-	expires = now.Add(g.bearerTTL)
-	if err := g.store.CreateBearerToken(ctx, BearerToken{
+	expires = now.Add(ac.bearerTTL)
+	if err := ac.store.CreateBearerToken(ctx, BearerToken{
 		Hash: HashSecret(bearer), APITokenID: tok.ID, ExpiresAt: expires, CreatedAt: now,
 	}); err != nil {
 		return "", time.Time{}, err
 	}
-	if err := g.store.TouchAPIToken(ctx, tok.ID, now); err != nil {
-		g.log.Warn("recording token use failed", "token_id", tok.ID, "err", err)
+	if err := ac.store.TouchAPIToken(ctx, tok.ID, now); err != nil {
+		ac.log.Warn("recording token use failed", "token_id", tok.ID, "err", err)
 	}
 	return bearer, expires, nil
 }
 
 // validAPIToken finds a usable API token; any failure is the same EUnauthorized so that a
 // guesser learns nothing from the answer.
-func (g *Gateway) validAPIToken(ctx context.Context, apiToken string) (APIToken, error) {
+func (ac *AccountService) validAPIToken(ctx context.Context, apiToken string) (APIToken, error) {
 	invalid := Errorf(EUnauthorized, "invalid API token")
 	if !ValidAPITokenFormat(apiToken) {
 		return APIToken{}, invalid
 	}
-	tok, err := g.store.APITokenByHash(ctx, HashSecret(apiToken))
+	tok, err := ac.store.APITokenByHash(ctx, HashSecret(apiToken))
 	if ErrorCode(err) == ENotFound {
 		return APIToken{}, invalid
 	} else if err != nil {
@@ -54,26 +54,26 @@ func (g *Gateway) validAPIToken(ctx context.Context, apiToken string) (APIToken,
 
 // Authenticate resolves a bearer token (without its "bearer " scheme) to its caller.
 // Unknown, expired and revoked tokens are all EUnauthorized.
-func (g *Gateway) Authenticate(ctx context.Context, bearer string) (*Caller, error) {
+func (ac *AccountService) Authenticate(ctx context.Context, bearer string) (*Caller, error) {
 	if bearer == "" {
 		return nil, Errorf(EUnauthorized, "missing bearer token")
 	}
 	if IsSocketToken(bearer) {
-		return g.authenticateSocketToken(ctx, bearer)
+		return ac.authenticateSocketToken(ctx, bearer)
 	}
-	bt, tok, err := g.store.BearerToken(ctx, HashSecret(bearer))
+	bt, tok, err := ac.store.BearerToken(ctx, HashSecret(bearer))
 	if ErrorCode(err) == ENotFound {
 		return nil, Errorf(EUnauthorized, "invalid bearer token; log in again")
 	} else if err != nil {
 		return nil, err
 	}
-	if !g.now().Before(bt.ExpiresAt) {
+	if !ac.now().Before(bt.ExpiresAt) {
 		return nil, Errorf(EUnauthorized, "bearer token expired; log in again")
 	}
 	if !tok.RevokedAt.IsZero() {
 		return nil, Errorf(EUnauthorized, "the API token behind this bearer token was revoked")
 	}
-	u, err := g.store.User(ctx, tok.UserID)
+	u, err := ac.store.User(ctx, tok.UserID)
 	if ErrorCode(err) == ENotFound {
 		return nil, Errorf(EUnauthorized, "the user of this token no longer exists")
 	} else if err != nil {
@@ -86,6 +86,6 @@ func (g *Gateway) Authenticate(ctx context.Context, bearer string) (*Caller, err
 }
 
 // PurgeExpiredBearerTokens deletes bearer tokens past their expiry; run it now and then.
-func (g *Gateway) PurgeExpiredBearerTokens(ctx context.Context) (int64, error) {
-	return g.store.DeleteExpiredBearerTokens(ctx, g.now())
+func (ac *AccountService) PurgeExpiredBearerTokens(ctx context.Context) (int64, error) {
+	return ac.store.DeleteExpiredBearerTokens(ctx, ac.now())
 }

@@ -42,11 +42,11 @@ var actAdhocCamera = action{minRole: RoleDeveloper, acts: true, what: "open a ca
 
 // CheckCameraTarget is the check of a query's camera before authentication: its syntax
 // (400). A nil target passes.
-func (g *Gateway) CheckCameraTarget(t *CameraTarget) error {
-	if t == nil || g.cameras == nil {
+func (ss *StreamService) CheckCameraTarget(t *CameraTarget) error {
+	if t == nil || ss.cameras == nil {
 		return nil
 	}
-	if err := g.cameras.Check(*t); ErrorCode(err) == EInvalid {
+	if err := ss.cameras.Check(*t); ErrorCode(err) == EInvalid {
 		return err
 	}
 	return nil
@@ -57,16 +57,16 @@ func (g *Gateway) CheckCameraTarget(t *CameraTarget) error {
 // without credentials, is that stream, watched as any other (Operator). Anything else is an
 // ad-hoc camera: Developer or above with a token that may act, on a robot this gateway
 // hosts, at an address the agent allows.
-func (g *Gateway) OpenCameraStream(ctx context.Context, c *Caller, robotID string, sel StreamSelector, t CameraTarget) (live.Output, error) {
-	r, role, err := g.authorizeRobot(ctx, c, robotID, actWatch)
+func (ss *StreamService) OpenCameraStream(ctx context.Context, c *Caller, robotID string, sel StreamSelector, t CameraTarget) (live.Output, error) {
+	r, role, err := ss.robots.authorizeRobot(ctx, c, robotID, actWatch)
 	if err != nil {
 		return nil, err
 	}
-	if g.hostedElsewhere(r) {
+	if ss.hostedElsewhere(r) {
 		return nil, Errorf(ENotImplemented, "robot %q is hosted by another agent of the local fleet; live stream tunnelling is not implemented", r.Name)
 	}
-	if t.Username == "" && t.Password == "" && g.listsCamera(ctx, r, sel, t) {
-		return g.OpenLiveOutput(ctx, c, robotID, sel)
+	if t.Username == "" && t.Password == "" && ss.listsCamera(ctx, r, sel, t) {
+		return ss.OpenLiveOutput(ctx, c, robotID, sel)
 	}
 	if role < actAdhocCamera.minRole {
 		return nil, Errorf(EForbidden, "role %s may not %s (needs %s)", role, actAdhocCamera.what, actAdhocCamera.minRole)
@@ -74,22 +74,22 @@ func (g *Gateway) OpenCameraStream(ctx context.Context, c *Caller, robotID strin
 	if !c.CanAct() {
 		return nil, Errorf(EForbidden, "a read-only token may not %s", actAdhocCamera.what)
 	}
-	if g.cameras == nil {
+	if ss.cameras == nil {
 		return nil, Errorf(ENotImplemented, "this gateway opens no cameras by address")
 	}
 	if sel.Type != "" && sel.Type != cameraImageType {
 		return nil, Errorf(EInvalid, "a camera gives %s, not %s", cameraImageType, sel.Type)
 	}
-	if err := g.cameras.Check(t); err != nil {
+	if err := ss.cameras.Check(t); err != nil {
 		return nil, err
 	}
 	as := fleet.Stream{Component: sel.Component, Name: sel.Name, Type: cameraImageType, Direction: fleet.Output, Source: t.Source,
 		SourceURL: t.URL, SourceEndpoint: t.Endpoint}
-	src, err := g.cameras.Open(t, as)
+	src, err := ss.cameras.Open(t, as)
 	if err != nil {
 		return nil, err
 	}
-	g.log.Info("ad-hoc camera opened", "robot", r.ID, "user", c.User.Email, "source", int(t.Source), "address", cameraAddress(t))
+	ss.log.Info("ad-hoc camera opened", "robot", r.ID, "user", c.User.Email, "source", int(t.Source), "address", cameraAddress(t))
 	return cameraOutput{feed: r.ID + "\x00camera\x00" + uuid.NewString(), src: src, as: as}, nil
 }
 
@@ -113,12 +113,12 @@ func (o cameraOutput) Subscribe(ctx context.Context, opts fleet.SubscribeOptions
 
 // listsCamera reports whether the robot, connected now, lists the selected stream with
 // the target's address.
-func (g *Gateway) listsCamera(ctx context.Context, r Robot, sel StreamSelector, t CameraTarget) bool {
-	live, ok := g.presence.Robot(r.ID)
+func (ss *StreamService) listsCamera(ctx context.Context, r Robot, sel StreamSelector, t CameraTarget) bool {
+	live, ok := ss.presence.Robot(r.ID)
 	if !ok {
 		return false
 	}
-	s, err := g.resolveStream(ctx, r, live, sel)
+	s, err := ss.resolveStream(ctx, r, live, sel)
 	if err != nil || s.Direction == fleet.Input {
 		return false
 	}
@@ -144,4 +144,4 @@ func cameraAddress(t CameraTarget) string {
 
 // OpensCameras reports whether this gateway opens cameras by address (an agent with ffmpeg):
 // the panel offers its form only then.
-func (g *Gateway) OpensCameras() bool { return g.cameras != nil }
+func (ss *StreamService) OpensCameras() bool { return ss.cameras != nil }

@@ -161,72 +161,14 @@ type ResourceRecord struct {
 	AdminOnly bool // fleet.Resource.AdminOnly
 }
 
-// Store is what the core needs from durable storage. Lookups return ENotFound errors for
-// missing rows. Implementations: internal/store (SQLite).
+// Store is the durable storage of the whole core: every service's store, and the one write
+// across them that starts an empty store. Lookups return ENotFound errors for missing rows.
+// Implementations: internal/store (SQLite) and internal/store/postgres.
 type Store interface {
-	Organization(ctx context.Context, id string) (Organization, error)
-	Fleet(ctx context.Context, id string) (Fleet, error)
-	FleetByName(ctx context.Context, orgID, name string) (Fleet, error)
-	Fleets(ctx context.Context, orgID string) ([]Fleet, error)
-	CreateFleet(ctx context.Context, f Fleet) error
-	// DefaultOrganization is the organization created by bootstrap; ENotFound on an empty store.
-	DefaultOrganization(ctx context.Context) (Organization, error)
-
-	User(ctx context.Context, id string) (User, error)
-	UserByEmail(ctx context.Context, email string) (User, error)
-	OrgAdmins(ctx context.Context, orgID string) ([]User, error)
-
-	Robot(ctx context.Context, id string) (Robot, error)
-	Robots(ctx context.Context, orgID string) ([]Robot, error)
-	CreateRobot(ctx context.Context, r Robot) error
-	RobotMembers(ctx context.Context, robotID string) ([]Membership, error)
-	UserRoles(ctx context.Context, userID string) (map[string]Role, error)
-	SetMembership(ctx context.Context, m Membership) error
-
-	CreateAPIToken(ctx context.Context, t APIToken) error
-	APITokenByHash(ctx context.Context, hash string) (APIToken, error)
-	APITokens(ctx context.Context, userID string) ([]APIToken, error)
-	RevokeAPIToken(ctx context.Context, id string, at time.Time) error
-	TouchAPIToken(ctx context.Context, id string, at time.Time) error
-
-	CreateBearerToken(ctx context.Context, t BearerToken) error
-	// BearerToken returns a bearer token with the API token it was minted from.
-	BearerToken(ctx context.Context, hash string) (BearerToken, APIToken, error)
-	DeleteExpiredBearerTokens(ctx context.Context, now time.Time) (int64, error)
-
-	CreateAgent(ctx context.Context, a Agent) error
-	// AgentByKeyHash finds an agent by the hash of its key, revoked or not.
-	AgentByKeyHash(ctx context.Context, hash string) (Agent, error)
-	Agent(ctx context.Context, id string) (Agent, error)
-	// Agents lists the agents of an organization, revoked ones included, by name.
-	Agents(ctx context.Context, orgID string) ([]Agent, error)
-	// ActiveAgents returns those of ids that name an agent whose key is not revoked.
-	ActiveAgents(ctx context.Context, ids []string) ([]string, error)
-	// RevokeAgent marks an agent's key revoked; EConflict when it already is.
-	RevokeAgent(ctx context.Context, id string, at time.Time) error
-	// TouchAgent sets an agent's last-seen time; ENotFound for an unknown agent.
-	TouchAgent(ctx context.Context, id string, at time.Time) error
-	// SyncedResources lists the resources of a robot that this gateway holds a verified
-	// copy of (Path set), newest first.
-	SyncedResources(ctx context.Context, robotID string) ([]ResourceRecord, error)
-
-	// CreateEvent stores e durably (the transaction is on disk when it returns) and sets its ID.
-	CreateEvent(ctx context.Context, e *Event) error
-	Events(ctx context.Context, f EventFilter) ([]Event, error)
-	// CreateAgentEvents stores entries an agent forwarded, one per (AgentID, OriginID).
-	CreateAgentEvents(ctx context.Context, events []Event) error
-	// UnforwardedEvents lists the entries posted here the cloud has not confirmed, oldest
-	// first; MarkEventsForwarded records its confirmation.
-	UnforwardedEvents(ctx context.Context, limit int) ([]Event, error)
-	MarkEventsForwarded(ctx context.Context, ids []int64, at time.Time) error
-
-	// SaveLiveRobot creates or refreshes the record of a robot that connected.
-	SaveLiveRobot(ctx context.Context, r Robot) error
-	// TouchRobot sets a robot's last-seen time; ENotFound for an unknown robot.
-	TouchRobot(ctx context.Context, id string, at time.Time) error
-	// SaveResource records what a download link of a resource points at.
-	SaveResource(ctx context.Context, r ResourceRecord) error
-	Resource(ctx context.Context, id string) (ResourceRecord, error)
+	AccountStore
+	RobotStore
+	AgentStore
+	EventStore
 
 	// Bootstrap writes the first organization, fleet, admin and API token in one
 	// transaction; EConflict when the store is not empty.

@@ -3,8 +3,38 @@ package gateway
 import (
 	"context"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
+
+// EventService is the core's event log: entries posted on robots by their users, and those
+// an agent's local gateway forwards to the cloud.
+type EventService struct {
+	store  EventStore
+	robots *RobotService
+	now    func() time.Time
+	// posted is called after an entry is posted here (Config.EventPosted).
+	posted func()
+}
+
+// EventStore is what the event log needs from durable storage.
+type EventStore interface {
+	// CreateEvent stores e durably (the transaction is on disk when it returns) and sets its ID.
+	CreateEvent(ctx context.Context, e *Event) error
+	Events(ctx context.Context, f EventFilter) ([]Event, error)
+	// CreateAgentEvents stores entries an agent forwarded, one per (AgentID, OriginID).
+	CreateAgentEvents(ctx context.Context, events []Event) error
+	// UnforwardedEvents lists the entries posted here the cloud has not confirmed, oldest
+	// first; MarkEventsForwarded records its confirmation.
+	UnforwardedEvents(ctx context.Context, limit int) ([]Event, error)
+	MarkEventsForwarded(ctx context.Context, ids []int64, at time.Time) error
+
+	// The names shown beside entries, and the fleet an entry names.
+	Fleet(ctx context.Context, id string) (Fleet, error)
+	Fleets(ctx context.Context, orgID string) ([]Fleet, error)
+	Agent(ctx context.Context, id string) (Agent, error)
+	Agents(ctx context.Context, orgID string) ([]Agent, error)
+}
 
 // MaxEventMessage is the largest event-log message, in bytes.
 const MaxEventMessage = 4096
@@ -17,7 +47,7 @@ type PostEventInput struct {
 }
 
 // PostEvent records a user's event-log message. When it returns nil the entry is on disk.
-func (g *Gateway) PostEvent(ctx context.Context, c *Caller, in PostEventInput) (Event, error) {
+func (es *EventService) PostEvent(ctx context.Context, c *Caller, in PostEventInput) (Event, error) {
 	switch {
 	case in.RobotID == "":
 		return Event{}, Errorf(EInvalid, "robotId is required")
@@ -28,12 +58,12 @@ func (g *Gateway) PostEvent(ctx context.Context, c *Caller, in PostEventInput) (
 	case !utf8.ValidString(in.Message):
 		return Event{}, Errorf(EInvalid, "message is not valid UTF-8")
 	}
-	r, _, err := g.authorizeRobot(ctx, c, in.RobotID, actPostEvent)
+	r, _, err := es.robots.authorizeRobot(ctx, c, in.RobotID, actPostEvent)
 	if err != nil {
 		return Event{}, err
 	}
 	if in.FleetID != "" {
-		if err := g.checkFleetVisible(ctx, c, in.FleetID); err != nil {
+		if err := es.checkFleetVisible(ctx, c, in.FleetID); err != nil {
 			return Event{}, err
 		}
 	}
@@ -43,13 +73,13 @@ func (g *Gateway) PostEvent(ctx context.Context, c *Caller, in PostEventInput) (
 		UserID:      c.User.ID,
 		AuthorEmail: c.User.Email,
 		Message:     in.Message,
-		CreatedAt:   g.now().UTC(),
+		CreatedAt:   es.now().UTC(),
 	}
-	if err := g.store.CreateEvent(ctx, &e); err != nil {
+	if err := es.store.CreateEvent(ctx, &e); err != nil {
 		return Event{}, err
 	}
-	if g.eventPosted != nil {
-		g.eventPosted() // a local gateway's link forwards it to the cloud
+	if es.posted != nil {
+		es.posted() // a local gateway's link forwards it to the cloud
 	}
 	return e, nil
 }
@@ -59,8 +89,8 @@ func (g *Gateway) PostEvent(ctx context.Context, c *Caller, in PostEventInput) (
 // already stored (sent again after a lost confirmation) stays as it was. The agent checked
 // each entry as PostEvent does; what breaks those rules anyway is cut to them, not refused,
 // so that one bad entry cannot hold up the agent's log forever.
-func (g *Gateway) SaveAgentEvents(ctx context.Context, agentID string, events []Event) error {
-	a, err := g.store.Agent(ctx, agentID)
+func (es *EventService) SaveAgentEvents(ctx context.Context, agentID string, events []Event) error {
+	a, err := es.store.Agent(ctx, agentID)
 	if err != nil {
 		return err
 	}
@@ -72,21 +102,21 @@ func (g *Gateway) SaveAgentEvents(ctx context.Context, agentID string, events []
 		}
 		e.Message = strings.ToValidUTF8(e.Message, "\uFFFD")
 		if e.CreatedAt.IsZero() {
-			e.CreatedAt = g.now().UTC()
+			e.CreatedAt = es.now().UTC()
 		}
 	}
-	return g.store.CreateAgentEvents(ctx, events)
+	return es.store.CreateAgentEvents(ctx, events)
 }
 
 // UnforwardedEvents lists up to limit entries posted here the cloud has not confirmed,
 // oldest first (a linked agent's outbox).
-func (g *Gateway) UnforwardedEvents(ctx context.Context, limit int) ([]Event, error) {
-	return g.store.UnforwardedEvents(ctx, limit)
+func (es *EventService) UnforwardedEvents(ctx context.Context, limit int) ([]Event, error) {
+	return es.store.UnforwardedEvents(ctx, limit)
 }
 
 // EventsForwarded records that the cloud stored entries ids.
-func (g *Gateway) EventsForwarded(ctx context.Context, ids []int64) error {
-	return g.store.MarkEventsForwarded(ctx, ids, g.now().UTC())
+func (es *EventService) EventsForwarded(ctx context.Context, ids []int64) error {
+	return es.store.MarkEventsForwarded(ctx, ids, es.now().UTC())
 }
 
 // EventRow is an event-log entry as the panel's history shows it.
@@ -99,8 +129,8 @@ type EventRow struct {
 
 // EventHistory lists the newest entries of the robots the caller may see, matching f, with
 // the names of their robot, fleet and agent.
-func (g *Gateway) EventHistory(ctx context.Context, c *Caller, f EventFilter) ([]EventRow, error) {
-	robots, err := g.visibleRobots(ctx, c)
+func (es *EventService) EventHistory(ctx context.Context, c *Caller, f EventFilter) ([]EventRow, error) {
+	robots, err := es.robots.visibleRobots(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +141,7 @@ func (g *Gateway) EventHistory(ctx context.Context, c *Caller, f EventFilter) ([
 	if f.RobotID != "" && names[f.RobotID] == "" {
 		return nil, Errorf(ENotFound, "robot %q not found", f.RobotID)
 	}
-	fleets, err := g.store.Fleets(ctx, c.User.OrgID)
+	fleets, err := es.store.Fleets(ctx, c.User.OrgID)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +149,7 @@ func (g *Gateway) EventHistory(ctx context.Context, c *Caller, f EventFilter) ([
 	for _, fl := range fleets {
 		fleetNames[fl.ID] = fl.Name
 	}
-	agents, err := g.store.Agents(ctx, c.User.OrgID)
+	agents, err := es.store.Agents(ctx, c.User.OrgID)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +162,7 @@ func (g *Gateway) EventHistory(ctx context.Context, c *Caller, f EventFilter) ([
 	}
 	want := f.Limit
 	f.Limit = min(1000, want*4) // entries of robots the caller may not see are left out below
-	events, err := g.store.Events(ctx, f)
+	events, err := es.store.Events(ctx, f)
 	if err != nil {
 		return nil, err
 	}
@@ -152,9 +182,9 @@ func (g *Gateway) EventHistory(ctx context.Context, c *Caller, f EventFilter) ([
 
 // checkFleetVisible answers ENotFound unless fleetID is a fleet of the caller's organization
 // within the token's fleet restriction.
-func (g *Gateway) checkFleetVisible(ctx context.Context, c *Caller, fleetID string) error {
+func (es *EventService) checkFleetVisible(ctx context.Context, c *Caller, fleetID string) error {
 	notFound := Errorf(ENotFound, "fleet %q not found", fleetID)
-	f, err := g.store.Fleet(ctx, fleetID)
+	f, err := es.store.Fleet(ctx, fleetID)
 	if ErrorCode(err) == ENotFound {
 		return notFound
 	} else if err != nil {
@@ -170,8 +200,8 @@ func (g *Gateway) checkFleetVisible(ctx context.Context, c *Caller, fleetID stri
 type AgentChoice struct{ ID, Name string }
 
 // AgentChoices lists the agents of the caller's organization by name, for filters.
-func (g *Gateway) AgentChoices(ctx context.Context, c *Caller) ([]AgentChoice, error) {
-	agents, err := g.store.Agents(ctx, c.User.OrgID)
+func (es *EventService) AgentChoices(ctx context.Context, c *Caller) ([]AgentChoice, error) {
+	agents, err := es.store.Agents(ctx, c.User.OrgID)
 	if err != nil {
 		return nil, err
 	}
@@ -180,4 +210,24 @@ func (g *Gateway) AgentChoices(ctx context.Context, c *Caller) ([]AgentChoice, e
 		out[i] = AgentChoice{ID: a.ID, Name: a.Name}
 	}
 	return out, nil
+}
+
+// EventLog returns the newest event-log entries matching f (a limit of 0: 1000).
+func (es *EventService) EventLog(ctx context.Context, f EventFilter) ([]Event, error) {
+	if f.Limit <= 0 {
+		f.Limit = 1000
+	}
+	return es.store.Events(ctx, f)
+}
+
+// RobotEvents is the newest event-log entries of a robot the caller may see.
+func (es *EventService) RobotEvents(ctx context.Context, c *Caller, robotID string, limit int) ([]Event, error) {
+	r, _, err := es.robots.authorizeRobot(ctx, c, robotID, actView)
+	if err != nil {
+		return nil, err
+	}
+	if limit <= 0 || limit > 1000 {
+		limit = 200
+	}
+	return es.store.Events(ctx, EventFilter{RobotID: r.ID, Limit: limit})
 }

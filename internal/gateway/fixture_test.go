@@ -68,7 +68,7 @@ func newEmptyEnv(t *testing.T, opts ...envOption) *env {
 	}
 	t.Cleanup(func() { db.Close() })
 	c := &clock{t: time.Date(2025, 4, 5, 6, 7, 8, 0, time.UTC)}
-	cfg := gateway.Config{Store: db, Accounts: db, Now: c.Now, LatestAgentVersion: "9.9.9"}
+	cfg := gateway.Config{Store: db, Now: c.Now, LatestAgentVersion: "9.9.9"}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"cmp"
 	"context"
 	"slices"
 
@@ -25,12 +24,12 @@ type KPIView struct {
 // OpenKPIView resolves the caller's view of fleet fleetID for a KPI socket. ENotFound when
 // the fleet is unknown, of another organization, or not the one the caller's token is
 // restricted to: a fleet the caller may not use is never revealed.
-func (g *Gateway) OpenKPIView(ctx context.Context, c *Caller, fleetID string) (KPIView, error) {
+func (rs *RobotService) OpenKPIView(ctx context.Context, c *Caller, fleetID string) (KPIView, error) {
 	notFound := Errorf(ENotFound, "fleet %q not found", fleetID)
 	if fleetID == "" {
 		return KPIView{}, notFound
 	}
-	f, err := g.store.Fleet(ctx, fleetID)
+	f, err := rs.store.Fleet(ctx, fleetID)
 	if ErrorCode(err) == ENotFound {
 		return KPIView{}, notFound
 	} else if err != nil {
@@ -39,27 +38,14 @@ func (g *Gateway) OpenKPIView(ctx context.Context, c *Caller, fleetID string) (K
 	if f.OrgID != c.User.OrgID || (c.Token.FleetID != "" && c.Token.FleetID != f.ID) {
 		return KPIView{}, notFound
 	}
-	return g.kpiView(ctx, c, f.ID)
+	return rs.kpiView(ctx, c, f.ID)
 }
 
-// RefreshKPIView re-authenticates a KPI socket's bearer token and resolves its view again:
-// sockets outlive requests, so a revoked or expired token (EUnauthorized) must end them, and
-// a membership added or removed must change what they see.
-func (g *Gateway) RefreshKPIView(ctx context.Context, bearer, fleetID string) (KPIView, error) {
-	c, err := g.Authenticate(ctx, bearer)
-	if err != nil {
-		return KPIView{}, err
-	}
-	// The fleet's organization and the token's fleet restriction cannot change; the
-	// socket passed OpenKPIView once.
-	return g.kpiView(ctx, c, fleetID)
-}
-
-func (g *Gateway) kpiView(ctx context.Context, c *Caller, fleetID string) (KPIView, error) {
+func (rs *RobotService) kpiView(ctx context.Context, c *Caller, fleetID string) (KPIView, error) {
 	if c.User.OrgAdmin {
 		return KPIView{FleetID: fleetID, All: true}, nil
 	}
-	roles, err := g.store.UserRoles(ctx, c.User.ID)
+	roles, err := rs.store.UserRoles(ctx, c.User.ID)
 	if err != nil {
 		return KPIView{}, err
 	}
@@ -82,12 +68,12 @@ type OnlineRobot struct {
 
 // OnlineFleetRobots lists the connected robots of a fleet, by name. It answers the KPI hub,
 // not a caller: the hub applies each subscriber's view.
-func (g *Gateway) OnlineFleetRobots(ctx context.Context, fleetID string) ([]OnlineRobot, error) {
-	f, err := g.store.Fleet(ctx, fleetID)
+func (rs *RobotService) OnlineFleetRobots(ctx context.Context, fleetID string) ([]OnlineRobot, error) {
+	f, err := rs.store.Fleet(ctx, fleetID)
 	if err != nil {
 		return nil, err
 	}
-	robots, err := g.store.Robots(ctx, f.OrgID)
+	robots, err := rs.store.Robots(ctx, f.OrgID)
 	if err != nil {
 		return nil, err
 	}
@@ -96,44 +82,9 @@ func (g *Gateway) OnlineFleetRobots(ctx context.Context, fleetID string) ([]Onli
 		if r.FleetID != f.ID {
 			continue
 		}
-		if live, ok := g.presence.Robot(r.ID); ok {
+		if live, ok := rs.presence.Robot(r.ID); ok {
 			out = append(out, OnlineRobot{ID: r.ID, Name: r.Name, Live: live})
 		}
 	}
-	return out, nil
-}
-
-// FleetSummary is a fleet as the fleet list shows it.
-type FleetSummary struct {
-	ID   string
-	Name string
-	// Robots counts the fleet's robots the caller may see, online or not.
-	Robots int
-}
-
-// VisibleFleets lists the fleets of the caller's organization (only the one its token is
-// restricted to, if any), by name, each with the number of its robots the caller may see.
-// Every fleet of the organization is listed, as the KPI socket accepts any of them.
-func (g *Gateway) VisibleFleets(ctx context.Context, c *Caller) ([]FleetSummary, error) {
-	fleets, err := g.store.Fleets(ctx, c.User.OrgID)
-	if err != nil {
-		return nil, err
-	}
-	robots, err := g.visibleRobots(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	counts := map[string]int{}
-	for _, r := range robots {
-		counts[r.FleetID]++
-	}
-	out := make([]FleetSummary, 0, len(fleets))
-	for _, f := range fleets {
-		if c.Token.FleetID != "" && c.Token.FleetID != f.ID {
-			continue
-		}
-		out = append(out, FleetSummary{ID: f.ID, Name: f.Name, Robots: counts[f.ID]})
-	}
-	slices.SortFunc(out, func(a, b FleetSummary) int { return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID)) })
 	return out, nil
 }

@@ -180,7 +180,7 @@ func BenchmarkRefreshKPIView(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	g := gateway.New(gateway.Config{Store: db, Accounts: db})
+	g := gateway.New(gateway.Config{Store: db})
 	admin, _, err := g.Bootstrap(ctx, gateway.BootstrapOptions{FleetName: "main"})
 	if err != nil {
 		b.Fatal(err)

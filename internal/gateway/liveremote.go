@@ -17,7 +17,7 @@ import (
 // operators control under the same leases as its own (OpenControlForCloud).
 
 // takeRemoteControl asks a remotely governed robot for control of stream s for the caller.
-func (g *Gateway) takeRemoteControl(ctx context.Context, c *Caller, r Robot, robot fleet.Robot, rd fleet.RemoteDriven, s fleet.Stream, sel StreamSelector) (live.Input, error) {
+func (ss *StreamService) takeRemoteControl(ctx context.Context, c *Caller, r Robot, robot fleet.Robot, rd fleet.RemoteDriven, s fleet.Stream, sel StreamSelector) (live.Input, error) {
 	ctx, cancel := context.WithTimeout(ctx, RobotReadTimeout)
 	defer cancel()
 	ctl, err := rd.TakeControl(ctx, s.Key(), c.User.Email)
@@ -27,14 +27,14 @@ func (g *Gateway) takeRemoteControl(ctx context.Context, c *Caller, r Robot, rob
 	} else if err != nil {
 		return nil, robotError(r, err)
 	}
-	return &remoteInput{g: g, robot: r, live: robot, stream: s, ctl: ctl}, nil
+	return &remoteInput{ss: ss, robot: r, live: robot, stream: s, ctl: ctl}, nil
 }
 
 // remoteInput is an input stream whose agent governs it: commands are forwarded, and the
 // agent's lease, rate cap and deadman apply to them (the trust boundary: the agent trusts the
 // cloud's authorisation; the cloud trusts the agent to drive safely).
 type remoteInput struct {
-	g      *Gateway
+	ss     *StreamService
 	robot  Robot
 	live   fleet.Robot
 	stream fleet.Stream
@@ -55,7 +55,7 @@ func (in *remoteInput) Connected() bool {
 		return false
 	default:
 	}
-	robot, ok := in.g.presence.Robot(in.robot.ID)
+	robot, ok := in.ss.presence.Robot(in.robot.ID)
 	return ok && robot == in.live
 }
 
@@ -111,8 +111,8 @@ func (f *forwarder) watch() {
 // sockets (one controller per stream, local or cloud). The cloud has checked the operator's
 // token and role; the agent trusts that decision and checks what it can itself: the robot is
 // its own and online, the stream an input of a command type. A held stream is a *HeldError.
-func (g *Gateway) OpenControlForCloud(ctx context.Context, robotID string, key fleet.StreamKey, user string) (live.Input, error) {
-	robot, ok := g.presence.Robot(robotID)
+func (ss *StreamService) OpenControlForCloud(ctx context.Context, robotID string, key fleet.StreamKey, user string) (live.Input, error) {
+	robot, ok := ss.presence.Robot(robotID)
 	if !ok {
 		return nil, fleet.Errorf(fleet.ErrOffline, "robot %s is not connected to this agent", robotID)
 	}
@@ -136,16 +136,16 @@ func (g *Gateway) OpenControlForCloud(ctx context.Context, robotID string, key f
 	}
 	r := Robot{ID: robotID, Name: robot.Info().Name}
 	target := teleop.Target{RobotID: robotID, Source: int(s.Source), Component: s.Component, Stream: s.Name}
-	lease, holder, ok := g.controls.Acquire(target, "cloud:"+user+":"+newControlID(), user)
+	lease, holder, ok := ss.controls.Acquire(target, "cloud:"+user+":"+newControlID(), user)
 	if !ok {
 		return nil, &fleet.HeldError{Held: fleet.Held{Key: key, Owner: holder.User, Since: holder.Since}}
 	}
-	return &liveInput{g: g, robot: r, live: robot, stream: s, lease: lease}, nil
+	return &liveInput{ss: ss, robot: r, live: robot, stream: s, lease: lease}, nil
 }
 
 // HeldControls lists who drives robotID's input streams here, for the cloud's /controls.
-func (g *Gateway) HeldControls(robotID string) []fleet.Held {
-	held := g.controls.Held(robotID)
+func (ss *StreamService) HeldControls(robotID string) []fleet.Held {
+	held := ss.controls.Held(robotID)
 	out := make([]fleet.Held, len(held))
 	for i, h := range held {
 		out[i] = fleet.Held{Key: fleet.StreamKey{Component: h.Target.Component, Name: h.Target.Stream, Source: fleet.SourceType(h.Target.Source)},

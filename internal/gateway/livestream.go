@@ -28,16 +28,16 @@ var (
 // before the upgrade: 404 (robot unknown or invisible), 501 (a local-fleet robot hosted by
 // another agent). The stream itself is resolved after the upgrade (Output.Subscribe: the
 // contract closes 1008 or 1011 then). Role: Operator; a read-only (kiosk) token watches too.
-func (g *Gateway) OpenLiveOutput(ctx context.Context, c *Caller, robotID string, sel StreamSelector) (live.Output, error) {
-	r, err := g.openLive(ctx, c, robotID, actWatch)
+func (ss *StreamService) OpenLiveOutput(ctx context.Context, c *Caller, robotID string, sel StreamSelector) (live.Output, error) {
+	r, err := ss.openLive(ctx, c, robotID, actWatch)
 	if err != nil {
 		return nil, err
 	}
-	robot, online := g.presence.Robot(r.ID)
+	robot, online := ss.presence.Robot(r.ID)
 	if !online {
 		robot = nil // reported after the upgrade (1011)
 	}
-	return liveOutput{g: g, robot: r, live: robot, sel: sel}, nil
+	return liveOutput{ss: ss, robot: r, live: robot, sel: sel}, nil
 }
 
 // OpenLiveInput makes the checks of a W3 input request, after authentication and before the
@@ -46,22 +46,22 @@ func (g *Gateway) OpenLiveOutput(ctx context.Context, c *Caller, robotID string,
 // agent), 409 (the stream is driven by someone else: one controller per target, check and set
 // in one step; the error names the owner and since when). The lease is the returned Input's
 // until its Release. Role: Operator, and a token that may act.
-func (g *Gateway) OpenLiveInput(ctx context.Context, c *Caller, robotID string, sel StreamSelector) (live.Input, error) {
+func (ss *StreamService) OpenLiveInput(ctx context.Context, c *Caller, robotID string, sel StreamSelector) (live.Input, error) {
 	if sel.Type != "" && !liveInputTypes[sel.Type] {
 		return nil, Errorf(EInvalid, "input streams take only Twist or AckermannDriveStamped, not %s", sel.Type)
 	}
 	if sel.Source > fleet.SourceROS2 {
 		return nil, Errorf(EInvalid, "input is accepted on source types 1 to 3 only")
 	}
-	r, err := g.openLive(ctx, c, robotID, actDrive)
+	r, err := ss.openLive(ctx, c, robotID, actDrive)
 	if err != nil {
 		return nil, err
 	}
-	robot, online := g.presence.Robot(r.ID)
+	robot, online := ss.presence.Robot(r.ID)
 	if !online {
 		return nil, Errorf(ENotFound, "the input stream cannot be resolved: robot %q is offline", r.Name)
 	}
-	s, err := g.resolveStream(ctx, r, robot, sel)
+	s, err := ss.resolveStream(ctx, r, robot, sel)
 	if err != nil {
 		if ErrorCode(err) == EUnavailable {
 			err = Errorf(ENotFound, "the input stream cannot be resolved: %s", ErrorMessage(err))
@@ -75,14 +75,14 @@ func (g *Gateway) OpenLiveInput(ctx context.Context, c *Caller, robotID string, 
 		return nil, Errorf(EInvalid, "stream %s takes %s; input streams take only Twist or AckermannDriveStamped", sel, s.Type)
 	}
 	if rd, ok := fleet.As[fleet.RemoteDriven](robot); ok {
-		return g.takeRemoteControl(ctx, c, r, robot, rd, s, sel)
+		return ss.takeRemoteControl(ctx, c, r, robot, rd, s, sel)
 	}
 	target := teleop.Target{RobotID: r.ID, Source: int(s.Source), Component: s.Component, Stream: s.Name}
-	lease, holder, ok := g.controls.Acquire(target, newControlID(), c.User.Email)
+	lease, holder, ok := ss.controls.Acquire(target, newControlID(), c.User.Email)
 	if !ok {
 		return nil, heldError(sel, holder.User, holder.Since)
 	}
-	return &liveInput{g: g, robot: r, live: robot, stream: s, lease: lease}, nil
+	return &liveInput{ss: ss, robot: r, live: robot, stream: s, lease: lease}, nil
 }
 
 // heldError is the 409 of a stream somebody else drives, naming them and since when.
@@ -94,12 +94,12 @@ func heldError(sel StreamSelector, owner string, since time.Time) error {
 func newControlID() string { return uuid.NewString() }
 
 // openLive is the robot checks both directions share: 404, then 501.
-func (g *Gateway) openLive(ctx context.Context, c *Caller, robotID string, act action) (Robot, error) {
-	r, _, err := g.authorizeRobot(ctx, c, robotID, act)
+func (ss *StreamService) openLive(ctx context.Context, c *Caller, robotID string, act action) (Robot, error) {
+	r, _, err := ss.robots.authorizeRobot(ctx, c, robotID, act)
 	if err != nil {
 		return Robot{}, err
 	}
-	if g.hostedElsewhere(r) {
+	if ss.hostedElsewhere(r) {
 		return Robot{}, Errorf(ENotImplemented, "robot %q is hosted by another agent of the local fleet; live stream tunnelling is not implemented", r.Name)
 	}
 	return r, nil
@@ -107,7 +107,7 @@ func (g *Gateway) openLive(ctx context.Context, c *Caller, robotID string, act a
 
 // liveOutput is an authorised output request: live.Output.
 type liveOutput struct {
-	g     *Gateway
+	ss    *StreamService
 	robot Robot
 	live  fleet.Robot // nil: offline when the request came
 	sel   StreamSelector
@@ -119,7 +119,7 @@ func (o liveOutput) Subscribe(ctx context.Context, opts fleet.SubscribeOptions) 
 	if o.live == nil {
 		return fleet.Stream{}, nil, fmt.Errorf("%w: robot %q is offline", live.ErrBootstrap, o.robot.Name)
 	}
-	s, err := o.g.resolveStream(ctx, o.robot, o.live, o.sel)
+	s, err := o.ss.resolveStream(ctx, o.robot, o.live, o.sel)
 	if ErrorCode(err) == EUnavailable {
 		return fleet.Stream{}, nil, fmt.Errorf("%w: %s", live.ErrBootstrap, ErrorMessage(err))
 	} else if err != nil {
@@ -137,7 +137,7 @@ func (o liveOutput) Subscribe(ctx context.Context, opts fleet.SubscribeOptions) 
 
 // liveInput is an authorised input request holding its control lease: live.Input.
 type liveInput struct {
-	g      *Gateway
+	ss     *StreamService
 	robot  Robot
 	live   fleet.Robot
 	stream fleet.Stream
@@ -155,7 +155,7 @@ func (in *liveInput) Drive(onFault func(error)) live.Driver {
 // Connected reports whether the robot is still online through the connection the lease was
 // taken on (a robot that reconnected is a new connection, driven afresh).
 func (in *liveInput) Connected() bool {
-	robot, ok := in.g.presence.Robot(in.robot.ID)
+	robot, ok := in.ss.presence.Robot(in.robot.ID)
 	return ok && robot == in.live
 }
 
@@ -168,34 +168,19 @@ func (in *liveInput) Name() string {
 // hostedElsewhere reports whether r is a member of the local fleet that this gateway does
 // not host: on a local gateway every local-fleet robot is its own, so this is true only for
 // robots announced by another agent of the same fleet, which the live socket cannot tunnel.
-func (g *Gateway) hostedElsewhere(r Robot) bool {
-	return r.FleetID == LocalFleetID && r.AgentID != "" && r.AgentID != g.agentID
-}
-
-// SocketRecheck is a live session's token re-check: sockets outlive requests, and a revoked
-// or expired token must end them (live.ErrTokenRevoked).
-// Sockets of one bearer share a check made in the last recheckShare.
-func (g *Gateway) SocketRecheck(bearer string) live.Recheck {
-	return func(ctx context.Context) error {
-		return g.rechecks.do(ctx, bearer, func(ctx context.Context) error {
-			_, err := g.Authenticate(ctx, bearer)
-			if ErrorCode(err) == EUnauthorized {
-				return live.ErrTokenRevoked
-			}
-			return err
-		})
-	}
+func (ss *StreamService) hostedElsewhere(r Robot) bool {
+	return r.FleetID == LocalFleetID && r.AgentID != "" && r.AgentID != ss.agentID
 }
 
 // Controls lists who drives which input stream of robotID (an extension: browsers see a
 // refused upgrade only as close code 1006): this gateway's leases, or for a robot whose agent
 // governs its teleoperation, the agent's.
-func (g *Gateway) Controls(ctx context.Context, c *Caller, robotID string) ([]fleet.Held, error) {
-	r, _, err := g.authorizeRobot(ctx, c, robotID, actHolder)
+func (ss *StreamService) Controls(ctx context.Context, c *Caller, robotID string) ([]fleet.Held, error) {
+	r, _, err := ss.robots.authorizeRobot(ctx, c, robotID, actHolder)
 	if err != nil {
 		return nil, err
 	}
-	if robot, ok := g.presence.Robot(r.ID); ok {
+	if robot, ok := ss.presence.Robot(r.ID); ok {
 		if rd, ok := fleet.As[fleet.RemoteDriven](robot); ok {
 			held, err := robotCall(ctx, r, rd.Controls)
 			if err != nil {
@@ -204,5 +189,5 @@ func (g *Gateway) Controls(ctx context.Context, c *Caller, robotID string) ([]fl
 			return held, nil
 		}
 	}
-	return g.HeldControls(r.ID), nil
+	return ss.HeldControls(r.ID), nil
 }

@@ -82,8 +82,8 @@ func (l loginLimits) windows() map[string]*limit.Window {
 
 // ShareLoginFailures has every change of this gateway's login limits told to publish (the
 // other replicas then Apply it). Call it before serving.
-func (g *Gateway) ShareLoginFailures(publish func(LoginFailure)) {
-	for name, w := range g.limits.windows() {
+func (ac *AccountService) ShareLoginFailures(publish func(LoginFailure)) {
+	for name, w := range ac.limits.windows() {
 		w.Share = func(key string, at time.Time, forgiven bool) {
 			publish(LoginFailure{Limit: name, Key: key, At: at, Forgiven: forgiven})
 		}
@@ -91,8 +91,8 @@ func (g *Gateway) ShareLoginFailures(publish func(LoginFailure)) {
 }
 
 // ApplyLoginFailure takes a change of another replica's login limits.
-func (g *Gateway) ApplyLoginFailure(f LoginFailure) {
-	if w, ok := g.limits.windows()[f.Limit]; ok {
+func (ac *AccountService) ApplyLoginFailure(f LoginFailure) {
+	if w, ok := ac.limits.windows()[f.Limit]; ok {
 		w.Apply(f.Key, f.At, f.Forgiven)
 	}
 }

@@ -8,11 +8,11 @@ import (
 )
 
 // MetricTypes is endpoint 10: the metric types a connected robot reports, by number.
-func (g *Gateway) MetricTypes(ctx context.Context, c *Caller, robotID string) ([]fleet.MetricType, error) {
+func (ss *StreamService) MetricTypes(ctx context.Context, c *Caller, robotID string) ([]fleet.MetricType, error) {
 	if robotID == "" {
 		return nil, Errorf(EInvalid, "robotId is required")
 	}
-	r, live, err := g.liveRobot(ctx, c, robotID, actView)
+	r, live, err := ss.robots.liveRobot(ctx, c, robotID, actView)
 	if err != nil {
 		return nil, err
 	}
@@ -27,14 +27,14 @@ func (g *Gateway) MetricTypes(ctx context.Context, c *Caller, robotID string) ([
 
 // Metric is endpoint 11: one metric of a connected robot. name is required for the custom
 // type (100) and ignored otherwise.
-func (g *Gateway) Metric(ctx context.Context, c *Caller, robotID string, typ fleet.MetricType, name string) (Robot, fleet.Metric, error) {
+func (ss *StreamService) Metric(ctx context.Context, c *Caller, robotID string, typ fleet.MetricType, name string) (Robot, fleet.Metric, error) {
 	if typ == fleet.MetricCustom && name == "" {
 		return Robot{}, fleet.Metric{}, Errorf(EInvalid, "metricName is required for the custom metric (100)")
 	}
 	if typ != fleet.MetricCustom {
 		name = ""
 	}
-	r, live, err := g.liveRobot(ctx, c, robotID, actView)
+	r, live, err := ss.robots.liveRobot(ctx, c, robotID, actView)
 	if err != nil {
 		return Robot{}, fleet.Metric{}, err
 	}

@@ -19,13 +19,13 @@ var _ fleet.Tracker = (*Gateway)(nil)
 // agent's fleet when it is new and keeps its fleet when it exists (an admin may have moved
 // it); it must belong to the agent's organization: a robot id of another organization is
 // EConflict, so no agent can take over a robot it does not own. It implements fleet.Tracker.
-func (g *Gateway) RobotOnline(ctx context.Context, info fleet.Info, home fleet.Home, at time.Time) error {
-	f, err := g.store.Fleet(ctx, home.FleetID)
+func (rs *RobotService) RobotOnline(ctx context.Context, info fleet.Info, home fleet.Home, at time.Time) error {
+	f, err := rs.store.Fleet(ctx, home.FleetID)
 	if err != nil {
 		return err
 	}
 	created, fleetID := at, f.ID
-	old, err := g.store.Robot(ctx, info.ID)
+	old, err := rs.store.Robot(ctx, info.ID)
 	switch {
 	case err == nil:
 		created = old.CreatedAt
@@ -33,7 +33,7 @@ func (g *Gateway) RobotOnline(ctx context.Context, info fleet.Info, home fleet.H
 			if old.OrgID != f.OrgID {
 				return Errorf(EConflict, "robot %s belongs to another organization", info.ID)
 			}
-			if err := g.mayMoveToAgent(ctx, old, home.AgentID); err != nil {
+			if err := rs.mayMoveToAgent(ctx, old, home.AgentID); err != nil {
 				return err
 			}
 			fleetID = old.FleetID
@@ -41,7 +41,7 @@ func (g *Gateway) RobotOnline(ctx context.Context, info fleet.Info, home fleet.H
 	case ErrorCode(err) != ENotFound:
 		return err
 	}
-	return g.store.SaveLiveRobot(ctx, Robot{
+	return rs.store.SaveLiveRobot(ctx, Robot{
 		ID:            info.ID,
 		OrgID:         f.OrgID,
 		FleetID:       fleetID,
@@ -58,11 +58,11 @@ func (g *Gateway) RobotOnline(ctx context.Context, info fleet.Info, home fleet.H
 // mayMoveToAgent refuses robot r to agent agentID while another agent that may still connect
 // hosts it: one agent's key must not take over another's robots. A robot moves when its
 // agent's key is revoked (a replaced machine) or its agent is gone.
-func (g *Gateway) mayMoveToAgent(ctx context.Context, r Robot, agentID string) error {
+func (rs *RobotService) mayMoveToAgent(ctx context.Context, r Robot, agentID string) error {
 	if r.AgentID == "" || r.AgentID == agentID {
 		return nil
 	}
-	holder, err := g.store.Agent(ctx, r.AgentID)
+	holder, err := rs.store.Agent(ctx, r.AgentID)
 	if ErrorCode(err) == ENotFound {
 		return nil
 	} else if err != nil {
@@ -75,18 +75,18 @@ func (g *Gateway) mayMoveToAgent(ctx context.Context, r Robot, agentID string) e
 }
 
 // RobotSeen records that a robot was connected at at. It implements fleet.Tracker.
-func (g *Gateway) RobotSeen(ctx context.Context, id string, at time.Time) error {
-	return g.store.TouchRobot(ctx, id, at.UTC())
+func (rs *RobotService) RobotSeen(ctx context.Context, id string, at time.Time) error {
+	return rs.store.TouchRobot(ctx, id, at.UTC())
 }
 
 // liveRobot authorizes act on a robot and returns its live connection: EUnavailable when it is
 // not connected now.
-func (g *Gateway) liveRobot(ctx context.Context, c *Caller, robotID string, act action) (Robot, fleet.Robot, error) {
-	r, _, err := g.authorizeRobot(ctx, c, robotID, act)
+func (rs *RobotService) liveRobot(ctx context.Context, c *Caller, robotID string, act action) (Robot, fleet.Robot, error) {
+	r, _, err := rs.authorizeRobot(ctx, c, robotID, act)
 	if err != nil {
 		return Robot{}, nil, err
 	}
-	live, ok := g.presence.Robot(r.ID)
+	live, ok := rs.presence.Robot(r.ID)
 	if !ok {
 		return Robot{}, nil, Errorf(EUnavailable, "robot %q is offline", r.Name)
 	}

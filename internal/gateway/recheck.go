@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/fleetgate/fleetgate/internal/live"
 )
 
 // recheckShare is how long one token re-check answers for every socket of the same bearer. A
@@ -78,4 +80,19 @@ func (rs *rechecks) forget() {
 // TokensChanged tells the core that tokens may have been revoked (here or on another
 // replica): socket re-checks no longer share results from before. The caller then has the
 // sockets re-check now (live.Sessions.CheckNow, kpi.Hub.CheckNow).
-func (g *Gateway) TokensChanged() { g.rechecks.forget() }
+func (ac *AccountService) TokensChanged() { ac.rechecks.forget() }
+
+// SocketRecheck is a live session's token re-check: sockets outlive requests, and a revoked
+// or expired token must end them (live.ErrTokenRevoked).
+// Sockets of one bearer share a check made in the last recheckShare.
+func (ac *AccountService) SocketRecheck(bearer string) live.Recheck {
+	return func(ctx context.Context) error {
+		return ac.rechecks.do(ctx, bearer, func(ctx context.Context) error {
+			_, err := ac.Authenticate(ctx, bearer)
+			if ErrorCode(err) == EUnauthorized {
+				return live.ErrTokenRevoked
+			}
+			return err
+		})
+	}
+}

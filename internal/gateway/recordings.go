@@ -3,14 +3,11 @@ package gateway
 import (
 	"context"
 	"errors"
-	"io"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
-	"github.com/fleetgate/fleetgate/internal/mcap"
 )
 
 // Recordings (an extension of the contract): an agent's recorder writes chosen output streams
@@ -39,8 +36,8 @@ type RecordingInput struct {
 }
 
 // recorder returns a robot's recording control, authorising act.
-func (g *Gateway) recorder(ctx context.Context, c *Caller, robotID string, act action) (Robot, fleet.Robot, fleet.RecordingControl, error) {
-	r, live, err := g.liveRobot(ctx, c, robotID, act)
+func (ss *StreamService) recorder(ctx context.Context, c *Caller, robotID string, act action) (Robot, fleet.Robot, fleet.RecordingControl, error) {
+	r, live, err := ss.robots.liveRobot(ctx, c, robotID, act)
 	if err != nil {
 		return Robot{}, nil, nil, err
 	}
@@ -67,14 +64,14 @@ func recordingCall[T any](ctx context.Context, r Robot, call func(context.Contex
 }
 
 // StartRecording starts recording streams of a connected robot (Developer and above).
-func (g *Gateway) StartRecording(ctx context.Context, c *Caller, robotID string, in RecordingInput) (fleet.Recording, error) {
+func (ss *StreamService) StartRecording(ctx context.Context, c *Caller, robotID string, in RecordingInput) (fleet.Recording, error) {
 	if len(in.Streams) == 0 {
 		return fleet.Recording{}, Errorf(EInvalid, "name at least one stream to record")
 	}
 	if len(in.Streams) > maxRecordingStreams {
 		return fleet.Recording{}, Errorf(EInvalid, "at most %d streams per recording", maxRecordingStreams)
 	}
-	r, live, rc, err := g.recorder(ctx, c, robotID, actRecord)
+	r, live, rc, err := ss.recorder(ctx, c, robotID, actRecord)
 	if err != nil {
 		return fleet.Recording{}, err
 	}
@@ -94,7 +91,7 @@ func (g *Gateway) StartRecording(ctx context.Context, c *Caller, robotID string,
 	if err != nil {
 		return fleet.Recording{}, err
 	}
-	g.log.Info("recording started", "robot", r.Name, "recording", rec.ID, "by", c.User.Email, "streams", in.Streams)
+	ss.log.Info("recording started", "robot", r.Name, "recording", rec.ID, "by", c.User.Email, "streams", in.Streams)
 	return rec, nil
 }
 
@@ -139,8 +136,8 @@ func streamNames(streams []fleet.Stream) string {
 }
 
 // StopRecording stops a recording and returns it once its file is complete.
-func (g *Gateway) StopRecording(ctx context.Context, c *Caller, robotID, recordingID string) (fleet.Recording, error) {
-	r, _, rc, err := g.recorder(ctx, c, robotID, actRecord)
+func (ss *StreamService) StopRecording(ctx context.Context, c *Caller, robotID, recordingID string) (fleet.Recording, error) {
+	r, _, rc, err := ss.recorder(ctx, c, robotID, actRecord)
 	if err != nil {
 		return fleet.Recording{}, err
 	}
@@ -148,13 +145,13 @@ func (g *Gateway) StopRecording(ctx context.Context, c *Caller, robotID, recordi
 	if err != nil {
 		return fleet.Recording{}, err
 	}
-	g.log.Info("recording stopped", "robot", r.Name, "recording", rec.ID, "by", c.User.Email)
+	ss.log.Info("recording stopped", "robot", r.Name, "recording", rec.ID, "by", c.User.Email)
 	return rec, nil
 }
 
 // Recordings lists a connected robot's recordings, newest first.
-func (g *Gateway) Recordings(ctx context.Context, c *Caller, robotID string) ([]fleet.Recording, error) {
-	r, _, rc, err := g.recorder(ctx, c, robotID, actView)
+func (ss *StreamService) Recordings(ctx context.Context, c *Caller, robotID string) ([]fleet.Recording, error) {
+	r, _, rc, err := ss.recorder(ctx, c, robotID, actView)
 	if err != nil {
 		return nil, err
 	}
@@ -162,93 +159,7 @@ func (g *Gateway) Recordings(ctx context.Context, c *Caller, robotID string) ([]
 }
 
 // MayRecord reports whether the caller may start and stop recordings of the robot.
-func (g *Gateway) MayRecord(ctx context.Context, c *Caller, robotID string) bool {
-	_, _, err := g.authorizeRobot(ctx, c, robotID, actRecord)
+func (ss *StreamService) MayRecord(ctx context.Context, c *Caller, robotID string) bool {
+	_, _, err := ss.robots.authorizeRobot(ctx, c, robotID, actRecord)
 	return err == nil
-}
-
-// ResourceDetail is a resource with what its file says of itself: for an MCAP recording,
-// its topics and the time its messages span.
-type ResourceDetail struct {
-	fleet.Resource
-	Topics   []string
-	Messages uint64
-	Duration time.Duration
-}
-
-// maxSummaries bounds the recordings whose summaries one listing reads.
-const maxSummaries = 100
-
-// ResourceDetails is Resources with the summary of each MCAP recording read from its file
-// (the cloud's copy, or the robot's own), for the panel.
-func (g *Gateway) ResourceDetails(ctx context.Context, c *Caller, robotID string) ([]ResourceDetail, error) {
-	list, err := g.Resources(ctx, c, robotID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ResourceDetail, len(list))
-	read := 0
-	for i, res := range list {
-		out[i].Resource = res
-		if res.MIMEType != mcapMIME || read >= maxSummaries {
-			continue
-		}
-		read++
-		if s, err := g.recordingSummary(ctx, c, robotID, res); err == nil {
-			out[i].Topics = s.Topics()
-			out[i].Messages = s.Statistics.MessageCount
-			out[i].Duration = s.End().Sub(s.Start())
-		} else {
-			g.log.Debug("reading a recording's summary", "resource", res.ID, "err", err)
-		}
-	}
-	return out, nil
-}
-
-const mcapMIME = "application/mcap"
-
-// recordingSummary reads the summary of an MCAP resource as a download would open it.
-func (g *Gateway) recordingSummary(ctx context.Context, c *Caller, robotID string, res fleet.Resource) (*mcap.Summary, error) {
-	var f fleet.ResourceFile
-	r, _, err := g.authorizeRobot(ctx, c, robotID, actView)
-	if err != nil {
-		return nil, err
-	}
-	if g.archive != nil && r.AgentID != "" {
-		f, err = g.archive.Open(res.ID)
-	} else if live, ok := g.presence.Robot(r.ID); ok {
-		f, err = robotCall(ctx, r, func(ctx context.Context) (fleet.ResourceFile, error) {
-			f, _, err := live.OpenResource(ctx, res.ID)
-			return f, err
-		})
-	} else {
-		err = Errorf(EUnavailable, "robot %q is offline", r.Name)
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return mcap.ReadSummary(readerAt(f), res.Size)
-}
-
-// readerAt reads a resource file at offsets: directly when it can, else by seeking.
-func readerAt(f fleet.ResourceFile) io.ReaderAt {
-	if ra, ok := f.(io.ReaderAt); ok {
-		return ra
-	}
-	return &seekReader{f: f}
-}
-
-type seekReader struct {
-	mu sync.Mutex
-	f  io.ReadSeeker
-}
-
-func (s *seekReader) ReadAt(p []byte, off int64) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, err := s.f.Seek(off, io.SeekStart); err != nil {
-		return 0, err
-	}
-	return io.ReadFull(s.f, p)
 }

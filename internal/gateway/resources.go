@@ -36,22 +36,22 @@ const ArchivedPath = "archive"
 
 // SaveArchivedResource records a resource file of robot robotID that the archive now holds
 // whole, with its hex SHA-256: from now on it is listed and served.
-func (g *Gateway) SaveArchivedResource(ctx context.Context, robotID string, res fleet.Resource, sha256hex string) error {
-	if err := g.MayArchive(ctx, robotID, res.ID); err != nil {
+func (ag *AgentService) SaveArchivedResource(ctx context.Context, robotID string, res fleet.Resource, sha256hex string) error {
+	if err := ag.MayArchive(ctx, robotID, res.ID); err != nil {
 		return err
 	}
 	rec := ResourceRecord{
 		ID: res.ID, RobotID: robotID, Name: res.Name, MIMEType: res.MIMEType, FileType: res.FileType,
 		Size: res.Size, SHA256: sha256hex, Path: ArchivedPath, CreatedAt: res.CreatedAt.UTC(), AdminOnly: res.AdminOnly,
 	}
-	return g.store.SaveResource(ctx, rec)
+	return ag.store.SaveResource(ctx, rec)
 }
 
 // MayArchive is nil unless resource resourceID is recorded for another robot than robotID
 // (EConflict): resource ids come from agents, and one robot must not take over another's
 // resource, nor overwrite its archived copy.
-func (g *Gateway) MayArchive(ctx context.Context, robotID, resourceID string) error {
-	rec, err := g.store.Resource(ctx, resourceID)
+func (ag *AgentService) MayArchive(ctx context.Context, robotID, resourceID string) error {
+	rec, err := ag.store.Resource(ctx, resourceID)
 	if ErrorCode(err) == ENotFound {
 		return nil
 	} else if err != nil {
@@ -65,8 +65,8 @@ func (g *Gateway) MayArchive(ctx context.Context, robotID, resourceID string) er
 
 // ArchivedResources lists the resources of robot robotID whose whole copy the archive holds,
 // newest first.
-func (g *Gateway) ArchivedResources(ctx context.Context, robotID string) ([]fleet.Resource, error) {
-	recs, err := g.store.SyncedResources(ctx, robotID)
+func (ag *AgentService) ArchivedResources(ctx context.Context, robotID string) ([]fleet.Resource, error) {
+	recs, err := ag.store.SyncedResources(ctx, robotID)
 	if err != nil {
 		return nil, err
 	}
@@ -84,19 +84,19 @@ func (r ResourceRecord) resource() fleet.Resource {
 // listResources is what robot r offers: for a robot behind the agent link on a gateway with
 // an archive (the cloud), the archive's copies, whether or not the robot is online; else the
 // connected robot's own list. archived says which.
-func (g *Gateway) listResources(ctx context.Context, c *Caller, robotID string, act action) (r Robot, list []fleet.Resource, archived bool, err error) {
-	r, _, err = g.authorizeRobot(ctx, c, robotID, act)
+func (ag *AgentService) listResources(ctx context.Context, c *Caller, robotID string, act action) (r Robot, list []fleet.Resource, archived bool, err error) {
+	r, _, err = ag.robots.authorizeRobot(ctx, c, robotID, act)
 	if err != nil {
 		return Robot{}, nil, false, err
 	}
-	if g.archive != nil && r.AgentID != "" {
-		list, err := g.ArchivedResources(ctx, r.ID)
+	if ag.archive != nil && r.AgentID != "" {
+		list, err := ag.ArchivedResources(ctx, r.ID)
 		if err != nil {
 			return Robot{}, nil, false, err
 		}
 		return r, visibleResources(c, list), true, nil
 	}
-	live, ok := g.presence.Robot(r.ID)
+	live, ok := ag.presence.Robot(r.ID)
 	if !ok {
 		return Robot{}, nil, false, Errorf(EUnavailable, "robot %q is offline", r.Name)
 	}
@@ -115,8 +115,8 @@ func visibleResources(c *Caller, list []fleet.Resource) []fleet.Resource {
 }
 
 // Resources is endpoint 4: the files a connected robot offers, newest first.
-func (g *Gateway) Resources(ctx context.Context, c *Caller, robotID string) ([]fleet.Resource, error) {
-	r, list, archived, err := g.listResources(ctx, c, robotID, actView)
+func (ag *AgentService) Resources(ctx context.Context, c *Caller, robotID string) ([]fleet.Resource, error) {
+	r, list, archived, err := ag.listResources(ctx, c, robotID, actView)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func (g *Gateway) Resources(ctx context.Context, c *Caller, robotID string) ([]f
 	// Remember each file as listed: a download serves what the caller saw, also of a file
 	// that grows meanwhile (the agent's own log).
 	for _, res := range list {
-		if err := g.store.SaveResource(ctx, resourceRecord(r, res)); err != nil {
+		if err := ag.store.SaveResource(ctx, resourceRecord(r, res)); err != nil {
 			return nil, err
 		}
 	}
@@ -145,11 +145,11 @@ func resourceRecord(r Robot, res fleet.Resource) ResourceRecord {
 // ResourceLink is endpoint 5: a pre-signed link (path and query, relative to the gateway's
 // public URL) to download one resource of a robot. The resource is recorded so the link can
 // be served later.
-func (g *Gateway) ResourceLink(ctx context.Context, c *Caller, robotID, resourceID string) (string, error) {
-	if g.signer == nil {
+func (ag *AgentService) ResourceLink(ctx context.Context, c *Caller, robotID, resourceID string) (string, error) {
+	if ag.signer == nil {
 		return "", Errorf(ENotFound, "this gateway cannot make download links")
 	}
-	r, list, archived, err := g.listResources(ctx, c, robotID, actDownload)
+	r, list, archived, err := ag.listResources(ctx, c, robotID, actDownload)
 	if err != nil {
 		return "", err
 	}
@@ -159,46 +159,46 @@ func (g *Gateway) ResourceLink(ctx context.Context, c *Caller, robotID, resource
 	}
 	path := FilesPrefix + url.PathEscape(list[i].ID)
 	if archived {
-		return path + "?" + g.signer.Sign("GET", path, DownloadTTL).Encode(), nil
+		return path + "?" + ag.signer.Sign("GET", path, DownloadTTL).Encode(), nil
 	}
 	rec := resourceRecord(r, list[i])
-	if listed, err := g.store.Resource(ctx, rec.ID); err == nil && listed.RobotID == r.ID &&
+	if listed, err := ag.store.Resource(ctx, rec.ID); err == nil && listed.RobotID == r.ID &&
 		listed.Name == rec.Name && listed.Size <= rec.Size {
 		// The file as the caller listed it: it has only grown since (a log's time moves as
 		// it grows, so the time is not compared).
 		rec.Size, rec.CreatedAt = listed.Size, listed.CreatedAt
 	}
-	if err := g.store.SaveResource(ctx, rec); err != nil {
+	if err := ag.store.SaveResource(ctx, rec); err != nil {
 		return "", err
 	}
-	return path + "?" + g.signer.Sign("GET", path, DownloadTTL).Encode(), nil
+	return path + "?" + ag.signer.Sign("GET", path, DownloadTTL).Encode(), nil
 }
 
 // OpenLink opens the file a signed link points at: EForbidden for a link that is tampered
 // with or expired, ENotFound when the resource is gone. The caller closes the file.
-func (g *Gateway) OpenLink(ctx context.Context, method, path string, query url.Values, resourceID string) (fleet.ResourceFile, fleet.Resource, error) {
-	if g.signer == nil {
+func (ag *AgentService) OpenLink(ctx context.Context, method, path string, query url.Values, resourceID string) (fleet.ResourceFile, fleet.Resource, error) {
+	if ag.signer == nil {
 		return nil, fleet.Resource{}, Errorf(ENotFound, "no such file")
 	}
-	if err := g.signer.Verify(method, path, query); err != nil {
+	if err := ag.signer.Verify(method, path, query); err != nil {
 		return nil, fleet.Resource{}, &Error{Code: EForbidden, Message: "the download link is invalid or has expired; ask for a new one", Err: err}
 	}
-	rec, err := g.store.Resource(ctx, resourceID)
+	rec, err := ag.store.Resource(ctx, resourceID)
 	if err != nil {
 		return nil, fleet.Resource{}, err
 	}
-	robot, err := g.store.Robot(ctx, rec.RobotID)
+	robot, err := ag.store.Robot(ctx, rec.RobotID)
 	if err != nil {
 		return nil, fleet.Resource{}, err
 	}
-	if rec.Path == ArchivedPath && g.archive != nil {
-		f, err := g.archive.Open(rec.ID)
+	if rec.Path == ArchivedPath && ag.archive != nil {
+		f, err := ag.archive.Open(rec.ID)
 		if err != nil {
 			return nil, fleet.Resource{}, Errorf(ENotFound, "the copy of resource %q is gone", rec.Name)
 		}
 		return f, rec.resource(), nil
 	}
-	live, ok := g.presence.Robot(rec.RobotID)
+	live, ok := ag.presence.Robot(rec.RobotID)
 	if !ok {
 		return nil, fleet.Resource{}, Errorf(EUnavailable, "robot %q that holds this file is offline", robot.Name)
 	}

@@ -16,13 +16,13 @@ import (
 // ReadStream and UploadStream, each limited to one operation per StreamOpInterval for each
 // caller, robot and stream. The limit lives in the value: make one per server.
 type LimitedStreams struct {
-	g       *Gateway
+	ss      *StreamService
 	limiter *StreamOpLimiter
 }
 
 // NewLimitedStreams returns the second convention's stream operations on the gateway's clock.
-func (g *Gateway) NewLimitedStreams() *LimitedStreams {
-	return &LimitedStreams{g: g, limiter: NewStreamOpLimiter(StreamOpInterval, g.now)}
+func (ss *StreamService) NewLimitedStreams() *LimitedStreams {
+	return &LimitedStreams{ss: ss, limiter: NewStreamOpLimiter(StreamOpInterval, ss.now)}
 }
 
 // ReadStream is ReadStream under the stream operation limit.
@@ -31,7 +31,7 @@ func (l *LimitedStreams) ReadStream(ctx context.Context, c *Caller, robotID stri
 	if err != nil {
 		return nil, err
 	}
-	data, err := l.g.ReadStream(ctx, c, robotID, sel)
+	data, err := l.ss.ReadStream(ctx, c, robotID, sel)
 	if callerMistake(err) {
 		giveBack()
 	}
@@ -48,7 +48,7 @@ func (l *LimitedStreams) UploadStream(ctx context.Context, c *Caller, robotID st
 	}
 	ctx, cancel := context.WithTimeout(ctx, RobotReadTimeout)
 	defer cancel()
-	err = l.g.UploadStream(ctx, c, robotID, in)
+	err = l.ss.UploadStream(ctx, c, robotID, in)
 	if callerMistake(err) {
 		giveBack()
 	}
@@ -73,8 +73,8 @@ const visibleMetricCalls = 16
 // is online now, by number. A robot that goes offline or does not answer in time meanwhile
 // reports nothing; the robots are asked at once, so a slow one delays the answer by at most
 // RobotReadTimeout.
-func (g *Gateway) VisibleMetricTypes(ctx context.Context, c *Caller) ([]fleet.MetricType, error) {
-	robots, err := g.Robots(ctx, c)
+func (ss *StreamService) VisibleMetricTypes(ctx context.Context, c *Caller) ([]fleet.MetricType, error) {
+	robots, err := ss.robots.Robots(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (g *Gateway) VisibleMetricTypes(ctx context.Context, c *Caller) ([]fleet.Me
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			types, err := g.MetricTypes(ctx, c, r.ID)
+			types, err := ss.MetricTypes(ctx, c, r.ID)
 			mu.Lock()
 			defer mu.Unlock()
 			switch ErrorCode(err) {

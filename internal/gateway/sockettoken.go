@@ -34,19 +34,15 @@ func IsSocketToken(s string) bool { return strings.HasPrefix(s, SocketTokenPrefi
 
 // MintSocketToken makes a socket token for the caller of the panel session whose token hash
 // is sessionHash.
-func (g *Gateway) MintSocketToken(ctx context.Context, c *Caller, sessionHash string) (string, time.Time, error) {
-	acc, err := g.accounts()
-	if err != nil {
-		return "", time.Time{}, err
-	}
+func (ac *AccountService) MintSocketToken(ctx context.Context, c *Caller, sessionHash string) (string, time.Time, error) {
 	if sessionHash == "" {
 		return "", time.Time{}, Errorf(EUnauthorized, "no session")
 	}
-	now := g.now().UTC()
+	now := ac.now().UTC()
 	secret := NewSecret(SocketTokenPrefix, 40)
 	t := SocketToken{Hash: HashSecret(secret), UserID: c.User.ID, APITokenID: c.Token.ID, SessionHash: sessionHash,
 		ExpiresAt: now.Add(SocketTokenTTL), CreatedAt: now}
-	if err := acc.CreateSocketToken(ctx, t); err != nil {
+	if err := ac.store.CreateSocketToken(ctx, t); err != nil {
 		return "", time.Time{}, err
 	}
 	return secret, t.ExpiresAt, nil
@@ -54,12 +50,8 @@ func (g *Gateway) MintSocketToken(ctx context.Context, c *Caller, sessionHash st
 
 // UseSocketToken spends a socket token on a WebSocket upgrade: it succeeds once, within
 // SocketTokenTTL of minting. Run before the upgrade route authenticates the token.
-func (g *Gateway) UseSocketToken(ctx context.Context, token string) error {
-	acc, err := g.accounts()
-	if err != nil {
-		return err
-	}
-	_, err = acc.UseSocketToken(ctx, HashSecret(token), g.now().UTC())
+func (ac *AccountService) UseSocketToken(ctx context.Context, token string) error {
+	_, err := ac.store.UseSocketToken(ctx, HashSecret(token), ac.now().UTC())
 	if ErrorCode(err) == ENotFound {
 		return Errorf(EUnauthorized, "socket token unknown, expired or already used; ask /panel/ws-token for another")
 	}
@@ -69,13 +61,9 @@ func (g *Gateway) UseSocketToken(ctx context.Context, token string) error {
 // authenticateSocketToken resolves a socket token that opened its upgrade (UseSocketToken)
 // and whose session still lives to the session's caller. An unused token authenticates
 // nothing: only the upgrade path spends it.
-func (g *Gateway) authenticateSocketToken(ctx context.Context, token string) (*Caller, error) {
+func (ac *AccountService) authenticateSocketToken(ctx context.Context, token string) (*Caller, error) {
 	invalid := Errorf(EUnauthorized, "socket token unknown, unused, or its session ended")
-	acc, err := g.accounts()
-	if err != nil {
-		return nil, err
-	}
-	t, err := acc.SocketToken(ctx, HashSecret(token))
+	t, err := ac.store.SocketToken(ctx, HashSecret(token))
 	if ErrorCode(err) == ENotFound {
 		return nil, invalid
 	} else if err != nil {
@@ -84,11 +72,11 @@ func (g *Gateway) authenticateSocketToken(ctx context.Context, token string) (*C
 	if t.UsedAt.IsZero() {
 		return nil, invalid
 	}
-	expiry, err := acc.SessionExpiry(ctx, t.SessionHash)
-	if ErrorCode(err) == ENotFound || (err == nil && !g.now().Before(expiry)) {
+	expiry, err := ac.store.SessionExpiry(ctx, t.SessionHash)
+	if ErrorCode(err) == ENotFound || (err == nil && !ac.now().Before(expiry)) {
 		return nil, invalid
 	} else if err != nil {
 		return nil, err
 	}
-	return g.SessionCaller(ctx, t.UserID, t.APITokenID, "")
+	return ac.SessionCaller(ctx, t.UserID, t.APITokenID, "")
 }

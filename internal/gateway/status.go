@@ -132,45 +132,45 @@ type statusCache struct {
 // RobotStatuses reads the status of each row's robot side by side, within RobotReadTimeout;
 // a robot that does not answer in time is shown stale, not waited for. Rows come from
 // RobotTable, so the caller may see them.
-func (g *Gateway) RobotStatuses(ctx context.Context, rows []RobotRow) []RobotStatus {
+func (ss *StreamService) RobotStatuses(ctx context.Context, rows []RobotRow) []RobotStatus {
 	out := make([]RobotStatus, len(rows))
 	var wg sync.WaitGroup
 	for i, r := range rows {
-		wg.Go(func() { out[i] = g.robotStatus(ctx, r.Robot, r.Online) })
+		wg.Go(func() { out[i] = ss.robotStatus(ctx, r.Robot, r.Online) })
 	}
 	wg.Wait()
 	return out
 }
 
 // RobotStatus is the status of one robot the caller may see.
-func (g *Gateway) RobotStatus(ctx context.Context, c *Caller, robotID string) (RobotStatus, error) {
-	r, _, err := g.authorizeRobot(ctx, c, robotID, actView)
+func (ss *StreamService) RobotStatus(ctx context.Context, c *Caller, robotID string) (RobotStatus, error) {
+	r, _, err := ss.robots.authorizeRobot(ctx, c, robotID, actView)
 	if err != nil {
 		return RobotStatus{}, err
 	}
-	return g.robotStatus(ctx, r, g.presence.Online(r.ID)), nil
+	return ss.robotStatus(ctx, r, ss.presence.Online(r.ID)), nil
 }
 
-func (g *Gateway) robotStatus(ctx context.Context, r Robot, online bool) RobotStatus {
-	now := g.now()
+func (ss *StreamService) robotStatus(ctx context.Context, r Robot, online bool) RobotStatus {
+	now := ss.now()
 	s := RobotStatus{Online: online}
 	if online {
-		s = g.readStatus(ctx, r, now)
+		s = ss.readStatus(ctx, r, now)
 	}
-	s.Alerts = DeriveAlerts(s, g.alertRules, now)
+	s.Alerts = DeriveAlerts(s, ss.alertRules, now)
 	return s
 }
 
 // readStatus is the robot's KPIs as a status, from the cache when read within statusCacheFor.
-func (g *Gateway) readStatus(ctx context.Context, r Robot, now time.Time) RobotStatus {
-	g.statuses.mu.Lock()
-	prev, cached := g.statuses.byID[r.ID]
-	g.statuses.mu.Unlock()
+func (ss *StreamService) readStatus(ctx context.Context, r Robot, now time.Time) RobotStatus {
+	ss.statuses.mu.Lock()
+	prev, cached := ss.statuses.byID[r.ID]
+	ss.statuses.mu.Unlock()
 	if cached && now.Sub(prev.at) < statusCacheFor && now.Sub(prev.at) >= 0 {
 		return prev.status
 	}
 	s := RobotStatus{Online: true}
-	live, ok := g.presence.Robot(r.ID)
+	live, ok := ss.presence.Robot(r.ID)
 	if !ok {
 		return RobotStatus{}
 	}
@@ -196,18 +196,18 @@ func (g *Gateway) readStatus(ctx context.Context, r Robot, now time.Time) RobotS
 	} else if cached && p.HasSpeed && s.Updated.Equal(p.Updated) {
 		s.HasSpeed, s.Speed = true, p.Speed // the same sample again: the same speed
 	}
-	g.statuses.mu.Lock()
-	if g.statuses.byID == nil {
-		g.statuses.byID = map[string]cachedStatus{}
+	ss.statuses.mu.Lock()
+	if ss.statuses.byID == nil {
+		ss.statuses.byID = map[string]cachedStatus{}
 	}
 	// Robots that left are dropped as the cache is written, so it never outgrows the fleet.
-	for id, c := range g.statuses.byID {
+	for id, c := range ss.statuses.byID {
 		if now.Sub(c.at) > time.Minute {
-			delete(g.statuses.byID, id)
+			delete(ss.statuses.byID, id)
 		}
 	}
-	g.statuses.byID[r.ID] = cachedStatus{at: now, status: s}
-	g.statuses.mu.Unlock()
+	ss.statuses.byID[r.ID] = cachedStatus{at: now, status: s}
+	ss.statuses.mu.Unlock()
 	return s
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -13,13 +15,28 @@ import (
 	"github.com/fleetgate/fleetgate/internal/msgs"
 )
 
+// StreamService is the core's streams and metrics: reads and uploads of robots' streams,
+// live sockets (W3) and their control leases, cameras, recordings and the robots' status.
+// It keeps nothing durable: robots and their roles come from the robot service.
+type StreamService struct {
+	robots     *RobotService
+	presence   Presence
+	now        func() time.Time
+	log        *slog.Logger
+	agentID    string
+	cameras    Cameras
+	controls   *teleop.Controls
+	alertRules AlertRules
+	statuses   statusCache
+}
+
 var (
 	actUpload = action{minRole: RoleDeveloper, acts: true, what: "upload to streams"}
 )
 
 // Streams lists the stream descriptors of a connected robot.
-func (g *Gateway) Streams(ctx context.Context, c *Caller, robotID string) ([]fleet.Stream, error) {
-	r, live, err := g.liveRobot(ctx, c, robotID, actView)
+func (ss *StreamService) Streams(ctx context.Context, c *Caller, robotID string) ([]fleet.Stream, error) {
+	r, live, err := ss.robots.liveRobot(ctx, c, robotID, actView)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +65,7 @@ func (s StreamSelector) String() string {
 }
 
 // resolveStream finds the one descriptor sel names among a robot's streams.
-func (g *Gateway) resolveStream(ctx context.Context, r Robot, live fleet.Robot, sel StreamSelector) (fleet.Stream, error) {
+func (ss *StreamService) resolveStream(ctx context.Context, r Robot, live fleet.Robot, sel StreamSelector) (fleet.Stream, error) {
 	if sel.Name == "" {
 		return fleet.Stream{}, Errorf(EInvalid, "streamName is required")
 	}
@@ -77,12 +94,12 @@ func (g *Gateway) resolveStream(ctx context.Context, r Robot, live fleet.Robot, 
 }
 
 // ReadStream is endpoint 7: the current value of an output stream as JSON.
-func (g *Gateway) ReadStream(ctx context.Context, c *Caller, robotID string, sel StreamSelector) ([]byte, error) {
-	r, live, err := g.liveRobot(ctx, c, robotID, actView)
+func (ss *StreamService) ReadStream(ctx context.Context, c *Caller, robotID string, sel StreamSelector) ([]byte, error) {
+	r, live, err := ss.robots.liveRobot(ctx, c, robotID, actView)
 	if err != nil {
 		return nil, err
 	}
-	s, err := g.resolveStream(ctx, r, live, sel)
+	s, err := ss.resolveStream(ctx, r, live, sel)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +118,7 @@ func (g *Gateway) ReadStream(ctx context.Context, c *Caller, robotID string, sel
 }
 
 // Template is endpoint 8 (and S7): the JSON of an empty message of a catalog type.
-func (g *Gateway) Template(ctx context.Context, c *Caller, messageType string) ([]byte, error) {
+func (ss *StreamService) Template(ctx context.Context, c *Caller, messageType string) ([]byte, error) {
 	// The contract allows ROS names too: geometry_msgs/msg/Twist and geometry_msgs/Twist are
 	// Platform.Messages.geometry_msgs.Twist, and answer its template.
 	if name, ok := msgs.CatalogName(messageType); ok {
@@ -126,18 +143,18 @@ type UploadInput struct {
 
 // UploadStream is endpoint 9: validate a JSON message against its type and the stream, then
 // publish it. Nothing reaches the robot unless the whole message is valid.
-func (g *Gateway) UploadStream(ctx context.Context, c *Caller, robotID string, in UploadInput) error {
+func (ss *StreamService) UploadStream(ctx context.Context, c *Caller, robotID string, in UploadInput) error {
 	if in.DataType == "" {
 		return Errorf(EInvalid, "dataType is required")
 	}
 	if !msgs.Known(in.DataType) {
 		return Errorf(EInvalid, "dataType %q is not in the message catalog", in.DataType)
 	}
-	r, robot, err := g.liveRobot(ctx, c, robotID, actUpload)
+	r, robot, err := ss.robots.liveRobot(ctx, c, robotID, actUpload)
 	if err != nil {
 		return err
 	}
-	s, err := g.resolveStream(ctx, r, robot, in.Stream)
+	s, err := ss.resolveStream(ctx, r, robot, in.Stream)
 	if err != nil {
 		return err
 	}

@@ -28,15 +28,11 @@ func requireOrgAdmin(c *Caller) error {
 }
 
 // Users lists the users of the caller's organization.
-func (g *Gateway) Users(ctx context.Context, c *Caller) ([]User, error) {
+func (ac *AccountService) Users(ctx context.Context, c *Caller) ([]User, error) {
 	if err := requireOrgAdmin(c); err != nil {
 		return nil, err
 	}
-	acc, err := g.accounts()
-	if err != nil {
-		return nil, err
-	}
-	return acc.Users(ctx, c.User.OrgID)
+	return ac.store.Users(ctx, c.User.OrgID)
 }
 
 // NewUserInput describes a user an org admin creates.
@@ -48,12 +44,8 @@ type NewUserInput struct {
 
 // CreateUser adds a user to the caller's organization with a generated first password,
 // which is returned once for the admin to pass on.
-func (g *Gateway) CreateUser(ctx context.Context, c *Caller, in NewUserInput) (User, string, error) {
+func (ac *AccountService) CreateUser(ctx context.Context, c *Caller, in NewUserInput) (User, string, error) {
 	if err := requireOrgAdmin(c); err != nil {
-		return User{}, "", err
-	}
-	acc, err := g.accounts()
-	if err != nil {
 		return User{}, "", err
 	}
 	email := strings.TrimSpace(in.Email)
@@ -61,13 +53,13 @@ func (g *Gateway) CreateUser(ctx context.Context, c *Caller, in NewUserInput) (U
 		return User{}, "", Errorf(EInvalid, "%q is not an email address", in.Email)
 	}
 	u := User{ID: uuid.NewString(), OrgID: c.User.OrgID, Email: email, Name: strings.TrimSpace(in.Name), OrgAdmin: in.OrgAdmin}
-	if err := acc.CreateUser(ctx, u); ErrorCode(err) == EConflict {
+	if err := ac.store.CreateUser(ctx, u); ErrorCode(err) == EConflict {
 		return User{}, "", Errorf(EConflict, "a user with email %q already exists", email)
 	} else if err != nil {
 		return User{}, "", err
 	}
 	password := NewSecret("", 16)
-	if err := acc.SetPasswordHash(ctx, u.ID, hashPassword(password), true); err != nil {
+	if err := ac.store.SetPasswordHash(ctx, u.ID, hashPassword(password), true); err != nil {
 		return User{}, "", err
 	}
 	u.HasPassword, u.MustChangePassword = true, true
@@ -75,8 +67,8 @@ func (g *Gateway) CreateUser(ctx context.Context, c *Caller, in NewUserInput) (U
 }
 
 // orgUser finds a user of the caller's organization; another organization's is not found.
-func (g *Gateway) orgUser(ctx context.Context, c *Caller, userID string) (User, error) {
-	u, err := g.store.User(ctx, userID)
+func (ac *AccountService) orgUser(ctx context.Context, c *Caller, userID string) (User, error) {
+	u, err := ac.store.User(ctx, userID)
 	if ErrorCode(err) == ENotFound || (err == nil && u.OrgID != c.User.OrgID) {
 		return User{}, Errorf(ENotFound, "user %q not found", userID)
 	}
@@ -85,15 +77,11 @@ func (g *Gateway) orgUser(ctx context.Context, c *Caller, userID string) (User, 
 
 // SetUserDisabled disables a user (their sessions and tokens stop working at once) or
 // enables them again. Admins cannot disable themselves: someone must be left to undo it.
-func (g *Gateway) SetUserDisabled(ctx context.Context, c *Caller, userID string, disabled bool) error {
+func (ac *AccountService) SetUserDisabled(ctx context.Context, c *Caller, userID string, disabled bool) error {
 	if err := requireOrgAdmin(c); err != nil {
 		return err
 	}
-	acc, err := g.accounts()
-	if err != nil {
-		return err
-	}
-	u, err := g.orgUser(ctx, c, userID)
+	u, err := ac.orgUser(ctx, c, userID)
 	if err != nil {
 		return err
 	}
@@ -102,25 +90,21 @@ func (g *Gateway) SetUserDisabled(ctx context.Context, c *Caller, userID string,
 	}
 	var at time.Time // zero: enabled
 	if disabled {
-		at = g.now().UTC()
+		at = ac.now().UTC()
 	}
-	return acc.SetUserDisabled(ctx, u.ID, at)
+	return ac.store.SetUserDisabled(ctx, u.ID, at)
 }
 
 // ResetPassword gives a user a new generated password, returned once for the admin to pass
 // on; the old one stops working.
-func (g *Gateway) ResetPassword(ctx context.Context, c *Caller, userID string) (string, error) {
+func (ac *AccountService) ResetPassword(ctx context.Context, c *Caller, userID string) (string, error) {
 	if err := requireOrgAdmin(c); err != nil {
 		return "", err
 	}
-	acc, err := g.accounts()
-	if err != nil {
-		return "", err
-	}
-	u, err := g.orgUser(ctx, c, userID)
+	u, err := ac.orgUser(ctx, c, userID)
 	if err != nil {
 		return "", err
 	}
 	password := NewSecret("", 16)
-	return password, acc.SetPasswordHash(ctx, u.ID, hashPassword(password), true)
+	return password, ac.store.SetPasswordHash(ctx, u.ID, hashPassword(password), true)
 }

@@ -1,0 +1,97 @@
+package gateway
+
+import (
+	"context"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/mcap"
+)
+
+func (s *seekReader) ReadAt(p []byte, off int64) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.f.Seek(off, io.SeekStart); err != nil {
+		return 0, err
+	}
+	return io.ReadFull(s.f, p)
+}
+
+type seekReader struct {
+	mu sync.Mutex
+	f  io.ReadSeeker
+}
+
+// readerAt reads a resource file at offsets: directly when it can, else by seeking.
+func readerAt(f fleet.ResourceFile) io.ReaderAt {
+	if ra, ok := f.(io.ReaderAt); ok {
+		return ra
+	}
+	return &seekReader{f: f}
+}
+
+const mcapMIME = "application/mcap"
+
+// maxSummaries bounds the recordings whose summaries one listing reads.
+const maxSummaries = 100
+
+// ResourceDetail is a resource with what its file says of itself: for an MCAP recording,
+// its topics and the time its messages span.
+type ResourceDetail struct {
+	fleet.Resource
+	Topics   []string
+	Messages uint64
+	Duration time.Duration
+}
+
+// ResourceDetails is Resources with the summary of each MCAP recording read from its file
+// (the cloud's copy, or the robot's own), for the panel.
+func (ag *AgentService) ResourceDetails(ctx context.Context, c *Caller, robotID string) ([]ResourceDetail, error) {
+	list, err := ag.Resources(ctx, c, robotID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ResourceDetail, len(list))
+	read := 0
+	for i, res := range list {
+		out[i].Resource = res
+		if res.MIMEType != mcapMIME || read >= maxSummaries {
+			continue
+		}
+		read++
+		if s, err := ag.recordingSummary(ctx, c, robotID, res); err == nil {
+			out[i].Topics = s.Topics()
+			out[i].Messages = s.Statistics.MessageCount
+			out[i].Duration = s.End().Sub(s.Start())
+		} else {
+			ag.log.Debug("reading a recording's summary", "resource", res.ID, "err", err)
+		}
+	}
+	return out, nil
+}
+
+// recordingSummary reads the summary of an MCAP resource as a download would open it.
+func (ag *AgentService) recordingSummary(ctx context.Context, c *Caller, robotID string, res fleet.Resource) (*mcap.Summary, error) {
+	var f fleet.ResourceFile
+	r, _, err := ag.robots.authorizeRobot(ctx, c, robotID, actView)
+	if err != nil {
+		return nil, err
+	}
+	if ag.archive != nil && r.AgentID != "" {
+		f, err = ag.archive.Open(res.ID)
+	} else if live, ok := ag.presence.Robot(r.ID); ok {
+		f, err = robotCall(ctx, r, func(ctx context.Context) (fleet.ResourceFile, error) {
+			f, _, err := live.OpenResource(ctx, res.ID)
+			return f, err
+		})
+	} else {
+		err = Errorf(EUnavailable, "robot %q is offline", r.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return mcap.ReadSummary(readerAt(f), res.Size)
+}

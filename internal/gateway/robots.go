@@ -1,0 +1,371 @@
+package gateway
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// RobotService is the core's robots and their members: the organization's fleets, who may
+// do what on which robot (every other service asks it), and the records of robots as they
+// connect.
+type RobotService struct {
+	store    RobotStore
+	presence Presence
+	now      func() time.Time
+	latest   string // LatestAgentVersion
+}
+
+// RobotStore is what the robots and members need from durable storage.
+type RobotStore interface {
+	Organization(ctx context.Context, id string) (Organization, error)
+	// DefaultOrganization is the organization created by bootstrap; ENotFound on an empty store.
+	DefaultOrganization(ctx context.Context) (Organization, error)
+	OrgAdmins(ctx context.Context, orgID string) ([]User, error)
+	UserByEmail(ctx context.Context, email string) (User, error)
+
+	Fleet(ctx context.Context, id string) (Fleet, error)
+	FleetByName(ctx context.Context, orgID, name string) (Fleet, error)
+	Fleets(ctx context.Context, orgID string) ([]Fleet, error)
+	CreateFleet(ctx context.Context, f Fleet) error
+
+	Robot(ctx context.Context, id string) (Robot, error)
+	Robots(ctx context.Context, orgID string) ([]Robot, error)
+	CreateRobot(ctx context.Context, r Robot) error
+	RenameRobot(ctx context.Context, id, name string) error
+	DeleteRobot(ctx context.Context, id string) error
+	// SaveLiveRobot creates or refreshes the record of a robot that connected.
+	SaveLiveRobot(ctx context.Context, r Robot) error
+	// TouchRobot sets a robot's last-seen time; ENotFound for an unknown robot.
+	TouchRobot(ctx context.Context, id string, at time.Time) error
+
+	RobotMembers(ctx context.Context, robotID string) ([]Membership, error)
+	UserRoles(ctx context.Context, userID string) (map[string]Role, error)
+	SetMembership(ctx context.Context, m Membership) error
+
+	// Agent and Agents name the agents that announced robots.
+	Agent(ctx context.Context, id string) (Agent, error)
+	Agents(ctx context.Context, orgID string) ([]Agent, error)
+}
+
+var (
+	actView      = action{minRole: RoleOperator, what: "view this robot"}
+	actPostEvent = action{minRole: RoleOperator, acts: true, what: "post events"}
+)
+
+// action is what an operation asks of the caller on a robot.
+type action struct {
+	minRole Role
+	// acts is true for operations a read-scoped (kiosk) token may not perform.
+	acts bool
+	what string // for the 403 message: "post events", "upload to streams", ...
+}
+
+// RobotDetails is endpoint 3's answer in domain terms.
+type RobotDetails struct {
+	Robot              Robot
+	Online             bool
+	FleetName          string
+	OrganizationName   string
+	OrgAdmins          []string     // emails
+	SharedUsers        []Membership // explicit memberships, by email
+	LatestAgentVersion string
+	// AgentName is the agent that announced the robot over the agent link ("" for the
+	// robots this gateway hosts).
+	AgentName string
+}
+
+// RobotSummary is a robot as lists show it.
+type RobotSummary struct {
+	ID     string
+	Name   string
+	Online bool
+}
+
+// RobotRow is a robot as the panel's fleet table shows it.
+type RobotRow struct {
+	Robot           Robot
+	FleetName       string
+	Online          bool
+	UpdateAvailable bool // the robot's agent is older than LatestAgentVersion
+	// AgentName is the agent that announced the robot over the agent link; empty for the
+	// robots this gateway hosts itself.
+	AgentName string
+}
+
+var actSettings = action{minRole: RoleAdmin, acts: true, what: "change robot settings"}
+
+// RobotListing is a robot with its fleet's name, for operator listings.
+type RobotListing struct {
+	Robot     Robot
+	FleetName string
+	Online    bool
+}
+
+// RenameRobot sets the display name of a robot the caller administers.
+func (rs *RobotService) RenameRobot(ctx context.Context, c *Caller, robotID, name string) error {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 200 {
+		return Errorf(EInvalid, "a robot name has 1 to 200 characters")
+	}
+	r, _, err := rs.authorizeRobot(ctx, c, robotID, actSettings)
+	if err != nil {
+		return err
+	}
+	return rs.store.RenameRobot(ctx, r.ID, name)
+}
+
+// RemoveRobot deletes the record of an offline robot (org admins only). An online robot is
+// refused: its source would announce it again at once.
+func (rs *RobotService) RemoveRobot(ctx context.Context, c *Caller, robotID string) error {
+	if err := requireOrgAdmin(c); err != nil {
+		return err
+	}
+	r, _, err := rs.authorizeRobot(ctx, c, robotID, actSettings)
+	if err != nil {
+		return err
+	}
+	if rs.presence.Online(r.ID) {
+		return Errorf(EConflict, "robot %s is online; stop it (or revoke its agent) before removing it", r.Name)
+	}
+	return rs.store.DeleteRobot(ctx, r.ID)
+}
+
+// SetMemberRole gives a user of the organization a role on a robot the caller administers;
+// RoleNone removes the membership.
+func (rs *RobotService) SetMemberRole(ctx context.Context, c *Caller, robotID, email string, role Role) error {
+	if role < RoleNone || role > RoleAdmin {
+		return Errorf(EInvalid, "role must be 0 to 3")
+	}
+	r, _, err := rs.authorizeRobot(ctx, c, robotID, actSettings)
+	if err != nil {
+		return err
+	}
+	u, err := rs.store.UserByEmail(ctx, strings.TrimSpace(email))
+	if ErrorCode(err) == ENotFound || (err == nil && u.OrgID != r.OrgID) {
+		return Errorf(ENotFound, "no user with email %q in this organization", email)
+	} else if err != nil {
+		return err
+	}
+	return rs.store.SetMembership(ctx, Membership{RobotID: r.ID, UserID: u.ID, Role: role})
+}
+
+// AddRobot records a robot in a fleet of the default organization.
+func (rs *RobotService) AddRobot(ctx context.Context, name, fleet string) (Robot, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return Robot{}, Errorf(EInvalid, "robot name is required")
+	}
+	org, f, err := rs.defaultOrgFleet(ctx, fleet)
+	if err != nil {
+		return Robot{}, err
+	}
+	r := Robot{ID: uuid.NewString(), OrgID: org.ID, FleetID: f.ID, Name: name, CreatedAt: rs.now().UTC()}
+	if err := rs.store.CreateRobot(ctx, r); err != nil {
+		return Robot{}, err
+	}
+	return r, nil
+}
+
+// AllRobots lists every robot of the default organization.
+func (rs *RobotService) AllRobots(ctx context.Context) ([]RobotListing, error) {
+	org, err := rs.store.DefaultOrganization(ctx)
+	if err != nil {
+		return nil, err
+	}
+	robots, err := rs.store.Robots(ctx, org.ID)
+	if err != nil {
+		return nil, err
+	}
+	fleets, err := rs.store.Fleets(ctx, org.ID)
+	if err != nil {
+		return nil, err
+	}
+	names := make(map[string]string, len(fleets))
+	for _, f := range fleets {
+		names[f.ID] = f.Name
+	}
+	out := make([]RobotListing, len(robots))
+	for i, r := range robots {
+		out[i] = RobotListing{Robot: r, FleetName: names[r.FleetID], Online: rs.presence.Online(r.ID)}
+	}
+	return out, nil
+}
+
+// role is the caller's role on robot r, with the token's fleet restriction applied.
+func (rs *RobotService) role(c *Caller, r Robot, memberships map[string]Role) Role {
+	if r.OrgID != c.User.OrgID {
+		return RoleNone
+	}
+	if c.Token.FleetID != "" && c.Token.FleetID != r.FleetID {
+		return RoleNone
+	}
+	if c.User.OrgAdmin {
+		return RoleAdmin
+	}
+	return memberships[r.ID]
+}
+
+// authorizeRobot loads a robot and checks that the caller may perform act on it. An unknown
+// robot and a robot the caller may not see are both ENotFound: existence is never revealed.
+func (rs *RobotService) authorizeRobot(ctx context.Context, c *Caller, robotID string, act action) (Robot, Role, error) {
+	notFound := Errorf(ENotFound, "robot %q not found", robotID)
+	if robotID == "" {
+		return Robot{}, RoleNone, notFound
+	}
+	r, err := rs.store.Robot(ctx, robotID)
+	if ErrorCode(err) == ENotFound {
+		return Robot{}, RoleNone, notFound
+	} else if err != nil {
+		return Robot{}, RoleNone, err
+	}
+	var roles map[string]Role
+	if !c.User.OrgAdmin {
+		if roles, err = rs.store.UserRoles(ctx, c.User.ID); err != nil {
+			return Robot{}, RoleNone, err
+		}
+	}
+	role := rs.role(c, r, roles)
+	switch {
+	case role == RoleNone:
+		return Robot{}, RoleNone, notFound
+	case role < act.minRole:
+		return Robot{}, role, Errorf(EForbidden, "role %s may not %s (needs %s)", role, act.what, act.minRole)
+	case act.acts && !c.CanAct():
+		return Robot{}, role, Errorf(EForbidden, "a read-only token may not %s", act.what)
+	}
+	return r, role, nil
+}
+
+// visibleRobots is every robot of the caller's organization the caller may see (any role),
+// in the store's order: the one place list views apply the role rules.
+func (rs *RobotService) visibleRobots(ctx context.Context, c *Caller) ([]Robot, error) {
+	robots, err := rs.store.Robots(ctx, c.User.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	var roles map[string]Role
+	if !c.User.OrgAdmin {
+		if roles, err = rs.store.UserRoles(ctx, c.User.ID); err != nil {
+			return nil, err
+		}
+	}
+	return slices.DeleteFunc(robots, func(r Robot) bool { return rs.role(c, r, roles) == RoleNone }), nil
+}
+
+// Robots lists the robots the caller may see, by name.
+func (rs *RobotService) Robots(ctx context.Context, c *Caller) ([]RobotSummary, error) {
+	robots, err := rs.visibleRobots(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RobotSummary, 0, len(robots))
+	for _, r := range robots {
+		out = append(out, RobotSummary{ID: r.ID, Name: r.Name, Online: rs.presence.Online(r.ID)})
+	}
+	slices.SortFunc(out, func(a, b RobotSummary) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+// Robot returns the details of one robot the caller may see.
+func (rs *RobotService) Robot(ctx context.Context, c *Caller, robotID string) (RobotDetails, error) {
+	r, _, err := rs.authorizeRobot(ctx, c, robotID, actView)
+	if err != nil {
+		return RobotDetails{}, err
+	}
+	fleet, err := rs.store.Fleet(ctx, r.FleetID)
+	if err != nil {
+		return RobotDetails{}, err
+	}
+	org, err := rs.store.Organization(ctx, r.OrgID)
+	if err != nil {
+		return RobotDetails{}, err
+	}
+	admins, err := rs.store.OrgAdmins(ctx, r.OrgID)
+	if err != nil {
+		return RobotDetails{}, err
+	}
+	members, err := rs.store.RobotMembers(ctx, r.ID)
+	if err != nil {
+		return RobotDetails{}, err
+	}
+	online := rs.presence.Online(r.ID)
+	if online {
+		// The stored time lags by up to the registry's keep-seen period; connected is now.
+		r.LastSeen = rs.now().UTC()
+	}
+	d := RobotDetails{
+		Robot:              r,
+		Online:             online,
+		FleetName:          fleet.Name,
+		OrganizationName:   org.Name,
+		OrgAdmins:          make([]string, 0, len(admins)),
+		SharedUsers:        members,
+		LatestAgentVersion: rs.latest,
+	}
+	for _, a := range admins {
+		d.OrgAdmins = append(d.OrgAdmins, a.Email)
+	}
+	if r.AgentID != "" {
+		if a, err := rs.store.Agent(ctx, r.AgentID); err == nil {
+			d.AgentName = a.Name
+		} else if ErrorCode(err) != ENotFound {
+			return RobotDetails{}, err
+		}
+	}
+	slices.Sort(d.OrgAdmins)
+	slices.SortFunc(d.SharedUsers, func(a, b Membership) int { return cmp.Compare(a.UserEmail, b.UserEmail) })
+	return d, nil
+}
+
+// RobotTable lists the robots the caller may see with their fleet, by name.
+func (rs *RobotService) RobotTable(ctx context.Context, c *Caller) ([]RobotRow, error) {
+	robots, err := rs.visibleRobots(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	fleets, err := rs.store.Fleets(ctx, c.User.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	names := make(map[string]string, len(fleets))
+	for _, f := range fleets {
+		names[f.ID] = f.Name
+	}
+	agentNames := map[string]string{}
+	if slices.ContainsFunc(robots, func(r Robot) bool { return r.AgentID != "" }) {
+		agents, err := rs.store.Agents(ctx, c.User.OrgID)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range agents {
+			agentNames[a.ID] = a.Name
+		}
+	}
+	out := make([]RobotRow, 0, len(robots))
+	for _, r := range robots {
+		row := RobotRow{Robot: r, FleetName: names[r.FleetID], Online: rs.presence.Online(r.ID), AgentName: agentNames[r.AgentID]}
+		if row.Online {
+			r.LastSeen = rs.now().UTC()
+			row.Robot.LastSeen = r.LastSeen
+		}
+		row.UpdateAvailable = r.AgentVersion != "" && rs.latest != "" && r.AgentVersion != rs.latest
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+// LatestAgentVersion is the newest agent version this gateway knows of.
+func (rs *RobotService) LatestAgentVersion() string { return rs.latest }
+
+// RobotRole is the caller's role on a robot it may see (ENotFound otherwise).
+func (rs *RobotService) RobotRole(ctx context.Context, c *Caller, robotID string) (Role, error) {
+	_, role, err := rs.authorizeRobot(ctx, c, robotID, actView)
+	return role, err
+}
