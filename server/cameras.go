@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/camera"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
@@ -180,7 +181,7 @@ func (s *Server) startCameraHost(ctx context.Context) error {
 
 // cameraHostInfo is the identity of the agent's camera robot: named after the host, its id
 // kept in the data directory so that it is the same robot after a restart.
-func cameraHostInfo(dataDir, version string) (fleet.Info, error) {
+func cameraHostInfo(dataDir, version string) (fleetgate.Info, error) {
 	path := filepath.Join(dataDir, "camera-robot-id")
 	id := ""
 	if b, err := os.ReadFile(path); err == nil {
@@ -188,19 +189,19 @@ func cameraHostInfo(dataDir, version string) (fleet.Info, error) {
 			id = u.String()
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return fleet.Info{}, err
+		return fleetgate.Info{}, err
 	}
 	if id == "" {
 		id = uuid.NewString()
 		if err := os.WriteFile(path, []byte(id+"\n"), 0o600); err != nil {
-			return fleet.Info{}, fmt.Errorf("keeping the camera robot's id: %w", err)
+			return fleetgate.Info{}, fmt.Errorf("keeping the camera robot's id: %w", err)
 		}
 	}
 	name, err := os.Hostname()
 	if err != nil || name == "" {
 		name = "agent"
 	}
-	return fleet.Info{ID: id, Name: name, ConfigName: "cameras", AgentVersion: version}, nil
+	return fleetgate.Info{ID: id, Name: name, ConfigName: "cameras", AgentVersion: version}, nil
 }
 
 // close stops every camera (their ffmpeg reaped) once the robots are gone.
@@ -235,30 +236,30 @@ var _ gateway.Cameras = (*adhocCameras)(nil)
 // spec reads a target as a camera Spec: the address, and the credentials (from username
 // and password, or from the URL's user part, not both).
 func (a *adhocCameras) spec(t gateway.CameraTarget) (camera.Spec, error) {
-	if t.Source == fleet.SourceDevice {
+	if t.Source == fleetgate.SourceDevice {
 		spec, err := camera.ParseDevice(t.Endpoint)
 		if err != nil {
-			return camera.Spec{}, gateway.Errorf(gateway.EInvalid, "%v", err)
+			return camera.Spec{}, fleetgate.Errorf(fleetgate.EInvalid, "%v", err)
 		}
 		if t.Username != "" || t.Password != "" {
-			return camera.Spec{}, gateway.Errorf(gateway.EInvalid, "a video device takes no username or password")
+			return camera.Spec{}, fleetgate.Errorf(fleetgate.EInvalid, "a video device takes no username or password")
 		}
 		return spec, nil
 	}
 	spec, err := camera.ParseURL(t.URL)
 	if err != nil {
-		return camera.Spec{}, gateway.Errorf(gateway.EInvalid, "%v", err)
+		return camera.Spec{}, fleetgate.Errorf(fleetgate.EInvalid, "%v", err)
 	}
 	if spec.Source != t.Source {
-		want := map[fleet.SourceType]string{fleet.SourceRTSP: "an rtsp:// or rtsps://", fleet.SourceONVIF: "an http(s):// ONVIF"}[t.Source]
-		return camera.Spec{}, gateway.Errorf(gateway.EInvalid, "source %d takes %s URL", t.Source, want)
+		want := map[fleetgate.SourceType]string{fleetgate.SourceRTSP: "an rtsp:// or rtsps://", fleetgate.SourceONVIF: "an http(s):// ONVIF"}[t.Source]
+		return camera.Spec{}, fleetgate.Errorf(fleetgate.EInvalid, "source %d takes %s URL", t.Source, want)
 	}
 	if t.Username != "" || t.Password != "" {
 		if spec.Username != "" {
-			return camera.Spec{}, gateway.Errorf(gateway.EInvalid, "give the credentials in username and password or in the URL, not both")
+			return camera.Spec{}, fleetgate.Errorf(fleetgate.EInvalid, "give the credentials in username and password or in the URL, not both")
 		}
 		if err := camera.CheckCredentials(t.Username, t.Password); err != nil {
-			return camera.Spec{}, gateway.Errorf(gateway.EInvalid, "%v", err)
+			return camera.Spec{}, fleetgate.Errorf(fleetgate.EInvalid, "%v", err)
 		}
 		spec.Username, spec.Password = t.Username, t.Password
 	}
@@ -270,15 +271,15 @@ func (a *adhocCameras) Check(t gateway.CameraTarget) error {
 	if err != nil {
 		return err
 	}
-	if spec.Source != fleet.SourceDevice {
+	if spec.Source != fleetgate.SourceDevice {
 		if err := a.policy.CheckLiteral(hostname(spec.URL)); err != nil {
-			return gateway.Errorf(gateway.EForbidden, "%v", err)
+			return fleetgate.Errorf(fleetgate.EForbidden, "%v", err)
 		}
 	}
 	return nil
 }
 
-func (a *adhocCameras) Open(t gateway.CameraTarget, as fleet.Stream) (fleet.Robot, error) {
+func (a *adhocCameras) Open(t gateway.CameraTarget, as fleetgate.Stream) (fleet.Robot, error) {
 	spec, err := a.spec(t)
 	if err != nil {
 		return nil, err
@@ -291,10 +292,10 @@ func (a *adhocCameras) Open(t gateway.CameraTarget, as fleet.Stream) (fleet.Robo
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		if a.closed {
-			return fleet.Errorf(fleet.ErrOffline, "the agent is stopping")
+			return fleetgate.Errorf(fleetgate.EOffline, "the agent is stopping")
 		}
 		if len(a.open) >= maxAdhocCameras {
-			return fleet.Errorf(fleet.ErrUnavailable, "%d cameras opened by address are running: the agent's limit", maxAdhocCameras)
+			return fleetgate.Errorf(fleetgate.EUnavailable, "%d cameras opened by address are running: the agent's limit", maxAdhocCameras)
 		}
 		a.open[cam] = true
 		return nil

@@ -15,9 +15,9 @@ import (
 	"github.com/coder/websocket"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/camera"
 	"github.com/fleetgate/fleetgate/internal/camera/cameratest"
-	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/streampb"
 	"github.com/fleetgate/fleetgate/server"
@@ -292,8 +292,8 @@ func TestAdhocCameraOverW3(t *testing.T) {
 	s, admin := cameraAgent(t, server.CameraConfig{AllowPrivate: true}, 1)
 	simID := robotsOf(t, s, admin)["sim-1"]
 	org, _ := s.DefaultOrg()
-	dev := s.AddUser(org.ID, "dev@example.com", false, map[string]gateway.Role{simID: gateway.RoleDeveloper})
-	op := s.AddUser(org.ID, "op@example.com", false, map[string]gateway.Role{simID: gateway.RoleOperator})
+	dev := s.AddUser(org.ID, "dev@example.com", false, map[string]fleetgate.Role{simID: fleetgate.RoleDeveloper})
+	op := s.AddUser(org.ID, "op@example.com", false, map[string]fleetgate.Role{simID: fleetgate.RoleOperator})
 	devToken, _ := s.AddToken(dev.ID, "", "")
 	opToken, _ := s.AddToken(op.ID, "", "")
 	developer, operator := s.Login(devToken), s.Login(opToken)

@@ -11,11 +11,12 @@ import (
 // layer lists the packages of this module it may depend on (directly or not), so a new
 // dependency is a decision made here, and the outside packages it must not depend on. An entry
 // ending in "/" stands for every package under it. Every package a rule names must exist: a
-// rule about a package that was moved or renamed would otherwise pass forever.
+// rule about a package that was moved or renamed would otherwise pass forever. The module's
+// root package (the domain's types and its coded error, every layer's vocabulary) is "".
 func TestDependencyRules(t *testing.T) {
 	const mod = "github.com/fleetgate/fleetgate/"
 	// The robot contract and the catalog: what every layer above the wire may use.
-	contract := []string{"proto/catalogpb", "internal/msgs", "internal/fleet"}
+	contract := []string{"", "proto/catalogpb", "internal/msgs", "internal/fleet"}
 	// Live sessions: the KPI hub, the output encoders, the teleop policy.
 	live := []string{"internal/kpi", "proto/streampb", "internal/live", "internal/live/"}
 	core := concat(contract, live, []string{"internal/limit", "internal/mcap", "internal/gateway"})
@@ -27,6 +28,7 @@ func TestDependencyRules(t *testing.T) {
 		mayNot []string // outside packages
 		why    string
 	}{
+		{"", nil, concat(noSQL, noHTTP), "the root package of types imports nothing of this module: every layer shares its words"},
 		{"internal/gateway", concat(contract, live, []string{"internal/limit", "internal/mcap"}), concat(noSQL, []string{"net/http", "github.com/labstack/"}),
 			"the core knows no HTTP and no SQL driver; it is above the robot contract and the live sessions"},
 		{"internal/store", core, []string{"github.com/jackc/"},
@@ -59,7 +61,7 @@ func TestDependencyRules(t *testing.T) {
 		{"internal/cluster", concat(contract, []string{"proto/linkpb", "proto/clusterpb", "internal/link", "internal/link/cloud", "internal/blob"}), concat(noSQL, []string{"github.com/labstack/"}),
 			"the replicas' cluster is the core's Presence over NATS: robots held elsewhere are robot sources; it knows nothing of the core or the store"},
 		{"internal/cluster/natstest", nil, nil, "a real nats-server for tests, knowing nothing of the cluster"},
-		{"internal/fleet", []string{"proto/catalogpb", "internal/msgs"}, concat(noSQL, []string{"net/http"}), "the robot contract is below the core"},
+		{"internal/fleet", []string{"", "proto/catalogpb", "internal/msgs"}, concat(noSQL, []string{"net/http"}), "the robot contract is below the core"},
 		{"internal/msgs", []string{"proto/catalogpb"}, nil, "catalog helpers depend on the generated catalog only"},
 		{"internal/limit", nil, nil, "a leaf package"},
 		{"internal/mcap", nil, nil, "the MCAP format knows nothing of robots or gateways"},
@@ -75,9 +77,16 @@ func TestDependencyRules(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list %s...: %v", mod, err)
 	}
+	root := strings.TrimSuffix(mod, "/")
+	own := func(pkg string) (string, bool) {
+		if pkg == root {
+			return "", true
+		}
+		return strings.CutPrefix(pkg, mod)
+	}
 	exists := func(entry string) bool {
 		for _, p := range strings.Fields(string(all)) {
-			p = strings.TrimPrefix(p, mod)
+			p, _ = own(p)
 			if p == entry || (strings.HasSuffix(entry, "/") && strings.HasPrefix(p, entry)) {
 				return true
 			}
@@ -90,20 +99,20 @@ func TestDependencyRules(t *testing.T) {
 	for _, r := range rules {
 		for _, e := range append([]string{r.pkg}, r.may...) {
 			if !exists(e) {
-				t.Errorf("the rule of %s names %s, which is not a package of this module: update the rule", r.pkg, e)
+				t.Errorf("the rule of %s names %s, which is not a package of this module: update the rule", mod+r.pkg, e)
 			}
 		}
-		out, err := exec.Command("go", "list", "-deps", mod+r.pkg).CombinedOutput()
+		out, err := exec.Command("go", "list", "-deps", strings.TrimSuffix(mod+r.pkg, "/")).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v\n%s", r.pkg, err, out)
 		}
 		for _, dep := range strings.Fields(string(out)) {
-			if own, ok := strings.CutPrefix(dep, mod); ok {
+			if own, ok := own(dep); ok {
 				if own != r.pkg && !matches(own, r.may) {
-					t.Errorf("%s depends on %s, which its rule does not allow: %s", r.pkg, own, r.why)
+					t.Errorf("%s depends on %s, which its rule does not allow: %s", mod+r.pkg, own, r.why)
 				}
 			} else if matches(dep, r.mayNot) {
-				t.Errorf("%s depends on %s: %s", r.pkg, dep, r.why)
+				t.Errorf("%s depends on %s: %s", mod+r.pkg, dep, r.why)
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/hoststat"
@@ -27,7 +28,7 @@ func ResourceDir(dataDir string) string { return filepath.Join(dataDir, "resourc
 func (s *Server) openLink(archive *cloud.Archive) error {
 	switch s.cfg.Mode {
 	case ModeCloud:
-		cfg := cloud.Config{Core: linkCore{s.gw}, Registry: s.registry, Archive: archive, Logger: s.log}
+		cfg := cloud.Config{Core: s.gw, Registry: s.registry, Archive: archive, Logger: s.log}
 		if s.cluster != nil {
 			cfg.Owners = s.cluster
 		}
@@ -86,11 +87,11 @@ func (s *Server) runLink(ctx context.Context, wg *sync.WaitGroup) {
 func (s *Server) agentLink(c echo.Context) error {
 	r := c.Request()
 	if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
-		return gateway.Errorf(gateway.EInvalid, "the agent link is a WebSocket upgrade")
+		return fleetgate.Errorf(fleetgate.EInvalid, "the agent link is a WebSocket upgrade")
 	}
 	a, err := s.gw.AuthenticateAgent(r.Context(), r.Header.Get(link.KeyHeader), c.RealIP())
 	if err != nil {
-		if gateway.ErrorCode(err) == gateway.EUnauthorized {
+		if fleetgate.ErrorCode(err) == fleetgate.EUnauthorized {
 			s.log.Warn("agent link refused: bad agent key", "remote", c.RealIP())
 		}
 		return err
@@ -104,7 +105,7 @@ func (s *Server) agentLink(c echo.Context) error {
 func (s *Server) agentLive(c echo.Context) error {
 	r := c.Request()
 	if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
-		return gateway.Errorf(gateway.EInvalid, "the agent's live connection is a WebSocket upgrade")
+		return fleetgate.Errorf(fleetgate.EInvalid, "the agent's live connection is a WebSocket upgrade")
 	}
 	a, err := s.gw.AuthenticateAgent(r.Context(), r.Header.Get(link.KeyHeader), c.RealIP())
 	if err != nil {
@@ -113,10 +114,6 @@ func (s *Server) agentLive(c echo.Context) error {
 	s.acceptor.ServeLive(c.Response(), r, cloud.Agent{ID: a.ID, Name: a.Name, FleetID: a.FleetID})
 	return nil
 }
-
-// linkCore is the gateway core as the agent link sees it (cloud.Core): the core's refusal of
-// a connected agent becomes cloud.ErrRevoked.
-type linkCore struct{ *gateway.Gateway }
 
 var _ gateway.ResourceArchive = (*cloud.Archive)(nil)
 
@@ -135,7 +132,7 @@ func DemoAgentKey(ctx context.Context, gw *gateway.Gateway, keyFile, name string
 		}
 	}
 	_, key, err := gw.AddAgent(ctx, name, "")
-	if gateway.ErrorCode(err) == gateway.EConflict {
+	if fleetgate.ErrorCode(err) == fleetgate.EConflict {
 		// The key file was lost: provision a sibling rather than guess.
 		_, key, err = gw.AddAgent(ctx, name+"-"+gateway.NewSecret("", 6), "")
 	}
@@ -178,7 +175,7 @@ func (s *Server) runDemoAgents(ctx context.Context) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		for _, r := range recordable(rec, simulation.Robots()) {
-			robots.Add(ctx, r, gateway.LocalFleetID)
+			robots.Add(ctx, r, fleetgate.LocalFleetID)
 		}
 		up, err := agent.New(agent.Config{CloudURL: s.URL(), Key: key, Version: s.cfg.Version, Robots: robots, Logger: log})
 		if err != nil {

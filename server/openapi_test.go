@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/server/api"
 )
@@ -324,8 +325,8 @@ func TestOpenAPIFollowsTheContract(t *testing.T) {
 	for _, c := range code["enum"].([]any) {
 		documentedCodes = append(documentedCodes, c.(string))
 	}
-	wantCodes := []string{gateway.EInvalid, gateway.EUnauthorized, gateway.EForbidden, gateway.ENotFound, gateway.EConflict,
-		gateway.ERateLimited, gateway.EUnavailable, gateway.ENotImplemented, gateway.EInternal,
+	wantCodes := []string{fleetgate.EInvalid, fleetgate.EUnauthorized, fleetgate.EForbidden, fleetgate.ENotFound, fleetgate.EConflict,
+		fleetgate.ERateLimited, fleetgate.EUnavailable, fleetgate.ENotImplemented, fleetgate.EInternal,
 		api.CodeMethodNotAllowed, api.CodeTooLarge, api.CodeUnsupportedMediaType}
 	slices.Sort(documentedCodes)
 	slices.Sort(wantCodes)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/store"
 )
 
@@ -32,7 +32,7 @@ func (r revokingStore) RevokeAPIToken(ctx context.Context, id string, at time.Ti
 	return r.told(r.DB.RevokeAPIToken(ctx, id, at))
 }
 
-func (r revokingStore) SetMembership(ctx context.Context, m gateway.Membership) error {
+func (r revokingStore) SetMembership(ctx context.Context, m fleetgate.Membership) error {
 	return r.told(r.DB.SetMembership(ctx, m))
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/hoststat"
@@ -114,7 +115,7 @@ func (s *Server) startSim(ctx context.Context) error {
 
 // localFleetID is the fleet robots hosted by this process join: an agent's robots are
 // local-fleet. (The cloud hosts none itself; agents bring theirs over the link.)
-func (s *Server) localFleetID() string { return gateway.LocalFleetID }
+func (s *Server) localFleetID() string { return fleetgate.LocalFleetID }
 
 var _ gateway.Presence = (*fleet.Registry)(nil)
 
@@ -122,14 +123,8 @@ var _ gateway.Presence = (*fleet.Registry)(nil)
 // the registry (the core needs the registry as its Presence).
 type tracker struct{ s *Server }
 
-// RobotOnline says the core's refusals (a robot of another organization, a fleet that is
-// gone) as fleet.ErrRefused, whose words the agent link passes to the agent.
-func (t tracker) RobotOnline(ctx context.Context, info fleet.Info, home fleet.Home, at time.Time) error {
-	err := t.s.gw.RobotOnline(ctx, info, home, at)
-	if code := gateway.ErrorCode(err); code == gateway.EConflict || code == gateway.ENotFound {
-		return fleet.Errorf(fleet.ErrRefused, "%s", gateway.ErrorMessage(err))
-	}
-	return err
+func (t tracker) RobotOnline(ctx context.Context, info fleetgate.Info, home fleet.Home, at time.Time) error {
+	return t.s.gw.RobotOnline(ctx, info, home, at)
 }
 
 func (t tracker) RobotSeen(ctx context.Context, id string, at time.Time) error {

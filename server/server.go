@@ -25,6 +25,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/blob"
 	"github.com/fleetgate/fleetgate/internal/cluster"
 	"github.com/fleetgate/fleetgate/internal/fleet"
@@ -287,10 +288,10 @@ func OpenStore(ctx context.Context, dataDir, database string) (*store.DB, error)
 func (s *Server) bootstrap(ctx context.Context) error {
 	opt := gateway.BootstrapOptions{FleetName: "default", AdminToken: s.cfg.AdminToken}
 	if s.cfg.Mode == ModeAgent {
-		opt.FleetID, opt.FleetName = gateway.LocalFleetID, gateway.LocalFleetID
+		opt.FleetID, opt.FleetName = fleetgate.LocalFleetID, fleetgate.LocalFleetID
 	}
 	token, created, err := s.gw.Bootstrap(ctx, opt)
-	if gateway.ErrorCode(err) == gateway.EConflict {
+	if fleetgate.ErrorCode(err) == fleetgate.EConflict {
 		// Another replica on the same database bootstrapped it a moment ago: take the store
 		// as that one left it.
 		token, created, err = s.gw.Bootstrap(ctx, opt)
@@ -580,7 +581,7 @@ func OpenOffline(ctx context.Context, dataDir, database string) (*gateway.Gatewa
 	}
 	if _, err := db.DefaultOrganization(ctx); err != nil {
 		db.Close()
-		if gateway.ErrorCode(err) == gateway.ENotFound {
+		if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
 			return nil, nil, fmt.Errorf("no fleetgate data in %s (start fleetgate serve --db once to create it)", db.Path())
 		}
 		return nil, nil, err

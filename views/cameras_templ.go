@@ -8,14 +8,14 @@ package views
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "github.com/fleetgate/fleetgate/internal/fleet"
+import "github.com/fleetgate/fleetgate"
 
 // RobotCameras is the cameras card of a robot's overview: a canvas for each camera stream
 // (the camera component's RTSP, ONVIF and device streams), and on the local gateway, for
 // Developers and above, the form that opens a camera by its address.
 type RobotCameras struct {
 	Header  RobotHeader
-	Cameras []fleet.Stream
+	Cameras []fleetgate.Stream
 	// LiveHere: this gateway serves W3 (the local one); the cloud shows snapshots.
 	LiveHere bool
 	// CanOpen: the caller may open a camera by address (Developer and above, not read-only).
@@ -23,11 +23,11 @@ type RobotCameras struct {
 }
 
 // CameraStreams are the streams of cameras in a robot's list, in order.
-func CameraStreams(streams []fleet.Stream) []fleet.Stream {
-	var out []fleet.Stream
+func CameraStreams(streams []fleetgate.Stream) []fleetgate.Stream {
+	var out []fleetgate.Stream
 	for _, s := range streams {
-		if s.Component == "camera" && s.Direction != fleet.Input &&
-			(s.Source == fleet.SourceONVIF || s.Source == fleet.SourceRTSP || s.Source == fleet.SourceDevice) {
+		if s.Component == "camera" && s.Direction != fleetgate.Input &&
+			(s.Source == fleetgate.SourceONVIF || s.Source == fleetgate.SourceRTSP || s.Source == fleetgate.SourceDevice) {
 			out = append(out, s)
 		}
 	}
@@ -41,7 +41,7 @@ func cameraMode(live bool) string {
 	return "snapshot"
 }
 
-func cameraTitle(s fleet.Stream) string {
+func cameraTitle(s fleetgate.Stream) string {
 	if s.DisplayName != "" {
 		return s.DisplayName
 	}

@@ -8,15 +8,15 @@ package views
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "github.com/fleetgate/fleetgate/internal/gateway"
+import "github.com/fleetgate/fleetgate"
 
 // FleetView is the fleet at a glance: the map of every robot (red where a robot has an
 // alert), the robots with their alerts, the ones needing someone first, and a grid of the
 // fleet's cameras.
 type FleetView struct {
 	Nav      Nav
-	Fleets   []gateway.Fleet
-	Fleet    gateway.Fleet
+	Fleets   []fleetgate.Fleet
+	Fleet    fleetgate.Fleet
 	Tiles    KioskTilesView
 	Cameras  []CameraTile
 	MoreCams int  // cameras left out of the grid
@@ -26,7 +26,7 @@ type FleetView struct {
 
 // CameraTile is one camera of the grid and the robot it belongs to.
 type CameraTile struct {
-	Robot  gateway.Robot
+	Robot  fleetgate.Robot
 	Widget WidgetSpec
 }
 

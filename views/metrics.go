@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 )
 
 // MetricView is one metric as a person reads it.
@@ -26,8 +26,8 @@ type MetricView struct {
 
 // MetricRead is a metric's reading, or why there is none.
 type MetricRead struct {
-	Type   fleet.MetricType
-	Metric fleet.Metric
+	Type   fleetgate.MetricType
+	Metric fleetgate.Metric
 	Err    string
 }
 
@@ -39,15 +39,15 @@ func ViewMetric(r MetricRead, now time.Time) MetricView {
 		return v
 	}
 	switch val := r.Metric.Value.(type) {
-	case fleet.Usage:
+	case fleetgate.Usage:
 		v.Kind, v.Used, v.Limit = "usage", val.Used, val.Limit
-		bytesPerSecond := r.Type == fleet.MetricType(19)
+		bytesPerSecond := r.Type == fleetgate.MetricType(19)
 		v.UsedText, v.LimitText = usageText(val.Used, bytesPerSecond, false), usageText(val.Limit, bytesPerSecond, true)
 		if val.Limit > 0 {
 			v.Percent = min(100, 100*val.Used/val.Limit)
 		}
 	case float64:
-		if r.Type == fleet.MetricType(4) {
+		if r.Type == fleetgate.MetricType(4) {
 			v.Kind, v.Percent, v.Text = "battery", min(100, max(0, val)), fmt.Sprintf("%.0f %%", val)
 			break
 		}
@@ -69,24 +69,24 @@ func ViewMetric(r MetricRead, now time.Time) MetricView {
 		if !val.IsZero() && val.Before(now) {
 			v.Text = "expired on " + Day(val)
 		}
-	case fleet.AgentSw:
+	case fleetgate.AgentSw:
 		v.Kind, v.Text = "flag", "up to date"
 		if val.UpdateAvailable {
 			v.Text = "an update is available"
 		}
-	case fleet.AgentOperationalState:
+	case fleetgate.AgentOperationalState:
 		v.Kind, v.Text = "text", fmt.Sprintf("%s, version %s", AgentStatusWords(val.AgentStatus), orDash(val.Version))
-	case []fleet.Recorder:
+	case []fleetgate.Recorder:
 		v.Kind, v.Headers = "table", []string{"Recorder", "Type", "State", "Started", "Ended", "Error"}
 		for _, rec := range val {
 			v.Rows = append(v.Rows, []string{rec.ID, rec.Type, rec.State, When(rec.StartTime), When(rec.EndTime), rec.ErrorType})
 		}
-	case []fleet.ComponentInfo:
+	case []fleetgate.ComponentInfo:
 		v.Kind, v.Headers = "table", []string{"Component", "Version", "State"}
 		for _, c := range val {
 			v.Rows = append(v.Rows, []string{c.Name, c.Version, c.State})
 		}
-	case fleet.ConfigInfo:
+	case fleetgate.ConfigInfo:
 		v.Kind, v.Text = "text", fmt.Sprintf("%s version %s: %s", orDash(val.Name), orDash(val.Version), orDash(val.State))
 	case nil:
 		v.Kind, v.Text = "text", "no value"
@@ -127,7 +127,7 @@ func AgentStatusWords(code int) string {
 const agentStatusRunning = 10
 
 // metricTitle is a metric type in words.
-func metricTitle(t fleet.MetricType) string {
+func metricTitle(t fleetgate.MetricType) string {
 	titles := map[int]string{1: "CPU", 2: "Memory", 3: "Disk", 4: "Battery", 5: "Odometry", 6: "Traffic",
 		7: "Storage", 8: "Licence", 13: "Agent hardware", 14: "Agent software", 15: "Recordings", 16: "Components",
 		17: "Configuration", 18: "Position", 19: "Network", 21: "GPU", 27: "Wi-Fi signal", 28: "Ping",
@@ -141,7 +141,7 @@ func metricTitle(t fleet.MetricType) string {
 	return fmt.Sprintf("Metric %d", int(t))
 }
 
-func metricUnit(t fleet.MetricType) string {
+func metricUnit(t fleetgate.MetricType) string {
 	switch int(t) {
 	case 1, 21:
 		return "% busy"

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 )
 
 // RecordingsView is the recordings tab: the form that starts one (for Developer and
@@ -22,8 +22,8 @@ type RecordingsView struct {
 	Nav    Nav
 	Header RobotHeader
 	// Streams are the output streams that can be recorded; empty when the robot is offline.
-	Streams    []fleet.Stream
-	Recordings []fleet.Recording
+	Streams    []fleetgate.Stream
+	Recordings []fleetgate.Recording
 	Now        time.Time
 	CanRecord  bool
 	Error      string // why the robot's recordings cannot be shown, or the start failed
@@ -40,14 +40,14 @@ type RecordingForm struct {
 }
 
 // StreamRef is how the form and the API name a stream: component/stream, or a ROS topic.
-func StreamRef(s fleet.Stream) string {
+func StreamRef(s fleetgate.Stream) string {
 	if s.Component == "" {
 		return s.Name
 	}
 	return s.Component + "/" + s.Name
 }
 
-func (f RecordingForm) checked(s fleet.Stream) bool {
+func (f RecordingForm) checked(s fleetgate.Stream) bool {
 	for _, n := range f.Streams {
 		if n == StreamRef(s) {
 			return true
@@ -56,7 +56,7 @@ func (f RecordingForm) checked(s fleet.Stream) bool {
 	return false
 }
 
-func recordedTopics(r fleet.Recording) string {
+func recordedTopics(r fleetgate.Recording) string {
 	t := make([]string, len(r.Streams))
 	for i, s := range r.Streams {
 		t[i] = s.Topic
@@ -78,9 +78,9 @@ func twoDigits(n int) string {
 	return itoa(n)
 }
 
-func recordingNote(r fleet.Recording) string {
+func recordingNote(r fleetgate.Recording) string {
 	switch {
-	case r.State == fleet.RecordingActive:
+	case r.State == fleetgate.RecordingActive:
 		return limitsWords(r.Request)
 	case r.ErrorType != "":
 		return r.ErrorType + ": " + r.Reason
@@ -88,7 +88,7 @@ func recordingNote(r fleet.Recording) string {
 	return r.Reason
 }
 
-func limitsWords(req fleet.RecordingRequest) string {
+func limitsWords(req fleetgate.RecordingRequest) string {
 	var w []string
 	if req.Duration > 0 {
 		w = append(w, "for "+req.Duration.String())
@@ -108,9 +108,9 @@ func trimFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 func stateClass(state string) string {
 	switch state {
-	case fleet.RecordingActive:
+	case fleetgate.RecordingActive:
 		return "state-recording"
-	case fleet.RecordingFailed:
+	case fleetgate.RecordingFailed:
 		return "state-failed"
 	}
 	return ""
@@ -508,7 +508,7 @@ func RecordingTable(v RecordingsView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				if r.State == fleet.RecordingActive && v.CanRecord {
+				if r.State == fleetgate.RecordingActive && v.CanRecord {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "<form class=\"inline\" method=\"post\" action=\"")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
@@ -526,7 +526,7 @@ func RecordingTable(v RecordingsView) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-				} else if r.State != fleet.RecordingActive {
+				} else if r.State != fleetgate.RecordingActive {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<a href=\"")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err

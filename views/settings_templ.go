@@ -8,7 +8,7 @@ package views
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "github.com/fleetgate/fleetgate/internal/gateway"
+import "github.com/fleetgate/fleetgate"
 
 // Secret is a secret shown once, right after it was made.
 type Secret struct {
@@ -19,8 +19,8 @@ type Secret struct {
 // SettingsView is the user's own settings: API tokens.
 type SettingsView struct {
 	Nav    Nav
-	Tokens []gateway.APIToken
-	Fleets []gateway.Fleet
+	Tokens []fleetgate.APIToken
+	Fleets []fleetgate.Fleet
 	Secret *Secret
 	Error  string
 }
@@ -201,7 +201,7 @@ func SecretBox(s *Secret) templ.Component {
 	})
 }
 
-func TokenTable(tokens []gateway.APIToken, fleets []gateway.Fleet, revokePrefix string) templ.Component {
+func TokenTable(tokens []fleetgate.APIToken, fleets []fleetgate.Fleet, revokePrefix string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -354,7 +354,7 @@ func TokenTable(tokens []gateway.APIToken, fleets []gateway.Fleet, revokePrefix 
 }
 
 // FleetName is a fleet's name by id, "every fleet" for none.
-func FleetName(fleets []gateway.Fleet, id string) string {
+func FleetName(fleets []fleetgate.Fleet, id string) string {
 	if id == "" {
 		return "every fleet"
 	}

@@ -6,17 +6,17 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 )
 
 // StreamGroup is the streams of one component.
 type StreamGroup struct {
 	Component string
-	Streams   []fleet.Stream
+	Streams   []fleetgate.Stream
 }
 
 // GroupStreams groups descriptors by component, keeping their order.
-func GroupStreams(streams []fleet.Stream) []StreamGroup {
+func GroupStreams(streams []fleetgate.Stream) []StreamGroup {
 	var out []StreamGroup
 	index := map[string]int{}
 	for _, s := range streams {
@@ -33,7 +33,7 @@ func GroupStreams(streams []fleet.Stream) []StreamGroup {
 
 // StreamTitle names a stream as component/name, or by its name alone when it has no
 // component (a ROS topic, whose name starts with a slash already).
-func StreamTitle(s fleet.Stream) string {
+func StreamTitle(s fleetgate.Stream) string {
 	if s.Component == "" {
 		return s.Name
 	}
@@ -41,27 +41,27 @@ func StreamTitle(s fleet.Stream) string {
 }
 
 // StreamURL is the streams page with one stream selected.
-func StreamURL(robotID string, s fleet.Stream) string {
+func StreamURL(robotID string, s fleetgate.Stream) string {
 	q := url.Values{"component": {s.Component}, "stream": {s.Name}, "source": {fmt.Sprint(int(s.Source))}}
 	return "/robots/" + url.PathEscape(robotID) + "/streams?" + q.Encode()
 }
 
 // StreamValueURL is the fragment of a stream's current value, refreshed in place.
-func StreamValueURL(robotID string, s fleet.Stream) string {
+func StreamValueURL(robotID string, s fleetgate.Stream) string {
 	q := url.Values{"component": {s.Component}, "stream": {s.Name}, "source": {fmt.Sprint(int(s.Source))}, "type": {s.Type}}
 	return "/robots/" + url.PathEscape(robotID) + "/streams/value?" + q.Encode()
 }
 
 // StreamReadURL is the REST read of a stream (endpoint 7 through the panel's mirror).
-func StreamReadURL(robotID string, s fleet.Stream) string {
+func StreamReadURL(robotID string, s fleetgate.Stream) string {
 	q := url.Values{"componentName": {s.Component}, "streamName": {s.Name}, "source": {fmt.Sprint(int(s.Source))}, "streamType": {s.Type}}
 	return "/panel/api/robots/" + url.PathEscape(robotID) + "/stream?" + q.Encode()
 }
 
 // WidgetFor names the browser widget that shows or drives a stream live, "" for none.
-func WidgetFor(s fleet.Stream) string {
+func WidgetFor(s fleetgate.Stream) string {
 	t := s.Type[strings.LastIndex(s.Type, ".")+1:]
-	if s.Direction == fleet.Input {
+	if s.Direction == fleetgate.Input {
 		if t == "Twist" || t == "AckermannDriveStamped" {
 			return "teleop"
 		}
@@ -80,7 +80,7 @@ func WidgetFor(s fleet.Stream) string {
 	return ""
 }
 
-func sourceText(s fleet.SourceType) string { return fmt.Sprint(int(s)) }
+func sourceText(s fleetgate.SourceType) string { return fmt.Sprint(int(s)) }
 
 // limitText is a speed limit for a data attribute: the teleop widget's sliders stop there.
 func limitText(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -8,14 +8,14 @@ package views
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "github.com/fleetgate/fleetgate/internal/fleet"
+import "github.com/fleetgate/fleetgate"
 
 // StreamsView is the streams tab; Selected is nil until a stream is picked.
 type StreamsView struct {
 	Nav      Nav
 	Header   RobotHeader
 	Groups   []StreamGroup
-	Selected *fleet.Stream
+	Selected *fleetgate.Stream
 	// Value is the selected output stream's current value as indented JSON; ValueError
 	// says why there is none.
 	Value      string
@@ -260,7 +260,7 @@ func streamDetail(v StreamsView) templ.Component {
 				}
 			}
 		}
-		if v.Selected.Direction != fleet.Input {
+		if v.Selected.Direction != fleetgate.Input {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<h3>Current value</h3><div id=\"stream-value\" data-refresh=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -300,7 +300,7 @@ func streamDetail(v StreamsView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		if v.CanUpload && v.Selected.Direction == fleet.Input {
+		if v.CanUpload && v.Selected.Direction == fleetgate.Input {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "<h3>Send a message</h3>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate"
 )
 
 // Nav is what every page's frame shows: who is logged in and where they are.
@@ -57,20 +57,20 @@ func Day(t time.Time) string {
 }
 
 // RoleName is a role in words.
-func RoleName(r gateway.Role) string { return r.String() }
+func RoleName(r fleetgate.Role) string { return r.String() }
 
 // Roles are the roles an admin can give, in order.
-var Roles = []gateway.Role{gateway.RoleNone, gateway.RoleOperator, gateway.RoleDeveloper, gateway.RoleAdmin}
+var Roles = []fleetgate.Role{fleetgate.RoleNone, fleetgate.RoleOperator, fleetgate.RoleDeveloper, fleetgate.RoleAdmin}
 
 func itoa(n int) string { return fmt.Sprint(n) }
 
-func roleValue(r gateway.Role) string { return fmt.Sprint(int(r)) }
+func roleValue(r fleetgate.Role) string { return fmt.Sprint(int(r)) }
 
-func scopeWords(t gateway.APIToken) string {
+func scopeWords(t fleetgate.APIToken) string {
 	switch {
-	case t.Scope == gateway.ScopeRead && t.FleetID != "":
+	case t.Scope == fleetgate.ScopeRead && t.FleetID != "":
 		return "kiosk (read-only, one fleet)"
-	case t.Scope == gateway.ScopeRead:
+	case t.Scope == fleetgate.ScopeRead:
 		return "read-only"
 	default:
 		return "full"

@@ -10,7 +10,7 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/static"
 )
@@ -25,17 +25,17 @@ func render(t *testing.T, c templ.Component) string {
 }
 
 func TestStreamsLiveViewWhereItIsServed(t *testing.T) {
-	cam := fleet.Stream{Component: "front", Name: "image", Type: "Platform.Messages.sensor_msgs.CompressedImage", Direction: fleet.Output, Source: 1}
-	drive := fleet.Stream{Component: "base", Name: "cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleet.Input, Source: 1}
-	pose := fleet.Stream{Component: "base", Name: "pose", Type: "Platform.Messages.geometry_msgs.PoseStamped", Direction: fleet.Output, Source: 1}
-	page := func(s fleet.Stream, live, cloud bool) string {
+	cam := fleetgate.Stream{Component: "front", Name: "image", Type: "Platform.Messages.sensor_msgs.CompressedImage", Direction: fleetgate.Output, Source: 1}
+	drive := fleetgate.Stream{Component: "base", Name: "cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleetgate.Input, Source: 1}
+	pose := fleetgate.Stream{Component: "base", Name: "pose", Type: "Platform.Messages.geometry_msgs.PoseStamped", Direction: fleetgate.Output, Source: 1}
+	page := func(s fleetgate.Stream, live, cloud bool) string {
 		v := StreamsView{Nav: Nav{Title: "s"}, Header: RobotHeader{ID: "r1", Name: "bot", FleetID: "f1"},
-			Groups: GroupStreams([]fleet.Stream{s}), Selected: &s, LiveHere: live, ThroughCloud: cloud}
+			Groups: GroupStreams([]fleetgate.Stream{s}), Selected: &s, LiveHere: live, ThroughCloud: cloud}
 		return render(t, Streams(v))
 	}
 	cases := []struct {
 		name           string
-		stream         fleet.Stream
+		stream         fleetgate.Stream
 		live, cloud    bool
 		want, unwanted []string
 	}{
@@ -100,21 +100,21 @@ func TestMetricViews(t *testing.T) {
 		read MetricRead
 		want MetricView
 	}{
-		{"ram", MetricRead{Type: 2, Metric: fleet.Metric{Value: fleet.Usage{Used: 512 << 20, Limit: 2 << 30}}},
+		{"ram", MetricRead{Type: 2, Metric: fleetgate.Metric{Value: fleetgate.Usage{Used: 512 << 20, Limit: 2 << 30}}},
 			MetricView{Title: "Memory", Kind: "usage", Used: 512 << 20, Limit: 2 << 30, Percent: 25, UsedText: "512.0 MiB", LimitText: "2.0 GiB"}},
-		{"battery", MetricRead{Type: 4, Metric: fleet.Metric{Value: 42.4}}, MetricView{Title: "Battery", Kind: "battery", Percent: 42.4, Text: "42 %"}},
-		{"licence", MetricRead{Type: 8, Metric: fleet.Metric{Value: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)}},
+		{"battery", MetricRead{Type: 4, Metric: fleetgate.Metric{Value: 42.4}}, MetricView{Title: "Battery", Kind: "battery", Percent: 42.4, Text: "42 %"}},
+		{"licence", MetricRead{Type: 8, Metric: fleetgate.Metric{Value: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)}},
 			MetricView{Title: "Licence", Kind: "license", Text: "expired on 1 April 2026"}},
-		{"config", MetricRead{Type: 17, Metric: fleet.Metric{Value: fleet.ConfigInfo{Name: "warehouse", Version: "3", State: "Ready"}}},
+		{"config", MetricRead{Type: 17, Metric: fleetgate.Metric{Value: fleetgate.ConfigInfo{Name: "warehouse", Version: "3", State: "Ready"}}},
 			MetricView{Title: "Configuration", Kind: "text", Text: "warehouse version 3: Ready"}},
 		{"offline", MetricRead{Type: 1, Err: "robot offline"}, MetricView{Title: "CPU", Kind: "text", Error: "robot offline"}},
-		{"network idle, link speed unknown", MetricRead{Type: 19, Metric: fleet.Metric{Value: fleet.Usage{Used: 0, Limit: 0}}},
+		{"network idle, link speed unknown", MetricRead{Type: 19, Metric: fleetgate.Metric{Value: fleetgate.Usage{Used: 0, Limit: 0}}},
 			MetricView{Title: "Network", Kind: "usage", UsedText: "0 B/s", LimitText: "unknown"}},
-		{"network busy", MetricRead{Type: 19, Metric: fleet.Metric{Value: fleet.Usage{Used: 2048, Limit: 125 << 20}}},
+		{"network busy", MetricRead{Type: 19, Metric: fleetgate.Metric{Value: fleetgate.Usage{Used: 2048, Limit: 125 << 20}}},
 			MetricView{Title: "Network", Kind: "usage", Used: 2048, Limit: 125 << 20, Percent: 100 * 2048 / float64(125<<20), UsedText: "2.0 KiB/s", LimitText: "125.0 MiB/s"}},
-		{"agent running", MetricRead{Type: 30, Metric: fleet.Metric{Value: fleet.AgentOperationalState{AgentStatus: 10, Version: "1.4"}}},
+		{"agent running", MetricRead{Type: 30, Metric: fleetgate.Metric{Value: fleetgate.AgentOperationalState{AgentStatus: 10, Version: "1.4"}}},
 			MetricView{Title: "Agent state", Kind: "text", Text: "running, version 1.4"}},
-		{"agent status not named", MetricRead{Type: 30, Metric: fleet.Metric{Value: fleet.AgentOperationalState{AgentStatus: 3}}},
+		{"agent status not named", MetricRead{Type: 30, Metric: fleetgate.Metric{Value: fleetgate.AgentOperationalState{AgentStatus: 3}}},
 			MetricView{Title: "Agent state", Kind: "text", Text: "status 3 (not named by the API), version –"}},
 	}
 	for _, tc := range cases {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
@@ -117,9 +117,9 @@ func offlineWords(online bool) string {
 }
 
 // viewLabel names a view in the switch: the camera's name or the stream, and what it is.
-func viewLabel(s fleet.Stream) string {
+func viewLabel(s fleetgate.Stream) string {
 	kind := map[string]string{"camera": "camera", "pointcloud": "point cloud", "laserscan": "laser scan"}[WidgetFor(s)]
 	return cameraTitle(s) + " (" + kind + ")"
 }
 
-func isGrid(s fleet.Stream) bool { return strings.HasSuffix(s.Type, "OccupancyGrid") }
+func isGrid(s fleetgate.Stream) bool { return strings.HasSuffix(s.Type, "OccupancyGrid") }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/views"
 )
@@ -63,7 +64,7 @@ func (p *Panel) adminResult(c echo.Context, anchor string, secret *views.Secret,
 		if s := statusOf(err); s >= 500 || s == http.StatusForbidden || s == http.StatusUnauthorized {
 			return err
 		}
-		return p.redirectFlash(c, "/admin#"+anchor, flash{Error: gateway.ErrorMessage(err)})
+		return p.redirectFlash(c, "/admin#"+anchor, flash{Error: fleetgate.ErrorMessage(err)})
 	}
 	if secret != nil {
 		return p.redirectFlash(c, "/admin#"+anchor, flash{Secret: secret})
@@ -108,16 +109,16 @@ func (p *Panel) robotAction(c echo.Context) error {
 	case "members":
 		role, err := strconv.Atoi(c.FormValue("role"))
 		if err != nil {
-			return p.adminResult(c, "robots", nil, gateway.Errorf(gateway.EInvalid, "role must be a number from 0 to 3"))
+			return p.adminResult(c, "robots", nil, fleetgate.Errorf(fleetgate.EInvalid, "role must be a number from 0 to 3"))
 		}
-		return p.adminResult(c, "robots", nil, p.gw.SetMemberRole(ctx, caller, id, c.FormValue("email"), gateway.Role(role)))
+		return p.adminResult(c, "robots", nil, p.gw.SetMemberRole(ctx, caller, id, c.FormValue("email"), fleetgate.Role(role)))
 	}
 	return echo.ErrNotFound
 }
 
 func (p *Panel) provisionAgent(c echo.Context) error {
 	if p.local {
-		return p.adminResult(c, "users", nil, gateway.Errorf(gateway.EInvalid, "a local gateway provisions no agents: provision them on the cloud (fleetgate serve)"))
+		return p.adminResult(c, "users", nil, fleetgate.Errorf(fleetgate.EInvalid, "a local gateway provisions no agents: provision them on the cloud (fleetgate serve)"))
 	}
 	a, key, err := p.gw.ProvisionAgent(c.Request().Context(), Caller(c), c.FormValue("name"), c.FormValue("fleet"))
 	var s *views.Secret
@@ -134,14 +135,14 @@ func (p *Panel) revokeAgent(c echo.Context) error {
 func (p *Panel) createKioskToken(c echo.Context) error {
 	caller := Caller(c)
 	if !caller.User.OrgAdmin {
-		return gateway.Errorf(gateway.EForbidden, "only organization admins make kiosk tokens")
+		return fleetgate.Errorf(fleetgate.EForbidden, "only organization admins make kiosk tokens")
 	}
 	fleet := c.FormValue("fleet")
 	if fleet == "" {
-		return p.adminResult(c, "kiosks", nil, gateway.Errorf(gateway.EInvalid, "a kiosk token shows one fleet: choose it"))
+		return p.adminResult(c, "kiosks", nil, fleetgate.Errorf(fleetgate.EInvalid, "a kiosk token shows one fleet: choose it"))
 	}
 	secret, tok, err := p.gw.CreateMyAPIToken(c.Request().Context(), caller, gateway.NewAPITokenInput{
-		Name: c.FormValue("name"), Scope: gateway.ScopeRead, Fleet: fleet,
+		Name: c.FormValue("name"), Scope: fleetgate.ScopeRead, Fleet: fleet,
 	})
 	var s *views.Secret
 	if err == nil {
@@ -153,7 +154,7 @@ func (p *Panel) createKioskToken(c echo.Context) error {
 func (p *Panel) revokeKioskToken(c echo.Context) error {
 	caller := Caller(c)
 	if !caller.User.OrgAdmin {
-		return gateway.Errorf(gateway.EForbidden, "only organization admins manage kiosk tokens")
+		return fleetgate.Errorf(fleetgate.EForbidden, "only organization admins manage kiosk tokens")
 	}
 	return p.adminResult(c, "kiosks", nil, p.gw.RevokeMyAPIToken(c.Request().Context(), caller, c.Param("tokenId")))
 }

@@ -8,33 +8,33 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/views"
 )
 
 // fleetRows is the chosen fleet (the query's, or the first) and its robots with their status,
 // the ones with alerts first.
-func (p *Panel) fleetRows(c echo.Context) ([]gateway.Fleet, gateway.Fleet, []views.RobotRow, error) {
+func (p *Panel) fleetRows(c echo.Context) ([]fleetgate.Fleet, fleetgate.Fleet, []views.RobotRow, error) {
 	ctx, caller := c.Request().Context(), Caller(c)
 	fleets, err := p.gw.OrgFleets(ctx, caller)
 	if err != nil {
-		return nil, gateway.Fleet{}, nil, err
+		return nil, fleetgate.Fleet{}, nil, err
 	}
 	if len(fleets) == 0 {
-		return nil, gateway.Fleet{}, nil, gateway.Errorf(gateway.ENotFound, "your organization has no fleet yet")
+		return nil, fleetgate.Fleet{}, nil, fleetgate.Errorf(fleetgate.ENotFound, "your organization has no fleet yet")
 	}
 	chosen := fleets[0]
 	if id := c.QueryParam("fleet"); id != "" {
-		i := slices.IndexFunc(fleets, func(f gateway.Fleet) bool { return f.ID == id })
+		i := slices.IndexFunc(fleets, func(f fleetgate.Fleet) bool { return f.ID == id })
 		if i < 0 {
-			return nil, gateway.Fleet{}, nil, gateway.Errorf(gateway.ENotFound, "fleet %q not found", id)
+			return nil, fleetgate.Fleet{}, nil, fleetgate.Errorf(fleetgate.ENotFound, "fleet %q not found", id)
 		}
 		chosen = fleets[i]
 	}
 	all, err := p.gw.RobotTable(ctx, caller)
 	if err != nil {
-		return nil, gateway.Fleet{}, nil, err
+		return nil, fleetgate.Fleet{}, nil, err
 	}
 	all = slices.DeleteFunc(all, func(r gateway.RobotRow) bool { return r.Robot.FleetID != chosen.ID })
 	rows := p.withStatus(ctx, all)
@@ -63,7 +63,7 @@ func (p *Panel) fleetFragment(c echo.Context) error {
 
 // fleetCameras lists the camera streams of the fleet's online robots, side by side within
 // robotReadTimeout, at most MaxFleetCameras of them (and how many were left out).
-func (p *Panel) fleetCameras(c echo.Context, f gateway.Fleet, rows []views.RobotRow) ([]views.CameraTile, int) {
+func (p *Panel) fleetCameras(c echo.Context, f fleetgate.Fleet, rows []views.RobotRow) ([]views.CameraTile, int) {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), robotReadTimeout)
 	defer cancel()
 	per := make([][]views.CameraTile, len(rows))
@@ -78,7 +78,7 @@ func (p *Panel) fleetCameras(c echo.Context, f gateway.Fleet, rows []views.Robot
 				return
 			}
 			for _, s := range streams {
-				if s.Direction == fleet.Input || views.WidgetFor(s) != "camera" {
+				if s.Direction == fleetgate.Input || views.WidgetFor(s) != "camera" {
 					continue
 				}
 				per[i] = append(per[i], views.CameraTile{Robot: r.Robot, Widget: views.WidgetSpec{Widget: "camera", Live: p.live,

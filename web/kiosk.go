@@ -7,12 +7,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/views"
 )
 
 // kioskRows is the fleet's robots as the wall shows them.
-func (p *Panel) kioskRows(c echo.Context) (gateway.Fleet, []views.RobotRow, error) {
+func (p *Panel) kioskRows(c echo.Context) (fleetgate.Fleet, []views.RobotRow, error) {
 	ctx, caller := c.Request().Context(), Caller(c)
 	f, err := p.gw.FleetForKiosk(ctx, caller, c.Param("fleetId"))
 	if err != nil {

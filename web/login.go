@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/views"
 )
@@ -35,14 +36,14 @@ func (p *Panel) login(c echo.Context) error {
 		if status >= 500 {
 			return err
 		}
-		if wait := gateway.RetryAfter(err); wait > 0 {
+		if wait := fleetgate.RetryAfter(err); wait > 0 {
 			return p.fail(c, err)
 		}
 		to := "/login"
 		if next != "/" {
 			to += "?" + url.Values{"next": {next}}.Encode()
 		}
-		return p.redirectFlash(c, to, flash{Error: gateway.ErrorMessage(err), Form: url.Values{"email": {email}}})
+		return p.redirectFlash(c, to, flash{Error: fleetgate.ErrorMessage(err), Form: url.Values{"email": {email}}})
 	}
 	if caller.Kiosk() {
 		if err := p.startSession(ctx, p.kiosks, caller); err != nil {
@@ -67,10 +68,10 @@ func (p *Panel) login(c echo.Context) error {
 func (p *Panel) logout(c echo.Context) error {
 	ctx := c.Request().Context()
 	if err := p.users.Destroy(ctx); err != nil {
-		return gateway.Internal(err)
+		return fleetgate.Internal(err)
 	}
 	if err := p.kiosks.Destroy(ctx); err != nil {
-		return gateway.Internal(err)
+		return fleetgate.Internal(err)
 	}
 	return c.Redirect(http.StatusSeeOther, "/login")
 }
@@ -100,7 +101,7 @@ func (p *Panel) setPassword(c echo.Context) error {
 		if statusOf(err) >= 500 {
 			return err
 		}
-		return p.redirectFlash(c, "/password", flash{Error: gateway.ErrorMessage(err)})
+		return p.redirectFlash(c, "/password", flash{Error: fleetgate.ErrorMessage(err)})
 	}
 	// Other sessions of this person end with the old password; this one carries on, under a
 	// new session token.
@@ -111,7 +112,7 @@ func (p *Panel) setPassword(c echo.Context) error {
 			return err
 		}
 		if err := p.users.RenewToken(ctx); err != nil {
-			return gateway.Internal(err)
+			return fleetgate.Internal(err)
 		}
 		p.users.Put(ctx, keyStamp, stamp)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/server/servertest"
@@ -23,14 +23,14 @@ const (
 	twistType = "Platform.Messages.geometry_msgs.Twist"
 )
 
-var poseKey = fleet.StreamKey{Component: "base", Name: "pose", Source: fleet.SourceComponent}
+var poseKey = fleetgate.StreamKey{Component: "base", Name: "pose", Source: fleetgate.SourceComponent}
 
 // liveAgent is a local gateway with one scriptable robot online and users of each role.
 type liveAgent struct {
 	*panelServer
 	robot string
 	bot   *fleettest.Robot
-	users map[string]gateway.User // by role name: none, operator, developer, admin (org admin)
+	users map[string]fleetgate.User // by role name: none, operator, developer, admin (org admin)
 }
 
 func openLiveAgent(t *testing.T) *liveAgent {
@@ -38,27 +38,27 @@ func openLiveAgent(t *testing.T) *liveAgent {
 	s := openPanel(t, servertest.Agent)
 	bot := &fleettest.Robot{
 		ID: "7d3c1e8a-4a2b-4d8e-9a51-0b6f2c9e1a11", Name: "panel-bot",
-		StreamList: []fleet.Stream{
-			{Component: "base", Name: "pose", Type: poseType, Direction: fleet.Output, Source: fleet.SourceComponent},
-			{Component: "base", Name: "cmd_vel", Type: twistType, Direction: fleet.Input, Source: fleet.SourceComponent},
+		StreamList: []fleetgate.Stream{
+			{Component: "base", Name: "pose", Type: poseType, Direction: fleetgate.Output, Source: fleetgate.SourceComponent},
+			{Component: "base", Name: "cmd_vel", Type: twistType, Direction: fleetgate.Input, Source: fleetgate.SourceComponent},
 		},
-		MetricList: []fleet.Metric{
+		MetricList: []fleetgate.Metric{
 			{Type: 4, Value: 87.0},
-			{Type: 2, Value: fleet.Usage{Used: 1 << 30, Limit: 4 << 30}},
-			{Type: 16, Value: []fleet.ComponentInfo{{Name: "planner", Version: "1.2", State: "Active"}}},
+			{Type: 2, Value: fleetgate.Usage{Used: 1 << 30, Limit: 4 << 30}},
+			{Type: 16, Value: []fleetgate.ComponentInfo{{Name: "planner", Version: "1.2", State: "Active"}}},
 		},
-		FileInfo: []fleet.Resource{{ID: "0f9a7c1e-2b3d-4e5f-8a9b-1c2d3e4f5a6b", Name: "run.log", MIMEType: "text/plain", Size: 5, CreatedAt: time.Now().UTC()}},
+		FileInfo: []fleetgate.Resource{{ID: "0f9a7c1e-2b3d-4e5f-8a9b-1c2d3e4f5a6b", Name: "run.log", MIMEType: "text/plain", Size: 5, CreatedAt: time.Now().UTC()}},
 		Files:    map[string][]byte{"0f9a7c1e-2b3d-4e5f-8a9b-1c2d3e4f5a6b": []byte("hello")},
 	}
 	bot.Emit(poseKey, poseType, nil)
-	if err := s.Registry().Add(context.Background(), bot, gateway.LocalFleetID); err != nil {
+	if err := s.Registry().Add(context.Background(), bot, fleetgate.LocalFleetID); err != nil {
 		t.Fatal(err)
 	}
-	a := &liveAgent{panelServer: s, robot: bot.ID, bot: bot, users: map[string]gateway.User{}}
+	a := &liveAgent{panelServer: s, robot: bot.ID, bot: bot, users: map[string]fleetgate.User{}}
 	org, _ := s.DefaultOrg()
-	for name, role := range map[string]gateway.Role{"none": gateway.RoleNone, "operator": gateway.RoleOperator, "developer": gateway.RoleDeveloper} {
-		roles := map[string]gateway.Role{}
-		if role != gateway.RoleNone {
+	for name, role := range map[string]fleetgate.Role{"none": fleetgate.RoleNone, "operator": fleetgate.RoleOperator, "developer": fleetgate.RoleDeveloper} {
+		roles := map[string]fleetgate.Role{}
+		if role != fleetgate.RoleNone {
 			roles[bot.ID] = role
 		}
 		a.users[name] = s.AddUser(org.ID, name+"@example.com", false, roles)
@@ -217,11 +217,11 @@ func TestSecretsShownOnceAndNeverLogged(t *testing.T) {
 	if !apiTokenPattern.MatchString(secrets[0]) {
 		t.Errorf("shown API token %q", secrets[0])
 	}
-	shown("kiosk token", admin.submit("/admin/kiosk-tokens", url.Values{"name": {"hall wall"}, "fleet": {gateway.LocalFleetID}}))
+	shown("kiosk token", admin.submit("/admin/kiosk-tokens", url.Values{"name": {"hall wall"}, "fleet": {fleetgate.LocalFleetID}}))
 	shown("new user's password", admin.submit("/admin/users", url.Values{"email": {"new@example.com"}}))
 	shown("reset password", admin.submit("/admin/users/"+a.users["developer"].ID+"/reset-password", url.Values{}))
 	// A local gateway provisions no agents (the cloud does, below).
-	wantBody(t, "agent on a local gateway", admin.submit("/admin/agents", url.Values{"name": {"dock-3"}, "fleet": {gateway.LocalFleetID}}),
+	wantBody(t, "agent on a local gateway", admin.submit("/admin/agents", url.Values{"name": {"dock-3"}, "fleet": {fleetgate.LocalFleetID}}),
 		"a local gateway provisions no agents")
 	cloud := openPanel(t)
 	cloud.setPassword(t, gateway.BootstrapAdminEmail, "cloud admin password")

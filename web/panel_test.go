@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/server"
 	"github.com/fleetgate/fleetgate/server/servertest"
@@ -157,7 +158,7 @@ func (s *panelServer) setPassword(t *testing.T, email, pw string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &gateway.Caller{User: u, Token: gateway.APIToken{Scope: gateway.ScopeFull}}
+	c := &gateway.Caller{User: u, Token: fleetgate.APIToken{Scope: fleetgate.ScopeFull}}
 	if err := s.Gateway().SetPassword(ctx, c, "", pw); err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func TestKioskTokenLogin(t *testing.T) {
 	s := openPanel(t)
 	_, fleet := s.DefaultOrg()
 	admin, _ := s.Store.UserByEmail(context.Background(), gateway.BootstrapAdminEmail)
-	secret, tok := s.AddToken(admin.ID, gateway.ScopeRead, fleet.ID)
+	secret, tok := s.AddToken(admin.ID, fleetgate.ScopeRead, fleet.ID)
 	b := s.browser(t)
 
 	wantRedirect(t, "anonymous kiosk", b.get("/kiosk/"+fleet.ID), "/login?next=%2Fkiosk%2F")

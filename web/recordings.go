@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/views"
 )
@@ -35,20 +35,20 @@ func (p *Panel) recordingsView(c echo.Context) (views.RecordingsView, error) {
 	v := views.RecordingsView{Nav: p.nav(c, d.Robot.Name+" · recordings", "robots"), Header: h, Now: p.now(),
 		CanRecord: p.gw.MayRecord(ctx, caller, h.ID), Form: views.RecordingForm{Duration: "30s"}}
 	v.Recordings, err = p.gw.Recordings(ctx, caller, h.ID)
-	if code := gateway.ErrorCode(err); code == gateway.EUnavailable || code == gateway.EInvalid {
-		v.Error, v.CanRecord = gateway.ErrorMessage(err), false
+	if code := fleetgate.ErrorCode(err); code == fleetgate.EUnavailable || code == fleetgate.EInvalid {
+		v.Error, v.CanRecord = fleetgate.ErrorMessage(err), false
 		return v, nil
 	} else if err != nil {
 		return v, err
 	}
 	if v.CanRecord {
 		streams, err := p.gw.Streams(ctx, caller, h.ID)
-		if code := gateway.ErrorCode(err); code == gateway.EUnavailable {
-			v.Error = gateway.ErrorMessage(err)
+		if code := fleetgate.ErrorCode(err); code == fleetgate.EUnavailable {
+			v.Error = fleetgate.ErrorMessage(err)
 		} else if err != nil {
 			return v, err
 		}
-		v.Streams = slices.DeleteFunc(streams, func(s fleet.Stream) bool { return s.Direction == fleet.Input })
+		v.Streams = slices.DeleteFunc(streams, func(s fleetgate.Stream) bool { return s.Direction == fleetgate.Input })
 	}
 	return v, nil
 }
@@ -70,7 +70,7 @@ func (p *Panel) recordingsFragment(c echo.Context) error {
 		return err
 	}
 	if v.Error != "" {
-		return gateway.Errorf(gateway.EUnavailable, "%s", v.Error) // the table keeps its last state
+		return fleetgate.Errorf(fleetgate.EUnavailable, "%s", v.Error) // the table keeps its last state
 	}
 	return p.render(c, http.StatusOK, views.RecordingTable(v))
 }
@@ -81,7 +81,7 @@ func (p *Panel) startRecording(c echo.Context) error {
 	robotID := c.Param("robotId")
 	form, err := c.FormParams()
 	if err != nil {
-		return gateway.Errorf(gateway.EInvalid, "the form could not be read")
+		return fleetgate.Errorf(fleetgate.EInvalid, "the form could not be read")
 	}
 	in, err := recordingInput(recordingForm(form))
 	if err == nil {
@@ -90,10 +90,10 @@ func (p *Panel) startRecording(c echo.Context) error {
 	if err == nil {
 		return c.Redirect(http.StatusSeeOther, "/robots/"+robotID+"/recordings")
 	}
-	if code := gateway.ErrorCode(err); code != gateway.EInvalid && code != gateway.EUnavailable {
+	if code := fleetgate.ErrorCode(err); code != fleetgate.EInvalid && code != fleetgate.EUnavailable {
 		return err
 	}
-	return p.redirectFlash(c, "/robots/"+robotID+"/recordings", flash{Error: gateway.ErrorMessage(err), Form: form})
+	return p.redirectFlash(c, "/robots/"+robotID+"/recordings", flash{Error: fleetgate.ErrorMessage(err), Form: form})
 }
 
 // recordingForm is the start form's fields as typed.
@@ -111,7 +111,7 @@ func recordingInput(f views.RecordingForm) (gateway.RecordingInput, error) {
 		if err != nil {
 			secs, nerr := strconv.ParseFloat(f.Duration, 64)
 			if nerr != nil || secs < 0 || secs > 1e9 {
-				return in, gateway.Errorf(gateway.EInvalid, "duration %q: write it as 30s, 10m or 1h30m", f.Duration)
+				return in, fleetgate.Errorf(fleetgate.EInvalid, "duration %q: write it as 30s, 10m or 1h30m", f.Duration)
 			}
 			d = time.Duration(secs * float64(time.Second))
 		}
@@ -120,14 +120,14 @@ func recordingInput(f views.RecordingForm) (gateway.RecordingInput, error) {
 	if f.MaxSize != "" {
 		mib, err := strconv.ParseFloat(f.MaxSize, 64)
 		if err != nil || mib < 0 || mib > 1<<30 {
-			return in, gateway.Errorf(gateway.EInvalid, "size limit %q: a number of MiB", f.MaxSize)
+			return in, fleetgate.Errorf(fleetgate.EInvalid, "size limit %q: a number of MiB", f.MaxSize)
 		}
 		in.MaxBytes = int64(mib * (1 << 20))
 	}
 	if f.MaxRate != "" {
 		rate, err := strconv.ParseFloat(f.MaxRate, 64)
 		if err != nil {
-			return in, gateway.Errorf(gateway.EInvalid, "rate %q: a number of samples per second", f.MaxRate)
+			return in, fleetgate.Errorf(fleetgate.EInvalid, "rate %q: a number of samples per second", f.MaxRate)
 		}
 		in.MaxRate = rate
 	}

@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
-	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/record"
 	"github.com/fleetgate/fleetgate/server/servertest"
 )
@@ -30,18 +29,18 @@ func openRecordingAgent(t *testing.T) (*liveAgent, *fleettest.Robot) {
 	t.Cleanup(rec.Close)
 	bot := &fleettest.Robot{
 		ID: "5c1d2e3f-4a5b-4c6d-8e7f-8091a2b3c4d5", Name: "rec-bot",
-		StreamList: []fleet.Stream{
-			{Component: "base", Name: "pose", Type: poseType, Direction: fleet.Output, Source: fleet.SourceComponent},
-			{Component: "base", Name: "cmd_vel", Type: twistType, Direction: fleet.Input, Source: fleet.SourceComponent},
+		StreamList: []fleetgate.Stream{
+			{Component: "base", Name: "pose", Type: poseType, Direction: fleetgate.Output, Source: fleetgate.SourceComponent},
+			{Component: "base", Name: "cmd_vel", Type: twistType, Direction: fleetgate.Input, Source: fleetgate.SourceComponent},
 		},
 	}
-	if err := s.Registry().Add(context.Background(), rec.Wrap(bot), gateway.LocalFleetID); err != nil {
+	if err := s.Registry().Add(context.Background(), rec.Wrap(bot), fleetgate.LocalFleetID); err != nil {
 		t.Fatal(err)
 	}
-	a := &liveAgent{panelServer: s, robot: bot.ID, users: map[string]gateway.User{}}
+	a := &liveAgent{panelServer: s, robot: bot.ID, users: map[string]fleetgate.User{}}
 	org, _ := s.DefaultOrg()
-	for name, role := range map[string]gateway.Role{"operator": gateway.RoleOperator, "developer": gateway.RoleDeveloper} {
-		a.users[name] = s.AddUser(org.ID, name+"@example.com", false, map[string]gateway.Role{bot.ID: role})
+	for name, role := range map[string]fleetgate.Role{"operator": fleetgate.RoleOperator, "developer": fleetgate.RoleDeveloper} {
+		a.users[name] = s.AddUser(org.ID, name+"@example.com", false, map[string]fleetgate.Role{bot.ID: role})
 		s.setPassword(t, name+"@example.com", "password of "+name)
 	}
 	return a, bot

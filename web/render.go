@@ -12,7 +12,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/httpstatus"
 	"github.com/fleetgate/fleetgate/views"
 )
@@ -26,7 +26,7 @@ func (p *Panel) render(c echo.Context, status int, comp templ.Component) error {
 	buf.Reset()
 	defer buffers.Put(buf)
 	if err := comp.Render(c.Request().Context(), buf); err != nil {
-		return gateway.Internal(fmt.Errorf("rendering %s: %w", c.Path(), err))
+		return fleetgate.Internal(fmt.Errorf("rendering %s: %w", c.Path(), err))
 	}
 	return c.HTMLBlob(status, buf.Bytes())
 }
@@ -49,7 +49,7 @@ func statusOf(err error) int {
 	if errors.As(err, &he) {
 		return he.Code
 	}
-	return httpstatus.Of(gateway.ErrorCode(err))
+	return httpstatus.Of(fleetgate.ErrorCode(err))
 }
 
 // fail answers a page request that failed: the error page, in words.
@@ -58,7 +58,7 @@ func (p *Panel) fail(c echo.Context, err error) error {
 	if status == http.StatusUnauthorized {
 		return p.toLogin(c)
 	}
-	detail := gateway.ErrorMessage(err)
+	detail := fleetgate.ErrorMessage(err)
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
 		detail = fmt.Sprint(he.Message)
@@ -69,7 +69,7 @@ func (p *Panel) fail(c echo.Context, err error) error {
 			detail = "Something went wrong on our side. It has been logged; try again."
 		}
 	}
-	if wait := gateway.RetryAfter(err); wait > 0 {
+	if wait := fleetgate.RetryAfter(err); wait > 0 {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 	}
 	if rerr := p.render(c, status, views.ErrorPage(status, http.StatusText(status), detail)); rerr != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/views"
 )
@@ -45,7 +45,7 @@ func (p *Panel) robotPage(c echo.Context) error {
 	nav.Quiet = true
 	v := views.OperateView{Nav: nav, Header: h, Details: d, LiveHere: p.live, ThroughCloud: p.viaCloud}
 	v.Cameras = views.RobotCameras{Header: h, LiveHere: p.live,
-		CanOpen: h.Role >= gateway.RoleDeveloper && caller.CanAct() && p.gw.OpensCameras()}
+		CanOpen: h.Role >= fleetgate.RoleDeveloper && caller.CanAct() && p.gw.OpensCameras()}
 	v.Status = p.statusView(c, h.ID)
 	if d.Online {
 		// An offline robot, or one slow to list its streams, shows no views: the page
@@ -55,7 +55,7 @@ func (p *Panel) robotPage(c echo.Context) error {
 		if streams, err := p.gw.Streams(ctx, caller, h.ID); err == nil {
 			v.Views = views.OperableViews(streams)
 			v.Pose = views.PoseStream(streams)
-			if h.Role >= gateway.RoleOperator && caller.CanAct() {
+			if h.Role >= fleetgate.RoleOperator && caller.CanAct() {
 				v.Drive = views.DriveStream(streams)
 			}
 			v.Cameras.Cameras = views.CameraStreams(streams)
@@ -93,7 +93,7 @@ func (p *Panel) streamsView(c echo.Context, component, name, source string) (vie
 	}
 	v := views.StreamsView{Nav: p.nav(c, d.Robot.Name+" · streams", "robots"), Header: h, LiveHere: p.live, ThroughCloud: p.viaCloud}
 	streams, err := p.gw.Streams(ctx, caller, h.ID)
-	if code := gateway.ErrorCode(err); code == gateway.EUnavailable {
+	if code := fleetgate.ErrorCode(err); code == fleetgate.EUnavailable {
 		return v, nil // offline: the page says it has no streams
 	} else if err != nil {
 		return v, err
@@ -103,15 +103,15 @@ func (p *Panel) streamsView(c echo.Context, component, name, source string) (vie
 		return v, nil
 	}
 	src, _ := strconv.Atoi(source)
-	i := slices.IndexFunc(streams, func(s fleet.Stream) bool {
+	i := slices.IndexFunc(streams, func(s fleetgate.Stream) bool {
 		return s.Component == component && s.Name == name && (src == 0 || int(s.Source) == src)
 	})
 	if i < 0 {
-		return v, gateway.Errorf(gateway.ENotFound, "robot %s has no stream %s/%s", h.Name, component, name)
+		return v, fleetgate.Errorf(fleetgate.ENotFound, "robot %s has no stream %s/%s", h.Name, component, name)
 	}
 	s := streams[i]
 	v.Selected = &s
-	if s.Direction != fleet.Input {
+	if s.Direction != fleetgate.Input {
 		sel := gateway.StreamSelector{Component: s.Component, Name: s.Name, Source: s.Source}
 		rctx, cancel := context.WithTimeout(ctx, robotReadTimeout)
 		defer cancel()
@@ -119,13 +119,13 @@ func (p *Panel) streamsView(c echo.Context, component, name, source string) (vie
 			if statusOf(err) == http.StatusInternalServerError {
 				return v, err
 			}
-			v.ValueError = gateway.ErrorMessage(err)
+			v.ValueError = fleetgate.ErrorMessage(err)
 		} else {
 			v.Value = views.ValueSummary(b)
 		}
 	}
-	v.CanUpload = h.Role >= gateway.RoleDeveloper && caller.CanAct()
-	if v.CanUpload && s.Direction == fleet.Input {
+	v.CanUpload = h.Role >= fleetgate.RoleDeveloper && caller.CanAct()
+	if v.CanUpload && s.Direction == fleetgate.Input {
 		if b, err := p.gw.Template(ctx, caller, s.Type); err == nil {
 			v.Template = views.PrettyJSON(b)
 		}
@@ -138,15 +138,15 @@ func (p *Panel) streamsView(c echo.Context, component, name, source string) (vie
 func (p *Panel) streamValue(c echo.Context) error {
 	src, err := strconv.Atoi(c.QueryParam("source"))
 	if err != nil || src <= 0 {
-		return gateway.Errorf(gateway.EInvalid, "source must be a stream source number")
+		return fleetgate.Errorf(fleetgate.EInvalid, "source must be a stream source number")
 	}
-	sel := gateway.StreamSelector{Component: c.QueryParam("component"), Name: c.QueryParam("stream"), Source: fleet.SourceType(src), Type: c.QueryParam("type")}
+	sel := gateway.StreamSelector{Component: c.QueryParam("component"), Name: c.QueryParam("stream"), Source: fleetgate.SourceType(src), Type: c.QueryParam("type")}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), robotReadTimeout)
 	defer cancel()
 	b, err := p.gw.ReadStream(ctx, Caller(c), c.Param("robotId"), sel)
-	if code := gateway.ErrorCode(err); code == gateway.EUnavailable || code == gateway.EInvalid {
+	if code := fleetgate.ErrorCode(err); code == fleetgate.EUnavailable || code == fleetgate.EInvalid {
 		// The robot went offline or the stream has no value now: the page says so in place.
-		return p.render(c, http.StatusOK, views.StreamValue("", gateway.ErrorMessage(err)))
+		return p.render(c, http.StatusOK, views.StreamValue("", fleetgate.ErrorMessage(err)))
 	} else if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func (p *Panel) uploadStream(c echo.Context) error {
 		return err
 	}
 	if v.Selected == nil {
-		return gateway.Errorf(gateway.EInvalid, "choose a stream to send to")
+		return fleetgate.Errorf(fleetgate.EInvalid, "choose a stream to send to")
 	}
 	body := c.FormValue("json")
 	err = p.gw.UploadStream(ctx, caller, v.Header.ID, gateway.UploadInput{
@@ -186,13 +186,13 @@ func (p *Panel) uploadStream(c echo.Context) error {
 		JSON:     []byte(body),
 	})
 	back := views.StreamURL(v.Header.ID, *v.Selected) + "#stream"
-	switch code := gateway.ErrorCode(err); {
+	switch code := fleetgate.ErrorCode(err); {
 	case err == nil:
 		return p.redirectFlash(c, back, flash{Notice: "sent", Form: url.Values{"json": {body}}})
-	case code == gateway.EForbidden || code == gateway.ENotFound || statusOf(err) >= 500 && code != gateway.EUnavailable:
+	case code == fleetgate.EForbidden || code == fleetgate.ENotFound || statusOf(err) >= 500 && code != fleetgate.EUnavailable:
 		return err
 	default:
-		return p.redirectFlash(c, back, flash{Error: gateway.ErrorMessage(err), Form: url.Values{"json": {body}}})
+		return p.redirectFlash(c, back, flash{Error: fleetgate.ErrorMessage(err), Form: url.Values{"json": {body}}})
 	}
 }
 
@@ -221,12 +221,12 @@ func (p *Panel) metricsFragment(c echo.Context) error {
 func (p *Panel) readMetrics(c echo.Context, robotID string) ([]views.MetricView, error) {
 	ctx, caller := c.Request().Context(), Caller(c)
 	types, err := p.gw.MetricTypes(ctx, caller, robotID)
-	if gateway.ErrorCode(err) == gateway.EUnavailable {
+	if fleetgate.ErrorCode(err) == fleetgate.EUnavailable {
 		return nil, nil
 	} else if err != nil {
 		return nil, err
 	}
-	types = slices.DeleteFunc(types, func(t fleet.MetricType) bool { return t == fleet.MetricCustom })
+	types = slices.DeleteFunc(types, func(t fleetgate.MetricType) bool { return t == fleetgate.MetricCustom })
 	ctx, cancel := context.WithTimeout(ctx, robotReadTimeout)
 	defer cancel()
 	reads := make([]views.MetricRead, len(types))
@@ -236,7 +236,7 @@ func (p *Panel) readMetrics(c echo.Context, robotID string) ([]views.MetricView,
 			_, m, err := p.gw.Metric(ctx, caller, robotID, t, "")
 			reads[i] = views.MetricRead{Type: t, Metric: m}
 			if err != nil {
-				reads[i].Err = gateway.ErrorMessage(err)
+				reads[i].Err = fleetgate.ErrorMessage(err)
 			}
 		})
 	}
@@ -256,8 +256,8 @@ func (p *Panel) resourcesPage(c echo.Context) error {
 	}
 	v := views.ResourcesView{Nav: p.nav(c, d.Robot.Name+" · resources", "robots"), Header: h}
 	v.Resources, err = p.gw.ResourceDetails(c.Request().Context(), Caller(c), h.ID)
-	if code := gateway.ErrorCode(err); code == gateway.EUnavailable {
-		v.Error = gateway.ErrorMessage(err)
+	if code := fleetgate.ErrorCode(err); code == fleetgate.EUnavailable {
+		v.Error = fleetgate.ErrorMessage(err)
 	} else if err != nil {
 		return err
 	}
@@ -292,7 +292,7 @@ func (p *Panel) eventsView(c echo.Context) (views.EventsView, error) {
 func (p *Panel) eventHistory(c echo.Context, robotID, action string) (views.EventHistoryView, error) {
 	ctx, caller := c.Request().Context(), Caller(c)
 	v := views.EventHistoryView{Action: action, AllRobots: robotID == "",
-		Filter: gateway.EventFilter{RobotID: robotID, FleetID: c.QueryParam("fleet"), AgentID: c.QueryParam("agent"), Limit: 200}}
+		Filter: fleetgate.EventFilter{RobotID: robotID, FleetID: c.QueryParam("fleet"), AgentID: c.QueryParam("agent"), Limit: 200}}
 	var err error
 	if v.Rows, err = p.gw.EventHistory(ctx, caller, v.Filter); err != nil {
 		return v, err
@@ -335,8 +335,8 @@ func (p *Panel) postEvent(c echo.Context) error {
 	if err == nil {
 		return c.Redirect(http.StatusSeeOther, "/robots/"+robotID+"/events")
 	}
-	if code := gateway.ErrorCode(err); code != gateway.EInvalid {
+	if code := fleetgate.ErrorCode(err); code != fleetgate.EInvalid {
 		return err
 	}
-	return p.redirectFlash(c, "/robots/"+robotID+"/events", flash{Error: gateway.ErrorMessage(err), Form: url.Values{"message": {msg}}})
+	return p.redirectFlash(c, "/robots/"+robotID+"/events", flash{Error: fleetgate.ErrorMessage(err), Form: url.Values{"message": {msg}}})
 }

@@ -8,9 +8,8 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
+	"github.com/fleetgate/fleetgate"
 	"github.com/labstack/echo/v4"
-
-	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
 // pageHeaders sets the browser defaults of an HTML page: a CSP whose only scripts are ours
@@ -71,12 +70,12 @@ func (p *Panel) crossOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		if err := p.cop.Check(req); err != nil {
-			return gateway.Errorf(gateway.EForbidden, "cross-origin request refused")
+			return fleetgate.Errorf(fleetgate.EForbidden, "cross-origin request refused")
 		}
 		if !safeMethod(req.Method) && req.Header.Get("Origin") == "" && req.Header.Get("Sec-Fetch-Site") == "" && p.hasSessionCookie(req) {
 			ref, err := url.Parse(req.Header.Get("Referer"))
 			if err != nil || ref.Host == "" || !strings.EqualFold(ref.Host, req.Host) {
-				return gateway.Errorf(gateway.EForbidden, "cross-origin request refused: a request acting for a session must come from one of its pages (Origin, Sec-Fetch-Site or Referer)")
+				return fleetgate.Errorf(fleetgate.EForbidden, "cross-origin request refused: a request acting for a session must come from one of its pages (Origin, Sec-Fetch-Site or Referer)")
 			}
 		}
 		return next(c)

@@ -10,6 +10,7 @@ import (
 	"github.com/alexedwards/scs/v2"
 	"github.com/labstack/echo/v4"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
@@ -31,7 +32,7 @@ const seenGranularity = time.Minute
 const callerKey = "web.caller"
 
 // errExpired sends a person back to the login page.
-var errExpired = gateway.Errorf(gateway.EUnauthorized, "your session has ended; log in again")
+var errExpired = fleetgate.Errorf(fleetgate.EUnauthorized, "your session has ended; log in again")
 
 // loadSessions loads both sessions (a person's, a kiosk's) from their cookies and writes
 // them back, with their cookies, just before the response header goes out.
@@ -46,7 +47,7 @@ func (p *Panel) loadSessions(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			var err error
 			if ctx, err = sm.Load(ctx, token); err != nil {
-				return gateway.Internal(err)
+				return fleetgate.Internal(err)
 			}
 		}
 		c.SetRequest(req.WithContext(ctx))
@@ -80,7 +81,7 @@ func (p *Panel) saveSessions(c echo.Context) {
 // by someone else, dies: no session fixation) and records its principal.
 func (p *Panel) startSession(ctx context.Context, sm *scs.SessionManager, c *gateway.Caller) error {
 	if err := sm.RenewToken(ctx); err != nil {
-		return gateway.Internal(err)
+		return fleetgate.Internal(err)
 	}
 	now := p.now().UnixMilli()
 	if c.Token.ID == "" {
@@ -115,7 +116,7 @@ func (p *Panel) userCaller(ctx context.Context) (*gateway.Caller, error) {
 		return nil, p.destroy(ctx, sm) // a password session from before stamps: log in again
 	}
 	c, err := p.gw.SessionCaller(ctx, uid, tokenID, stamp)
-	if gateway.ErrorCode(err) == gateway.EUnauthorized {
+	if fleetgate.ErrorCode(err) == fleetgate.EUnauthorized {
 		return nil, p.destroy(ctx, sm)
 	} else if err != nil {
 		return nil, err
@@ -134,7 +135,7 @@ func (p *Panel) kioskCaller(ctx context.Context) (*gateway.Caller, error) {
 		return nil, nil
 	}
 	c, err := p.gw.SessionCaller(ctx, uid, sm.GetString(ctx, keyToken), "")
-	if gateway.ErrorCode(err) == gateway.EUnauthorized {
+	if fleetgate.ErrorCode(err) == fleetgate.EUnauthorized {
 		return nil, p.destroy(ctx, sm)
 	}
 	return c, err
@@ -142,7 +143,7 @@ func (p *Panel) kioskCaller(ctx context.Context) (*gateway.Caller, error) {
 
 func (p *Panel) destroy(ctx context.Context, sm *scs.SessionManager) error {
 	if err := sm.Destroy(ctx); err != nil {
-		return gateway.Internal(err)
+		return fleetgate.Internal(err)
 	}
 	return errExpired
 }
@@ -164,7 +165,7 @@ func (p *Panel) sessionHash(ctx context.Context) string {
 func (p *Panel) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		caller, err := p.userCaller(c.Request().Context())
-		if err != nil && gateway.ErrorCode(err) != gateway.EUnauthorized {
+		if err != nil && fleetgate.ErrorCode(err) != fleetgate.EUnauthorized {
 			return p.fail(c, err)
 		}
 		if caller == nil {
@@ -207,10 +208,10 @@ func (p *Panel) requireAPICaller(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		}
 		if caller == nil {
-			return gateway.Errorf(gateway.EUnauthorized, "no panel session: log in at /login")
+			return fleetgate.Errorf(fleetgate.EUnauthorized, "no panel session: log in at /login")
 		}
 		if mustChangePassword(caller) {
-			return gateway.Errorf(gateway.EForbidden, "your password was made by an admin: change it at /password first")
+			return fleetgate.Errorf(fleetgate.EForbidden, "your password was made by an admin: change it at /password first")
 		}
 		c.Set(callerKey, caller)
 		return next(c)
@@ -221,10 +222,10 @@ func (p *Panel) requireAPICaller(next echo.HandlerFunc) echo.HandlerFunc {
 // neither finds one (an EUnauthorized from either means none). Other errors are the store's.
 func eitherCaller(ctx context.Context, first, second func(context.Context) (*gateway.Caller, error)) (*gateway.Caller, error) {
 	caller, err := first(ctx)
-	if caller == nil && (err == nil || gateway.ErrorCode(err) == gateway.EUnauthorized) {
+	if caller == nil && (err == nil || fleetgate.ErrorCode(err) == fleetgate.EUnauthorized) {
 		caller, err = second(ctx)
 	}
-	if caller == nil && gateway.ErrorCode(err) == gateway.EUnauthorized {
+	if caller == nil && fleetgate.ErrorCode(err) == fleetgate.EUnauthorized {
 		err = nil
 	}
 	return caller, err

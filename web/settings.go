@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/views"
 )
@@ -40,7 +41,7 @@ func (p *Panel) createToken(c echo.Context) error {
 		if s := statusOf(err); s >= 500 || s == http.StatusForbidden {
 			return err
 		}
-		return p.redirectFlash(c, "/settings", flash{Error: gateway.ErrorMessage(err)})
+		return p.redirectFlash(c, "/settings", flash{Error: fleetgate.ErrorMessage(err)})
 	}
 	return p.redirectFlash(c, "/settings", flash{Secret: &views.Secret{What: "API token " + tok.Name, Value: secret}})
 }

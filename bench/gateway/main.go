@@ -31,9 +31,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
-	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/server"
 )
@@ -47,8 +46,8 @@ const (
 )
 
 var (
-	cameraKey = fleet.StreamKey{Component: "camera", Name: "image", Source: fleet.SourceComponent}
-	cloudKey  = fleet.StreamKey{Component: "lidar", Name: "points", Source: fleet.SourceComponent}
+	cameraKey = fleetgate.StreamKey{Component: "camera", Name: "image", Source: fleetgate.SourceComponent}
+	cloudKey  = fleetgate.StreamKey{Component: "lidar", Name: "points", Source: fleetgate.SourceComponent}
 )
 
 func main() {
@@ -79,7 +78,7 @@ func main() {
 // kpiRobot stamps its KPIs with the time of each read, as a live robot's are.
 type kpiRobot struct{ *fleettest.Robot }
 
-func (r kpiRobot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
+func (r kpiRobot) KPIs(ctx context.Context) ([]fleetgate.KPI, error) {
 	list, err := r.Robot.KPIs(ctx)
 	now := time.Now()
 	for i := range list {
@@ -107,19 +106,19 @@ func run(listen string, frameSize int, rate float64, cloudSize int, cloudRate fl
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(ctx) }()
 
-	bot := &fleettest.Robot{ID: "bench-bot", Name: "bench-bot", StreamList: []fleet.Stream{
-		{Component: "camera", Name: "image", Type: compressedImageType, Direction: fleet.Output, Source: fleet.SourceComponent},
-		{Component: "base", Name: "cmd_vel", Type: twistType, Direction: fleet.Input, Source: fleet.SourceComponent},
-		{Component: "lidar", Name: "points", Type: pointCloudType, Direction: fleet.Output, Source: fleet.SourceComponent},
-	}, MetricList: []fleet.Metric{{Type: fleet.MetricCpu, Value: 12.5}}}
-	if err := srv.Registry().Add(ctx, bot, gateway.LocalFleetID); err != nil {
+	bot := &fleettest.Robot{ID: "bench-bot", Name: "bench-bot", StreamList: []fleetgate.Stream{
+		{Component: "camera", Name: "image", Type: compressedImageType, Direction: fleetgate.Output, Source: fleetgate.SourceComponent},
+		{Component: "base", Name: "cmd_vel", Type: twistType, Direction: fleetgate.Input, Source: fleetgate.SourceComponent},
+		{Component: "lidar", Name: "points", Type: pointCloudType, Direction: fleetgate.Output, Source: fleetgate.SourceComponent},
+	}, MetricList: []fleetgate.Metric{{Type: fleetgate.MetricCpu, Value: 12.5}}}
+	if err := srv.Registry().Add(ctx, bot, fleetgate.LocalFleetID); err != nil {
 		return err
 	}
 	for i := range 3 {
 		battery, _ := proto.Marshal(&catalogpb.Float64{Data: 70 + float64(i)})
 		r := kpiRobot{&fleettest.Robot{ID: fmt.Sprintf("kpi-%d", i), Name: fmt.Sprintf("kpi-%d", i),
-			KPIList: []fleet.KPI{{Name: "battery", DataType: "Platform.Messages.std_msgs.Float64", Payload: battery}}}}
-		if err := srv.Registry().Add(ctx, r, gateway.LocalFleetID); err != nil {
+			KPIList: []fleetgate.KPI{{Name: "battery", DataType: "Platform.Messages.std_msgs.Float64", Payload: battery}}}}
+		if err := srv.Registry().Add(ctx, r, fleetgate.LocalFleetID); err != nil {
 			return err
 		}
 	}
@@ -134,7 +133,7 @@ func run(listen string, frameSize int, rate float64, cloudSize int, cloudRate fl
 		go emit(ctx, bot, cloudKey, pointCloudType, cloudPayload(cloudSize), cloudRate)
 	}
 	out, _ := json.Marshal(map[string]any{"url": srv.URL(), "token": token, "robot": bot.ID,
-		"fleet": gateway.LocalFleetID, "pid": os.Getpid()})
+		"fleet": fleetgate.LocalFleetID, "pid": os.Getpid()})
 	fmt.Println(string(out))
 	// Each "gc" line: collect garbage, hand freed memory back, print the runtime's figures.
 	in := bufio.NewScanner(os.Stdin)
@@ -221,7 +220,7 @@ func cloudPayload(size int) []byte {
 
 // emit publishes a fresh copy of payload at rate on schedule, as a camera does: a tick missed
 // by more than a period is skipped, never caught up in a burst.
-func emit(ctx context.Context, bot *fleettest.Robot, key fleet.StreamKey, typ string, payload []byte, rate float64) {
+func emit(ctx context.Context, bot *fleettest.Robot, key fleetgate.StreamKey, typ string, payload []byte, rate float64) {
 	period := time.Duration(float64(time.Second) / rate)
 	t0 := time.Now()
 	for k := 1; ; k++ {

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/server"
 )
@@ -66,7 +67,7 @@ func runToken(ctx context.Context, args []string, stdout io.Writer) error {
 	gw, closeDB, err := offline(ctx, "token create", rest, func(fs *flag.FlagSet) {
 		fs.StringVar(&in.UserEmail, "user", "", "email of the user the token acts as (required)")
 		fs.StringVar(&in.Name, "name", "cli", "a name to recognise the token by")
-		fs.StringVar(&in.Scope, "scope", gateway.ScopeFull, "full, or read for view-only (kiosk) tokens")
+		fs.StringVar(&in.Scope, "scope", fleetgate.ScopeFull, "full, or read for view-only (kiosk) tokens")
 		fs.StringVar(&in.Fleet, "fleet", "", "restrict the token to this fleet (id or name)")
 	}, required("user", &in.UserEmail))
 	if err != nil {
@@ -230,7 +231,7 @@ func runEvents(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var f gateway.EventFilter
+	var f fleetgate.EventFilter
 	gw, closeDB, err := offline(ctx, "events list", rest, func(fs *flag.FlagSet) {
 		fs.StringVar(&f.RobotID, "robot", "", "only this robot's events (id)")
 		fs.StringVar(&f.FleetID, "fleet", "", "only this fleet's events (id)")

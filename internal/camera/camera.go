@@ -18,6 +18,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
@@ -106,7 +107,7 @@ func (c *Config) defaults() {
 // it while anyone subscribes. It is safe for concurrent use.
 type Camera struct {
 	cfg    Config
-	stream fleet.Stream
+	stream fleetgate.Stream
 	log    *slog.Logger
 
 	mu       sync.Mutex
@@ -129,9 +130,9 @@ func New(cfg Config) *Camera {
 	cfg.defaults()
 	c := &Camera{cfg: cfg, runs: map[*run]struct{}{},
 		log: cfg.Log.With("camera", cfg.Name, "address", cfg.Spec.Public())}
-	c.stream = fleet.Stream{Component: Component, Name: cfg.Name, Type: ImageType, Direction: fleet.Output,
+	c.stream = fleetgate.Stream{Component: Component, Name: cfg.Name, Type: ImageType, Direction: fleetgate.Output,
 		Source: cfg.Spec.Source, DisplayName: cfg.Name}
-	if cfg.Spec.Source == fleet.SourceDevice {
+	if cfg.Spec.Source == fleetgate.SourceDevice {
 		c.stream.SourceEndpoint = cfg.Spec.Device
 	} else {
 		c.stream.SourceURL = cfg.Spec.Public()
@@ -143,7 +144,7 @@ func New(cfg Config) *Camera {
 }
 
 // Stream is the camera's stream descriptor: no credentials in it.
-func (c *Camera) Stream() fleet.Stream { return c.stream }
+func (c *Camera) Stream() fleetgate.Stream { return c.stream }
 
 // PID is the process id of the camera's running ffmpeg, 0 when none runs.
 func (c *Camera) PID() int {
@@ -174,7 +175,7 @@ func (c *Camera) current() (*generation, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return nil, fleet.Errorf(fleet.ErrOffline, "camera %s is closed", c.cfg.Name)
+		return nil, fleetgate.Errorf(fleetgate.EOffline, "camera %s is closed", c.cfg.Name)
 	}
 	if c.gen == nil {
 		g := &generation{c: c}
@@ -185,7 +186,7 @@ func (c *Camera) current() (*generation, error) {
 }
 
 // Subscribe follows the camera's images; the first subscriber starts ffmpeg. A subscription
-// ends with an error wrapping fleet.ErrUnavailable, its text the reason, when the camera
+// ends with an error wrapping fleetgate.EUnavailable, its text the reason, when the camera
 // cannot be reached.
 func (c *Camera) Subscribe() (*fleet.Subscription, error) {
 	for range 2 {
@@ -199,15 +200,15 @@ func (c *Camera) Subscribe() (*fleet.Subscription, error) {
 		}
 		// The generation failed between current and Subscribe: the next one is fresh.
 	}
-	return nil, fleet.Errorf(fleet.ErrUnavailable, "camera %s keeps failing", c.cfg.Name)
+	return nil, fleetgate.Errorf(fleetgate.EUnavailable, "camera %s keeps failing", c.cfg.Name)
 }
 
 // Read returns a current image: the latest when it is fresh, else the next one, starting
 // the camera if nobody watches (it lingers, so that the next read is quick).
-func (c *Camera) Read(ctx context.Context) (fleet.Sample, error) {
+func (c *Camera) Read(ctx context.Context) (fleetgate.Sample, error) {
 	g, err := c.current()
 	if err != nil {
-		return fleet.Sample{}, err
+		return fleetgate.Sample{}, err
 	}
 	now := c.cfg.Clock.Now()
 	if s, ok := g.topic.Latest(); ok && now.Sub(s.Time) < c.cfg.StallTimeout {
@@ -215,13 +216,13 @@ func (c *Camera) Read(ctx context.Context) (fleet.Sample, error) {
 	}
 	sub, err := c.Subscribe()
 	if err != nil {
-		return fleet.Sample{}, err
+		return fleetgate.Sample{}, err
 	}
 	defer sub.Close()
 	for {
 		s, err := sub.Next(ctx)
 		if err != nil {
-			return fleet.Sample{}, err
+			return fleetgate.Sample{}, err
 		}
 		if now.Sub(s.Time) < c.cfg.StallTimeout {
 			return s, nil
@@ -229,7 +230,7 @@ func (c *Camera) Read(ctx context.Context) (fleet.Sample, error) {
 	}
 }
 
-// Close ends every subscription (fleet.ErrOffline), stops ffmpeg and waits for it.
+// Close ends every subscription (fleetgate.EOffline), stops ffmpeg and waits for it.
 func (c *Camera) Close() {
 	c.mu.Lock()
 	if c.closed {
@@ -243,7 +244,7 @@ func (c *Camera) Close() {
 		r.cancel()
 	}
 	c.mu.Unlock()
-	closed := fleet.Errorf(fleet.ErrOffline, "camera %s closed", c.cfg.Name)
+	closed := fleetgate.Errorf(fleetgate.EOffline, "camera %s closed", c.cfg.Name)
 	if g != nil {
 		g.topic.Close(closed)
 	}
@@ -374,7 +375,7 @@ func (g *generation) supervise(ctx context.Context) {
 		streamed = streamed || images > 0
 		if images == 0 && (!streamed || !isTimeout(err)) {
 			c.log.Warn("camera unreachable", "err", err)
-			c.retire(g, fleet.Errorf(fleet.ErrUnavailable, "camera %s: %v", c.cfg.Name, err))
+			c.retire(g, fleetgate.Errorf(fleetgate.EUnavailable, "camera %s: %v", c.cfg.Name, err))
 			return
 		}
 		if c.cfg.Clock.Now().Sub(started) >= backoffReset {
@@ -504,11 +505,11 @@ func (c *Camera) open(ctx context.Context) (producer, error) {
 // elsewhere.
 func (c *Camera) input(ctx context.Context) (input, error) {
 	s := c.cfg.Spec
-	if s.Source == fleet.SourceDevice {
+	if s.Source == fleetgate.SourceDevice {
 		return input{device: s.Device}, nil
 	}
 	streamURL := s.URL
-	if s.Source == fleet.SourceONVIF {
+	if s.Source == fleetgate.SourceONVIF {
 		uri, err := (&ONVIF{URL: s.URL, Username: s.Username, Password: s.Password, Client: c.httpClient()}).StreamURI(ctx)
 		if err != nil {
 			return input{}, err
@@ -536,7 +537,7 @@ func (c *Camera) input(ctx context.Context) (input, error) {
 // checkStreamURI accepts the stream URI an ONVIF device answered when it is RTSP.
 func checkStreamURI(uri string) (string, error) {
 	s, err := ParseURL(uri)
-	if err != nil || s.Source != fleet.SourceRTSP {
+	if err != nil || s.Source != fleetgate.SourceRTSP {
 		return "", fmt.Errorf("the ONVIF device answered a stream URI that is not RTSP: %q", redactURL(uri))
 	}
 	return s.URL, nil

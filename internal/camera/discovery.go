@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"golang.org/x/net/ipv4"
-
-	"github.com/fleetgate/fleetgate/internal/fleet"
 )
 
 // WS-Discovery's multicast group and port (SOAP-over-UDP), and the probe ONVIF devices
@@ -119,7 +118,7 @@ func parseProbeMatches(data []byte, id string) []Device {
 	for _, pm := range m.Matches {
 		d := Device{Endpoint: strings.TrimSpace(pm.Address)}
 		for _, x := range strings.Fields(pm.XAddrs) {
-			if s, err := ParseURL(x); err == nil && s.Source == fleet.SourceONVIF {
+			if s, err := ParseURL(x); err == nil && s.Source == fleetgate.SourceONVIF {
 				d.XAddr = s.URL
 				break
 			}

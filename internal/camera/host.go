@@ -11,12 +11,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 )
 
 // HostConfig configures the robot of the agent's own cameras.
 type HostConfig struct {
-	Info fleet.Info // ID stable across restarts; Name the agent's host name
+	Info fleetgate.Info // ID stable across restarts; Name the agent's host name
 	// Cameras are the configured cameras without a robot.
 	Cameras []*Camera
 	// Camera is the template of the cameras the host finds (video devices, ONVIF devices):
@@ -196,35 +197,35 @@ func (h *Host) scanDevices() {
 	h.devices = next
 }
 
-func (h *Host) camera(key fleet.StreamKey) (*Camera, error) {
+func (h *Host) camera(key fleetgate.StreamKey) (*Camera, error) {
 	for _, c := range h.cameras() {
 		if c.Stream().Key() == key {
 			return c, nil
 		}
 	}
-	return nil, fleet.Errorf(fleet.ErrNotFound, "no camera %s", key.Name)
+	return nil, fleetgate.Errorf(fleetgate.ENotFound, "no camera %s", key.Name)
 }
 
-func (h *Host) Info() fleet.Info { return h.cfg.Info }
+func (h *Host) Info() fleetgate.Info { return h.cfg.Info }
 
-func (h *Host) Streams(context.Context) ([]fleet.Stream, error) {
+func (h *Host) Streams(context.Context) ([]fleetgate.Stream, error) {
 	cams := h.cameras()
-	out := make([]fleet.Stream, len(cams))
+	out := make([]fleetgate.Stream, len(cams))
 	for i, c := range cams {
 		out[i] = c.Stream()
 	}
 	return out, nil
 }
 
-func (h *Host) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
+func (h *Host) Read(ctx context.Context, key fleetgate.StreamKey) (fleetgate.Sample, error) {
 	c, err := h.camera(key)
 	if err != nil {
-		return fleet.Sample{}, err
+		return fleetgate.Sample{}, err
 	}
 	return c.Read(ctx)
 }
 
-func (h *Host) Subscribe(_ context.Context, key fleet.StreamKey, opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
+func (h *Host) Subscribe(_ context.Context, key fleetgate.StreamKey, opts fleetgate.SubscribeOptions) (*fleet.Subscription, error) {
 	c, err := h.camera(key)
 	if err != nil {
 		return nil, err
@@ -232,22 +233,22 @@ func (h *Host) Subscribe(_ context.Context, key fleet.StreamKey, opts fleet.Subs
 	return c.SubscribeWith(opts)
 }
 
-func (h *Host) Publish(_ context.Context, key fleet.StreamKey, _ string, _ []byte) error {
-	return fleet.Errorf(fleet.ErrNotFound, "%s has no input stream %s", h.cfg.Info.Name, key.Name)
+func (h *Host) Publish(_ context.Context, key fleetgate.StreamKey, _ string, _ []byte) error {
+	return fleetgate.Errorf(fleetgate.ENotFound, "%s has no input stream %s", h.cfg.Info.Name, key.Name)
 }
 
-func (h *Host) Metrics(context.Context) ([]fleet.MetricType, error) { return nil, nil }
+func (h *Host) Metrics(context.Context) ([]fleetgate.MetricType, error) { return nil, nil }
 
-func (h *Host) Metric(_ context.Context, typ fleet.MetricType, _ string) (fleet.Metric, error) {
-	return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "%s reports no metric %d", h.cfg.Info.Name, typ)
+func (h *Host) Metric(_ context.Context, typ fleetgate.MetricType, _ string) (fleetgate.Metric, error) {
+	return fleetgate.Metric{}, fleetgate.Errorf(fleetgate.ENotFound, "%s reports no metric %d", h.cfg.Info.Name, typ)
 }
 
-func (h *Host) KPIs(context.Context) ([]fleet.KPI, error) { return nil, nil }
+func (h *Host) KPIs(context.Context) ([]fleetgate.KPI, error) { return nil, nil }
 
-func (h *Host) Resources(context.Context) ([]fleet.Resource, error) { return nil, nil }
+func (h *Host) Resources(context.Context) ([]fleetgate.Resource, error) { return nil, nil }
 
-func (h *Host) OpenResource(_ context.Context, id string) (fleet.ResourceFile, fleet.Resource, error) {
-	return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "no resource %s", id)
+func (h *Host) OpenResource(_ context.Context, id string) (fleet.ResourceFile, fleetgate.Resource, error) {
+	return nil, fleetgate.Resource{}, fleetgate.Errorf(fleetgate.ENotFound, "no resource %s", id)
 }
 
 // Close closes the cameras the host found (the configured ones are the caller's).

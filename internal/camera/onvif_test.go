@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/camera/cameratest"
-	"github.com/fleetgate/fleetgate/internal/fleet"
 )
 
 func TestONVIFStreamURI(t *testing.T) {
@@ -55,7 +55,7 @@ func TestONVIFCameraStreams(t *testing.T) {
 	srv := cameratest.StartRTSP(t, cameratest.RTSPOptions{Codec: "h264", User: user, Password: password})
 	dev := cameratest.StartONVIF(t, srv.URL(), user, password)
 	c := realCamera(t, strings.Replace(dev.URL, "http://", "http://"+user+":"+password+"@", 1), nil)
-	if s := c.Stream(); s.Source != fleet.SourceONVIF || s.SourceURL != dev.URL {
+	if s := c.Stream(); s.Source != fleetgate.SourceONVIF || s.SourceURL != dev.URL {
 		t.Fatalf("descriptor %+v", s)
 	}
 	sub, err := c.Subscribe()
@@ -84,7 +84,7 @@ func TestONVIFCameraWrongPasswordIsReported(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("not reported within 5 s")
 	}
-	if err := sub.Err(); !errors.Is(err, fleet.ErrUnavailable) || !strings.Contains(err.Error(), "refused the credentials") {
+	if err := sub.Err(); !fleetgate.Is(err, fleetgate.EUnavailable) || !strings.Contains(err.Error(), "refused the credentials") {
 		t.Fatalf("ended with %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 )
 
@@ -63,7 +64,7 @@ type withCameras struct {
 	cams []*Camera
 }
 
-func (w *withCameras) camera(key fleet.StreamKey) *Camera {
+func (w *withCameras) camera(key fleetgate.StreamKey) *Camera {
 	for _, c := range w.cams {
 		if c.Stream().Key() == key {
 			return c
@@ -72,7 +73,7 @@ func (w *withCameras) camera(key fleet.StreamKey) *Camera {
 	return nil
 }
 
-func (w *withCameras) Streams(ctx context.Context) ([]fleet.Stream, error) {
+func (w *withCameras) Streams(ctx context.Context) ([]fleetgate.Stream, error) {
 	streams, err := w.Robot.Streams(ctx)
 	if err != nil {
 		return nil, err
@@ -84,23 +85,23 @@ func (w *withCameras) Streams(ctx context.Context) ([]fleet.Stream, error) {
 	return out, nil
 }
 
-func (w *withCameras) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
+func (w *withCameras) Read(ctx context.Context, key fleetgate.StreamKey) (fleetgate.Sample, error) {
 	if c := w.camera(key); c != nil {
 		return c.Read(ctx)
 	}
 	return w.Robot.Read(ctx, key)
 }
 
-func (w *withCameras) Subscribe(ctx context.Context, key fleet.StreamKey, opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
+func (w *withCameras) Subscribe(ctx context.Context, key fleetgate.StreamKey, opts fleetgate.SubscribeOptions) (*fleet.Subscription, error) {
 	if c := w.camera(key); c != nil {
 		return c.SubscribeWith(opts)
 	}
 	return w.Robot.Subscribe(ctx, key, opts)
 }
 
-func (w *withCameras) Publish(ctx context.Context, key fleet.StreamKey, typ string, payload []byte) error {
+func (w *withCameras) Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error {
 	if c := w.camera(key); c != nil {
-		return fleet.Errorf(fleet.ErrInvalid, "camera %s is an output stream", c.cfg.Name)
+		return fleetgate.Errorf(fleetgate.EInvalid, "camera %s is an output stream", c.cfg.Name)
 	}
 	return w.Robot.Publish(ctx, key, typ, payload)
 }
@@ -113,40 +114,42 @@ func (w *withCameras) Unwrap() fleet.Robot { return w.Robot }
 // subscription ends the camera closes, and the robot serves nothing more. started, when
 // not nil, is asked before the camera starts and may refuse (a limit of cameras at once);
 // ended is called once the camera has closed.
-func Single(c *Camera, as fleet.Stream, started func() error, ended func()) fleet.Robot {
+func Single(c *Camera, as fleetgate.Stream, started func() error, ended func()) fleet.Robot {
 	return &single{c: c, as: as, started: started, ended: ended}
 }
 
 type single struct {
 	c       *Camera
-	as      fleet.Stream
+	as      fleetgate.Stream
 	started func() error
 	ended   func()
 	once    sync.Once
 	onceErr error
 }
 
-func (s *single) Info() fleet.Info { return fleet.Info{Name: s.as.Name} }
+func (s *single) Info() fleetgate.Info { return fleetgate.Info{Name: s.as.Name} }
 
-func (s *single) Streams(context.Context) ([]fleet.Stream, error) { return []fleet.Stream{s.as}, nil }
+func (s *single) Streams(context.Context) ([]fleetgate.Stream, error) {
+	return []fleetgate.Stream{s.as}, nil
+}
 
-func (s *single) check(key fleet.StreamKey) error {
+func (s *single) check(key fleetgate.StreamKey) error {
 	if key != s.as.Key() {
-		return fleet.Errorf(fleet.ErrNotFound, "no stream %s", key.Name)
+		return fleetgate.Errorf(fleetgate.ENotFound, "no stream %s", key.Name)
 	}
 	return nil
 }
 
-func (s *single) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
-	sub, err := s.Subscribe(ctx, key, fleet.SubscribeOptions{})
+func (s *single) Read(ctx context.Context, key fleetgate.StreamKey) (fleetgate.Sample, error) {
+	sub, err := s.Subscribe(ctx, key, fleetgate.SubscribeOptions{})
 	if err != nil {
-		return fleet.Sample{}, err
+		return fleetgate.Sample{}, err
 	}
 	defer sub.Close()
 	return sub.Next(ctx)
 }
 
-func (s *single) Subscribe(_ context.Context, key fleet.StreamKey, opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
+func (s *single) Subscribe(_ context.Context, key fleetgate.StreamKey, opts fleetgate.SubscribeOptions) (*fleet.Subscription, error) {
 	if err := s.check(key); err != nil {
 		return nil, err
 	}
@@ -158,7 +161,7 @@ func (s *single) Subscribe(_ context.Context, key fleet.StreamKey, opts fleet.Su
 		}
 	})
 	if !first {
-		return nil, fleet.Errorf(fleet.ErrUnavailable, "this camera served its viewer")
+		return nil, fleetgate.Errorf(fleetgate.EUnavailable, "this camera served its viewer")
 	}
 	if s.onceErr != nil {
 		return nil, s.onceErr
@@ -182,19 +185,19 @@ func (s *single) close() {
 	}
 }
 
-func (s *single) Publish(context.Context, fleet.StreamKey, string, []byte) error {
-	return fleet.Errorf(fleet.ErrInvalid, "a camera is an output stream")
+func (s *single) Publish(context.Context, fleetgate.StreamKey, string, []byte) error {
+	return fleetgate.Errorf(fleetgate.EInvalid, "a camera is an output stream")
 }
 
-func (s *single) Metrics(context.Context) ([]fleet.MetricType, error) { return nil, nil }
+func (s *single) Metrics(context.Context) ([]fleetgate.MetricType, error) { return nil, nil }
 
-func (s *single) Metric(context.Context, fleet.MetricType, string) (fleet.Metric, error) {
-	return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "a camera reports no metrics")
+func (s *single) Metric(context.Context, fleetgate.MetricType, string) (fleetgate.Metric, error) {
+	return fleetgate.Metric{}, fleetgate.Errorf(fleetgate.ENotFound, "a camera reports no metrics")
 }
 
-func (s *single) KPIs(context.Context) ([]fleet.KPI, error)           { return nil, nil }
-func (s *single) Resources(context.Context) ([]fleet.Resource, error) { return nil, nil }
+func (s *single) KPIs(context.Context) ([]fleetgate.KPI, error)           { return nil, nil }
+func (s *single) Resources(context.Context) ([]fleetgate.Resource, error) { return nil, nil }
 
-func (s *single) OpenResource(_ context.Context, id string) (fleet.ResourceFile, fleet.Resource, error) {
-	return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "no resource %s", id)
+func (s *single) OpenResource(_ context.Context, id string) (fleet.ResourceFile, fleetgate.Resource, error) {
+	return nil, fleetgate.Resource{}, fleetgate.Errorf(fleetgate.ENotFound, "no resource %s", id)
 }

@@ -2,7 +2,6 @@ package camera
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 )
 
@@ -46,9 +45,9 @@ func TestParseFlag(t *testing.T) {
 }
 
 func TestWithCamerasAddsStreams(t *testing.T) {
-	base := &fleettest.Robot{ID: "r1", Name: "sim-1", StreamList: []fleet.Stream{
-		{Component: "camera", Name: "/camera/image/compressed", Type: ImageType, Direction: fleet.Output, Source: fleet.SourceComponent},
-		{Component: "base", Name: "/cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleet.Input, Source: fleet.SourceComponent},
+	base := &fleettest.Robot{ID: "r1", Name: "sim-1", StreamList: []fleetgate.Stream{
+		{Component: "camera", Name: "/camera/image/compressed", Type: ImageType, Direction: fleetgate.Output, Source: fleetgate.SourceComponent},
+		{Component: "base", Name: "/cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleetgate.Input, Source: fleetgate.SourceComponent},
 	}}
 	cam, src, clock := newFakeCamera(t)
 	r := WithCameras(base, cam)
@@ -59,11 +58,11 @@ func TestWithCamerasAddsStreams(t *testing.T) {
 	if len(streams) != 3 || streams[2] != cam.Stream() {
 		t.Fatalf("streams %+v", streams)
 	}
-	if got := streams[2]; got.Component != Component || got.Source != fleet.SourceRTSP || got.SourceURL == "" {
+	if got := streams[2]; got.Component != Component || got.Source != fleetgate.SourceRTSP || got.SourceURL == "" {
 		t.Fatalf("camera stream %+v", got)
 	}
 	// The camera's stream reads from the camera...
-	sub, err := r.Subscribe(context.Background(), cam.Stream().Key(), fleet.SubscribeOptions{})
+	sub, err := r.Subscribe(context.Background(), cam.Stream().Key(), fleetgate.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +75,7 @@ func TestWithCamerasAddsStreams(t *testing.T) {
 	if err != nil || string(s.Payload) != "sim frame" {
 		t.Fatalf("robot's own stream: %q, %v", s.Payload, err)
 	}
-	if err := r.Publish(context.Background(), cam.Stream().Key(), ImageType, nil); !errors.Is(err, fleet.ErrInvalid) {
+	if err := r.Publish(context.Background(), cam.Stream().Key(), ImageType, nil); !fleetgate.Is(err, fleetgate.EInvalid) {
 		t.Fatalf("publishing to a camera: %v", err)
 	}
 	if r.Info().Name != "sim-1" {
@@ -89,7 +88,7 @@ func TestHostListsItsCameras(t *testing.T) {
 	src := newFakeSource()
 	devices := []VideoDevice{{Path: "/dev/video2", Card: "USB Camera"}}
 	h := NewHost(HostConfig{
-		Info:    fleet.Info{ID: "00000000-0000-4000-8000-000000000001", Name: "agent-host"},
+		Info:    fleetgate.Info{ID: "00000000-0000-4000-8000-000000000001", Name: "agent-host"},
 		Cameras: []*Camera{configured},
 		Camera:  Config{Clock: newFakeClock(), open: src.open},
 		Devices: func() []VideoDevice { return devices },
@@ -107,25 +106,25 @@ func TestHostListsItsCameras(t *testing.T) {
 	if !slices.Equal(names, []string{"dock", "video2", "onvif-192.0.2.7"}) {
 		t.Fatalf("streams %v", names)
 	}
-	if d := streams[1]; d.Source != fleet.SourceDevice || d.SourceEndpoint != "/dev/video2" || d.DisplayName != "USB Camera" || d.SourceURL != "" {
+	if d := streams[1]; d.Source != fleetgate.SourceDevice || d.SourceEndpoint != "/dev/video2" || d.DisplayName != "USB Camera" || d.SourceURL != "" {
 		t.Fatalf("device stream %+v", d)
 	}
-	if o := streams[2]; o.Source != fleet.SourceONVIF || o.SourceURL != "http://192.0.2.7/onvif/device_service" {
+	if o := streams[2]; o.Source != fleetgate.SourceONVIF || o.SourceURL != "http://192.0.2.7/onvif/device_service" {
 		t.Fatalf("discovered stream %+v", o)
 	}
 	for _, s := range streams {
-		if s.Component != Component || s.Type != ImageType || s.Direction != fleet.Output {
+		if s.Component != Component || s.Type != ImageType || s.Direction != fleetgate.Output {
 			t.Fatalf("stream %+v", s)
 		}
 	}
 	// A viewer of a listed device reads through its camera.
-	sub, err := h.Subscribe(context.Background(), streams[1].Key(), fleet.SubscribeOptions{})
+	sub, err := h.Subscribe(context.Background(), streams[1].Key(), fleetgate.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sub.Close()
 	src.next(t)
-	if _, err := h.Subscribe(context.Background(), fleet.StreamKey{Component: Component, Name: "nope", Source: fleet.SourceRTSP}, fleet.SubscribeOptions{}); !errors.Is(err, fleet.ErrNotFound) {
+	if _, err := h.Subscribe(context.Background(), fleetgate.StreamKey{Component: Component, Name: "nope", Source: fleetgate.SourceRTSP}, fleetgate.SubscribeOptions{}); !fleetgate.Is(err, fleetgate.ENotFound) {
 		t.Fatalf("an unknown camera: %v", err)
 	}
 	// A device that went away leaves the list (after the rescan period).
@@ -159,7 +158,7 @@ func TestV4L2DeviceStreams(t *testing.T) {
 			"run with a USB camera plugged in to test video devices")
 	}
 	c := realCamera(t, devices[0].Path, nil)
-	if s := c.Stream(); s.Source != fleet.SourceDevice || s.SourceEndpoint != devices[0].Path {
+	if s := c.Stream(); s.Source != fleetgate.SourceDevice || s.SourceEndpoint != devices[0].Path {
 		t.Fatalf("descriptor %+v", s)
 	}
 	sub, err := c.Subscribe()

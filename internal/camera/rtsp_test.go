@@ -3,7 +3,6 @@ package camera
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"image/jpeg"
 	"log/slog"
@@ -16,6 +15,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/camera/cameratest"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
@@ -179,7 +179,7 @@ func TestRTSPCameraCredentials(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("a refused camera was not reported within 5 s")
 		}
-		if err := sub.Err(); !errors.Is(err, fleet.ErrUnavailable) || !strings.Contains(err.Error(), "401") {
+		if err := sub.Err(); !fleetgate.Is(err, fleetgate.EUnavailable) || !strings.Contains(err.Error(), "401") {
 			t.Fatalf("ended with %v, want the camera's 401", err)
 		}
 		t.Logf("refused in %s: %v", time.Since(start).Round(time.Millisecond), sub.Err())
@@ -241,7 +241,7 @@ func TestRTSPCameraServerKilledAndRestarted(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("viewers were not told that the camera went away")
 		}
-		if !errors.Is(sub.Err(), fleet.ErrUnavailable) {
+		if !fleetgate.Is(sub.Err(), fleetgate.EUnavailable) {
 			t.Fatalf("viewer ended with %v", sub.Err())
 		}
 	}

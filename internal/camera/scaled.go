@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/camera/scale"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
@@ -21,7 +22,7 @@ const (
 // SubscribeWith follows the camera's images as opts asks: scaled down to opts.MaxWidth when
 // set, else as they come (Subscribe). Every subscriber of one width shares one scaling of
 // each image.
-func (c *Camera) SubscribeWith(opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
+func (c *Camera) SubscribeWith(opts fleetgate.SubscribeOptions) (*fleet.Subscription, error) {
 	if opts.MaxWidth <= 0 {
 		return c.Subscribe()
 	}
@@ -34,7 +35,7 @@ func (c *Camera) SubscribeWith(opts fleet.SubscribeOptions) (*fleet.Subscription
 		}
 		// That width's topic ended between lookup and Subscribe: the next one is fresh.
 	}
-	return nil, fleet.Errorf(fleet.ErrUnavailable, "camera %s keeps failing", c.cfg.Name)
+	return nil, fleetgate.Errorf(fleetgate.EUnavailable, "camera %s keeps failing", c.cfg.Name)
 }
 
 // scaledStream is the images of one width: a topic of their own, fed from the camera's

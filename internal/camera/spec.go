@@ -10,13 +10,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 )
 
 // Spec is where a camera is and how to reach it. Credentials travel beside the address,
 // never in it, so that the address can be shown and logged.
 type Spec struct {
-	Source fleet.SourceType // fleet.SourceONVIF, SourceRTSP or SourceDevice
+	Source fleetgate.SourceType // fleetgate.SourceONVIF, SourceRTSP or SourceDevice
 	// URL is an rtsp:// or rtsps:// stream, or the http(s):// service of an ONVIF device,
 	// without credentials and without the transport parameter, which is ours.
 	URL string
@@ -31,7 +31,7 @@ type Spec struct {
 
 // Public is the address shown in stream descriptors and logs.
 func (s Spec) Public() string {
-	if s.Source == fleet.SourceDevice {
+	if s.Source == fleetgate.SourceDevice {
 		return s.Device
 	}
 	if !s.UDP {
@@ -84,9 +84,9 @@ func ParseURL(raw string) (Spec, error) {
 	var s Spec
 	switch strings.ToLower(u.Scheme) {
 	case "rtsp", "rtsps":
-		s.Source = fleet.SourceRTSP
+		s.Source = fleetgate.SourceRTSP
 	case "http", "https":
-		s.Source = fleet.SourceONVIF
+		s.Source = fleetgate.SourceONVIF
 	default:
 		return Spec{}, syntaxf("%q: cameras are rtsp://, rtsps://, http(s):// (ONVIF) or a video device such as /dev/video0", redactURL(raw))
 	}
@@ -128,7 +128,7 @@ func ParseDevice(p string) (Spec, error) {
 	if path.Clean(p) != p || !videoDevice.MatchString(p) {
 		return Spec{}, syntaxf("%q is not a video device (such as /dev/video0)", p)
 	}
-	return Spec{Source: fleet.SourceDevice, Device: p}, nil
+	return Spec{Source: fleetgate.SourceDevice, Device: p}, nil
 }
 
 // CheckCredentials refuses credentials that could not travel in a URL's user part intact.

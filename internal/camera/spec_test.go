@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/net/dns/dnsmessage"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 )
 
 func TestParseURL(t *testing.T) {
@@ -21,14 +21,14 @@ func TestParseURL(t *testing.T) {
 		wantErr  bool
 		errWords string
 	}{
-		{raw: "rtsp://cam.local:554/stream1", want: Spec{Source: fleet.SourceRTSP, URL: "rtsp://cam.local:554/stream1"}, public: "rtsp://cam.local:554/stream1"},
-		{raw: "RTSPS://10.0.0.5/live", want: Spec{Source: fleet.SourceRTSP, URL: "rtsps://10.0.0.5/live"}, public: "rtsps://10.0.0.5/live"},
-		{raw: "rtsp://user:p%40ss@10.0.0.5/live?transport=udp&x=1", want: Spec{Source: fleet.SourceRTSP, URL: "rtsp://10.0.0.5/live?x=1", Username: "user", Password: "p@ss", UDP: true},
+		{raw: "rtsp://cam.local:554/stream1", want: Spec{Source: fleetgate.SourceRTSP, URL: "rtsp://cam.local:554/stream1"}, public: "rtsp://cam.local:554/stream1"},
+		{raw: "RTSPS://10.0.0.5/live", want: Spec{Source: fleetgate.SourceRTSP, URL: "rtsps://10.0.0.5/live"}, public: "rtsps://10.0.0.5/live"},
+		{raw: "rtsp://user:p%40ss@10.0.0.5/live?transport=udp&x=1", want: Spec{Source: fleetgate.SourceRTSP, URL: "rtsp://10.0.0.5/live?x=1", Username: "user", Password: "p@ss", UDP: true},
 			public: "rtsp://10.0.0.5/live?transport=udp&x=1"},
-		{raw: "http://admin:secret@192.168.1.20/onvif/device_service", want: Spec{Source: fleet.SourceONVIF, URL: "http://192.168.1.20/onvif/device_service", Username: "admin", Password: "secret"},
+		{raw: "http://admin:secret@192.168.1.20/onvif/device_service", want: Spec{Source: fleetgate.SourceONVIF, URL: "http://192.168.1.20/onvif/device_service", Username: "admin", Password: "secret"},
 			public: "http://192.168.1.20/onvif/device_service"},
-		{raw: "/dev/video0", want: Spec{Source: fleet.SourceDevice, Device: "/dev/video0"}, public: "/dev/video0"},
-		{raw: "/dev/v4l/by-id/usb-Logitech_C920-video-index0", want: Spec{Source: fleet.SourceDevice, Device: "/dev/v4l/by-id/usb-Logitech_C920-video-index0"}, public: "/dev/v4l/by-id/usb-Logitech_C920-video-index0"},
+		{raw: "/dev/video0", want: Spec{Source: fleetgate.SourceDevice, Device: "/dev/video0"}, public: "/dev/video0"},
+		{raw: "/dev/v4l/by-id/usb-Logitech_C920-video-index0", want: Spec{Source: fleetgate.SourceDevice, Device: "/dev/v4l/by-id/usb-Logitech_C920-video-index0"}, public: "/dev/v4l/by-id/usb-Logitech_C920-video-index0"},
 		{raw: "file:///etc/passwd", wantErr: true, errWords: "rtsp://"},
 		{raw: "/etc/passwd", wantErr: true, errWords: "not a video device"},
 		{raw: "/dev/../etc/passwd", wantErr: true},
@@ -218,7 +218,7 @@ func TestPolicyChecksNamesWhenTheCameraOpens(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-sub.Done()
-	if err := sub.Err(); !errors.Is(err, fleet.ErrUnavailable) || !strings.Contains(err.Error(), "loopback") {
+	if err := sub.Err(); !fleetgate.Is(err, fleetgate.EUnavailable) || !strings.Contains(err.Error(), "loopback") {
 		t.Fatalf("ended with %v, want the loopback refusal", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
@@ -192,13 +193,13 @@ func (s *fakeSource) next(t *testing.T) *fakeProducer {
 func newFakeCamera(t *testing.T) (*Camera, *fakeSource, *fakeClock) {
 	t.Helper()
 	src, clock := newFakeSource(), newFakeClock()
-	c := New(Config{Name: "dock", Spec: Spec{Source: fleet.SourceRTSP, URL: "rtsp://cam.example/s"}, Clock: clock, open: src.open})
+	c := New(Config{Name: "dock", Spec: Spec{Source: fleetgate.SourceRTSP, URL: "rtsp://cam.example/s"}, Clock: clock, open: src.open})
 	t.Cleanup(c.Close)
 	return c, src, clock
 }
 
 // send hands one image to the supervisor and waits until the subscriber has it.
-func send(t *testing.T, p *fakeProducer, sub *fleet.Subscription, shade uint8, at time.Time) fleet.Sample {
+func send(t *testing.T, p *fakeProducer, sub *fleet.Subscription, shade uint8, at time.Time) fleetgate.Sample {
 	t.Helper()
 	select {
 	case p.frames <- Frame{JPEG: []byte{0xFF, 0xD8, shade, 0xFF, 0xD9}, At: at}:
@@ -233,7 +234,7 @@ func TestCameraPublishesCompressedImages(t *testing.T) {
 	if s.Type != ImageType || img.Header.Stamp.GetSec() != int32(clock.Now().Unix()) {
 		t.Fatalf("sample type %s stamp %v", s.Type, img.Header.Stamp)
 	}
-	if got := c.Stream(); got.Component != Component || got.Name != "dock" || got.SourceURL != "rtsp://cam.example/s" || got.Source != fleet.SourceRTSP {
+	if got := c.Stream(); got.Component != Component || got.Name != "dock" || got.SourceURL != "rtsp://cam.example/s" || got.Source != fleetgate.SourceRTSP {
 		t.Fatalf("descriptor %+v", got)
 	}
 }
@@ -351,7 +352,7 @@ func TestCameraUnreachableEndsViewersWithTheReason(t *testing.T) {
 				case <-time.After(10 * time.Second):
 					t.Fatal("the viewer was not told")
 				}
-				if err := sub.Err(); !errors.Is(err, fleet.ErrUnavailable) || !strings.Contains(err.Error(), tt.reason) {
+				if err := sub.Err(); !fleetgate.Is(err, fleetgate.EUnavailable) || !strings.Contains(err.Error(), tt.reason) {
 					t.Fatalf("viewer ended with %v, want unavailable: %s", err, tt.reason)
 				}
 			}
@@ -375,7 +376,7 @@ func TestCameraUnreachableEndsViewersWithTheReason(t *testing.T) {
 
 func TestCameraReadStartsTheCamera(t *testing.T) {
 	c, src, clock := newFakeCamera(t)
-	done := make(chan fleet.Sample)
+	done := make(chan fleetgate.Sample)
 	go func() {
 		s, err := c.Read(context.Background())
 		if err != nil {
@@ -400,10 +401,10 @@ func TestCameraCloseEndsViewersAndStopsFFmpeg(t *testing.T) {
 	c.Close()
 	<-p.stopped
 	<-sub.Done()
-	if !errors.Is(sub.Err(), fleet.ErrOffline) {
+	if !fleetgate.Is(sub.Err(), fleetgate.EOffline) {
 		t.Fatalf("viewer ended with %v", sub.Err())
 	}
-	if _, err := c.Subscribe(); !errors.Is(err, fleet.ErrOffline) {
+	if _, err := c.Subscribe(); !fleetgate.Is(err, fleetgate.EOffline) {
 		t.Fatalf("subscribe after close: %v", err)
 	}
 }
@@ -443,7 +444,7 @@ func TestCameraStalledRestartOutcomes(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("the viewer was not told")
 		}
-		if err := sub.Err(); !errors.Is(err, fleet.ErrUnavailable) || !strings.Contains(err.Error(), "Connection refused") {
+		if err := sub.Err(); !fleetgate.Is(err, fleetgate.EUnavailable) || !strings.Contains(err.Error(), "Connection refused") {
 			t.Fatalf("viewer ended with %v", err)
 		}
 	})

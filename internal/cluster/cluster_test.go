@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/cluster"
 	"github.com/fleetgate/fleetgate/internal/cluster/natstest"
 	"github.com/fleetgate/fleetgate/internal/fleet"
@@ -24,19 +25,19 @@ const (
 )
 
 var (
-	poseKey  = fleet.StreamKey{Component: "base", Name: "pose", Source: fleet.SourceComponent}
-	driveKey = fleet.StreamKey{Component: "base", Name: "cmd_vel", Source: fleet.SourceComponent}
+	poseKey  = fleetgate.StreamKey{Component: "base", Name: "pose", Source: fleetgate.SourceComponent}
+	driveKey = fleetgate.StreamKey{Component: "base", Name: "cmd_vel", Source: fleetgate.SourceComponent}
 )
 
 func testRobot() *fleettest.Robot {
 	r := &fleettest.Robot{
 		ID: idOne, Name: "one",
-		StreamList: []fleet.Stream{
-			{Component: "base", Name: "pose", Type: pose, Direction: fleet.Output, Source: fleet.SourceComponent},
-			{Component: "base", Name: "cmd_vel", Type: twist, Direction: fleet.Input, Source: fleet.SourceComponent},
+		StreamList: []fleetgate.Stream{
+			{Component: "base", Name: "pose", Type: pose, Direction: fleetgate.Output, Source: fleetgate.SourceComponent},
+			{Component: "base", Name: "cmd_vel", Type: twist, Direction: fleetgate.Input, Source: fleetgate.SourceComponent},
 		},
-		MetricList: []fleet.Metric{{Type: fleet.MetricType(100), Name: "battery", Value: 87.5}},
-		KPIList:    []fleet.KPI{{Name: "activity", DataType: "Platform.Messages.std_msgs.String", Payload: []byte("\n\x06moving"), Time: time.Unix(1700000000, 0).UTC()}},
+		MetricList: []fleetgate.Metric{{Type: fleetgate.MetricType(100), Name: "battery", Value: 87.5}},
+		KPIList:    []fleetgate.KPI{{Name: "activity", DataType: "Platform.Messages.std_msgs.String", Payload: []byte("\n\x06moving"), Time: time.Unix(1700000000, 0).UTC()}},
 	}
 	r.Emit(poseKey, pose, []byte("pose-0"))
 	return r
@@ -167,15 +168,15 @@ func TestRobotHeldElsewhereAnswersThroughItsReplica(t *testing.T) {
 	if p := robot.Published(); len(p) != 1 || string(p[0].Payload) != "go" || p[0].Type != twist {
 		t.Errorf("published at the robot: %+v", p)
 	}
-	if m, err := r.Metric(ctx, fleet.MetricType(100), "battery"); err != nil || m.Value != 87.5 {
+	if m, err := r.Metric(ctx, fleetgate.MetricType(100), "battery"); err != nil || m.Value != 87.5 {
 		t.Errorf("metric: %+v, %v", m, err)
 	}
 	if kpis, err := r.KPIs(ctx); err != nil || len(kpis) != 1 || kpis[0].Name != "activity" {
 		t.Errorf("kpis: %+v, %v", kpis, err)
 	}
 	// The robot's own error crosses the cluster as the same kind.
-	_, err = r.Read(ctx, fleet.StreamKey{Component: "nope", Name: "nope", Source: fleet.SourceComponent})
-	if !errors.Is(err, fleet.ErrNotFound) {
+	_, err = r.Read(ctx, fleetgate.StreamKey{Component: "nope", Name: "nope", Source: fleetgate.SourceComponent})
+	if !fleetgate.Is(err, fleetgate.ENotFound) {
 		t.Errorf("read of a missing stream: %v, want ErrNotFound", err)
 	}
 	// The caller's deadline holds across the cluster.
@@ -186,7 +187,7 @@ func TestRobotHeldElsewhereAnswersThroughItsReplica(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	_, err = r.Metrics(short)
-	if !errors.Is(err, fleet.ErrUnavailable) || time.Since(start) > 900*time.Millisecond {
+	if !fleetgate.Is(err, fleetgate.EUnavailable) || time.Since(start) > 900*time.Millisecond {
 		t.Errorf("a slow robot: %v after %s, want ErrUnavailable near the 200 ms deadline", err, time.Since(start))
 	}
 }
@@ -201,11 +202,11 @@ func TestLiveStreamCrossesOncePerReplica(t *testing.T) {
 	eventually(t, 2*time.Second, "robot online on b", func() bool { return b.node.Online(idOne) })
 	r, _ := b.node.Robot(idOne)
 	ctx := ctxFor(t, 10*time.Second)
-	v1, err := r.Subscribe(ctx, poseKey, fleet.SubscribeOptions{})
+	v1, err := r.Subscribe(ctx, poseKey, fleetgate.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v2, err := r.Subscribe(ctx, poseKey, fleet.SubscribeOptions{})
+	v2, err := r.Subscribe(ctx, poseKey, fleetgate.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,10 +236,10 @@ func TestLiveStreamCrossesOncePerReplica(t *testing.T) {
 	t.Logf("holder stopped relaying %s after the last viewer left", took)
 	// A viewer of a stream that is gone at the holder ends with its error.
 	robot.Lock()
-	robot.StreamList = append(robot.StreamList, fleet.Stream{Component: "cam", Name: "front", Type: pose, Direction: fleet.Output, Source: fleet.SourceComponent})
+	robot.StreamList = append(robot.StreamList, fleetgate.Stream{Component: "cam", Name: "front", Type: pose, Direction: fleetgate.Output, Source: fleetgate.SourceComponent})
 	robot.Unlock()
 	time.Sleep(2100 * time.Millisecond) // the stream list cached on b is stale now
-	v3, err := r.Subscribe(ctx, fleet.StreamKey{Component: "cam", Name: "front", Source: fleet.SourceComponent}, fleet.SubscribeOptions{})
+	v3, err := r.Subscribe(ctx, fleetgate.StreamKey{Component: "cam", Name: "front", Source: fleetgate.SourceComponent}, fleetgate.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestLiveStreamCrossesOncePerReplica(t *testing.T) {
 	case <-v3.Done():
 	case <-time.After(5 * time.Second):
 	}
-	if err := v3.Err(); !errors.Is(err, fleet.ErrNotFound) {
+	if err := v3.Err(); !fleetgate.Is(err, fleetgate.ENotFound) {
 		t.Errorf("a viewer of a stream gone at the holder: %v, want ErrNotFound", err)
 	}
 }
@@ -268,7 +269,7 @@ func TestSilentReplicaTakesItsRobotsOffline(t *testing.T) {
 	a.registry.AddHosted(context.Background(), robot, fleet.Home{FleetID: "fleet-1"})
 	eventually(t, 2*time.Second, "robot online on b", func() bool { return b.node.Online(idOne) })
 	r, _ := b.node.Robot(idOne)
-	viewer, err := r.Subscribe(ctxFor(t, 5*time.Second), poseKey, fleet.SubscribeOptions{})
+	viewer, err := r.Subscribe(ctxFor(t, 5*time.Second), poseKey, fleetgate.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +282,7 @@ func TestSilentReplicaTakesItsRobotsOffline(t *testing.T) {
 	t.Logf("offline %s after its replica went silent (limit %s)", took, limit)
 	select {
 	case <-viewer.Done():
-		if !errors.Is(viewer.Err(), fleet.ErrOffline) {
+		if !fleetgate.Is(viewer.Err(), fleetgate.EOffline) {
 			t.Errorf("viewer ended with %v, want ErrOffline", viewer.Err())
 		}
 	case <-time.After(time.Second):
@@ -289,7 +290,7 @@ func TestSilentReplicaTakesItsRobotsOffline(t *testing.T) {
 	}
 	// A call on the robot object a caller still holds fails clearly, fast.
 	start := time.Now()
-	if _, err := r.Metrics(ctxFor(t, 5*time.Second)); !errors.Is(err, fleet.ErrUnavailable) || time.Since(start) > time.Second {
+	if _, err := r.Metrics(ctxFor(t, 5*time.Second)); !fleetgate.Is(err, fleetgate.EUnavailable) || time.Since(start) > time.Second {
 		t.Errorf("call to a gone replica: %v after %s, want ErrUnavailable at once", err, time.Since(start))
 	}
 }
@@ -352,11 +353,11 @@ func TestNATSOutage(t *testing.T) {
 	nats.Stop()
 	start := time.Now()
 	_, err := r.Metrics(ctxFor(t, 5*time.Second))
-	if !errors.Is(err, fleet.ErrUnavailable) || !errors.Is(err, cluster.ErrUnreachable) || time.Since(start) > 2*time.Second {
+	if !fleetgate.Is(err, fleetgate.EUnavailable) || !errors.Is(err, cluster.ErrUnreachable) || time.Since(start) > 2*time.Second {
 		t.Errorf("call with NATS down: %v after %s, want ErrUnavailable (NATS unreachable) at once", err, time.Since(start))
 	}
 	t.Logf("call with NATS down failed after %s: %v", time.Since(start).Round(time.Millisecond), err)
-	if err := b.node.Claim(ctxFor(t, 5*time.Second), "agent-2", 1); !errors.Is(err, fleet.ErrUnavailable) {
+	if err := b.node.Claim(ctxFor(t, 5*time.Second), "agent-2", 1); !fleetgate.Is(err, fleetgate.EUnavailable) {
 		t.Errorf("claim with NATS down: %v, want ErrUnavailable (the link is refused, the agent retries)", err)
 	}
 	eventually(t, 2*time.Second, "robot offline on b while NATS is down", func() bool { return !b.node.Online(idOne) })
@@ -382,24 +383,24 @@ type drivenRobot struct {
 
 func (d *drivenRobot) Unwrap() fleet.Robot { return d.Robot }
 
-func (d *drivenRobot) TakeControl(ctx context.Context, key fleet.StreamKey, user string) (fleet.RemoteControl, error) {
+func (d *drivenRobot) TakeControl(ctx context.Context, key fleetgate.StreamKey, user string) (fleet.RemoteControl, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.heldBy != "" {
-		return nil, &fleet.HeldError{Held: fleet.Held{Key: key, Owner: d.heldBy, Since: time.Unix(1700000000, 0)}}
+		return nil, fleetgate.HeldError(fleetgate.Held{Key: key, Owner: d.heldBy, Since: time.Unix(1700000000, 0)})
 	}
 	d.heldBy = user
 	d.current = &fakeControl{d: d, done: make(chan struct{})}
 	return d.current, nil
 }
 
-func (d *drivenRobot) Controls(ctx context.Context) ([]fleet.Held, error) {
+func (d *drivenRobot) Controls(ctx context.Context) ([]fleetgate.Held, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.heldBy == "" {
 		return nil, nil
 	}
-	return []fleet.Held{{Key: driveKey, Owner: d.heldBy, Since: time.Unix(1700000000, 0)}}, nil
+	return []fleetgate.Held{{Key: driveKey, Owner: d.heldBy, Since: time.Unix(1700000000, 0)}}, nil
 }
 
 func (d *drivenRobot) state() (string, []string, int) {
@@ -477,8 +478,7 @@ func TestTeleoperationThroughAnotherReplica(t *testing.T) {
 	}
 	// A second operator is refused with who drives.
 	_, err = rd.TakeControl(ctx, driveKey, "other@example.com")
-	var held *fleet.HeldError
-	if !errors.As(err, &held) || held.Held.Owner != "op@example.com" {
+	if held, ok := fleetgate.HeldBy(err); !ok || held.Owner != "op@example.com" {
 		t.Errorf("second operator: %v, want HeldError by op@example.com", err)
 	}
 	ctl.Release()
@@ -493,10 +493,10 @@ func TestTeleoperationThroughAnotherReplica(t *testing.T) {
 	current := robot.current
 	robot.heldBy = ""
 	robot.mu.Unlock()
-	current.end(fleet.Errorf(fleet.ErrOffline, "the link was lost"))
+	current.end(fleetgate.Errorf(fleetgate.EOffline, "the link was lost"))
 	select {
 	case <-ctl.Done():
-		if !errors.Is(ctl.Err(), fleet.ErrOffline) {
+		if !fleetgate.Is(ctl.Err(), fleetgate.EOffline) {
 			t.Errorf("operator's control ended with %v, want ErrOffline", ctl.Err())
 		}
 	case <-time.After(2 * time.Second):
@@ -530,7 +530,7 @@ func TestTeleoperationLetsGoWithoutNATS(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("the operator's control did not end")
 	}
-	if err := ctl.Command([]byte("go")); !errors.Is(err, fleet.ErrUnavailable) {
+	if err := ctl.Command([]byte("go")); !fleetgate.Is(err, fleetgate.EUnavailable) {
 		t.Errorf("command with NATS down: %v, want ErrUnavailable", err)
 	}
 	t.Logf("let go everywhere %s after NATS stopped", time.Since(stopped).Round(time.Millisecond))

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/proto/clusterpb"
@@ -52,7 +52,7 @@ type heldControl struct {
 var _ fleet.RemoteDriven = (*Robot)(nil)
 
 // TakeControl asks the holding replica for control of an input stream for user.
-func (r *Robot) TakeControl(ctx context.Context, key fleet.StreamKey, user string) (fleet.RemoteControl, error) {
+func (r *Robot) TakeControl(ctx context.Context, key fleetgate.StreamKey, user string) (fleet.RemoteControl, error) {
 	n := r.n
 	c := &forwardedControl{n: n, holder: r.replica, id: uuid.NewString(), done: make(chan struct{})}
 	if err := n.reachable("robot " + quote(r.info.Name)); err != nil {
@@ -70,7 +70,7 @@ func (r *Robot) TakeControl(ctx context.Context, key fleet.StreamKey, user strin
 	r.mu.Unlock()
 	if ended {
 		n.ctl.forget(c.id)
-		return nil, fleet.Errorf(fleet.ErrOffline, "robot %q went offline", r.info.Name)
+		return nil, fleetgate.Errorf(fleetgate.EOffline, "robot %q went offline", r.info.Name)
 	}
 	data, _ := proto.Marshal(&clusterpb.ControlTake{RobotId: r.info.ID, Key: link.KeyToWire(key), User: user, ControlId: c.id, Viewer: n.cfg.Replica})
 	msg, err := n.request(ctx, controlSubject(r.replica), data, "robot "+quote(r.info.Name))
@@ -83,7 +83,7 @@ func (r *Robot) TakeControl(ctx context.Context, key fleet.StreamKey, user strin
 		err = link.ErrorFromWire(resp.GetError())
 	case resp.GetHeld() != nil:
 		h := resp.GetHeld()
-		err = &fleet.HeldError{Held: fleet.Held{Key: key, Owner: h.GetOwner(), Since: link.FromTime(h.GetSince())}}
+		err = fleetgate.HeldError(fleetgate.Held{Key: key, Owner: h.GetOwner(), Since: link.FromTime(h.GetSince())})
 	case resp.GetGranted() == nil:
 		err = unavailable("robot %q: replica %s answered with %T", r.info.Name, r.replica, resp.GetResult())
 	}
@@ -97,7 +97,7 @@ func (r *Robot) TakeControl(ctx context.Context, key fleet.StreamKey, user strin
 }
 
 // Controls asks the holder who drives the robot's input streams.
-func (r *Robot) Controls(ctx context.Context) ([]fleet.Held, error) {
+func (r *Robot) Controls(ctx context.Context) ([]fleetgate.Held, error) {
 	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_Controls{Controls: &linkpb.Empty{}}})
 	if err != nil {
 		return nil, err
@@ -106,9 +106,9 @@ func (r *Robot) Controls(ctx context.Context) ([]fleet.Held, error) {
 		return nil, unavailable("robot %q: replica %s answered with %T", r.info.Name, r.replica, resp.GetResult())
 	}
 	list := resp.GetControls().GetControls()
-	out := make([]fleet.Held, len(list))
+	out := make([]fleetgate.Held, len(list))
 	for i, h := range list {
-		out[i] = fleet.Held{Key: link.KeyFromWire(h.GetKey()), Owner: h.GetOwner(), Since: link.FromTime(h.GetSince())}
+		out[i] = fleetgate.Held{Key: link.KeyFromWire(h.GetKey()), Owner: h.GetOwner(), Since: link.FromTime(h.GetSince())}
 	}
 	return out, nil
 }
@@ -195,7 +195,7 @@ func (n *Node) controlEnded(m *nats.Msg) {
 	if e.GetError() != nil {
 		err = link.ErrorFromWire(e.GetError())
 	} else {
-		err = fleet.Errorf(fleet.ErrUnavailable, "the control ended at the robot's agent")
+		err = fleetgate.Errorf(fleetgate.EUnavailable, "the control ended at the robot's agent")
 	}
 	c.end(err)
 }
@@ -217,27 +217,26 @@ func (n *Node) endViewing(err error) {
 func (n *Node) takeControl(m *nats.Msg) {
 	var req clusterpb.ControlTake
 	if err := proto.Unmarshal(m.Data, &req); err != nil {
-		n.reply(m, nil, fleet.Errorf(fleet.ErrInvalid, "a control request that does not decode: %v", err))
+		n.reply(m, nil, fleetgate.Errorf(fleetgate.EInvalid, "a control request that does not decode: %v", err))
 		return
 	}
 	go func() {
 		robot, ok := n.cfg.Local.Robot(req.GetRobotId())
 		if !ok {
-			n.reply(m, nil, fleet.Errorf(fleet.ErrOffline, "robot %s is not held by replica %s", req.GetRobotId(), n.cfg.Replica))
+			n.reply(m, nil, fleetgate.Errorf(fleetgate.EOffline, "robot %s is not held by replica %s", req.GetRobotId(), n.cfg.Replica))
 			return
 		}
 		rd, ok := fleet.As[fleet.RemoteDriven](robot)
 		if !ok {
-			n.reply(m, nil, fleet.Errorf(fleet.ErrInvalid, "robot %q cannot be driven from another replica", robot.Info().Name))
+			n.reply(m, nil, fleetgate.Errorf(fleetgate.EInvalid, "robot %q cannot be driven from another replica", robot.Info().Name))
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		rc, err := rd.TakeControl(ctx, link.KeyFromWire(req.GetKey()), req.GetUser())
-		var held *fleet.HeldError
-		if errors.As(err, &held) {
+		if held, ok := fleetgate.HeldBy(err); ok {
 			n.reply(m, &linkpb.Response{Result: &linkpb.Response_Held{Held: &linkpb.ControlHeld{
-				Key: req.GetKey(), Owner: held.Held.Owner, Since: link.Time(held.Held.Since)}}}, nil)
+				Key: req.GetKey(), Owner: held.Owner, Since: link.Time(held.Since)}}}, nil)
 			return
 		}
 		if err != nil {
@@ -314,7 +313,7 @@ func (n *Node) controlMessage(m *nats.Msg) {
 		delete(n.ctl.held, id)
 		n.ctl.mu.Unlock()
 		h.rc.Release()
-		end, _ := proto.Marshal(&clusterpb.ControlEnd{ControlId: id, Error: link.ErrorToWire(fleet.Errorf(fleet.ErrUnavailable, "the command did not reach the agent: %v", err))})
+		end, _ := proto.Marshal(&clusterpb.ControlEnd{ControlId: id, Error: link.ErrorToWire(fleetgate.Errorf(fleetgate.EUnavailable, "the command did not reach the agent: %v", err))})
 		n.nc.Publish(controlEndSubject(h.viewer), end)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/proto/clusterpb"
@@ -35,8 +35,8 @@ const (
 
 // relayKey names one relay of a robot: a stream with the options its viewers asked for.
 type relayKey struct {
-	key  fleet.StreamKey
-	opts fleet.SubscribeOptions
+	key  fleetgate.StreamKey
+	opts fleetgate.SubscribeOptions
 }
 
 // subject is the NATS subject the holder publishes the relay's samples on, the same for every
@@ -57,7 +57,7 @@ type relay struct {
 }
 
 // Subscribe follows an output stream of the robot through its relay on this replica.
-func (r *Robot) Subscribe(ctx context.Context, key fleet.StreamKey, opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
+func (r *Robot) Subscribe(ctx context.Context, key fleetgate.StreamKey, opts fleetgate.SubscribeOptions) (*fleet.Subscription, error) {
 	streams, err := r.Streams(ctx)
 	if err != nil {
 		return nil, err
@@ -65,20 +65,20 @@ func (r *Robot) Subscribe(ctx context.Context, key fleet.StreamKey, opts fleet.S
 	typ := ""
 	for _, s := range streams {
 		if s.Key() == key {
-			if s.Direction == fleet.Input {
-				return nil, fleet.Errorf(fleet.ErrNotFound, "stream %s/%s is an input stream", key.Component, key.Name)
+			if s.Direction == fleetgate.Input {
+				return nil, fleetgate.Errorf(fleetgate.ENotFound, "stream %s/%s is an input stream", key.Component, key.Name)
 			}
 			typ = s.Type
 		}
 	}
 	if typ == "" {
-		return nil, fleet.Errorf(fleet.ErrNotFound, "robot %q has no stream %s/%s", r.info.Name, key.Component, key.Name)
+		return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no stream %s/%s", r.info.Name, key.Component, key.Name)
 	}
 	k := relayKey{key: key, opts: opts}
 	r.mu.Lock()
 	if r.ended {
 		r.mu.Unlock()
-		return nil, fleet.Errorf(fleet.ErrOffline, "robot %q went offline", r.info.Name)
+		return nil, fleetgate.Errorf(fleetgate.EOffline, "robot %q went offline", r.info.Name)
 	}
 	rl := r.topics[k]
 	if rl == nil {
@@ -137,7 +137,7 @@ func (rl *relay) feed(ctx context.Context) {
 		if err == nil {
 			resp := &linkpb.Response{}
 			if proto.Unmarshal(msg.Data, resp) == nil && resp.GetError() != nil {
-				if err := link.ErrorFromWire(resp.GetError()); !errors.Is(err, fleet.ErrUnavailable) {
+				if err := link.ErrorFromWire(resp.GetError()); !fleetgate.Is(err, fleetgate.EUnavailable) {
 					rl.end(err) // the stream or the robot is gone there: the viewers learn why
 					return
 				}
@@ -210,12 +210,12 @@ func (h *holder) run(ctx context.Context) {
 func (h *holder) interest(m *nats.Msg) {
 	li := &clusterpb.LiveInterest{}
 	if err := proto.Unmarshal(m.Data, li); err != nil {
-		h.n.reply(m, nil, fleet.Errorf(fleet.ErrInvalid, "a live interest that does not decode: %v", err))
+		h.n.reply(m, nil, fleetgate.Errorf(fleetgate.EInvalid, "a live interest that does not decode: %v", err))
 		return
 	}
 	subject := li.GetSubject()
 	if !strings.HasPrefix(subject, liveSubjectPrefix+li.GetRobotId()+".") || strings.ContainsAny(subject, " *>") {
-		h.n.reply(m, nil, fleet.Errorf(fleet.ErrInvalid, "live subject %q is not the robot's", subject))
+		h.n.reply(m, nil, fleetgate.Errorf(fleetgate.EInvalid, "live subject %q is not the robot's", subject))
 		return
 	}
 	h.mu.Lock()
@@ -241,11 +241,11 @@ func (h *holder) start(m *nats.Msg, li *clusterpb.LiveInterest) {
 	<-h.ready
 	robot, ok := h.n.cfg.Local.Robot(li.GetRobotId())
 	if !ok {
-		h.n.reply(m, nil, fleet.Errorf(fleet.ErrOffline, "robot %s is not held by replica %s", li.GetRobotId(), h.n.cfg.Replica))
+		h.n.reply(m, nil, fleetgate.Errorf(fleetgate.EOffline, "robot %s is not held by replica %s", li.GetRobotId(), h.n.cfg.Replica))
 		return
 	}
 	ctx, cancel := context.WithCancel(h.ctx)
-	opts := fleet.SubscribeOptions{MaxRate: li.GetMaxRate(), Downsample: li.GetDownsample(), MaxWidth: int(li.GetMaxWidth())}
+	opts := fleetgate.SubscribeOptions{MaxRate: li.GetMaxRate(), Downsample: li.GetDownsample(), MaxWidth: int(li.GetMaxWidth())}
 	sub, err := robot.Subscribe(ctx, link.KeyFromWire(li.GetKey()), opts)
 	if err != nil {
 		cancel()

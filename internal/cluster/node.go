@@ -20,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link/cloud"
 	"github.com/fleetgate/fleetgate/proto/clusterpb"
@@ -88,7 +89,7 @@ func liveSubject(replica string) string    { return "fleetgate.replica." + repli
 
 var replicaName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// ErrUnreachable is what a caller gets, wrapped in fleet.ErrUnavailable, when NATS cannot be
+// ErrUnreachable is what a caller gets, wrapped in fleetgate.EUnavailable, when NATS cannot be
 // reached: the robots of other replicas cannot be asked.
 var ErrUnreachable = errors.New("the cluster's NATS server is unreachable")
 
@@ -158,7 +159,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 			n.lostMu.Unlock()
 			n.log.Warn("NATS disconnected: letting go of cross-replica teleoperation", "err", err)
 			n.releaseHeld("")
-			n.endViewing(fmt.Errorf("%w: %w", fleet.ErrUnavailable, ErrUnreachable))
+			n.endViewing(&fleetgate.Error{Code: fleetgate.EUnavailable, Message: "unavailable", Err: ErrUnreachable})
 		}),
 		nats.ReconnectHandler(func(c *nats.Conn) {
 			n.lostMu.Lock()
@@ -327,7 +328,7 @@ func (n *Node) AgentLastHeard(agentID string) (time.Time, bool) {
 
 // unavailable is the error of a call the cluster could not carry.
 func unavailable(format string, args ...any) error {
-	return fleet.Errorf(fleet.ErrUnavailable, format, args...)
+	return fleetgate.Errorf(fleetgate.EUnavailable, format, args...)
 }
 
 // reachable is nil when NATS is connected now: a call made while the client reconnects would
@@ -336,7 +337,7 @@ func (n *Node) reachable(what string) error {
 	if n.nc.IsConnected() {
 		return nil
 	}
-	return fmt.Errorf("%s: %w: %w", what, fleet.ErrUnavailable, ErrUnreachable)
+	return &fleetgate.Error{Code: fleetgate.EUnavailable, Message: what + ": unavailable", Err: ErrUnreachable}
 }
 
 // whileConnected is ctx, also ended (with cause ErrUnreachable) when the NATS connection
@@ -366,7 +367,7 @@ func (n *Node) request(ctx context.Context, subject string, data []byte, what st
 	msg, err := n.nc.RequestWithContext(rctx, subject, data)
 	if err != nil {
 		if errors.Is(context.Cause(rctx), ErrUnreachable) {
-			return nil, fmt.Errorf("%s: %w: %w", what, fleet.ErrUnavailable, ErrUnreachable)
+			return nil, &fleetgate.Error{Code: fleetgate.EUnavailable, Message: what + ": unavailable", Err: ErrUnreachable}
 		}
 		return nil, n.natsError(err, what)
 	}
@@ -381,11 +382,11 @@ func (n *Node) natsError(err error, what string) error {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
 		return unavailable("%s: no answer from the replica that holds it in time", what)
 	case errors.Is(err, nats.ErrMaxPayload):
-		return fleet.Errorf(fleet.ErrInvalid, "%s: the message is larger than the cluster's NATS max_payload (%d bytes)", what, n.nc.MaxPayload())
+		return fleetgate.Errorf(fleetgate.EInvalid, "%s: the message is larger than the cluster's NATS max_payload (%d bytes)", what, n.nc.MaxPayload())
 	case errors.Is(err, context.Canceled):
 		return err
 	case !n.nc.IsConnected():
-		return fmt.Errorf("%s: %w: %w", what, fleet.ErrUnavailable, ErrUnreachable)
+		return &fleetgate.Error{Code: fleetgate.EUnavailable, Message: what + ": unavailable", Err: ErrUnreachable}
 	}
 	return unavailable("%s: %v", what, err)
 }

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/fleetgate/fleetgate/internal/fleet"
 )
 
 // claimTimeout bounds the write of a claim: an agent waits for it before its welcome.
@@ -27,7 +26,7 @@ func (n *Node) Claim(ctx context.Context, agentID string, linkID uint64) error {
 	defer cancel()
 	rev, err := n.owners.Put(ctx, agentID, []byte(n.cfg.Replica+" "+strconv.FormatUint(linkID, 10)))
 	if err != nil {
-		return fleet.Errorf(fleet.ErrUnavailable, "recording which replica holds the agent's link: %v", n.natsError(err, "the ownership bucket"))
+		return fleetgate.Errorf(fleetgate.EUnavailable, "recording which replica holds the agent's link: %v", n.natsError(err, "the ownership bucket"))
 	}
 	n.mu.Lock()
 	n.claims[agentID] = claim{link: linkID, revision: rev}

@@ -7,6 +7,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/proto/clusterpb"
@@ -27,7 +28,7 @@ type replicaView struct {
 // kpiPusher is a robot whose agent pushes its custom KPIs (cloud.RemoteRobot): the values
 // travel in the announcement, so every replica builds its KPI frames without asking.
 type kpiPusher interface {
-	PushedKPIs() ([]fleet.KPI, time.Time)
+	PushedKPIs() ([]fleetgate.KPI, time.Time)
 }
 
 // announceNow asks for an announcement before the next period.

@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
@@ -29,7 +30,7 @@ const (
 type Robot struct {
 	n       *Node
 	replica string
-	info    fleet.Info
+	info    fleetgate.Info
 	home    fleet.Home
 
 	kpis    atomic.Pointer[timedKPIs]
@@ -42,22 +43,22 @@ type Robot struct {
 }
 
 type timedKPIs struct {
-	list []fleet.KPI
+	list []fleetgate.KPI
 	at   time.Time
 }
 
 type timedStreams struct {
-	list []fleet.Stream
+	list []fleetgate.Stream
 	at   time.Time
 }
 
 var _ fleet.Robot = (*Robot)(nil)
 
-func newRobot(n *Node, replica string, info fleet.Info, home fleet.Home) *Robot {
+func newRobot(n *Node, replica string, info fleetgate.Info, home fleet.Home) *Robot {
 	return &Robot{n: n, replica: replica, info: info, home: home, topics: map[relayKey]*relay{}, controls: map[string]*forwardedControl{}}
 }
 
-func (r *Robot) Info() fleet.Info { return r.info }
+func (r *Robot) Info() fleetgate.Info { return r.info }
 
 // Replica is the replica that holds the robot's agent link.
 func (r *Robot) Replica() string { return r.replica }
@@ -65,7 +66,7 @@ func (r *Robot) Replica() string { return r.replica }
 // AgentID is the agent hosting the robot.
 func (r *Robot) AgentID() string { return r.home.AgentID }
 
-func (r *Robot) setKPIs(list []fleet.KPI, at time.Time) {
+func (r *Robot) setKPIs(list []fleetgate.KPI, at time.Time) {
 	r.kpis.Store(&timedKPIs{list: list, at: at})
 }
 
@@ -76,7 +77,7 @@ func (r *Robot) gone() {
 	topics, controls := r.topics, r.controls
 	r.topics, r.controls = map[relayKey]*relay{}, map[string]*forwardedControl{}
 	r.mu.Unlock()
-	offline := fleet.Errorf(fleet.ErrOffline, "robot %q went offline", r.info.Name)
+	offline := fleetgate.Errorf(fleetgate.EOffline, "robot %q went offline", r.info.Name)
 	for _, t := range topics {
 		t.topic.Close(offline)
 	}
@@ -123,7 +124,7 @@ func (r *Robot) client() link.Client {
 }
 
 // Streams asks the holder, reusing an answer younger than streamsFresh. The list is shared.
-func (r *Robot) Streams(ctx context.Context) ([]fleet.Stream, error) {
+func (r *Robot) Streams(ctx context.Context) ([]fleetgate.Stream, error) {
 	if c := r.streams.Load(); c != nil && r.n.now().Sub(c.at) < streamsFresh {
 		return c.list, nil
 	}
@@ -135,24 +136,24 @@ func (r *Robot) Streams(ctx context.Context) ([]fleet.Stream, error) {
 	return list, nil
 }
 
-func (r *Robot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
+func (r *Robot) Read(ctx context.Context, key fleetgate.StreamKey) (fleetgate.Sample, error) {
 	return r.client().Read(ctx, key)
 }
 
-func (r *Robot) Publish(ctx context.Context, key fleet.StreamKey, typ string, payload []byte) error {
+func (r *Robot) Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error {
 	return r.client().Publish(ctx, key, typ, payload)
 }
 
-func (r *Robot) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
+func (r *Robot) Metrics(ctx context.Context) ([]fleetgate.MetricType, error) {
 	return r.client().Metrics(ctx)
 }
 
-func (r *Robot) Metric(ctx context.Context, typ fleet.MetricType, name string) (fleet.Metric, error) {
+func (r *Robot) Metric(ctx context.Context, typ fleetgate.MetricType, name string) (fleetgate.Metric, error) {
 	return r.client().Metric(ctx, typ, name)
 }
 
 // KPIs answers from the values announced within kpiFresh, else asks the holder.
-func (r *Robot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
+func (r *Robot) KPIs(ctx context.Context) ([]fleetgate.KPI, error) {
 	if k := r.kpis.Load(); k != nil && r.n.now().Sub(k.at) < kpiFresh {
 		return k.list, nil
 	}
@@ -160,43 +161,43 @@ func (r *Robot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
 }
 
 // Resources lists the archived copies, as the holder does (from the shared store).
-func (r *Robot) Resources(ctx context.Context) ([]fleet.Resource, error) {
+func (r *Robot) Resources(ctx context.Context) ([]fleetgate.Resource, error) {
 	return r.client().Resources(ctx)
 }
 
 // OpenResource opens the copy in the archive every replica shares; a robot held elsewhere
 // has no other.
-func (r *Robot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleet.Resource, error) {
+func (r *Robot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleetgate.Resource, error) {
 	list, err := r.Resources(ctx)
 	if err != nil {
-		return nil, fleet.Resource{}, err
+		return nil, fleetgate.Resource{}, err
 	}
 	for _, res := range list {
 		if res.ID != id {
 			continue
 		}
 		if r.n.cfg.Archive == nil {
-			return nil, fleet.Resource{}, unavailable("resource %s of robot %q is kept by replica %s, and this cloud has no shared archive", id, r.info.Name, r.replica)
+			return nil, fleetgate.Resource{}, unavailable("resource %s of robot %q is kept by replica %s, and this cloud has no shared archive", id, r.info.Name, r.replica)
 		}
 		f, err := r.n.cfg.Archive.Open(id)
 		if err != nil {
-			return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "the copy of resource %s is gone", id)
+			return nil, fleetgate.Resource{}, fleetgate.Errorf(fleetgate.ENotFound, "the copy of resource %s is gone", id)
 		}
 		return f, res, nil
 	}
-	return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "robot %q has no resource %s", r.info.Name, id)
+	return nil, fleetgate.Resource{}, fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no resource %s", r.info.Name, id)
 }
 
 var _ fleet.RecordingControl = (*Robot)(nil)
 
-func (r *Robot) StartRecording(ctx context.Context, req fleet.RecordingRequest) (fleet.Recording, error) {
+func (r *Robot) StartRecording(ctx context.Context, req fleetgate.RecordingRequest) (fleetgate.Recording, error) {
 	return r.client().StartRecording(ctx, req)
 }
 
-func (r *Robot) StopRecording(ctx context.Context, id string) (fleet.Recording, error) {
+func (r *Robot) StopRecording(ctx context.Context, id string) (fleetgate.Recording, error) {
 	return r.client().StopRecording(ctx, id)
 }
 
-func (r *Robot) Recordings(ctx context.Context) ([]fleet.Recording, error) {
+func (r *Robot) Recordings(ctx context.Context) ([]fleetgate.Recording, error) {
 	return r.client().Recordings(ctx)
 }

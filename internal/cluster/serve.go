@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
@@ -25,7 +26,7 @@ const maxConcurrent = 512
 func (n *Node) answer(m *nats.Msg) {
 	req := &linkpb.Request{}
 	if err := proto.Unmarshal(m.Data, req); err != nil {
-		n.reply(m, nil, fleet.Errorf(fleet.ErrInvalid, "a forwarded request that does not decode: %v", err))
+		n.reply(m, nil, fleetgate.Errorf(fleetgate.EInvalid, "a forwarded request that does not decode: %v", err))
 		return
 	}
 	select {
@@ -44,7 +45,7 @@ func (n *Node) answer(m *nats.Msg) {
 		defer cancel()
 		robot, ok := n.cfg.Local.Robot(req.GetRobotId())
 		if !ok {
-			n.reply(m, nil, fleet.Errorf(fleet.ErrOffline, "robot %s is not held by replica %s (its agent moved, or went offline)", req.GetRobotId(), n.cfg.Replica))
+			n.reply(m, nil, fleetgate.Errorf(fleetgate.EOffline, "robot %s is not held by replica %s (its agent moved, or went offline)", req.GetRobotId(), n.cfg.Replica))
 			return
 		}
 		var resp *linkpb.Response
@@ -68,7 +69,7 @@ func (n *Node) reply(m *nats.Msg, resp *linkpb.Response, err error) {
 	}
 	data, merr := proto.Marshal(resp)
 	if merr == nil && int64(len(data)) > n.nc.MaxPayload() {
-		data, merr = proto.Marshal(&linkpb.Response{Error: link.ErrorToWire(fleet.Errorf(fleet.ErrUnavailable,
+		data, merr = proto.Marshal(&linkpb.Response{Error: link.ErrorToWire(fleetgate.Errorf(fleetgate.EUnavailable,
 			"the answer (%d bytes) is larger than the cluster's NATS max_payload (%d bytes): raise max_payload", len(data), n.nc.MaxPayload()))})
 	}
 	if merr != nil {

@@ -2,9 +2,8 @@ package fleet
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"time"
+
+	"github.com/fleetgate/fleetgate"
 )
 
 // RemoteDriven is implemented by a robot whose teleoperation another process governs: a robot
@@ -13,10 +12,10 @@ import (
 // control instead of taking a lease of its own, and forwards checked commands.
 type RemoteDriven interface {
 	// TakeControl asks for control of an input stream for user. A stream driven by somebody
-	// else is an error wrapping ErrHeld (a *HeldError says who and since when).
-	TakeControl(ctx context.Context, key StreamKey, user string) (RemoteControl, error)
+	// else is fleetgate.HeldError (HeldBy says who and since when).
+	TakeControl(ctx context.Context, key fleetgate.StreamKey, user string) (RemoteControl, error)
 	// Controls lists who drives which input stream.
-	Controls(ctx context.Context) ([]Held, error)
+	Controls(ctx context.Context) ([]fleetgate.Held, error)
 }
 
 // RemoteControl is one operator's control of a remotely governed input stream.
@@ -31,25 +30,6 @@ type RemoteControl interface {
 	Done() <-chan struct{}
 	Err() error
 }
-
-// Held is who drives an input stream, and since when.
-type Held struct {
-	Key   StreamKey
-	Owner string
-	Since time.Time
-}
-
-// ErrHeld is what TakeControl wraps when somebody else drives the stream.
-var ErrHeld = errors.New("held")
-
-// HeldError is TakeControl's refusal: the stream is Held by another operator.
-type HeldError struct{ Held Held }
-
-func (e *HeldError) Error() string {
-	return fmt.Sprintf("stream %s/%s is controlled by %s since %s", e.Held.Key.Component, e.Held.Key.Name, e.Held.Owner, e.Held.Since.UTC().Format(time.RFC3339))
-}
-
-func (e *HeldError) Unwrap() error { return ErrHeld }
 
 // As finds the first robot in r's chain of decorators (each offering Unwrap() fleet.Robot: a
 // robot with cameras added, a recordable robot) that offers the optional capability T, as

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 )
@@ -67,16 +68,16 @@ func TestTopicCloseEndsSubscriptions(t *testing.T) {
 		_, err := sub.Next(context.Background())
 		done <- err
 	}()
-	topic.Close(fleet.ErrOffline)
+	topic.Close(fleetgate.Errorf(fleetgate.EOffline, "offline"))
 	select {
 	case err := <-done:
-		if !errors.Is(err, fleet.ErrOffline) {
-			t.Errorf("Next after Close: %v, want ErrOffline", err)
+		if !fleetgate.Is(err, fleetgate.EOffline) {
+			t.Errorf("Next after Close: %v, want EOffline", err)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Next did not return after the topic closed")
 	}
-	if _, err := topic.Subscribe(); !errors.Is(err, fleet.ErrOffline) {
+	if _, err := topic.Subscribe(); !fleetgate.Is(err, fleetgate.EOffline) {
 		t.Errorf("Subscribe on a closed topic: %v", err)
 	}
 }
@@ -125,7 +126,7 @@ type recordingTracker struct {
 	fail  error
 }
 
-func (r *recordingTracker) RobotOnline(_ context.Context, info fleet.Info, home fleet.Home, at time.Time) error {
+func (r *recordingTracker) RobotOnline(_ context.Context, info fleetgate.Info, home fleet.Home, at time.Time) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls = append(r.calls, trackerCall{"online", info.ID, home.FleetID + "/" + home.AgentID, at})
@@ -300,30 +301,30 @@ func TestRegistryKeepSeen(t *testing.T) {
 func TestMetricClassAndNames(t *testing.T) {
 	cases := []struct {
 		value any
-		class fleet.MetricClass
+		class fleetgate.MetricClass
 		name  string
 	}{
-		{nil, fleet.ClassNone, "NoneMetric"},
-		{3, fleet.ClassInt, "IntMetric"},
-		{1.5, fleet.ClassDouble, "DoubleMetric"},
-		{"x", fleet.ClassString, "StringMetric"},
-		{true, fleet.ClassBool, "BoolMetric"},
-		{fleet.Usage{}, fleet.ClassUsage, "UsageMetric"},
-		{time.Time{}, fleet.ClassLicenseExpiration, "LicenseExpirationMetric"},
-		{fleet.AgentSw{}, fleet.ClassAgentSw, "AgentSwMetric"},
-		{fleet.AgentOperationalState{}, fleet.ClassAgentOperationalState, "AgentOperationalStateMetric"},
-		{int64(1), fleet.ClassLong, "LongMetric"},
-		{[]fleet.Recorder{}, fleet.ClassAgentRecording, "AgentRecordingMetric"},
-		{[]fleet.ComponentInfo{}, fleet.ClassComponentInfo, "ComponentInfoMetric"},
-		{fleet.ConfigInfo{}, fleet.ClassConfigInfo, "ConfigInfoMetric"},
+		{nil, fleetgate.ClassNone, "NoneMetric"},
+		{3, fleetgate.ClassInt, "IntMetric"},
+		{1.5, fleetgate.ClassDouble, "DoubleMetric"},
+		{"x", fleetgate.ClassString, "StringMetric"},
+		{true, fleetgate.ClassBool, "BoolMetric"},
+		{fleetgate.Usage{}, fleetgate.ClassUsage, "UsageMetric"},
+		{time.Time{}, fleetgate.ClassLicenseExpiration, "LicenseExpirationMetric"},
+		{fleetgate.AgentSw{}, fleetgate.ClassAgentSw, "AgentSwMetric"},
+		{fleetgate.AgentOperationalState{}, fleetgate.ClassAgentOperationalState, "AgentOperationalStateMetric"},
+		{int64(1), fleetgate.ClassLong, "LongMetric"},
+		{[]fleetgate.Recorder{}, fleetgate.ClassAgentRecording, "AgentRecordingMetric"},
+		{[]fleetgate.ComponentInfo{}, fleetgate.ClassComponentInfo, "ComponentInfoMetric"},
+		{fleetgate.ConfigInfo{}, fleetgate.ClassConfigInfo, "ConfigInfoMetric"},
 	}
 	for _, c := range cases {
-		m := fleet.Metric{Value: c.value}
+		m := fleetgate.Metric{Value: c.value}
 		if m.Class() != c.class || c.class.Name() != c.name {
 			t.Errorf("%T: class %d %q, want %d %q", c.value, m.Class(), m.Class().Name(), c.class, c.name)
 		}
 	}
-	if fleet.MetricCustom.Name() != "Custom" || fleet.MetricType(30).Name() != "AgentOperationalState" || fleet.MetricType(41).Known() {
+	if fleetgate.MetricCustom.Name() != "Custom" || fleetgate.MetricType(30).Name() != "AgentOperationalState" || fleetgate.MetricType(41).Known() {
 		t.Error("metric names do not follow the contract's table")
 	}
 }
@@ -381,7 +382,7 @@ func (d decorated) Unwrap() fleet.Robot { return d.Robot }
 
 type withDefs struct{ *fleettest.Robot }
 
-func (withDefs) MessageDefinition(context.Context, fleet.StreamKey) (string, string, error) {
+func (withDefs) MessageDefinition(context.Context, fleetgate.StreamKey) (string, string, error) {
 	return "ros1msg", "string data", nil
 }
 

@@ -2,12 +2,13 @@ package fleet
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/fleetgate/fleetgate"
 )
 
 // Tracker records robots coming and going in durable storage: the gateway core implements it
@@ -15,16 +16,12 @@ import (
 // the failure and goes on, since a robot's presence must not depend on the store.
 type Tracker interface {
 	// RobotOnline records that robot info, at home, is connected at at (creating or updating
-	// its record). An error keeps the robot out of the registry; one wrapping ErrRefused says
-	// why in words fit for whoever announced the robot.
-	RobotOnline(ctx context.Context, info Info, home Home, at time.Time) error
+	// its record). An error keeps the robot out of the registry; an EConflict or ENotFound one
+	// keeps it out on purpose and says why in words fit for whoever announced the robot.
+	RobotOnline(ctx context.Context, info fleetgate.Info, home Home, at time.Time) error
 	// RobotSeen records that robot id was still connected at at.
 	RobotSeen(ctx context.Context, id string, at time.Time) error
 }
-
-// ErrRefused is what a Tracker's RobotOnline wraps when it keeps a robot out on purpose (the
-// robot belongs to another organization, its fleet is gone) rather than by a failure.
-var ErrRefused = errors.New("refused")
 
 // Home is where a connected robot belongs: its fleet and, for a robot behind the agent link,
 // the agent that hosts it (empty for robots of this process).

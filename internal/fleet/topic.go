@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/fleetgate/fleetgate"
 )
 
 // Topic fans the values of one output stream out to its subscribers, latest value wins:
@@ -18,7 +20,7 @@ type Topic struct {
 	activeMu sync.Mutex
 	mu       sync.Mutex
 	subs     map[*Subscription]struct{}
-	last     Sample
+	last     fleetgate.Sample
 	prevTime time.Time // of the sample before last, for the stream's period
 	seq      uint64
 	closed   error
@@ -45,11 +47,11 @@ func (t *Topic) Type() string { return t.typ }
 
 // Publish stores payload as the latest sample and hands it to every subscriber. payload must
 // not be modified afterwards.
-func (t *Topic) Publish(payload []byte, at time.Time) Sample {
+func (t *Topic) Publish(payload []byte, at time.Time) fleetgate.Sample {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.seq++
-	s := Sample{Type: t.typ, Payload: payload, Time: at, Seq: t.seq}
+	s := fleetgate.Sample{Type: t.typ, Payload: payload, Time: at, Seq: t.seq}
 	t.prevTime = t.last.Time
 	t.last = s
 	for sub := range t.subs {
@@ -59,7 +61,7 @@ func (t *Topic) Publish(payload []byte, at time.Time) Sample {
 }
 
 // Latest returns the last published sample, if any.
-func (t *Topic) Latest() (Sample, bool) {
+func (t *Topic) Latest() (fleetgate.Sample, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.last, t.seq > 0
@@ -108,7 +110,7 @@ func (t *Topic) freshLocked() bool {
 	return t.now().Sub(t.last.Time) <= maxAge
 }
 
-// Close ends every subscription with err (ErrOffline when the robot goes away) and refuses
+// Close ends every subscription with err (EOffline when the robot goes away) and refuses
 // new ones.
 func (t *Topic) Close(err error) {
 	t.activeMu.Lock()
@@ -150,11 +152,11 @@ type Subscription struct {
 	done  chan struct{} // closed when the subscription ends
 
 	mu      sync.Mutex
-	pending Sample
+	pending fleetgate.Sample
 	has     bool
 	// With a buffer (Buffer), samples wait in queue, oldest first, up to depth.
 	depth int
-	queue []Sample
+	queue []fleetgate.Sample
 	err   error
 	once  sync.Once
 	// onReady, when set (OnReady), is called after each offer and at the end.
@@ -184,16 +186,16 @@ func (s *Subscription) Buffer(n int) {
 	s.depth = max(n, 1)
 	if s.depth > 1 && s.has {
 		s.queue = append(s.queue, s.pending)
-		s.pending, s.has = Sample{}, false
+		s.pending, s.has = fleetgate.Sample{}, false
 	}
 }
 
-func (s *Subscription) offer(sample Sample) {
+func (s *Subscription) offer(sample fleetgate.Sample) {
 	s.mu.Lock()
 	if s.depth > 1 {
 		if len(s.queue) >= s.depth {
 			n := copy(s.queue, s.queue[1:])
-			s.queue[n] = Sample{}
+			s.queue[n] = fleetgate.Sample{}
 			s.queue = s.queue[:n]
 		}
 		s.queue = append(s.queue, sample)
@@ -230,7 +232,7 @@ func (s *Subscription) Ready() <-chan struct{} { return s.ready }
 // Done is closed when the subscription ends; Err says why.
 func (s *Subscription) Done() <-chan struct{} { return s.done }
 
-// Err is why the subscription ended: context.Canceled after Close, ErrOffline when the
+// Err is why the subscription ended: context.Canceled after Close, EOffline when the
 // source went away.
 func (s *Subscription) Err() error {
 	s.mu.Lock()
@@ -239,23 +241,23 @@ func (s *Subscription) Err() error {
 }
 
 // Take returns the pending sample and empties the slot (with a buffer: the oldest one).
-func (s *Subscription) Take() (Sample, bool) {
+func (s *Subscription) Take() (fleetgate.Sample, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.queue) > 0 {
 		sample := s.queue[0]
 		n := copy(s.queue, s.queue[1:])
-		s.queue[n] = Sample{}
+		s.queue[n] = fleetgate.Sample{}
 		s.queue = s.queue[:n]
 		return sample, true
 	}
 	sample, ok := s.pending, s.has
-	s.pending, s.has = Sample{}, false
+	s.pending, s.has = fleetgate.Sample{}, false
 	return sample, ok
 }
 
 // Next waits for the next sample, the end of the subscription or of ctx.
-func (s *Subscription) Next(ctx context.Context) (Sample, error) {
+func (s *Subscription) Next(ctx context.Context) (fleetgate.Sample, error) {
 	for {
 		if sample, ok := s.Take(); ok {
 			return sample, nil
@@ -266,9 +268,9 @@ func (s *Subscription) Next(ctx context.Context) (Sample, error) {
 			if sample, ok := s.Take(); ok {
 				return sample, nil
 			}
-			return Sample{}, s.Err()
+			return fleetgate.Sample{}, s.Err()
 		case <-ctx.Done():
-			return Sample{}, ctx.Err()
+			return fleetgate.Sample{}, ctx.Err()
 		}
 	}
 }

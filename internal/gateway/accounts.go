@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/fleetgate/fleetgate"
 )
 
 // The web panel's logins. A panel session holds a user (password login) or a user and the
@@ -28,11 +30,11 @@ type AccountService struct {
 
 // AccountStore is what the accounts and tokens need from durable storage.
 type AccountStore interface {
-	User(ctx context.Context, id string) (User, error)
-	UserByEmail(ctx context.Context, email string) (User, error)
-	OrgAdmins(ctx context.Context, orgID string) ([]User, error)
-	CreateUser(ctx context.Context, u User) error
-	Users(ctx context.Context, orgID string) ([]User, error)
+	User(ctx context.Context, id string) (fleetgate.User, error)
+	UserByEmail(ctx context.Context, email string) (fleetgate.User, error)
+	OrgAdmins(ctx context.Context, orgID string) ([]fleetgate.User, error)
+	CreateUser(ctx context.Context, u fleetgate.User) error
+	Users(ctx context.Context, orgID string) ([]fleetgate.User, error)
 	// SetUserDisabled disables a user at at; a zero at enables them again.
 	SetUserDisabled(ctx context.Context, userID string, at time.Time) error
 	// PasswordHash is the user's encoded password hash, "" when the user has none.
@@ -40,24 +42,24 @@ type AccountStore interface {
 	// SetPasswordHash replaces a password; mustChange marks one an admin generated.
 	SetPasswordHash(ctx context.Context, userID, hash string, mustChange bool) error
 	// Fleet finds the fleet a token is restricted to.
-	Fleet(ctx context.Context, id string) (Fleet, error)
+	Fleet(ctx context.Context, id string) (fleetgate.Fleet, error)
 
-	CreateAPIToken(ctx context.Context, t APIToken) error
-	APIToken(ctx context.Context, id string) (APIToken, error)
-	APITokenByHash(ctx context.Context, hash string) (APIToken, error)
-	APITokens(ctx context.Context, userID string) ([]APIToken, error)
+	CreateAPIToken(ctx context.Context, t fleetgate.APIToken) error
+	APIToken(ctx context.Context, id string) (fleetgate.APIToken, error)
+	APITokenByHash(ctx context.Context, hash string) (fleetgate.APIToken, error)
+	APITokens(ctx context.Context, userID string) ([]fleetgate.APIToken, error)
 	RevokeAPIToken(ctx context.Context, id string, at time.Time) error
 	TouchAPIToken(ctx context.Context, id string, at time.Time) error
 
-	CreateBearerToken(ctx context.Context, t BearerToken) error
+	CreateBearerToken(ctx context.Context, t fleetgate.BearerToken) error
 	// BearerToken returns a bearer token with the API token it was minted from.
-	BearerToken(ctx context.Context, hash string) (BearerToken, APIToken, error)
+	BearerToken(ctx context.Context, hash string) (fleetgate.BearerToken, fleetgate.APIToken, error)
 	DeleteExpiredBearerTokens(ctx context.Context, now time.Time) (int64, error)
 
-	CreateSocketToken(ctx context.Context, t SocketToken) error
-	SocketToken(ctx context.Context, hash string) (SocketToken, error)
+	CreateSocketToken(ctx context.Context, t fleetgate.SocketToken) error
+	SocketToken(ctx context.Context, hash string) (fleetgate.SocketToken, error)
 	// UseSocketToken atomically marks an unused, unexpired token used; ENotFound otherwise.
-	UseSocketToken(ctx context.Context, hash string, at time.Time) (SocketToken, error)
+	UseSocketToken(ctx context.Context, hash string, at time.Time) (fleetgate.SocketToken, error)
 	// SessionExpiry is when the panel session with this token hash expires; ENotFound
 	// when it is gone.
 	SessionExpiry(ctx context.Context, hash string) (time.Time, error)
@@ -65,13 +67,13 @@ type AccountStore interface {
 
 // Kiosk reports whether the caller holds a kiosk token: read-scoped and restricted to a
 // fleet. A kiosk session has no idle timeout and lives as long as its token.
-func (c *Caller) Kiosk() bool { return c.Token.Scope == ScopeRead && c.Token.FleetID != "" }
+func (c *Caller) Kiosk() bool { return c.Token.Scope == fleetgate.ScopeRead && c.Token.FleetID != "" }
 
 // maxEmailBytes is the longest email address (RFC 5321's path limit).
 const maxEmailBytes = 254
 
 // passwordSession is the token of a password login: full scope, every fleet.
-var passwordSession = APIToken{Name: "panel session", Scope: ScopeFull}
+var passwordSession = fleetgate.APIToken{Name: "panel session", Scope: fleetgate.ScopeFull}
 
 // PasswordLogin checks an email and password. Failures are limited per client address (10 a
 // minute, shared with token logins) and per account and address (5 in 15 minutes); an
@@ -86,11 +88,11 @@ var passwordSession = APIToken{Name: "panel session", Scope: ScopeFull}
 func (ac *AccountService) PasswordLogin(ctx context.Context, email, password, clientAddr string) (_ *Caller, err error) {
 	account := strings.ToLower(strings.TrimSpace(email))
 	if account == "" || password == "" {
-		return nil, Errorf(EInvalid, "email and password are required")
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "email and password are required")
 	}
 	if len(account) > maxEmailBytes || len(password) > maxPasswordBytes {
 		// No account has such an email or password: refused before any work or record.
-		return nil, Errorf(EInvalid, "the email is at most %d bytes and the password at most %d", maxEmailBytes, maxPasswordBytes)
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "the email is at most %d bytes and the password at most %d", maxEmailBytes, maxPasswordBytes)
 	}
 	l, key := ac.limits, accountAddressKey(account, clientAddr)
 	if last, failedBefore := l.accountAddress.Last(key); failedBefore {
@@ -106,7 +108,7 @@ func (ac *AccountService) PasswordLogin(ctx context.Context, email, password, cl
 		return nil, tooMany("logins for this account from your address", wait)
 	}
 	defer func() {
-		if ErrorCode(err) == EUnauthorized {
+		if fleetgate.ErrorCode(err) == fleetgate.EUnauthorized {
 			l.account.Fail(account)
 			return
 		}
@@ -115,10 +117,10 @@ func (ac *AccountService) PasswordLogin(ctx context.Context, email, password, cl
 		l.accountAddress.Forgive(key)
 	}()
 	fail := func() (*Caller, error) {
-		return nil, Errorf(EUnauthorized, "wrong email or password")
+		return nil, fleetgate.Errorf(fleetgate.EUnauthorized, "wrong email or password")
 	}
 	u, err := ac.store.UserByEmail(ctx, account)
-	if ErrorCode(err) == ENotFound {
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
 		verifyPassword(dummyHash(), password)
 		return fail()
 	} else if err != nil {
@@ -137,7 +139,7 @@ func (ac *AccountService) PasswordLogin(ctx context.Context, email, password, cl
 	}
 	if !u.DisabledAt.IsZero() {
 		// Told only to someone who knows the password: they learn nothing new.
-		return nil, Errorf(EForbidden, "this account is disabled; ask an administrator")
+		return nil, fleetgate.Errorf(fleetgate.EForbidden, "this account is disabled; ask an administrator")
 	}
 	return &Caller{User: u, Token: passwordSession}, nil
 }
@@ -148,7 +150,7 @@ func (ac *AccountService) PasswordLogin(ctx context.Context, email, password, cl
 func (ac *AccountService) TokenLogin(ctx context.Context, apiToken, clientAddr string) (*Caller, error) {
 	apiToken = strings.TrimSpace(apiToken)
 	if apiToken == "" {
-		return nil, Errorf(EInvalid, "an API token is required")
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "an API token is required")
 	}
 	tok, err := ac.validAPIToken(ctx, apiToken)
 	if err != nil {
@@ -171,13 +173,13 @@ func (ac *AccountService) TokenLogin(ctx context.Context, apiToken, clientAddr s
 // reset since then ends the session too.
 func (ac *AccountService) SessionCaller(ctx context.Context, userID, tokenID, stamp string) (*Caller, error) {
 	u, err := ac.store.User(ctx, userID)
-	if ErrorCode(err) == ENotFound {
-		return nil, Errorf(EUnauthorized, "the user of this session no longer exists")
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
+		return nil, fleetgate.Errorf(fleetgate.EUnauthorized, "the user of this session no longer exists")
 	} else if err != nil {
 		return nil, err
 	}
 	if !u.DisabledAt.IsZero() {
-		return nil, Errorf(EUnauthorized, "this account is disabled")
+		return nil, fleetgate.Errorf(fleetgate.EUnauthorized, "this account is disabled")
 	}
 	if tokenID == "" {
 		if stamp != "" {
@@ -186,19 +188,19 @@ func (ac *AccountService) SessionCaller(ctx context.Context, userID, tokenID, st
 				return nil, err
 			}
 			if current != stamp {
-				return nil, Errorf(EUnauthorized, "the password changed since this session began")
+				return nil, fleetgate.Errorf(fleetgate.EUnauthorized, "the password changed since this session began")
 			}
 		}
 		return &Caller{User: u, Token: passwordSession}, nil
 	}
 	tok, err := ac.store.APIToken(ctx, tokenID)
-	if ErrorCode(err) == ENotFound {
-		return nil, Errorf(EUnauthorized, "the API token of this session no longer exists")
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
+		return nil, fleetgate.Errorf(fleetgate.EUnauthorized, "the API token of this session no longer exists")
 	} else if err != nil {
 		return nil, err
 	}
 	if !tok.RevokedAt.IsZero() || tok.UserID != u.ID {
-		return nil, Errorf(EUnauthorized, "the API token of this session was revoked")
+		return nil, fleetgate.Errorf(fleetgate.EUnauthorized, "the API token of this session was revoked")
 	}
 	return &Caller{User: u, Token: tok}, nil
 }
@@ -218,7 +220,7 @@ func (ac *AccountService) PasswordStamp(ctx context.Context, userID string) (str
 // the bootstrap admin, logged in with their token, sets their first one without.
 func (ac *AccountService) SetPassword(ctx context.Context, c *Caller, current, next string) error {
 	if c.Kiosk() || !c.CanAct() {
-		return Errorf(EForbidden, "a read-only session may not change a password")
+		return fleetgate.Errorf(fleetgate.EForbidden, "a read-only session may not change a password")
 	}
 	if err := checkPassword(next); err != nil {
 		return err
@@ -228,10 +230,10 @@ func (ac *AccountService) SetPassword(ctx context.Context, c *Caller, current, n
 		return err
 	}
 	if old != "" && !verifyPassword(old, current) {
-		return Errorf(EInvalid, "the current password is wrong")
+		return fleetgate.Errorf(fleetgate.EInvalid, "the current password is wrong")
 	}
 	if next == current {
-		return Errorf(EInvalid, "the new password must differ from the current one")
+		return fleetgate.Errorf(fleetgate.EInvalid, "the new password must differ from the current one")
 	}
 	return ac.store.SetPasswordHash(ctx, c.User.ID, hashPassword(next), false)
 }

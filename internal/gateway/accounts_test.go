@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
@@ -35,9 +36,9 @@ func TestPasswordHash(t *testing.T) {
 }
 
 // setPassword gives u a password through the core, as the first login does.
-func (e *env) setPassword(u gateway.User, pw string) {
+func (e *env) setPassword(u fleetgate.User, pw string) {
 	e.t.Helper()
-	e.must(e.g.SetPassword(e.ctx, &gateway.Caller{User: u, Token: gateway.APIToken{Scope: gateway.ScopeFull}}, "", pw))
+	e.must(e.g.SetPassword(e.ctx, &gateway.Caller{User: u, Token: fleetgate.APIToken{Scope: fleetgate.ScopeFull}}, "", pw))
 }
 
 func TestPasswordLogin(t *testing.T) {
@@ -52,25 +53,25 @@ func TestPasswordLogin(t *testing.T) {
 		t.Errorf("caller %+v: want the admin with a full session", c)
 	}
 	_, err = e.g.PasswordLogin(e.ctx, "admin@localhost", "wrong password", "192.0.2.1")
-	wantCode(t, "wrong password", err, gateway.EUnauthorized)
+	wantCode(t, "wrong password", err, fleetgate.EUnauthorized)
 	_, err = e.g.PasswordLogin(e.ctx, "nobody@localhost", "first password", "192.0.2.1")
-	wantCode(t, "unknown email", err, gateway.EUnauthorized)
+	wantCode(t, "unknown email", err, fleetgate.EUnauthorized)
 	_, err = e.g.PasswordLogin(e.ctx, "admin@localhost", "", "192.0.2.1")
-	wantCode(t, "empty password", err, gateway.EInvalid)
+	wantCode(t, "empty password", err, fleetgate.EInvalid)
 
 	// A user without a password cannot log in with one.
 	u := e.addUser(e.org.ID, "op@localhost", false, nil)
 	_, err = e.g.PasswordLogin(e.ctx, u.Email, "anything at all", "192.0.2.2")
-	wantCode(t, "no password set", err, gateway.EUnauthorized)
+	wantCode(t, "no password set", err, fleetgate.EUnauthorized)
 
 	// Changing a password needs the current one.
 	err = e.g.SetPassword(e.ctx, c, "not the current one", "second password")
-	wantCode(t, "wrong current password", err, gateway.EInvalid)
+	wantCode(t, "wrong current password", err, fleetgate.EInvalid)
 	err = e.g.SetPassword(e.ctx, c, "first password", "short")
-	wantCode(t, "short password", err, gateway.EInvalid)
+	wantCode(t, "short password", err, fleetgate.EInvalid)
 	e.must(e.g.SetPassword(e.ctx, c, "first password", "second password"))
 	_, err = e.g.PasswordLogin(e.ctx, "admin@localhost", "first password", "192.0.2.3")
-	wantCode(t, "old password", err, gateway.EUnauthorized)
+	wantCode(t, "old password", err, fleetgate.EUnauthorized)
 }
 
 func TestPasswordLoginLimits(t *testing.T) {
@@ -81,13 +82,13 @@ func TestPasswordLoginLimits(t *testing.T) {
 	// 10 failures a minute per address, counted with wrong tokens.
 	for i := range 9 {
 		_, err := e.g.PasswordLogin(e.ctx, fmt.Sprintf("user%d@localhost", i), "wrong", "198.51.100.1")
-		wantCode(t, fmt.Sprint("failure ", i), err, gateway.EUnauthorized)
+		wantCode(t, fmt.Sprint("failure ", i), err, fleetgate.EUnauthorized)
 	}
 	_, err := e.g.TokenLogin(e.ctx, "fgt_0123456789012345678901234567890X", "198.51.100.1")
-	wantCode(t, "10th failure, by token", err, gateway.EUnauthorized)
+	wantCode(t, "10th failure, by token", err, fleetgate.EUnauthorized)
 	_, err = e.g.PasswordLogin(e.ctx, "admin@localhost", "the password", "198.51.100.1")
-	wantCode(t, "right password from a blocked address", err, gateway.ERateLimited)
-	if wait := gateway.RetryAfter(err); wait <= 0 || wait > time.Minute {
+	wantCode(t, "right password from a blocked address", err, fleetgate.ERateLimited)
+	if wait := fleetgate.RetryAfter(err); wait <= 0 || wait > time.Minute {
 		t.Errorf("RetryAfter = %v", wait)
 	}
 	// A valid API token is checked before any limit: it logs in from that address.
@@ -105,12 +106,12 @@ func TestPasswordLoginLimits(t *testing.T) {
 	// 5 failures in 15 minutes per account and address.
 	for i := range 5 {
 		_, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "wrong", "198.51.100.2")
-		wantCode(t, fmt.Sprint("account and address failure ", i), err, gateway.EUnauthorized)
+		wantCode(t, fmt.Sprint("account and address failure ", i), err, fleetgate.EUnauthorized)
 		e.clock.Advance(time.Second)
 	}
 	_, err = e.g.PasswordLogin(e.ctx, "admin@localhost", "the password", "198.51.100.2")
-	wantCode(t, "6th try on the account from that address", err, gateway.ERateLimited)
-	if wait := gateway.RetryAfter(err); wait <= 0 || wait > 15*time.Minute {
+	wantCode(t, "6th try on the account from that address", err, fleetgate.ERateLimited)
+	if wait := fleetgate.RetryAfter(err); wait <= 0 || wait > 15*time.Minute {
 		t.Errorf("RetryAfter = %v", wait)
 	}
 	if _, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "the password", "198.51.100.3"); err != nil {
@@ -131,7 +132,7 @@ func TestNobodyLocksTheOwnerOut(t *testing.T) {
 	e.setPassword(e.admin, "the password")
 	for i := range 300 {
 		_, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "wrong", fmt.Sprintf("203.0.%d.%d", i/250, i%250))
-		wantCode(t, fmt.Sprint("failure ", i), err, gateway.EUnauthorized)
+		wantCode(t, fmt.Sprint("failure ", i), err, fleetgate.EUnauthorized)
 		e.clock.Advance(10 * time.Second)
 	}
 	if _, err := e.g.PasswordLogin(e.ctx, "Admin@Localhost", "the password", "192.0.2.200"); err != nil {
@@ -141,8 +142,8 @@ func TestNobodyLocksTheOwnerOut(t *testing.T) {
 	// failures an hour) after its own last failure, right password or not.
 	guesser := "203.0.1.49" // the 300th: it failed just now
 	_, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "the password", guesser)
-	wantCode(t, "an address that failed, at once", err, gateway.ERateLimited)
-	if wait := gateway.RetryAfter(err); wait <= 4*time.Minute || wait > 5*time.Minute {
+	wantCode(t, "an address that failed, at once", err, fleetgate.ERateLimited)
+	if wait := fleetgate.RetryAfter(err); wait <= 4*time.Minute || wait > 5*time.Minute {
 		t.Errorf("RetryAfter = %v, want about 5 minutes", wait)
 	}
 	e.clock.Advance(5 * time.Minute)
@@ -174,10 +175,10 @@ func TestPasswordLoginsInParallel(t *testing.T) {
 	for range 40 {
 		wg.Go(func() {
 			_, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "wrong password", "198.51.100.7")
-			switch gateway.ErrorCode(err) {
-			case gateway.EUnauthorized:
+			switch fleetgate.ErrorCode(err) {
+			case fleetgate.EUnauthorized:
 				unauthorized.Add(1)
-			case gateway.ERateLimited:
+			case fleetgate.ERateLimited:
 				limited.Add(1)
 			}
 		})
@@ -192,11 +193,11 @@ func TestPasswordLoginsInParallel(t *testing.T) {
 		{"admin@localhost", strings.Repeat("p", 257)},
 	} {
 		_, err := e.g.PasswordLogin(e.ctx, c.email, c.password, "198.51.100.8")
-		wantCode(t, "an over-long email or password", err, gateway.EInvalid)
+		wantCode(t, "an over-long email or password", err, fleetgate.EInvalid)
 	}
 	for i := range 5 {
 		_, err := e.g.PasswordLogin(e.ctx, "admin@localhost", "wrong password", "198.51.100.8")
-		wantCode(t, fmt.Sprint("failure ", i, " after two refused over-long ones"), err, gateway.EUnauthorized)
+		wantCode(t, fmt.Sprint("failure ", i, " after two refused over-long ones"), err, fleetgate.EUnauthorized)
 	}
 	// A right password is not counted: logging in again and again never blocks.
 	for i := range 15 {
@@ -216,7 +217,7 @@ func TestTokenLoginAndSessionCaller(t *testing.T) {
 	if c.Kiosk() || c.Token.ID == "" {
 		t.Errorf("bootstrap token session %+v: want a full session bound to the token", c.Token)
 	}
-	kioskSecret := e.addToken(e.admin, gateway.ScopeRead, e.fleet.ID)
+	kioskSecret := e.addToken(e.admin, fleetgate.ScopeRead, e.fleet.ID)
 	k, err := e.g.TokenLogin(e.ctx, kioskSecret, "192.0.2.1")
 	if err != nil {
 		t.Fatalf("kiosk TokenLogin: %v", err)
@@ -227,24 +228,24 @@ func TestTokenLoginAndSessionCaller(t *testing.T) {
 	// Revoking the token ends the session; disabling the user ends all of theirs.
 	e.must(e.db.RevokeAPIToken(e.ctx, k.Token.ID, e.clock.Now()))
 	_, err = e.g.SessionCaller(e.ctx, k.User.ID, k.Token.ID, "")
-	wantCode(t, "revoked kiosk token", err, gateway.EUnauthorized)
+	wantCode(t, "revoked kiosk token", err, fleetgate.EUnauthorized)
 
 	op := e.addUser(e.org.ID, "op@localhost", false, nil)
 	if _, err := e.g.SessionCaller(e.ctx, op.ID, "", ""); err != nil {
 		t.Fatal(err)
 	}
-	admin := &gateway.Caller{User: e.admin, Token: gateway.APIToken{Scope: gateway.ScopeFull}}
+	admin := &gateway.Caller{User: e.admin, Token: fleetgate.APIToken{Scope: fleetgate.ScopeFull}}
 	e.must(e.g.SetUserDisabled(e.ctx, admin, op.ID, true))
 	_, err = e.g.SessionCaller(e.ctx, op.ID, "", "")
-	wantCode(t, "disabled user", err, gateway.EUnauthorized)
-	opToken := e.addToken(op, gateway.ScopeFull, "")
+	wantCode(t, "disabled user", err, fleetgate.EUnauthorized)
+	opToken := e.addToken(op, fleetgate.ScopeFull, "")
 	_, err = e.g.TokenLogin(e.ctx, opToken, "192.0.2.9")
-	wantCode(t, "disabled user's token", err, gateway.EUnauthorized)
+	wantCode(t, "disabled user's token", err, fleetgate.EUnauthorized)
 	e.must(e.g.SetUserDisabled(e.ctx, admin, op.ID, false))
 	if _, err := e.g.SessionCaller(e.ctx, op.ID, "", ""); err != nil {
 		t.Fatalf("enabled again: %v", err)
 	}
-	wantCode(t, "disable yourself", e.g.SetUserDisabled(e.ctx, admin, e.admin.ID, true), gateway.EConflict)
+	wantCode(t, "disable yourself", e.g.SetUserDisabled(e.ctx, admin, e.admin.ID, true), fleetgate.EConflict)
 
 	// A password session carries the password's stamp: a reset by an admin ends it.
 	e.setPassword(op, "the first password")
@@ -258,7 +259,7 @@ func TestTokenLoginAndSessionCaller(t *testing.T) {
 	_, err = e.g.ResetPassword(e.ctx, admin, op.ID)
 	e.must(err)
 	_, err = e.g.SessionCaller(e.ctx, op.ID, "", stamp)
-	wantCode(t, "session begun before a password reset", err, gateway.EUnauthorized)
+	wantCode(t, "session begun before a password reset", err, fleetgate.EUnauthorized)
 	if fresh, _ := e.g.PasswordStamp(e.ctx, op.ID); fresh == stamp {
 		t.Error("the stamp did not change with the password")
 	}
@@ -268,7 +269,7 @@ func TestSocketTokens(t *testing.T) {
 	e := newEnv(t)
 	sessions := e.db.Sessions(e.clock.Now)
 	e.must(sessions.CommitCtx(e.ctx, "session-1", []byte("x"), e.clock.Now().Add(time.Hour)))
-	c := &gateway.Caller{User: e.admin, Token: gateway.APIToken{Scope: gateway.ScopeFull}}
+	c := &gateway.Caller{User: e.admin, Token: fleetgate.APIToken{Scope: fleetgate.ScopeFull}}
 
 	tok, expires, err := e.g.MintSocketToken(e.ctx, c, gateway.HashSecret("session-1"))
 	e.must(err)
@@ -276,9 +277,9 @@ func TestSocketTokens(t *testing.T) {
 		t.Fatalf("token %q expires %v", tok, expires)
 	}
 	_, err = e.g.Authenticate(e.ctx, tok)
-	wantCode(t, "unused token as a bearer", err, gateway.EUnauthorized)
+	wantCode(t, "unused token as a bearer", err, fleetgate.EUnauthorized)
 	e.must(e.g.UseSocketToken(e.ctx, tok))
-	wantCode(t, "second use", e.g.UseSocketToken(e.ctx, tok), gateway.EUnauthorized)
+	wantCode(t, "second use", e.g.UseSocketToken(e.ctx, tok), fleetgate.EUnauthorized)
 	got, err := e.g.Authenticate(e.ctx, tok)
 	if err != nil || got.User.ID != e.admin.ID {
 		t.Fatalf("Authenticate after the upgrade = %v, %v", got, err)
@@ -286,14 +287,14 @@ func TestSocketTokens(t *testing.T) {
 	// The socket lives with its session.
 	e.must(sessions.DeleteCtx(e.ctx, "session-1"))
 	_, err = e.g.Authenticate(e.ctx, tok)
-	wantCode(t, "after logout", err, gateway.EUnauthorized)
+	wantCode(t, "after logout", err, fleetgate.EUnauthorized)
 
 	// Unused for 60 s: dead.
 	e.must(sessions.CommitCtx(e.ctx, "session-2", []byte("x"), e.clock.Now().Add(time.Hour)))
 	late, _, err := e.g.MintSocketToken(e.ctx, c, gateway.HashSecret("session-2"))
 	e.must(err)
 	e.clock.Advance(60 * time.Second)
-	wantCode(t, "use at 60 s", e.g.UseSocketToken(e.ctx, late), gateway.EUnauthorized)
+	wantCode(t, "use at 60 s", e.g.UseSocketToken(e.ctx, late), fleetgate.EUnauthorized)
 	early, _, err := e.g.MintSocketToken(e.ctx, c, gateway.HashSecret("session-2"))
 	e.must(err)
 	e.clock.Advance(59 * time.Second)
@@ -304,26 +305,26 @@ func TestPanelAdminPermissions(t *testing.T) {
 	defer gateway.CheapPasswords()()
 	e := newEnv(t)
 	r := e.addRobot(e.fleet, "forklift")
-	dev := e.addUser(e.org.ID, "dev@localhost", false, map[string]gateway.Role{r.ID: gateway.RoleDeveloper})
-	robotAdmin := e.addUser(e.org.ID, "radmin@localhost", false, map[string]gateway.Role{r.ID: gateway.RoleAdmin})
-	full := gateway.APIToken{Scope: gateway.ScopeFull}
+	dev := e.addUser(e.org.ID, "dev@localhost", false, map[string]fleetgate.Role{r.ID: fleetgate.RoleDeveloper})
+	robotAdmin := e.addUser(e.org.ID, "radmin@localhost", false, map[string]fleetgate.Role{r.ID: fleetgate.RoleAdmin})
+	full := fleetgate.APIToken{Scope: fleetgate.ScopeFull}
 	admin := &gateway.Caller{User: e.admin, Token: full}
 	devC := &gateway.Caller{User: dev, Token: full}
 	radmin := &gateway.Caller{User: robotAdmin, Token: full}
-	kiosk := &gateway.Caller{User: e.admin, Token: gateway.APIToken{ID: "k", Scope: gateway.ScopeRead, FleetID: e.fleet.ID}}
+	kiosk := &gateway.Caller{User: e.admin, Token: fleetgate.APIToken{ID: "k", Scope: fleetgate.ScopeRead, FleetID: e.fleet.ID}}
 
 	_, err := e.g.Users(e.ctx, devC)
-	wantCode(t, "developer lists users", err, gateway.EForbidden)
+	wantCode(t, "developer lists users", err, fleetgate.EForbidden)
 	_, err = e.g.Users(e.ctx, kiosk)
-	wantCode(t, "kiosk lists users", err, gateway.EForbidden)
+	wantCode(t, "kiosk lists users", err, fleetgate.EForbidden)
 	// An org admin's token restricted to one fleet hands out that fleet, not the organization.
-	fleetBound := &gateway.Caller{User: e.admin, Token: gateway.APIToken{ID: "f", Scope: gateway.ScopeFull, FleetID: e.fleet.ID}}
+	fleetBound := &gateway.Caller{User: e.admin, Token: fleetgate.APIToken{ID: "f", Scope: fleetgate.ScopeFull, FleetID: e.fleet.ID}}
 	_, _, err = e.g.CreateUser(e.ctx, fleetBound, gateway.NewUserInput{Email: "mallory@localhost", OrgAdmin: true})
-	wantCode(t, "fleet-bound admin token creates an org admin", err, gateway.EForbidden)
+	wantCode(t, "fleet-bound admin token creates an org admin", err, fleetgate.EForbidden)
 	_, _, err = e.g.ProvisionAgent(e.ctx, fleetBound, "sneaky", "")
-	wantCode(t, "fleet-bound admin token provisions an agent", err, gateway.EForbidden)
+	wantCode(t, "fleet-bound admin token provisions an agent", err, fleetgate.EForbidden)
 	_, err = e.g.Users(e.ctx, fleetBound)
-	wantCode(t, "fleet-bound admin token lists users", err, gateway.EForbidden)
+	wantCode(t, "fleet-bound admin token lists users", err, fleetgate.EForbidden)
 	if _, tok, err := e.g.CreateMyAPIToken(e.ctx, fleetBound, gateway.NewAPITokenInput{Name: "wider"}); err != nil || tok.FleetID != e.fleet.ID {
 		t.Errorf("token made by a fleet-bound session: fleet %q, %v; want restricted to %s", tok.FleetID, err, e.fleet.ID)
 	}
@@ -333,36 +334,36 @@ func TestPanelAdminPermissions(t *testing.T) {
 		t.Fatalf("login with the generated password: %v", err)
 	}
 	_, _, err = e.g.CreateUser(e.ctx, admin, gateway.NewUserInput{Email: "NEW@localhost"})
-	wantCode(t, "duplicate email", err, gateway.EConflict)
+	wantCode(t, "duplicate email", err, fleetgate.EConflict)
 	_, _, err = e.g.CreateUser(e.ctx, admin, gateway.NewUserInput{Email: "not an email"})
-	wantCode(t, "bad email", err, gateway.EInvalid)
+	wantCode(t, "bad email", err, fleetgate.EInvalid)
 	pw2, err := e.g.ResetPassword(e.ctx, admin, u.ID)
 	e.must(err)
 	_, err = e.g.PasswordLogin(e.ctx, "new@localhost", pw, "192.0.2.1")
-	wantCode(t, "old password after reset", err, gateway.EUnauthorized)
+	wantCode(t, "old password after reset", err, fleetgate.EUnauthorized)
 	if _, err := e.g.PasswordLogin(e.ctx, "new@localhost", pw2, "192.0.2.1"); err != nil {
 		t.Fatal(err)
 	}
 
-	wantCode(t, "developer renames", e.g.RenameRobot(e.ctx, devC, r.ID, "x"), gateway.EForbidden)
+	wantCode(t, "developer renames", e.g.RenameRobot(e.ctx, devC, r.ID, "x"), fleetgate.EForbidden)
 	e.must(e.g.RenameRobot(e.ctx, radmin, r.ID, "forklift-7"))
 	if got, _ := e.db.Robot(e.ctx, r.ID); got.Name != "forklift-7" {
 		t.Errorf("name %q after rename", got.Name)
 	}
-	wantCode(t, "robot admin removes", e.g.RemoveRobot(e.ctx, radmin, r.ID), gateway.EForbidden)
-	e.must(e.g.SetMemberRole(e.ctx, radmin, r.ID, "new@localhost", gateway.RoleOperator))
-	wantCode(t, "developer sets roles", e.g.SetMemberRole(e.ctx, devC, r.ID, "new@localhost", gateway.RoleAdmin), gateway.EForbidden)
+	wantCode(t, "robot admin removes", e.g.RemoveRobot(e.ctx, radmin, r.ID), fleetgate.EForbidden)
+	e.must(e.g.SetMemberRole(e.ctx, radmin, r.ID, "new@localhost", fleetgate.RoleOperator))
+	wantCode(t, "developer sets roles", e.g.SetMemberRole(e.ctx, devC, r.ID, "new@localhost", fleetgate.RoleAdmin), fleetgate.EForbidden)
 	e.must(e.g.RemoveRobot(e.ctx, admin, r.ID))
 	_, err = e.db.Robot(e.ctx, r.ID)
-	wantCode(t, "removed robot", err, gateway.ENotFound)
+	wantCode(t, "removed robot", err, fleetgate.ENotFound)
 
 	// Tokens: kiosk tokens are for org admins; revoking another's token is not found.
-	_, _, err = e.g.CreateMyAPIToken(e.ctx, devC, gateway.NewAPITokenInput{Name: "k", Scope: gateway.ScopeRead, Fleet: e.fleet.ID})
-	wantCode(t, "developer makes a kiosk token", err, gateway.EForbidden)
-	_, tok, err := e.g.CreateMyAPIToken(e.ctx, admin, gateway.NewAPITokenInput{Name: "wall", Scope: gateway.ScopeRead, Fleet: e.fleet.ID})
+	_, _, err = e.g.CreateMyAPIToken(e.ctx, devC, gateway.NewAPITokenInput{Name: "k", Scope: fleetgate.ScopeRead, Fleet: e.fleet.ID})
+	wantCode(t, "developer makes a kiosk token", err, fleetgate.EForbidden)
+	_, tok, err := e.g.CreateMyAPIToken(e.ctx, admin, gateway.NewAPITokenInput{Name: "wall", Scope: fleetgate.ScopeRead, Fleet: e.fleet.ID})
 	e.must(err)
-	wantCode(t, "revoke another's token", e.g.RevokeMyAPIToken(e.ctx, devC, tok.ID), gateway.ENotFound)
+	wantCode(t, "revoke another's token", e.g.RevokeMyAPIToken(e.ctx, devC, tok.ID), fleetgate.ENotFound)
 	e.must(e.g.RevokeMyAPIToken(e.ctx, admin, tok.ID))
 	_, _, err = e.g.ProvisionAgent(e.ctx, devC, "a", "")
-	wantCode(t, "developer provisions an agent", err, gateway.EForbidden)
+	wantCode(t, "developer provisions an agent", err, fleetgate.EForbidden)
 }

@@ -4,13 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/google/uuid"
 )
 
 func TestBootstrapLocalFleet(t *testing.T) {
 	e := newEmptyEnv(t)
-	secret, created, err := e.g.Bootstrap(e.ctx, gateway.BootstrapOptions{FleetID: gateway.LocalFleetID, FleetName: gateway.LocalFleetID})
+	secret, created, err := e.g.Bootstrap(e.ctx, gateway.BootstrapOptions{FleetID: fleetgate.LocalFleetID, FleetName: fleetgate.LocalFleetID})
 	if err != nil || !created {
 		t.Fatalf("Bootstrap = %v, %v; want created", created, err)
 	}
@@ -22,15 +23,15 @@ func TestBootstrapLocalFleet(t *testing.T) {
 	if org.Name != "default" {
 		t.Errorf("organization %q, want default", org.Name)
 	}
-	fleet, err := e.db.Fleet(e.ctx, gateway.LocalFleetID)
-	if err != nil || fleet.Name != gateway.LocalFleetID || fleet.OrgID != org.ID {
+	fleet, err := e.db.Fleet(e.ctx, fleetgate.LocalFleetID)
+	if err != nil || fleet.Name != fleetgate.LocalFleetID || fleet.OrgID != org.ID {
 		t.Errorf("Fleet(local-fleet) = %+v, %v", fleet, err)
 	}
 	admin, err := e.db.UserByEmail(e.ctx, gateway.BootstrapAdminEmail)
 	if err != nil || !admin.OrgAdmin || admin.OrgID != org.ID {
 		t.Errorf("admin = %+v, %v; want an admin of %s", admin, err, org.ID)
 	}
-	if c := e.login(secret); c.User.ID != admin.ID || c.Token.Scope != gateway.ScopeFull {
+	if c := e.login(secret); c.User.ID != admin.ID || c.Token.Scope != fleetgate.ScopeFull {
 		t.Errorf("the generated token logs in as %+v scope %q", c.User, c.Token.Scope)
 	}
 
@@ -113,7 +114,7 @@ func TestBootstrapLeavesARevokedAdminTokenRevoked(t *testing.T) {
 		t.Fatalf("Bootstrap with a revoked token: %v", err)
 	}
 	_, _, err = e.g.Login(e.ctx, given, "192.0.2.1")
-	wantCode(t, "Login with the revoked admin token", err, gateway.EUnauthorized)
+	wantCode(t, "Login with the revoked admin token", err, fleetgate.EUnauthorized)
 	if toks, _ := e.db.APITokens(e.ctx, tok.UserID); len(toks) != 1 {
 		t.Errorf("%d tokens, want 1 (the revoked one, not a fresh copy)", len(toks))
 	}
@@ -132,7 +133,7 @@ func TestBootstrapRefusesMalformedAdminToken(t *testing.T) {
 					e.must(err)
 				}
 				_, created, err := e.g.Bootstrap(e.ctx, gateway.BootstrapOptions{FleetName: "main", AdminToken: token})
-				wantCode(t, "Bootstrap", err, gateway.EInvalid)
+				wantCode(t, "Bootstrap", err, fleetgate.EInvalid)
 				if created {
 					t.Error("created a store with a malformed token")
 				}
@@ -140,7 +141,7 @@ func TestBootstrapRefusesMalformedAdminToken(t *testing.T) {
 				if tt.bootstrapped {
 					wantCode(t, "DefaultOrganization", err, "")
 				} else {
-					wantCode(t, "DefaultOrganization", err, gateway.ENotFound)
+					wantCode(t, "DefaultOrganization", err, fleetgate.ENotFound)
 				}
 			})
 		}
@@ -156,15 +157,15 @@ func TestCreateAPIToken(t *testing.T) {
 		wantScope string
 		wantFleet string
 	}{
-		{"default scope", gateway.CreateAPITokenInput{UserEmail: "op@example.com", Name: "laptop"}, "", gateway.ScopeFull, ""},
-		{"read scope", gateway.CreateAPITokenInput{UserEmail: "op@example.com", Scope: gateway.ScopeRead}, "", gateway.ScopeRead, ""},
-		{"email in another case, with spaces", gateway.CreateAPITokenInput{UserEmail: "  OP@example.com "}, "", gateway.ScopeFull, ""},
-		{"fleet by name", gateway.CreateAPITokenInput{UserEmail: gateway.BootstrapAdminEmail, Fleet: "second"}, "", gateway.ScopeFull, w.second.ID},
-		{"fleet by id", gateway.CreateAPITokenInput{UserEmail: gateway.BootstrapAdminEmail, Fleet: w.second.ID}, "", gateway.ScopeFull, w.second.ID},
-		{"unknown scope", gateway.CreateAPITokenInput{UserEmail: "op@example.com", Scope: "admin"}, gateway.EInvalid, "", ""},
-		{"unknown user", gateway.CreateAPITokenInput{UserEmail: "nobody@example.com"}, gateway.ENotFound, "", ""},
-		{"unknown fleet", gateway.CreateAPITokenInput{UserEmail: gateway.BootstrapAdminEmail, Fleet: "nowhere"}, gateway.ENotFound, "", ""},
-		{"fleet of another org by id", gateway.CreateAPITokenInput{UserEmail: gateway.BootstrapAdminEmail, Fleet: w.otherFleet.ID}, gateway.ENotFound, "", ""},
+		{"default scope", gateway.CreateAPITokenInput{UserEmail: "op@example.com", Name: "laptop"}, "", fleetgate.ScopeFull, ""},
+		{"read scope", gateway.CreateAPITokenInput{UserEmail: "op@example.com", Scope: fleetgate.ScopeRead}, "", fleetgate.ScopeRead, ""},
+		{"email in another case, with spaces", gateway.CreateAPITokenInput{UserEmail: "  OP@example.com "}, "", fleetgate.ScopeFull, ""},
+		{"fleet by name", gateway.CreateAPITokenInput{UserEmail: gateway.BootstrapAdminEmail, Fleet: "second"}, "", fleetgate.ScopeFull, w.second.ID},
+		{"fleet by id", gateway.CreateAPITokenInput{UserEmail: gateway.BootstrapAdminEmail, Fleet: w.second.ID}, "", fleetgate.ScopeFull, w.second.ID},
+		{"unknown scope", gateway.CreateAPITokenInput{UserEmail: "op@example.com", Scope: "admin"}, fleetgate.EInvalid, "", ""},
+		{"unknown user", gateway.CreateAPITokenInput{UserEmail: "nobody@example.com"}, fleetgate.ENotFound, "", ""},
+		{"unknown fleet", gateway.CreateAPITokenInput{UserEmail: gateway.BootstrapAdminEmail, Fleet: "nowhere"}, fleetgate.ENotFound, "", ""},
+		{"fleet of another org by id", gateway.CreateAPITokenInput{UserEmail: gateway.BootstrapAdminEmail, Fleet: w.otherFleet.ID}, fleetgate.ENotFound, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,12 +204,12 @@ func TestAddAgent(t *testing.T) {
 		{"default fleet", "dock-1", "", "", w.fleet.ID},
 		{"fleet by name", "dock-2", "second", "", w.second.ID},
 		{"fleet by id", " dock-3 ", w.second.ID, "", w.second.ID},
-		{"empty name", "", "", gateway.EInvalid, ""},
-		{"blank name", "   ", "", gateway.EInvalid, ""},
-		{"unknown fleet", "dock-4", "nowhere", gateway.ENotFound, ""},
-		{"fleet of another org", "dock-5", w.otherFleet.ID, gateway.ENotFound, ""},
-		{"duplicate name", "dock-1", "", gateway.EConflict, ""},
-		{"duplicate name in another fleet", "dock-1", "second", gateway.EConflict, ""},
+		{"empty name", "", "", fleetgate.EInvalid, ""},
+		{"blank name", "   ", "", fleetgate.EInvalid, ""},
+		{"unknown fleet", "dock-4", "nowhere", fleetgate.ENotFound, ""},
+		{"fleet of another org", "dock-5", w.otherFleet.ID, fleetgate.ENotFound, ""},
+		{"duplicate name", "dock-1", "", fleetgate.EConflict, ""},
+		{"duplicate name in another fleet", "dock-1", "second", fleetgate.EConflict, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -238,9 +239,9 @@ func TestAddRobot(t *testing.T) {
 		{"fleet by name", "beta", "second", "", w.second.ID},
 		{"fleet by id", " gamma ", w.second.ID, "", w.second.ID},
 		{"the same name twice is fine", "alpha", "", "", w.fleet.ID},
-		{"empty name", "", "", gateway.EInvalid, ""},
-		{"unknown fleet", "delta", "nowhere", gateway.ENotFound, ""},
-		{"fleet of another org", "delta", w.otherFleet.ID, gateway.ENotFound, ""},
+		{"empty name", "", "", fleetgate.EInvalid, ""},
+		{"unknown fleet", "delta", "nowhere", fleetgate.ENotFound, ""},
+		{"fleet of another org", "delta", w.otherFleet.ID, fleetgate.ENotFound, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -272,15 +273,15 @@ func TestEnsureFleet(t *testing.T) {
 	tests := []struct {
 		name  string
 		fleet string
-		want  gateway.Fleet
+		want  fleetgate.Fleet
 		code  string
 	}{
 		{"existing by name", "main", e.fleet, ""},
 		{"existing by id", e.fleet.ID, e.fleet, ""},
 		{"created before, by name", "north", north, ""},
 		{"created before, with spaces", "  north ", north, ""},
-		{"empty", "", gateway.Fleet{}, gateway.EInvalid},
-		{"blank", "  ", gateway.Fleet{}, gateway.EInvalid},
+		{"empty", "", fleetgate.Fleet{}, fleetgate.EInvalid},
+		{"blank", "  ", fleetgate.Fleet{}, fleetgate.EInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -300,18 +301,18 @@ func TestEnsureFleet(t *testing.T) {
 func TestOperatorCallsBeforeBootstrap(t *testing.T) {
 	e := newEmptyEnv(t)
 	_, _, err := e.g.AddAgent(e.ctx, "dock", "")
-	wantCode(t, "AddAgent", err, gateway.ENotFound)
+	wantCode(t, "AddAgent", err, fleetgate.ENotFound)
 	_, err = e.g.AddRobot(e.ctx, "alpha", "")
-	wantCode(t, "AddRobot", err, gateway.ENotFound)
+	wantCode(t, "AddRobot", err, fleetgate.ENotFound)
 	_, created, err := e.g.EnsureFleet(e.ctx, "main")
-	wantCode(t, "EnsureFleet", err, gateway.ENotFound)
+	wantCode(t, "EnsureFleet", err, fleetgate.ENotFound)
 	if created {
 		t.Error("EnsureFleet created a fleet without an organization")
 	}
 	_, _, err = e.g.CreateAPIToken(e.ctx, gateway.CreateAPITokenInput{UserEmail: gateway.BootstrapAdminEmail})
-	wantCode(t, "CreateAPIToken", err, gateway.ENotFound)
+	wantCode(t, "CreateAPIToken", err, fleetgate.ENotFound)
 	_, err = e.g.AllRobots(e.ctx)
-	wantCode(t, "AllRobots", err, gateway.ENotFound)
+	wantCode(t, "AllRobots", err, fleetgate.ENotFound)
 }
 
 func TestAllRobots(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/limit"
 	"github.com/google/uuid"
 )
@@ -27,12 +28,12 @@ type AgentService struct {
 
 // AgentStore is what the agents and the resource archive need from durable storage.
 type AgentStore interface {
-	CreateAgent(ctx context.Context, a Agent) error
+	CreateAgent(ctx context.Context, a fleetgate.Agent) error
 	// AgentByKeyHash finds an agent by the hash of its key, revoked or not.
-	AgentByKeyHash(ctx context.Context, hash string) (Agent, error)
-	Agent(ctx context.Context, id string) (Agent, error)
+	AgentByKeyHash(ctx context.Context, hash string) (fleetgate.Agent, error)
+	Agent(ctx context.Context, id string) (fleetgate.Agent, error)
 	// Agents lists the agents of an organization, revoked ones included, by name.
-	Agents(ctx context.Context, orgID string) ([]Agent, error)
+	Agents(ctx context.Context, orgID string) ([]fleetgate.Agent, error)
 	// ActiveAgents returns those of ids that name an agent whose key is not revoked.
 	ActiveAgents(ctx context.Context, ids []string) ([]string, error)
 	// RevokeAgent marks an agent's key revoked; EConflict when it already is.
@@ -41,19 +42,19 @@ type AgentStore interface {
 	TouchAgent(ctx context.Context, id string, at time.Time) error
 
 	// Robot finds the robot that holds a resource.
-	Robot(ctx context.Context, id string) (Robot, error)
+	Robot(ctx context.Context, id string) (fleetgate.Robot, error)
 	// SaveResource records what a download link of a resource points at.
-	SaveResource(ctx context.Context, r ResourceRecord) error
-	Resource(ctx context.Context, id string) (ResourceRecord, error)
+	SaveResource(ctx context.Context, r fleetgate.ResourceRecord) error
+	Resource(ctx context.Context, id string) (fleetgate.ResourceRecord, error)
 	// SyncedResources lists the resources of a robot that this gateway holds a verified
 	// copy of (Path set), newest first.
-	SyncedResources(ctx context.Context, robotID string) ([]ResourceRecord, error)
+	SyncedResources(ctx context.Context, robotID string) ([]fleetgate.ResourceRecord, error)
 }
 
 // AgentRow is an agent as the panel shows it: linked now or not, and when last heard from
 // (the newest heartbeat while linked; when its link ended otherwise).
 type AgentRow struct {
-	Agent
+	fleetgate.Agent
 	Connected bool
 	LastHeard time.Time
 }
@@ -68,10 +69,10 @@ func ValidAgentKeyFormat(s string) bool { return agentKeyPattern.MatchString(s) 
 // EUnauthorized, so a guesser learns nothing. A valid key is never refused; wrong ones count
 // against clientAddr, and after 10 in a minute from one address they are answered
 // ERateLimited until the oldest failure ages out (loginLimits).
-func (ag *AgentService) AuthenticateAgent(ctx context.Context, key, clientAddr string) (Agent, error) {
+func (ag *AgentService) AuthenticateAgent(ctx context.Context, key, clientAddr string) (fleetgate.Agent, error) {
 	a, err := ag.validAgentKey(ctx, key)
 	if err != nil {
-		return Agent{}, failed(ag.keyLimit, clientAddr, "agent logins", err)
+		return fleetgate.Agent{}, failed(ag.keyLimit, clientAddr, "agent logins", err)
 	}
 	now := ag.now().UTC()
 	if err := ag.store.TouchAgent(ctx, a.ID, now); err != nil {
@@ -83,19 +84,19 @@ func (ag *AgentService) AuthenticateAgent(ctx context.Context, key, clientAddr s
 	return a, nil
 }
 
-func (ag *AgentService) validAgentKey(ctx context.Context, key string) (Agent, error) {
-	invalid := Errorf(EUnauthorized, "invalid agent key")
+func (ag *AgentService) validAgentKey(ctx context.Context, key string) (fleetgate.Agent, error) {
+	invalid := fleetgate.Errorf(fleetgate.EUnauthorized, "invalid agent key")
 	if !ValidAgentKeyFormat(key) {
-		return Agent{}, invalid
+		return fleetgate.Agent{}, invalid
 	}
 	a, err := ag.store.AgentByKeyHash(ctx, HashSecret(key))
-	if ErrorCode(err) == ENotFound {
-		return Agent{}, invalid
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
+		return fleetgate.Agent{}, invalid
 	} else if err != nil {
-		return Agent{}, err
+		return fleetgate.Agent{}, err
 	}
 	if !a.RevokedAt.IsZero() {
-		return Agent{}, invalid
+		return fleetgate.Agent{}, invalid
 	}
 	return a, nil
 }
@@ -128,29 +129,29 @@ func (ag *AgentService) RevokedAgents(ctx context.Context, ids []string) ([]stri
 
 // RevokeAgent revokes the key of an agent of the default organization, named by id or by
 // name; the agent's record and its robots stay. Revoking it again is EConflict.
-func (ag *AgentService) RevokeAgent(ctx context.Context, nameOrID string) (Agent, error) {
+func (ag *AgentService) RevokeAgent(ctx context.Context, nameOrID string) (fleetgate.Agent, error) {
 	nameOrID = strings.TrimSpace(nameOrID)
 	if nameOrID == "" {
-		return Agent{}, Errorf(EInvalid, "agent name or id is required")
+		return fleetgate.Agent{}, fleetgate.Errorf(fleetgate.EInvalid, "agent name or id is required")
 	}
 	org, err := ag.robots.defaultOrg(ctx)
 	if err != nil {
-		return Agent{}, err
+		return fleetgate.Agent{}, err
 	}
 	a, err := ag.findAgent(ctx, org.ID, nameOrID)
 	if err != nil {
-		return Agent{}, err
+		return fleetgate.Agent{}, err
 	}
 	now := ag.now().UTC()
 	if err := ag.store.RevokeAgent(ctx, a.ID, now); err != nil {
-		return Agent{}, err
+		return fleetgate.Agent{}, err
 	}
 	a.RevokedAt = now
 	return a, nil
 }
 
 // Agents lists the agents of the default organization, revoked ones included, by name.
-func (ag *AgentService) Agents(ctx context.Context) ([]Agent, error) {
+func (ag *AgentService) Agents(ctx context.Context) ([]fleetgate.Agent, error) {
 	org, err := ag.robots.defaultOrg(ctx)
 	if err != nil {
 		return nil, err
@@ -160,30 +161,30 @@ func (ag *AgentService) Agents(ctx context.Context) ([]Agent, error) {
 
 // findAgent resolves an agent of orgID by id, then by name. An agent of another organization
 // is not found, whatever its id.
-func (ag *AgentService) findAgent(ctx context.Context, orgID, nameOrID string) (Agent, error) {
+func (ag *AgentService) findAgent(ctx context.Context, orgID, nameOrID string) (fleetgate.Agent, error) {
 	a, err := ag.store.Agent(ctx, nameOrID)
 	if err == nil && a.OrgID == orgID {
 		return a, nil
-	} else if err != nil && ErrorCode(err) != ENotFound {
-		return Agent{}, err
+	} else if err != nil && fleetgate.ErrorCode(err) != fleetgate.ENotFound {
+		return fleetgate.Agent{}, err
 	}
 	// Operators keep a handful of agents; a list is cheaper than another store method.
 	agents, err := ag.store.Agents(ctx, orgID)
 	if err != nil {
-		return Agent{}, err
+		return fleetgate.Agent{}, err
 	}
 	for _, a := range agents {
 		if a.Name == nameOrID {
 			return a, nil
 		}
 	}
-	return Agent{}, Errorf(ENotFound, "no agent %q", nameOrID)
+	return fleetgate.Agent{}, fleetgate.Errorf(fleetgate.ENotFound, "no agent %q", nameOrID)
 }
 
 // ProvisionAgent adds an agent (org admins only) and returns its key, shown once.
-func (ag *AgentService) ProvisionAgent(ctx context.Context, c *Caller, name, fleetID string) (Agent, string, error) {
+func (ag *AgentService) ProvisionAgent(ctx context.Context, c *Caller, name, fleetID string) (fleetgate.Agent, string, error) {
 	if err := requireOrgAdmin(c); err != nil {
-		return Agent{}, "", err
+		return fleetgate.Agent{}, "", err
 	}
 	return ag.AddAgent(ctx, name, fleetID)
 }
@@ -204,7 +205,7 @@ func (ag *AgentService) OrgAgents(ctx context.Context, c *Caller) ([]AgentRow, e
 	return out, nil
 }
 
-func (ag *AgentService) agentRow(a Agent) AgentRow {
+func (ag *AgentService) agentRow(a fleetgate.Agent) AgentRow {
 	row := AgentRow{Agent: a, LastHeard: a.LastSeen}
 	if ag.agentLinks != nil {
 		if at, ok := ag.agentLinks(a.ID); ok {
@@ -225,19 +226,19 @@ func (ag *AgentService) RevokeOrgAgent(ctx context.Context, c *Caller, agentID s
 
 // AddAgent provisions an agent in a fleet of the default organization and returns its key,
 // which is shown once and stored only as a hash.
-func (ag *AgentService) AddAgent(ctx context.Context, name, fleet string) (Agent, string, error) {
+func (ag *AgentService) AddAgent(ctx context.Context, name, fleet string) (fleetgate.Agent, string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return Agent{}, "", Errorf(EInvalid, "agent name is required")
+		return fleetgate.Agent{}, "", fleetgate.Errorf(fleetgate.EInvalid, "agent name is required")
 	}
 	org, f, err := ag.robots.defaultOrgFleet(ctx, fleet)
 	if err != nil {
-		return Agent{}, "", err
+		return fleetgate.Agent{}, "", err
 	}
 	key := NewSecret(AgentKeyPrefix, 40)
-	a := Agent{ID: uuid.NewString(), OrgID: org.ID, Name: name, FleetID: f.ID, KeyHash: HashSecret(key), CreatedAt: ag.now().UTC()}
+	a := fleetgate.Agent{ID: uuid.NewString(), OrgID: org.ID, Name: name, FleetID: f.ID, KeyHash: HashSecret(key), CreatedAt: ag.now().UTC()}
 	if err := ag.store.CreateAgent(ctx, a); err != nil {
-		return Agent{}, "", err
+		return fleetgate.Agent{}, "", err
 	}
 	return a, key, nil
 }

@@ -10,12 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/store"
 )
 
 // addAgent provisions an agent in the default fleet and returns it with its key.
-func (e *env) addAgent(name string) (gateway.Agent, string) {
+func (e *env) addAgent(name string) (fleetgate.Agent, string) {
 	e.t.Helper()
 	a, key, err := e.g.AddAgent(e.ctx, name, "")
 	e.must(err)
@@ -77,15 +78,15 @@ func TestAuthenticateAgentRefusals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			// 8 refusals from one address: under the limit of 10.
 			a, err := e.g.AuthenticateAgent(e.ctx, tt.key, "192.0.2.1")
-			wantCode(t, "AuthenticateAgent", err, gateway.EUnauthorized)
-			if a != (gateway.Agent{}) {
+			wantCode(t, "AuthenticateAgent", err, fleetgate.EUnauthorized)
+			if a != (fleetgate.Agent{}) {
 				t.Errorf("a refused key returned agent %+v", a)
 			}
 			// One message for every refusal: the answer must not tell a revoked key from a
 			// made-up one.
 			if message == "" {
-				message = gateway.ErrorMessage(err)
-			} else if got := gateway.ErrorMessage(err); got != message {
+				message = fleetgate.ErrorMessage(err)
+			} else if got := fleetgate.ErrorMessage(err); got != message {
 				t.Errorf("message %q, want %q like the other refusals", got, message)
 			}
 		})
@@ -109,7 +110,7 @@ func TestAgentFailureLimit(t *testing.T) {
 	}
 	for range 9 {
 		_, err := e.g.AuthenticateAgent(e.ctx, bad, agent)
-		wantCode(t, "bad key", err, gateway.EUnauthorized)
+		wantCode(t, "bad key", err, fleetgate.EUnauthorized)
 	}
 	if _, err := e.g.AuthenticateAgent(e.ctx, key, agent); err != nil {
 		t.Errorf("after 15 correct keys and 9 failures: %v; want allowed", err)
@@ -123,14 +124,14 @@ func TestAgentFailureLimit(t *testing.T) {
 			k = "garbage"
 		}
 		_, err := e.g.AuthenticateAgent(e.ctx, k, attacker)
-		wantCode(t, fmt.Sprintf("failure %d", i+1), err, gateway.EUnauthorized)
+		wantCode(t, fmt.Sprintf("failure %d", i+1), err, fleetgate.EUnauthorized)
 		e.clock.Advance(time.Second)
 	}
 	// The 11th wrong key is answered 429; a valid key is checked before any limit and let in
 	// (a warehouse's agents behind one NAT are not locked out by one misconfigured machine).
 	_, err := e.g.AuthenticateAgent(e.ctx, bad, attacker)
-	wantCode(t, "11th attempt", err, gateway.ERateLimited)
-	wait := gateway.RetryAfter(err)
+	wantCode(t, "11th attempt", err, fleetgate.ERateLimited)
+	wait := fleetgate.RetryAfter(err)
 	if want := first.Add(time.Minute).Sub(e.clock.Now()); wait != want {
 		t.Errorf("RetryAfter = %v, want %v (until the first failure leaves the window)", wait, want)
 	}
@@ -149,10 +150,10 @@ func TestAgentFailureLimit(t *testing.T) {
 
 	e.clock.Advance(wait - time.Millisecond)
 	_, err = e.g.AuthenticateAgent(e.ctx, bad, attacker)
-	wantCode(t, "1 ms before the window passes", err, gateway.ERateLimited)
+	wantCode(t, "1 ms before the window passes", err, fleetgate.ERateLimited)
 	e.clock.Advance(time.Millisecond)
 	_, err = e.g.AuthenticateAgent(e.ctx, bad, attacker)
-	wantCode(t, "after the window", err, gateway.EUnauthorized)
+	wantCode(t, "after the window", err, fleetgate.EUnauthorized)
 }
 
 func TestLoginFailuresDoNotBlockAgents(t *testing.T) {
@@ -161,10 +162,10 @@ func TestLoginFailuresDoNotBlockAgents(t *testing.T) {
 	const addr = "203.0.113.7"
 	for range 10 {
 		_, _, err := e.g.Login(e.ctx, gateway.NewAPIToken(), addr)
-		wantCode(t, "bad login", err, gateway.EUnauthorized)
+		wantCode(t, "bad login", err, fleetgate.EUnauthorized)
 	}
 	_, _, err := e.g.Login(e.ctx, gateway.NewAPIToken(), addr)
-	wantCode(t, "11th login", err, gateway.ERateLimited)
+	wantCode(t, "11th login", err, fleetgate.ERateLimited)
 	if _, err := e.g.AuthenticateAgent(e.ctx, key, addr); err != nil {
 		t.Errorf("agent from an address blocked for logins: %v, want allowed", err)
 	}
@@ -173,9 +174,9 @@ func TestLoginFailuresDoNotBlockAgents(t *testing.T) {
 		e.g.AuthenticateAgent(e.ctx, "garbage", "203.0.113.8")
 	}
 	_, err = e.g.AuthenticateAgent(e.ctx, "garbage", "203.0.113.8")
-	wantCode(t, "12th bad key", err, gateway.ERateLimited)
+	wantCode(t, "12th bad key", err, fleetgate.ERateLimited)
 	_, err = e.g.PasswordLogin(e.ctx, "nobody@localhost", "wrong", "203.0.113.8")
-	wantCode(t, "a login from an address throttled for agent keys", err, gateway.EUnauthorized)
+	wantCode(t, "a login from an address throttled for agent keys", err, fleetgate.EUnauthorized)
 }
 
 // failingTouch is the store with a TouchAgent that always fails.
@@ -244,25 +245,25 @@ func TestRevokeAgent(t *testing.T) {
 	_, _, err = w.g.AddAgent(w.ctx, "bay", "")
 	w.must(err)
 	// An agent of another organization, which the operator commands never reach.
-	stranger := gateway.Agent{ID: "agent-stranger", Name: "stranger", FleetID: w.otherFleet.ID, KeyHash: "s", CreatedAt: w.clock.Now()}
+	stranger := fleetgate.Agent{ID: "agent-stranger", Name: "stranger", FleetID: w.otherFleet.ID, KeyHash: "s", CreatedAt: w.clock.Now()}
 	w.must(w.db.CreateAgent(w.ctx, stranger))
 
 	tests := []struct {
 		name     string
 		nameOrID string
-		want     gateway.Agent
+		want     fleetgate.Agent
 		code     string
 	}{
 		{"by name", "dock", dock, ""},
 		{"by id, in another fleet", yard.ID, yard, ""},
-		{"by name with spaces", "  bay ", gateway.Agent{Name: "bay"}, ""},
-		{"again", "dock", gateway.Agent{}, gateway.EConflict},
-		{"again by id", yard.ID, gateway.Agent{}, gateway.EConflict},
-		{"empty", "", gateway.Agent{}, gateway.EInvalid},
-		{"blank", "  ", gateway.Agent{}, gateway.EInvalid},
-		{"unknown", "nobody", gateway.Agent{}, gateway.ENotFound},
-		{"another organization's, by id", stranger.ID, gateway.Agent{}, gateway.ENotFound},
-		{"another organization's, by name", stranger.Name, gateway.Agent{}, gateway.ENotFound},
+		{"by name with spaces", "  bay ", fleetgate.Agent{Name: "bay"}, ""},
+		{"again", "dock", fleetgate.Agent{}, fleetgate.EConflict},
+		{"again by id", yard.ID, fleetgate.Agent{}, fleetgate.EConflict},
+		{"empty", "", fleetgate.Agent{}, fleetgate.EInvalid},
+		{"blank", "  ", fleetgate.Agent{}, fleetgate.EInvalid},
+		{"unknown", "nobody", fleetgate.Agent{}, fleetgate.ENotFound},
+		{"another organization's, by id", stranger.ID, fleetgate.Agent{}, fleetgate.ENotFound},
+		{"another organization's, by name", stranger.Name, fleetgate.Agent{}, fleetgate.ENotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -270,8 +271,8 @@ func TestRevokeAgent(t *testing.T) {
 			a, err := w.g.RevokeAgent(w.ctx, tt.nameOrID)
 			wantCode(t, "RevokeAgent", err, tt.code)
 			if tt.code != "" {
-				if tt.code == gateway.EConflict && !strings.Contains(gateway.ErrorMessage(err), "already revoked") {
-					t.Errorf("message %q does not say already revoked", gateway.ErrorMessage(err))
+				if tt.code == fleetgate.EConflict && !strings.Contains(fleetgate.ErrorMessage(err), "already revoked") {
+					t.Errorf("message %q does not say already revoked", fleetgate.ErrorMessage(err))
 				}
 				return
 			}
@@ -295,7 +296,7 @@ func TestAgents(t *testing.T) {
 		_, _, err := w.g.AddAgent(w.ctx, a.name, a.fleet)
 		w.must(err)
 	}
-	w.must(w.db.CreateAgent(w.ctx, gateway.Agent{ID: "agent-stranger", Name: "aardvark", FleetID: w.otherFleet.ID, KeyHash: "s", CreatedAt: w.clock.Now()}))
+	w.must(w.db.CreateAgent(w.ctx, fleetgate.Agent{ID: "agent-stranger", Name: "aardvark", FleetID: w.otherFleet.ID, KeyHash: "s", CreatedAt: w.clock.Now()}))
 	_, err := w.g.RevokeAgent(w.ctx, "dock")
 	w.must(err)
 
@@ -318,9 +319,9 @@ func TestAgents(t *testing.T) {
 func TestAgentCallsBeforeBootstrap(t *testing.T) {
 	e := newEmptyEnv(t)
 	_, err := e.g.Agents(e.ctx)
-	wantCode(t, "Agents", err, gateway.ENotFound)
+	wantCode(t, "Agents", err, fleetgate.ENotFound)
 	_, err = e.g.RevokeAgent(e.ctx, "dock")
-	wantCode(t, "RevokeAgent", err, gateway.ENotFound)
+	wantCode(t, "RevokeAgent", err, fleetgate.ENotFound)
 	_, err = e.g.AuthenticateAgent(e.ctx, gateway.NewSecret(gateway.AgentKeyPrefix, 40), "192.0.2.1")
-	wantCode(t, "AuthenticateAgent", err, gateway.EUnauthorized)
+	wantCode(t, "AuthenticateAgent", err, fleetgate.EUnauthorized)
 }

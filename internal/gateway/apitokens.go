@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/google/uuid"
 )
 
@@ -24,7 +25,7 @@ type CreateAPITokenInput struct {
 }
 
 // MyAPITokens lists the caller's API tokens, revoked ones included, newest first.
-func (ac *AccountService) MyAPITokens(ctx context.Context, c *Caller) ([]APIToken, error) {
+func (ac *AccountService) MyAPITokens(ctx context.Context, c *Caller) ([]fleetgate.APIToken, error) {
 	toks, err := ac.store.APITokens(ctx, c.User.ID)
 	if err != nil {
 		return nil, err
@@ -36,21 +37,21 @@ func (ac *AccountService) MyAPITokens(ctx context.Context, c *Caller) ([]APIToke
 // CreateMyAPIToken mints an API token for the caller and returns its secret, shown once.
 // Read-scoped (kiosk) tokens restricted to a fleet are for org admins: a kiosk shows the
 // whole fleet.
-func (ac *AccountService) CreateMyAPIToken(ctx context.Context, c *Caller, in NewAPITokenInput) (string, APIToken, error) {
+func (ac *AccountService) CreateMyAPIToken(ctx context.Context, c *Caller, in NewAPITokenInput) (string, fleetgate.APIToken, error) {
 	if !c.CanAct() {
-		return "", APIToken{}, Errorf(EForbidden, "a read-only session may not make tokens")
+		return "", fleetgate.APIToken{}, fleetgate.Errorf(fleetgate.EForbidden, "a read-only session may not make tokens")
 	}
 	if in.Scope == "" {
-		in.Scope = ScopeFull
+		in.Scope = fleetgate.ScopeFull
 	}
-	if in.Scope != ScopeFull && in.Scope != ScopeRead {
-		return "", APIToken{}, Errorf(EInvalid, "scope must be %q or %q", ScopeFull, ScopeRead)
+	if in.Scope != fleetgate.ScopeFull && in.Scope != fleetgate.ScopeRead {
+		return "", fleetgate.APIToken{}, fleetgate.Errorf(fleetgate.EInvalid, "scope must be %q or %q", fleetgate.ScopeFull, fleetgate.ScopeRead)
 	}
 	name := strings.TrimSpace(in.Name)
 	if name == "" || len(name) > 100 {
-		return "", APIToken{}, Errorf(EInvalid, "a token name has 1 to 100 characters")
+		return "", fleetgate.APIToken{}, fleetgate.Errorf(fleetgate.EInvalid, "a token name has 1 to 100 characters")
 	}
-	tok := APIToken{ID: uuid.NewString(), UserID: c.User.ID, Name: name, Scope: in.Scope, CreatedAt: ac.now().UTC()}
+	tok := fleetgate.APIToken{ID: uuid.NewString(), UserID: c.User.ID, Name: name, Scope: in.Scope, CreatedAt: ac.now().UTC()}
 	if in.Fleet == "" {
 		// A session restricted to one fleet makes tokens restricted to it: never more than
 		// it holds.
@@ -58,23 +59,23 @@ func (ac *AccountService) CreateMyAPIToken(ctx context.Context, c *Caller, in Ne
 	}
 	if in.Fleet != "" {
 		f, err := ac.store.Fleet(ctx, in.Fleet)
-		if ErrorCode(err) == ENotFound || (err == nil && f.OrgID != c.User.OrgID) {
-			return "", APIToken{}, Errorf(ENotFound, "no fleet %q", in.Fleet)
+		if fleetgate.ErrorCode(err) == fleetgate.ENotFound || (err == nil && f.OrgID != c.User.OrgID) {
+			return "", fleetgate.APIToken{}, fleetgate.Errorf(fleetgate.ENotFound, "no fleet %q", in.Fleet)
 		} else if err != nil {
-			return "", APIToken{}, err
+			return "", fleetgate.APIToken{}, err
 		}
 		if c.Token.FleetID != "" && c.Token.FleetID != f.ID {
-			return "", APIToken{}, Errorf(ENotFound, "no fleet %q", in.Fleet)
+			return "", fleetgate.APIToken{}, fleetgate.Errorf(fleetgate.ENotFound, "no fleet %q", in.Fleet)
 		}
 		tok.FleetID = f.ID
 	}
-	if tok.Scope == ScopeRead && tok.FleetID != "" && !c.User.OrgAdmin {
-		return "", APIToken{}, Errorf(EForbidden, "only organization admins make kiosk tokens")
+	if tok.Scope == fleetgate.ScopeRead && tok.FleetID != "" && !c.User.OrgAdmin {
+		return "", fleetgate.APIToken{}, fleetgate.Errorf(fleetgate.EForbidden, "only organization admins make kiosk tokens")
 	}
 	secret := NewAPIToken()
 	tok.Hash = HashSecret(secret)
 	if err := ac.store.CreateAPIToken(ctx, tok); err != nil {
-		return "", APIToken{}, err
+		return "", fleetgate.APIToken{}, err
 	}
 	return secret, tok, nil
 }
@@ -83,22 +84,22 @@ func (ac *AccountService) CreateMyAPIToken(ctx context.Context, c *Caller, in Ne
 // Another user's token is not found.
 func (ac *AccountService) RevokeMyAPIToken(ctx context.Context, c *Caller, tokenID string) error {
 	if !c.CanAct() {
-		return Errorf(EForbidden, "a read-only session may not revoke tokens")
+		return fleetgate.Errorf(fleetgate.EForbidden, "a read-only session may not revoke tokens")
 	}
 	tok, err := ac.store.APIToken(ctx, tokenID)
-	if ErrorCode(err) == ENotFound || (err == nil && tok.UserID != c.User.ID) {
-		return Errorf(ENotFound, "token %q not found", tokenID)
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound || (err == nil && tok.UserID != c.User.ID) {
+		return fleetgate.Errorf(fleetgate.ENotFound, "token %q not found", tokenID)
 	} else if err != nil {
 		return err
 	}
 	return ac.store.RevokeAPIToken(ctx, tok.ID, ac.now().UTC())
 }
 
-func (ac *AccountService) ensureAdminToken(ctx context.Context, org Organization, secret string) error {
+func (ac *AccountService) ensureAdminToken(ctx context.Context, org fleetgate.Organization, secret string) error {
 	_, err := ac.store.APITokenByHash(ctx, HashSecret(secret))
 	if err == nil {
 		return nil
-	} else if ErrorCode(err) != ENotFound {
+	} else if fleetgate.ErrorCode(err) != fleetgate.ENotFound {
 		return err
 	}
 	admins, err := ac.store.OrgAdmins(ctx, org.ID)
@@ -106,46 +107,46 @@ func (ac *AccountService) ensureAdminToken(ctx context.Context, org Organization
 		return err
 	}
 	if len(admins) == 0 {
-		return Errorf(ENotFound, "organization %q has no admin to give the token to", org.Name)
+		return fleetgate.Errorf(fleetgate.ENotFound, "organization %q has no admin to give the token to", org.Name)
 	}
-	return ac.store.CreateAPIToken(ctx, APIToken{
-		ID: uuid.NewString(), UserID: admins[0].ID, Name: "admin-token", Scope: ScopeFull,
+	return ac.store.CreateAPIToken(ctx, fleetgate.APIToken{
+		ID: uuid.NewString(), UserID: admins[0].ID, Name: "admin-token", Scope: fleetgate.ScopeFull,
 		Hash: HashSecret(secret), CreatedAt: ac.now().UTC(),
 	})
 }
 
 // CreateAPIToken mints an API token and returns its secret, which is never stored.
-func (ac *AccountService) CreateAPIToken(ctx context.Context, in CreateAPITokenInput) (string, APIToken, error) {
+func (ac *AccountService) CreateAPIToken(ctx context.Context, in CreateAPITokenInput) (string, fleetgate.APIToken, error) {
 	if in.Scope == "" {
-		in.Scope = ScopeFull
+		in.Scope = fleetgate.ScopeFull
 	}
-	if in.Scope != ScopeFull && in.Scope != ScopeRead {
-		return "", APIToken{}, Errorf(EInvalid, "scope must be %q or %q", ScopeFull, ScopeRead)
+	if in.Scope != fleetgate.ScopeFull && in.Scope != fleetgate.ScopeRead {
+		return "", fleetgate.APIToken{}, fleetgate.Errorf(fleetgate.EInvalid, "scope must be %q or %q", fleetgate.ScopeFull, fleetgate.ScopeRead)
 	}
 	u, err := ac.store.UserByEmail(ctx, strings.TrimSpace(in.UserEmail))
-	if ErrorCode(err) == ENotFound {
-		return "", APIToken{}, Errorf(ENotFound, "no user with email %q", in.UserEmail)
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
+		return "", fleetgate.APIToken{}, fleetgate.Errorf(fleetgate.ENotFound, "no user with email %q", in.UserEmail)
 	} else if err != nil {
-		return "", APIToken{}, err
+		return "", fleetgate.APIToken{}, err
 	}
-	tok := APIToken{ID: uuid.NewString(), UserID: u.ID, Name: in.Name, Scope: in.Scope, CreatedAt: ac.now().UTC()}
+	tok := fleetgate.APIToken{ID: uuid.NewString(), UserID: u.ID, Name: in.Name, Scope: in.Scope, CreatedAt: ac.now().UTC()}
 	if in.Fleet != "" {
 		f, err := ac.robots.findFleet(ctx, u.OrgID, in.Fleet)
 		if err != nil {
-			return "", APIToken{}, err
+			return "", fleetgate.APIToken{}, err
 		}
 		tok.FleetID = f.ID
 	}
 	secret := NewAPIToken()
 	tok.Hash = HashSecret(secret)
 	if err := ac.store.CreateAPIToken(ctx, tok); err != nil {
-		return "", APIToken{}, err
+		return "", fleetgate.APIToken{}, err
 	}
 	return secret, tok, nil
 }
 
 // KioskTokens lists the read-scoped fleet tokens of the caller (an org admin), valid ones.
-func (ac *AccountService) KioskTokens(ctx context.Context, c *Caller) ([]APIToken, error) {
+func (ac *AccountService) KioskTokens(ctx context.Context, c *Caller) ([]fleetgate.APIToken, error) {
 	if err := requireOrgAdmin(c); err != nil {
 		return nil, err
 	}
@@ -153,7 +154,7 @@ func (ac *AccountService) KioskTokens(ctx context.Context, c *Caller) ([]APIToke
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(toks, func(t APIToken) bool {
-		return t.Scope != ScopeRead || t.FleetID == "" || !t.RevokedAt.IsZero()
+	return slices.DeleteFunc(toks, func(t fleetgate.APIToken) bool {
+		return t.Scope != fleetgate.ScopeRead || t.FleetID == "" || !t.RevokedAt.IsZero()
 	}), nil
 }

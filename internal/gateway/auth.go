@@ -3,6 +3,8 @@ package gateway
 import (
 	"context"
 	"time"
+
+	"github.com/fleetgate/fleetgate"
 )
 
 // bearerPrefix marks bearer tokens, so a leaked one is recognisable.
@@ -13,7 +15,7 @@ const bearerPrefix = "fgb_"
 // tokens are answered ERateLimited until the oldest failure ages out (loginLimits).
 func (ac *AccountService) Login(ctx context.Context, apiToken, clientAddr string) (bearer string, expires time.Time, err error) {
 	if apiToken == "" {
-		return "", time.Time{}, Errorf(EInvalid, "userToken is required")
+		return "", time.Time{}, fleetgate.Errorf(fleetgate.EInvalid, "userToken is required")
 	}
 	tok, err := ac.validAPIToken(ctx, apiToken)
 	if err != nil {
@@ -22,7 +24,7 @@ func (ac *AccountService) Login(ctx context.Context, apiToken, clientAddr string
 	now := ac.now()
 	bearer = NewSecret(bearerPrefix, 40)
 	expires = now.Add(ac.bearerTTL)
-	if err := ac.store.CreateBearerToken(ctx, BearerToken{
+	if err := ac.store.CreateBearerToken(ctx, fleetgate.BearerToken{
 		Hash: HashSecret(bearer), APITokenID: tok.ID, ExpiresAt: expires, CreatedAt: now,
 	}); err != nil {
 		return "", time.Time{}, err
@@ -35,19 +37,19 @@ func (ac *AccountService) Login(ctx context.Context, apiToken, clientAddr string
 
 // validAPIToken finds a usable API token; any failure is the same EUnauthorized so that a
 // guesser learns nothing from the answer.
-func (ac *AccountService) validAPIToken(ctx context.Context, apiToken string) (APIToken, error) {
-	invalid := Errorf(EUnauthorized, "invalid API token")
+func (ac *AccountService) validAPIToken(ctx context.Context, apiToken string) (fleetgate.APIToken, error) {
+	invalid := fleetgate.Errorf(fleetgate.EUnauthorized, "invalid API token")
 	if !ValidAPITokenFormat(apiToken) {
-		return APIToken{}, invalid
+		return fleetgate.APIToken{}, invalid
 	}
 	tok, err := ac.store.APITokenByHash(ctx, HashSecret(apiToken))
-	if ErrorCode(err) == ENotFound {
-		return APIToken{}, invalid
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
+		return fleetgate.APIToken{}, invalid
 	} else if err != nil {
-		return APIToken{}, err
+		return fleetgate.APIToken{}, err
 	}
 	if !tok.RevokedAt.IsZero() {
-		return APIToken{}, invalid
+		return fleetgate.APIToken{}, invalid
 	}
 	return tok, nil
 }
@@ -56,31 +58,31 @@ func (ac *AccountService) validAPIToken(ctx context.Context, apiToken string) (A
 // Unknown, expired and revoked tokens are all EUnauthorized.
 func (ac *AccountService) Authenticate(ctx context.Context, bearer string) (*Caller, error) {
 	if bearer == "" {
-		return nil, Errorf(EUnauthorized, "missing bearer token")
+		return nil, fleetgate.Errorf(fleetgate.EUnauthorized, "missing bearer token")
 	}
 	if IsSocketToken(bearer) {
 		return ac.authenticateSocketToken(ctx, bearer)
 	}
 	bt, tok, err := ac.store.BearerToken(ctx, HashSecret(bearer))
-	if ErrorCode(err) == ENotFound {
-		return nil, Errorf(EUnauthorized, "invalid bearer token; log in again")
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
+		return nil, fleetgate.Errorf(fleetgate.EUnauthorized, "invalid bearer token; log in again")
 	} else if err != nil {
 		return nil, err
 	}
 	if !ac.now().Before(bt.ExpiresAt) {
-		return nil, Errorf(EUnauthorized, "bearer token expired; log in again")
+		return nil, fleetgate.Errorf(fleetgate.EUnauthorized, "bearer token expired; log in again")
 	}
 	if !tok.RevokedAt.IsZero() {
-		return nil, Errorf(EUnauthorized, "the API token behind this bearer token was revoked")
+		return nil, fleetgate.Errorf(fleetgate.EUnauthorized, "the API token behind this bearer token was revoked")
 	}
 	u, err := ac.store.User(ctx, tok.UserID)
-	if ErrorCode(err) == ENotFound {
-		return nil, Errorf(EUnauthorized, "the user of this token no longer exists")
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
+		return nil, fleetgate.Errorf(fleetgate.EUnauthorized, "the user of this token no longer exists")
 	} else if err != nil {
 		return nil, err
 	}
 	if !u.DisabledAt.IsZero() {
-		return nil, Errorf(EUnauthorized, "the user of this token is disabled")
+		return nil, fleetgate.Errorf(fleetgate.EUnauthorized, "the user of this token is disabled")
 	}
 	return &Caller{User: u, Token: tok}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
@@ -29,7 +30,7 @@ func TestLoginAndAuthenticate(t *testing.T) {
 	if c.User != e.admin {
 		t.Errorf("caller = %+v, want %+v", c.User, e.admin)
 	}
-	if c.Token.Scope != gateway.ScopeFull || !c.CanAct() {
+	if c.Token.Scope != fleetgate.ScopeFull || !c.CanAct() {
 		t.Errorf("caller token scope %q, CanAct %v; want full, true", c.Token.Scope, c.CanAct())
 	}
 	if !c.Token.LastUsedAt.Equal(start) {
@@ -65,7 +66,7 @@ func TestBearerTokenExpiry(t *testing.T) {
 			}
 			e.clock.Advance(time.Millisecond)
 			_, err = e.g.Authenticate(e.ctx, bearer)
-			wantCode(t, "at the TTL", err, gateway.EUnauthorized)
+			wantCode(t, "at the TTL", err, fleetgate.EUnauthorized)
 
 			n, err := e.g.PurgeExpiredBearerTokens(e.ctx)
 			if err != nil || n != 1 {
@@ -86,11 +87,11 @@ func TestLoginRefusals(t *testing.T) {
 		token string
 		code  string
 	}{
-		{"empty", "", gateway.EInvalid},
-		{"malformed", "not-a-token", gateway.EUnauthorized},
-		{"bearer token instead", "fgb_" + strings.Repeat("a", 40), gateway.EUnauthorized},
-		{"unknown", gateway.NewAPIToken(), gateway.EUnauthorized},
-		{"revoked", revoked, gateway.EUnauthorized},
+		{"empty", "", fleetgate.EInvalid},
+		{"malformed", "not-a-token", fleetgate.EUnauthorized},
+		{"bearer token instead", "fgb_" + strings.Repeat("a", 40), fleetgate.EUnauthorized},
+		{"unknown", gateway.NewAPIToken(), fleetgate.EUnauthorized},
+		{"revoked", revoked, fleetgate.EUnauthorized},
 		{"valid", e.adminSecret, ""},
 	}
 	for _, tt := range tests {
@@ -118,16 +119,16 @@ func TestAuthenticateRefusals(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := e.g.Authenticate(e.ctx, tt.bearer)
-			wantCode(t, "Authenticate", err, gateway.EUnauthorized)
+			wantCode(t, "Authenticate", err, fleetgate.EUnauthorized)
 		})
 	}
 
 	t.Run("revoked API token", func(t *testing.T) {
 		e.must(e.db.RevokeAPIToken(e.ctx, c.Token.ID, e.clock.Now()))
 		_, err := e.g.Authenticate(e.ctx, bearer)
-		wantCode(t, "Authenticate after revocation", err, gateway.EUnauthorized)
+		wantCode(t, "Authenticate after revocation", err, fleetgate.EUnauthorized)
 		_, _, err = e.g.Login(e.ctx, e.adminSecret, "192.0.2.1")
-		wantCode(t, "Login after revocation", err, gateway.EUnauthorized)
+		wantCode(t, "Login after revocation", err, fleetgate.EUnauthorized)
 	})
 }
 
@@ -144,7 +145,7 @@ func TestLoginFailureLimit(t *testing.T) {
 	}
 	for range 9 {
 		_, _, err := e.g.Login(e.ctx, bad, user)
-		wantCode(t, "bad login", err, gateway.EUnauthorized)
+		wantCode(t, "bad login", err, fleetgate.EUnauthorized)
 	}
 	if _, _, err := e.g.Login(e.ctx, e.adminSecret, user); err != nil {
 		t.Errorf("after 15 correct logins and 9 failures: %v; want allowed", err)
@@ -154,17 +155,17 @@ func TestLoginFailureLimit(t *testing.T) {
 	first := e.clock.Now()
 	for i := range 10 {
 		_, _, err := e.g.Login(e.ctx, bad, attacker)
-		wantCode(t, fmt.Sprintf("failure %d", i+1), err, gateway.EUnauthorized)
+		wantCode(t, fmt.Sprintf("failure %d", i+1), err, fleetgate.EUnauthorized)
 		e.clock.Advance(time.Second)
 	}
 	// The 11th wrong token is answered 429; a valid token is checked before any limit, so it
 	// logs in even from this address (a NAT shared with a guesser, or a neighbour's typos).
 	_, _, err := e.g.Login(e.ctx, bad, attacker)
-	wantCode(t, "11th attempt", err, gateway.ERateLimited)
+	wantCode(t, "11th attempt", err, fleetgate.ERateLimited)
 	if _, _, err := e.g.Login(e.ctx, e.adminSecret, attacker); err != nil {
 		t.Errorf("a valid token from the throttled address: %v, want allowed", err)
 	}
-	wait := gateway.RetryAfter(err)
+	wait := fleetgate.RetryAfter(err)
 	if wait <= 0 || wait > time.Minute {
 		t.Errorf("RetryAfter = %v, want in (0, 1m]", wait)
 	}
@@ -180,8 +181,8 @@ func TestLoginFailureLimit(t *testing.T) {
 	// Just before the window passes: still refused; once it passes: allowed.
 	e.clock.Advance(wait - time.Millisecond)
 	_, _, err = e.g.Login(e.ctx, bad, attacker)
-	wantCode(t, "1 ms before the window passes", err, gateway.ERateLimited)
+	wantCode(t, "1 ms before the window passes", err, fleetgate.ERateLimited)
 	e.clock.Advance(time.Millisecond)
 	_, _, err = e.g.Login(e.ctx, bad, attacker)
-	wantCode(t, "after the window", err, gateway.EUnauthorized)
+	wantCode(t, "after the window", err, fleetgate.EUnauthorized)
 }

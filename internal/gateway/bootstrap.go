@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/google/uuid"
 )
 
@@ -27,7 +28,7 @@ type BootstrapOptions struct {
 // revoked or not, is left as it is.
 func (g *Gateway) Bootstrap(ctx context.Context, opt BootstrapOptions) (generated string, created bool, err error) {
 	if opt.AdminToken != "" && !ValidAPITokenFormat(opt.AdminToken) {
-		return "", false, Errorf(EInvalid, "admin token must be fgt_ followed by 32 letters or digits")
+		return "", false, fleetgate.Errorf(fleetgate.EInvalid, "admin token must be fgt_ followed by 32 letters or digits")
 	}
 	org, err := g.store.DefaultOrganization(ctx)
 	if err == nil {
@@ -35,23 +36,23 @@ func (g *Gateway) Bootstrap(ctx context.Context, opt BootstrapOptions) (generate
 			return "", false, g.ensureAdminToken(ctx, org, opt.AdminToken)
 		}
 		return "", false, nil
-	} else if ErrorCode(err) != ENotFound {
+	} else if fleetgate.ErrorCode(err) != fleetgate.ENotFound {
 		return "", false, err
 	}
 
 	now := g.now().UTC()
-	org = Organization{ID: uuid.NewString(), Name: "default"}
-	fleet := Fleet{ID: opt.FleetID, OrgID: org.ID, Name: opt.FleetName}
+	org = fleetgate.Organization{ID: uuid.NewString(), Name: "default"}
+	fleet := fleetgate.Fleet{ID: opt.FleetID, OrgID: org.ID, Name: opt.FleetName}
 	if fleet.ID == "" {
 		fleet.ID = uuid.NewString()
 	}
-	admin := User{ID: uuid.NewString(), OrgID: org.ID, Email: BootstrapAdminEmail, Name: "Administrator", OrgAdmin: true}
+	admin := fleetgate.User{ID: uuid.NewString(), OrgID: org.ID, Email: BootstrapAdminEmail, Name: "Administrator", OrgAdmin: true}
 	secret := opt.AdminToken
 	if secret == "" {
 		secret = NewAPIToken()
 		generated = secret
 	}
-	tok := APIToken{ID: uuid.NewString(), UserID: admin.ID, Name: "bootstrap", Scope: ScopeFull, Hash: HashSecret(secret), CreatedAt: now}
+	tok := fleetgate.APIToken{ID: uuid.NewString(), UserID: admin.ID, Name: "bootstrap", Scope: fleetgate.ScopeFull, Hash: HashSecret(secret), CreatedAt: now}
 	if err := g.store.Bootstrap(ctx, org, fleet, admin, tok); err != nil {
 		return "", false, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/live"
 )
@@ -15,7 +16,7 @@ import (
 // for a device) with its credentials: an ad-hoc source the agent connects to for this one
 // socket. The credentials are used for that connection only, never stored or logged.
 type CameraTarget struct {
-	Source             fleet.SourceType // SourceONVIF, SourceRTSP or SourceDevice
+	Source             fleetgate.SourceType // SourceONVIF, SourceRTSP or SourceDevice
 	URL                string
 	Endpoint           string
 	Username, Password string
@@ -30,7 +31,7 @@ type Cameras interface {
 	Check(t CameraTarget) error
 	// Open returns a live source whose one output stream is as: the camera, which starts
 	// when subscribed and stops when its subscriber leaves.
-	Open(t CameraTarget, as fleet.Stream) (fleet.Robot, error)
+	Open(t CameraTarget, as fleetgate.Stream) (fleet.Robot, error)
 }
 
 // cameraImageType is what every camera stream carries.
@@ -38,7 +39,7 @@ const cameraImageType = "Platform.Messages.sensor_msgs.CompressedImage"
 
 // actAdhocCamera: an ad-hoc camera makes the agent open connections on its network, so it
 // needs more than watching, and a read-only (kiosk) token may not.
-var actAdhocCamera = action{minRole: RoleDeveloper, acts: true, what: "open a camera by its address (the agent connects to it)"}
+var actAdhocCamera = action{minRole: fleetgate.RoleDeveloper, acts: true, what: "open a camera by its address (the agent connects to it)"}
 
 // CheckCameraTarget is the check of a query's camera before authentication: its syntax
 // (400). A nil target passes.
@@ -46,7 +47,7 @@ func (ss *StreamService) CheckCameraTarget(t *CameraTarget) error {
 	if t == nil || ss.cameras == nil {
 		return nil
 	}
-	if err := ss.cameras.Check(*t); ErrorCode(err) == EInvalid {
+	if err := ss.cameras.Check(*t); fleetgate.ErrorCode(err) == fleetgate.EInvalid {
 		return err
 	}
 	return nil
@@ -63,27 +64,27 @@ func (ss *StreamService) OpenCameraStream(ctx context.Context, c *Caller, robotI
 		return nil, err
 	}
 	if ss.hostedElsewhere(r) {
-		return nil, Errorf(ENotImplemented, "robot %q is hosted by another agent of the local fleet; live stream tunnelling is not implemented", r.Name)
+		return nil, fleetgate.Errorf(fleetgate.ENotImplemented, "robot %q is hosted by another agent of the local fleet; live stream tunnelling is not implemented", r.Name)
 	}
 	if t.Username == "" && t.Password == "" && ss.listsCamera(ctx, r, sel, t) {
 		return ss.OpenLiveOutput(ctx, c, robotID, sel)
 	}
 	if role < actAdhocCamera.minRole {
-		return nil, Errorf(EForbidden, "role %s may not %s (needs %s)", role, actAdhocCamera.what, actAdhocCamera.minRole)
+		return nil, fleetgate.Errorf(fleetgate.EForbidden, "role %s may not %s (needs %s)", role, actAdhocCamera.what, actAdhocCamera.minRole)
 	}
 	if !c.CanAct() {
-		return nil, Errorf(EForbidden, "a read-only token may not %s", actAdhocCamera.what)
+		return nil, fleetgate.Errorf(fleetgate.EForbidden, "a read-only token may not %s", actAdhocCamera.what)
 	}
 	if ss.cameras == nil {
-		return nil, Errorf(ENotImplemented, "this gateway opens no cameras by address")
+		return nil, fleetgate.Errorf(fleetgate.ENotImplemented, "this gateway opens no cameras by address")
 	}
 	if sel.Type != "" && sel.Type != cameraImageType {
-		return nil, Errorf(EInvalid, "a camera gives %s, not %s", cameraImageType, sel.Type)
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "a camera gives %s, not %s", cameraImageType, sel.Type)
 	}
 	if err := ss.cameras.Check(t); err != nil {
 		return nil, err
 	}
-	as := fleet.Stream{Component: sel.Component, Name: sel.Name, Type: cameraImageType, Direction: fleet.Output, Source: t.Source,
+	as := fleetgate.Stream{Component: sel.Component, Name: sel.Name, Type: cameraImageType, Direction: fleetgate.Output, Source: t.Source,
 		SourceURL: t.URL, SourceEndpoint: t.Endpoint}
 	src, err := ss.cameras.Open(t, as)
 	if err != nil {
@@ -98,28 +99,28 @@ func (ss *StreamService) OpenCameraStream(ctx context.Context, c *Caller, robotI
 type cameraOutput struct {
 	feed string
 	src  fleet.Robot
-	as   fleet.Stream
+	as   fleetgate.Stream
 }
 
 func (o cameraOutput) RobotID() string { return o.feed }
 
-func (o cameraOutput) Subscribe(ctx context.Context, opts fleet.SubscribeOptions) (fleet.Stream, *fleet.Subscription, error) {
+func (o cameraOutput) Subscribe(ctx context.Context, opts fleetgate.SubscribeOptions) (fleetgate.Stream, *fleet.Subscription, error) {
 	sub, err := o.src.Subscribe(ctx, o.as.Key(), opts)
 	if err != nil {
-		return fleet.Stream{}, nil, fmt.Errorf("%w: %v", live.ErrBootstrap, err)
+		return fleetgate.Stream{}, nil, fmt.Errorf("%w: %v", live.ErrBootstrap, err)
 	}
 	return o.as, sub, nil
 }
 
 // listsCamera reports whether the robot, connected now, lists the selected stream with
 // the target's address.
-func (ss *StreamService) listsCamera(ctx context.Context, r Robot, sel StreamSelector, t CameraTarget) bool {
+func (ss *StreamService) listsCamera(ctx context.Context, r fleetgate.Robot, sel StreamSelector, t CameraTarget) bool {
 	live, ok := ss.presence.Robot(r.ID)
 	if !ok {
 		return false
 	}
 	s, err := ss.resolveStream(ctx, r, live, sel)
-	if err != nil || s.Direction == fleet.Input {
+	if err != nil || s.Direction == fleetgate.Input {
 		return false
 	}
 	return (t.URL != "" && s.SourceURL == t.URL) || (t.Endpoint != "" && s.SourceEndpoint == t.Endpoint)

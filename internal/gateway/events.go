@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/fleetgate/fleetgate"
 )
 
 // EventService is the core's event log: entries posted on robots by their users, and those
@@ -20,20 +22,20 @@ type EventService struct {
 // EventStore is what the event log needs from durable storage.
 type EventStore interface {
 	// CreateEvent stores e durably (the transaction is on disk when it returns) and sets its ID.
-	CreateEvent(ctx context.Context, e *Event) error
-	Events(ctx context.Context, f EventFilter) ([]Event, error)
+	CreateEvent(ctx context.Context, e *fleetgate.Event) error
+	Events(ctx context.Context, f fleetgate.EventFilter) ([]fleetgate.Event, error)
 	// CreateAgentEvents stores entries an agent forwarded, one per (AgentID, OriginID).
-	CreateAgentEvents(ctx context.Context, events []Event) error
+	CreateAgentEvents(ctx context.Context, events []fleetgate.Event) error
 	// UnforwardedEvents lists the entries posted here the cloud has not confirmed, oldest
 	// first; MarkEventsForwarded records its confirmation.
-	UnforwardedEvents(ctx context.Context, limit int) ([]Event, error)
+	UnforwardedEvents(ctx context.Context, limit int) ([]fleetgate.Event, error)
 	MarkEventsForwarded(ctx context.Context, ids []int64, at time.Time) error
 
 	// The names shown beside entries, and the fleet an entry names.
-	Fleet(ctx context.Context, id string) (Fleet, error)
-	Fleets(ctx context.Context, orgID string) ([]Fleet, error)
-	Agent(ctx context.Context, id string) (Agent, error)
-	Agents(ctx context.Context, orgID string) ([]Agent, error)
+	Fleet(ctx context.Context, id string) (fleetgate.Fleet, error)
+	Fleets(ctx context.Context, orgID string) ([]fleetgate.Fleet, error)
+	Agent(ctx context.Context, id string) (fleetgate.Agent, error)
+	Agents(ctx context.Context, orgID string) ([]fleetgate.Agent, error)
 }
 
 // MaxEventMessage is the largest event-log message, in bytes.
@@ -47,27 +49,27 @@ type PostEventInput struct {
 }
 
 // PostEvent records a user's event-log message. When it returns nil the entry is on disk.
-func (es *EventService) PostEvent(ctx context.Context, c *Caller, in PostEventInput) (Event, error) {
+func (es *EventService) PostEvent(ctx context.Context, c *Caller, in PostEventInput) (fleetgate.Event, error) {
 	switch {
 	case in.RobotID == "":
-		return Event{}, Errorf(EInvalid, "robotId is required")
+		return fleetgate.Event{}, fleetgate.Errorf(fleetgate.EInvalid, "robotId is required")
 	case strings.TrimSpace(in.Message) == "":
-		return Event{}, Errorf(EInvalid, "message is required")
+		return fleetgate.Event{}, fleetgate.Errorf(fleetgate.EInvalid, "message is required")
 	case len(in.Message) > MaxEventMessage:
-		return Event{}, Errorf(EInvalid, "message is %d bytes; the limit is %d", len(in.Message), MaxEventMessage)
+		return fleetgate.Event{}, fleetgate.Errorf(fleetgate.EInvalid, "message is %d bytes; the limit is %d", len(in.Message), MaxEventMessage)
 	case !utf8.ValidString(in.Message):
-		return Event{}, Errorf(EInvalid, "message is not valid UTF-8")
+		return fleetgate.Event{}, fleetgate.Errorf(fleetgate.EInvalid, "message is not valid UTF-8")
 	}
 	r, _, err := es.robots.authorizeRobot(ctx, c, in.RobotID, actPostEvent)
 	if err != nil {
-		return Event{}, err
+		return fleetgate.Event{}, err
 	}
 	if in.FleetID != "" {
 		if err := es.checkFleetVisible(ctx, c, in.FleetID); err != nil {
-			return Event{}, err
+			return fleetgate.Event{}, err
 		}
 	}
-	e := Event{
+	e := fleetgate.Event{
 		RobotID:     r.ID,
 		FleetID:     in.FleetID,
 		UserID:      c.User.ID,
@@ -76,7 +78,7 @@ func (es *EventService) PostEvent(ctx context.Context, c *Caller, in PostEventIn
 		CreatedAt:   es.now().UTC(),
 	}
 	if err := es.store.CreateEvent(ctx, &e); err != nil {
-		return Event{}, err
+		return fleetgate.Event{}, err
 	}
 	if es.posted != nil {
 		es.posted() // a local gateway's link forwards it to the cloud
@@ -89,7 +91,7 @@ func (es *EventService) PostEvent(ctx context.Context, c *Caller, in PostEventIn
 // already stored (sent again after a lost confirmation) stays as it was. The agent checked
 // each entry as PostEvent does; what breaks those rules anyway is cut to them, not refused,
 // so that one bad entry cannot hold up the agent's log forever.
-func (es *EventService) SaveAgentEvents(ctx context.Context, agentID string, events []Event) error {
+func (es *EventService) SaveAgentEvents(ctx context.Context, agentID string, events []fleetgate.Event) error {
 	a, err := es.store.Agent(ctx, agentID)
 	if err != nil {
 		return err
@@ -110,7 +112,7 @@ func (es *EventService) SaveAgentEvents(ctx context.Context, agentID string, eve
 
 // UnforwardedEvents lists up to limit entries posted here the cloud has not confirmed,
 // oldest first (a linked agent's outbox).
-func (es *EventService) UnforwardedEvents(ctx context.Context, limit int) ([]Event, error) {
+func (es *EventService) UnforwardedEvents(ctx context.Context, limit int) ([]fleetgate.Event, error) {
 	return es.store.UnforwardedEvents(ctx, limit)
 }
 
@@ -121,7 +123,7 @@ func (es *EventService) EventsForwarded(ctx context.Context, ids []int64) error 
 
 // EventRow is an event-log entry as the panel's history shows it.
 type EventRow struct {
-	Event
+	fleetgate.Event
 	RobotName string
 	FleetName string
 	AgentName string // the local gateway it was posted on (the cloud's entries from agents)
@@ -129,7 +131,7 @@ type EventRow struct {
 
 // EventHistory lists the newest entries of the robots the caller may see, matching f, with
 // the names of their robot, fleet and agent.
-func (es *EventService) EventHistory(ctx context.Context, c *Caller, f EventFilter) ([]EventRow, error) {
+func (es *EventService) EventHistory(ctx context.Context, c *Caller, f fleetgate.EventFilter) ([]EventRow, error) {
 	robots, err := es.robots.visibleRobots(ctx, c)
 	if err != nil {
 		return nil, err
@@ -139,7 +141,7 @@ func (es *EventService) EventHistory(ctx context.Context, c *Caller, f EventFilt
 		names[r.ID] = r.Name
 	}
 	if f.RobotID != "" && names[f.RobotID] == "" {
-		return nil, Errorf(ENotFound, "robot %q not found", f.RobotID)
+		return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %q not found", f.RobotID)
 	}
 	fleets, err := es.store.Fleets(ctx, c.User.OrgID)
 	if err != nil {
@@ -183,9 +185,9 @@ func (es *EventService) EventHistory(ctx context.Context, c *Caller, f EventFilt
 // checkFleetVisible answers ENotFound unless fleetID is a fleet of the caller's organization
 // within the token's fleet restriction.
 func (es *EventService) checkFleetVisible(ctx context.Context, c *Caller, fleetID string) error {
-	notFound := Errorf(ENotFound, "fleet %q not found", fleetID)
+	notFound := fleetgate.Errorf(fleetgate.ENotFound, "fleet %q not found", fleetID)
 	f, err := es.store.Fleet(ctx, fleetID)
-	if ErrorCode(err) == ENotFound {
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
 		return notFound
 	} else if err != nil {
 		return err
@@ -213,7 +215,7 @@ func (es *EventService) AgentChoices(ctx context.Context, c *Caller) ([]AgentCho
 }
 
 // EventLog returns the newest event-log entries matching f (a limit of 0: 1000).
-func (es *EventService) EventLog(ctx context.Context, f EventFilter) ([]Event, error) {
+func (es *EventService) EventLog(ctx context.Context, f fleetgate.EventFilter) ([]fleetgate.Event, error) {
 	if f.Limit <= 0 {
 		f.Limit = 1000
 	}
@@ -221,7 +223,7 @@ func (es *EventService) EventLog(ctx context.Context, f EventFilter) ([]Event, e
 }
 
 // RobotEvents is the newest event-log entries of a robot the caller may see.
-func (es *EventService) RobotEvents(ctx context.Context, c *Caller, robotID string, limit int) ([]Event, error) {
+func (es *EventService) RobotEvents(ctx context.Context, c *Caller, robotID string, limit int) ([]fleetgate.Event, error) {
 	r, _, err := es.robots.authorizeRobot(ctx, c, robotID, actView)
 	if err != nil {
 		return nil, err
@@ -229,5 +231,5 @@ func (es *EventService) RobotEvents(ctx context.Context, c *Caller, robotID stri
 	if limit <= 0 || limit > 1000 {
 		limit = 200
 	}
-	return es.store.Events(ctx, EventFilter{RobotID: r.ID, Limit: limit})
+	return es.store.Events(ctx, fleetgate.EventFilter{RobotID: r.ID, Limit: limit})
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
@@ -20,36 +21,36 @@ func TestPostEventValidation(t *testing.T) {
 		code   string
 	}{
 		{"valid", admin, gateway.PostEventInput{RobotID: w.r1.ID, Message: "docked"}, ""},
-		{"empty robotId", admin, gateway.PostEventInput{Message: "docked"}, gateway.EInvalid},
-		{"empty message", admin, gateway.PostEventInput{RobotID: w.r1.ID}, gateway.EInvalid},
-		{"blank message", admin, gateway.PostEventInput{RobotID: w.r1.ID, Message: " \t\n"}, gateway.EInvalid},
+		{"empty robotId", admin, gateway.PostEventInput{Message: "docked"}, fleetgate.EInvalid},
+		{"empty message", admin, gateway.PostEventInput{RobotID: w.r1.ID}, fleetgate.EInvalid},
+		{"blank message", admin, gateway.PostEventInput{RobotID: w.r1.ID, Message: " \t\n"}, fleetgate.EInvalid},
 		{"4096 bytes", admin, gateway.PostEventInput{RobotID: w.r1.ID, Message: strings.Repeat("a", 4096)}, ""},
 		{"4096 bytes of 2-byte runes", admin, gateway.PostEventInput{RobotID: w.r1.ID, Message: strings.Repeat("é", 2048)}, ""},
-		{"4097 bytes", admin, gateway.PostEventInput{RobotID: w.r1.ID, Message: strings.Repeat("a", 4097)}, gateway.EInvalid},
-		{"4097 bytes of mixed runes", admin, gateway.PostEventInput{RobotID: w.r1.ID, Message: "a" + strings.Repeat("é", 2048)}, gateway.EInvalid},
-		{"invalid UTF-8", admin, gateway.PostEventInput{RobotID: w.r1.ID, Message: "bad \xff byte"}, gateway.EInvalid},
-		{"truncated UTF-8", admin, gateway.PostEventInput{RobotID: w.r1.ID, Message: "cut \xc3"}, gateway.EInvalid},
-		{"unknown robot", admin, gateway.PostEventInput{RobotID: "no-such-robot", Message: "x"}, gateway.ENotFound},
+		{"4097 bytes", admin, gateway.PostEventInput{RobotID: w.r1.ID, Message: strings.Repeat("a", 4097)}, fleetgate.EInvalid},
+		{"4097 bytes of mixed runes", admin, gateway.PostEventInput{RobotID: w.r1.ID, Message: "a" + strings.Repeat("é", 2048)}, fleetgate.EInvalid},
+		{"invalid UTF-8", admin, gateway.PostEventInput{RobotID: w.r1.ID, Message: "bad \xff byte"}, fleetgate.EInvalid},
+		{"truncated UTF-8", admin, gateway.PostEventInput{RobotID: w.r1.ID, Message: "cut \xc3"}, fleetgate.EInvalid},
+		{"unknown robot", admin, gateway.PostEventInput{RobotID: "no-such-robot", Message: "x"}, fleetgate.ENotFound},
 		{"with its fleet", admin, gateway.PostEventInput{RobotID: w.r1.ID, FleetID: w.fleet.ID, Message: "x"}, ""},
-		{"unknown fleet", admin, gateway.PostEventInput{RobotID: w.r1.ID, FleetID: "no-such-fleet", Message: "x"}, gateway.ENotFound},
-		{"fleet of another org", admin, gateway.PostEventInput{RobotID: w.r1.ID, FleetID: w.otherFleet.ID, Message: "x"}, gateway.ENotFound},
-		{"fleet outside the token's restriction", restricted, gateway.PostEventInput{RobotID: w.r3.ID, FleetID: w.fleet.ID, Message: "x"}, gateway.ENotFound},
+		{"unknown fleet", admin, gateway.PostEventInput{RobotID: w.r1.ID, FleetID: "no-such-fleet", Message: "x"}, fleetgate.ENotFound},
+		{"fleet of another org", admin, gateway.PostEventInput{RobotID: w.r1.ID, FleetID: w.otherFleet.ID, Message: "x"}, fleetgate.ENotFound},
+		{"fleet outside the token's restriction", restricted, gateway.PostEventInput{RobotID: w.r3.ID, FleetID: w.fleet.ID, Message: "x"}, fleetgate.ENotFound},
 		{"fleet inside the token's restriction", restricted, gateway.PostEventInput{RobotID: w.r3.ID, FleetID: w.second.ID, Message: "x"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before, err := w.g.EventLog(w.ctx, gateway.EventFilter{RobotID: "", Limit: 0})
+			before, err := w.g.EventLog(w.ctx, fleetgate.EventFilter{RobotID: "", Limit: 0})
 			w.must(err)
 			ev, postErr := w.g.PostEvent(w.ctx, tt.caller, tt.in)
 			wantCode(t, "PostEvent", postErr, tt.code)
-			after, err := w.g.EventLog(w.ctx, gateway.EventFilter{RobotID: "", Limit: 0})
+			after, err := w.g.EventLog(w.ctx, fleetgate.EventFilter{RobotID: "", Limit: 0})
 			w.must(err)
 			stored := len(after) - len(before)
 			if tt.code != "" {
 				if stored != 0 {
 					t.Errorf("a refused event was stored")
 				}
-				if msg := gateway.ErrorMessage(postErr); msg == "" || msg == "internal error" {
+				if msg := fleetgate.ErrorMessage(postErr); msg == "" || msg == "internal error" {
 					t.Errorf("message %q explains nothing to the caller", msg)
 				}
 				return
@@ -69,14 +70,14 @@ func TestPostEventRecordsAuthorAndTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := gateway.Event{
+	want := fleetgate.Event{
 		ID: ev.ID, RobotID: w.r1.ID, FleetID: w.fleet.ID, UserID: c.User.ID,
 		AuthorEmail: "op@example.com", Message: "battery swapped", CreatedAt: w.clock.Now(),
 	}
 	if ev.ID <= 0 || ev != want {
 		t.Errorf("PostEvent = %+v, want %+v", ev, want)
 	}
-	log, err := w.g.EventLog(w.ctx, gateway.EventFilter{RobotID: w.r1.ID, Limit: 10})
+	log, err := w.g.EventLog(w.ctx, fleetgate.EventFilter{RobotID: w.r1.ID, Limit: 10})
 	if err != nil || len(log) != 1 || log[0] != want {
 		t.Errorf("EventLog = %+v, %v; want [%+v]", log, err, want)
 	}
@@ -86,7 +87,7 @@ func TestEventLog(t *testing.T) {
 	w := newWorld(t)
 	c := w.callers["org admin"]
 	var ids []int64
-	for _, r := range []gateway.Robot{w.r1, w.r2, w.r1} {
+	for _, r := range []fleetgate.Robot{w.r1, w.r2, w.r1} {
 		ev, err := w.g.PostEvent(w.ctx, c, gateway.PostEventInput{RobotID: r.ID, Message: "m"})
 		w.must(err)
 		ids = append(ids, ev.ID)
@@ -104,7 +105,7 @@ func TestEventLog(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			log, err := w.g.EventLog(w.ctx, gateway.EventFilter{RobotID: tt.robotID, Limit: tt.limit})
+			log, err := w.g.EventLog(w.ctx, fleetgate.EventFilter{RobotID: tt.robotID, Limit: tt.limit})
 			w.must(err)
 			var got []int64
 			for _, e := range log {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/store"
@@ -47,10 +48,10 @@ type env struct {
 	g     *gateway.Gateway
 	clock *clock
 
-	org         gateway.Organization
-	fleet       gateway.Fleet // the bootstrap fleet, "main"
-	admin       gateway.User  // admin@localhost, org admin
-	adminSecret string        // the admin's bootstrap API token
+	org         fleetgate.Organization
+	fleet       fleetgate.Fleet // the bootstrap fleet, "main"
+	admin       fleetgate.User  // admin@localhost, org admin
+	adminSecret string          // the admin's bootstrap API token
 }
 
 type envOption func(*gateway.Config)
@@ -104,38 +105,38 @@ func (e *env) must(err error) {
 }
 
 // addOrg creates another organization with one fleet.
-func (e *env) addOrg(name string) (gateway.Organization, gateway.Fleet) {
+func (e *env) addOrg(name string) (fleetgate.Organization, fleetgate.Fleet) {
 	e.t.Helper()
-	org := gateway.Organization{ID: uuid.NewString(), Name: name}
-	fleet := gateway.Fleet{ID: uuid.NewString(), OrgID: org.ID, Name: "main"}
+	org := fleetgate.Organization{ID: uuid.NewString(), Name: name}
+	fleet := fleetgate.Fleet{ID: uuid.NewString(), OrgID: org.ID, Name: "main"}
 	e.must(e.db.CreateOrganization(e.ctx, org))
 	e.must(e.db.CreateFleet(e.ctx, fleet))
 	return org, fleet
 }
 
-func (e *env) addRobot(fleet gateway.Fleet, name string) gateway.Robot {
+func (e *env) addRobot(fleet fleetgate.Fleet, name string) fleetgate.Robot {
 	e.t.Helper()
-	r := gateway.Robot{ID: uuid.NewString(), OrgID: fleet.OrgID, FleetID: fleet.ID, Name: name, CreatedAt: e.clock.Now()}
+	r := fleetgate.Robot{ID: uuid.NewString(), OrgID: fleet.OrgID, FleetID: fleet.ID, Name: name, CreatedAt: e.clock.Now()}
 	e.must(e.db.CreateRobot(e.ctx, r))
 	return r
 }
 
 // addUser creates a user of orgID with roles on robots.
-func (e *env) addUser(orgID, email string, orgAdmin bool, roles map[string]gateway.Role) gateway.User {
+func (e *env) addUser(orgID, email string, orgAdmin bool, roles map[string]fleetgate.Role) fleetgate.User {
 	e.t.Helper()
-	u := gateway.User{ID: uuid.NewString(), OrgID: orgID, Email: email, OrgAdmin: orgAdmin}
+	u := fleetgate.User{ID: uuid.NewString(), OrgID: orgID, Email: email, OrgAdmin: orgAdmin}
 	e.must(e.db.CreateUser(e.ctx, u))
 	for robotID, role := range roles {
-		e.must(e.db.SetMembership(e.ctx, gateway.Membership{RobotID: robotID, UserID: u.ID, Role: role}))
+		e.must(e.db.SetMembership(e.ctx, fleetgate.Membership{RobotID: robotID, UserID: u.ID, Role: role}))
 	}
 	return u
 }
 
 // addToken stores an API token for u directly (CreateAPIToken only knows the default org).
-func (e *env) addToken(u gateway.User, scope, fleetID string) string {
+func (e *env) addToken(u fleetgate.User, scope, fleetID string) string {
 	e.t.Helper()
 	secret := gateway.NewAPIToken()
-	e.must(e.db.CreateAPIToken(e.ctx, gateway.APIToken{
+	e.must(e.db.CreateAPIToken(e.ctx, fleetgate.APIToken{
 		ID: uuid.NewString(), UserID: u.ID, Scope: scope, FleetID: fleetID,
 		Hash: gateway.HashSecret(secret), CreatedAt: e.clock.Now(),
 	}))
@@ -158,7 +159,7 @@ func (e *env) login(apiToken string) *gateway.Caller {
 
 func wantCode(t *testing.T, what string, err error, code string) {
 	t.Helper()
-	if got := gateway.ErrorCode(err); got != code {
+	if got := fleetgate.ErrorCode(err); got != code {
 		t.Errorf("%s: error %v (code %q), want code %q", what, err, got, code)
 	}
 }

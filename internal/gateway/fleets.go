@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/google/uuid"
 )
 
@@ -45,31 +46,31 @@ func (rs *RobotService) VisibleFleets(ctx context.Context, c *Caller) ([]FleetSu
 }
 
 // OrgFleets lists the fleets of the caller's organization (those its token may see).
-func (rs *RobotService) OrgFleets(ctx context.Context, c *Caller) ([]Fleet, error) {
+func (rs *RobotService) OrgFleets(ctx context.Context, c *Caller) ([]fleetgate.Fleet, error) {
 	fleets, err := rs.store.Fleets(ctx, c.User.OrgID)
 	if err != nil {
 		return nil, err
 	}
 	if c.Token.FleetID != "" {
-		fleets = slices.DeleteFunc(fleets, func(f Fleet) bool { return f.ID != c.Token.FleetID })
+		fleets = slices.DeleteFunc(fleets, func(f fleetgate.Fleet) bool { return f.ID != c.Token.FleetID })
 	}
 	return fleets, nil
 }
 
 // defaultOrgFleet resolves a fleet of the default organization by id or name; empty means
 // the organization's first fleet.
-func (rs *RobotService) defaultOrgFleet(ctx context.Context, fleet string) (Organization, Fleet, error) {
+func (rs *RobotService) defaultOrgFleet(ctx context.Context, fleet string) (fleetgate.Organization, fleetgate.Fleet, error) {
 	org, err := rs.defaultOrg(ctx)
 	if err != nil {
-		return Organization{}, Fleet{}, err
+		return fleetgate.Organization{}, fleetgate.Fleet{}, err
 	}
 	if fleet == "" {
 		fleets, err := rs.store.Fleets(ctx, org.ID)
 		if err != nil {
-			return Organization{}, Fleet{}, err
+			return fleetgate.Organization{}, fleetgate.Fleet{}, err
 		}
 		if len(fleets) == 0 {
-			return Organization{}, Fleet{}, Errorf(ENotFound, "organization %q has no fleet", org.Name)
+			return fleetgate.Organization{}, fleetgate.Fleet{}, fleetgate.Errorf(fleetgate.ENotFound, "organization %q has no fleet", org.Name)
 		}
 		return org, fleets[0], nil
 	}
@@ -78,16 +79,16 @@ func (rs *RobotService) defaultOrgFleet(ctx context.Context, fleet string) (Orga
 }
 
 // defaultOrg is the default organization, with a hint for the operator of an empty store.
-func (rs *RobotService) defaultOrg(ctx context.Context) (Organization, error) {
+func (rs *RobotService) defaultOrg(ctx context.Context) (fleetgate.Organization, error) {
 	org, err := rs.store.DefaultOrganization(ctx)
-	if ErrorCode(err) == ENotFound {
-		return Organization{}, Errorf(ENotFound, "the data directory has no organization yet; start the server once to bootstrap it")
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
+		return fleetgate.Organization{}, fleetgate.Errorf(fleetgate.ENotFound, "the data directory has no organization yet; start the server once to bootstrap it")
 	}
 	return org, err
 }
 
 // Fleets lists the fleets of the default organization; the first is its default fleet.
-func (rs *RobotService) Fleets(ctx context.Context) ([]Fleet, error) {
+func (rs *RobotService) Fleets(ctx context.Context) ([]fleetgate.Fleet, error) {
 	org, err := rs.defaultOrg(ctx)
 	if err != nil {
 		return nil, err
@@ -97,49 +98,49 @@ func (rs *RobotService) Fleets(ctx context.Context) ([]Fleet, error) {
 
 // EnsureFleet returns the fleet of the default organization with this id or name, creating
 // a fleet of that name when there is none; created says which.
-func (rs *RobotService) EnsureFleet(ctx context.Context, fleet string) (f Fleet, created bool, err error) {
+func (rs *RobotService) EnsureFleet(ctx context.Context, fleet string) (f fleetgate.Fleet, created bool, err error) {
 	fleet = strings.TrimSpace(fleet)
 	if fleet == "" {
-		return Fleet{}, false, Errorf(EInvalid, "fleet name is required")
+		return fleetgate.Fleet{}, false, fleetgate.Errorf(fleetgate.EInvalid, "fleet name is required")
 	}
 	org, f, err := rs.defaultOrgFleet(ctx, fleet)
-	if ErrorCode(err) != ENotFound || org.ID == "" {
+	if fleetgate.ErrorCode(err) != fleetgate.ENotFound || org.ID == "" {
 		return f, false, err
 	}
-	f = Fleet{ID: uuid.NewString(), OrgID: org.ID, Name: fleet}
+	f = fleetgate.Fleet{ID: uuid.NewString(), OrgID: org.ID, Name: fleet}
 	if err := rs.store.CreateFleet(ctx, f); err != nil {
-		return Fleet{}, false, err
+		return fleetgate.Fleet{}, false, err
 	}
 	return f, true, nil
 }
 
 // findFleet resolves a fleet of orgID by id, then by name.
-func (rs *RobotService) findFleet(ctx context.Context, orgID, fleet string) (Fleet, error) {
+func (rs *RobotService) findFleet(ctx context.Context, orgID, fleet string) (fleetgate.Fleet, error) {
 	f, err := rs.store.Fleet(ctx, fleet)
 	if err == nil && f.OrgID == orgID {
 		return f, nil
-	} else if err != nil && ErrorCode(err) != ENotFound {
-		return Fleet{}, err
+	} else if err != nil && fleetgate.ErrorCode(err) != fleetgate.ENotFound {
+		return fleetgate.Fleet{}, err
 	}
 	f, err = rs.store.FleetByName(ctx, orgID, fleet)
-	if ErrorCode(err) == ENotFound {
-		return Fleet{}, Errorf(ENotFound, "no fleet %q", fleet)
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
+		return fleetgate.Fleet{}, fleetgate.Errorf(fleetgate.ENotFound, "no fleet %q", fleet)
 	}
 	return f, err
 }
 
 // FleetForKiosk checks that the caller may show fleet fleetID on a kiosk: it is the fleet
 // of the caller's token, or any fleet of the organization for an unrestricted caller.
-func (rs *RobotService) FleetForKiosk(ctx context.Context, c *Caller, fleetID string) (Fleet, error) {
-	notFound := Errorf(ENotFound, "fleet %q not found", fleetID)
+func (rs *RobotService) FleetForKiosk(ctx context.Context, c *Caller, fleetID string) (fleetgate.Fleet, error) {
+	notFound := fleetgate.Errorf(fleetgate.ENotFound, "fleet %q not found", fleetID)
 	f, err := rs.store.Fleet(ctx, fleetID)
-	if ErrorCode(err) == ENotFound {
-		return Fleet{}, notFound
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
+		return fleetgate.Fleet{}, notFound
 	} else if err != nil {
-		return Fleet{}, err
+		return fleetgate.Fleet{}, err
 	}
 	if f.OrgID != c.User.OrgID || (c.Token.FleetID != "" && c.Token.FleetID != f.ID) {
-		return Fleet{}, notFound
+		return fleetgate.Fleet{}, notFound
 	}
 	return f, nil
 }

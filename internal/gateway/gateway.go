@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/live/teleop"
 )
 
@@ -108,12 +109,12 @@ func New(cfg Config) *Gateway {
 
 // Caller is an authenticated principal: the user and the API token behind the request.
 type Caller struct {
-	User  User
-	Token APIToken
+	User  fleetgate.User
+	Token fleetgate.APIToken
 }
 
 // CanAct reports whether the caller's token may change anything (kiosk tokens may not).
-func (c *Caller) CanAct() bool { return c.Token.Scope != ScopeRead }
+func (c *Caller) CanAct() bool { return c.Token.Scope != fleetgate.ScopeRead }
 
 // RefreshKPIView re-authenticates a KPI socket's bearer token and resolves its view again:
 // sockets outlive requests, so a revoked or expired token (EUnauthorized) must end them, and

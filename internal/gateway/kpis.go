@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 )
 
@@ -25,12 +26,12 @@ type KPIView struct {
 // the fleet is unknown, of another organization, or not the one the caller's token is
 // restricted to: a fleet the caller may not use is never revealed.
 func (rs *RobotService) OpenKPIView(ctx context.Context, c *Caller, fleetID string) (KPIView, error) {
-	notFound := Errorf(ENotFound, "fleet %q not found", fleetID)
+	notFound := fleetgate.Errorf(fleetgate.ENotFound, "fleet %q not found", fleetID)
 	if fleetID == "" {
 		return KPIView{}, notFound
 	}
 	f, err := rs.store.Fleet(ctx, fleetID)
-	if ErrorCode(err) == ENotFound {
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
 		return KPIView{}, notFound
 	} else if err != nil {
 		return KPIView{}, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/internal/gateway"
@@ -17,7 +18,7 @@ import (
 
 func TestOpenKPIView(t *testing.T) {
 	w := newWorld(t)
-	ids := func(rs ...gateway.Robot) []string {
+	ids := func(rs ...fleetgate.Robot) []string {
 		out := []string{}
 		for _, r := range rs {
 			out = append(out, r.ID)
@@ -34,18 +35,18 @@ func TestOpenKPIView(t *testing.T) {
 	}{
 		{caller: "org admin", fleet: w.fleet.ID, all: true},
 		{caller: "org admin", fleet: w.second.ID, all: true},
-		{caller: "org admin", fleet: w.otherFleet.ID, code: gateway.ENotFound},
-		{caller: "org admin", fleet: uuid.NewString(), code: gateway.ENotFound},
-		{caller: "org admin", fleet: "", code: gateway.ENotFound},
+		{caller: "org admin", fleet: w.otherFleet.ID, code: fleetgate.ENotFound},
+		{caller: "org admin", fleet: uuid.NewString(), code: fleetgate.ENotFound},
+		{caller: "org admin", fleet: "", code: fleetgate.ENotFound},
 		{caller: "read-only org admin", fleet: w.fleet.ID, all: true}, // kiosks watch
 		{caller: "fleet-restricted org admin", fleet: w.second.ID, all: true},
-		{caller: "fleet-restricted org admin", fleet: w.fleet.ID, code: gateway.ENotFound},
+		{caller: "fleet-restricted org admin", fleet: w.fleet.ID, code: fleetgate.ENotFound},
 		{caller: "operator", fleet: w.fleet.ID, robots: ids(w.r1)},
 		{caller: "read-only operator", fleet: w.fleet.ID, robots: ids(w.r1)},
 		{caller: "admin", fleet: w.fleet.ID, robots: ids(w.r1, w.r3)}, // the hub keeps the fleet's own
 		{caller: "none", fleet: w.fleet.ID, robots: ids()},
 		{caller: "other admin", fleet: w.otherFleet.ID, all: true},
-		{caller: "other admin", fleet: w.fleet.ID, code: gateway.ENotFound},
+		{caller: "other admin", fleet: w.fleet.ID, code: fleetgate.ENotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.caller+" "+tt.fleet, func(t *testing.T) {
@@ -66,9 +67,9 @@ func TestOpenKPIView(t *testing.T) {
 
 func TestRefreshKPIView(t *testing.T) {
 	w := newWorld(t)
-	u := w.addUser(w.org.ID, "kiosk@example.com", false, map[string]gateway.Role{w.r1.ID: gateway.RoleOperator})
+	u := w.addUser(w.org.ID, "kiosk@example.com", false, map[string]fleetgate.Role{w.r1.ID: fleetgate.RoleOperator})
 	secret := gateway.NewAPIToken()
-	tok := gateway.APIToken{ID: uuid.NewString(), UserID: u.ID, Scope: gateway.ScopeRead, Hash: gateway.HashSecret(secret), CreatedAt: w.clock.Now()}
+	tok := fleetgate.APIToken{ID: uuid.NewString(), UserID: u.ID, Scope: fleetgate.ScopeRead, Hash: gateway.HashSecret(secret), CreatedAt: w.clock.Now()}
 	w.must(w.db.CreateAPIToken(w.ctx, tok))
 	bearer, _, err := w.g.Login(w.ctx, secret, "192.0.2.1")
 	w.must(err)
@@ -78,17 +79,17 @@ func TestRefreshKPIView(t *testing.T) {
 		t.Fatalf("view %+v, %v; want r1", v, err)
 	}
 	// A membership added while the socket is open shows in the next check.
-	w.must(w.db.SetMembership(w.ctx, gateway.Membership{RobotID: w.r2.ID, UserID: u.ID, Role: gateway.RoleOperator}))
+	w.must(w.db.SetMembership(w.ctx, fleetgate.Membership{RobotID: w.r2.ID, UserID: u.ID, Role: fleetgate.RoleOperator}))
 	v, err = w.g.RefreshKPIView(w.ctx, bearer, w.fleet.ID)
 	if want := []string{w.r1.ID, w.r2.ID}; err != nil || !slices.Equal(v.RobotIDs, sorted(want)) {
 		t.Errorf("view %+v, %v; want r1 and r2", v, err)
 	}
 	_, err = w.g.RefreshKPIView(w.ctx, "fgb_unknown", w.fleet.ID)
-	wantCode(t, "unknown bearer", err, gateway.EUnauthorized)
+	wantCode(t, "unknown bearer", err, fleetgate.EUnauthorized)
 
 	w.must(w.db.RevokeAPIToken(w.ctx, tok.ID, w.clock.Now()))
 	_, err = w.g.RefreshKPIView(w.ctx, bearer, w.fleet.ID)
-	wantCode(t, "revoked", err, gateway.EUnauthorized)
+	wantCode(t, "revoked", err, fleetgate.EUnauthorized)
 
 	admin, _, err := w.g.Login(w.ctx, w.adminSecret, "192.0.2.1")
 	w.must(err)
@@ -97,7 +98,7 @@ func TestRefreshKPIView(t *testing.T) {
 	}
 	w.clock.Advance(2 * time.Hour)
 	_, err = w.g.RefreshKPIView(w.ctx, admin, w.fleet.ID)
-	wantCode(t, "expired", err, gateway.EUnauthorized)
+	wantCode(t, "expired", err, fleetgate.EUnauthorized)
 }
 
 func sorted(s []string) []string { slices.Sort(s); return s }
@@ -106,16 +107,16 @@ func TestOnlineFleetRobots(t *testing.T) {
 	p := livePresence{}
 	w := newWorld(t, withPresence(p))
 	r2b := w.addRobot(w.fleet, "a-first-by-name")
-	for _, r := range []gateway.Robot{w.r1, r2b, w.r3, w.x1} {
+	for _, r := range []fleetgate.Robot{w.r1, r2b, w.r3, w.x1} {
 		p[r.ID] = &fleettest.Robot{ID: r.ID, Name: r.Name}
 	}
 	tests := []struct {
 		fleet string
-		want  []gateway.Robot
+		want  []fleetgate.Robot
 	}{
-		{w.fleet.ID, []gateway.Robot{r2b, w.r1}}, // r2 is offline
-		{w.second.ID, []gateway.Robot{w.r3}},
-		{w.otherFleet.ID, []gateway.Robot{w.x1}},
+		{w.fleet.ID, []fleetgate.Robot{r2b, w.r1}}, // r2 is offline
+		{w.second.ID, []fleetgate.Robot{w.r3}},
+		{w.otherFleet.ID, []fleetgate.Robot{w.x1}},
 	}
 	for _, tt := range tests {
 		got, err := w.g.OnlineFleetRobots(w.ctx, tt.fleet)
@@ -132,7 +133,7 @@ func TestOnlineFleetRobots(t *testing.T) {
 		}
 	}
 	_, err := w.g.OnlineFleetRobots(w.ctx, uuid.NewString())
-	wantCode(t, "unknown fleet", err, gateway.ENotFound)
+	wantCode(t, "unknown fleet", err, fleetgate.ENotFound)
 }
 
 func TestVisibleFleets(t *testing.T) {
@@ -190,14 +191,14 @@ func BenchmarkRefreshKPIView(b *testing.B) {
 		b.Fatal(err)
 	}
 	f := fleets[0]
-	r := gateway.Robot{ID: uuid.NewString(), OrgID: f.OrgID, FleetID: f.ID, Name: "r1", CreatedAt: time.Now()}
-	member := gateway.User{ID: uuid.NewString(), OrgID: f.OrgID, Email: "op@example.com"}
+	r := fleetgate.Robot{ID: uuid.NewString(), OrgID: f.OrgID, FleetID: f.ID, Name: "r1", CreatedAt: time.Now()}
+	member := fleetgate.User{ID: uuid.NewString(), OrgID: f.OrgID, Email: "op@example.com"}
 	memberToken := gateway.NewAPIToken()
 	for _, err := range []error{
 		db.CreateRobot(ctx, r),
 		db.CreateUser(ctx, member),
-		db.SetMembership(ctx, gateway.Membership{RobotID: r.ID, UserID: member.ID, Role: gateway.RoleOperator}),
-		db.CreateAPIToken(ctx, gateway.APIToken{ID: uuid.NewString(), UserID: member.ID, Scope: gateway.ScopeFull,
+		db.SetMembership(ctx, fleetgate.Membership{RobotID: r.ID, UserID: member.ID, Role: fleetgate.RoleOperator}),
+		db.CreateAPIToken(ctx, fleetgate.APIToken{ID: uuid.NewString(), UserID: member.ID, Scope: fleetgate.ScopeFull,
 			Hash: gateway.HashSecret(memberToken), CreatedAt: time.Now()}),
 	} {
 		if err != nil {

@@ -2,11 +2,11 @@ package gateway
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/live"
 	"github.com/fleetgate/fleetgate/internal/live/teleop"
@@ -17,13 +17,12 @@ import (
 // operators control under the same leases as its own (OpenControlForCloud).
 
 // takeRemoteControl asks a remotely governed robot for control of stream s for the caller.
-func (ss *StreamService) takeRemoteControl(ctx context.Context, c *Caller, r Robot, robot fleet.Robot, rd fleet.RemoteDriven, s fleet.Stream, sel StreamSelector) (live.Input, error) {
+func (ss *StreamService) takeRemoteControl(ctx context.Context, c *Caller, r fleetgate.Robot, robot fleet.Robot, rd fleet.RemoteDriven, s fleetgate.Stream, sel StreamSelector) (live.Input, error) {
 	ctx, cancel := context.WithTimeout(ctx, RobotReadTimeout)
 	defer cancel()
 	ctl, err := rd.TakeControl(ctx, s.Key(), c.User.Email)
-	var held *fleet.HeldError
-	if errors.As(err, &held) {
-		return nil, heldError(sel, held.Held.Owner, held.Held.Since)
+	if held, ok := fleetgate.HeldBy(err); ok {
+		return nil, heldError(sel, held.Owner, held.Since)
 	} else if err != nil {
 		return nil, robotError(r, err)
 	}
@@ -35,13 +34,13 @@ func (ss *StreamService) takeRemoteControl(ctx context.Context, c *Caller, r Rob
 // cloud's authorisation; the cloud trusts the agent to drive safely).
 type remoteInput struct {
 	ss     *StreamService
-	robot  Robot
+	robot  fleetgate.Robot
 	live   fleet.Robot
-	stream fleet.Stream
+	stream fleetgate.Stream
 	ctl    fleet.RemoteControl
 }
 
-func (in *remoteInput) Stream() fleet.Stream { return in.stream }
+func (in *remoteInput) Stream() fleetgate.Stream { return in.stream }
 
 func (in *remoteInput) Drive(onFault func(error)) live.Driver {
 	f := &forwarder{ctl: in.ctl, onFault: onFault, stopped: make(chan struct{})}
@@ -98,7 +97,7 @@ func (f *forwarder) watch() {
 	select {
 	case <-f.stopped:
 	case <-f.ctl.Done():
-		if errors.Is(f.ctl.Err(), fleet.ErrOffline) {
+		if fleetgate.Is(f.ctl.Err(), fleetgate.EOffline) {
 			f.onFault(live.ErrRobotOffline)
 		} else {
 			f.onFault(live.ErrPublishFailed)
@@ -110,17 +109,17 @@ func (f *forwarder) watch() {
 // robot robotID's input stream key for user, under the same leases as this gateway's own W3
 // sockets (one controller per stream, local or cloud). The cloud has checked the operator's
 // token and role; the agent trusts that decision and checks what it can itself: the robot is
-// its own and online, the stream an input of a command type. A held stream is a *HeldError.
-func (ss *StreamService) OpenControlForCloud(ctx context.Context, robotID string, key fleet.StreamKey, user string) (live.Input, error) {
+// its own and online, the stream an input of a command type. A held stream is fleetgate.HeldError.
+func (ss *StreamService) OpenControlForCloud(ctx context.Context, robotID string, key fleetgate.StreamKey, user string) (live.Input, error) {
 	robot, ok := ss.presence.Robot(robotID)
 	if !ok {
-		return nil, fleet.Errorf(fleet.ErrOffline, "robot %s is not connected to this agent", robotID)
+		return nil, fleetgate.Errorf(fleetgate.EOffline, "robot %s is not connected to this agent", robotID)
 	}
 	streams, err := robot.Streams(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var s fleet.Stream
+	var s fleetgate.Stream
 	found := false
 	for _, st := range streams {
 		if st.Key() == key {
@@ -128,27 +127,27 @@ func (ss *StreamService) OpenControlForCloud(ctx context.Context, robotID string
 			break
 		}
 	}
-	if !found || s.Direction != fleet.Input {
-		return nil, fleet.Errorf(fleet.ErrNotFound, "robot %q has no input stream %s/%s", robot.Info().Name, key.Component, key.Name)
+	if !found || s.Direction != fleetgate.Input {
+		return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no input stream %s/%s", robot.Info().Name, key.Component, key.Name)
 	}
 	if !liveInputTypes[s.Type] {
-		return nil, fleet.Errorf(fleet.ErrInvalid, "stream %s/%s takes %s; input streams take only Twist or AckermannDriveStamped", key.Component, key.Name, s.Type)
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "stream %s/%s takes %s; input streams take only Twist or AckermannDriveStamped", key.Component, key.Name, s.Type)
 	}
-	r := Robot{ID: robotID, Name: robot.Info().Name}
+	r := fleetgate.Robot{ID: robotID, Name: robot.Info().Name}
 	target := teleop.Target{RobotID: robotID, Source: int(s.Source), Component: s.Component, Stream: s.Name}
 	lease, holder, ok := ss.controls.Acquire(target, "cloud:"+user+":"+newControlID(), user)
 	if !ok {
-		return nil, &fleet.HeldError{Held: fleet.Held{Key: key, Owner: holder.User, Since: holder.Since}}
+		return nil, fleetgate.HeldError(fleetgate.Held{Key: key, Owner: holder.User, Since: holder.Since})
 	}
 	return &liveInput{ss: ss, robot: r, live: robot, stream: s, lease: lease}, nil
 }
 
 // HeldControls lists who drives robotID's input streams here, for the cloud's /controls.
-func (ss *StreamService) HeldControls(robotID string) []fleet.Held {
+func (ss *StreamService) HeldControls(robotID string) []fleetgate.Held {
 	held := ss.controls.Held(robotID)
-	out := make([]fleet.Held, len(held))
+	out := make([]fleetgate.Held, len(held))
 	for i, h := range held {
-		out[i] = fleet.Held{Key: fleet.StreamKey{Component: h.Target.Component, Name: h.Target.Stream, Source: fleet.SourceType(h.Target.Source)},
+		out[i] = fleetgate.Held{Key: fleetgate.StreamKey{Component: h.Target.Component, Name: h.Target.Stream, Source: fleetgate.SourceType(h.Target.Source)},
 			Owner: h.Owner.User, Since: h.Owner.Since}
 	}
 	return out

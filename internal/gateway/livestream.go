@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/live"
 	"github.com/fleetgate/fleetgate/internal/live/teleop"
@@ -19,9 +20,9 @@ var liveInputTypes = map[string]bool{
 }
 
 var (
-	actWatch  = action{minRole: RoleOperator, what: "watch live streams"}
-	actDrive  = action{minRole: RoleOperator, acts: true, what: "drive robots"}
-	actHolder = action{minRole: RoleOperator, what: "see who controls this robot"}
+	actWatch  = action{minRole: fleetgate.RoleOperator, what: "watch live streams"}
+	actDrive  = action{minRole: fleetgate.RoleOperator, acts: true, what: "drive robots"}
+	actHolder = action{minRole: fleetgate.RoleOperator, what: "see who controls this robot"}
 )
 
 // OpenLiveOutput makes the checks of a W3 output request that come after authentication and
@@ -48,10 +49,10 @@ func (ss *StreamService) OpenLiveOutput(ctx context.Context, c *Caller, robotID 
 // until its Release. Role: Operator, and a token that may act.
 func (ss *StreamService) OpenLiveInput(ctx context.Context, c *Caller, robotID string, sel StreamSelector) (live.Input, error) {
 	if sel.Type != "" && !liveInputTypes[sel.Type] {
-		return nil, Errorf(EInvalid, "input streams take only Twist or AckermannDriveStamped, not %s", sel.Type)
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "input streams take only Twist or AckermannDriveStamped, not %s", sel.Type)
 	}
-	if sel.Source > fleet.SourceROS2 {
-		return nil, Errorf(EInvalid, "input is accepted on source types 1 to 3 only")
+	if sel.Source > fleetgate.SourceROS2 {
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "input is accepted on source types 1 to 3 only")
 	}
 	r, err := ss.openLive(ctx, c, robotID, actDrive)
 	if err != nil {
@@ -59,20 +60,20 @@ func (ss *StreamService) OpenLiveInput(ctx context.Context, c *Caller, robotID s
 	}
 	robot, online := ss.presence.Robot(r.ID)
 	if !online {
-		return nil, Errorf(ENotFound, "the input stream cannot be resolved: robot %q is offline", r.Name)
+		return nil, fleetgate.Errorf(fleetgate.ENotFound, "the input stream cannot be resolved: robot %q is offline", r.Name)
 	}
 	s, err := ss.resolveStream(ctx, r, robot, sel)
 	if err != nil {
-		if ErrorCode(err) == EUnavailable {
-			err = Errorf(ENotFound, "the input stream cannot be resolved: %s", ErrorMessage(err))
+		if fleetgate.ErrorCode(err) == fleetgate.EUnavailable {
+			err = fleetgate.Errorf(fleetgate.ENotFound, "the input stream cannot be resolved: %s", fleetgate.ErrorMessage(err))
 		}
 		return nil, err
 	}
-	if s.Direction != fleet.Input {
-		return nil, Errorf(ENotFound, "robot %q has no input stream %s", r.Name, sel)
+	if s.Direction != fleetgate.Input {
+		return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no input stream %s", r.Name, sel)
 	}
 	if !liveInputTypes[s.Type] {
-		return nil, Errorf(EInvalid, "stream %s takes %s; input streams take only Twist or AckermannDriveStamped", sel, s.Type)
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "stream %s takes %s; input streams take only Twist or AckermannDriveStamped", sel, s.Type)
 	}
 	if rd, ok := fleet.As[fleet.RemoteDriven](robot); ok {
 		return ss.takeRemoteControl(ctx, c, r, robot, rd, s, sel)
@@ -87,20 +88,20 @@ func (ss *StreamService) OpenLiveInput(ctx context.Context, c *Caller, robotID s
 
 // heldError is the 409 of a stream somebody else drives, naming them and since when.
 func heldError(sel StreamSelector, owner string, since time.Time) error {
-	return &Error{Code: EConflict, Owner: owner, Since: since,
+	return &fleetgate.Error{Code: fleetgate.EConflict, Owner: owner, Since: since,
 		Message: "stream " + sel.String() + " is controlled by " + owner + " since " + since.UTC().Format(time.RFC3339)}
 }
 
 func newControlID() string { return uuid.NewString() }
 
 // openLive is the robot checks both directions share: 404, then 501.
-func (ss *StreamService) openLive(ctx context.Context, c *Caller, robotID string, act action) (Robot, error) {
+func (ss *StreamService) openLive(ctx context.Context, c *Caller, robotID string, act action) (fleetgate.Robot, error) {
 	r, _, err := ss.robots.authorizeRobot(ctx, c, robotID, act)
 	if err != nil {
-		return Robot{}, err
+		return fleetgate.Robot{}, err
 	}
 	if ss.hostedElsewhere(r) {
-		return Robot{}, Errorf(ENotImplemented, "robot %q is hosted by another agent of the local fleet; live stream tunnelling is not implemented", r.Name)
+		return fleetgate.Robot{}, fleetgate.Errorf(fleetgate.ENotImplemented, "robot %q is hosted by another agent of the local fleet; live stream tunnelling is not implemented", r.Name)
 	}
 	return r, nil
 }
@@ -108,29 +109,29 @@ func (ss *StreamService) openLive(ctx context.Context, c *Caller, robotID string
 // liveOutput is an authorised output request: live.Output.
 type liveOutput struct {
 	ss    *StreamService
-	robot Robot
+	robot fleetgate.Robot
 	live  fleet.Robot // nil: offline when the request came
 	sel   StreamSelector
 }
 
 func (o liveOutput) RobotID() string { return o.robot.ID }
 
-func (o liveOutput) Subscribe(ctx context.Context, opts fleet.SubscribeOptions) (fleet.Stream, *fleet.Subscription, error) {
+func (o liveOutput) Subscribe(ctx context.Context, opts fleetgate.SubscribeOptions) (fleetgate.Stream, *fleet.Subscription, error) {
 	if o.live == nil {
-		return fleet.Stream{}, nil, fmt.Errorf("%w: robot %q is offline", live.ErrBootstrap, o.robot.Name)
+		return fleetgate.Stream{}, nil, fmt.Errorf("%w: robot %q is offline", live.ErrBootstrap, o.robot.Name)
 	}
 	s, err := o.ss.resolveStream(ctx, o.robot, o.live, o.sel)
-	if ErrorCode(err) == EUnavailable {
-		return fleet.Stream{}, nil, fmt.Errorf("%w: %s", live.ErrBootstrap, ErrorMessage(err))
+	if fleetgate.ErrorCode(err) == fleetgate.EUnavailable {
+		return fleetgate.Stream{}, nil, fmt.Errorf("%w: %s", live.ErrBootstrap, fleetgate.ErrorMessage(err))
 	} else if err != nil {
-		return fleet.Stream{}, nil, fmt.Errorf("%w: %s", live.ErrNotResolved, ErrorMessage(err))
+		return fleetgate.Stream{}, nil, fmt.Errorf("%w: %s", live.ErrNotResolved, fleetgate.ErrorMessage(err))
 	}
-	if s.Direction == fleet.Input {
-		return fleet.Stream{}, nil, fmt.Errorf("%w: stream %s is an input stream", live.ErrNotResolved, o.sel)
+	if s.Direction == fleetgate.Input {
+		return fleetgate.Stream{}, nil, fmt.Errorf("%w: stream %s is an input stream", live.ErrNotResolved, o.sel)
 	}
 	sub, err := o.live.Subscribe(ctx, s.Key(), opts)
 	if err != nil {
-		return fleet.Stream{}, nil, fmt.Errorf("%w: %v", live.ErrBootstrap, err)
+		return fleetgate.Stream{}, nil, fmt.Errorf("%w: %v", live.ErrBootstrap, err)
 	}
 	return s, sub, nil
 }
@@ -138,13 +139,13 @@ func (o liveOutput) Subscribe(ctx context.Context, opts fleet.SubscribeOptions) 
 // liveInput is an authorised input request holding its control lease: live.Input.
 type liveInput struct {
 	ss     *StreamService
-	robot  Robot
+	robot  fleetgate.Robot
 	live   fleet.Robot
-	stream fleet.Stream
+	stream fleetgate.Stream
 	lease  *teleop.Lease
 }
 
-func (in *liveInput) Stream() fleet.Stream { return in.stream }
+func (in *liveInput) Stream() fleetgate.Stream { return in.stream }
 
 func (in *liveInput) Drive(onFault func(error)) live.Driver {
 	return live.LocalDriver(in.stream.Type, func(ctx context.Context, payload []byte) error {
@@ -168,14 +169,14 @@ func (in *liveInput) Name() string {
 // hostedElsewhere reports whether r is a member of the local fleet that this gateway does
 // not host: on a local gateway every local-fleet robot is its own, so this is true only for
 // robots announced by another agent of the same fleet, which the live socket cannot tunnel.
-func (ss *StreamService) hostedElsewhere(r Robot) bool {
-	return r.FleetID == LocalFleetID && r.AgentID != "" && r.AgentID != ss.agentID
+func (ss *StreamService) hostedElsewhere(r fleetgate.Robot) bool {
+	return r.FleetID == fleetgate.LocalFleetID && r.AgentID != "" && r.AgentID != ss.agentID
 }
 
 // Controls lists who drives which input stream of robotID (an extension: browsers see a
 // refused upgrade only as close code 1006): this gateway's leases, or for a robot whose agent
 // governs its teleoperation, the agent's.
-func (ss *StreamService) Controls(ctx context.Context, c *Caller, robotID string) ([]fleet.Held, error) {
+func (ss *StreamService) Controls(ctx context.Context, c *Caller, robotID string) ([]fleetgate.Held, error) {
 	r, _, err := ss.robots.authorizeRobot(ctx, c, robotID, actHolder)
 	if err != nil {
 		return nil, err

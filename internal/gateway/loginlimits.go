@@ -3,6 +3,7 @@ package gateway
 import (
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/limit"
 )
 
@@ -51,13 +52,13 @@ func accountAddressKey(account, clientAddr string) string { return account + "\x
 
 // tooMany is the 429 of a login limit.
 func tooMany(what string, wait time.Duration) error {
-	return &Error{Code: ERateLimited, Message: "too many failed " + what + "; try again later", RetryAfter: max(wait, time.Second)}
+	return &fleetgate.Error{Code: fleetgate.ERateLimited, Message: "too many failed " + what + "; try again later", RetryAfter: max(wait, time.Second)}
 }
 
 // failed records a failed token login from clientAddr on w and says how to answer it: 429
 // when the address has failed too often, else the failure itself.
 func failed(w *limit.Window, clientAddr, what string, err error) error {
-	if ErrorCode(err) != EUnauthorized {
+	if fleetgate.ErrorCode(err) != fleetgate.EUnauthorized {
 		return err
 	}
 	if wait, blocked := w.Attempt(clientAddr); blocked {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/fleetgate/fleetgate"
 	"golang.org/x/crypto/argon2"
 )
 
@@ -34,9 +35,9 @@ const (
 func checkPassword(pw string) error {
 	switch {
 	case utf8.RuneCountInString(pw) < MinPasswordLength:
-		return Errorf(EInvalid, "the password must have at least %d characters", MinPasswordLength)
+		return fleetgate.Errorf(fleetgate.EInvalid, "the password must have at least %d characters", MinPasswordLength)
 	case len(pw) > maxPasswordBytes:
-		return Errorf(EInvalid, "the password must be at most %d bytes", maxPasswordBytes)
+		return fleetgate.Errorf(fleetgate.EInvalid, "the password must be at most %d bytes", maxPasswordBytes)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 )
 
@@ -19,7 +20,7 @@ var _ fleet.Tracker = (*Gateway)(nil)
 // agent's fleet when it is new and keeps its fleet when it exists (an admin may have moved
 // it); it must belong to the agent's organization: a robot id of another organization is
 // EConflict, so no agent can take over a robot it does not own. It implements fleet.Tracker.
-func (rs *RobotService) RobotOnline(ctx context.Context, info fleet.Info, home fleet.Home, at time.Time) error {
+func (rs *RobotService) RobotOnline(ctx context.Context, info fleetgate.Info, home fleet.Home, at time.Time) error {
 	f, err := rs.store.Fleet(ctx, home.FleetID)
 	if err != nil {
 		return err
@@ -31,17 +32,17 @@ func (rs *RobotService) RobotOnline(ctx context.Context, info fleet.Info, home f
 		created = old.CreatedAt
 		if home.AgentID != "" {
 			if old.OrgID != f.OrgID {
-				return Errorf(EConflict, "robot %s belongs to another organization", info.ID)
+				return fleetgate.Errorf(fleetgate.EConflict, "robot %s belongs to another organization", info.ID)
 			}
 			if err := rs.mayMoveToAgent(ctx, old, home.AgentID); err != nil {
 				return err
 			}
 			fleetID = old.FleetID
 		}
-	case ErrorCode(err) != ENotFound:
+	case fleetgate.ErrorCode(err) != fleetgate.ENotFound:
 		return err
 	}
-	return rs.store.SaveLiveRobot(ctx, Robot{
+	return rs.store.SaveLiveRobot(ctx, fleetgate.Robot{
 		ID:            info.ID,
 		OrgID:         f.OrgID,
 		FleetID:       fleetID,
@@ -58,18 +59,18 @@ func (rs *RobotService) RobotOnline(ctx context.Context, info fleet.Info, home f
 // mayMoveToAgent refuses robot r to agent agentID while another agent that may still connect
 // hosts it: one agent's key must not take over another's robots. A robot moves when its
 // agent's key is revoked (a replaced machine) or its agent is gone.
-func (rs *RobotService) mayMoveToAgent(ctx context.Context, r Robot, agentID string) error {
+func (rs *RobotService) mayMoveToAgent(ctx context.Context, r fleetgate.Robot, agentID string) error {
 	if r.AgentID == "" || r.AgentID == agentID {
 		return nil
 	}
 	holder, err := rs.store.Agent(ctx, r.AgentID)
-	if ErrorCode(err) == ENotFound {
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
 		return nil
 	} else if err != nil {
 		return err
 	}
 	if holder.RevokedAt.IsZero() {
-		return Errorf(EConflict, "robot %s is hosted by agent %q; revoke that agent's key to move the robot", r.ID, holder.Name)
+		return fleetgate.Errorf(fleetgate.EConflict, "robot %s is hosted by agent %q; revoke that agent's key to move the robot", r.ID, holder.Name)
 	}
 	return nil
 }
@@ -81,20 +82,20 @@ func (rs *RobotService) RobotSeen(ctx context.Context, id string, at time.Time) 
 
 // liveRobot authorizes act on a robot and returns its live connection: EUnavailable when it is
 // not connected now.
-func (rs *RobotService) liveRobot(ctx context.Context, c *Caller, robotID string, act action) (Robot, fleet.Robot, error) {
+func (rs *RobotService) liveRobot(ctx context.Context, c *Caller, robotID string, act action) (fleetgate.Robot, fleet.Robot, error) {
 	r, _, err := rs.authorizeRobot(ctx, c, robotID, act)
 	if err != nil {
-		return Robot{}, nil, err
+		return fleetgate.Robot{}, nil, err
 	}
 	live, ok := rs.presence.Robot(r.ID)
 	if !ok {
-		return Robot{}, nil, Errorf(EUnavailable, "robot %q is offline", r.Name)
+		return fleetgate.Robot{}, nil, fleetgate.Errorf(fleetgate.EUnavailable, "robot %q is offline", r.Name)
 	}
 	return r, live, nil
 }
 
 // robotCall runs one call to a robot under RobotReadTimeout.
-func robotCall[T any](ctx context.Context, r Robot, call func(context.Context) (T, error)) (T, error) {
+func robotCall[T any](ctx context.Context, r fleetgate.Robot, call func(context.Context) (T, error)) (T, error) {
 	ctx, cancel := context.WithTimeout(ctx, RobotReadTimeout)
 	defer cancel()
 	v, err := call(ctx)
@@ -105,24 +106,20 @@ func robotCall[T any](ctx context.Context, r Robot, call func(context.Context) (
 	return v, nil
 }
 
-// robotError turns what a robot source returned into a domain error.
-func robotError(r Robot, err error) error {
-	var ge *Error
+// robotError is the core's answer for what a robot source returned: the source's own domain
+// error, except that a robot that is not there (offline, or silent past the caller's
+// deadline) is unavailable, by name; any other error is internal.
+func robotError(r fleetgate.Robot, err error) error {
+	var ge *fleetgate.Error
 	switch {
+	case fleetgate.Is(err, fleetgate.EOffline):
+		return &fleetgate.Error{Code: fleetgate.EUnavailable, Message: "robot " + quote(r.Name) + " is offline", Err: err}
 	case errors.As(err, &ge):
 		return err
 	case errors.Is(err, context.DeadlineExceeded):
-		return &Error{Code: EUnavailable, Message: "robot " + quote(r.Name) + " did not answer within " + RobotReadTimeout.String(), Err: err}
-	case errors.Is(err, fleet.ErrOffline):
-		return &Error{Code: EUnavailable, Message: "robot " + quote(r.Name) + " is offline", Err: err}
-	case errors.Is(err, fleet.ErrUnavailable):
-		return &Error{Code: EUnavailable, Message: err.Error(), Err: err}
-	case errors.Is(err, fleet.ErrNotFound):
-		return &Error{Code: ENotFound, Message: err.Error(), Err: err}
-	case errors.Is(err, fleet.ErrInvalid):
-		return &Error{Code: EInvalid, Message: err.Error(), Err: err}
+		return &fleetgate.Error{Code: fleetgate.EUnavailable, Message: "robot " + quote(r.Name) + " did not answer within " + RobotReadTimeout.String(), Err: err}
 	default:
-		return Internal(err)
+		return fleetgate.Internal(err)
 	}
 }
 

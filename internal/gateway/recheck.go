@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/live"
 )
 
@@ -89,7 +90,7 @@ func (ac *AccountService) SocketRecheck(bearer string) live.Recheck {
 	return func(ctx context.Context) error {
 		return ac.rechecks.do(ctx, bearer, func(ctx context.Context) error {
 			_, err := ac.Authenticate(ctx, bearer)
-			if ErrorCode(err) == EUnauthorized {
+			if fleetgate.ErrorCode(err) == fleetgate.EUnauthorized {
 				return live.ErrTokenRevoked
 			}
 			return err

@@ -7,13 +7,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 )
 
 // Recordings (an extension of the contract): an agent's recorder writes chosen output streams
 // of a robot to MCAP files, which become resources of the robot.
 
-var actRecord = action{minRole: RoleDeveloper, acts: true, what: "start or stop recordings"}
+var actRecord = action{minRole: fleetgate.RoleDeveloper, acts: true, what: "start or stop recordings"}
 
 // RecordingTimeout bounds a recording request to a robot: stopping waits for the file to be
 // complete, which takes longer than a read.
@@ -36,27 +37,27 @@ type RecordingInput struct {
 }
 
 // recorder returns a robot's recording control, authorising act.
-func (ss *StreamService) recorder(ctx context.Context, c *Caller, robotID string, act action) (Robot, fleet.Robot, fleet.RecordingControl, error) {
+func (ss *StreamService) recorder(ctx context.Context, c *Caller, robotID string, act action) (fleetgate.Robot, fleet.Robot, fleet.RecordingControl, error) {
 	r, live, err := ss.robots.liveRobot(ctx, c, robotID, act)
 	if err != nil {
-		return Robot{}, nil, nil, err
+		return fleetgate.Robot{}, nil, nil, err
 	}
 	rc, ok := fleet.As[fleet.RecordingControl](live)
 	if !ok {
-		return Robot{}, nil, nil, Errorf(EInvalid, "robot %q cannot record: its source has no recorder", r.Name)
+		return fleetgate.Robot{}, nil, nil, fleetgate.Errorf(fleetgate.EInvalid, "robot %q cannot record: its source has no recorder", r.Name)
 	}
 	return r, live, rc, nil
 }
 
 // recordingCall runs one recording request under RecordingTimeout.
-func recordingCall[T any](ctx context.Context, r Robot, call func(context.Context) (T, error)) (T, error) {
+func recordingCall[T any](ctx context.Context, r fleetgate.Robot, call func(context.Context) (T, error)) (T, error) {
 	ctx, cancel := context.WithTimeout(ctx, RecordingTimeout)
 	defer cancel()
 	v, err := call(ctx)
 	if err != nil {
 		var zero T
 		if errors.Is(err, context.DeadlineExceeded) {
-			return zero, &Error{Code: EUnavailable, Message: "robot " + quote(r.Name) + " did not answer within " + RecordingTimeout.String(), Err: err}
+			return zero, &fleetgate.Error{Code: fleetgate.EUnavailable, Message: "robot " + quote(r.Name) + " did not answer within " + RecordingTimeout.String(), Err: err}
 		}
 		return zero, robotError(r, err)
 	}
@@ -64,45 +65,45 @@ func recordingCall[T any](ctx context.Context, r Robot, call func(context.Contex
 }
 
 // StartRecording starts recording streams of a connected robot (Developer and above).
-func (ss *StreamService) StartRecording(ctx context.Context, c *Caller, robotID string, in RecordingInput) (fleet.Recording, error) {
+func (ss *StreamService) StartRecording(ctx context.Context, c *Caller, robotID string, in RecordingInput) (fleetgate.Recording, error) {
 	if len(in.Streams) == 0 {
-		return fleet.Recording{}, Errorf(EInvalid, "name at least one stream to record")
+		return fleetgate.Recording{}, fleetgate.Errorf(fleetgate.EInvalid, "name at least one stream to record")
 	}
 	if len(in.Streams) > maxRecordingStreams {
-		return fleet.Recording{}, Errorf(EInvalid, "at most %d streams per recording", maxRecordingStreams)
+		return fleetgate.Recording{}, fleetgate.Errorf(fleetgate.EInvalid, "at most %d streams per recording", maxRecordingStreams)
 	}
 	r, live, rc, err := ss.recorder(ctx, c, robotID, actRecord)
 	if err != nil {
-		return fleet.Recording{}, err
+		return fleetgate.Recording{}, err
 	}
 	streams, err := robotCall(ctx, r, live.Streams)
 	if err != nil {
-		return fleet.Recording{}, err
+		return fleetgate.Recording{}, err
 	}
-	req := fleet.RecordingRequest{Duration: in.Duration, MaxBytes: in.MaxBytes, MaxRate: in.MaxRate}
+	req := fleetgate.RecordingRequest{Duration: in.Duration, MaxBytes: in.MaxBytes, MaxRate: in.MaxRate}
 	for _, name := range in.Streams {
 		key, err := outputStreamNamed(r, streams, name)
 		if err != nil {
-			return fleet.Recording{}, err
+			return fleetgate.Recording{}, err
 		}
 		req.Streams = append(req.Streams, key)
 	}
-	rec, err := recordingCall(ctx, r, func(ctx context.Context) (fleet.Recording, error) { return rc.StartRecording(ctx, req) })
+	rec, err := recordingCall(ctx, r, func(ctx context.Context) (fleetgate.Recording, error) { return rc.StartRecording(ctx, req) })
 	if err != nil {
-		return fleet.Recording{}, err
+		return fleetgate.Recording{}, err
 	}
 	ss.log.Info("recording started", "robot", r.Name, "recording", rec.ID, "by", c.User.Email, "streams", in.Streams)
 	return rec, nil
 }
 
 // outputStreamNamed finds the output stream a person's name for it means.
-func outputStreamNamed(r Robot, streams []fleet.Stream, name string) (fleet.StreamKey, error) {
+func outputStreamNamed(r fleetgate.Robot, streams []fleetgate.Stream, name string) (fleetgate.StreamKey, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > maxStreamNameLength {
-		return fleet.StreamKey{}, Errorf(EInvalid, "a stream name must have 1 to %d characters", maxStreamNameLength)
+		return fleetgate.StreamKey{}, fleetgate.Errorf(fleetgate.EInvalid, "a stream name must have 1 to %d characters", maxStreamNameLength)
 	}
-	outputs := slices.DeleteFunc(slices.Clone(streams), func(s fleet.Stream) bool { return s.Direction == fleet.Input })
-	var found []fleet.Stream
+	outputs := slices.DeleteFunc(slices.Clone(streams), func(s fleetgate.Stream) bool { return s.Direction == fleetgate.Input })
+	var found []fleetgate.Stream
 	for _, s := range outputs {
 		if s.Component != "" && s.Component+"/"+strings.TrimPrefix(s.Name, "/") == strings.TrimPrefix(name, "/") {
 			return s.Key(), nil
@@ -115,16 +116,16 @@ func outputStreamNamed(r Robot, streams []fleet.Stream, name string) (fleet.Stre
 	case 1:
 		return found[0].Key(), nil
 	case 0:
-		if slices.ContainsFunc(streams, func(s fleet.Stream) bool { return s.Name == name || s.Component+"/"+s.Name == name }) {
-			return fleet.StreamKey{}, Errorf(EInvalid, "%s is an input stream: only output streams are recorded", name)
+		if slices.ContainsFunc(streams, func(s fleetgate.Stream) bool { return s.Name == name || s.Component+"/"+s.Name == name }) {
+			return fleetgate.StreamKey{}, fleetgate.Errorf(fleetgate.EInvalid, "%s is an input stream: only output streams are recorded", name)
 		}
-		return fleet.StreamKey{}, Errorf(EInvalid, "robot %q has no output stream %q (%s)", r.Name, name, streamNames(outputs))
+		return fleetgate.StreamKey{}, fleetgate.Errorf(fleetgate.EInvalid, "robot %q has no output stream %q (%s)", r.Name, name, streamNames(outputs))
 	default:
-		return fleet.StreamKey{}, Errorf(EInvalid, "%q names %d streams of robot %q: give component/stream (%s)", name, len(found), r.Name, streamNames(found))
+		return fleetgate.StreamKey{}, fleetgate.Errorf(fleetgate.EInvalid, "%q names %d streams of robot %q: give component/stream (%s)", name, len(found), r.Name, streamNames(found))
 	}
 }
 
-func streamNames(streams []fleet.Stream) string {
+func streamNames(streams []fleetgate.Stream) string {
 	names := make([]string, len(streams))
 	for i, s := range streams {
 		names[i] = s.Name
@@ -136,21 +137,21 @@ func streamNames(streams []fleet.Stream) string {
 }
 
 // StopRecording stops a recording and returns it once its file is complete.
-func (ss *StreamService) StopRecording(ctx context.Context, c *Caller, robotID, recordingID string) (fleet.Recording, error) {
+func (ss *StreamService) StopRecording(ctx context.Context, c *Caller, robotID, recordingID string) (fleetgate.Recording, error) {
 	r, _, rc, err := ss.recorder(ctx, c, robotID, actRecord)
 	if err != nil {
-		return fleet.Recording{}, err
+		return fleetgate.Recording{}, err
 	}
-	rec, err := recordingCall(ctx, r, func(ctx context.Context) (fleet.Recording, error) { return rc.StopRecording(ctx, recordingID) })
+	rec, err := recordingCall(ctx, r, func(ctx context.Context) (fleetgate.Recording, error) { return rc.StopRecording(ctx, recordingID) })
 	if err != nil {
-		return fleet.Recording{}, err
+		return fleetgate.Recording{}, err
 	}
 	ss.log.Info("recording stopped", "robot", r.Name, "recording", rec.ID, "by", c.User.Email)
 	return rec, nil
 }
 
 // Recordings lists a connected robot's recordings, newest first.
-func (ss *StreamService) Recordings(ctx context.Context, c *Caller, robotID string) ([]fleet.Recording, error) {
+func (ss *StreamService) Recordings(ctx context.Context, c *Caller, robotID string) ([]fleetgate.Recording, error) {
 	r, _, rc, err := ss.recorder(ctx, c, robotID, actView)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/internal/gateway"
@@ -20,12 +21,12 @@ func (p robotPresence) Online(id string) bool { _, ok := p[id]; return ok }
 func (p robotPresence) Robot(id string) (fleet.Robot, bool) { r, ok := p[id]; return r, ok }
 
 func recordableRobot(id string) *fleettest.Robot {
-	return &fleettest.Robot{ID: id, Name: "rec", StreamList: []fleet.Stream{
-		{Component: "base", Name: "pose", Type: "Platform.Messages.geometry_msgs.PoseStamped", Direction: fleet.Output, Source: fleet.SourceComponent},
-		{Component: "camera", Name: "image", Type: "Platform.Messages.sensor_msgs.CompressedImage", Direction: fleet.Output, Source: fleet.SourceComponent},
-		{Component: "front", Name: "image", Type: "Platform.Messages.sensor_msgs.CompressedImage", Direction: fleet.Output, Source: fleet.SourceComponent},
-		{Name: "/scan", Type: "Platform.Messages.sensor_msgs.LaserScan", Direction: fleet.Output, Source: fleet.SourceROS1},
-		{Component: "base", Name: "cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleet.Input, Source: fleet.SourceComponent},
+	return &fleettest.Robot{ID: id, Name: "rec", StreamList: []fleetgate.Stream{
+		{Component: "base", Name: "pose", Type: "Platform.Messages.geometry_msgs.PoseStamped", Direction: fleetgate.Output, Source: fleetgate.SourceComponent},
+		{Component: "camera", Name: "image", Type: "Platform.Messages.sensor_msgs.CompressedImage", Direction: fleetgate.Output, Source: fleetgate.SourceComponent},
+		{Component: "front", Name: "image", Type: "Platform.Messages.sensor_msgs.CompressedImage", Direction: fleetgate.Output, Source: fleetgate.SourceComponent},
+		{Name: "/scan", Type: "Platform.Messages.sensor_msgs.LaserScan", Direction: fleetgate.Output, Source: fleetgate.SourceROS1},
+		{Component: "base", Name: "cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleetgate.Input, Source: fleetgate.SourceComponent},
 	}}
 }
 
@@ -46,11 +47,11 @@ func TestRecordingControl(t *testing.T) {
 	p[r.ID] = rec.Wrap(raw)
 	p[plain.ID] = recordableRobot(plain.ID) // a source without a recorder
 
-	dev := e.login(e.addToken(e.addUser(e.org.ID, "dev@example.com", false, map[string]gateway.Role{r.ID: gateway.RoleDeveloper, plain.ID: gateway.RoleDeveloper}), gateway.ScopeFull, ""))
-	opUser := e.addUser(e.org.ID, "op@example.com", false, map[string]gateway.Role{r.ID: gateway.RoleOperator})
-	op := e.login(e.addToken(opUser, gateway.ScopeFull, ""))
-	kiosk := e.login(e.addToken(e.admin, gateway.ScopeRead, ""))
-	stranger := e.login(e.addToken(e.addUser(e.org.ID, "none@example.com", false, nil), gateway.ScopeFull, ""))
+	dev := e.login(e.addToken(e.addUser(e.org.ID, "dev@example.com", false, map[string]fleetgate.Role{r.ID: fleetgate.RoleDeveloper, plain.ID: fleetgate.RoleDeveloper}), fleetgate.ScopeFull, ""))
+	opUser := e.addUser(e.org.ID, "op@example.com", false, map[string]fleetgate.Role{r.ID: fleetgate.RoleOperator})
+	op := e.login(e.addToken(opUser, fleetgate.ScopeFull, ""))
+	kiosk := e.login(e.addToken(e.admin, fleetgate.ScopeRead, ""))
+	stranger := e.login(e.addToken(e.addUser(e.org.ID, "none@example.com", false, nil), fleetgate.ScopeFull, ""))
 	pose := gateway.RecordingInput{Streams: []string{"base/pose"}}
 
 	for _, tc := range []struct {
@@ -60,15 +61,15 @@ func TestRecordingControl(t *testing.T) {
 		in     gateway.RecordingInput
 		code   string
 	}{
-		{"operator", op, r.ID, pose, gateway.EForbidden},
-		{"read-only token", kiosk, r.ID, pose, gateway.EForbidden},
-		{"no role", stranger, r.ID, pose, gateway.ENotFound},
-		{"no recorder", dev, plain.ID, pose, gateway.EInvalid},
-		{"no stream", dev, r.ID, gateway.RecordingInput{}, gateway.EInvalid},
-		{"unknown stream", dev, r.ID, gateway.RecordingInput{Streams: []string{"base/nothing"}}, gateway.EInvalid},
-		{"ambiguous name", dev, r.ID, gateway.RecordingInput{Streams: []string{"image"}}, gateway.EInvalid},
-		{"input stream", dev, r.ID, gateway.RecordingInput{Streams: []string{"base/cmd_vel"}}, gateway.EInvalid},
-		{"bad limit", dev, r.ID, gateway.RecordingInput{Streams: []string{"base/pose"}, MaxRate: -1}, gateway.EInvalid},
+		{"operator", op, r.ID, pose, fleetgate.EForbidden},
+		{"read-only token", kiosk, r.ID, pose, fleetgate.EForbidden},
+		{"no role", stranger, r.ID, pose, fleetgate.ENotFound},
+		{"no recorder", dev, plain.ID, pose, fleetgate.EInvalid},
+		{"no stream", dev, r.ID, gateway.RecordingInput{}, fleetgate.EInvalid},
+		{"unknown stream", dev, r.ID, gateway.RecordingInput{Streams: []string{"base/nothing"}}, fleetgate.EInvalid},
+		{"ambiguous name", dev, r.ID, gateway.RecordingInput{Streams: []string{"image"}}, fleetgate.EInvalid},
+		{"input stream", dev, r.ID, gateway.RecordingInput{Streams: []string{"base/cmd_vel"}}, fleetgate.EInvalid},
+		{"bad limit", dev, r.ID, gateway.RecordingInput{Streams: []string{"base/pose"}, MaxRate: -1}, fleetgate.EInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := e.g.StartRecording(e.ctx, tc.caller, tc.robot, tc.in)
@@ -92,12 +93,12 @@ func TestRecordingControl(t *testing.T) {
 		t.Fatalf("an operator lists %+v, %v", list, err)
 	}
 	_, err = e.g.StopRecording(e.ctx, op, r.ID, started.ID)
-	wantCode(t, "an operator stops", err, gateway.EForbidden)
+	wantCode(t, "an operator stops", err, fleetgate.EForbidden)
 	_, err = e.g.StopRecording(e.ctx, dev, r.ID, "unknown")
-	wantCode(t, "stopping an unknown recording", err, gateway.ENotFound)
+	wantCode(t, "stopping an unknown recording", err, fleetgate.ENotFound)
 
 	for i := range 3 {
-		raw.Emit(fleet.StreamKey{Component: "base", Name: "pose", Source: fleet.SourceComponent}, "Platform.Messages.geometry_msgs.PoseStamped", []byte{0x0a, 0x00})
+		raw.Emit(fleetgate.StreamKey{Component: "base", Name: "pose", Source: fleetgate.SourceComponent}, "Platform.Messages.geometry_msgs.PoseStamped", []byte{0x0a, 0x00})
 		deadline := time.Now().Add(10 * time.Second)
 		for {
 			l, _ := e.g.Recordings(e.ctx, op, r.ID)
@@ -112,7 +113,7 @@ func TestRecordingControl(t *testing.T) {
 		time.Sleep(20 * time.Millisecond) // the recording spans time
 	}
 	done, err := e.g.StopRecording(e.ctx, dev, r.ID, started.ID)
-	if err != nil || done.State != fleet.RecordingStopped || done.Messages != 3 {
+	if err != nil || done.State != fleetgate.RecordingStopped || done.Messages != 3 {
 		t.Fatalf("stopped: %+v, %v", done, err)
 	}
 

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/mcap"
 )
@@ -40,7 +41,7 @@ const maxSummaries = 100
 // ResourceDetail is a resource with what its file says of itself: for an MCAP recording,
 // its topics and the time its messages span.
 type ResourceDetail struct {
-	fleet.Resource
+	fleetgate.Resource
 	Topics   []string
 	Messages uint64
 	Duration time.Duration
@@ -73,7 +74,7 @@ func (ag *AgentService) ResourceDetails(ctx context.Context, c *Caller, robotID 
 }
 
 // recordingSummary reads the summary of an MCAP resource as a download would open it.
-func (ag *AgentService) recordingSummary(ctx context.Context, c *Caller, robotID string, res fleet.Resource) (*mcap.Summary, error) {
+func (ag *AgentService) recordingSummary(ctx context.Context, c *Caller, robotID string, res fleetgate.Resource) (*mcap.Summary, error) {
 	var f fleet.ResourceFile
 	r, _, err := ag.robots.authorizeRobot(ctx, c, robotID, actView)
 	if err != nil {
@@ -87,7 +88,7 @@ func (ag *AgentService) recordingSummary(ctx context.Context, c *Caller, robotID
 			return f, err
 		})
 	} else {
-		err = Errorf(EUnavailable, "robot %q is offline", r.Name)
+		err = fleetgate.Errorf(fleetgate.EUnavailable, "robot %q is offline", r.Name)
 	}
 	if err != nil {
 		return nil, err

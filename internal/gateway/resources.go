@@ -2,11 +2,11 @@ package gateway
 
 import (
 	"context"
-	"errors"
 	"net/url"
 	"slices"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 )
 
@@ -23,7 +23,7 @@ const FilesPrefix = "/files/"
 // DownloadTTL is how long a download link works.
 const DownloadTTL = 5 * time.Minute
 
-var actDownload = action{minRole: RoleOperator, acts: true, what: "download resources"}
+var actDownload = action{minRole: fleetgate.RoleOperator, acts: true, what: "download resources"}
 
 // ResourceArchive holds verified copies of resource files, by resource id. Its records are the
 // store's resources rows with a Path (SyncedResources); the archive holds their bytes.
@@ -36,11 +36,11 @@ const ArchivedPath = "archive"
 
 // SaveArchivedResource records a resource file of robot robotID that the archive now holds
 // whole, with its hex SHA-256: from now on it is listed and served.
-func (ag *AgentService) SaveArchivedResource(ctx context.Context, robotID string, res fleet.Resource, sha256hex string) error {
+func (ag *AgentService) SaveArchivedResource(ctx context.Context, robotID string, res fleetgate.Resource, sha256hex string) error {
 	if err := ag.MayArchive(ctx, robotID, res.ID); err != nil {
 		return err
 	}
-	rec := ResourceRecord{
+	rec := fleetgate.ResourceRecord{
 		ID: res.ID, RobotID: robotID, Name: res.Name, MIMEType: res.MIMEType, FileType: res.FileType,
 		Size: res.Size, SHA256: sha256hex, Path: ArchivedPath, CreatedAt: res.CreatedAt.UTC(), AdminOnly: res.AdminOnly,
 	}
@@ -52,53 +52,49 @@ func (ag *AgentService) SaveArchivedResource(ctx context.Context, robotID string
 // resource, nor overwrite its archived copy.
 func (ag *AgentService) MayArchive(ctx context.Context, robotID, resourceID string) error {
 	rec, err := ag.store.Resource(ctx, resourceID)
-	if ErrorCode(err) == ENotFound {
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
 		return nil
 	} else if err != nil {
 		return err
 	}
 	if rec.RobotID != robotID {
-		return Errorf(EConflict, "resource %s belongs to another robot", resourceID)
+		return fleetgate.Errorf(fleetgate.EConflict, "resource %s belongs to another robot", resourceID)
 	}
 	return nil
 }
 
 // ArchivedResources lists the resources of robot robotID whose whole copy the archive holds,
 // newest first.
-func (ag *AgentService) ArchivedResources(ctx context.Context, robotID string) ([]fleet.Resource, error) {
+func (ag *AgentService) ArchivedResources(ctx context.Context, robotID string) ([]fleetgate.Resource, error) {
 	recs, err := ag.store.SyncedResources(ctx, robotID)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]fleet.Resource, len(recs))
+	out := make([]fleetgate.Resource, len(recs))
 	for i, r := range recs {
-		out[i] = r.resource()
+		out[i] = r.Resource()
 	}
 	return out, nil
-}
-
-func (r ResourceRecord) resource() fleet.Resource {
-	return fleet.Resource{ID: r.ID, Name: r.Name, MIMEType: r.MIMEType, FileType: r.FileType, Size: r.Size, CreatedAt: r.CreatedAt, AdminOnly: r.AdminOnly}
 }
 
 // listResources is what robot r offers: for a robot behind the agent link on a gateway with
 // an archive (the cloud), the archive's copies, whether or not the robot is online; else the
 // connected robot's own list. archived says which.
-func (ag *AgentService) listResources(ctx context.Context, c *Caller, robotID string, act action) (r Robot, list []fleet.Resource, archived bool, err error) {
+func (ag *AgentService) listResources(ctx context.Context, c *Caller, robotID string, act action) (r fleetgate.Robot, list []fleetgate.Resource, archived bool, err error) {
 	r, _, err = ag.robots.authorizeRobot(ctx, c, robotID, act)
 	if err != nil {
-		return Robot{}, nil, false, err
+		return fleetgate.Robot{}, nil, false, err
 	}
 	if ag.archive != nil && r.AgentID != "" {
 		list, err := ag.ArchivedResources(ctx, r.ID)
 		if err != nil {
-			return Robot{}, nil, false, err
+			return fleetgate.Robot{}, nil, false, err
 		}
 		return r, visibleResources(c, list), true, nil
 	}
 	live, ok := ag.presence.Robot(r.ID)
 	if !ok {
-		return Robot{}, nil, false, Errorf(EUnavailable, "robot %q is offline", r.Name)
+		return fleetgate.Robot{}, nil, false, fleetgate.Errorf(fleetgate.EUnavailable, "robot %q is offline", r.Name)
 	}
 	list, err = robotCall(ctx, r, live.Resources)
 	return r, visibleResources(c, list), false, err
@@ -107,21 +103,21 @@ func (ag *AgentService) listResources(ctx context.Context, c *Caller, robotID st
 // visibleResources drops the resources the caller may not see: AdminOnly ones unless the
 // caller may manage the organization (an org admin, not through a read-only or
 // fleet-restricted token). To everybody else they do not exist, as robots they cannot see.
-func visibleResources(c *Caller, list []fleet.Resource) []fleet.Resource {
+func visibleResources(c *Caller, list []fleetgate.Resource) []fleetgate.Resource {
 	if requireOrgAdmin(c) == nil {
 		return list
 	}
-	return slices.DeleteFunc(slices.Clone(list), func(r fleet.Resource) bool { return r.AdminOnly })
+	return slices.DeleteFunc(slices.Clone(list), func(r fleetgate.Resource) bool { return r.AdminOnly })
 }
 
 // Resources is endpoint 4: the files a connected robot offers, newest first.
-func (ag *AgentService) Resources(ctx context.Context, c *Caller, robotID string) ([]fleet.Resource, error) {
+func (ag *AgentService) Resources(ctx context.Context, c *Caller, robotID string) ([]fleetgate.Resource, error) {
 	r, list, archived, err := ag.listResources(ctx, c, robotID, actView)
 	if err != nil {
 		return nil, err
 	}
 	list = slices.Clone(list)
-	slices.SortStableFunc(list, func(a, b fleet.Resource) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	slices.SortStableFunc(list, func(a, b fleetgate.Resource) int { return b.CreatedAt.Compare(a.CreatedAt) })
 	if archived {
 		return list, nil // archived records are already what a download serves
 	}
@@ -135,8 +131,8 @@ func (ag *AgentService) Resources(ctx context.Context, c *Caller, robotID string
 	return list, nil
 }
 
-func resourceRecord(r Robot, res fleet.Resource) ResourceRecord {
-	return ResourceRecord{
+func resourceRecord(r fleetgate.Robot, res fleetgate.Resource) fleetgate.ResourceRecord {
+	return fleetgate.ResourceRecord{
 		ID: res.ID, RobotID: r.ID, Name: res.Name, MIMEType: res.MIMEType, FileType: res.FileType,
 		Size: res.Size, CreatedAt: res.CreatedAt, AdminOnly: res.AdminOnly,
 	}
@@ -147,15 +143,15 @@ func resourceRecord(r Robot, res fleet.Resource) ResourceRecord {
 // be served later.
 func (ag *AgentService) ResourceLink(ctx context.Context, c *Caller, robotID, resourceID string) (string, error) {
 	if ag.signer == nil {
-		return "", Errorf(ENotFound, "this gateway cannot make download links")
+		return "", fleetgate.Errorf(fleetgate.ENotFound, "this gateway cannot make download links")
 	}
 	r, list, archived, err := ag.listResources(ctx, c, robotID, actDownload)
 	if err != nil {
 		return "", err
 	}
-	i := slices.IndexFunc(list, func(res fleet.Resource) bool { return res.ID == resourceID })
+	i := slices.IndexFunc(list, func(res fleetgate.Resource) bool { return res.ID == resourceID })
 	if i < 0 {
-		return "", Errorf(ENotFound, "robot %q has no resource %q", r.Name, resourceID)
+		return "", fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no resource %q", r.Name, resourceID)
 	}
 	path := FilesPrefix + url.PathEscape(list[i].ID)
 	if archived {
@@ -176,38 +172,38 @@ func (ag *AgentService) ResourceLink(ctx context.Context, c *Caller, robotID, re
 
 // OpenLink opens the file a signed link points at: EForbidden for a link that is tampered
 // with or expired, ENotFound when the resource is gone. The caller closes the file.
-func (ag *AgentService) OpenLink(ctx context.Context, method, path string, query url.Values, resourceID string) (fleet.ResourceFile, fleet.Resource, error) {
+func (ag *AgentService) OpenLink(ctx context.Context, method, path string, query url.Values, resourceID string) (fleet.ResourceFile, fleetgate.Resource, error) {
 	if ag.signer == nil {
-		return nil, fleet.Resource{}, Errorf(ENotFound, "no such file")
+		return nil, fleetgate.Resource{}, fleetgate.Errorf(fleetgate.ENotFound, "no such file")
 	}
 	if err := ag.signer.Verify(method, path, query); err != nil {
-		return nil, fleet.Resource{}, &Error{Code: EForbidden, Message: "the download link is invalid or has expired; ask for a new one", Err: err}
+		return nil, fleetgate.Resource{}, &fleetgate.Error{Code: fleetgate.EForbidden, Message: "the download link is invalid or has expired; ask for a new one", Err: err}
 	}
 	rec, err := ag.store.Resource(ctx, resourceID)
 	if err != nil {
-		return nil, fleet.Resource{}, err
+		return nil, fleetgate.Resource{}, err
 	}
 	robot, err := ag.store.Robot(ctx, rec.RobotID)
 	if err != nil {
-		return nil, fleet.Resource{}, err
+		return nil, fleetgate.Resource{}, err
 	}
 	if rec.Path == ArchivedPath && ag.archive != nil {
 		f, err := ag.archive.Open(rec.ID)
 		if err != nil {
-			return nil, fleet.Resource{}, Errorf(ENotFound, "the copy of resource %q is gone", rec.Name)
+			return nil, fleetgate.Resource{}, fleetgate.Errorf(fleetgate.ENotFound, "the copy of resource %q is gone", rec.Name)
 		}
-		return f, rec.resource(), nil
+		return f, rec.Resource(), nil
 	}
 	live, ok := ag.presence.Robot(rec.RobotID)
 	if !ok {
-		return nil, fleet.Resource{}, Errorf(EUnavailable, "robot %q that holds this file is offline", robot.Name)
+		return nil, fleetgate.Resource{}, fleetgate.Errorf(fleetgate.EUnavailable, "robot %q that holds this file is offline", robot.Name)
 	}
 	f, res, err := live.OpenResource(ctx, resourceID)
-	if errors.Is(err, fleet.ErrNotFound) {
-		return nil, fleet.Resource{}, Errorf(ENotFound, "resource %q no longer exists", rec.Name)
+	if fleetgate.Is(err, fleetgate.ENotFound) {
+		return nil, fleetgate.Resource{}, fleetgate.Errorf(fleetgate.ENotFound, "resource %q no longer exists", rec.Name)
 	}
 	if err != nil {
-		return nil, fleet.Resource{}, robotError(robot, err)
+		return nil, fleetgate.Resource{}, robotError(robot, err)
 	}
 	if rec.Size > 0 && rec.Size < res.Size {
 		res.Size = rec.Size // serve the file as it was listed

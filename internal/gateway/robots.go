@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/google/uuid"
 )
 
@@ -22,44 +23,44 @@ type RobotService struct {
 
 // RobotStore is what the robots and members need from durable storage.
 type RobotStore interface {
-	Organization(ctx context.Context, id string) (Organization, error)
+	Organization(ctx context.Context, id string) (fleetgate.Organization, error)
 	// DefaultOrganization is the organization created by bootstrap; ENotFound on an empty store.
-	DefaultOrganization(ctx context.Context) (Organization, error)
-	OrgAdmins(ctx context.Context, orgID string) ([]User, error)
-	UserByEmail(ctx context.Context, email string) (User, error)
+	DefaultOrganization(ctx context.Context) (fleetgate.Organization, error)
+	OrgAdmins(ctx context.Context, orgID string) ([]fleetgate.User, error)
+	UserByEmail(ctx context.Context, email string) (fleetgate.User, error)
 
-	Fleet(ctx context.Context, id string) (Fleet, error)
-	FleetByName(ctx context.Context, orgID, name string) (Fleet, error)
-	Fleets(ctx context.Context, orgID string) ([]Fleet, error)
-	CreateFleet(ctx context.Context, f Fleet) error
+	Fleet(ctx context.Context, id string) (fleetgate.Fleet, error)
+	FleetByName(ctx context.Context, orgID, name string) (fleetgate.Fleet, error)
+	Fleets(ctx context.Context, orgID string) ([]fleetgate.Fleet, error)
+	CreateFleet(ctx context.Context, f fleetgate.Fleet) error
 
-	Robot(ctx context.Context, id string) (Robot, error)
-	Robots(ctx context.Context, orgID string) ([]Robot, error)
-	CreateRobot(ctx context.Context, r Robot) error
+	Robot(ctx context.Context, id string) (fleetgate.Robot, error)
+	Robots(ctx context.Context, orgID string) ([]fleetgate.Robot, error)
+	CreateRobot(ctx context.Context, r fleetgate.Robot) error
 	RenameRobot(ctx context.Context, id, name string) error
 	DeleteRobot(ctx context.Context, id string) error
 	// SaveLiveRobot creates or refreshes the record of a robot that connected.
-	SaveLiveRobot(ctx context.Context, r Robot) error
+	SaveLiveRobot(ctx context.Context, r fleetgate.Robot) error
 	// TouchRobot sets a robot's last-seen time; ENotFound for an unknown robot.
 	TouchRobot(ctx context.Context, id string, at time.Time) error
 
-	RobotMembers(ctx context.Context, robotID string) ([]Membership, error)
-	UserRoles(ctx context.Context, userID string) (map[string]Role, error)
-	SetMembership(ctx context.Context, m Membership) error
+	RobotMembers(ctx context.Context, robotID string) ([]fleetgate.Membership, error)
+	UserRoles(ctx context.Context, userID string) (map[string]fleetgate.Role, error)
+	SetMembership(ctx context.Context, m fleetgate.Membership) error
 
 	// Agent and Agents name the agents that announced robots.
-	Agent(ctx context.Context, id string) (Agent, error)
-	Agents(ctx context.Context, orgID string) ([]Agent, error)
+	Agent(ctx context.Context, id string) (fleetgate.Agent, error)
+	Agents(ctx context.Context, orgID string) ([]fleetgate.Agent, error)
 }
 
 var (
-	actView      = action{minRole: RoleOperator, what: "view this robot"}
-	actPostEvent = action{minRole: RoleOperator, acts: true, what: "post events"}
+	actView      = action{minRole: fleetgate.RoleOperator, what: "view this robot"}
+	actPostEvent = action{minRole: fleetgate.RoleOperator, acts: true, what: "post events"}
 )
 
 // action is what an operation asks of the caller on a robot.
 type action struct {
-	minRole Role
+	minRole fleetgate.Role
 	// acts is true for operations a read-scoped (kiosk) token may not perform.
 	acts bool
 	what string // for the 403 message: "post events", "upload to streams", ...
@@ -67,12 +68,12 @@ type action struct {
 
 // RobotDetails is endpoint 3's answer in domain terms.
 type RobotDetails struct {
-	Robot              Robot
+	Robot              fleetgate.Robot
 	Online             bool
 	FleetName          string
 	OrganizationName   string
-	OrgAdmins          []string     // emails
-	SharedUsers        []Membership // explicit memberships, by email
+	OrgAdmins          []string               // emails
+	SharedUsers        []fleetgate.Membership // explicit memberships, by email
 	LatestAgentVersion string
 	// AgentName is the agent that announced the robot over the agent link ("" for the
 	// robots this gateway hosts).
@@ -88,7 +89,7 @@ type RobotSummary struct {
 
 // RobotRow is a robot as the panel's fleet table shows it.
 type RobotRow struct {
-	Robot           Robot
+	Robot           fleetgate.Robot
 	FleetName       string
 	Online          bool
 	UpdateAvailable bool // the robot's agent is older than LatestAgentVersion
@@ -97,11 +98,11 @@ type RobotRow struct {
 	AgentName string
 }
 
-var actSettings = action{minRole: RoleAdmin, acts: true, what: "change robot settings"}
+var actSettings = action{minRole: fleetgate.RoleAdmin, acts: true, what: "change robot settings"}
 
 // RobotListing is a robot with its fleet's name, for operator listings.
 type RobotListing struct {
-	Robot     Robot
+	Robot     fleetgate.Robot
 	FleetName string
 	Online    bool
 }
@@ -110,7 +111,7 @@ type RobotListing struct {
 func (rs *RobotService) RenameRobot(ctx context.Context, c *Caller, robotID, name string) error {
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > 200 {
-		return Errorf(EInvalid, "a robot name has 1 to 200 characters")
+		return fleetgate.Errorf(fleetgate.EInvalid, "a robot name has 1 to 200 characters")
 	}
 	r, _, err := rs.authorizeRobot(ctx, c, robotID, actSettings)
 	if err != nil {
@@ -130,43 +131,43 @@ func (rs *RobotService) RemoveRobot(ctx context.Context, c *Caller, robotID stri
 		return err
 	}
 	if rs.presence.Online(r.ID) {
-		return Errorf(EConflict, "robot %s is online; stop it (or revoke its agent) before removing it", r.Name)
+		return fleetgate.Errorf(fleetgate.EConflict, "robot %s is online; stop it (or revoke its agent) before removing it", r.Name)
 	}
 	return rs.store.DeleteRobot(ctx, r.ID)
 }
 
 // SetMemberRole gives a user of the organization a role on a robot the caller administers;
 // RoleNone removes the membership.
-func (rs *RobotService) SetMemberRole(ctx context.Context, c *Caller, robotID, email string, role Role) error {
-	if role < RoleNone || role > RoleAdmin {
-		return Errorf(EInvalid, "role must be 0 to 3")
+func (rs *RobotService) SetMemberRole(ctx context.Context, c *Caller, robotID, email string, role fleetgate.Role) error {
+	if role < fleetgate.RoleNone || role > fleetgate.RoleAdmin {
+		return fleetgate.Errorf(fleetgate.EInvalid, "role must be 0 to 3")
 	}
 	r, _, err := rs.authorizeRobot(ctx, c, robotID, actSettings)
 	if err != nil {
 		return err
 	}
 	u, err := rs.store.UserByEmail(ctx, strings.TrimSpace(email))
-	if ErrorCode(err) == ENotFound || (err == nil && u.OrgID != r.OrgID) {
-		return Errorf(ENotFound, "no user with email %q in this organization", email)
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound || (err == nil && u.OrgID != r.OrgID) {
+		return fleetgate.Errorf(fleetgate.ENotFound, "no user with email %q in this organization", email)
 	} else if err != nil {
 		return err
 	}
-	return rs.store.SetMembership(ctx, Membership{RobotID: r.ID, UserID: u.ID, Role: role})
+	return rs.store.SetMembership(ctx, fleetgate.Membership{RobotID: r.ID, UserID: u.ID, Role: role})
 }
 
 // AddRobot records a robot in a fleet of the default organization.
-func (rs *RobotService) AddRobot(ctx context.Context, name, fleet string) (Robot, error) {
+func (rs *RobotService) AddRobot(ctx context.Context, name, fleet string) (fleetgate.Robot, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return Robot{}, Errorf(EInvalid, "robot name is required")
+		return fleetgate.Robot{}, fleetgate.Errorf(fleetgate.EInvalid, "robot name is required")
 	}
 	org, f, err := rs.defaultOrgFleet(ctx, fleet)
 	if err != nil {
-		return Robot{}, err
+		return fleetgate.Robot{}, err
 	}
-	r := Robot{ID: uuid.NewString(), OrgID: org.ID, FleetID: f.ID, Name: name, CreatedAt: rs.now().UTC()}
+	r := fleetgate.Robot{ID: uuid.NewString(), OrgID: org.ID, FleetID: f.ID, Name: name, CreatedAt: rs.now().UTC()}
 	if err := rs.store.CreateRobot(ctx, r); err != nil {
-		return Robot{}, err
+		return fleetgate.Robot{}, err
 	}
 	return r, nil
 }
@@ -197,64 +198,64 @@ func (rs *RobotService) AllRobots(ctx context.Context) ([]RobotListing, error) {
 }
 
 // role is the caller's role on robot r, with the token's fleet restriction applied.
-func (rs *RobotService) role(c *Caller, r Robot, memberships map[string]Role) Role {
+func (rs *RobotService) role(c *Caller, r fleetgate.Robot, memberships map[string]fleetgate.Role) fleetgate.Role {
 	if r.OrgID != c.User.OrgID {
-		return RoleNone
+		return fleetgate.RoleNone
 	}
 	if c.Token.FleetID != "" && c.Token.FleetID != r.FleetID {
-		return RoleNone
+		return fleetgate.RoleNone
 	}
 	if c.User.OrgAdmin {
-		return RoleAdmin
+		return fleetgate.RoleAdmin
 	}
 	return memberships[r.ID]
 }
 
 // authorizeRobot loads a robot and checks that the caller may perform act on it. An unknown
 // robot and a robot the caller may not see are both ENotFound: existence is never revealed.
-func (rs *RobotService) authorizeRobot(ctx context.Context, c *Caller, robotID string, act action) (Robot, Role, error) {
-	notFound := Errorf(ENotFound, "robot %q not found", robotID)
+func (rs *RobotService) authorizeRobot(ctx context.Context, c *Caller, robotID string, act action) (fleetgate.Robot, fleetgate.Role, error) {
+	notFound := fleetgate.Errorf(fleetgate.ENotFound, "robot %q not found", robotID)
 	if robotID == "" {
-		return Robot{}, RoleNone, notFound
+		return fleetgate.Robot{}, fleetgate.RoleNone, notFound
 	}
 	r, err := rs.store.Robot(ctx, robotID)
-	if ErrorCode(err) == ENotFound {
-		return Robot{}, RoleNone, notFound
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
+		return fleetgate.Robot{}, fleetgate.RoleNone, notFound
 	} else if err != nil {
-		return Robot{}, RoleNone, err
+		return fleetgate.Robot{}, fleetgate.RoleNone, err
 	}
-	var roles map[string]Role
+	var roles map[string]fleetgate.Role
 	if !c.User.OrgAdmin {
 		if roles, err = rs.store.UserRoles(ctx, c.User.ID); err != nil {
-			return Robot{}, RoleNone, err
+			return fleetgate.Robot{}, fleetgate.RoleNone, err
 		}
 	}
 	role := rs.role(c, r, roles)
 	switch {
-	case role == RoleNone:
-		return Robot{}, RoleNone, notFound
+	case role == fleetgate.RoleNone:
+		return fleetgate.Robot{}, fleetgate.RoleNone, notFound
 	case role < act.minRole:
-		return Robot{}, role, Errorf(EForbidden, "role %s may not %s (needs %s)", role, act.what, act.minRole)
+		return fleetgate.Robot{}, role, fleetgate.Errorf(fleetgate.EForbidden, "role %s may not %s (needs %s)", role, act.what, act.minRole)
 	case act.acts && !c.CanAct():
-		return Robot{}, role, Errorf(EForbidden, "a read-only token may not %s", act.what)
+		return fleetgate.Robot{}, role, fleetgate.Errorf(fleetgate.EForbidden, "a read-only token may not %s", act.what)
 	}
 	return r, role, nil
 }
 
 // visibleRobots is every robot of the caller's organization the caller may see (any role),
 // in the store's order: the one place list views apply the role rules.
-func (rs *RobotService) visibleRobots(ctx context.Context, c *Caller) ([]Robot, error) {
+func (rs *RobotService) visibleRobots(ctx context.Context, c *Caller) ([]fleetgate.Robot, error) {
 	robots, err := rs.store.Robots(ctx, c.User.OrgID)
 	if err != nil {
 		return nil, err
 	}
-	var roles map[string]Role
+	var roles map[string]fleetgate.Role
 	if !c.User.OrgAdmin {
 		if roles, err = rs.store.UserRoles(ctx, c.User.ID); err != nil {
 			return nil, err
 		}
 	}
-	return slices.DeleteFunc(robots, func(r Robot) bool { return rs.role(c, r, roles) == RoleNone }), nil
+	return slices.DeleteFunc(robots, func(r fleetgate.Robot) bool { return rs.role(c, r, roles) == fleetgate.RoleNone }), nil
 }
 
 // Robots lists the robots the caller may see, by name.
@@ -315,12 +316,12 @@ func (rs *RobotService) Robot(ctx context.Context, c *Caller, robotID string) (R
 	if r.AgentID != "" {
 		if a, err := rs.store.Agent(ctx, r.AgentID); err == nil {
 			d.AgentName = a.Name
-		} else if ErrorCode(err) != ENotFound {
+		} else if fleetgate.ErrorCode(err) != fleetgate.ENotFound {
 			return RobotDetails{}, err
 		}
 	}
 	slices.Sort(d.OrgAdmins)
-	slices.SortFunc(d.SharedUsers, func(a, b Membership) int { return cmp.Compare(a.UserEmail, b.UserEmail) })
+	slices.SortFunc(d.SharedUsers, func(a, b fleetgate.Membership) int { return cmp.Compare(a.UserEmail, b.UserEmail) })
 	return d, nil
 }
 
@@ -339,7 +340,7 @@ func (rs *RobotService) RobotTable(ctx context.Context, c *Caller) ([]RobotRow, 
 		names[f.ID] = f.Name
 	}
 	agentNames := map[string]string{}
-	if slices.ContainsFunc(robots, func(r Robot) bool { return r.AgentID != "" }) {
+	if slices.ContainsFunc(robots, func(r fleetgate.Robot) bool { return r.AgentID != "" }) {
 		agents, err := rs.store.Agents(ctx, c.User.OrgID)
 		if err != nil {
 			return nil, err
@@ -365,7 +366,7 @@ func (rs *RobotService) RobotTable(ctx context.Context, c *Caller) ([]RobotRow, 
 func (rs *RobotService) LatestAgentVersion() string { return rs.latest }
 
 // RobotRole is the caller's role on a robot it may see (ENotFound otherwise).
-func (rs *RobotService) RobotRole(ctx context.Context, c *Caller, robotID string) (Role, error) {
+func (rs *RobotService) RobotRole(ctx context.Context, c *Caller, robotID string) (fleetgate.Role, error) {
 	_, role, err := rs.authorizeRobot(ctx, c, robotID, actView)
 	return role, err
 }

@@ -4,16 +4,17 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
 // world is two organizations, their robots, and one user per kind of access.
 type world struct {
 	*env
-	r1, r2, r3 gateway.Robot // r1, r2 in fleet main; r3 in fleet "second"; all of org default
-	x1         gateway.Robot // of organization "other"
-	second     gateway.Fleet
-	otherFleet gateway.Fleet
+	r1, r2, r3 fleetgate.Robot // r1, r2 in fleet main; r3 in fleet "second"; all of org default
+	x1         fleetgate.Robot // of organization "other"
+	second     fleetgate.Fleet
+	otherFleet fleetgate.Fleet
 
 	callers map[string]*gateway.Caller
 }
@@ -32,43 +33,43 @@ func newWorld(t *testing.T, opts ...envOption) *world {
 	w.x1 = w.addRobot(otherFleet, "x1")
 
 	org := w.org.ID
-	users := map[string]gateway.User{
-		"operator":  w.addUser(org, "op@example.com", false, map[string]gateway.Role{w.r1.ID: gateway.RoleOperator}),
-		"developer": w.addUser(org, "dev@example.com", false, map[string]gateway.Role{w.r1.ID: gateway.RoleDeveloper}),
-		"admin":     w.addUser(org, "radmin@example.com", false, map[string]gateway.Role{w.r1.ID: gateway.RoleAdmin, w.r3.ID: gateway.RoleOperator}),
-		"none":      w.addUser(org, "none@example.com", false, map[string]gateway.Role{w.r1.ID: gateway.RoleNone}),
+	users := map[string]fleetgate.User{
+		"operator":  w.addUser(org, "op@example.com", false, map[string]fleetgate.Role{w.r1.ID: fleetgate.RoleOperator}),
+		"developer": w.addUser(org, "dev@example.com", false, map[string]fleetgate.Role{w.r1.ID: fleetgate.RoleDeveloper}),
+		"admin":     w.addUser(org, "radmin@example.com", false, map[string]fleetgate.Role{w.r1.ID: fleetgate.RoleAdmin, w.r3.ID: fleetgate.RoleOperator}),
+		"none":      w.addUser(org, "none@example.com", false, map[string]fleetgate.Role{w.r1.ID: fleetgate.RoleNone}),
 		// An Operator membership on another organization's robot grants nothing.
-		"stray":       w.addUser(org, "stray@example.com", false, map[string]gateway.Role{w.x1.ID: gateway.RoleOperator}),
+		"stray":       w.addUser(org, "stray@example.com", false, map[string]fleetgate.Role{w.x1.ID: fleetgate.RoleOperator}),
 		"other admin": w.addUser(otherOrg.ID, "boss@other.example", true, nil),
 	}
 	for name, u := range users {
-		w.callers[name] = w.login(w.addToken(u, gateway.ScopeFull, ""))
+		w.callers[name] = w.login(w.addToken(u, fleetgate.ScopeFull, ""))
 	}
 	w.callers["org admin"] = w.login(w.adminSecret)
-	w.callers["fleet-restricted org admin"] = w.login(w.addToken(w.admin, gateway.ScopeFull, w.second.ID))
-	w.callers["read-only org admin"] = w.login(w.addToken(w.admin, gateway.ScopeRead, ""))
-	w.callers["read-only operator"] = w.login(w.addToken(users["operator"], gateway.ScopeRead, ""))
-	w.callers["read-only none"] = w.login(w.addToken(users["none"], gateway.ScopeRead, ""))
+	w.callers["fleet-restricted org admin"] = w.login(w.addToken(w.admin, fleetgate.ScopeFull, w.second.ID))
+	w.callers["read-only org admin"] = w.login(w.addToken(w.admin, fleetgate.ScopeRead, ""))
+	w.callers["read-only operator"] = w.login(w.addToken(users["operator"], fleetgate.ScopeRead, ""))
+	w.callers["read-only none"] = w.login(w.addToken(users["none"], fleetgate.ScopeRead, ""))
 	return w
 }
 
 func TestRobotVisibility(t *testing.T) {
 	w := newWorld(t)
-	all := []gateway.Robot{w.r1, w.r2, w.r3, w.x1}
+	all := []fleetgate.Robot{w.r1, w.r2, w.r3, w.x1}
 	tests := []struct {
 		caller  string
-		visible []gateway.Robot
+		visible []fleetgate.Robot
 	}{
-		{"org admin", []gateway.Robot{w.r1, w.r2, w.r3}},
-		{"other admin", []gateway.Robot{w.x1}},
-		{"operator", []gateway.Robot{w.r1}},
-		{"developer", []gateway.Robot{w.r1}},
-		{"admin", []gateway.Robot{w.r1, w.r3}},
+		{"org admin", []fleetgate.Robot{w.r1, w.r2, w.r3}},
+		{"other admin", []fleetgate.Robot{w.x1}},
+		{"operator", []fleetgate.Robot{w.r1}},
+		{"developer", []fleetgate.Robot{w.r1}},
+		{"admin", []fleetgate.Robot{w.r1, w.r3}},
 		{"none", nil},
 		{"stray", nil},
-		{"fleet-restricted org admin", []gateway.Robot{w.r3}},
-		{"read-only org admin", []gateway.Robot{w.r1, w.r2, w.r3}},
-		{"read-only operator", []gateway.Robot{w.r1}},
+		{"fleet-restricted org admin", []fleetgate.Robot{w.r3}},
+		{"read-only org admin", []fleetgate.Robot{w.r1, w.r2, w.r3}},
+		{"read-only operator", []fleetgate.Robot{w.r1}},
 		{"read-only none", nil},
 	}
 	for _, tt := range tests {
@@ -90,7 +91,7 @@ func TestRobotVisibility(t *testing.T) {
 			}
 			for _, r := range all {
 				_, err := w.g.Robot(w.ctx, c, r.ID)
-				code := gateway.ENotFound // invisible: never EForbidden, existence is not revealed
+				code := fleetgate.ENotFound // invisible: never EForbidden, existence is not revealed
 				if slices.Contains(tt.visible, r) {
 					code = ""
 				}
@@ -104,7 +105,7 @@ func TestRobotUnknownOrEmptyID(t *testing.T) {
 	w := newWorld(t)
 	for _, id := range []string{"", "no-such-robot"} {
 		_, err := w.g.Robot(w.ctx, w.callers["org admin"], id)
-		wantCode(t, "Robot("+id+")", err, gateway.ENotFound)
+		wantCode(t, "Robot("+id+")", err, fleetgate.ENotFound)
 	}
 }
 
@@ -112,22 +113,22 @@ func TestPostEventPermissions(t *testing.T) {
 	w := newWorld(t)
 	tests := []struct {
 		caller string
-		robot  gateway.Robot
+		robot  fleetgate.Robot
 		code   string
 	}{
 		{"org admin", w.r2, ""},
 		{"operator", w.r1, ""},
 		{"developer", w.r1, ""},
 		{"admin", w.r1, ""},
-		{"operator", w.r2, gateway.ENotFound},
-		{"none", w.r1, gateway.ENotFound},
-		{"other admin", w.r1, gateway.ENotFound},
-		{"org admin", w.x1, gateway.ENotFound},
+		{"operator", w.r2, fleetgate.ENotFound},
+		{"none", w.r1, fleetgate.ENotFound},
+		{"other admin", w.r1, fleetgate.ENotFound},
+		{"org admin", w.x1, fleetgate.ENotFound},
 		{"fleet-restricted org admin", w.r3, ""},
-		{"fleet-restricted org admin", w.r1, gateway.ENotFound},
-		{"read-only org admin", w.r1, gateway.EForbidden},
-		{"read-only operator", w.r1, gateway.EForbidden},
-		{"read-only none", w.r1, gateway.ENotFound},
+		{"fleet-restricted org admin", w.r1, fleetgate.ENotFound},
+		{"read-only org admin", w.r1, fleetgate.EForbidden},
+		{"read-only operator", w.r1, fleetgate.EForbidden},
+		{"read-only none", w.r1, fleetgate.ENotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.caller+" on "+tt.robot.Name, func(t *testing.T) {
@@ -187,14 +188,14 @@ func TestRobotDetails(t *testing.T) {
 
 func TestRoleString(t *testing.T) {
 	tests := []struct {
-		role gateway.Role
+		role fleetgate.Role
 		want string
 	}{
-		{gateway.RoleNone, "None"},
-		{gateway.RoleOperator, "Operator"},
-		{gateway.RoleDeveloper, "Developer"},
-		{gateway.RoleAdmin, "Admin"},
-		{gateway.Role(7), "None"},
+		{fleetgate.RoleNone, "None"},
+		{fleetgate.RoleOperator, "Operator"},
+		{fleetgate.RoleDeveloper, "Developer"},
+		{fleetgate.RoleAdmin, "Admin"},
+		{fleetgate.Role(7), "None"},
 	}
 	for _, tt := range tests {
 		if got := tt.role.String(); got != tt.want {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 )
 
 // The second convention (PascalCase, DESIGN.md section 4) runs on the same operations as v2.
@@ -59,8 +59,8 @@ func (l *LimitedStreams) UploadStream(ctx context.Context, c *Caller, robotID st
 // a request does not use up its slot, so correcting it needs no wait. A robot that was slow
 // or failed was still asked, and its slot stays taken.
 func callerMistake(err error) bool {
-	switch ErrorCode(err) {
-	case EInvalid, ENotFound, EForbidden, EUnauthorized, EConflict:
+	switch fleetgate.ErrorCode(err) {
+	case fleetgate.EInvalid, fleetgate.ENotFound, fleetgate.EForbidden, fleetgate.EUnauthorized, fleetgate.EConflict:
 		return true
 	}
 	return false
@@ -73,14 +73,14 @@ const visibleMetricCalls = 16
 // is online now, by number. A robot that goes offline or does not answer in time meanwhile
 // reports nothing; the robots are asked at once, so a slow one delays the answer by at most
 // RobotReadTimeout.
-func (ss *StreamService) VisibleMetricTypes(ctx context.Context, c *Caller) ([]fleet.MetricType, error) {
+func (ss *StreamService) VisibleMetricTypes(ctx context.Context, c *Caller) ([]fleetgate.MetricType, error) {
 	robots, err := ss.robots.Robots(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	var (
 		mu    sync.Mutex
-		union []fleet.MetricType
+		union []fleetgate.MetricType
 		first error
 		wg    sync.WaitGroup
 		slots = make(chan struct{}, visibleMetricCalls)
@@ -95,10 +95,10 @@ func (ss *StreamService) VisibleMetricTypes(ctx context.Context, c *Caller) ([]f
 			types, err := ss.MetricTypes(ctx, c, r.ID)
 			mu.Lock()
 			defer mu.Unlock()
-			switch ErrorCode(err) {
+			switch fleetgate.ErrorCode(err) {
 			case "":
 				union = append(union, types...)
-			case EUnavailable, ENotFound:
+			case fleetgate.EUnavailable, fleetgate.ENotFound:
 				// Gone or too slow since the list was made: it reports no types now.
 			default:
 				if first == nil {

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 )
 
 // StreamOpInterval is the second convention's stream operation limit: one operation a
@@ -26,7 +26,7 @@ type StreamOpLimiter struct {
 	mu sync.Mutex
 	// last holds, per named stream, when an operation last took its slot, by the source the
 	// request gave (0: none given).
-	last    map[streamOpKey]map[fleet.SourceType]time.Time
+	last    map[streamOpKey]map[fleetgate.SourceType]time.Time
 	sweepAt time.Time
 }
 
@@ -39,7 +39,7 @@ func NewStreamOpLimiter(interval time.Duration, now func() time.Time) *StreamOpL
 	if now == nil {
 		now = time.Now
 	}
-	return &StreamOpLimiter{interval: interval, now: now, last: map[streamOpKey]map[fleet.SourceType]time.Time{}}
+	return &StreamOpLimiter{interval: interval, now: now, last: map[streamOpKey]map[fleetgate.SourceType]time.Time{}}
 }
 
 // Take claims the slot of an operation by c on the stream sel of robot robotID. While the
@@ -64,15 +64,15 @@ func (l *StreamOpLimiter) Take(c *Caller, robotID string, sel StreamSelector) (g
 		wait = max(wait, at.Add(l.interval).Sub(now))
 	}
 	if wait > 0 {
-		return nil, &Error{
-			Code:       ERateLimited,
+		return nil, &fleetgate.Error{
+			Code:       fleetgate.ERateLimited,
 			Message:    fmt.Sprintf("at most one operation per %v on stream %s of robot %q; retry in %v", l.interval, sel, robotID, wait),
 			RetryAfter: wait,
 		}
 	}
 	sources := l.last[key]
 	if sources == nil {
-		sources = map[fleet.SourceType]time.Time{}
+		sources = map[fleetgate.SourceType]time.Time{}
 		l.last[key] = sources
 	}
 	sources[sel.Source] = now

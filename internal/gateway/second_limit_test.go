@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
 func callerWithToken(id string) *gateway.Caller {
-	return &gateway.Caller{Token: gateway.APIToken{ID: id}}
+	return &gateway.Caller{Token: fleetgate.APIToken{ID: id}}
 }
 
 func newStreamOpLimiter() (*gateway.StreamOpLimiter, *clock) {
@@ -18,7 +18,7 @@ func newStreamOpLimiter() (*gateway.StreamOpLimiter, *clock) {
 	return gateway.NewStreamOpLimiter(gateway.StreamOpInterval, c.Now), c
 }
 
-var pose = gateway.StreamSelector{Component: "base", Name: "pose", Source: fleet.SourceComponent}
+var pose = gateway.StreamSelector{Component: "base", Name: "pose", Source: fleetgate.SourceComponent}
 
 // take calls Take and checks that it allows (wait 0) or refuses with exactly wait.
 func take(t *testing.T, l *gateway.StreamOpLimiter, c *gateway.Caller, robotID string, sel gateway.StreamSelector, wait time.Duration) func() {
@@ -27,10 +27,10 @@ func take(t *testing.T, l *gateway.StreamOpLimiter, c *gateway.Caller, robotID s
 	switch {
 	case wait == 0 && err != nil:
 		t.Fatalf("Take(%s, %s, %s) = %v, want allowed", c.Token.ID, robotID, sel, err)
-	case wait > 0 && gateway.ErrorCode(err) != gateway.ERateLimited:
+	case wait > 0 && fleetgate.ErrorCode(err) != fleetgate.ERateLimited:
 		t.Fatalf("Take(%s, %s, %s) = %v, want rate_limited", c.Token.ID, robotID, sel, err)
-	case wait > 0 && gateway.RetryAfter(err) != wait:
-		t.Fatalf("Take(%s, %s, %s): RetryAfter %v, want %v", c.Token.ID, robotID, sel, gateway.RetryAfter(err), wait)
+	case wait > 0 && fleetgate.RetryAfter(err) != wait:
+		t.Fatalf("Take(%s, %s, %s): RetryAfter %v, want %v", c.Token.ID, robotID, sel, fleetgate.RetryAfter(err), wait)
 	}
 	return giveBack
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/internal/gateway"
@@ -33,12 +34,12 @@ func newLiveWorld(t *testing.T) (*world, livePresence) {
 	w := newWorld(t, withPresence(p))
 	p[w.r1.ID] = &fleettest.Robot{
 		ID: w.r1.ID, Name: w.r1.Name,
-		StreamList: []fleet.Stream{
-			{Component: "base", Name: "pose", Type: poseType, Direction: fleet.Output, Source: fleet.SourceComponent},
-			{Component: "base", Name: "cmd_vel", Type: twistType, Direction: fleet.Input, Source: fleet.SourceComponent},
+		StreamList: []fleetgate.Stream{
+			{Component: "base", Name: "pose", Type: poseType, Direction: fleetgate.Output, Source: fleetgate.SourceComponent},
+			{Component: "base", Name: "cmd_vel", Type: twistType, Direction: fleetgate.Input, Source: fleetgate.SourceComponent},
 		},
-		Values:     map[fleet.StreamKey]fleet.Sample{{Component: "base", Name: "pose", Source: fleet.SourceComponent}: {Type: poseType, Seq: 1}},
-		MetricList: []fleet.Metric{{Type: fleet.MetricCpu, Value: 12.5}},
+		Values:     map[fleetgate.StreamKey]fleetgate.Sample{{Component: "base", Name: "pose", Source: fleetgate.SourceComponent}: {Type: poseType, Seq: 1}},
+		MetricList: []fleetgate.Metric{{Type: fleetgate.MetricCpu, Value: 12.5}},
 	}
 	return w, p
 }
@@ -47,7 +48,7 @@ func twistUpload(sel gateway.StreamSelector) gateway.UploadInput {
 	return gateway.UploadInput{Stream: sel, DataType: twistType, JSON: []byte(`{"linear":{"x":0.5}}`)}
 }
 
-var cmdVel = gateway.StreamSelector{Component: "base", Name: "cmd_vel", Source: fleet.SourceComponent}
+var cmdVel = gateway.StreamSelector{Component: "base", Name: "cmd_vel", Source: fleetgate.SourceComponent}
 
 // TestLimitedStreams runs the second convention's stream operations on the injected clock:
 // one per second per caller, robot and stream; mistakes do not use up the second; v2's
@@ -62,8 +63,8 @@ func TestLimitedStreams(t *testing.T) {
 	}
 	w.clock.Advance(300 * time.Millisecond)
 	_, err := ls.ReadStream(w.ctx, admin, w.r1.ID, pose)
-	wantCode(t, "second read within a second", err, gateway.ERateLimited)
-	if wait := gateway.RetryAfter(err); wait != 700*time.Millisecond {
+	wantCode(t, "second read within a second", err, fleetgate.ERateLimited)
+	if wait := fleetgate.RetryAfter(err); wait != 700*time.Millisecond {
 		t.Errorf("RetryAfter %v, want 700ms", wait)
 	}
 	if _, err := ls.ReadStream(w.ctx, op, w.r1.ID, pose); err != nil {
@@ -80,21 +81,21 @@ func TestLimitedStreams(t *testing.T) {
 	}
 
 	// Refusals for the caller's mistakes give the second back: the corrected request passes.
-	wrongSource := gateway.StreamSelector{Component: "base", Name: "cmd_vel", Source: fleet.SourceROS1}
+	wrongSource := gateway.StreamSelector{Component: "base", Name: "cmd_vel", Source: fleetgate.SourceROS1}
 	for _, m := range []struct {
 		what string
 		run  func() error
 		code string
 	}{
-		{"unknown stream", func() error { return ls.UploadStream(w.ctx, dev, w.r1.ID, twistUpload(wrongSource)) }, gateway.ENotFound},
+		{"unknown stream", func() error { return ls.UploadStream(w.ctx, dev, w.r1.ID, twistUpload(wrongSource)) }, fleetgate.ENotFound},
 		{"bad JSON", func() error {
 			in := twistUpload(cmdVel)
 			in.JSON = []byte(`{"turbo":true}`)
 			return ls.UploadStream(w.ctx, dev, w.r1.ID, in)
-		}, gateway.EInvalid},
-		{"read of an input stream", func() error { _, err := ls.ReadStream(w.ctx, dev, w.r1.ID, cmdVel); return err }, gateway.EInvalid},
-		{"operator uploading", func() error { return ls.UploadStream(w.ctx, op, w.r1.ID, twistUpload(cmdVel)) }, gateway.EForbidden},
-		{"invisible robot", func() error { return ls.UploadStream(w.ctx, dev, w.r2.ID, twistUpload(cmdVel)) }, gateway.ENotFound},
+		}, fleetgate.EInvalid},
+		{"read of an input stream", func() error { _, err := ls.ReadStream(w.ctx, dev, w.r1.ID, cmdVel); return err }, fleetgate.EInvalid},
+		{"operator uploading", func() error { return ls.UploadStream(w.ctx, op, w.r1.ID, twistUpload(cmdVel)) }, fleetgate.EForbidden},
+		{"invisible robot", func() error { return ls.UploadStream(w.ctx, dev, w.r2.ID, twistUpload(cmdVel)) }, fleetgate.ENotFound},
 	} {
 		wantCode(t, m.what, m.run(), m.code)
 	}
@@ -102,7 +103,7 @@ func TestLimitedStreams(t *testing.T) {
 		t.Fatalf("upload after refused mistakes: %v", err)
 	}
 	err = ls.UploadStream(w.ctx, dev, w.r1.ID, twistUpload(gateway.StreamSelector{Component: "base", Name: "cmd_vel"}))
-	wantCode(t, "second upload, source left out", err, gateway.ERateLimited)
+	wantCode(t, "second upload, source left out", err, fleetgate.ERateLimited)
 	if got := len(p[w.r1.ID].Published()); got != 1 {
 		t.Errorf("the robot got %d messages, want 1", got)
 	}
@@ -111,10 +112,10 @@ func TestLimitedStreams(t *testing.T) {
 	w.clock.Advance(time.Second)
 	bot := p[w.r1.ID]
 	bot.Lock()
-	bot.PublishErr = fleet.Errorf(fleet.ErrUnavailable, "publisher down")
+	bot.PublishErr = fleetgate.Errorf(fleetgate.EUnavailable, "publisher down")
 	bot.Unlock()
-	wantCode(t, "failed publish", ls.UploadStream(w.ctx, dev, w.r1.ID, twistUpload(cmdVel)), gateway.EUnavailable)
-	wantCode(t, "retry at once", ls.UploadStream(w.ctx, dev, w.r1.ID, twistUpload(cmdVel)), gateway.ERateLimited)
+	wantCode(t, "failed publish", ls.UploadStream(w.ctx, dev, w.r1.ID, twistUpload(cmdVel)), fleetgate.EUnavailable)
+	wantCode(t, "retry at once", ls.UploadStream(w.ctx, dev, w.r1.ID, twistUpload(cmdVel)), fleetgate.ERateLimited)
 }
 
 // TestLimitedUploadTimeout is the upload timeout in real time: an upload makes two robot
@@ -132,7 +133,7 @@ func TestLimitedUploadTimeout(t *testing.T) {
 	start := time.Now()
 	err := ls.UploadStream(w.ctx, dev, w.r1.ID, twistUpload(cmdVel))
 	took := time.Since(start)
-	wantCode(t, "limited upload to a slow robot", err, gateway.EUnavailable)
+	wantCode(t, "limited upload to a slow robot", err, fleetgate.EUnavailable)
 	if took > gateway.RobotReadTimeout+500*time.Millisecond {
 		t.Errorf("refused after %v; the upload timeout is %v", took, gateway.RobotReadTimeout)
 	}
@@ -148,28 +149,28 @@ func TestLimitedUploadTimeout(t *testing.T) {
 // robots that are online, sorted; offline, invisible and too slow robots add nothing.
 func TestVisibleMetricTypes(t *testing.T) {
 	w, p := newLiveWorld(t)
-	metrics := func(types ...fleet.MetricType) []fleet.Metric {
-		var out []fleet.Metric
+	metrics := func(types ...fleetgate.MetricType) []fleetgate.Metric {
+		var out []fleetgate.Metric
 		for _, typ := range types {
-			out = append(out, fleet.Metric{Type: typ, Value: 1.0})
+			out = append(out, fleetgate.Metric{Type: typ, Value: 1.0})
 		}
 		return out
 	}
-	p[w.r1.ID].MetricList = metrics(fleet.MetricRam, fleet.MetricCpu)
-	p[w.r3.ID] = &fleettest.Robot{ID: w.r3.ID, Name: w.r3.Name, MetricList: metrics(fleet.MetricBattery, fleet.MetricCpu, fleet.MetricCustom, fleet.MetricCustom)}
-	p[w.x1.ID] = &fleettest.Robot{ID: w.x1.ID, Name: w.x1.Name, MetricList: metrics(fleet.MetricThermal)}
+	p[w.r1.ID].MetricList = metrics(fleetgate.MetricRam, fleetgate.MetricCpu)
+	p[w.r3.ID] = &fleettest.Robot{ID: w.r3.ID, Name: w.r3.Name, MetricList: metrics(fleetgate.MetricBattery, fleetgate.MetricCpu, fleetgate.MetricCustom, fleetgate.MetricCustom)}
+	p[w.x1.ID] = &fleettest.Robot{ID: w.x1.ID, Name: w.x1.Name, MetricList: metrics(fleetgate.MetricThermal)}
 	// r2 is offline.
 
 	tests := []struct {
 		caller string
-		want   []fleet.MetricType
+		want   []fleetgate.MetricType
 	}{
-		{"org admin", []fleet.MetricType{1, 2, 4, 100}},
-		{"read-only org admin", []fleet.MetricType{1, 2, 4, 100}},
-		{"operator", []fleet.MetricType{1, 2}},
-		{"admin", []fleet.MetricType{1, 2, 4, 100}},
-		{"fleet-restricted org admin", []fleet.MetricType{1, 4, 100}},
-		{"other admin", []fleet.MetricType{32}},
+		{"org admin", []fleetgate.MetricType{1, 2, 4, 100}},
+		{"read-only org admin", []fleetgate.MetricType{1, 2, 4, 100}},
+		{"operator", []fleetgate.MetricType{1, 2}},
+		{"admin", []fleetgate.MetricType{1, 2, 4, 100}},
+		{"fleet-restricted org admin", []fleetgate.MetricType{1, 4, 100}},
+		{"other admin", []fleetgate.MetricType{32}},
 		{"none", nil},
 	}
 	for _, tt := range tests {
@@ -188,7 +189,7 @@ func TestVisibleMetricTypes(t *testing.T) {
 		slow.Unlock()
 		start := time.Now()
 		got, err := w.g.VisibleMetricTypes(w.ctx, w.callers["org admin"])
-		if err != nil || !slices.Equal(got, []fleet.MetricType{1, 2}) {
+		if err != nil || !slices.Equal(got, []fleetgate.MetricType{1, 2}) {
 			t.Errorf("with r3 too slow: %v, %v; want r1's [1 2]", got, err)
 		}
 		if took := time.Since(start); took > 3*time.Second {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"github.com/fleetgate/fleetgate"
 )
 
 // Socket tokens let the panel's browser code open a WebSocket (W1, W2, W3), which cannot
@@ -18,17 +20,6 @@ const SocketTokenPrefix = "fgw_"
 // SocketTokenTTL is how long a minted socket token may wait for its upgrade.
 const SocketTokenTTL = 60 * time.Second
 
-// SocketToken is the stored record of a socket token; only its hash is kept.
-type SocketToken struct {
-	Hash        string
-	UserID      string
-	APITokenID  string // the session's API token (token logins, kiosks); empty for passwords
-	SessionHash string // HashSecret of the panel session's token
-	ExpiresAt   time.Time
-	UsedAt      time.Time // zero until the upgrade
-	CreatedAt   time.Time
-}
-
 // IsSocketToken reports whether a bearer value is a socket token (by its prefix).
 func IsSocketToken(s string) bool { return strings.HasPrefix(s, SocketTokenPrefix) }
 
@@ -36,11 +27,11 @@ func IsSocketToken(s string) bool { return strings.HasPrefix(s, SocketTokenPrefi
 // is sessionHash.
 func (ac *AccountService) MintSocketToken(ctx context.Context, c *Caller, sessionHash string) (string, time.Time, error) {
 	if sessionHash == "" {
-		return "", time.Time{}, Errorf(EUnauthorized, "no session")
+		return "", time.Time{}, fleetgate.Errorf(fleetgate.EUnauthorized, "no session")
 	}
 	now := ac.now().UTC()
 	secret := NewSecret(SocketTokenPrefix, 40)
-	t := SocketToken{Hash: HashSecret(secret), UserID: c.User.ID, APITokenID: c.Token.ID, SessionHash: sessionHash,
+	t := fleetgate.SocketToken{Hash: HashSecret(secret), UserID: c.User.ID, APITokenID: c.Token.ID, SessionHash: sessionHash,
 		ExpiresAt: now.Add(SocketTokenTTL), CreatedAt: now}
 	if err := ac.store.CreateSocketToken(ctx, t); err != nil {
 		return "", time.Time{}, err
@@ -52,8 +43,8 @@ func (ac *AccountService) MintSocketToken(ctx context.Context, c *Caller, sessio
 // SocketTokenTTL of minting. Run before the upgrade route authenticates the token.
 func (ac *AccountService) UseSocketToken(ctx context.Context, token string) error {
 	_, err := ac.store.UseSocketToken(ctx, HashSecret(token), ac.now().UTC())
-	if ErrorCode(err) == ENotFound {
-		return Errorf(EUnauthorized, "socket token unknown, expired or already used; ask /panel/ws-token for another")
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
+		return fleetgate.Errorf(fleetgate.EUnauthorized, "socket token unknown, expired or already used; ask /panel/ws-token for another")
 	}
 	return err
 }
@@ -62,9 +53,9 @@ func (ac *AccountService) UseSocketToken(ctx context.Context, token string) erro
 // and whose session still lives to the session's caller. An unused token authenticates
 // nothing: only the upgrade path spends it.
 func (ac *AccountService) authenticateSocketToken(ctx context.Context, token string) (*Caller, error) {
-	invalid := Errorf(EUnauthorized, "socket token unknown, unused, or its session ended")
+	invalid := fleetgate.Errorf(fleetgate.EUnauthorized, "socket token unknown, unused, or its session ended")
 	t, err := ac.store.SocketToken(ctx, HashSecret(token))
-	if ErrorCode(err) == ENotFound {
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
 		return nil, invalid
 	} else if err != nil {
 		return nil, err
@@ -73,7 +64,7 @@ func (ac *AccountService) authenticateSocketToken(ctx context.Context, token str
 		return nil, invalid
 	}
 	expiry, err := ac.store.SessionExpiry(ctx, t.SessionHash)
-	if ErrorCode(err) == ENotFound || (err == nil && !ac.now().Before(expiry)) {
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound || (err == nil && !ac.now().Before(expiry)) {
 		return nil, invalid
 	} else if err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/msgs"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"google.golang.org/protobuf/proto"
@@ -151,7 +151,7 @@ func (ss *StreamService) RobotStatus(ctx context.Context, c *Caller, robotID str
 	return ss.robotStatus(ctx, r, ss.presence.Online(r.ID)), nil
 }
 
-func (ss *StreamService) robotStatus(ctx context.Context, r Robot, online bool) RobotStatus {
+func (ss *StreamService) robotStatus(ctx context.Context, r fleetgate.Robot, online bool) RobotStatus {
 	now := ss.now()
 	s := RobotStatus{Online: online}
 	if online {
@@ -162,7 +162,7 @@ func (ss *StreamService) robotStatus(ctx context.Context, r Robot, online bool) 
 }
 
 // readStatus is the robot's KPIs as a status, from the cache when read within statusCacheFor.
-func (ss *StreamService) readStatus(ctx context.Context, r Robot, now time.Time) RobotStatus {
+func (ss *StreamService) readStatus(ctx context.Context, r fleetgate.Robot, now time.Time) RobotStatus {
 	ss.statuses.mu.Lock()
 	prev, cached := ss.statuses.byID[r.ID]
 	ss.statuses.mu.Unlock()
@@ -184,7 +184,9 @@ func (ss *StreamService) readStatus(ctx context.Context, r Robot, now time.Time)
 	}
 	if !s.HasBattery {
 		// A robot may report its charge as the battery metric (4) rather than a KPI.
-		if m, err := robotCall(ctx, r, func(ctx context.Context) (fleet.Metric, error) { return live.Metric(ctx, fleet.MetricType(4), "") }); err == nil {
+		if m, err := robotCall(ctx, r, func(ctx context.Context) (fleetgate.Metric, error) {
+			return live.Metric(ctx, fleetgate.MetricType(4), "")
+		}); err == nil {
 			if f, ok := m.Value.(float64); ok && !math.IsNaN(f) {
 				s.HasBattery, s.Battery = true, f
 			}
@@ -219,7 +221,7 @@ var (
 
 // applyKPI folds one KPI into s: pose (Pose or PoseStamped), battery (a number in percent, or
 // a BatteryState) and activity (a string). Values it cannot read are left out.
-func applyKPI(s *RobotStatus, k fleet.KPI) {
+func applyKPI(s *RobotStatus, k fleetgate.KPI) {
 	if k.Time.After(s.Updated) {
 		s.Updated = k.Time
 	}

@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/live/teleop"
 	"github.com/fleetgate/fleetgate/internal/msgs"
@@ -31,11 +32,11 @@ type StreamService struct {
 }
 
 var (
-	actUpload = action{minRole: RoleDeveloper, acts: true, what: "upload to streams"}
+	actUpload = action{minRole: fleetgate.RoleDeveloper, acts: true, what: "upload to streams"}
 )
 
 // Streams lists the stream descriptors of a connected robot.
-func (ss *StreamService) Streams(ctx context.Context, c *Caller, robotID string) ([]fleet.Stream, error) {
+func (ss *StreamService) Streams(ctx context.Context, c *Caller, robotID string) ([]fleetgate.Stream, error) {
 	r, live, err := ss.robots.liveRobot(ctx, c, robotID, actView)
 	if err != nil {
 		return nil, err
@@ -48,7 +49,7 @@ func (ss *StreamService) Streams(ctx context.Context, c *Caller, robotID string)
 type StreamSelector struct {
 	Component string
 	Name      string
-	Source    fleet.SourceType
+	Source    fleetgate.SourceType
 	Type      string
 }
 
@@ -65,18 +66,18 @@ func (s StreamSelector) String() string {
 }
 
 // resolveStream finds the one descriptor sel names among a robot's streams.
-func (ss *StreamService) resolveStream(ctx context.Context, r Robot, live fleet.Robot, sel StreamSelector) (fleet.Stream, error) {
+func (ss *StreamService) resolveStream(ctx context.Context, r fleetgate.Robot, live fleet.Robot, sel StreamSelector) (fleetgate.Stream, error) {
 	if sel.Name == "" {
-		return fleet.Stream{}, Errorf(EInvalid, "streamName is required")
+		return fleetgate.Stream{}, fleetgate.Errorf(fleetgate.EInvalid, "streamName is required")
 	}
 	if sel.Source != 0 && !sel.Source.Valid() {
-		return fleet.Stream{}, Errorf(EInvalid, "source %d is not a stream source type (1 to 6)", sel.Source)
+		return fleetgate.Stream{}, fleetgate.Errorf(fleetgate.EInvalid, "source %d is not a stream source type (1 to 6)", sel.Source)
 	}
 	streams, err := robotCall(ctx, r, live.Streams)
 	if err != nil {
-		return fleet.Stream{}, err
+		return fleetgate.Stream{}, err
 	}
-	var found []fleet.Stream
+	var found []fleetgate.Stream
 	for _, s := range streams {
 		if s.Component == sel.Component && s.Name == sel.Name &&
 			(sel.Source == 0 || s.Source == sel.Source) && (sel.Type == "" || s.Type == sel.Type) {
@@ -85,11 +86,11 @@ func (ss *StreamService) resolveStream(ctx context.Context, r Robot, live fleet.
 	}
 	switch len(found) {
 	case 0:
-		return fleet.Stream{}, Errorf(ENotFound, "robot %q has no stream %s", r.Name, sel)
+		return fleetgate.Stream{}, fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no stream %s", r.Name, sel)
 	case 1:
 		return found[0], nil
 	default:
-		return fleet.Stream{}, Errorf(EInvalid, "stream %s is ambiguous: give source and streamType", sel)
+		return fleetgate.Stream{}, fleetgate.Errorf(fleetgate.EInvalid, "stream %s is ambiguous: give source and streamType", sel)
 	}
 }
 
@@ -103,16 +104,16 @@ func (ss *StreamService) ReadStream(ctx context.Context, c *Caller, robotID stri
 	if err != nil {
 		return nil, err
 	}
-	if s.Direction == fleet.Input {
-		return nil, Errorf(EInvalid, "stream %s is an input stream; only output streams can be read", sel)
+	if s.Direction == fleetgate.Input {
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "stream %s is an input stream; only output streams can be read", sel)
 	}
-	sample, err := robotCall(ctx, r, func(ctx context.Context) (fleet.Sample, error) { return live.Read(ctx, s.Key()) })
+	sample, err := robotCall(ctx, r, func(ctx context.Context) (fleetgate.Sample, error) { return live.Read(ctx, s.Key()) })
 	if err != nil {
 		return nil, err
 	}
 	out, err := msgs.PayloadToJSON(sample.Type, sample.Payload)
 	if err != nil {
-		return nil, Internal(fmt.Errorf("robot %s stream %s: %w", r.ID, sel, err))
+		return nil, fleetgate.Internal(fmt.Errorf("robot %s stream %s: %w", r.ID, sel, err))
 	}
 	return out, nil
 }
@@ -126,10 +127,10 @@ func (ss *StreamService) Template(ctx context.Context, c *Caller, messageType st
 	}
 	t, err := msgs.Template(messageType)
 	if errors.Is(err, msgs.ErrUnknownType) {
-		return nil, Errorf(ENotFound, "message type %q is not in the catalog", messageType)
+		return nil, fleetgate.Errorf(fleetgate.ENotFound, "message type %q is not in the catalog", messageType)
 	}
 	if err != nil {
-		return nil, Internal(err)
+		return nil, fleetgate.Internal(err)
 	}
 	return t, nil
 }
@@ -145,10 +146,10 @@ type UploadInput struct {
 // publish it. Nothing reaches the robot unless the whole message is valid.
 func (ss *StreamService) UploadStream(ctx context.Context, c *Caller, robotID string, in UploadInput) error {
 	if in.DataType == "" {
-		return Errorf(EInvalid, "dataType is required")
+		return fleetgate.Errorf(fleetgate.EInvalid, "dataType is required")
 	}
 	if !msgs.Known(in.DataType) {
-		return Errorf(EInvalid, "dataType %q is not in the message catalog", in.DataType)
+		return fleetgate.Errorf(fleetgate.EInvalid, "dataType %q is not in the message catalog", in.DataType)
 	}
 	r, robot, err := ss.robots.liveRobot(ctx, c, robotID, actUpload)
 	if err != nil {
@@ -158,27 +159,27 @@ func (ss *StreamService) UploadStream(ctx context.Context, c *Caller, robotID st
 	if err != nil {
 		return err
 	}
-	if s.Direction == fleet.Output {
-		return Errorf(EInvalid, "stream %s is an output stream; only input streams can be written", in.Stream)
+	if s.Direction == fleetgate.Output {
+		return fleetgate.Errorf(fleetgate.EInvalid, "stream %s is an output stream; only input streams can be written", in.Stream)
 	}
 	if s.Type != in.DataType {
-		return Errorf(EInvalid, "stream %s takes %s, not %s", in.Stream, s.Type, in.DataType)
+		return fleetgate.Errorf(fleetgate.EInvalid, "stream %s takes %s, not %s", in.Stream, s.Type, in.DataType)
 	}
 	m, err := msgs.ParseJSON(in.DataType, in.JSON)
 	if err != nil {
-		return Errorf(EInvalid, "streamJson: %v", err)
+		return fleetgate.Errorf(fleetgate.EInvalid, "streamJson: %v", err)
 	}
 	// Commands (Twist, Ackermann) are held to the robot's declared speeds here as on W3:
 	// clamped, and refused beyond 10x.
 	var ce *teleop.CloseError
 	if err := teleop.LimitCommand(m, s.Limits); errors.As(err, &ce) {
-		return Errorf(EInvalid, "streamJson: %s", ce.Reason)
+		return fleetgate.Errorf(fleetgate.EInvalid, "streamJson: %s", ce.Reason)
 	} else if err != nil {
-		return Internal(err)
+		return fleetgate.Internal(err)
 	}
 	payload, err := proto.Marshal(m)
 	if err != nil {
-		return Internal(err)
+		return fleetgate.Internal(err)
 	}
 	_, err = robotCall(ctx, r, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, robot.Publish(ctx, s.Key(), in.DataType, payload)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/google/uuid"
 )
 
@@ -14,21 +15,21 @@ import (
 
 func requireOrgAdmin(c *Caller) error {
 	if !c.User.OrgAdmin {
-		return Errorf(EForbidden, "only organization admins may manage the organization")
+		return fleetgate.Errorf(fleetgate.EForbidden, "only organization admins may manage the organization")
 	}
 	if !c.CanAct() {
-		return Errorf(EForbidden, "a read-only token may not manage the organization")
+		return fleetgate.Errorf(fleetgate.EForbidden, "a read-only token may not manage the organization")
 	}
 	if c.Token.FleetID != "" {
 		// A token restricted to one fleet is an admin's way to hand out less than the whole
 		// organization: it must not create admins, agents or kiosks for the rest of it.
-		return Errorf(EForbidden, "a token restricted to one fleet may not manage the organization")
+		return fleetgate.Errorf(fleetgate.EForbidden, "a token restricted to one fleet may not manage the organization")
 	}
 	return nil
 }
 
 // Users lists the users of the caller's organization.
-func (ac *AccountService) Users(ctx context.Context, c *Caller) ([]User, error) {
+func (ac *AccountService) Users(ctx context.Context, c *Caller) ([]fleetgate.User, error) {
 	if err := requireOrgAdmin(c); err != nil {
 		return nil, err
 	}
@@ -44,33 +45,33 @@ type NewUserInput struct {
 
 // CreateUser adds a user to the caller's organization with a generated first password,
 // which is returned once for the admin to pass on.
-func (ac *AccountService) CreateUser(ctx context.Context, c *Caller, in NewUserInput) (User, string, error) {
+func (ac *AccountService) CreateUser(ctx context.Context, c *Caller, in NewUserInput) (fleetgate.User, string, error) {
 	if err := requireOrgAdmin(c); err != nil {
-		return User{}, "", err
+		return fleetgate.User{}, "", err
 	}
 	email := strings.TrimSpace(in.Email)
 	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email {
-		return User{}, "", Errorf(EInvalid, "%q is not an email address", in.Email)
+		return fleetgate.User{}, "", fleetgate.Errorf(fleetgate.EInvalid, "%q is not an email address", in.Email)
 	}
-	u := User{ID: uuid.NewString(), OrgID: c.User.OrgID, Email: email, Name: strings.TrimSpace(in.Name), OrgAdmin: in.OrgAdmin}
-	if err := ac.store.CreateUser(ctx, u); ErrorCode(err) == EConflict {
-		return User{}, "", Errorf(EConflict, "a user with email %q already exists", email)
+	u := fleetgate.User{ID: uuid.NewString(), OrgID: c.User.OrgID, Email: email, Name: strings.TrimSpace(in.Name), OrgAdmin: in.OrgAdmin}
+	if err := ac.store.CreateUser(ctx, u); fleetgate.ErrorCode(err) == fleetgate.EConflict {
+		return fleetgate.User{}, "", fleetgate.Errorf(fleetgate.EConflict, "a user with email %q already exists", email)
 	} else if err != nil {
-		return User{}, "", err
+		return fleetgate.User{}, "", err
 	}
 	password := NewSecret("", 16)
 	if err := ac.store.SetPasswordHash(ctx, u.ID, hashPassword(password), true); err != nil {
-		return User{}, "", err
+		return fleetgate.User{}, "", err
 	}
 	u.HasPassword, u.MustChangePassword = true, true
 	return u, password, nil
 }
 
 // orgUser finds a user of the caller's organization; another organization's is not found.
-func (ac *AccountService) orgUser(ctx context.Context, c *Caller, userID string) (User, error) {
+func (ac *AccountService) orgUser(ctx context.Context, c *Caller, userID string) (fleetgate.User, error) {
 	u, err := ac.store.User(ctx, userID)
-	if ErrorCode(err) == ENotFound || (err == nil && u.OrgID != c.User.OrgID) {
-		return User{}, Errorf(ENotFound, "user %q not found", userID)
+	if fleetgate.ErrorCode(err) == fleetgate.ENotFound || (err == nil && u.OrgID != c.User.OrgID) {
+		return fleetgate.User{}, fleetgate.Errorf(fleetgate.ENotFound, "user %q not found", userID)
 	}
 	return u, err
 }
@@ -86,7 +87,7 @@ func (ac *AccountService) SetUserDisabled(ctx context.Context, c *Caller, userID
 		return err
 	}
 	if u.ID == c.User.ID && disabled {
-		return Errorf(EConflict, "you cannot disable your own account")
+		return fleetgate.Errorf(fleetgate.EConflict, "you cannot disable your own account")
 	}
 	var at time.Time // zero: enabled
 	if disabled {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 )
 
 // minInterval is how long a reading stays current. Many robots ask for the same host figures
@@ -237,24 +237,24 @@ func (n *netRate) get(proc, sys string, now time.Time) (netFigure, bool) {
 // Metric is the contract's value of one of the host's metric types (Cpu, Gpu, Ram, Disk,
 // Network; DESIGN's metric classes), for a robot source that reports the machine it runs on.
 // ok is false for another type, for a nil s, or when the host does not tell.
-func (s *Sampler) Metric(t fleet.MetricType) (value any, ok bool) {
+func (s *Sampler) Metric(t fleetgate.MetricType) (value any, ok bool) {
 	if s == nil {
 		return nil, false
 	}
 	switch t {
-	case fleet.MetricCpu:
+	case fleetgate.MetricCpu:
 		return s.CPU()
-	case fleet.MetricGpu:
+	case fleetgate.MetricGpu:
 		return s.GPU()
-	case fleet.MetricRam:
+	case fleetgate.MetricRam:
 		used, total, ok := s.Memory()
-		return fleet.Usage{Used: float64(used), Limit: float64(total)}, ok
-	case fleet.MetricDisk:
+		return fleetgate.Usage{Used: float64(used), Limit: float64(total)}, ok
+	case fleetgate.MetricDisk:
 		used, total, ok := s.Disk()
-		return fleet.Usage{Used: float64(used), Limit: float64(total)}, ok
-	case fleet.MetricNetwork:
+		return fleetgate.Usage{Used: float64(used), Limit: float64(total)}, ok
+	case fleetgate.MetricNetwork:
 		rate, capacity, _, ok := s.Network()
-		return fleet.Usage{Used: rate, Limit: capacity}, ok
+		return fleetgate.Usage{Used: rate, Limit: capacity}, ok
 	}
 	return nil, false
 }

@@ -5,24 +5,27 @@ package httpstatus
 import (
 	"net/http"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate"
 )
 
 var byCode = map[string]int{
-	gateway.EInvalid:        http.StatusBadRequest,
-	gateway.EUnauthorized:   http.StatusUnauthorized,
-	gateway.EForbidden:      http.StatusForbidden,
-	gateway.ENotFound:       http.StatusNotFound,
-	gateway.EConflict:       http.StatusConflict,
-	gateway.ERateLimited:    http.StatusTooManyRequests,
-	gateway.EUnavailable:    http.StatusServiceUnavailable,
-	gateway.ENotImplemented: http.StatusNotImplemented,
-	gateway.EInternal:       http.StatusInternalServerError,
+	fleetgate.EInvalid:        http.StatusBadRequest,
+	fleetgate.EUnauthorized:   http.StatusUnauthorized,
+	fleetgate.EForbidden:      http.StatusForbidden,
+	fleetgate.ENotFound:       http.StatusNotFound,
+	fleetgate.EConflict:       http.StatusConflict,
+	fleetgate.ERateLimited:    http.StatusTooManyRequests,
+	fleetgate.EUnavailable:    http.StatusServiceUnavailable,
+	fleetgate.ENotImplemented: http.StatusNotImplemented,
+	fleetgate.EInternal:       http.StatusInternalServerError,
 }
 
 // Of is the HTTP status of a gateway error code; 500 for an unknown one (an error that is
 // not the core's is an internal one).
 func Of(code string) int {
+	if code == fleetgate.EOffline {
+		code = fleetgate.EUnavailable // a robot that is not there, as the core says it
+	}
 	if s, ok := byCode[code]; ok {
 		return s
 	}
@@ -39,7 +42,7 @@ func CodeOf(status int) string {
 		}
 	}
 	if status >= 400 && status < 500 {
-		return gateway.EInvalid
+		return fleetgate.EInvalid
 	}
-	return gateway.EInternal
+	return fleetgate.EInternal
 }

@@ -4,14 +4,14 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate"
 )
 
 func TestOf(t *testing.T) {
 	for code, want := range map[string]int{
-		gateway.EInvalid: 400, gateway.EUnauthorized: 401, gateway.EForbidden: 403, gateway.ENotFound: 404,
-		gateway.EConflict: 409, gateway.ERateLimited: 429, gateway.EUnavailable: 503, gateway.ENotImplemented: 501,
-		gateway.EInternal: 500, "": http.StatusInternalServerError, "no_such_code": http.StatusInternalServerError,
+		fleetgate.EInvalid: 400, fleetgate.EUnauthorized: 401, fleetgate.EForbidden: 403, fleetgate.ENotFound: 404,
+		fleetgate.EConflict: 409, fleetgate.ERateLimited: 429, fleetgate.EUnavailable: 503, fleetgate.ENotImplemented: 501,
+		fleetgate.EInternal: 500, "": http.StatusInternalServerError, "no_such_code": http.StatusInternalServerError,
 	} {
 		if got := Of(code); got != want {
 			t.Errorf("Of(%q) = %d, want %d", code, got, want)
@@ -21,17 +21,17 @@ func TestOf(t *testing.T) {
 
 func TestCodeOfInvertsOf(t *testing.T) {
 	for _, code := range []string{
-		gateway.EInvalid, gateway.EUnauthorized, gateway.EForbidden, gateway.ENotFound, gateway.EConflict,
-		gateway.ERateLimited, gateway.EUnavailable, gateway.ENotImplemented, gateway.EInternal,
+		fleetgate.EInvalid, fleetgate.EUnauthorized, fleetgate.EForbidden, fleetgate.ENotFound, fleetgate.EConflict,
+		fleetgate.ERateLimited, fleetgate.EUnavailable, fleetgate.ENotImplemented, fleetgate.EInternal,
 	} {
 		if got := CodeOf(Of(code)); got != code {
 			t.Errorf("CodeOf(Of(%q)) = %q", code, got)
 		}
 	}
-	if got := CodeOf(http.StatusTeapot); got != gateway.EInvalid {
-		t.Errorf("CodeOf(418) = %q, want %q", got, gateway.EInvalid)
+	if got := CodeOf(http.StatusTeapot); got != fleetgate.EInvalid {
+		t.Errorf("CodeOf(418) = %q, want %q", got, fleetgate.EInvalid)
 	}
-	if got := CodeOf(http.StatusBadGateway); got != gateway.EInternal {
-		t.Errorf("CodeOf(502) = %q, want %q", got, gateway.EInternal)
+	if got := CodeOf(http.StatusBadGateway); got != fleetgate.EInternal {
+		t.Errorf("CodeOf(502) = %q, want %q", got, fleetgate.EInternal)
 	}
 }

@@ -2,8 +2,9 @@ package kpi
 
 import (
 	"context"
-	"errors"
 	"sync"
+
+	"github.com/fleetgate/fleetgate"
 )
 
 // checkWorkers bounds the re-checks in flight: the store's read pool is small (4), and a
@@ -12,7 +13,7 @@ import (
 const checkWorkers = 2
 
 // checkTokens re-checks every distinct (token, fleet) once: subscriptions of a revoked or
-// expired token end with ErrRevoked (the socket closes 1008), and a token whose view changed
+// expired token end with EUnauthorized (the socket closes 1008), and a token whose view changed
 // (a membership added or removed) moves to the group of its new view.
 func (h *Hub) checkTokens(ctx context.Context) {
 	h.mu.Lock()
@@ -47,8 +48,10 @@ func (h *Hub) checkTokens(ctx context.Context) {
 func (h *Hub) checkToken(ctx context.Context, k tokenKey) {
 	view, err := h.cfg.Source.Recheck(ctx, k.token, k.fleet)
 	switch {
-	case errors.Is(err, ErrRevoked):
-		h.endToken(k, ErrRevoked)
+	case fleetgate.Is(err, fleetgate.EUnauthorized):
+		// Ended with the hub's words, not the check's (which may say more than a client
+		// needs).
+		h.endToken(k, fleetgate.Errorf(fleetgate.EUnauthorized, "token revoked or expired"))
 	case err != nil:
 		if ctx.Err() == nil {
 			// Never the token itself in a log line.

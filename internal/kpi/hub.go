@@ -31,9 +31,9 @@ const (
 	DefaultCheckTimeout = 5 * time.Second
 )
 
-// Why a subscription ended (Subscriber.Err).
+// Why a subscription ended (Subscriber.Err), besides the EUnauthorized of a token revoked
+// or expired.
 var (
-	ErrRevoked = errors.New("token revoked or expired")
 	ErrStalled = errors.New("client stopped reading")
 	ErrClosed  = errors.New("KPI hub stopped")
 )
@@ -66,8 +66,8 @@ func (v View) key() string {
 type Source interface {
 	// OnlineRobots lists the robots of fleetID that are connected now.
 	OnlineRobots(ctx context.Context, fleetID string) ([]Robot, error)
-	// Recheck authenticates token again and resolves what it may see of fleetID now. An error
-	// wrapping ErrRevoked ends the token's subscriptions; any other error counts as transient.
+	// Recheck authenticates token again and resolves what it may see of fleetID now. An
+	// EUnauthorized error ends the token's subscriptions; any other error counts as transient.
 	Recheck(ctx context.Context, token, fleetID string) (View, error)
 }
 

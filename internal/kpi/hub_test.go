@@ -16,7 +16,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
@@ -93,7 +93,7 @@ type countingRobot struct {
 	reads atomic.Int64
 }
 
-func (r *countingRobot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
+func (r *countingRobot) KPIs(ctx context.Context) ([]fleetgate.KPI, error) {
 	r.reads.Add(1)
 	return r.Robot.KPIs(ctx)
 }
@@ -111,7 +111,7 @@ func mustMarshal(t testing.TB, m proto.Message) []byte {
 func simRobot(t testing.TB, id, name string, x, battery float64, activity string, at time.Time) *countingRobot {
 	t.Helper()
 	pose := &catalogpb.Pose{Position: &catalogpb.Point{X: x, Y: -2, Z: 0.25}, Orientation: &catalogpb.Quaternion{Z: 0.6, W: 0.8}}
-	return &countingRobot{Robot: &fleettest.Robot{ID: id, Name: name, KPIList: []fleet.KPI{
+	return &countingRobot{Robot: &fleettest.Robot{ID: id, Name: name, KPIList: []fleetgate.KPI{
 		{Name: "pose", DataType: poseType, Payload: mustMarshal(t, pose), Time: at},
 		{Name: "battery", DataType: floatType, Payload: mustMarshal(t, &catalogpb.Float64{Data: battery}), Time: at},
 		{Name: "activity", DataType: stringType, Payload: mustMarshal(t, &catalogpb.String{Data: activity}), Time: at},
@@ -390,7 +390,7 @@ type stuckRobot struct {
 	release chan struct{}
 }
 
-func (r *stuckRobot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
+func (r *stuckRobot) KPIs(ctx context.Context) ([]fleetgate.KPI, error) {
 	<-r.release
 	return nil, nil
 }
@@ -404,7 +404,7 @@ func TestSlowOrFailingRobotIsLeftOut(t *testing.T) {
 	stuck := &stuckRobot{Robot: &fleettest.Robot{ID: "c", Name: "charlie"}, release: make(chan struct{})}
 	defer close(stuck.release)
 	broken := simRobot(t, "d", "delta", 4, 80, "idle", t0)
-	broken.KPIList = append(broken.KPIList, fleet.KPI{Name: "garbage", DataType: floatType, Payload: []byte{0xff}, Time: t0})
+	broken.KPIList = append(broken.KPIList, fleetgate.KPI{Name: "garbage", DataType: floatType, Payload: []byte{0xff}, Time: t0})
 	src.setOnline("f", online(a), online(slow), Robot{ID: "c", Name: "charlie", Live: stuck}, online(broken))
 	s := subscribe(t, h, "f", "tok", View{All: true})
 
@@ -435,7 +435,7 @@ func TestRecheck(t *testing.T) {
 	flaky := subscribe(t, h, "f", "flaky", View{All: true})
 	member := subscribe(t, h, "f", "member", View{Robots: []string{"a"}})
 	src.setToken("good", View{All: true}, nil)
-	src.setToken("revoked", View{}, fmt.Errorf("bearer token expired: %w", ErrRevoked))
+	src.setToken("revoked", View{}, fleetgate.Errorf(fleetgate.EUnauthorized, "bearer token expired"))
 	src.setToken("flaky", View{}, errors.New("database is locked"))
 	src.setToken("member", View{Robots: []string{"b"}}, nil) // a membership moved from a to b
 	h.tick(context.Background(), t0.Add(-time.Second), nil)  // frames for the views as they were
@@ -454,7 +454,7 @@ func TestRecheck(t *testing.T) {
 	for _, s := range revoked {
 		select {
 		case <-s.Done():
-			if !errors.Is(s.Err(), ErrRevoked) {
+			if !fleetgate.Is(s.Err(), fleetgate.EUnauthorized) {
 				t.Errorf("revoked subscriber ended with %v", s.Err())
 			}
 		default:
@@ -496,7 +496,7 @@ func TestStalledWriteIsCut(t *testing.T) {
 	stalled.BeginWrite()
 	ended.BeginWrite()
 	src.setToken("tok", View{All: true}, nil)
-	src.setToken("gone", View{}, ErrRevoked)
+	src.setToken("gone", View{}, fleetgate.Errorf(fleetgate.EUnauthorized, "revoked"))
 	h.checkTokens(context.Background())
 
 	clk.add(900 * time.Millisecond)
@@ -509,8 +509,8 @@ func TestStalledWriteIsCut(t *testing.T) {
 	if aborted.Load() || !abortedEnded.Load() {
 		t.Fatalf("after 1.1 s: stalled cut %v (want false), revoked cut %v (want true)", aborted.Load(), abortedEnded.Load())
 	}
-	if !errors.Is(ended.Err(), ErrRevoked) {
-		t.Errorf("the revoked subscriber ended with %v, want ErrRevoked kept", ended.Err())
+	if !fleetgate.Is(ended.Err(), fleetgate.EUnauthorized) {
+		t.Errorf("the revoked subscriber ended with %v, want EUnauthorized kept", ended.Err())
 	}
 	clk.add(DefaultStallTimeout)
 	h.tick(context.Background(), t0, nil)
@@ -574,12 +574,12 @@ func TestRunTickFollowsItsCheck(t *testing.T) {
 		t.Errorf("frame of the tick after the membership of a was removed: %v, want [b]", got)
 	}
 	waitUntil(t, func() bool { return src.checks.Load() >= 2 })
-	src.setToken("member", View{}, fmt.Errorf("revoked: %w", ErrRevoked))
+	src.setToken("member", View{}, fleetgate.Errorf(fleetgate.EUnauthorized, "revoked"))
 	if f := next(t0.Add(2 * time.Second)); f != nil {
 		t.Errorf("a frame after the revocation: %v", robotIDs(t, f))
 	}
-	if !errors.Is(s.Err(), ErrRevoked) {
-		t.Errorf("ended with %v, want ErrRevoked", s.Err())
+	if !fleetgate.Is(s.Err(), fleetgate.EUnauthorized) {
+		t.Errorf("ended with %v, want EUnauthorized", s.Err())
 	}
 }
 

@@ -60,7 +60,7 @@ func (s *Subscriber) Next() *Frame { return s.frame.Swap(nil) }
 // Done is closed when the hub ends the subscription; Err says why.
 func (s *Subscriber) Done() <-chan struct{} { return s.done }
 
-// Err is why the subscription ended (ErrRevoked, ErrStalled, ErrClosed); nil before Done.
+// Err is why the subscription ended (EUnauthorized, ErrStalled, ErrClosed); nil before Done.
 func (s *Subscriber) Err() error {
 	select {
 	case <-s.done:

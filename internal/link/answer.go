@@ -3,6 +3,7 @@ package link
 import (
 	"context"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
@@ -41,7 +42,7 @@ func Answer(ctx context.Context, robot fleet.Robot, req *linkpb.Request) (*linkp
 		}
 		return &linkpb.Response{Result: &linkpb.Response_MetricTypes{MetricTypes: out}}, nil
 	case *linkpb.Request_Metric:
-		m, err := robot.Metric(ctx, fleet.MetricType(op.Metric.GetType()), op.Metric.GetName())
+		m, err := robot.Metric(ctx, fleetgate.MetricType(op.Metric.GetType()), op.Metric.GetName())
 		if err != nil {
 			return nil, err
 		}
@@ -65,7 +66,7 @@ func Answer(ctx context.Context, robot fleet.Robot, req *linkpb.Request) (*linkp
 	case *linkpb.Request_Recording:
 		return recording(ctx, robot, op.Recording)
 	default:
-		return nil, fleet.Errorf(fleet.ErrInvalid, "request %T is not known here; upgrade this side", req.GetOp())
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "request %T is not known here; upgrade this side", req.GetOp())
 	}
 }
 
@@ -74,22 +75,22 @@ func Answer(ctx context.Context, robot fleet.Robot, req *linkpb.Request) (*linkp
 func recording(ctx context.Context, robot fleet.Robot, op *linkpb.RecordingControl) (*linkpb.Response, error) {
 	rc, ok := fleet.As[fleet.RecordingControl](robot)
 	if !ok {
-		return nil, fleet.Errorf(fleet.ErrInvalid, "robot %s cannot record: its agent has no recorder", robot.Info().Name)
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "robot %s cannot record: its agent has no recorder", robot.Info().Name)
 	}
-	var list []fleet.Recording
+	var list []fleetgate.Recording
 	switch a := op.GetAction().(type) {
 	case *linkpb.RecordingControl_Start:
 		rec, err := rc.StartRecording(ctx, RecordingRequestFromWire(a.Start))
 		if err != nil {
 			return nil, err
 		}
-		list = []fleet.Recording{rec}
+		list = []fleetgate.Recording{rec}
 	case *linkpb.RecordingControl_Stop:
 		rec, err := rc.StopRecording(ctx, a.Stop)
 		if err != nil {
 			return nil, err
 		}
-		list = []fleet.Recording{rec}
+		list = []fleetgate.Recording{rec}
 	case *linkpb.RecordingControl_List:
 		recs, err := rc.Recordings(ctx)
 		if err != nil {
@@ -97,7 +98,7 @@ func recording(ctx context.Context, robot fleet.Robot, op *linkpb.RecordingContr
 		}
 		list = recs
 	default:
-		return nil, fleet.Errorf(fleet.ErrInvalid, "recording action %T is not known here; upgrade this side", op.GetAction())
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "recording action %T is not known here; upgrade this side", op.GetAction())
 	}
 	return &linkpb.Response{Result: &linkpb.Response_Recordings{Recordings: RecordingsToWire(list)}}, nil
 }

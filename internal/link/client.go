@@ -3,7 +3,7 @@ package link
 import (
 	"context"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
 
@@ -20,10 +20,10 @@ type Client struct {
 
 // unexpected is an answer of the wrong kind: the peer is broken, the robot unavailable.
 func (c Client) unexpected(resp *linkpb.Response) error {
-	return fleet.Errorf(fleet.ErrUnavailable, "%s answered with %T", c.Peer, resp.GetResult())
+	return fleetgate.Errorf(fleetgate.EUnavailable, "%s answered with %T", c.Peer, resp.GetResult())
 }
 
-func (c Client) Streams(ctx context.Context) ([]fleet.Stream, error) {
+func (c Client) Streams(ctx context.Context) ([]fleetgate.Stream, error) {
 	resp, err := c.Do(ctx, &linkpb.Request{Op: &linkpb.Request_Streams{Streams: &linkpb.Empty{}}})
 	if err != nil {
 		return nil, err
@@ -34,18 +34,18 @@ func (c Client) Streams(ctx context.Context) ([]fleet.Stream, error) {
 	return StreamsFromWire(resp.GetStreams()), nil
 }
 
-func (c Client) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
+func (c Client) Read(ctx context.Context, key fleetgate.StreamKey) (fleetgate.Sample, error) {
 	resp, err := c.Do(ctx, &linkpb.Request{Op: &linkpb.Request_Read{Read: KeyToWire(key)}})
 	if err != nil {
-		return fleet.Sample{}, err
+		return fleetgate.Sample{}, err
 	}
 	if resp.GetSample() == nil {
-		return fleet.Sample{}, c.unexpected(resp)
+		return fleetgate.Sample{}, c.unexpected(resp)
 	}
 	return SampleFromWire(resp.GetSample()), nil
 }
 
-func (c Client) Publish(ctx context.Context, key fleet.StreamKey, typ string, payload []byte) error {
+func (c Client) Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error {
 	resp, err := c.Do(ctx, &linkpb.Request{Op: &linkpb.Request_Publish{Publish: &linkpb.Publish{Key: KeyToWire(key), Type: typ, Payload: payload}}})
 	if err != nil {
 		return err
@@ -56,7 +56,7 @@ func (c Client) Publish(ctx context.Context, key fleet.StreamKey, typ string, pa
 	return nil
 }
 
-func (c Client) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
+func (c Client) Metrics(ctx context.Context) ([]fleetgate.MetricType, error) {
 	resp, err := c.Do(ctx, &linkpb.Request{Op: &linkpb.Request_MetricTypes{MetricTypes: &linkpb.Empty{}}})
 	if err != nil {
 		return nil, err
@@ -65,25 +65,25 @@ func (c Client) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
 		return nil, c.unexpected(resp)
 	}
 	types := resp.GetMetricTypes().GetTypes()
-	out := make([]fleet.MetricType, len(types))
+	out := make([]fleetgate.MetricType, len(types))
 	for i, t := range types {
-		out[i] = fleet.MetricType(t)
+		out[i] = fleetgate.MetricType(t)
 	}
 	return out, nil
 }
 
-func (c Client) Metric(ctx context.Context, typ fleet.MetricType, name string) (fleet.Metric, error) {
+func (c Client) Metric(ctx context.Context, typ fleetgate.MetricType, name string) (fleetgate.Metric, error) {
 	resp, err := c.Do(ctx, &linkpb.Request{Op: &linkpb.Request_Metric{Metric: &linkpb.MetricQuery{Type: int32(typ), Name: name}}})
 	if err != nil {
-		return fleet.Metric{}, err
+		return fleetgate.Metric{}, err
 	}
 	if resp.GetMetric() == nil {
-		return fleet.Metric{}, c.unexpected(resp)
+		return fleetgate.Metric{}, c.unexpected(resp)
 	}
 	return MetricFromWire(resp.GetMetric()), nil
 }
 
-func (c Client) KPIs(ctx context.Context) ([]fleet.KPI, error) {
+func (c Client) KPIs(ctx context.Context) ([]fleetgate.KPI, error) {
 	resp, err := c.Do(ctx, &linkpb.Request{Op: &linkpb.Request_Kpis{Kpis: &linkpb.Empty{}}})
 	if err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func (c Client) KPIs(ctx context.Context) ([]fleet.KPI, error) {
 	return KPIsFromWire(resp.GetKpis().GetKpis()), nil
 }
 
-func (c Client) Resources(ctx context.Context) ([]fleet.Resource, error) {
+func (c Client) Resources(ctx context.Context) ([]fleetgate.Resource, error) {
 	resp, err := c.Do(ctx, &linkpb.Request{Op: &linkpb.Request_Resources{Resources: &linkpb.Empty{}}})
 	if err != nil {
 		return nil, err
@@ -107,7 +107,7 @@ func (c Client) Resources(ctx context.Context) ([]fleet.Resource, error) {
 
 // recording asks the robot's recorder; want is how many recordings the answer must hold
 // (-1: any).
-func (c Client) recording(ctx context.Context, op *linkpb.RecordingControl, want int) ([]fleet.Recording, error) {
+func (c Client) recording(ctx context.Context, op *linkpb.RecordingControl, want int) ([]fleetgate.Recording, error) {
 	resp, err := c.Do(ctx, &linkpb.Request{Op: &linkpb.Request_Recording{Recording: op}})
 	if err != nil {
 		return nil, err
@@ -118,22 +118,22 @@ func (c Client) recording(ctx context.Context, op *linkpb.RecordingControl, want
 	return RecordingsFromWire(resp.GetRecordings()), nil
 }
 
-func (c Client) StartRecording(ctx context.Context, req fleet.RecordingRequest) (fleet.Recording, error) {
+func (c Client) StartRecording(ctx context.Context, req fleetgate.RecordingRequest) (fleetgate.Recording, error) {
 	list, err := c.recording(ctx, &linkpb.RecordingControl{Action: &linkpb.RecordingControl_Start{Start: RecordingRequestToWire(req)}}, 1)
 	if err != nil {
-		return fleet.Recording{}, err
+		return fleetgate.Recording{}, err
 	}
 	return list[0], nil
 }
 
-func (c Client) StopRecording(ctx context.Context, id string) (fleet.Recording, error) {
+func (c Client) StopRecording(ctx context.Context, id string) (fleetgate.Recording, error) {
 	list, err := c.recording(ctx, &linkpb.RecordingControl{Action: &linkpb.RecordingControl_Stop{Stop: id}}, 1)
 	if err != nil {
-		return fleet.Recording{}, err
+		return fleetgate.Recording{}, err
 	}
 	return list[0], nil
 }
 
-func (c Client) Recordings(ctx context.Context) ([]fleet.Recording, error) {
+func (c Client) Recordings(ctx context.Context) ([]fleetgate.Recording, error) {
 	return c.recording(ctx, &linkpb.RecordingControl{Action: &linkpb.RecordingControl_List{List: &linkpb.Empty{}}}, -1)
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
@@ -88,53 +88,53 @@ func FromTime(t *catalogpb.Time) time.Time {
 	return time.Unix(int64(t.Sec), int64(t.Nanosec)).UTC()
 }
 
-// ErrorToWire turns a robot's error into the wire's, keeping its kind.
+// ErrorToWire turns a robot's error into the wire's, keeping its code as the kind.
 func ErrorToWire(err error) *linkpb.Error {
 	kind := linkpb.Error_KIND_INTERNAL
 	switch {
-	case errors.Is(err, fleet.ErrNotFound):
+	case fleetgate.Is(err, fleetgate.ENotFound):
 		kind = linkpb.Error_KIND_NOT_FOUND
-	case errors.Is(err, fleet.ErrInvalid):
+	case fleetgate.Is(err, fleetgate.EInvalid):
 		kind = linkpb.Error_KIND_INVALID
-	case errors.Is(err, fleet.ErrOffline):
+	case fleetgate.Is(err, fleetgate.EOffline):
 		kind = linkpb.Error_KIND_OFFLINE
-	case errors.Is(err, fleet.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+	case fleetgate.Is(err, fleetgate.EUnavailable), errors.Is(err, context.DeadlineExceeded):
 		kind = linkpb.Error_KIND_UNAVAILABLE
 	}
 	return &linkpb.Error{Kind: kind, Message: err.Error()}
 }
 
-// ErrorFromWire turns a wire error into one wrapping the fleet sentinel of its kind.
+// ErrorFromWire turns a wire error into the domain error of its kind.
 func ErrorFromWire(e *linkpb.Error) error {
-	kind := map[linkpb.Error_Kind]error{
-		linkpb.Error_KIND_NOT_FOUND:   fleet.ErrNotFound,
-		linkpb.Error_KIND_INVALID:     fleet.ErrInvalid,
-		linkpb.Error_KIND_OFFLINE:     fleet.ErrOffline,
-		linkpb.Error_KIND_UNAVAILABLE: fleet.ErrUnavailable,
+	code, ok := map[linkpb.Error_Kind]string{
+		linkpb.Error_KIND_NOT_FOUND:   fleetgate.ENotFound,
+		linkpb.Error_KIND_INVALID:     fleetgate.EInvalid,
+		linkpb.Error_KIND_OFFLINE:     fleetgate.EOffline,
+		linkpb.Error_KIND_UNAVAILABLE: fleetgate.EUnavailable,
 	}[e.GetKind()]
-	if kind == nil {
-		kind = fleet.ErrUnavailable // the agent failed: to the caller the robot is unavailable
+	if !ok {
+		code = fleetgate.EUnavailable // the agent failed: to the caller the robot is unavailable
 	}
-	return fleet.Errorf(kind, "%s", e.GetMessage())
+	return fleetgate.Errorf(code, "%s", e.GetMessage())
 }
 
-func InfoToWire(i fleet.Info) *linkpb.RobotInfo {
+func InfoToWire(i fleetgate.Info) *linkpb.RobotInfo {
 	return &linkpb.RobotInfo{Id: i.ID, Name: i.Name, ConfigName: i.ConfigName, ConfigVersion: i.ConfigVersion, AgentVersion: i.AgentVersion}
 }
 
-func InfoFromWire(i *linkpb.RobotInfo) fleet.Info {
-	return fleet.Info{ID: i.GetId(), Name: i.GetName(), ConfigName: i.GetConfigName(), ConfigVersion: i.GetConfigVersion(), AgentVersion: i.GetAgentVersion()}
+func InfoFromWire(i *linkpb.RobotInfo) fleetgate.Info {
+	return fleetgate.Info{ID: i.GetId(), Name: i.GetName(), ConfigName: i.GetConfigName(), ConfigVersion: i.GetConfigVersion(), AgentVersion: i.GetAgentVersion()}
 }
 
-func KeyToWire(k fleet.StreamKey) *linkpb.StreamKey {
+func KeyToWire(k fleetgate.StreamKey) *linkpb.StreamKey {
 	return &linkpb.StreamKey{Component: k.Component, Name: k.Name, Source: int32(k.Source)}
 }
 
-func KeyFromWire(k *linkpb.StreamKey) fleet.StreamKey {
-	return fleet.StreamKey{Component: k.GetComponent(), Name: k.GetName(), Source: fleet.SourceType(k.GetSource())}
+func KeyFromWire(k *linkpb.StreamKey) fleetgate.StreamKey {
+	return fleetgate.StreamKey{Component: k.GetComponent(), Name: k.GetName(), Source: fleetgate.SourceType(k.GetSource())}
 }
 
-func StreamsToWire(streams []fleet.Stream) *linkpb.StreamList {
+func StreamsToWire(streams []fleetgate.Stream) *linkpb.StreamList {
 	out := &linkpb.StreamList{Streams: make([]*linkpb.Stream, len(streams))}
 	for i, s := range streams {
 		out.Streams[i] = &linkpb.Stream{Component: s.Component, Name: s.Name, Type: s.Type, Direction: s.Direction,
@@ -144,25 +144,25 @@ func StreamsToWire(streams []fleet.Stream) *linkpb.StreamList {
 	return out
 }
 
-func StreamsFromWire(l *linkpb.StreamList) []fleet.Stream {
-	out := make([]fleet.Stream, len(l.GetStreams()))
+func StreamsFromWire(l *linkpb.StreamList) []fleetgate.Stream {
+	out := make([]fleetgate.Stream, len(l.GetStreams()))
 	for i, s := range l.GetStreams() {
-		out[i] = fleet.Stream{Component: s.GetComponent(), Name: s.GetName(), Type: s.GetType(), Direction: s.GetDirection(),
-			Source: fleet.SourceType(s.GetSource()), DisplayName: s.GetDisplayName(), SourceURL: s.GetSourceUrl(), SourceEndpoint: s.GetSourceEndpoint(),
-			Limits: fleet.SpeedLimits{Linear: s.GetMaxLinear(), Angular: s.GetMaxAngular()}}
+		out[i] = fleetgate.Stream{Component: s.GetComponent(), Name: s.GetName(), Type: s.GetType(), Direction: s.GetDirection(),
+			Source: fleetgate.SourceType(s.GetSource()), DisplayName: s.GetDisplayName(), SourceURL: s.GetSourceUrl(), SourceEndpoint: s.GetSourceEndpoint(),
+			Limits: fleetgate.SpeedLimits{Linear: s.GetMaxLinear(), Angular: s.GetMaxAngular()}}
 	}
 	return out
 }
 
-func SampleToWire(s fleet.Sample) *linkpb.Sample {
+func SampleToWire(s fleetgate.Sample) *linkpb.Sample {
 	return &linkpb.Sample{Type: s.Type, Payload: s.Payload, Time: Time(s.Time), Seq: s.Seq}
 }
 
-func SampleFromWire(s *linkpb.Sample) fleet.Sample {
-	return fleet.Sample{Type: s.GetType(), Payload: s.GetPayload(), Time: FromTime(s.GetTime()), Seq: s.GetSeq()}
+func SampleFromWire(s *linkpb.Sample) fleetgate.Sample {
+	return fleetgate.Sample{Type: s.GetType(), Payload: s.GetPayload(), Time: FromTime(s.GetTime()), Seq: s.GetSeq()}
 }
 
-func KPIsToWire(kpis []fleet.KPI) []*linkpb.KPI {
+func KPIsToWire(kpis []fleetgate.KPI) []*linkpb.KPI {
 	out := make([]*linkpb.KPI, len(kpis))
 	for i, k := range kpis {
 		out[i] = &linkpb.KPI{Name: k.Name, DataType: k.DataType, Payload: k.Payload, Time: Time(k.Time)}
@@ -170,15 +170,15 @@ func KPIsToWire(kpis []fleet.KPI) []*linkpb.KPI {
 	return out
 }
 
-func KPIsFromWire(kpis []*linkpb.KPI) []fleet.KPI {
-	out := make([]fleet.KPI, len(kpis))
+func KPIsFromWire(kpis []*linkpb.KPI) []fleetgate.KPI {
+	out := make([]fleetgate.KPI, len(kpis))
 	for i, k := range kpis {
-		out[i] = fleet.KPI{Name: k.GetName(), DataType: k.GetDataType(), Payload: k.GetPayload(), Time: FromTime(k.GetTime())}
+		out[i] = fleetgate.KPI{Name: k.GetName(), DataType: k.GetDataType(), Payload: k.GetPayload(), Time: FromTime(k.GetTime())}
 	}
 	return out
 }
 
-func ResourcesToWire(list []fleet.Resource) []*linkpb.Resource {
+func ResourcesToWire(list []fleetgate.Resource) []*linkpb.Resource {
 	out := make([]*linkpb.Resource, len(list))
 	for i, r := range list {
 		out[i] = &linkpb.Resource{Id: r.ID, Name: r.Name, MimeType: r.MIMEType, FileType: r.FileType, Size: r.Size, CreatedAt: Time(r.CreatedAt), AdminOnly: r.AdminOnly}
@@ -186,16 +186,16 @@ func ResourcesToWire(list []fleet.Resource) []*linkpb.Resource {
 	return out
 }
 
-func ResourcesFromWire(list []*linkpb.Resource) []fleet.Resource {
-	out := make([]fleet.Resource, len(list))
+func ResourcesFromWire(list []*linkpb.Resource) []fleetgate.Resource {
+	out := make([]fleetgate.Resource, len(list))
 	for i, r := range list {
-		out[i] = fleet.Resource{ID: r.GetId(), Name: r.GetName(), MIMEType: r.GetMimeType(), FileType: r.GetFileType(), Size: r.GetSize(), CreatedAt: FromTime(r.GetCreatedAt()), AdminOnly: r.GetAdminOnly()}
+		out[i] = fleetgate.Resource{ID: r.GetId(), Name: r.GetName(), MIMEType: r.GetMimeType(), FileType: r.GetFileType(), Size: r.GetSize(), CreatedAt: FromTime(r.GetCreatedAt()), AdminOnly: r.GetAdminOnly()}
 	}
 	return out
 }
 
 // MetricToWire encodes a metric; its value's Go type becomes the oneof case.
-func MetricToWire(m fleet.Metric) (*linkpb.Metric, error) {
+func MetricToWire(m fleetgate.Metric) (*linkpb.Metric, error) {
 	out := &linkpb.Metric{Type: int32(m.Type), Name: m.Name}
 	switch v := m.Value.(type) {
 	case nil:
@@ -210,27 +210,27 @@ func MetricToWire(m fleet.Metric) (*linkpb.Metric, error) {
 		out.Value = &linkpb.Metric_StringValue{StringValue: v}
 	case bool:
 		out.Value = &linkpb.Metric_BoolValue{BoolValue: v}
-	case fleet.Usage:
+	case fleetgate.Usage:
 		out.Value = &linkpb.Metric_Usage{Usage: &linkpb.Usage{Used: v.Used, Limit: v.Limit}}
 	case time.Time:
 		out.Value = &linkpb.Metric_Expiry{Expiry: Time(v)}
-	case fleet.AgentSw:
+	case fleetgate.AgentSw:
 		out.Value = &linkpb.Metric_UpdateAvailable{UpdateAvailable: v.UpdateAvailable}
-	case fleet.AgentOperationalState:
+	case fleetgate.AgentOperationalState:
 		out.Value = &linkpb.Metric_OperationalState{OperationalState: &linkpb.AgentOperationalState{AgentStatus: int32(v.AgentStatus), Version: v.Version}}
-	case []fleet.Recorder:
+	case []fleetgate.Recorder:
 		rs := &linkpb.Recorders{Recorders: make([]*linkpb.Recorder, len(v))}
 		for i, r := range v {
 			rs.Recorders[i] = &linkpb.Recorder{Id: r.ID, Type: r.Type, State: r.State, StartTime: Time(r.StartTime), EndTime: Time(r.EndTime), ErrorType: r.ErrorType, Dropped: r.Dropped}
 		}
 		out.Value = &linkpb.Metric_Recorders{Recorders: rs}
-	case []fleet.ComponentInfo:
+	case []fleetgate.ComponentInfo:
 		cs := &linkpb.Components{Components: make([]*linkpb.ComponentInfo, len(v))}
 		for i, c := range v {
 			cs.Components[i] = &linkpb.ComponentInfo{Id: c.ID, Uuid: c.UUID, Name: c.Name, Version: c.Version, State: c.State}
 		}
 		out.Value = &linkpb.Metric_Components{Components: cs}
-	case fleet.ConfigInfo:
+	case fleetgate.ConfigInfo:
 		out.Value = &linkpb.Metric_Config{Config: &linkpb.ConfigInfo{Name: v.Name, Version: v.Version, State: v.State}}
 	default:
 		return nil, fmt.Errorf("link: metric %d has a value of type %T the link cannot carry", m.Type, m.Value)
@@ -238,9 +238,9 @@ func MetricToWire(m fleet.Metric) (*linkpb.Metric, error) {
 	return out, nil
 }
 
-// MetricFromWire decodes a metric to the Go types fleet.Metric documents.
-func MetricFromWire(m *linkpb.Metric) fleet.Metric {
-	out := fleet.Metric{Type: fleet.MetricType(m.GetType()), Name: m.GetName()}
+// MetricFromWire decodes a metric to the Go types fleetgate.Metric documents.
+func MetricFromWire(m *linkpb.Metric) fleetgate.Metric {
+	out := fleetgate.Metric{Type: fleetgate.MetricType(m.GetType()), Name: m.GetName()}
 	switch v := m.GetValue().(type) {
 	case *linkpb.Metric_IntValue:
 		out.Value = int(v.IntValue)
@@ -253,27 +253,27 @@ func MetricFromWire(m *linkpb.Metric) fleet.Metric {
 	case *linkpb.Metric_BoolValue:
 		out.Value = v.BoolValue
 	case *linkpb.Metric_Usage:
-		out.Value = fleet.Usage{Used: v.Usage.GetUsed(), Limit: v.Usage.GetLimit()}
+		out.Value = fleetgate.Usage{Used: v.Usage.GetUsed(), Limit: v.Usage.GetLimit()}
 	case *linkpb.Metric_Expiry:
 		out.Value = FromTime(v.Expiry)
 	case *linkpb.Metric_UpdateAvailable:
-		out.Value = fleet.AgentSw{UpdateAvailable: v.UpdateAvailable}
+		out.Value = fleetgate.AgentSw{UpdateAvailable: v.UpdateAvailable}
 	case *linkpb.Metric_OperationalState:
-		out.Value = fleet.AgentOperationalState{AgentStatus: int(v.OperationalState.GetAgentStatus()), Version: v.OperationalState.GetVersion()}
+		out.Value = fleetgate.AgentOperationalState{AgentStatus: int(v.OperationalState.GetAgentStatus()), Version: v.OperationalState.GetVersion()}
 	case *linkpb.Metric_Recorders:
-		rs := make([]fleet.Recorder, len(v.Recorders.GetRecorders()))
+		rs := make([]fleetgate.Recorder, len(v.Recorders.GetRecorders()))
 		for i, r := range v.Recorders.GetRecorders() {
-			rs[i] = fleet.Recorder{ID: r.GetId(), Type: r.GetType(), State: r.GetState(), StartTime: FromTime(r.GetStartTime()), EndTime: FromTime(r.GetEndTime()), ErrorType: r.GetErrorType(), Dropped: r.GetDropped()}
+			rs[i] = fleetgate.Recorder{ID: r.GetId(), Type: r.GetType(), State: r.GetState(), StartTime: FromTime(r.GetStartTime()), EndTime: FromTime(r.GetEndTime()), ErrorType: r.GetErrorType(), Dropped: r.GetDropped()}
 		}
 		out.Value = rs
 	case *linkpb.Metric_Components:
-		cs := make([]fleet.ComponentInfo, len(v.Components.GetComponents()))
+		cs := make([]fleetgate.ComponentInfo, len(v.Components.GetComponents()))
 		for i, c := range v.Components.GetComponents() {
-			cs[i] = fleet.ComponentInfo{ID: c.GetId(), UUID: c.GetUuid(), Name: c.GetName(), Version: c.GetVersion(), State: c.GetState()}
+			cs[i] = fleetgate.ComponentInfo{ID: c.GetId(), UUID: c.GetUuid(), Name: c.GetName(), Version: c.GetVersion(), State: c.GetState()}
 		}
 		out.Value = cs
 	case *linkpb.Metric_Config:
-		out.Value = fleet.ConfigInfo{Name: v.Config.GetName(), Version: v.Config.GetVersion(), State: v.Config.GetState()}
+		out.Value = fleetgate.ConfigInfo{Name: v.Config.GetName(), Version: v.Config.GetVersion(), State: v.Config.GetState()}
 	}
 	return out
 }

@@ -3,13 +3,13 @@ package link
 import (
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
 
 // The recorder's requests and answers (fleet.RecordingControl) on the wire.
 
-func RecordingRequestToWire(r fleet.RecordingRequest) *linkpb.RecordingStart {
+func RecordingRequestToWire(r fleetgate.RecordingRequest) *linkpb.RecordingStart {
 	out := &linkpb.RecordingStart{DurationMs: r.Duration.Milliseconds(), MaxBytes: r.MaxBytes, MaxRate: r.MaxRate}
 	for _, k := range r.Streams {
 		out.Streams = append(out.Streams, KeyToWire(k))
@@ -17,15 +17,15 @@ func RecordingRequestToWire(r fleet.RecordingRequest) *linkpb.RecordingStart {
 	return out
 }
 
-func RecordingRequestFromWire(r *linkpb.RecordingStart) fleet.RecordingRequest {
-	out := fleet.RecordingRequest{Duration: time.Duration(r.GetDurationMs()) * time.Millisecond, MaxBytes: r.GetMaxBytes(), MaxRate: r.GetMaxRate()}
+func RecordingRequestFromWire(r *linkpb.RecordingStart) fleetgate.RecordingRequest {
+	out := fleetgate.RecordingRequest{Duration: time.Duration(r.GetDurationMs()) * time.Millisecond, MaxBytes: r.GetMaxBytes(), MaxRate: r.GetMaxRate()}
 	for _, k := range r.GetStreams() {
 		out.Streams = append(out.Streams, KeyFromWire(k))
 	}
 	return out
 }
 
-func RecordingsToWire(list []fleet.Recording) *linkpb.RecordingList {
+func RecordingsToWire(list []fleetgate.Recording) *linkpb.RecordingList {
 	out := &linkpb.RecordingList{Recordings: make([]*linkpb.Recording, len(list))}
 	for i, r := range list {
 		w := &linkpb.Recording{
@@ -40,16 +40,16 @@ func RecordingsToWire(list []fleet.Recording) *linkpb.RecordingList {
 	return out
 }
 
-func RecordingsFromWire(l *linkpb.RecordingList) []fleet.Recording {
-	out := make([]fleet.Recording, len(l.GetRecordings()))
+func RecordingsFromWire(l *linkpb.RecordingList) []fleetgate.Recording {
+	out := make([]fleetgate.Recording, len(l.GetRecordings()))
 	for i, w := range l.GetRecordings() {
-		r := fleet.Recording{
+		r := fleetgate.Recording{
 			ID: w.GetId(), State: w.GetState(), ErrorType: w.GetErrorType(), Reason: w.GetReason(),
 			StartTime: FromTime(w.GetStartTime()), EndTime: FromTime(w.GetEndTime()), Request: RecordingRequestFromWire(w.GetRequest()),
 			Size: w.GetSize(), Messages: w.GetMessages(), Dropped: w.GetDropped(),
 		}
 		for _, s := range w.GetStreams() {
-			r.Streams = append(r.Streams, fleet.RecordedStream{Key: KeyFromWire(s.GetKey()), Type: s.GetType(), Topic: s.GetTopic()})
+			r.Streams = append(r.Streams, fleetgate.RecordedStream{Key: KeyFromWire(s.GetKey()), Type: s.GetType(), Topic: s.GetTopic()})
 		}
 		out[i] = r
 	}

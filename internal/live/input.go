@@ -7,7 +7,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/live/teleop"
 )
 
@@ -15,7 +15,7 @@ import (
 // hands it out after its checks (the 409 of a held stream among them).
 type Input interface {
 	// Stream is the input stream: its type and declared speed limits.
-	Stream() fleet.Stream
+	Stream() fleetgate.Stream
 	// Drive returns what the session's commands go to: LocalDriver for a robot of this
 	// process, a forwarder for one whose agent governs its teleoperation. onFault is called
 	// (once, on any goroutine) when driving fails: the session then ends with that error.
@@ -92,7 +92,7 @@ func (ss *Sessions) RunInput(conn Conn, in Input, opt InputOptions, recheck Rech
 }
 
 // readCommands feeds the controller the commands read from the connection until it fails.
-func (s *session) readCommands(driver Driver, stream fleet.Stream, opt InputOptions) {
+func (s *session) readCommands(driver Driver, stream fleetgate.Stream, opt InputOptions) {
 	buf := make([]byte, 0, 4<<10)
 	for {
 		data, binary, err := s.conn.Read(context.Background(), buf[:0])

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/kpi"
 	"github.com/fleetgate/fleetgate/internal/live/output"
 )
@@ -99,7 +100,7 @@ func (p *kpiPump) step() bool {
 	case <-p.sub.Done():
 		var why error
 		switch err := p.sub.Err(); {
-		case errors.Is(err, kpi.ErrRevoked):
+		case fleetgate.Is(err, fleetgate.EUnauthorized):
 			why = ErrTokenRevoked
 		case errors.Is(err, kpi.ErrClosed):
 			why = ErrShutdown

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/live/output"
 )
@@ -17,7 +18,7 @@ type Output interface {
 	RobotID() string
 	// Subscribe resolves the stream and follows it, latest sample wins. Its errors wrap
 	// ErrNotResolved (no such output stream) or ErrBootstrap (it cannot be followed now).
-	Subscribe(ctx context.Context, opts fleet.SubscribeOptions) (fleet.Stream, *fleet.Subscription, error)
+	Subscribe(ctx context.Context, opts fleetgate.SubscribeOptions) (fleetgate.Stream, *fleet.Subscription, error)
 }
 
 // OutputOptions are a client's choices for an output session.
@@ -45,7 +46,7 @@ func (ss *Sessions) StartOutput(conn Conn, src Output, opt OutputOptions, rechec
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	stream, sub, err := src.Subscribe(ctx, fleet.SubscribeOptions{MaxRate: opt.MaxRate, Downsample: opt.Downsample})
+	stream, sub, err := src.Subscribe(ctx, fleetgate.SubscribeOptions{MaxRate: opt.MaxRate, Downsample: opt.Downsample})
 	if err != nil {
 		s.stop(err)
 		go func() {
@@ -100,7 +101,7 @@ type relay struct {
 	again    bool        // a sample was offered while running
 	ended    bool        // the session is over: no more writers
 	paceWait *time.Timer // while a paced writer waits
-	held     fleet.Sample
+	held     fleetgate.Sample
 	busy     sync.WaitGroup // the writer, for end
 	drainFn  func()         // r.drain, made once: a go statement of a method value allocates
 }
@@ -183,9 +184,9 @@ func (r *relay) step() step {
 		select {
 		case <-r.sub.Done():
 			switch err := r.sub.Err(); {
-			case errors.Is(err, fleet.ErrOffline):
+			case fleetgate.Is(err, fleetgate.EOffline):
 				r.s.stop(ErrRobotOffline)
-			case errors.Is(err, fleet.ErrUnavailable):
+			case fleetgate.Is(err, fleetgate.EUnavailable):
 				r.s.stop(fmt.Errorf("%w: %v", ErrSourceFailed, err))
 			default:
 				r.s.stop(ErrClientGone)
@@ -213,7 +214,7 @@ func (r *relay) step() step {
 func (r *relay) paced() {
 	r.mu.Lock()
 	sample := r.held
-	r.held, r.paceWait = fleet.Sample{}, nil
+	r.held, r.paceWait = fleetgate.Sample{}, nil
 	r.mu.Unlock()
 	if newer, ok := r.sub.Take(); ok {
 		sample = newer
@@ -225,7 +226,7 @@ func (r *relay) paced() {
 	r.drain()
 }
 
-func (r *relay) write(sample fleet.Sample) step {
+func (r *relay) write(sample fleetgate.Sample) step {
 	frame, err := r.feed.Frame(sample, r.variant)
 	if errors.Is(err, output.ErrTooLarge) {
 		r.s.stop(ErrTooLargeForJSON)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/mcap/mcaptest"
 )
 
@@ -40,7 +40,7 @@ func recordUntilKilled(dir string) error {
 	}
 	raw := newTestRobot("robot1")
 	robot := rec.Wrap(raw)
-	r, err := robot.StartRecording(context.Background(), fleet.RecordingRequest{Streams: []fleet.StreamKey{poseKey, imageKey}})
+	r, err := robot.StartRecording(context.Background(), fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey, imageKey}})
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func TestKillDuringRecording(t *testing.T) {
 		t.Fatalf("after the restart, recordings %+v", list)
 	}
 	got := list[0]
-	if got.ID != id || got.State != fleet.RecordingStopped || got.ErrorType != fleet.RecordingInterrupted ||
+	if got.ID != id || got.State != fleetgate.RecordingStopped || got.ErrorType != fleetgate.RecordingInterrupted ||
 		got.Messages != int64(streamed.Messages) || got.EndTime.Before(got.StartTime) {
 		t.Fatalf("the interrupted recording: %+v; the streaming reader read %d messages", got, streamed.Messages)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/internal/mcap"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
@@ -21,10 +21,10 @@ import (
 
 // Streams of the test robot.
 var (
-	poseKey   = fleet.StreamKey{Component: "base", Name: "pose", Source: fleet.SourceComponent}
-	imageKey  = fleet.StreamKey{Component: "camera", Name: "image", Source: fleet.SourceComponent}
-	beaconKey = fleet.StreamKey{Name: "/beacon", Source: fleet.SourceROS1}
-	cmdKey    = fleet.StreamKey{Component: "base", Name: "cmd_vel", Source: fleet.SourceComponent}
+	poseKey   = fleetgate.StreamKey{Component: "base", Name: "pose", Source: fleetgate.SourceComponent}
+	imageKey  = fleetgate.StreamKey{Component: "camera", Name: "image", Source: fleetgate.SourceComponent}
+	beaconKey = fleetgate.StreamKey{Name: "/beacon", Source: fleetgate.SourceROS1}
+	cmdKey    = fleetgate.StreamKey{Component: "base", Name: "cmd_vel", Source: fleetgate.SourceComponent}
 )
 
 const (
@@ -39,24 +39,24 @@ type testRobot struct {
 	*fleettest.Robot
 }
 
-func (r testRobot) MessageDefinition(ctx context.Context, key fleet.StreamKey) (string, string, error) {
+func (r testRobot) MessageDefinition(ctx context.Context, key fleetgate.StreamKey) (string, string, error) {
 	if key == beaconKey {
 		return mcap.SchemaROS1, beaconDef, nil
 	}
-	return "", "", fleet.Errorf(fleet.ErrNotFound, "no definition")
+	return "", "", fleetgate.Errorf(fleetgate.ENotFound, "no definition")
 }
 
 func newTestRobot(name string) testRobot {
 	return testRobot{&fleettest.Robot{
 		ID: "6f1e0c1a-0000-4000-8000-00000000000" + name[len(name)-1:], Name: name,
-		StreamList: []fleet.Stream{
-			{Component: "base", Name: "pose", Type: typePose, Direction: fleet.Output, Source: fleet.SourceComponent},
-			{Component: "camera", Name: "image", Type: typeImage, Direction: fleet.Output, Source: fleet.SourceComponent},
-			{Name: "/beacon", Type: typeBeacon, Direction: fleet.Output, Source: fleet.SourceROS1},
-			{Component: "base", Name: "cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleet.Input, Source: fleet.SourceComponent},
+		StreamList: []fleetgate.Stream{
+			{Component: "base", Name: "pose", Type: typePose, Direction: fleetgate.Output, Source: fleetgate.SourceComponent},
+			{Component: "camera", Name: "image", Type: typeImage, Direction: fleetgate.Output, Source: fleetgate.SourceComponent},
+			{Name: "/beacon", Type: typeBeacon, Direction: fleetgate.Output, Source: fleetgate.SourceROS1},
+			{Component: "base", Name: "cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleetgate.Input, Source: fleetgate.SourceComponent},
 		},
-		MetricList: []fleet.Metric{{Type: fleet.MetricBattery, Value: 80.0}},
-		FileInfo:   []fleet.Resource{{ID: "0b7c6f7e-1111-4111-8111-111111111111", Name: "map.png", MIMEType: "image/png", FileType: "image", Size: 3}},
+		MetricList: []fleetgate.Metric{{Type: fleetgate.MetricBattery, Value: 80.0}},
+		FileInfo:   []fleetgate.Resource{{ID: "0b7c6f7e-1111-4111-8111-111111111111", Name: "map.png", MIMEType: "image/png", FileType: "image", Size: 3}},
 		Files:      map[string][]byte{"0b7c6f7e-1111-4111-8111-111111111111": []byte("png")},
 	}}
 }
@@ -113,13 +113,13 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // recording returns the current state of recording id of robot.
-func recording(t *testing.T, robot *Robot, id string) fleet.Recording {
+func recording(t *testing.T, robot *Robot, id string) fleetgate.Recording {
 	t.Helper()
 	list, err := robot.Recordings(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(list, func(r fleet.Recording) bool { return r.ID == id })
+	i := slices.IndexFunc(list, func(r fleetgate.Recording) bool { return r.ID == id })
 	if i < 0 {
 		t.Fatalf("no recording %s", id)
 	}
@@ -127,7 +127,7 @@ func recording(t *testing.T, robot *Robot, id string) fleet.Recording {
 }
 
 // emitWritten emits a sample and waits until the recording wrote it.
-func emitWritten(t *testing.T, robot *Robot, raw testRobot, id string, key fleet.StreamKey, typ string, payload []byte) fleet.Sample {
+func emitWritten(t *testing.T, robot *Robot, raw testRobot, id string, key fleetgate.StreamKey, typ string, payload []byte) fleetgate.Sample {
 	t.Helper()
 	before := recording(t, robot, id).Messages
 	s := raw.Emit(key, typ, payload)
@@ -136,12 +136,12 @@ func emitWritten(t *testing.T, robot *Robot, raw testRobot, id string, key fleet
 }
 
 // waitFinished waits until recording id is no longer running and returns it.
-func waitFinished(t *testing.T, robot *Robot, id string) fleet.Recording {
+func waitFinished(t *testing.T, robot *Robot, id string) fleetgate.Recording {
 	t.Helper()
-	var rec fleet.Recording
+	var rec fleetgate.Recording
 	waitFor(t, "the recording to finish", func() bool {
 		rec = recording(t, robot, id)
-		return rec.State != fleet.RecordingActive && !rec.EndTime.IsZero()
+		return rec.State != fleetgate.RecordingActive && !rec.EndTime.IsZero()
 	})
 	return rec
 }

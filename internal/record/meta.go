@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/mcap"
 )
 
@@ -26,7 +26,7 @@ type meta struct {
 	Duration  time.Duration `json:"durationLimit,omitempty"`
 	MaxBytes  int64         `json:"maxBytes,omitempty"`
 	MaxRate   float64       `json:"maxRate,omitempty"`
-	// State is fleet.RecordingActive until the file is complete: a description found in
+	// State is fleetgate.RecordingActive until the file is complete: a description found in
 	// that state at start is of a recording a crash interrupted.
 	State     string    `json:"state"`
 	ErrorType string    `json:"errorType,omitempty"`
@@ -49,15 +49,15 @@ type streamMeta struct {
 	Topic     string `json:"topic"`
 }
 
-func (m meta) recording() fleet.Recording {
-	rec := fleet.Recording{
+func (m meta) recording() fleetgate.Recording {
+	rec := fleetgate.Recording{
 		ID: m.ID, State: m.State, ErrorType: m.ErrorType, Reason: m.Reason, StartTime: m.Start, EndTime: m.End,
-		Request: fleet.RecordingRequest{Duration: m.Duration, MaxBytes: m.MaxBytes, MaxRate: m.MaxRate},
+		Request: fleetgate.RecordingRequest{Duration: m.Duration, MaxBytes: m.MaxBytes, MaxRate: m.MaxRate},
 		Size:    m.Size, Messages: m.Messages, Dropped: m.Dropped,
 	}
 	for _, s := range m.Streams {
-		key := fleet.StreamKey{Component: s.Component, Name: s.Name, Source: fleet.SourceType(s.Source)}
-		rec.Streams = append(rec.Streams, fleet.RecordedStream{Key: key, Type: s.Type, Topic: s.Topic})
+		key := fleetgate.StreamKey{Component: s.Component, Name: s.Name, Source: fleetgate.SourceType(s.Source)}
+		rec.Streams = append(rec.Streams, fleetgate.RecordedStream{Key: key, Type: s.Type, Topic: s.Topic})
 		rec.Request.Streams = append(rec.Request.Streams, key)
 	}
 	return rec
@@ -119,7 +119,7 @@ func (r *Recorder) load() error {
 			continue
 		}
 		e := &entry{meta: m}
-		if m.State == fleet.RecordingActive || m.NeedsRecovery {
+		if m.State == fleetgate.RecordingActive || m.NeedsRecovery {
 			r.recoverEntry(e)
 		}
 		st, err := os.Stat(r.path(id))
@@ -162,7 +162,7 @@ func (r *Recorder) recoverEntry(e *entry) {
 		r.log.Warn("a recording's file could not be finalised; trying again at the next start", "recording", m.ID, "err", err)
 		m.NeedsRecovery = true
 	default:
-		interrupted := m.State == fleet.RecordingActive
+		interrupted := m.State == fleetgate.RecordingActive
 		m.NeedsRecovery = false
 		m.Size, m.Messages = rec.Size, int64(rec.Messages)
 		if f, err := os.Open(path); err == nil {
@@ -175,13 +175,13 @@ func (r *Recorder) recoverEntry(e *entry) {
 			m.End = m.Start
 		}
 		if interrupted {
-			m.State, m.ErrorType, m.Reason = fleet.RecordingStopped, fleet.RecordingInterrupted, "the agent stopped while recording; finalised at its next start"
+			m.State, m.ErrorType, m.Reason = fleetgate.RecordingStopped, fleetgate.RecordingInterrupted, "the agent stopped while recording; finalised at its next start"
 		}
 		r.log.Info("recording finalised after an interruption", "recording", m.ID, "robot", m.RobotName,
 			"messages", rec.Messages, "dropped_bytes", rec.Dropped)
 	}
-	if m.State == fleet.RecordingActive {
-		m.State, m.ErrorType = fleet.RecordingFailed, fleet.RecordingInterrupted
+	if m.State == fleetgate.RecordingActive {
+		m.State, m.ErrorType = fleetgate.RecordingFailed, fleetgate.RecordingInterrupted
 		m.Reason = "the agent stopped while recording"
 	}
 	if err := r.saveMeta(*m); err != nil {

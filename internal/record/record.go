@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 )
 
@@ -153,7 +154,7 @@ func (r *Recorder) Close() {
 	}
 	r.mu.Unlock()
 	for _, s := range running {
-		s.stop("agent shutdown", "", fleet.RecordingStopped)
+		s.stop("agent shutdown", "", fleetgate.RecordingStopped)
 	}
 	r.wg.Wait()
 }
@@ -162,7 +163,7 @@ func (r *Recorder) path(id string) string { return filepath.Join(r.cfg.Dir, id+"
 
 // plan is a stream to record: its channel's topic, encoding and schema.
 type plan struct {
-	stream         fleet.Stream
+	stream         fleetgate.Stream
 	topic          string
 	messageEnc     string
 	schemaName     string
@@ -171,18 +172,18 @@ type plan struct {
 }
 
 // start starts a recording of robot.
-func (r *Recorder) start(ctx context.Context, robot *Robot, req fleet.RecordingRequest) (fleet.Recording, error) {
+func (r *Recorder) start(ctx context.Context, robot *Robot, req fleetgate.RecordingRequest) (fleetgate.Recording, error) {
 	if err := checkRequest(req); err != nil {
-		return fleet.Recording{}, err
+		return fleetgate.Recording{}, err
 	}
 	plans, err := r.plan(ctx, robot, req.Streams)
 	if err != nil {
-		return fleet.Recording{}, err
+		return fleetgate.Recording{}, err
 	}
 	info := robot.Info()
 	now := r.clock.Now()
 	m := meta{
-		ID: uuid.NewString(), RobotID: info.ID, RobotName: info.Name, State: fleet.RecordingActive,
+		ID: uuid.NewString(), RobotID: info.ID, RobotName: info.Name, State: fleetgate.RecordingActive,
 		Start: now.UTC().Truncate(time.Millisecond), Duration: req.Duration, MaxBytes: req.MaxBytes, MaxRate: req.MaxRate,
 	}
 	m.Name = fileName(info.Name, m.Start)
@@ -194,7 +195,7 @@ func (r *Recorder) start(ctx context.Context, robot *Robot, req fleet.RecordingR
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		return fleet.Recording{}, fleet.Errorf(fleet.ErrUnavailable, "the recorder is shutting down")
+		return fleetgate.Recording{}, fleetgate.Errorf(fleetgate.EUnavailable, "the recorder is shutting down")
 	}
 	active := 0
 	for _, e := range r.entries {
@@ -204,16 +205,16 @@ func (r *Recorder) start(ctx context.Context, robot *Robot, req fleet.RecordingR
 	}
 	if active >= MaxActive {
 		r.mu.Unlock()
-		return fleet.Recording{}, fleet.Errorf(fleet.ErrUnavailable, "%d recordings are running on this agent: stop one first", active)
+		return fleetgate.Recording{}, fleetgate.Errorf(fleetgate.EUnavailable, "%d recordings are running on this agent: stop one first", active)
 	}
 	if !r.makeRoomLocked(minRoom) {
 		r.mu.Unlock()
-		return fleet.Recording{}, fleet.Errorf(fleet.ErrUnavailable, "the recordings quota (%s) is taken by recordings being written", humanBytes(r.cfg.Quota))
+		return fleetgate.Recording{}, fleetgate.Errorf(fleetgate.EUnavailable, "the recordings quota (%s) is taken by recordings being written", humanBytes(r.cfg.Quota))
 	}
 	// The description goes to disk before the file: a file without one is never left.
 	if err := r.saveMeta(m); err != nil {
 		r.mu.Unlock()
-		return fleet.Recording{}, fleet.Errorf(fleet.ErrUnavailable, "recording: %v", err)
+		return fleetgate.Recording{}, fleetgate.Errorf(fleetgate.EUnavailable, "recording: %v", err)
 	}
 	e := &entry{meta: m}
 	r.entries[m.ID] = e
@@ -226,30 +227,30 @@ func (r *Recorder) start(ctx context.Context, robot *Robot, req fleet.RecordingR
 		r.mu.Unlock()
 		os.Remove(r.path(m.ID))
 		os.Remove(r.metaPath(m.ID))
-		return fleet.Recording{}, err
+		return fleetgate.Recording{}, err
 	}
 	r.log.Info("recording started", "robot", info.Name, "recording", m.ID, "streams", len(plans),
 		"duration", req.Duration, "max_bytes", req.MaxBytes, "max_rate", req.MaxRate)
 	return s.snapshot(), nil
 }
 
-func checkRequest(req fleet.RecordingRequest) error {
+func checkRequest(req fleetgate.RecordingRequest) error {
 	switch {
 	case len(req.Streams) == 0:
-		return fleet.Errorf(fleet.ErrInvalid, "name at least one stream to record")
+		return fleetgate.Errorf(fleetgate.EInvalid, "name at least one stream to record")
 	case len(req.Streams) > MaxStreams:
-		return fleet.Errorf(fleet.ErrInvalid, "at most %d streams per recording", MaxStreams)
+		return fleetgate.Errorf(fleetgate.EInvalid, "at most %d streams per recording", MaxStreams)
 	case req.Duration < 0 || req.Duration > MaxDuration:
-		return fleet.Errorf(fleet.ErrInvalid, "the duration must be between 0 (until stopped) and %s", MaxDuration)
+		return fleetgate.Errorf(fleetgate.EInvalid, "the duration must be between 0 (until stopped) and %s", MaxDuration)
 	case req.MaxBytes < 0 || req.MaxBytes > 0 && req.MaxBytes < minRoom:
-		return fleet.Errorf(fleet.ErrInvalid, "the size limit must be 0 (none) or at least %s", humanBytes(minRoom))
+		return fleetgate.Errorf(fleetgate.EInvalid, "the size limit must be 0 (none) or at least %s", humanBytes(minRoom))
 	case math.IsNaN(req.MaxRate) || req.MaxRate < 0 || req.MaxRate > MaxRate:
-		return fleet.Errorf(fleet.ErrInvalid, "the rate cap must be between 0 (none) and %d per second", MaxRate)
+		return fleetgate.Errorf(fleetgate.EInvalid, "the rate cap must be between 0 (none) and %d per second", MaxRate)
 	}
-	seen := map[fleet.StreamKey]bool{}
+	seen := map[fleetgate.StreamKey]bool{}
 	for _, k := range req.Streams {
 		if seen[k] {
-			return fleet.Errorf(fleet.ErrInvalid, "stream %s is named twice", keyName(k))
+			return fleetgate.Errorf(fleetgate.EInvalid, "stream %s is named twice", keyName(k))
 		}
 		seen[k] = true
 	}
@@ -257,7 +258,7 @@ func checkRequest(req fleet.RecordingRequest) error {
 }
 
 // plan resolves the streams to record against the robot's list and picks their schemas.
-func (r *Recorder) plan(ctx context.Context, robot *Robot, keys []fleet.StreamKey) ([]plan, error) {
+func (r *Recorder) plan(ctx context.Context, robot *Robot, keys []fleetgate.StreamKey) ([]plan, error) {
 	streams, err := robot.Robot.Streams(ctx)
 	if err != nil {
 		return nil, err
@@ -265,13 +266,13 @@ func (r *Recorder) plan(ctx context.Context, robot *Robot, keys []fleet.StreamKe
 	var plans []plan
 	topics := map[string]bool{}
 	for _, k := range keys {
-		i := slices.IndexFunc(streams, func(s fleet.Stream) bool { return s.Key() == k })
+		i := slices.IndexFunc(streams, func(s fleetgate.Stream) bool { return s.Key() == k })
 		if i < 0 {
-			return nil, fleet.Errorf(fleet.ErrInvalid, "robot %s has no stream %s", robot.Info().Name, keyName(k))
+			return nil, fleetgate.Errorf(fleetgate.EInvalid, "robot %s has no stream %s", robot.Info().Name, keyName(k))
 		}
 		s := streams[i]
-		if s.Direction == fleet.Input {
-			return nil, fleet.Errorf(fleet.ErrInvalid, "%s is an input stream: only output streams are recorded", keyName(k))
+		if s.Direction == fleetgate.Input {
+			return nil, fleetgate.Errorf(fleetgate.EInvalid, "%s is an input stream: only output streams are recorded", keyName(k))
 		}
 		p, err := schemaOf(ctx, robot.Robot, s)
 		if err != nil {
@@ -288,7 +289,7 @@ func (r *Recorder) plan(ctx context.Context, robot *Robot, keys []fleet.StreamKe
 
 // topicOf is the MCAP topic of a stream: a ROS topic as it is, a component's stream as
 // /component/name.
-func topicOf(s fleet.Stream) string {
+func topicOf(s fleetgate.Stream) string {
 	name := s.Name
 	if s.Component != "" {
 		name = s.Component + "/" + strings.TrimPrefix(name, "/")
@@ -299,7 +300,7 @@ func topicOf(s fleet.Stream) string {
 	return name
 }
 
-func keyName(k fleet.StreamKey) string {
+func keyName(k fleetgate.StreamKey) string {
 	if k.Component == "" {
 		return k.Name
 	}
@@ -360,12 +361,12 @@ func (r *Recorder) removeLocked(e *entry) {
 }
 
 // stop stops recording id of robot robotID and waits for its file to be complete.
-func (r *Recorder) stop(ctx context.Context, robotID, id string) (fleet.Recording, error) {
+func (r *Recorder) stop(ctx context.Context, robotID, id string) (fleetgate.Recording, error) {
 	r.mu.Lock()
 	e, ok := r.entries[id]
 	if !ok || e.meta.RobotID != robotID {
 		r.mu.Unlock()
-		return fleet.Recording{}, fleet.Errorf(fleet.ErrNotFound, "no recording %q of this robot", id)
+		return fleetgate.Recording{}, fleetgate.Errorf(fleetgate.ENotFound, "no recording %q of this robot", id)
 	}
 	s := e.s
 	if s == nil {
@@ -374,11 +375,11 @@ func (r *Recorder) stop(ctx context.Context, robotID, id string) (fleet.Recordin
 		return rec, nil
 	}
 	r.mu.Unlock()
-	s.stop("stop requested", "", fleet.RecordingStopped)
+	s.stop("stop requested", "", fleetgate.RecordingStopped)
 	select {
 	case <-s.done:
 	case <-ctx.Done():
-		return fleet.Recording{}, fleet.Errorf(fleet.ErrUnavailable, "recording %s is stopping; its file is not complete yet", id)
+		return fleetgate.Recording{}, fleetgate.Errorf(fleetgate.EUnavailable, "recording %s is stopping; its file is not complete yet", id)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -389,9 +390,9 @@ func (r *Recorder) stop(ctx context.Context, robotID, id string) (fleet.Recordin
 }
 
 // list returns robotID's recordings, newest first.
-func (r *Recorder) list(robotID string) []fleet.Recording {
+func (r *Recorder) list(robotID string) []fleetgate.Recording {
 	r.mu.Lock()
-	var out []fleet.Recording
+	var out []fleetgate.Recording
 	var running []*session
 	for _, e := range r.entries {
 		if e.meta.RobotID != robotID {
@@ -407,7 +408,7 @@ func (r *Recorder) list(robotID string) []fleet.Recording {
 	for _, s := range running {
 		out = append(out, s.snapshot())
 	}
-	slices.SortFunc(out, func(a, b fleet.Recording) int { return b.StartTime.Compare(a.StartTime) })
+	slices.SortFunc(out, func(a, b fleetgate.Recording) int { return b.StartTime.Compare(a.StartTime) })
 	return out
 }
 

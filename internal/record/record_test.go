@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -15,20 +14,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/mcap"
 	"github.com/fleetgate/fleetgate/internal/mcap/mcaptest"
 )
 
 var bg = context.Background()
 
-func start(t *testing.T, robot *Robot, req fleet.RecordingRequest) fleet.Recording {
+func start(t *testing.T, robot *Robot, req fleetgate.RecordingRequest) fleetgate.Recording {
 	t.Helper()
 	rec, err := robot.StartRecording(bg, req)
 	if err != nil {
 		t.Fatalf("StartRecording: %v", err)
 	}
-	if rec.State != fleet.RecordingActive || rec.ID == "" {
+	if rec.State != fleetgate.RecordingActive || rec.ID == "" {
 		t.Fatalf("a new recording is %+v", rec)
 	}
 	return rec
@@ -41,10 +40,10 @@ func TestRecordingReadByMcapCore(t *testing.T) {
 	rec := openRecorder(t, testConfig(t))
 	raw := newTestRobot("robot1")
 	robot := rec.Wrap(raw)
-	r := start(t, robot, fleet.RecordingRequest{Streams: []fleet.StreamKey{poseKey, imageKey, beaconKey}})
+	r := start(t, robot, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey, imageKey, beaconKey}})
 
 	const rounds = 40
-	sent := map[fleet.StreamKey][]fleet.Sample{}
+	sent := map[fleetgate.StreamKey][]fleetgate.Sample{}
 	for i := range rounds {
 		sent[poseKey] = append(sent[poseKey], emitWritten(t, robot, raw, r.ID, poseKey, typePose, posePayload(i)))
 		sent[imageKey] = append(sent[imageKey], emitWritten(t, robot, raw, r.ID, imageKey, typeImage, imagePayload(i, 4000)))
@@ -56,7 +55,7 @@ func TestRecordingReadByMcapCore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if done.State != fleet.RecordingStopped || done.Reason != "stop requested" || done.ErrorType != "" || done.Dropped != 0 {
+	if done.State != fleetgate.RecordingStopped || done.Reason != "stop requested" || done.ErrorType != "" || done.Dropped != 0 {
 		t.Fatalf("stopped recording: %+v", done)
 	}
 	total := len(sent[poseKey]) + len(sent[imageKey]) + len(sent[beaconKey])
@@ -78,7 +77,7 @@ func TestRecordingReadByMcapCore(t *testing.T) {
 	if len(wantSchemas) != 0 {
 		t.Errorf("missing schemas %v", wantSchemas)
 	}
-	for key, topic := range map[fleet.StreamKey]string{poseKey: "/base/pose", imageKey: "/camera/image", beaconKey: "/beacon"} {
+	for key, topic := range map[fleetgate.StreamKey]string{poseKey: "/base/pose", imageKey: "/camera/image", beaconKey: "/beacon"} {
 		ch := report.Topic(topic)
 		if ch == nil {
 			t.Fatalf("no channel %s", topic)
@@ -123,7 +122,7 @@ func TestRecordingIsAResource(t *testing.T) {
 	raw := newTestRobot("robot1")
 	robot := rec.Wrap(raw)
 	other := rec.Wrap(newTestRobot("robot2"))
-	r := start(t, robot, fleet.RecordingRequest{Streams: []fleet.StreamKey{poseKey}})
+	r := start(t, robot, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}})
 	emitWritten(t, robot, raw, r.ID, poseKey, typePose, posePayload(1))
 
 	list, err := robot.Resources(bg)
@@ -131,15 +130,15 @@ func TestRecordingIsAResource(t *testing.T) {
 		t.Fatalf("while recording, resources %v (%v): only the robot's own", list, err)
 	}
 	types, _ := robot.Metrics(bg)
-	if !slices.Contains(types, fleet.MetricRecordings) || !slices.Contains(types, fleet.MetricBattery) {
+	if !slices.Contains(types, fleetgate.MetricRecordings) || !slices.Contains(types, fleetgate.MetricBattery) {
 		t.Fatalf("metric types %v", types)
 	}
-	m, err := robot.Metric(bg, fleet.MetricRecordings, "")
+	m, err := robot.Metric(bg, fleetgate.MetricRecordings, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	recorders := m.Value.([]fleet.Recorder)
-	if len(recorders) != 1 || recorders[0].ID != r.ID || recorders[0].State != fleet.RecordingActive || recorders[0].Type != "mcap" ||
+	recorders := m.Value.([]fleetgate.Recorder)
+	if len(recorders) != 1 || recorders[0].ID != r.ID || recorders[0].State != fleetgate.RecordingActive || recorders[0].Type != "mcap" ||
 		recorders[0].EndTime.Before(recorders[0].StartTime) {
 		t.Fatalf("Recordings metric while recording: %+v", recorders)
 	}
@@ -149,7 +148,7 @@ func TestRecordingIsAResource(t *testing.T) {
 		t.Fatal(err)
 	}
 	list, _ = robot.Resources(bg)
-	i := slices.IndexFunc(list, func(res fleet.Resource) bool { return res.ID == r.ID })
+	i := slices.IndexFunc(list, func(res fleetgate.Resource) bool { return res.ID == r.ID })
 	if i < 0 {
 		t.Fatalf("the finished recording is not a resource: %v", list)
 	}
@@ -168,10 +167,10 @@ func TestRecordingIsAResource(t *testing.T) {
 	if int64(len(data)) != got.Size || !bytes.HasPrefix(data, mcap.Magic) {
 		t.Fatalf("opened %d bytes, resource says %d", len(data), got.Size)
 	}
-	if _, _, err := other.OpenResource(bg, r.ID); !errors.Is(err, fleet.ErrNotFound) {
+	if _, _, err := other.OpenResource(bg, r.ID); !fleetgate.Is(err, fleetgate.ENotFound) {
 		t.Fatalf("another robot opens the recording: %v", err)
 	}
-	if _, err := other.StopRecording(bg, r.ID); !errors.Is(err, fleet.ErrNotFound) {
+	if _, err := other.StopRecording(bg, r.ID); !fleetgate.Is(err, fleetgate.ENotFound) {
 		t.Fatalf("another robot stops the recording: %v", err)
 	}
 	if f, _, err := robot.OpenResource(bg, "0b7c6f7e-1111-4111-8111-111111111111"); err != nil {
@@ -179,8 +178,8 @@ func TestRecordingIsAResource(t *testing.T) {
 	} else {
 		f.Close()
 	}
-	m, _ = robot.Metric(bg, fleet.MetricRecordings, "")
-	if recorders := m.Value.([]fleet.Recorder); len(recorders) != 1 || recorders[0].State != fleet.RecordingStopped ||
+	m, _ = robot.Metric(bg, fleetgate.MetricRecordings, "")
+	if recorders := m.Value.([]fleetgate.Recorder); len(recorders) != 1 || recorders[0].State != fleetgate.RecordingStopped ||
 		!recorders[0].EndTime.Equal(done.EndTime) {
 		t.Fatalf("Recordings metric after the stop: %+v", recorders)
 	}
@@ -189,7 +188,7 @@ func TestRecordingIsAResource(t *testing.T) {
 	rec.Close()
 	again := openRecorder(t, Config{Dir: rec.cfg.Dir, Logger: rec.cfg.Logger})
 	list, _ = again.Wrap(raw).Resources(bg)
-	if !slices.ContainsFunc(list, func(res fleet.Resource) bool { return res == got }) {
+	if !slices.ContainsFunc(list, func(res fleetgate.Resource) bool { return res == got }) {
 		t.Fatalf("after a restart, resources %v lack %v", list, got)
 	}
 }
@@ -199,20 +198,20 @@ func TestStartRefusesBadRequests(t *testing.T) {
 	robot := rec.Wrap(newTestRobot("robot1"))
 	for _, tc := range []struct {
 		name string
-		req  fleet.RecordingRequest
+		req  fleetgate.RecordingRequest
 	}{
-		{"no stream", fleet.RecordingRequest{}},
-		{"unknown stream", fleet.RecordingRequest{Streams: []fleet.StreamKey{{Component: "x", Name: "y", Source: 1}}}},
-		{"input stream", fleet.RecordingRequest{Streams: []fleet.StreamKey{cmdKey}}},
-		{"twice the same", fleet.RecordingRequest{Streams: []fleet.StreamKey{poseKey, poseKey}}},
-		{"negative duration", fleet.RecordingRequest{Streams: []fleet.StreamKey{poseKey}, Duration: -time.Second}},
-		{"endless duration", fleet.RecordingRequest{Streams: []fleet.StreamKey{poseKey}, Duration: MaxDuration + 1}},
-		{"tiny size limit", fleet.RecordingRequest{Streams: []fleet.StreamKey{poseKey}, MaxBytes: 1000}},
-		{"negative rate", fleet.RecordingRequest{Streams: []fleet.StreamKey{poseKey}, MaxRate: -1}},
-		{"NaN rate", fleet.RecordingRequest{Streams: []fleet.StreamKey{poseKey}, MaxRate: math.NaN()}},
+		{"no stream", fleetgate.RecordingRequest{}},
+		{"unknown stream", fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{{Component: "x", Name: "y", Source: 1}}}},
+		{"input stream", fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{cmdKey}}},
+		{"twice the same", fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey, poseKey}}},
+		{"negative duration", fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}, Duration: -time.Second}},
+		{"endless duration", fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}, Duration: MaxDuration + 1}},
+		{"tiny size limit", fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}, MaxBytes: 1000}},
+		{"negative rate", fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}, MaxRate: -1}},
+		{"NaN rate", fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}, MaxRate: math.NaN()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := robot.StartRecording(bg, tc.req); !errors.Is(err, fleet.ErrInvalid) {
+			if _, err := robot.StartRecording(bg, tc.req); !fleetgate.Is(err, fleetgate.EInvalid) {
 				t.Fatalf("got %v, want ErrInvalid", err)
 			}
 		})
@@ -233,7 +232,7 @@ func TestDurationLimit(t *testing.T) {
 	rec := openRecorder(t, cfg)
 	raw := newTestRobot("robot1")
 	robot := rec.Wrap(raw)
-	r := start(t, robot, fleet.RecordingRequest{Streams: []fleet.StreamKey{poseKey}, Duration: 10 * time.Second})
+	r := start(t, robot, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}, Duration: 10 * time.Second})
 	emitWritten(t, robot, raw, r.ID, poseKey, typePose, posePayload(1))
 
 	clock.Advance(10*time.Second - time.Millisecond)
@@ -245,7 +244,7 @@ func TestDurationLimit(t *testing.T) {
 		t.Fatal("at its duration the recording is not stopping")
 	}
 	done := waitFinished(t, robot, r.ID)
-	if done.State != fleet.RecordingStopped || done.Reason != "duration limit" {
+	if done.State != fleetgate.RecordingStopped || done.Reason != "duration limit" {
 		t.Fatalf("the recording ended %s (%s)", done.State, done.Reason)
 	}
 	if d := done.Duration(clock.Now()); d != 10*time.Second {
@@ -262,7 +261,7 @@ func TestDurationLimitRealTime(t *testing.T) {
 	raw := newTestRobot("robot1")
 	robot := rec.Wrap(raw)
 	began := time.Now()
-	r := start(t, robot, fleet.RecordingRequest{Streams: []fleet.StreamKey{poseKey}, Duration: 300 * time.Millisecond})
+	r := start(t, robot, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}, Duration: 300 * time.Millisecond})
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -280,7 +279,7 @@ func TestDurationLimitRealTime(t *testing.T) {
 	done := waitFinished(t, robot, r.ID)
 	close(stop)
 	wg.Wait()
-	if done.Reason != "duration limit" || done.State != fleet.RecordingStopped || time.Since(began) < 300*time.Millisecond {
+	if done.Reason != "duration limit" || done.State != fleetgate.RecordingStopped || time.Since(began) < 300*time.Millisecond {
 		t.Fatalf("recording %+v ended after %v", done, time.Since(began))
 	}
 	if d := done.EndTime.Sub(done.StartTime); d < 300*time.Millisecond-time.Millisecond {
@@ -298,16 +297,16 @@ func TestSizeLimit(t *testing.T) {
 	raw := newTestRobot("robot1")
 	robot := rec.Wrap(raw)
 	const limit = 1 << 20
-	r := start(t, robot, fleet.RecordingRequest{Streams: []fleet.StreamKey{imageKey, poseKey}, MaxBytes: limit})
-	var got fleet.Recording
+	r := start(t, robot, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{imageKey, poseKey}, MaxBytes: limit})
+	var got fleetgate.Recording
 	for i := 0; ; i++ {
 		before := recording(t, robot, r.ID)
 		raw.Emit(imageKey, typeImage, imagePayload(i, 20<<10))
 		waitFor(t, "the image to be written or the limit reached", func() bool {
 			got = recording(t, robot, r.ID)
-			return got.Messages > before.Messages || got.State != fleet.RecordingActive
+			return got.Messages > before.Messages || got.State != fleetgate.RecordingActive
 		})
-		if got.State != fleet.RecordingActive {
+		if got.State != fleetgate.RecordingActive {
 			break
 		}
 		if i > 200 {
@@ -319,7 +318,7 @@ func TestSizeLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if done.Reason != "size limit" || done.State != fleet.RecordingStopped || st.Size() > limit || st.Size() < limit-3*(20<<10) {
+	if done.Reason != "size limit" || done.State != fleetgate.RecordingStopped || st.Size() > limit || st.Size() < limit-3*(20<<10) {
 		t.Fatalf("recording %+v; its file has %d bytes, the limit is %d", done, st.Size(), limit)
 	}
 	if s := summaryOf(t, rec.path(r.ID)); s.Statistics.MessageCount != uint64(done.Messages) {
@@ -335,7 +334,7 @@ func TestRateCap(t *testing.T) {
 	rec := openRecorder(t, cfg)
 	raw := newTestRobot("robot1")
 	robot := rec.Wrap(raw)
-	r := start(t, robot, fleet.RecordingRequest{Streams: []fleet.StreamKey{poseKey}, MaxRate: 2})
+	r := start(t, robot, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}, MaxRate: 2})
 	s1 := emitWritten(t, robot, raw, r.ID, poseKey, typePose, posePayload(1))
 	raw.Emit(poseKey, typePose, posePayload(2))
 	// The puller took sample 2 and waits out the interval: a timer due 500 ms after the
@@ -372,7 +371,7 @@ func TestRateCapRealTime(t *testing.T) {
 	raw := newTestRobot("robot1")
 	robot := rec.Wrap(raw)
 	began := time.Now()
-	r := start(t, robot, fleet.RecordingRequest{Streams: []fleet.StreamKey{poseKey}, MaxRate: 10})
+	r := start(t, robot, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}, MaxRate: 10})
 	for i := range 100 { // 200 Hz for half a second
 		raw.Emit(poseKey, typePose, posePayload(i))
 		time.Sleep(5 * time.Millisecond)
@@ -392,11 +391,11 @@ func TestRobotOffline(t *testing.T) {
 	rec := openRecorder(t, testConfig(t))
 	raw := newTestRobot("robot1")
 	robot := rec.Wrap(raw)
-	r := start(t, robot, fleet.RecordingRequest{Streams: []fleet.StreamKey{poseKey, imageKey}})
+	r := start(t, robot, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey, imageKey}})
 	emitWritten(t, robot, raw, r.ID, poseKey, typePose, posePayload(1))
 	raw.Disconnect()
 	done := waitFinished(t, robot, r.ID)
-	if done.State != fleet.RecordingStopped || done.ErrorType != fleet.RecordingRobotOffline {
+	if done.State != fleetgate.RecordingStopped || done.ErrorType != fleetgate.RecordingRobotOffline {
 		t.Fatalf("recording of a robot gone offline: %+v", done)
 	}
 	if s := summaryOf(t, rec.path(r.ID)); s.Statistics.MessageCount != 1 {
@@ -405,9 +404,9 @@ func TestRobotOffline(t *testing.T) {
 }
 
 // recordBytes runs a recording of about n bytes of images on robot and stops it.
-func recordBytes(t *testing.T, robot *Robot, raw testRobot, n int) fleet.Recording {
+func recordBytes(t *testing.T, robot *Robot, raw testRobot, n int) fleetgate.Recording {
 	t.Helper()
-	r := start(t, robot, fleet.RecordingRequest{Streams: []fleet.StreamKey{imageKey}})
+	r := start(t, robot, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{imageKey}})
 	for i := 0; i < n/(50<<10); i++ {
 		emitWritten(t, robot, raw, r.ID, imageKey, typeImage, imagePayload(i, 50<<10))
 	}
@@ -433,22 +432,22 @@ func TestQuotaEviction(t *testing.T) {
 	}
 
 	// A third needs room: the oldest goes.
-	c := start(t, robot, fleet.RecordingRequest{Streams: []fleet.StreamKey{imageKey}})
+	c := start(t, robot, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{imageKey}})
 	if exists(a.ID) || !exists(b.ID) {
 		t.Fatalf("starting a third recording: the oldest exists %v, the second %v", exists(a.ID), exists(b.ID))
 	}
 	list, _ := robot.Resources(bg)
-	if slices.ContainsFunc(list, func(res fleet.Resource) bool { return res.ID == a.ID }) {
+	if slices.ContainsFunc(list, func(res fleetgate.Resource) bool { return res.ID == a.ID }) {
 		t.Fatal("an evicted recording is still a resource")
 	}
 	// As it grows, the second goes too; then, with nothing finished left, it fails itself.
-	var got fleet.Recording
-	for i := 0; got.State != fleet.RecordingFailed; i++ {
+	var got fleetgate.Recording
+	for i := 0; got.State != fleetgate.RecordingFailed; i++ {
 		before := recording(t, robot, c.ID).Messages
 		raw.Emit(imageKey, typeImage, imagePayload(i, 50<<10))
 		waitFor(t, "the image written or the quota hit", func() bool {
 			got = recording(t, robot, c.ID)
-			return got.Messages > before || got.State != fleet.RecordingActive
+			return got.Messages > before || got.State != fleetgate.RecordingActive
 		})
 		if i > 200 {
 			t.Fatal("the quota never stopped the recording")
@@ -458,7 +457,7 @@ func TestQuotaEviction(t *testing.T) {
 		t.Fatal("the older finished recording was kept while the running one filled the quota")
 	}
 	done := waitFinished(t, robot, c.ID)
-	if done.ErrorType != fleet.RecordingQuotaExceeded || !exists(c.ID) {
+	if done.ErrorType != fleetgate.RecordingQuotaExceeded || !exists(c.ID) {
 		t.Fatalf("the recording that filled the quota: %+v", done)
 	}
 	st, _ := os.Stat(rec.path(c.ID))
@@ -467,7 +466,7 @@ func TestQuotaEviction(t *testing.T) {
 	}
 	summaryOf(t, rec.path(c.ID))
 	// With the quota full of a finished recording, the next start evicts it.
-	start(t, robot, fleet.RecordingRequest{Streams: []fleet.StreamKey{poseKey}})
+	start(t, robot, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}})
 	if exists(c.ID) {
 		t.Fatal("a new recording did not make room")
 	}
@@ -514,21 +513,21 @@ func TestDiskFull(t *testing.T) {
 	}
 
 	capped = true
-	r := start(t, robot, fleet.RecordingRequest{Streams: []fleet.StreamKey{imageKey}})
-	var got fleet.Recording
-	for i := 0; got.State != fleet.RecordingFailed; i++ {
+	r := start(t, robot, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{imageKey}})
+	var got fleetgate.Recording
+	for i := 0; got.State != fleetgate.RecordingFailed; i++ {
 		b := recording(t, robot, r.ID).Messages
 		raw.Emit(imageKey, typeImage, imagePayload(i, 20<<10))
 		waitFor(t, "the image written or the disk full", func() bool {
 			got = recording(t, robot, r.ID)
-			return got.Messages > b || got.State != fleet.RecordingActive
+			return got.Messages > b || got.State != fleetgate.RecordingActive
 		})
 		if i > 100 {
 			t.Fatal("the full disk never stopped the recording")
 		}
 	}
 	done := waitFinished(t, robot, r.ID)
-	if done.ErrorType != fleet.RecordingDiskFull || done.State != fleet.RecordingFailed {
+	if done.ErrorType != fleetgate.RecordingDiskFull || done.State != fleetgate.RecordingFailed {
 		t.Fatalf("recording on a full disk: %+v", done)
 	}
 	s := summaryOf(t, rec.path(r.ID))
@@ -539,7 +538,7 @@ func TestDiskFull(t *testing.T) {
 	if !bytes.Equal(before, after) {
 		t.Fatal("the finished recording changed")
 	}
-	if list, _ := robot.Resources(bg); !slices.ContainsFunc(list, func(res fleet.Resource) bool { return res.ID == r.ID }) {
+	if list, _ := robot.Resources(bg); !slices.ContainsFunc(list, func(res fleetgate.Resource) bool { return res.ID == r.ID }) {
 		t.Fatal("the recovered file of a failed recording is not offered")
 	}
 }
@@ -589,8 +588,8 @@ func TestSlowDiskDropsNeverBlocks(t *testing.T) {
 	})
 	raw := newTestRobot("robot1")
 	robot := rec.Wrap(raw)
-	r := start(t, robot, fleet.RecordingRequest{Streams: []fleet.StreamKey{imageKey}})
-	viewer, err := raw.Subscribe(bg, imageKey, fleet.SubscribeOptions{})
+	r := start(t, robot, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{imageKey}})
+	viewer, err := raw.Subscribe(bg, imageKey, fleetgate.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -603,7 +602,7 @@ func TestSlowDiskDropsNeverBlocks(t *testing.T) {
 	g.mu.Unlock()
 
 	const n = 300
-	var last fleet.Sample
+	var last fleetgate.Sample
 	for i := 1; i < n; i++ {
 		last = raw.Emit(imageKey, typeImage, imagePayload(i, 10<<10))
 		got, err := viewer.Next(bg) // the live viewer keeps up, disk or not
@@ -623,8 +622,8 @@ func TestSlowDiskDropsNeverBlocks(t *testing.T) {
 	if done.Messages+done.Dropped != n || done.Dropped == 0 {
 		t.Fatalf("%d written and %d dropped of %d", done.Messages, done.Dropped, n)
 	}
-	m, _ := robot.Metric(bg, fleet.MetricRecordings, "")
-	if rs := m.Value.([]fleet.Recorder); rs[0].Dropped != done.Dropped {
+	m, _ := robot.Metric(bg, fleetgate.MetricRecordings, "")
+	if rs := m.Value.([]fleetgate.Recorder); rs[0].Dropped != done.Dropped {
 		t.Fatalf("the metric counts %d dropped, the recording %d", rs[0].Dropped, done.Dropped)
 	}
 	if s := summaryOf(t, rec.path(r.ID)); s.Statistics.MessageCount != uint64(done.Messages) {
@@ -663,12 +662,12 @@ type lateDefinitionRobot struct {
 	asked int
 }
 
-func (r *lateDefinitionRobot) MessageDefinition(ctx context.Context, key fleet.StreamKey) (string, string, error) {
+func (r *lateDefinitionRobot) MessageDefinition(ctx context.Context, key fleetgate.StreamKey) (string, string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.asked++
 	if r.asked < 3 {
-		return "", "", fleet.Errorf(fleet.ErrNotFound, "no publisher yet")
+		return "", "", fleetgate.Errorf(fleetgate.ENotFound, "no publisher yet")
 	}
 	return r.testRobot.MessageDefinition(ctx, key)
 }
@@ -679,7 +678,7 @@ func TestOpaqueDefinitionLearntAfterSubscribing(t *testing.T) {
 	rec := openRecorder(t, testConfig(t))
 	raw := &lateDefinitionRobot{testRobot: newTestRobot("robot1")}
 	robot := rec.Wrap(raw)
-	r := start(t, robot, fleet.RecordingRequest{Streams: []fleet.StreamKey{beaconKey}})
+	r := start(t, robot, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{beaconKey}})
 	emitWritten(t, robot, raw.testRobot, r.ID, beaconKey, typeBeacon, beaconPayload(1))
 	robot.StopRecording(bg, r.ID)
 	s := summaryOf(t, rec.path(r.ID))

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 )
 
@@ -38,15 +39,15 @@ func (r *Recorder) Wrap(robot fleet.Robot) *Robot {
 // Unwrap is the robot recorded.
 func (r *Robot) Unwrap() fleet.Robot { return r.Robot }
 
-func (r *Robot) StartRecording(ctx context.Context, req fleet.RecordingRequest) (fleet.Recording, error) {
+func (r *Robot) StartRecording(ctx context.Context, req fleetgate.RecordingRequest) (fleetgate.Recording, error) {
 	return r.rec.start(ctx, r, req)
 }
 
-func (r *Robot) StopRecording(ctx context.Context, id string) (fleet.Recording, error) {
+func (r *Robot) StopRecording(ctx context.Context, id string) (fleetgate.Recording, error) {
 	return r.rec.stop(ctx, r.Info().ID, id)
 }
 
-func (r *Robot) Recordings(ctx context.Context) ([]fleet.Recording, error) {
+func (r *Robot) Recordings(ctx context.Context) ([]fleetgate.Recording, error) {
 	return r.rec.list(r.Info().ID), nil
 }
 
@@ -57,7 +58,7 @@ const (
 )
 
 // Resources adds the robot's complete recordings to the robot's own resources.
-func (r *Robot) Resources(ctx context.Context) ([]fleet.Resource, error) {
+func (r *Robot) Resources(ctx context.Context) ([]fleetgate.Resource, error) {
 	list, err := r.Robot.Resources(ctx)
 	if err != nil {
 		return nil, err
@@ -65,11 +66,11 @@ func (r *Robot) Resources(ctx context.Context) ([]fleet.Resource, error) {
 	return append(slices.Clone(list), r.rec.resources(r.Info().ID)...), nil
 }
 
-func (r *Robot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleet.Resource, error) {
+func (r *Robot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleetgate.Resource, error) {
 	if res, ok := r.rec.resource(r.Info().ID, id); ok {
 		f, err := os.Open(r.rec.path(id))
 		if err != nil {
-			return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "recording %s: %v", id, err)
+			return nil, fleetgate.Resource{}, fleetgate.Errorf(fleetgate.ENotFound, "recording %s: %v", id, err)
 		}
 		return f, res, nil
 	}
@@ -77,13 +78,13 @@ func (r *Robot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile
 }
 
 // Metrics lists the Recordings metric beside the robot's own.
-func (r *Robot) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
+func (r *Robot) Metrics(ctx context.Context) ([]fleetgate.MetricType, error) {
 	types, err := r.Robot.Metrics(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if !slices.Contains(types, fleet.MetricRecordings) {
-		types = append(slices.Clone(types), fleet.MetricRecordings)
+	if !slices.Contains(types, fleetgate.MetricRecordings) {
+		types = append(slices.Clone(types), fleetgate.MetricRecordings)
 		slices.Sort(types)
 	}
 	return types, nil
@@ -95,28 +96,28 @@ const recordersShown = 20
 
 // Metric answers the Recordings metric from the recorder: the running recordings, with
 // their end time the time of the reading, then the latest finished ones.
-func (r *Robot) Metric(ctx context.Context, typ fleet.MetricType, name string) (fleet.Metric, error) {
-	if typ != fleet.MetricRecordings {
+func (r *Robot) Metric(ctx context.Context, typ fleetgate.MetricType, name string) (fleetgate.Metric, error) {
+	if typ != fleetgate.MetricRecordings {
 		return r.Robot.Metric(ctx, typ, name)
 	}
 	if _, err := r.Robot.Streams(ctx); err != nil {
-		return fleet.Metric{}, err // an offline robot reports nothing
+		return fleetgate.Metric{}, err // an offline robot reports nothing
 	}
 	now := r.rec.clock.Now()
 	recs := r.rec.list(r.Info().ID)
-	slices.SortStableFunc(recs, func(a, b fleet.Recording) int {
-		return boolOrder(b.State == fleet.RecordingActive, a.State == fleet.RecordingActive)
+	slices.SortStableFunc(recs, func(a, b fleetgate.Recording) int {
+		return boolOrder(b.State == fleetgate.RecordingActive, a.State == fleetgate.RecordingActive)
 	})
-	out := []fleet.Recorder{}
+	out := []fleetgate.Recorder{}
 	for _, rec := range recs[:min(len(recs), recordersShown)] {
 		end := rec.EndTime
 		if end.IsZero() {
 			end = now
 		}
-		out = append(out, fleet.Recorder{ID: rec.ID, Type: FileType, State: rec.State, StartTime: rec.StartTime,
+		out = append(out, fleetgate.Recorder{ID: rec.ID, Type: FileType, State: rec.State, StartTime: rec.StartTime,
 			EndTime: end, ErrorType: rec.ErrorType, Dropped: rec.Dropped})
 	}
-	return fleet.Metric{Type: typ, Value: out}, nil
+	return fleetgate.Metric{Type: typ, Value: out}, nil
 }
 
 func boolOrder(a, b bool) int {
@@ -130,30 +131,30 @@ func boolOrder(a, b bool) int {
 }
 
 // resources lists robotID's complete recordings as resources.
-func (r *Recorder) resources(robotID string) []fleet.Resource {
+func (r *Recorder) resources(robotID string) []fleetgate.Resource {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []fleet.Resource
+	var out []fleetgate.Resource
 	for _, e := range r.entries {
 		if e.meta.RobotID == robotID && e.s == nil && e.file {
 			out = append(out, e.meta.resource())
 		}
 	}
-	slices.SortFunc(out, func(a, b fleet.Resource) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	slices.SortFunc(out, func(a, b fleetgate.Resource) int { return b.CreatedAt.Compare(a.CreatedAt) })
 	return out
 }
 
-func (r *Recorder) resource(robotID, id string) (fleet.Resource, bool) {
+func (r *Recorder) resource(robotID, id string) (fleetgate.Resource, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e, ok := r.entries[id]
 	if !ok || e.meta.RobotID != robotID || e.s != nil || !e.file {
-		return fleet.Resource{}, false
+		return fleetgate.Resource{}, false
 	}
 	return e.meta.resource(), true
 }
 
-func (m meta) resource() fleet.Resource {
-	return fleet.Resource{ID: m.ID, Name: m.Name, MIMEType: MIMEType, FileType: FileType, Size: m.Size,
+func (m meta) resource() fleetgate.Resource {
+	return fleetgate.Resource{ID: m.ID, Name: m.Name, MIMEType: MIMEType, FileType: FileType, Size: m.Size,
 		CreatedAt: m.Start.UTC().Truncate(time.Millisecond)}
 }

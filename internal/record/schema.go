@@ -2,9 +2,9 @@ package record
 
 import (
 	"context"
-	"errors"
 	"strings"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/mcap"
 	"github.com/fleetgate/fleetgate/internal/msgs"
@@ -19,12 +19,12 @@ const catalogPrefix = "Platform.Messages."
 // source gives one (fleet.MessageDefinitions), else without a schema. A ROS 2 topic's opaque
 // type is raw CDR (message encoding cdr), recorded without a schema: DDS discovery does not
 // carry the definition.
-func schemaOf(ctx context.Context, robot fleet.Robot, s fleet.Stream) (plan, error) {
+func schemaOf(ctx context.Context, robot fleet.Robot, s fleetgate.Stream) (plan, error) {
 	p := plan{stream: s, topic: topicOf(s), schemaName: s.Type}
 	if strings.HasPrefix(s.Type, catalogPrefix) {
 		m, err := msgs.New(s.Type)
 		if err != nil {
-			return plan{}, fleet.Errorf(fleet.ErrInvalid, "stream %s: %v", keyName(s.Key()), err)
+			return plan{}, fleetgate.Errorf(fleetgate.EInvalid, "stream %s: %v", keyName(s.Key()), err)
 		}
 		data, err := mcap.ProtobufSchema(m.ProtoReflect().Descriptor())
 		if err != nil {
@@ -33,7 +33,7 @@ func schemaOf(ctx context.Context, robot fleet.Robot, s fleet.Stream) (plan, err
 		p.messageEnc, p.schemaEncoding, p.schema = mcap.EncodingProtobuf, mcap.EncodingProtobuf, data
 		return p, nil
 	}
-	if s.Source == fleet.SourceROS2 {
+	if s.Source == fleetgate.SourceROS2 {
 		p.messageEnc = mcap.MessageCDR
 		return p, nil
 	}
@@ -44,7 +44,7 @@ func schemaOf(ctx context.Context, robot fleet.Robot, s fleet.Stream) (plan, err
 	}
 	enc, def, err := defs.MessageDefinition(ctx, s.Key())
 	switch {
-	case errors.Is(err, fleet.ErrNotFound):
+	case fleetgate.Is(err, fleetgate.ENotFound):
 		return p, nil
 	case err != nil:
 		return plan{}, err

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/mcap"
 )
@@ -58,7 +59,7 @@ func (r *Recorder) open(ctx context.Context, robot *Robot, e *entry, plans []pla
 		q: newQueue(r.cfg.QueueBytes)}
 	f, err := r.cfg.create(s.path)
 	if err != nil {
-		return nil, fleet.Errorf(fleet.ErrUnavailable, "creating the recording's file: %v", err)
+		return nil, fleetgate.Errorf(fleetgate.EUnavailable, "creating the recording's file: %v", err)
 	}
 	s.f = f
 	fail := func(err error) (*session, error) {
@@ -70,13 +71,13 @@ func (r *Recorder) open(ctx context.Context, robot *Robot, e *entry, plans []pla
 	}
 	w, err := mcap.NewWriter(f, mcap.Options{ChunkSize: r.cfg.ChunkSize, Library: r.cfg.Library})
 	if err != nil {
-		return fail(fleet.Errorf(fleet.ErrUnavailable, "writing the recording's file: %v", err))
+		return fail(fleetgate.Errorf(fleetgate.EUnavailable, "writing the recording's file: %v", err))
 	}
 	s.w = w
 	// Subscribing first lets a source learn an opaque type's definition from the stream
 	// itself (a ROS publisher's connection header) before its channel is written.
 	for _, p := range plans {
-		sub, err := robot.Robot.Subscribe(ctx, p.stream.Key(), fleet.SubscribeOptions{MaxRate: e.meta.MaxRate})
+		sub, err := robot.Robot.Subscribe(ctx, p.stream.Key(), fleetgate.SubscribeOptions{MaxRate: e.meta.MaxRate})
 		if err != nil {
 			return fail(err)
 		}
@@ -96,7 +97,7 @@ func (r *Recorder) open(ctx context.Context, robot *Robot, e *entry, plans []pla
 			if id, ok := schemas[key]; ok {
 				schemaID = id
 			} else if schemaID, err = w.AddSchema(p.schemaName, p.schemaEncoding, p.schema); err != nil {
-				return fail(fleet.Errorf(fleet.ErrUnavailable, "writing the recording's file: %v", err))
+				return fail(fleetgate.Errorf(fleetgate.EUnavailable, "writing the recording's file: %v", err))
 			}
 			schemas[key] = schemaID
 		}
@@ -104,7 +105,7 @@ func (r *Recorder) open(ctx context.Context, robot *Robot, e *entry, plans []pla
 			"source": fmt.Sprint(int(p.stream.Source)), "type": p.stream.Type}
 		ch, err := w.AddChannel(schemaID, p.topic, p.messageEnc, md)
 		if err != nil {
-			return fail(fleet.Errorf(fleet.ErrUnavailable, "writing the recording's file: %v", err))
+			return fail(fleetgate.Errorf(fleetgate.EUnavailable, "writing the recording's file: %v", err))
 		}
 		s.chans = append(s.chans, ch)
 	}
@@ -125,7 +126,7 @@ func (r *Recorder) open(ctx context.Context, robot *Robot, e *entry, plans []pla
 	}
 	go s.write(&pullers)
 	if d := e.meta.Duration; d > 0 {
-		s.timer = r.clock.AfterFunc(d, func() { s.stop("duration limit", "", fleet.RecordingStopped) })
+		s.timer = r.clock.AfterFunc(d, func() { s.stop("duration limit", "", fleetgate.RecordingStopped) })
 	}
 	return s, nil
 }
@@ -176,11 +177,11 @@ func (s *session) stop(reason, errorType, state string) {
 
 // snapshot is the recording as it is now: running until its file is complete, even once
 // told to stop (a recording reported stopped has a complete file).
-func (s *session) snapshot() fleet.Recording {
+func (s *session) snapshot() fleetgate.Recording {
 	s.mu.Lock()
 	m := s.meta
 	s.mu.Unlock()
-	m.State, m.Reason, m.ErrorType = fleet.RecordingActive, "", ""
+	m.State, m.Reason, m.ErrorType = fleetgate.RecordingActive, "", ""
 	m.Size, m.Messages, m.Dropped = s.size.Load(), s.messages.Load(), s.dropped.Load()
 	return m.recording()
 }
@@ -188,7 +189,7 @@ func (s *session) snapshot() fleet.Recording {
 // item is a sample on its way to the file.
 type item struct {
 	channel uint16
-	sample  fleet.Sample
+	sample  fleetgate.Sample
 	at      time.Time // when the recorder received it: the message's log time
 }
 
@@ -207,7 +208,7 @@ func (s *session) pull(i int) {
 		sample, err := sub.Next(s.ctx)
 		if err != nil {
 			if s.ctx.Err() == nil {
-				s.stop("the robot went offline", fleet.RecordingRobotOffline, fleet.RecordingStopped)
+				s.stop("the robot went offline", fleetgate.RecordingRobotOffline, fleetgate.RecordingStopped)
 			}
 			return
 		}
@@ -330,7 +331,7 @@ func (s *session) writeItems(items []item) {
 				return
 			}
 			if s.w.Estimate()+need > limit {
-				s.limit("size limit", "", fleet.RecordingStopped)
+				s.limit("size limit", "", fleetgate.RecordingStopped)
 				return
 			}
 		}
@@ -338,7 +339,7 @@ func (s *session) writeItems(items []item) {
 		room := s.r.makeRoomLocked(need)
 		s.r.mu.Unlock()
 		if !room {
-			s.limit("the recordings quota is full of recordings being written", fleet.RecordingQuotaExceeded, fleet.RecordingFailed)
+			s.limit("the recordings quota is full of recordings being written", fleetgate.RecordingQuotaExceeded, fleetgate.RecordingFailed)
 			return
 		}
 		if err := s.w.WriteMessage(m); err != nil {
@@ -366,12 +367,12 @@ func (s *session) limit(reason, errorType, state string) {
 
 // failed stops the session after a write error: the disk is full or failing.
 func (s *session) failed(err error) {
-	errorType, reason := fleet.RecordingWriteError, "write error: "+err.Error()
+	errorType, reason := fleetgate.RecordingWriteError, "write error: "+err.Error()
 	if errors.Is(err, syscall.ENOSPC) {
-		errorType, reason = fleet.RecordingDiskFull, "the disk is full"
+		errorType, reason = fleetgate.RecordingDiskFull, "the disk is full"
 	}
 	s.r.log.Error("recording failed", "recording", s.meta.ID, "robot", s.meta.RobotName, "err", err)
-	s.stop(reason, errorType, fleet.RecordingFailed)
+	s.stop(reason, errorType, fleetgate.RecordingFailed)
 }
 
 // complete finishes the file: its summary written and synced, or, after a write error,

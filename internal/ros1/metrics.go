@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/msgs"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
@@ -26,7 +27,7 @@ const (
 func batteryTopic(g graph) (topicInfo, bool) {
 	var names []string
 	for name, t := range g {
-		if t.rosType == typeBattery && t.direction == fleet.Output {
+		if t.rosType == typeBattery && t.direction == fleetgate.Output {
 			names = append(names, name)
 		}
 	}
@@ -40,25 +41,25 @@ func batteryTopic(g graph) (topicInfo, bool) {
 // poseTopic is the configured pose topic when it is there with a type that has a pose.
 func (r *Robot) poseTopic(g graph) (topicInfo, bool) {
 	t, ok := g[r.cfg.PoseTopic]
-	return t, ok && t.direction == fleet.Output && (t.rosType == typeOdometry || t.rosType == typePoseStamped)
+	return t, ok && t.direction == fleetgate.Output && (t.rosType == typeOdometry || t.rosType == typePoseStamped)
 }
 
 // Metrics are the host's metrics, the agent's state and the ROS nodes, plus Battery and
 // Position when the robot has topics for them.
-func (r *Robot) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
+func (r *Robot) Metrics(ctx context.Context) ([]fleetgate.MetricType, error) {
 	g, err := r.topics(ctx)
 	if err != nil {
 		return nil, err
 	}
-	types := []fleet.MetricType{fleet.MetricAgentSw, fleet.MetricComponents, fleet.MetricConfiguration,
-		fleet.MetricAgentOperationalState, fleet.MetricCustom}
+	types := []fleetgate.MetricType{fleetgate.MetricAgentSw, fleetgate.MetricComponents, fleetgate.MetricConfiguration,
+		fleetgate.MetricAgentOperationalState, fleetgate.MetricCustom}
 	if _, ok := batteryTopic(g); ok {
-		types = append(types, fleet.MetricBattery)
+		types = append(types, fleetgate.MetricBattery)
 	}
 	if _, ok := r.poseTopic(g); ok {
-		types = append(types, fleet.MetricPosition)
+		types = append(types, fleetgate.MetricPosition)
 	}
-	for _, t := range []fleet.MetricType{fleet.MetricCpu, fleet.MetricRam, fleet.MetricDisk, fleet.MetricNetwork, fleet.MetricGpu} {
+	for _, t := range []fleetgate.MetricType{fleetgate.MetricCpu, fleetgate.MetricRam, fleetgate.MetricDisk, fleetgate.MetricNetwork, fleetgate.MetricGpu} {
 		if _, ok := r.hostMetric(t); ok {
 			types = append(types, t)
 		}
@@ -68,85 +69,85 @@ func (r *Robot) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
 }
 
 // hostMetric reads a metric of the machine the source runs on.
-func (r *Robot) hostMetric(t fleet.MetricType) (any, bool) { return r.cfg.HostStats.Metric(t) }
+func (r *Robot) hostMetric(t fleetgate.MetricType) (any, bool) { return r.cfg.HostStats.Metric(t) }
 
 // readTopic waits for a value of an output topic (Read's path).
-func (r *Robot) readTopic(ctx context.Context, t topicInfo) (fleet.Sample, error) {
+func (r *Robot) readTopic(ctx context.Context, t topicInfo) (fleetgate.Sample, error) {
 	in, err := r.inboundFor(t)
 	if err != nil {
-		return fleet.Sample{}, err
+		return fleetgate.Sample{}, err
 	}
 	return in.read(ctx)
 }
 
-func (r *Robot) Metric(ctx context.Context, typ fleet.MetricType, name string) (fleet.Metric, error) {
+func (r *Robot) Metric(ctx context.Context, typ fleetgate.MetricType, name string) (fleetgate.Metric, error) {
 	g, err := r.topics(ctx)
 	if err != nil {
-		return fleet.Metric{}, err
+		return fleetgate.Metric{}, err
 	}
-	m := fleet.Metric{Type: typ}
+	m := fleetgate.Metric{Type: typ}
 	switch typ {
-	case fleet.MetricCpu, fleet.MetricRam, fleet.MetricDisk, fleet.MetricNetwork, fleet.MetricGpu:
+	case fleetgate.MetricCpu, fleetgate.MetricRam, fleetgate.MetricDisk, fleetgate.MetricNetwork, fleetgate.MetricGpu:
 		v, ok := r.hostMetric(typ)
 		if !ok {
-			return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "metric %s cannot be read on this host", typ.Name())
+			return fleetgate.Metric{}, fleetgate.Errorf(fleetgate.ENotFound, "metric %s cannot be read on this host", typ.Name())
 		}
 		m.Value = v
-	case fleet.MetricBattery:
+	case fleetgate.MetricBattery:
 		t, ok := batteryTopic(g)
 		if !ok {
-			return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "robot %s has no %s topic", r.info.Name, typeBattery)
+			return fleetgate.Metric{}, fleetgate.Errorf(fleetgate.ENotFound, "robot %s has no %s topic", r.info.Name, typeBattery)
 		}
 		s, err := r.readTopic(ctx, t)
 		if err != nil {
-			return fleet.Metric{}, err
+			return fleetgate.Metric{}, err
 		}
 		v, ok := msgs.BatteryPercent(s.Payload)
 		if !ok {
-			return fleet.Metric{}, fleet.Errorf(fleet.ErrUnavailable, "%s reports no charge", t.name)
+			return fleetgate.Metric{}, fleetgate.Errorf(fleetgate.EUnavailable, "%s reports no charge", t.name)
 		}
 		m.Value = v
-	case fleet.MetricPosition:
+	case fleetgate.MetricPosition:
 		t, ok := r.poseTopic(g)
 		if !ok {
-			return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "robot %s has no pose topic %s (Odometry or PoseStamped)", r.info.Name, r.cfg.PoseTopic)
+			return fleetgate.Metric{}, fleetgate.Errorf(fleetgate.ENotFound, "robot %s has no pose topic %s (Odometry or PoseStamped)", r.info.Name, r.cfg.PoseTopic)
 		}
 		s, err := r.readTopic(ctx, t)
 		if err != nil {
-			return fleet.Metric{}, err
+			return fleetgate.Metric{}, err
 		}
 		p, frame, ok := msgs.PoseOf(s.Type, s.Payload)
 		if !ok {
-			return fleet.Metric{}, fleet.Errorf(fleet.ErrUnavailable, "%s has no pose", t.name)
+			return fleetgate.Metric{}, fleetgate.Errorf(fleetgate.EUnavailable, "%s has no pose", t.name)
 		}
 		doc, err := msgs.PositionJSON(p, frame)
 		if err != nil {
-			return fleet.Metric{}, fleet.Errorf(fleet.ErrUnavailable, "%s: %v", t.name, err)
+			return fleetgate.Metric{}, fleetgate.Errorf(fleetgate.EUnavailable, "%s: %v", t.name, err)
 		}
 		m.Value = string(doc)
-	case fleet.MetricAgentSw:
-		m.Value = fleet.AgentSw{UpdateAvailable: false}
-	case fleet.MetricAgentOperationalState:
-		m.Value = fleet.AgentOperationalState{AgentStatus: agentStatusRunning, Version: r.cfg.AgentVersion}
-	case fleet.MetricConfiguration:
-		m.Value = fleet.ConfigInfo{Name: r.info.ConfigName, Version: r.info.ConfigVersion, State: "Ready"}
-	case fleet.MetricComponents:
+	case fleetgate.MetricAgentSw:
+		m.Value = fleetgate.AgentSw{UpdateAvailable: false}
+	case fleetgate.MetricAgentOperationalState:
+		m.Value = fleetgate.AgentOperationalState{AgentStatus: agentStatusRunning, Version: r.cfg.AgentVersion}
+	case fleetgate.MetricConfiguration:
+		m.Value = fleetgate.ConfigInfo{Name: r.info.ConfigName, Version: r.info.ConfigVersion, State: "Ready"}
+	case fleetgate.MetricComponents:
 		r.mu.Lock()
 		nodes := slices.Clone(r.nodes)
 		r.mu.Unlock()
-		comps := make([]fleet.ComponentInfo, 0, len(nodes))
+		comps := make([]fleetgate.ComponentInfo, 0, len(nodes))
 		for _, n := range nodes {
-			comps = append(comps, fleet.ComponentInfo{ID: n, UUID: uuid.NewSHA1(r.uuid, []byte("node"+n)).String(), Name: n, State: "Active"})
+			comps = append(comps, fleetgate.ComponentInfo{ID: n, UUID: uuid.NewSHA1(r.uuid, []byte("node"+n)).String(), Name: n, State: "Active"})
 		}
 		m.Value = comps
-	case fleet.MetricCustom:
+	case fleetgate.MetricCustom:
 		kpis, err := r.KPIs(ctx)
 		if err != nil {
-			return fleet.Metric{}, err
+			return fleetgate.Metric{}, err
 		}
 		return fleet.CustomMetric(kpis, name, r.info.Name)
 	default:
-		return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "robot %s does not report metric type %d", r.info.Name, typ)
+		return fleetgate.Metric{}, fleetgate.Errorf(fleetgate.ENotFound, "robot %s does not report metric type %d", r.info.Name, typ)
 	}
 	return m, nil
 }
@@ -154,17 +155,17 @@ func (r *Robot) Metric(ctx context.Context, typ fleet.MetricType, name string) (
 // KPIs are pose (geometry_msgs Pose, from the pose topic) and battery (percent, from the
 // BatteryState topic), when those topics have a value. They never wait for one: the first
 // call subscribes, and the hub's next tick finds the value.
-func (r *Robot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
+func (r *Robot) KPIs(ctx context.Context) ([]fleetgate.KPI, error) {
 	g, err := r.topics(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []fleet.KPI
+	var out []fleetgate.KPI
 	if t, ok := r.poseTopic(g); ok {
 		if s, ok := r.latestOrKick(ctx, t); ok {
 			if p, _, ok := msgs.PoseOf(s.Type, s.Payload); ok {
 				b, _ := proto.Marshal(p)
-				out = append(out, fleet.KPI{Name: "pose", DataType: "Platform.Messages.geometry_msgs.Pose", Payload: b, Time: s.Time})
+				out = append(out, fleetgate.KPI{Name: "pose", DataType: "Platform.Messages.geometry_msgs.Pose", Payload: b, Time: s.Time})
 			}
 		}
 	}
@@ -172,42 +173,42 @@ func (r *Robot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
 		if s, ok := r.latestOrKick(ctx, t); ok {
 			if v, ok := msgs.BatteryPercent(s.Payload); ok {
 				b, _ := proto.Marshal(&catalogpb.Float64{Data: v})
-				out = append(out, fleet.KPI{Name: "battery", DataType: "Platform.Messages.std_msgs.Float64", Payload: b, Time: s.Time})
+				out = append(out, fleetgate.KPI{Name: "battery", DataType: "Platform.Messages.std_msgs.Float64", Payload: b, Time: s.Time})
 			}
 		}
 	}
 	return out, nil
 }
 
-func (r *Robot) latestOrKick(ctx context.Context, t topicInfo) (fleet.Sample, bool) {
+func (r *Robot) latestOrKick(ctx context.Context, t topicInfo) (fleetgate.Sample, bool) {
 	in, err := r.inboundFor(t)
 	if err != nil {
-		return fleet.Sample{}, false
+		return fleetgate.Sample{}, false
 	}
 	if s, ok := in.latest(); ok {
 		return s, true
 	}
 	in.kick(ctx)
-	return fleet.Sample{}, false
+	return fleetgate.Sample{}, false
 }
 
 // Resources offer the agent's log file (to organization admins only).
-func (r *Robot) Resources(ctx context.Context) ([]fleet.Resource, error) {
+func (r *Robot) Resources(ctx context.Context) ([]fleetgate.Resource, error) {
 	if err := r.offline(); err != nil {
 		return nil, err
 	}
 	if r.cfg.LogFile == "" {
-		return []fleet.Resource{}, nil
+		return []fleetgate.Resource{}, nil
 	}
 	st, err := os.Stat(r.cfg.LogFile)
 	if err != nil || !st.Mode().IsRegular() {
-		return []fleet.Resource{}, nil
+		return []fleetgate.Resource{}, nil
 	}
-	return []fleet.Resource{r.logResource(st)}, nil
+	return []fleetgate.Resource{r.logResource(st)}, nil
 }
 
-func (r *Robot) logResource(st os.FileInfo) fleet.Resource {
-	return fleet.Resource{
+func (r *Robot) logResource(st os.FileInfo) fleetgate.Resource {
+	return fleetgate.Resource{
 		ID:        uuid.NewSHA1(r.uuid, []byte(filepath.Base(r.cfg.LogFile))).String(),
 		Name:      filepath.Base(r.cfg.LogFile),
 		MIMEType:  "text/plain",
@@ -218,9 +219,9 @@ func (r *Robot) logResource(st os.FileInfo) fleet.Resource {
 	}
 }
 
-func (r *Robot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleet.Resource, error) {
+func (r *Robot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleetgate.Resource, error) {
 	if err := r.offline(); err != nil {
-		return nil, fleet.Resource{}, err
+		return nil, fleetgate.Resource{}, err
 	}
 	if r.cfg.LogFile != "" {
 		if f, err := os.Open(r.cfg.LogFile); err == nil {
@@ -231,5 +232,5 @@ func (r *Robot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile
 			f.Close()
 		}
 	}
-	return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "robot %s has no resource %s", r.info.Name, id)
+	return nil, fleetgate.Resource{}, fleetgate.Errorf(fleetgate.ENotFound, "robot %s has no resource %s", r.info.Name, id)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/ros1/rostest"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
@@ -130,20 +130,20 @@ func startRobot(t *testing.T, m *rostest.Master, cfg Config) (*Robot, *presence,
 	return r, p, logs
 }
 
-func key(topic string) fleet.StreamKey {
-	return fleet.StreamKey{Name: topic, Source: fleet.SourceROS1}
+func key(topic string) fleetgate.StreamKey {
+	return fleetgate.StreamKey{Name: topic, Source: fleetgate.SourceROS1}
 }
 
 // streamsOf waits until the robot lists the wanted topics and returns its streams by name.
-func streamsOf(t *testing.T, r *Robot, want ...string) map[string]fleet.Stream {
+func streamsOf(t *testing.T, r *Robot, want ...string) map[string]fleetgate.Stream {
 	t.Helper()
-	var byName map[string]fleet.Stream
+	var byName map[string]fleetgate.Stream
 	rostest.Eventually(t, 10*time.Second, fmt.Sprintf("the robot lists %v", want), func() bool {
 		streams, err := r.Streams(context.Background())
 		if err != nil {
 			return false
 		}
-		byName = map[string]fleet.Stream{}
+		byName = map[string]fleetgate.Stream{}
 		for _, s := range streams {
 			byName[s.Name] = s
 		}
@@ -162,14 +162,14 @@ func TestTopicsAsStreams(t *testing.T) {
 	m.Python(t, robotScript)
 	r, _, _ := startRobot(t, m, Config{})
 	streams := streamsOf(t, r, "/odom", "/scan", "/battery", "/accel", "/cmd_vel", "/rosout")
-	want := map[string]fleet.Stream{
-		"/odom":    {Name: "/odom", Type: "Platform.Messages.nav_msgs.Odometry", Direction: fleet.Output, Source: fleet.SourceROS1},
-		"/scan":    {Name: "/scan", Type: "Platform.Messages.sensor_msgs.LaserScan", Direction: fleet.Output, Source: fleet.SourceROS1},
-		"/battery": {Name: "/battery", Type: "Platform.Messages.sensor_msgs.BatteryState", Direction: fleet.Output, Source: fleet.SourceROS1},
-		"/accel":   {Name: "/accel", Type: "geometry_msgs/Accel", Direction: fleet.Output, Source: fleet.SourceROS1},
-		"/cmd_vel": {Name: "/cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleet.Input, Source: fleet.SourceROS1,
-			Limits: fleet.SpeedLimits{Linear: DefaultMaxLinear, Angular: DefaultMaxAngular}},
-		"/rosout": {Name: "/rosout", Type: "rosgraph_msgs/Log", Direction: fleet.Output, Source: fleet.SourceROS1},
+	want := map[string]fleetgate.Stream{
+		"/odom":    {Name: "/odom", Type: "Platform.Messages.nav_msgs.Odometry", Direction: fleetgate.Output, Source: fleetgate.SourceROS1},
+		"/scan":    {Name: "/scan", Type: "Platform.Messages.sensor_msgs.LaserScan", Direction: fleetgate.Output, Source: fleetgate.SourceROS1},
+		"/battery": {Name: "/battery", Type: "Platform.Messages.sensor_msgs.BatteryState", Direction: fleetgate.Output, Source: fleetgate.SourceROS1},
+		"/accel":   {Name: "/accel", Type: "geometry_msgs/Accel", Direction: fleetgate.Output, Source: fleetgate.SourceROS1},
+		"/cmd_vel": {Name: "/cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleetgate.Input, Source: fleetgate.SourceROS1,
+			Limits: fleetgate.SpeedLimits{Linear: DefaultMaxLinear, Angular: DefaultMaxAngular}},
+		"/rosout": {Name: "/rosout", Type: "rosgraph_msgs/Log", Direction: fleetgate.Output, Source: fleetgate.SourceROS1},
 	}
 	for name, w := range want {
 		if got := streams[name]; got != w {
@@ -185,11 +185,11 @@ func TestOneSubscriptionPerTopic(t *testing.T) {
 	r, _, _ := startRobot(t, m, Config{})
 	streamsOf(t, r, "/scan")
 	ctx := context.Background()
-	a, err := r.Subscribe(ctx, key("/scan"), fleet.SubscribeOptions{})
+	a, err := r.Subscribe(ctx, key("/scan"), fleetgate.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := r.Subscribe(ctx, key("/scan"), fleet.SubscribeOptions{})
+	b, err := r.Subscribe(ctx, key("/scan"), fleetgate.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestOneSubscriptionPerTopic(t *testing.T) {
 	b.Close()
 	rostest.Eventually(t, 10*time.Second, "the subscription is dropped after the last reader", func() bool { return subscribed() == 0 })
 	// A reader after that starts afresh and gets a new message.
-	c, err := r.Subscribe(ctx, key("/scan"), fleet.SubscribeOptions{})
+	c, err := r.Subscribe(ctx, key("/scan"), fleetgate.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,20 +255,20 @@ func TestReadAndMetrics(t *testing.T) {
 	if err := proto.Unmarshal(s.Payload, &odom); err != nil || odom.Pose.Pose.Position.X != 1.5 || odom.ChildFrameId != "base_link" {
 		t.Fatalf("odometry %v, %v", &odom, err)
 	}
-	bat, err := r.Metric(ctx, fleet.MetricBattery, "")
+	bat, err := r.Metric(ctx, fleetgate.MetricBattery, "")
 	if err != nil || bat.Value.(float64) < 79.99 || bat.Value.(float64) > 80.01 {
 		t.Errorf("battery %v, %v", bat, err)
 	}
-	pos, err := r.Metric(ctx, fleet.MetricPosition, "")
+	pos, err := r.Metric(ctx, fleetgate.MetricPosition, "")
 	if err != nil || pos.Value != `{"x":1.5,"y":-2,"theta":0.5,"frame":"odom"}` {
 		t.Errorf("position %v, %v", pos, err)
 	}
 	types, err := r.Metrics(ctx)
-	if err != nil || !containsAll(types, fleet.MetricBattery, fleet.MetricPosition, fleet.MetricComponents) {
+	if err != nil || !containsAll(types, fleetgate.MetricBattery, fleetgate.MetricPosition, fleetgate.MetricComponents) {
 		t.Errorf("metric types %v, %v", types, err)
 	}
-	comps, _ := r.Metric(ctx, fleet.MetricComponents, "")
-	if list, _ := comps.Value.([]fleet.ComponentInfo); len(list) == 0 || !strings.Contains(fmt.Sprint(list), "/testbot") {
+	comps, _ := r.Metric(ctx, fleetgate.MetricComponents, "")
+	if list, _ := comps.Value.([]fleetgate.ComponentInfo); len(list) == 0 || !strings.Contains(fmt.Sprint(list), "/testbot") {
 		t.Errorf("components %v", comps)
 	}
 	// KPIs never wait: they come once the subscriptions have a value.
@@ -285,15 +285,15 @@ func TestReadAndMetrics(t *testing.T) {
 		t.Errorf("accel %s %x", raw.Type, raw.Payload)
 	}
 	// Input topics cannot be read; unknown ones are not found.
-	if _, err := r.Read(ctx, key("/cmd_vel")); !errors.Is(err, fleet.ErrInvalid) {
+	if _, err := r.Read(ctx, key("/cmd_vel")); !fleetgate.Is(err, fleetgate.EInvalid) {
 		t.Errorf("reading an input: %v", err)
 	}
-	if _, err := r.Read(ctx, key("/nope")); !errors.Is(err, fleet.ErrNotFound) {
+	if _, err := r.Read(ctx, key("/nope")); !fleetgate.Is(err, fleetgate.ENotFound) {
 		t.Errorf("reading an unknown topic: %v", err)
 	}
 }
 
-func containsAll(types []fleet.MetricType, want ...fleet.MetricType) bool {
+func containsAll(types []fleetgate.MetricType, want ...fleetgate.MetricType) bool {
 	for _, w := range want {
 		found := false
 		for _, t := range types {
@@ -313,7 +313,7 @@ func TestPublishTwist(t *testing.T) {
 	bot := m.Python(t, robotScript)
 	r, _, _ := startRobot(t, m, Config{MaxLinear: 0.7, MaxAngular: 1.2})
 	// The input declares the limits the gateway clamps commands to.
-	if s := streamsOf(t, r, "/cmd_vel")["/cmd_vel"]; s.Limits != (fleet.SpeedLimits{Linear: 0.7, Angular: 1.2}) {
+	if s := streamsOf(t, r, "/cmd_vel")["/cmd_vel"]; s.Limits != (fleetgate.SpeedLimits{Linear: 0.7, Angular: 1.2}) {
 		t.Errorf("limits %+v", s.Limits)
 	}
 	ctx := context.Background()
@@ -334,10 +334,10 @@ func TestPublishTwist(t *testing.T) {
 	}
 	// Wrong type, output topic, NaN: refused.
 	b, _ := proto.Marshal(&catalogpb.Twist{})
-	if err := r.Publish(ctx, key("/cmd_vel"), "Platform.Messages.geometry_msgs.Pose", b); !errors.Is(err, fleet.ErrInvalid) {
+	if err := r.Publish(ctx, key("/cmd_vel"), "Platform.Messages.geometry_msgs.Pose", b); !fleetgate.Is(err, fleetgate.EInvalid) {
 		t.Errorf("wrong type: %v", err)
 	}
-	if err := r.Publish(ctx, key("/odom"), "Platform.Messages.nav_msgs.Odometry", nil); !errors.Is(err, fleet.ErrInvalid) {
+	if err := r.Publish(ctx, key("/odom"), "Platform.Messages.nav_msgs.Odometry", nil); !fleetgate.Is(err, fleetgate.EInvalid) {
 		t.Errorf("output topic: %v", err)
 	}
 }
@@ -349,7 +349,7 @@ func TestMasterRestart(t *testing.T) {
 	bot := m.Python(t, robotScript)
 	r, p, _ := startRobot(t, m, Config{})
 	streamsOf(t, r, "/odom")
-	sub, err := r.Subscribe(context.Background(), key("/odom"), fleet.SubscribeOptions{})
+	sub, err := r.Subscribe(context.Background(), key("/odom"), fleetgate.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,13 +357,13 @@ func TestMasterRestart(t *testing.T) {
 	rostest.Eventually(t, 10*time.Second, "the robot is offline", p.is(false))
 	select {
 	case <-sub.Done():
-		if !errors.Is(sub.Err(), fleet.ErrOffline) {
+		if !fleetgate.Is(sub.Err(), fleetgate.EOffline) {
 			t.Errorf("subscription ended with %v", sub.Err())
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the subscription did not end")
 	}
-	if _, err := r.Streams(context.Background()); !errors.Is(err, fleet.ErrOffline) {
+	if _, err := r.Streams(context.Background()); !fleetgate.Is(err, fleetgate.EOffline) {
 		t.Errorf("streams while offline: %v", err)
 	}
 	bot.Kill()
@@ -402,7 +402,7 @@ while not rospy.is_shutdown():
 	r, _, logs := startRobot(t, m, Config{ReadTimeout: 2 * time.Second})
 	streamsOf(t, r, "/battery")
 	_, err := r.Read(context.Background(), key("/battery"))
-	if !errors.Is(err, fleet.ErrUnavailable) || !strings.Contains(err.Error(), "sensor_msgs/BatteryState") {
+	if !fleetgate.Is(err, fleetgate.EUnavailable) || !strings.Contains(err.Error(), "sensor_msgs/BatteryState") {
 		t.Errorf("read: %v", err)
 	}
 	rostest.Eventually(t, 5*time.Second, "the refusal is logged", func() bool {

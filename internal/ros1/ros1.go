@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/hoststat"
 	"github.com/fleetgate/fleetgate/internal/ros1/rosnode"
@@ -39,7 +40,7 @@ type Config struct {
 	Name      string // robot name; default: the master's host
 	PoseTopic string // nav_msgs/Odometry or geometry_msgs/PoseStamped; default /odom
 	// MaxLinear (m/s) and MaxAngular (rad/s, or rad of steering) are the speed limits input
-	// topics declare (fleet.Stream.Limits); the gateway clamps drive commands to them.
+	// topics declare (fleetgate.Stream.Limits); the gateway clamps drive commands to them.
 	MaxLinear, MaxAngular float64
 	// Host is the address the agent advertises to ROS nodes; default from ROS_HOSTNAME,
 	// ROS_IP or the host name (rosnode.AdvertisedHost).
@@ -80,7 +81,7 @@ const (
 type Robot struct {
 	cfg  Config
 	log  *slog.Logger
-	info fleet.Info
+	info fleetgate.Info
 	uuid uuid.UUID
 	node *rosnode.Node
 
@@ -153,7 +154,7 @@ func Start(ctx context.Context, cfg Config) (*Robot, error) {
 	r := &Robot{
 		cfg: cfg,
 		log: cfg.Logger.With("robot", cfg.Name, "master", cfg.MasterURI),
-		info: fleet.Info{
+		info: fleetgate.Info{
 			ID:            id,
 			Name:          cfg.Name,
 			ConfigName:    "ros1",
@@ -200,7 +201,7 @@ func (r *Robot) Close() {
 }
 
 // Info identifies the robot.
-func (r *Robot) Info() fleet.Info { return r.info }
+func (r *Robot) Info() fleetgate.Info { return r.info }
 
 // run follows the master: online while it answers, offline after OfflineAfter failed checks,
 // registered again when it comes back or restarts.
@@ -274,7 +275,7 @@ func (r *Robot) goOnline(ctx context.Context, pid int) error {
 	return nil
 }
 
-// goOffline ends every reader with fleet.ErrOffline and drops the subscriptions; the
+// goOffline ends every reader with fleetgate.EOffline and drops the subscriptions; the
 // publishers stay, to be registered again when the master returns.
 func (r *Robot) goOffline(why string) {
 	r.mu.Lock()
@@ -286,7 +287,7 @@ func (r *Robot) goOffline(why string) {
 	if was {
 		r.cfg.Presence.Offline(r)
 	}
-	err := fleet.Errorf(fleet.ErrOffline, "robot %s is offline: %s", r.info.Name, why)
+	err := fleetgate.Errorf(fleetgate.EOffline, "robot %s is offline: %s", r.info.Name, why)
 	var wg sync.WaitGroup
 	for _, in := range ins {
 		wg.Go(func() { in.shutdown(err) })
@@ -298,7 +299,7 @@ func (r *Robot) offline() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.online {
-		return fleet.Errorf(fleet.ErrOffline, "robot %s is offline: its ROS master does not answer", r.info.Name)
+		return fleetgate.Errorf(fleetgate.EOffline, "robot %s is offline: its ROS master does not answer", r.info.Name)
 	}
 	return nil
 }

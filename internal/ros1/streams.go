@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/msgs"
 	"github.com/fleetgate/fleetgate/internal/ros1/rosnode"
@@ -19,7 +20,7 @@ import (
 type topicInfo struct {
 	name      string
 	rosType   string
-	direction string // fleet.Output or fleet.Input
+	direction string // fleetgate.Output or fleetgate.Input
 }
 
 // streamType is the stream's type: the catalog's name, or the ROS type for a topic whose
@@ -33,9 +34,9 @@ func (t topicInfo) streamType() string {
 
 // stream is the topic's descriptor; input topics declare the robot's speed limits, which the
 // gateway clamps drive commands to.
-func (t topicInfo) stream(limits fleet.SpeedLimits) fleet.Stream {
-	s := fleet.Stream{Name: t.name, Type: t.streamType(), Direction: t.direction, Source: fleet.SourceROS1}
-	if t.direction == fleet.Input {
+func (t topicInfo) stream(limits fleetgate.SpeedLimits) fleetgate.Stream {
+	s := fleetgate.Stream{Name: t.name, Type: t.streamType(), Direction: t.direction, Source: fleetgate.SourceROS1}
+	if t.direction == fleetgate.Input {
 		s.Limits = limits
 	}
 	return s
@@ -65,15 +66,15 @@ func (r *Robot) readGraph(ctx context.Context) (graph, []string, error) {
 	g := graph{}
 	for _, tn := range st.Subscribers {
 		if others(tn.Nodes) || slices.Contains(tn.Nodes, self) {
-			g[tn.Topic] = topicInfo{name: tn.Topic, direction: fleet.Input}
+			g[tn.Topic] = topicInfo{name: tn.Topic, direction: fleetgate.Input}
 		}
 	}
 	for _, tn := range st.Publishers {
 		switch {
 		case others(tn.Nodes):
-			g[tn.Topic] = topicInfo{name: tn.Topic, direction: fleet.Output}
+			g[tn.Topic] = topicInfo{name: tn.Topic, direction: fleetgate.Output}
 		case slices.Contains(tn.Nodes, self):
-			g[tn.Topic] = topicInfo{name: tn.Topic, direction: fleet.Input} // ours: an input in use
+			g[tn.Topic] = topicInfo{name: tn.Topic, direction: fleetgate.Input} // ours: an input in use
 		}
 	}
 	for name, t := range g {
@@ -87,7 +88,7 @@ func (r *Robot) readGraph(ctx context.Context) (graph, []string, error) {
 	}
 	// A topic only we subscribe to has lost its publishers: nothing to read there.
 	for _, tn := range st.Subscribers {
-		if t, ok := g[tn.Topic]; ok && t.direction == fleet.Input && !others(tn.Nodes) && !hasPublisher(st, tn.Topic, self) {
+		if t, ok := g[tn.Topic]; ok && t.direction == fleetgate.Input && !others(tn.Nodes) && !hasPublisher(st, tn.Topic, self) {
 			delete(g, tn.Topic)
 		}
 	}
@@ -140,7 +141,7 @@ func (r *Robot) topics(ctx context.Context) (graph, error) {
 			r.log.Debug("reading the ROS graph; keeping the last list", "err", err)
 			return g, nil
 		}
-		return nil, fleet.Errorf(fleet.ErrUnavailable, "reading the topics of %s: %v", r.info.Name, err)
+		return nil, fleetgate.Errorf(fleetgate.EUnavailable, "reading the topics of %s: %v", r.info.Name, err)
 	}
 	r.mu.Lock()
 	r.graph, r.graphAt, r.nodes = fresh, r.cfg.Now(), nodes
@@ -149,39 +150,39 @@ func (r *Robot) topics(ctx context.Context) (graph, error) {
 }
 
 // Streams lists the topics as streams, sorted by name.
-func (r *Robot) Streams(ctx context.Context) ([]fleet.Stream, error) {
+func (r *Robot) Streams(ctx context.Context) ([]fleetgate.Stream, error) {
 	g, err := r.topics(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]fleet.Stream, 0, len(g))
+	out := make([]fleetgate.Stream, 0, len(g))
 	for _, t := range g {
-		out = append(out, t.stream(fleet.SpeedLimits{Linear: r.cfg.MaxLinear, Angular: r.cfg.MaxAngular}))
+		out = append(out, t.stream(fleetgate.SpeedLimits{Linear: r.cfg.MaxLinear, Angular: r.cfg.MaxAngular}))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
 
 // find resolves a stream key to its topic.
-func (r *Robot) find(ctx context.Context, key fleet.StreamKey) (topicInfo, error) {
+func (r *Robot) find(ctx context.Context, key fleetgate.StreamKey) (topicInfo, error) {
 	g, err := r.topics(ctx)
 	if err != nil {
 		return topicInfo{}, err
 	}
 	t, ok := g[key.Name]
-	if !ok || key.Component != "" || key.Source != fleet.SourceROS1 {
-		return topicInfo{}, fleet.Errorf(fleet.ErrNotFound, "robot %s has no stream %s/%s of source %d", r.info.Name, key.Component, key.Name, key.Source)
+	if !ok || key.Component != "" || key.Source != fleetgate.SourceROS1 {
+		return topicInfo{}, fleetgate.Errorf(fleetgate.ENotFound, "robot %s has no stream %s/%s of source %d", r.info.Name, key.Component, key.Name, key.Source)
 	}
 	return t, nil
 }
 
-func (r *Robot) findOutput(ctx context.Context, key fleet.StreamKey) (*inbound, error) {
+func (r *Robot) findOutput(ctx context.Context, key fleetgate.StreamKey) (*inbound, error) {
 	t, err := r.find(ctx, key)
 	if err != nil {
 		return nil, err
 	}
-	if t.direction != fleet.Output {
-		return nil, fleet.Errorf(fleet.ErrInvalid, "%s is an input topic: nobody publishes it, so it cannot be read", t.name)
+	if t.direction != fleetgate.Output {
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "%s is an input topic: nobody publishes it, so it cannot be read", t.name)
 	}
 	return r.inboundFor(t)
 }
@@ -191,21 +192,21 @@ func (r *Robot) inboundFor(t topicInfo) (*inbound, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.online {
-		return nil, fleet.Errorf(fleet.ErrOffline, "robot %s is offline", r.info.Name)
+		return nil, fleetgate.Errorf(fleetgate.EOffline, "robot %s is offline", r.info.Name)
 	}
 	in, ok := r.inbound[t.name]
 	if ok && in.rosType == t.rosType {
 		return in, nil
 	}
 	if ok { // the topic came back with another type
-		go in.shutdown(fleet.Errorf(fleet.ErrNotFound, "topic %s changed type", t.name))
+		go in.shutdown(fleetgate.Errorf(fleetgate.ENotFound, "topic %s changed type", t.name))
 	}
 	in = &inbound{r: r, name: t.name, rosType: t.rosType, typ: t.streamType()}
 	in.timer = time.AfterFunc(r.cfg.Linger, in.expire)
 	if rosmsg.CatalogType(t.rosType) != "" {
 		c, err := rosmsg.CodecFor(t.rosType)
 		if err != nil {
-			return nil, fleet.Errorf(fleet.ErrUnavailable, "%s: %v", t.name, err)
+			return nil, fleetgate.Errorf(fleetgate.EUnavailable, "%s: %v", t.name, err)
 		}
 		in.codec = c
 	}
@@ -215,10 +216,10 @@ func (r *Robot) inboundFor(t topicInfo) (*inbound, error) {
 
 // Read returns the latest message of an output topic: the one the subscription has when it
 // is live, else the first that arrives after subscribing (within ReadTimeout).
-func (r *Robot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
+func (r *Robot) Read(ctx context.Context, key fleetgate.StreamKey) (fleetgate.Sample, error) {
 	in, err := r.findOutput(ctx, key)
 	if err != nil {
-		return fleet.Sample{}, err
+		return fleetgate.Sample{}, err
 	}
 	return in.read(ctx)
 }
@@ -226,7 +227,7 @@ func (r *Robot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, er
 // Subscribe follows an output topic; the first subscriber starts the ROS subscription. The
 // options are for sources whose samples cross a network: here every reader shares the one
 // subscription, and the gateway paces and downsamples per client.
-func (r *Robot) Subscribe(ctx context.Context, key fleet.StreamKey, _ fleet.SubscribeOptions) (*fleet.Subscription, error) {
+func (r *Robot) Subscribe(ctx context.Context, key fleetgate.StreamKey, _ fleetgate.SubscribeOptions) (*fleet.Subscription, error) {
 	in, err := r.findOutput(ctx, key)
 	if err != nil {
 		return nil, err
@@ -237,7 +238,7 @@ func (r *Robot) Subscribe(ctx context.Context, key fleet.StreamKey, _ fleet.Subs
 // MessageDefinition is the ROS 1 definition of an output topic's type (fleet.MessageDefinitions)
 // for recorders: the catalog codec's for a converted type, else the one a publisher sent in
 // its connection header (ErrNotFound until a publisher has connected).
-func (r *Robot) MessageDefinition(ctx context.Context, key fleet.StreamKey) (string, string, error) {
+func (r *Robot) MessageDefinition(ctx context.Context, key fleetgate.StreamKey) (string, string, error) {
 	in, err := r.findOutput(ctx, key)
 	if err != nil {
 		return "", "", err
@@ -248,7 +249,7 @@ func (r *Robot) MessageDefinition(ctx context.Context, key fleet.StreamKey) (str
 	if d := in.definition.Load(); d != nil {
 		return "ros1msg", *d, nil
 	}
-	return "", "", fleet.Errorf(fleet.ErrNotFound, "no publisher of %s has sent its message definition yet", in.name)
+	return "", "", fleetgate.Errorf(fleetgate.ENotFound, "no publisher of %s has sent its message definition yet", in.name)
 }
 
 var _ fleet.MessageDefinitions = (*Robot)(nil)
@@ -304,7 +305,7 @@ func (in *inbound) startLocked(ctx context.Context) error {
 	}
 	sub, err := in.r.node.Subscribe(ctx, opts)
 	if err != nil {
-		return fleet.Errorf(fleet.ErrUnavailable, "subscribing to %s: %v", in.name, err)
+		return fleetgate.Errorf(fleetgate.EUnavailable, "subscribing to %s: %v", in.name, err)
 	}
 	in.topic, in.sub = topic, sub
 	in.touch()
@@ -402,11 +403,11 @@ func (in *inbound) shutdown(err error) {
 }
 
 // latest is the live subscription's last message, if there is one; it counts as a use.
-func (in *inbound) latest() (fleet.Sample, bool) {
+func (in *inbound) latest() (fleetgate.Sample, bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.topic == nil {
-		return fleet.Sample{}, false
+		return fleetgate.Sample{}, false
 	}
 	in.touch()
 	return in.topic.Latest()
@@ -424,13 +425,13 @@ func (in *inbound) kick(ctx context.Context) {
 	in.touch()
 }
 
-func (in *inbound) read(ctx context.Context) (fleet.Sample, error) {
+func (in *inbound) read(ctx context.Context) (fleetgate.Sample, error) {
 	if s, ok := in.latest(); ok {
 		return s, nil
 	}
 	sub, err := in.subscribe(ctx)
 	if err != nil {
-		return fleet.Sample{}, err
+		return fleetgate.Sample{}, err
 	}
 	defer sub.Close()
 	wait, cancel := context.WithTimeout(ctx, in.r.cfg.ReadTimeout)
@@ -440,20 +441,20 @@ func (in *inbound) read(ctx context.Context) (fleet.Sample, error) {
 		return s, nil
 	}
 	if ctx.Err() != nil {
-		return fleet.Sample{}, ctx.Err()
+		return fleetgate.Sample{}, ctx.Err()
 	}
 	in.mu.Lock()
 	rosSub := in.sub
 	in.mu.Unlock()
 	if rosSub != nil {
 		if refused := rosSub.Refused(); refused != nil {
-			return fleet.Sample{}, fleet.Errorf(fleet.ErrUnavailable, "%v", refused)
+			return fleetgate.Sample{}, fleetgate.Errorf(fleetgate.EUnavailable, "%v", refused)
 		}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fleet.Sample{}, fleet.Errorf(fleet.ErrUnavailable, "no message on %s within %v", in.name, in.r.cfg.ReadTimeout)
+		return fleetgate.Sample{}, fleetgate.Errorf(fleetgate.EUnavailable, "no message on %s within %v", in.name, in.r.cfg.ReadTimeout)
 	}
-	return fleet.Sample{}, err
+	return fleetgate.Sample{}, err
 }
 
 // outbound is an input topic this agent publishes, advertised on first use and kept.
@@ -466,26 +467,26 @@ type outbound struct {
 
 // Publish sends a catalog message to an input topic as its ROS type. Drive commands come
 // clamped to the stream's Limits (MaxLinear, MaxAngular) by the gateway.
-func (r *Robot) Publish(ctx context.Context, key fleet.StreamKey, typ string, payload []byte) error {
+func (r *Robot) Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error {
 	t, err := r.find(ctx, key)
 	if err != nil {
 		return err
 	}
-	if t.direction != fleet.Input {
-		return fleet.Errorf(fleet.ErrInvalid, "%s is an output topic: other nodes publish it", t.name)
+	if t.direction != fleetgate.Input {
+		return fleetgate.Errorf(fleetgate.EInvalid, "%s is an output topic: other nodes publish it", t.name)
 	}
 	if typ != t.streamType() {
-		return fleet.Errorf(fleet.ErrInvalid, "%s takes %s, not %s", t.name, t.streamType(), typ)
+		return fleetgate.Errorf(fleetgate.EInvalid, "%s takes %s, not %s", t.name, t.streamType(), typ)
 	}
 	if rosmsg.CatalogType(t.rosType) == "" {
-		return fleet.Errorf(fleet.ErrInvalid, "%s is of type %s, which the message catalog lacks: it cannot be written", t.name, t.rosType)
+		return fleetgate.Errorf(fleetgate.EInvalid, "%s is of type %s, which the message catalog lacks: it cannot be written", t.name, t.rosType)
 	}
 	m, err := msgs.Decode(typ, payload)
 	if err != nil {
-		return fleet.Errorf(fleet.ErrInvalid, "%v", err)
+		return fleetgate.Errorf(fleetgate.EInvalid, "%v", err)
 	}
 	if err := msgs.CheckFinite(m); err != nil {
-		return fleet.Errorf(fleet.ErrInvalid, "%v", err)
+		return fleetgate.Errorf(fleetgate.EInvalid, "%v", err)
 	}
 	out, err := r.outboundFor(ctx, t)
 	if err != nil {
@@ -493,14 +494,14 @@ func (r *Robot) Publish(ctx context.Context, key fleet.StreamKey, typ string, pa
 	}
 	data, err := out.codec.Encode(m)
 	if err != nil {
-		return fleet.Errorf(fleet.ErrInvalid, "%v", err)
+		return fleetgate.Errorf(fleetgate.EInvalid, "%v", err)
 	}
 	out.mu.Lock()
 	out.seq++
 	rosmsg.SetSeq(out.codec.Spec, data, out.seq)
 	out.mu.Unlock()
 	if err := out.pub.Publish(data); err != nil {
-		return fleet.Errorf(fleet.ErrUnavailable, "publishing to %s: %v", t.name, err)
+		return fleetgate.Errorf(fleetgate.EUnavailable, "publishing to %s: %v", t.name, err)
 	}
 	return nil
 }
@@ -515,13 +516,13 @@ func (r *Robot) outboundFor(ctx context.Context, t topicInfo) (*outbound, error)
 	}
 	c, err := rosmsg.CodecFor(t.rosType)
 	if err != nil {
-		return nil, fleet.Errorf(fleet.ErrInvalid, "%s: %v", t.name, err)
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "%s: %v", t.name, err)
 	}
 	pub, err := r.node.Advertise(ctx, rosnode.PublishOptions{
 		Topic: t.name, Type: c.Spec.Type, MD5: c.Spec.MD5, Definition: c.Spec.FullText, Linger: inputLinger,
 	})
 	if err != nil {
-		return nil, fleet.Errorf(fleet.ErrUnavailable, "advertising %s: %v", t.name, err)
+		return nil, fleetgate.Errorf(fleetgate.EUnavailable, "advertising %s: %v", t.name, err)
 	}
 	out = &outbound{codec: c, pub: pub}
 	r.mu.Lock()

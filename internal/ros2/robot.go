@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/msgs"
 	"github.com/fleetgate/fleetgate/internal/ros2/dds"
@@ -21,7 +22,7 @@ import (
 type Robot struct {
 	s    *Source
 	ns   string
-	info fleet.Info
+	info fleetgate.Info
 	uuid uuid.UUID
 	log  *slog.Logger
 
@@ -43,7 +44,7 @@ var _ fleet.Robot = (*Robot)(nil)
 const settle = 400 * time.Millisecond
 
 // Info identifies the robot.
-func (r *Robot) Info() fleet.Info { return r.info }
+func (r *Robot) Info() fleetgate.Info { return r.info }
 
 // Namespace is the robot's ROS namespace.
 func (r *Robot) Namespace() string { return r.ns }
@@ -92,7 +93,7 @@ func (r *Robot) idle(now time.Time) {
 	}
 }
 
-// goOffline ends every reader with fleet.ErrOffline; writers stay for the robot's return.
+// goOffline ends every reader with fleetgate.EOffline; writers stay for the robot's return.
 func (r *Robot) goOffline(why string) {
 	r.pending.Lock()
 	defer r.pending.Unlock()
@@ -105,7 +106,7 @@ func (r *Robot) goOffline(why string) {
 	if was {
 		r.s.cfg.Presence.Offline(r)
 	}
-	err := fleet.Errorf(fleet.ErrOffline, "robot %s is offline: %s", r.info.Name, why)
+	err := fleetgate.Errorf(fleetgate.EOffline, "robot %s is offline: %s", r.info.Name, why)
 	var wg sync.WaitGroup
 	for _, in := range ins {
 		wg.Go(func() { in.shutdown(err) })
@@ -127,7 +128,7 @@ func (r *Robot) offline() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.online {
-		return fleet.Errorf(fleet.ErrOffline, "robot %s is offline: none of its topics is in the ROS 2 graph", r.info.Name)
+		return fleetgate.Errorf(fleetgate.EOffline, "robot %s is offline: none of its topics is in the ROS 2 graph", r.info.Name)
 	}
 	return nil
 }
@@ -153,26 +154,26 @@ func (r *Robot) followQoS() {
 	}
 	g := r.s.topicsOf(r.ns)
 	for _, in := range ins {
-		if t, ok := g[in.name]; ok && t.direction == fleet.Output && t.ddsType == in.ddsType {
+		if t, ok := g[in.name]; ok && t.direction == fleetgate.Output && t.ddsType == in.ddsType {
 			in.follow(t.qos)
 		}
 	}
 }
 
-func (r *Robot) limits() fleet.SpeedLimits {
-	return fleet.SpeedLimits{Linear: r.s.cfg.MaxLinear, Angular: r.s.cfg.MaxAngular}
+func (r *Robot) limits() fleetgate.SpeedLimits {
+	return fleetgate.SpeedLimits{Linear: r.s.cfg.MaxLinear, Angular: r.s.cfg.MaxAngular}
 }
 
 // Streams lists the robot's topics as streams, sorted by name.
-func (r *Robot) Streams(ctx context.Context) ([]fleet.Stream, error) {
+func (r *Robot) Streams(ctx context.Context) ([]fleetgate.Stream, error) {
 	g, err := r.topics()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]fleet.Stream, 0, len(g))
+	out := make([]fleetgate.Stream, 0, len(g))
 	for _, t := range g {
-		st := fleet.Stream{Name: t.name, Type: t.streamType(), Direction: t.direction, Source: fleet.SourceROS2}
-		if t.direction == fleet.Input {
+		st := fleetgate.Stream{Name: t.name, Type: t.streamType(), Direction: t.direction, Source: fleetgate.SourceROS2}
+		if t.direction == fleetgate.Input {
 			st.Limits = r.limits()
 		}
 		out = append(out, st)
@@ -181,25 +182,25 @@ func (r *Robot) Streams(ctx context.Context) ([]fleet.Stream, error) {
 	return out, nil
 }
 
-func (r *Robot) find(key fleet.StreamKey) (topicInfo, error) {
+func (r *Robot) find(key fleetgate.StreamKey) (topicInfo, error) {
 	g, err := r.topics()
 	if err != nil {
 		return topicInfo{}, err
 	}
 	t, ok := g[key.Name]
-	if !ok || key.Component != "" || key.Source != fleet.SourceROS2 {
-		return topicInfo{}, fleet.Errorf(fleet.ErrNotFound, "robot %s has no stream %s/%s of source %d", r.info.Name, key.Component, key.Name, key.Source)
+	if !ok || key.Component != "" || key.Source != fleetgate.SourceROS2 {
+		return topicInfo{}, fleetgate.Errorf(fleetgate.ENotFound, "robot %s has no stream %s/%s of source %d", r.info.Name, key.Component, key.Name, key.Source)
 	}
 	return t, nil
 }
 
-func (r *Robot) findOutput(key fleet.StreamKey) (*inbound, error) {
+func (r *Robot) findOutput(key fleetgate.StreamKey) (*inbound, error) {
 	t, err := r.find(key)
 	if err != nil {
 		return nil, err
 	}
-	if t.direction != fleet.Output {
-		return nil, fleet.Errorf(fleet.ErrInvalid, "%s is an input topic: nobody publishes it, so it cannot be read", t.name)
+	if t.direction != fleetgate.Output {
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "%s is an input topic: nobody publishes it, so it cannot be read", t.name)
 	}
 	return r.inboundFor(t)
 }
@@ -209,21 +210,21 @@ func (r *Robot) inboundFor(t topicInfo) (*inbound, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.online {
-		return nil, fleet.Errorf(fleet.ErrOffline, "robot %s is offline", r.info.Name)
+		return nil, fleetgate.Errorf(fleetgate.EOffline, "robot %s is offline", r.info.Name)
 	}
 	in, ok := r.inbound[t.name]
 	if ok && in.ddsType == t.ddsType {
 		return in, nil
 	}
 	if ok {
-		go in.shutdown(fleet.Errorf(fleet.ErrNotFound, "topic %s changed type", t.name))
+		go in.shutdown(fleetgate.Errorf(fleetgate.ENotFound, "topic %s changed type", t.name))
 	}
 	in = &inbound{r: r, name: t.name, ddsType: t.ddsType, ros2Type: t.ros2Type, typ: t.streamType(), qos: t.qos}
 	in.timer = time.AfterFunc(r.s.cfg.Linger, in.expire)
 	if catalogType(t.ros2Type) != "" {
 		c, err := rosmsg.CDRCodecFor(codecType(t.ros2Type))
 		if err != nil {
-			return nil, fleet.Errorf(fleet.ErrUnavailable, "%s: %v", t.name, err)
+			return nil, fleetgate.Errorf(fleetgate.EUnavailable, "%s: %v", t.name, err)
 		}
 		in.codec = c
 	}
@@ -232,17 +233,17 @@ func (r *Robot) inboundFor(t topicInfo) (*inbound, error) {
 }
 
 // Read returns the latest sample of an output topic, or the first that arrives (ReadTimeout).
-func (r *Robot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
+func (r *Robot) Read(ctx context.Context, key fleetgate.StreamKey) (fleetgate.Sample, error) {
 	in, err := r.findOutput(key)
 	if err != nil {
-		return fleet.Sample{}, err
+		return fleetgate.Sample{}, err
 	}
 	return in.read(ctx)
 }
 
 // Subscribe follows an output topic; the first subscriber makes the DDS reader. Every reader
 // shares it, and the gateway paces and downsamples per client.
-func (r *Robot) Subscribe(ctx context.Context, key fleet.StreamKey, _ fleet.SubscribeOptions) (*fleet.Subscription, error) {
+func (r *Robot) Subscribe(ctx context.Context, key fleetgate.StreamKey, _ fleetgate.SubscribeOptions) (*fleet.Subscription, error) {
 	in, err := r.findOutput(key)
 	if err != nil {
 		return nil, err
@@ -285,7 +286,7 @@ func (in *inbound) startLocked() error {
 	topic := fleet.NewTopic(in.typ, in.onActive)
 	rd, err := in.r.s.p.Reader(ddsTopic(in.name), in.ddsType, in.qos, func(b []byte) { in.deliver(topic, b) })
 	if err != nil {
-		return fleet.Errorf(fleet.ErrUnavailable, "reading %s: %v", in.name, err)
+		return fleetgate.Errorf(fleetgate.EUnavailable, "reading %s: %v", in.name, err)
 	}
 	in.topic, in.reader = topic, rd
 	in.touch()
@@ -395,11 +396,11 @@ func (in *inbound) shutdown(err error) {
 	}
 }
 
-func (in *inbound) latest() (fleet.Sample, bool) {
+func (in *inbound) latest() (fleetgate.Sample, bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.topic == nil {
-		return fleet.Sample{}, false
+		return fleetgate.Sample{}, false
 	}
 	in.touch()
 	return in.topic.Latest()
@@ -416,13 +417,13 @@ func (in *inbound) kick() {
 	in.touch()
 }
 
-func (in *inbound) read(ctx context.Context) (fleet.Sample, error) {
+func (in *inbound) read(ctx context.Context) (fleetgate.Sample, error) {
 	if s, ok := in.latest(); ok {
 		return s, nil
 	}
 	sub, err := in.subscribe()
 	if err != nil {
-		return fleet.Sample{}, err
+		return fleetgate.Sample{}, err
 	}
 	defer sub.Close()
 	wait, cancel := context.WithTimeout(ctx, in.r.s.cfg.ReadTimeout)
@@ -432,12 +433,12 @@ func (in *inbound) read(ctx context.Context) (fleet.Sample, error) {
 		return s, nil
 	}
 	if ctx.Err() != nil {
-		return fleet.Sample{}, ctx.Err()
+		return fleetgate.Sample{}, ctx.Err()
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fleet.Sample{}, fleet.Errorf(fleet.ErrUnavailable, "no sample on %s within %v", in.name, in.r.s.cfg.ReadTimeout)
+		return fleetgate.Sample{}, fleetgate.Errorf(fleetgate.EUnavailable, "no sample on %s within %v", in.name, in.r.s.cfg.ReadTimeout)
 	}
-	return fleet.Sample{}, err
+	return fleetgate.Sample{}, err
 }
 
 // outbound is an input topic this agent writes: made on first use and kept.
@@ -449,26 +450,26 @@ type outbound struct {
 
 // Publish sends a catalog message to an input topic as CDR. Drive commands come clamped to
 // the stream's Limits by the gateway.
-func (r *Robot) Publish(ctx context.Context, key fleet.StreamKey, typ string, payload []byte) error {
+func (r *Robot) Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error {
 	t, err := r.find(key)
 	if err != nil {
 		return err
 	}
-	if t.direction != fleet.Input {
-		return fleet.Errorf(fleet.ErrInvalid, "%s is an output topic: other nodes publish it", t.name)
+	if t.direction != fleetgate.Input {
+		return fleetgate.Errorf(fleetgate.EInvalid, "%s is an output topic: other nodes publish it", t.name)
 	}
 	if typ != t.streamType() {
-		return fleet.Errorf(fleet.ErrInvalid, "%s takes %s, not %s", t.name, t.streamType(), typ)
+		return fleetgate.Errorf(fleetgate.EInvalid, "%s takes %s, not %s", t.name, t.streamType(), typ)
 	}
 	if catalogType(t.ros2Type) == "" {
-		return fleet.Errorf(fleet.ErrInvalid, "%s is of type %s, which the message catalog lacks: it cannot be written", t.name, t.ros2Type)
+		return fleetgate.Errorf(fleetgate.EInvalid, "%s is of type %s, which the message catalog lacks: it cannot be written", t.name, t.ros2Type)
 	}
 	m, err := msgs.Decode(typ, payload)
 	if err != nil {
-		return fleet.Errorf(fleet.ErrInvalid, "%v", err)
+		return fleetgate.Errorf(fleetgate.EInvalid, "%v", err)
 	}
 	if err := msgs.CheckFinite(m); err != nil {
-		return fleet.Errorf(fleet.ErrInvalid, "%v", err)
+		return fleetgate.Errorf(fleetgate.EInvalid, "%v", err)
 	}
 	out, err := r.outboundFor(t)
 	if err != nil {
@@ -476,10 +477,10 @@ func (r *Robot) Publish(ctx context.Context, key fleet.StreamKey, typ string, pa
 	}
 	data, err := out.codec.Encode(m)
 	if err != nil {
-		return fleet.Errorf(fleet.ErrInvalid, "%v", err)
+		return fleetgate.Errorf(fleetgate.EInvalid, "%v", err)
 	}
 	if err := out.w.Write(data); err != nil {
-		return fleet.Errorf(fleet.ErrUnavailable, "publishing to %s: %v", t.name, err)
+		return fleetgate.Errorf(fleetgate.EUnavailable, "publishing to %s: %v", t.name, err)
 	}
 	return nil
 }
@@ -498,11 +499,11 @@ func (r *Robot) outboundFor(t topicInfo) (*outbound, error) {
 	}
 	c, err := rosmsg.CDRCodecFor(codecType(t.ros2Type))
 	if err != nil {
-		return nil, fleet.Errorf(fleet.ErrInvalid, "%s: %v", t.name, err)
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "%s: %v", t.name, err)
 	}
 	w, err := r.s.p.Writer(ddsTopic(t.name), t.ddsType, dds.QoS{Reliable: true, Depth: 1})
 	if err != nil {
-		return nil, fleet.Errorf(fleet.ErrUnavailable, "writing to %s: %v", t.name, err)
+		return nil, fleetgate.Errorf(fleetgate.EUnavailable, "writing to %s: %v", t.name, err)
 	}
 	if t.lateJoiners > 0 {
 		r.log.Warn("subscribers of an input topic ask for transient-local durability, which the agent never offers (a drive command must not reach a late joiner): they get no commands",

@@ -34,6 +34,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/hoststat"
 	"github.com/fleetgate/fleetgate/internal/ros2/dds"
@@ -332,7 +333,7 @@ func (s *Source) newRobot(ns string) (*Robot, error) {
 	return &Robot{
 		s:  s,
 		ns: ns,
-		info: fleet.Info{
+		info: fleetgate.Info{
 			ID: id, Name: name, ConfigName: "ros2", ConfigVersion: "1", AgentVersion: s.cfg.AgentVersion,
 		},
 		uuid:     uuid.MustParse(id),
@@ -376,14 +377,14 @@ func (s *Source) topicsOf(ns string) map[string]topicInfo {
 		ti := topicInfo{name: name, ddsType: t.ddsType, ros2Type: rosType(t.ddsType), readers: len(t.readers)}
 		switch {
 		case len(t.writers) > 0:
-			ti.direction = fleet.Output
+			ti.direction = fleetgate.Output
 			ti.qos = dds.QoS{Reliable: true, TransientLocal: true, Depth: 1}
 			for _, w := range t.writers {
 				ti.qos.Reliable = ti.qos.Reliable && w.QoS.Reliable
 				ti.qos.TransientLocal = ti.qos.TransientLocal && w.QoS.TransientLocal
 			}
 		case len(t.readers) > 0:
-			ti.direction = fleet.Input
+			ti.direction = fleetgate.Input
 			for _, r := range t.readers {
 				if r.QoS.TransientLocal {
 					ti.lateJoiners++

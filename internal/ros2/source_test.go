@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/ros1/rostest"
 	"github.com/fleetgate/fleetgate/internal/ros2/ros2test"
@@ -69,7 +70,7 @@ func TestSourceWithPeer(t *testing.T) {
 	for range 4 { // readers of two topics coming and going, a writer, the KPI hub
 		wg.Go(func() {
 			for range 5 {
-				sub, err := r.Subscribe(ctx, fleet.StreamKey{Name: "/camera/image/compressed", Source: fleet.SourceROS2}, fleet.SubscribeOptions{})
+				sub, err := r.Subscribe(ctx, fleetgate.StreamKey{Name: "/camera/image/compressed", Source: fleetgate.SourceROS2}, fleetgate.SubscribeOptions{})
 				if err != nil {
 					t.Error(err)
 					return
@@ -78,7 +79,7 @@ func TestSourceWithPeer(t *testing.T) {
 					t.Error(err)
 				}
 				sub.Close()
-				if _, err := r.Read(ctx, fleet.StreamKey{Name: "/odom", Source: fleet.SourceROS2}); err != nil {
+				if _, err := r.Read(ctx, fleetgate.StreamKey{Name: "/odom", Source: fleetgate.SourceROS2}); err != nil {
 					t.Error(err)
 				}
 			}
@@ -87,7 +88,7 @@ func TestSourceWithPeer(t *testing.T) {
 	wg.Go(func() {
 		b, _ := proto.Marshal(&catalogpb.Twist{Linear: &catalogpb.Vector3{X: 0.1}})
 		for range 20 {
-			if err := r.Publish(ctx, fleet.StreamKey{Name: "/cmd_vel", Source: fleet.SourceROS2}, "Platform.Messages.geometry_msgs.Twist", b); err != nil {
+			if err := r.Publish(ctx, fleetgate.StreamKey{Name: "/cmd_vel", Source: fleetgate.SourceROS2}, "Platform.Messages.geometry_msgs.Twist", b); err != nil {
 				t.Error(err)
 			}
 			time.Sleep(20 * time.Millisecond)
@@ -103,7 +104,7 @@ func TestSourceWithPeer(t *testing.T) {
 	})
 	wg.Wait()
 	peer.Wait(t, "cmd_vel 0.1", 5*time.Second)
-	sub, err := r.Subscribe(ctx, fleet.StreamKey{Name: "/odom", Source: fleet.SourceROS2}, fleet.SubscribeOptions{})
+	sub, err := r.Subscribe(ctx, fleetgate.StreamKey{Name: "/odom", Source: fleetgate.SourceROS2}, fleetgate.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
@@ -58,8 +58,8 @@ func bodyOf(s *Sim, i int) body {
 	return b
 }
 
-func streamKey(component, name string) fleet.StreamKey {
-	return fleet.StreamKey{Component: component, Name: name, Source: fleet.SourceComponent}
+func streamKey(component, name string) fleetgate.StreamKey {
+	return fleetgate.StreamKey{Component: component, Name: name, Source: fleetgate.SourceComponent}
 }
 
 var (

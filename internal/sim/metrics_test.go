@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"math"
 	"slices"
 	"testing"
@@ -11,26 +10,26 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/hoststat"
 )
 
 // designClass is the class DESIGN.md assigns to each metric type a simulated robot reports.
-var designClass = map[fleet.MetricType]fleet.MetricClass{
-	fleet.MetricCpu:                   fleet.ClassDouble,
-	fleet.MetricGpu:                   fleet.ClassDouble,
-	fleet.MetricRam:                   fleet.ClassUsage,
-	fleet.MetricDisk:                  fleet.ClassUsage,
-	fleet.MetricNetwork:               fleet.ClassUsage,
-	fleet.MetricBattery:               fleet.ClassDouble,
-	fleet.MetricOdometry:              fleet.ClassDouble,
-	fleet.MetricLicenseExpired:        fleet.ClassLicenseExpiration,
-	fleet.MetricAgentSw:               fleet.ClassAgentSw,
-	fleet.MetricRecordings:            fleet.ClassAgentRecording,
-	fleet.MetricComponents:            fleet.ClassComponentInfo,
-	fleet.MetricConfiguration:         fleet.ClassConfigInfo,
-	fleet.MetricPosition:              fleet.ClassString,
-	fleet.MetricAgentOperationalState: fleet.ClassAgentOperationalState,
+var designClass = map[fleetgate.MetricType]fleetgate.MetricClass{
+	fleetgate.MetricCpu:                   fleetgate.ClassDouble,
+	fleetgate.MetricGpu:                   fleetgate.ClassDouble,
+	fleetgate.MetricRam:                   fleetgate.ClassUsage,
+	fleetgate.MetricDisk:                  fleetgate.ClassUsage,
+	fleetgate.MetricNetwork:               fleetgate.ClassUsage,
+	fleetgate.MetricBattery:               fleetgate.ClassDouble,
+	fleetgate.MetricOdometry:              fleetgate.ClassDouble,
+	fleetgate.MetricLicenseExpired:        fleetgate.ClassLicenseExpiration,
+	fleetgate.MetricAgentSw:               fleetgate.ClassAgentSw,
+	fleetgate.MetricRecordings:            fleetgate.ClassAgentRecording,
+	fleetgate.MetricComponents:            fleetgate.ClassComponentInfo,
+	fleetgate.MetricConfiguration:         fleetgate.ClassConfigInfo,
+	fleetgate.MetricPosition:              fleetgate.ClassString,
+	fleetgate.MetricAgentOperationalState: fleetgate.ClassAgentOperationalState,
 }
 
 func TestEveryListedMetricHasItsClass(t *testing.T) {
@@ -53,7 +52,7 @@ func TestEveryListedMetricHasItsClass(t *testing.T) {
 		}
 	}
 	for _, typ := range types {
-		if typ == fleet.MetricCustom {
+		if typ == fleetgate.MetricCustom {
 			continue
 		}
 		m, err := r.Metric(ctx, typ, "")
@@ -65,11 +64,11 @@ func TestEveryListedMetricHasItsClass(t *testing.T) {
 			t.Errorf("Metric %s: type %d class %s, want %s", typ.Name(), m.Type, m.Class().Name(), want.Name())
 		}
 	}
-	if !slices.Contains(types, fleet.MetricRam) || !slices.Contains(types, fleet.MetricDisk) {
+	if !slices.Contains(types, fleetgate.MetricRam) || !slices.Contains(types, fleetgate.MetricDisk) {
 		t.Errorf("host memory and disk are readable on Linux but not listed: %v", types)
 	}
-	if m, err := r.Metric(ctx, fleet.MetricRam, ""); err == nil {
-		if u := m.Value.(fleet.Usage); u.Used <= 0 || u.Limit < u.Used {
+	if m, err := r.Metric(ctx, fleetgate.MetricRam, ""); err == nil {
+		if u := m.Value.(fleetgate.Usage); u.Used <= 0 || u.Limit < u.Used {
 			t.Errorf("Ram = %+v", u)
 		}
 	}
@@ -83,7 +82,7 @@ func TestMetricValues(t *testing.T) {
 	place(s, 0, 5, 5, 0)
 	driveFor(t, s, 0, 1, 0, 2*time.Second, nil)
 	b := bodyOf(s, 0)
-	metric := func(typ fleet.MetricType) any {
+	metric := func(typ fleetgate.MetricType) any {
 		t.Helper()
 		m, err := r.Metric(ctx, typ, "")
 		if err != nil {
@@ -92,17 +91,17 @@ func TestMetricValues(t *testing.T) {
 		return m.Value
 	}
 
-	if got := metric(fleet.MetricOdometry).(float64); !near(got, b.x-5, 1e-9) || got < 1 {
+	if got := metric(fleetgate.MetricOdometry).(float64); !near(got, b.x-5, 1e-9) || got < 1 {
 		t.Errorf("Odometry = %v m, want %v", got, b.x-5)
 	}
-	if got := metric(fleet.MetricBattery).(float64); got != b.battery || got <= 0 || got > 100 {
+	if got := metric(fleetgate.MetricBattery).(float64); got != b.battery || got <= 0 || got > 100 {
 		t.Errorf("Battery = %v, want %v", got, b.battery)
 	}
 	var pos struct {
 		X, Y, Theta float64
 		Frame       string
 	}
-	if err := json.Unmarshal([]byte(metric(fleet.MetricPosition).(string)), &pos); err != nil {
+	if err := json.Unmarshal([]byte(metric(fleetgate.MetricPosition).(string)), &pos); err != nil {
 		t.Fatalf("Position is not JSON: %v", err)
 	}
 	if !near(pos.X, b.x, 1e-3) || !near(pos.Y, b.y, 1e-3) || pos.Frame != "map" {
@@ -112,22 +111,22 @@ func TestMetricValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := metric(fleet.MetricLicenseExpired).(time.Time); !got.Equal(ids[0].Created.AddDate(1, 0, 0)) {
+	if got := metric(fleetgate.MetricLicenseExpired).(time.Time); !got.Equal(ids[0].Created.AddDate(1, 0, 0)) {
 		t.Errorf("LicenseExpired = %v, want a year after %v", got, ids[0].Created)
 	}
-	if got := metric(fleet.MetricAgentOperationalState); got != (fleet.AgentOperationalState{AgentStatus: 10, Version: "1.4.2"}) {
+	if got := metric(fleetgate.MetricAgentOperationalState); got != (fleetgate.AgentOperationalState{AgentStatus: 10, Version: "1.4.2"}) {
 		t.Errorf("AgentOperationalState = %+v", got)
 	}
-	if got := metric(fleet.MetricAgentSw); got != (fleet.AgentSw{}) {
+	if got := metric(fleetgate.MetricAgentSw); got != (fleetgate.AgentSw{}) {
 		t.Errorf("AgentSw = %+v", got)
 	}
-	if got := metric(fleet.MetricConfiguration); got != (fleet.ConfigInfo{Name: "warehouse-sim", Version: "1", State: "Ready"}) {
+	if got := metric(fleetgate.MetricConfiguration); got != (fleetgate.ConfigInfo{Name: "warehouse-sim", Version: "1", State: "Ready"}) {
 		t.Errorf("Configuration = %+v", got)
 	}
-	if got := metric(fleet.MetricRecordings).([]fleet.Recorder); got == nil || len(got) != 0 {
+	if got := metric(fleetgate.MetricRecordings).([]fleetgate.Recorder); got == nil || len(got) != 0 {
 		t.Errorf("Recordings = %#v, want an empty non-nil slice", got)
 	}
-	comps := metric(fleet.MetricComponents).([]fleet.ComponentInfo)
+	comps := metric(fleetgate.MetricComponents).([]fleetgate.ComponentInfo)
 	var names []string
 	for _, c := range comps {
 		names = append(names, c.Name)
@@ -138,7 +137,7 @@ func TestMetricValues(t *testing.T) {
 	if !slices.Equal(names, []string{"base", "lidar", "camera", "depth", "map"}) {
 		t.Errorf("components %v", names)
 	}
-	if again := metric(fleet.MetricComponents).([]fleet.ComponentInfo); !slices.Equal(again, comps) {
+	if again := metric(fleetgate.MetricComponents).([]fleetgate.ComponentInfo); !slices.Equal(again, comps) {
 		t.Errorf("component UUIDs changed between reads")
 	}
 }
@@ -153,23 +152,23 @@ func TestMetricErrors(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		typ  fleet.MetricType
+		typ  fleetgate.MetricType
 		kpi  string
 	}{
-		{"host CPU without a sampler", fleet.MetricCpu, ""},
-		{"host network without a sampler", fleet.MetricNetwork, ""},
-		{"wifi", fleet.MetricWifi, ""},
-		{"traffic", fleet.MetricTraffic, ""},
-		{"a type outside the table", fleet.MetricType(99), ""},
-		{"custom without a name", fleet.MetricCustom, ""},
-		{"custom of an unknown name", fleet.MetricCustom, "temperature"},
+		{"host CPU without a sampler", fleetgate.MetricCpu, ""},
+		{"host network without a sampler", fleetgate.MetricNetwork, ""},
+		{"wifi", fleetgate.MetricWifi, ""},
+		{"traffic", fleetgate.MetricTraffic, ""},
+		{"a type outside the table", fleetgate.MetricType(99), ""},
+		{"custom without a name", fleetgate.MetricCustom, ""},
+		{"custom of an unknown name", fleetgate.MetricCustom, "temperature"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := r.Metric(ctx, tt.typ, tt.kpi); !errors.Is(err, fleet.ErrNotFound) {
+			if _, err := r.Metric(ctx, tt.typ, tt.kpi); !fleetgate.Is(err, fleetgate.ENotFound) {
 				t.Errorf("Metric: %v, want ErrNotFound", err)
 			}
-			if tt.typ != fleet.MetricCustom && slices.Contains(types, tt.typ) {
+			if tt.typ != fleetgate.MetricCustom && slices.Contains(types, tt.typ) {
 				t.Errorf("type %d is listed", tt.typ)
 			}
 		})
@@ -199,21 +198,21 @@ func TestCustomKPIs(t *testing.T) {
 		}
 	}
 
-	custom := func(name string) fleet.Metric {
+	custom := func(name string) fleetgate.Metric {
 		t.Helper()
-		m, err := r.Metric(ctx, fleet.MetricCustom, name)
+		m, err := r.Metric(ctx, fleetgate.MetricCustom, name)
 		if err != nil {
 			t.Fatalf("custom %s: %v", name, err)
 		}
-		if m.Type != fleet.MetricCustom || m.Name != name {
+		if m.Type != fleetgate.MetricCustom || m.Name != name {
 			t.Errorf("custom %s answered as type %d name %q", name, m.Type, m.Name)
 		}
 		return m
 	}
-	if m := custom("activity"); m.Class() != fleet.ClassString || m.Value != "idle" {
+	if m := custom("activity"); m.Class() != fleetgate.ClassString || m.Value != "idle" {
 		t.Errorf("activity at rest = %v (%s)", m.Value, m.Class().Name())
 	}
-	if m := custom("battery"); m.Class() != fleet.ClassDouble || m.Value != bodyOf(s, 0).battery {
+	if m := custom("battery"); m.Class() != fleetgate.ClassDouble || m.Value != bodyOf(s, 0).battery {
 		t.Errorf("battery = %v (%s)", m.Value, m.Class().Name())
 	}
 	m := custom("pose")
@@ -221,7 +220,7 @@ func TestCustomKPIs(t *testing.T) {
 		Position    struct{ X, Y float64 }
 		Orientation struct{ Z, W float64 }
 	}
-	if err := json.Unmarshal([]byte(m.Value.(string)), &p); err != nil || m.Class() != fleet.ClassString {
+	if err := json.Unmarshal([]byte(m.Value.(string)), &p); err != nil || m.Class() != fleetgate.ClassString {
 		t.Fatalf("pose %v (%s): %v", m.Value, m.Class().Name(), err)
 	}
 	if p.Position.X != 5 || p.Position.Y != 5 || !near(2*math.Atan2(p.Orientation.Z, p.Orientation.W), math.Pi/2, 1e-9) {

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
@@ -78,7 +78,7 @@ func TestRealTimeSubscriptionsAndClose(t *testing.T) {
 	s := startSim(t, ctx, Config{Count: 1, Seed: 2})
 	r := s.Robots()[0]
 	tests := []struct {
-		key fleet.StreamKey
+		key fleetgate.StreamKey
 		typ string
 	}{
 		{poseKey, typePoseStamped},
@@ -88,7 +88,7 @@ func TestRealTimeSubscriptionsAndClose(t *testing.T) {
 	}
 	subs := make([]*fleet.Subscription, len(tests))
 	for i, tt := range tests {
-		sub, err := r.Subscribe(ctx, tt.key, fleet.SubscribeOptions{})
+		sub, err := r.Subscribe(ctx, tt.key, fleetgate.SubscribeOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,17 +123,17 @@ func TestRealTimeSubscriptionsAndClose(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%s: subscription still open after Close", tests[i].key.Name)
 		}
-		if !errors.Is(sub.Err(), fleet.ErrOffline) {
+		if !fleetgate.Is(sub.Err(), fleetgate.EOffline) {
 			t.Errorf("%s: subscription ended with %v, want ErrOffline", tests[i].key.Name, sub.Err())
 		}
 	}
-	if _, err := r.Subscribe(ctx, poseKey, fleet.SubscribeOptions{}); !errors.Is(err, fleet.ErrOffline) {
+	if _, err := r.Subscribe(ctx, poseKey, fleetgate.SubscribeOptions{}); !fleetgate.Is(err, fleetgate.EOffline) {
 		t.Errorf("Subscribe after Close: %v", err)
 	}
-	if _, err := r.Read(ctx, poseKey); !errors.Is(err, fleet.ErrOffline) {
+	if _, err := r.Read(ctx, poseKey); !fleetgate.Is(err, fleetgate.EOffline) {
 		t.Errorf("Read after Close: %v", err)
 	}
-	if err := r.Publish(ctx, cmdVel, typeTwist, twistPayload(t, 1, 0)); !errors.Is(err, fleet.ErrOffline) {
+	if err := r.Publish(ctx, cmdVel, typeTwist, twistPayload(t, 1, 0)); !fleetgate.Is(err, fleetgate.EOffline) {
 		t.Errorf("Publish after Close: %v", err)
 	}
 }
@@ -141,7 +141,7 @@ func TestRealTimeSubscriptionsAndClose(t *testing.T) {
 func TestContextEndClosesTheSimulation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := startSim(t, ctx, Config{Count: 1})
-	sub, err := s.Robots()[0].Subscribe(context.Background(), poseKey, fleet.SubscribeOptions{})
+	sub, err := s.Robots()[0].Subscribe(context.Background(), poseKey, fleetgate.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestContextEndClosesTheSimulation(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("subscription still open after the context ended")
 	}
-	if !errors.Is(sub.Err(), fleet.ErrOffline) {
+	if !fleetgate.Is(sub.Err(), fleetgate.EOffline) {
 		t.Errorf("subscription ended with %v", sub.Err())
 	}
 }
@@ -170,16 +170,16 @@ func TestConcurrentUse(t *testing.T) {
 				} else {
 					r.Publish(ctx, drive, typeAckermann, drivePayload(t, 0.5, 0.3))
 				}
-				for _, key := range []fleet.StreamKey{poseKey, scanKey, imageKey, pointsKey, mapKey} {
+				for _, key := range []fleetgate.StreamKey{poseKey, scanKey, imageKey, pointsKey, mapKey} {
 					if _, err := r.Read(ctx, key); err != nil {
 						t.Errorf("Read: %v", err)
 					}
 				}
 				r.Metrics(ctx)
-				r.Metric(ctx, fleet.MetricCustom, "pose")
+				r.Metric(ctx, fleetgate.MetricCustom, "pose")
 				r.KPIs(ctx)
 				r.Resources(ctx)
-				sub, err := r.Subscribe(ctx, imageKey, fleet.SubscribeOptions{})
+				sub, err := r.Subscribe(ctx, imageKey, fleetgate.SubscribeOptions{})
 				if err != nil {
 					t.Errorf("Subscribe: %v", err)
 					return

@@ -3,7 +3,6 @@ package sim
 import (
 	"bytes"
 	"context"
-	"errors"
 	"image/png"
 	"io"
 	"os"
@@ -13,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 )
 
 func TestResources(t *testing.T) {
@@ -29,7 +28,7 @@ func TestResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]fleet.Resource{}
+	byName := map[string]fleetgate.Resource{}
 	for _, res := range list {
 		byName[res.Name] = res
 		if _, err := uuid.Parse(res.ID); err != nil {
@@ -85,7 +84,7 @@ func TestResources(t *testing.T) {
 		t.Errorf("robots share resource ids: %v and %v", list, other)
 	}
 	again, _ := r.Resources(ctx)
-	if !slices.EqualFunc(again, list, func(a, b fleet.Resource) bool { return a.ID == b.ID }) {
+	if !slices.EqualFunc(again, list, func(a, b fleetgate.Resource) bool { return a.ID == b.ID }) {
 		t.Errorf("resource ids changed: %v then %v", list, again)
 	}
 
@@ -103,10 +102,10 @@ func TestResources(t *testing.T) {
 		t.Errorf("size after the log grew = %d, want %d", opened.Size, byName["fleetgate.log"].Size+5)
 	}
 
-	if _, _, err := r.OpenResource(ctx, uuid.NewString()); !errors.Is(err, fleet.ErrNotFound) {
+	if _, _, err := r.OpenResource(ctx, uuid.NewString()); !fleetgate.Is(err, fleetgate.ENotFound) {
 		t.Errorf("OpenResource of an unknown id: %v, want ErrNotFound", err)
 	}
-	if _, _, err := r.OpenResource(ctx, "../../etc/passwd"); !errors.Is(err, fleet.ErrNotFound) {
+	if _, _, err := r.OpenResource(ctx, "../../etc/passwd"); !fleetgate.Is(err, fleetgate.ENotFound) {
 		t.Errorf("OpenResource of a path: %v, want ErrNotFound", err)
 	}
 }

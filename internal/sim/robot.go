@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/msgs"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
@@ -30,18 +31,18 @@ const (
 // robot is one simulated robot; it implements fleet.Robot.
 type robot struct {
 	sim        *Sim
-	info       fleet.Info
+	info       fleetgate.Info
 	uuid       uuid.UUID
 	created    time.Time
-	components []fleet.ComponentInfo
+	components []fleetgate.ComponentInfo
 
 	// Guarded by sim.mu.
 	body                                                    body
 	nextPose, nextBattery, nextScan, nextCamera, nextPoints time.Time
 
-	streams []fleet.Stream // in a fixed order, the input last
-	outputs map[fleet.StreamKey]*output
-	input   fleet.Stream
+	streams []fleetgate.Stream // in a fixed order, the input last
+	outputs map[fleetgate.StreamKey]*output
+	input   fleetgate.Stream
 
 	pose, odom, battery, scan, image, points, grid *output
 
@@ -62,7 +63,7 @@ var _ fleet.Robot = (*robot)(nil)
 // output is an output stream and the topic its values go out on. active says whether anyone
 // subscribes, so that the loop computes sensor data only for subscribers.
 type output struct {
-	stream fleet.Stream
+	stream fleetgate.Stream
 	topic  *fleet.Topic
 	kick   chan struct{} // woken when the first subscriber arrives; may be nil
 
@@ -88,7 +89,7 @@ func (o *output) onActive(bool) {
 func newRobot(s *Sim, index int, id identity, b body) *robot {
 	r := &robot{
 		sim: s,
-		info: fleet.Info{
+		info: fleetgate.Info{
 			ID:            id.ID,
 			Name:          fmt.Sprintf("sim-%d", index+1),
 			ConfigName:    configName,
@@ -98,12 +99,12 @@ func newRobot(s *Sim, index int, id identity, b body) *robot {
 		uuid:       uuid.MustParse(id.ID),
 		created:    id.Created,
 		body:       b,
-		outputs:    map[fleet.StreamKey]*output{},
+		outputs:    map[fleetgate.StreamKey]*output{},
 		camKick:    make(chan struct{}, 1),
 		pointsKick: make(chan struct{}, 1),
 	}
 	for _, name := range []string{"base", "lidar", "camera", "depth", "map"} {
-		r.components = append(r.components, fleet.ComponentInfo{
+		r.components = append(r.components, fleetgate.ComponentInfo{
 			ID:      name,
 			UUID:    uuid.NewSHA1(r.uuid, []byte("component/"+name)).String(),
 			Name:    name,
@@ -113,7 +114,7 @@ func newRobot(s *Sim, index int, id identity, b body) *robot {
 	}
 	add := func(component, name, typ string, kick chan struct{}) *output {
 		o := &output{
-			stream: fleet.Stream{Component: component, Name: name, Type: typ, Direction: fleet.Output, Source: fleet.SourceComponent},
+			stream: fleetgate.Stream{Component: component, Name: name, Type: typ, Direction: fleetgate.Output, Source: fleetgate.SourceComponent},
 			kick:   kick,
 		}
 		o.topic = fleet.NewTopic(typ, o.onActive)
@@ -128,8 +129,8 @@ func newRobot(s *Sim, index int, id identity, b body) *robot {
 	r.image = add("camera", "image", typeCompressed, r.camKick)
 	r.points = add("depth", "points", typePointCloud, r.pointsKick)
 	r.grid = add("map", "map", typeGrid, nil)
-	r.input = fleet.Stream{Component: "base", Name: "cmd_vel", Type: typeTwist, Direction: fleet.Input, Source: fleet.SourceComponent,
-		Limits: fleet.SpeedLimits{Linear: maxSpeed, Angular: maxAngular}}
+	r.input = fleetgate.Stream{Component: "base", Name: "cmd_vel", Type: typeTwist, Direction: fleetgate.Input, Source: fleetgate.SourceComponent,
+		Limits: fleetgate.SpeedLimits{Linear: maxSpeed, Angular: maxAngular}}
 	if b.kind == carLike {
 		r.input.Name, r.input.Type = "drive", typeAckermann
 		r.input.Limits.Angular = maxSteer
@@ -230,7 +231,7 @@ func (r *robot) sensorWorker(kick <-chan struct{}, job func()) {
 }
 
 // produceScan raycasts a scan now and publishes it. The caller holds scanMu.
-func (r *robot) produceScan() (fleet.Sample, error) {
+func (r *robot) produceScan() (fleetgate.Sample, error) {
 	p, sc, now := r.sim.view(r)
 	payload := scanPayload(p, sc, now)
 	r.scans.Add(1)
@@ -250,11 +251,11 @@ func (r *robot) renderCamera() {
 }
 
 // produceFrame renders and publishes a camera frame. The caller holds cam.mu.
-func (r *robot) produceFrame() (fleet.Sample, error) {
+func (r *robot) produceFrame() (fleetgate.Sample, error) {
 	p, sc, now := r.sim.view(r)
 	data, err := r.cam.render(p, sc)
 	if err != nil {
-		return fleet.Sample{}, fleet.Errorf(fleet.ErrUnavailable, "camera: %v", err)
+		return fleetgate.Sample{}, fleetgate.Errorf(fleetgate.EUnavailable, "camera: %v", err)
 	}
 	r.renders.Add(1)
 	return r.image.topic.Publish(imagePayload(data, now), now), nil
@@ -271,7 +272,7 @@ func (r *robot) renderPoints() {
 }
 
 // produceCloud computes and publishes a point cloud. The caller holds depth.mu.
-func (r *robot) produceCloud() (fleet.Sample, error) {
+func (r *robot) produceCloud() (fleetgate.Sample, error) {
 	p, sc, now := r.sim.view(r)
 	data := r.depth.cloud(p, sc)
 	r.clouds.Add(1)
@@ -280,8 +281,8 @@ func (r *robot) produceCloud() (fleet.Sample, error) {
 
 // readFresh returns o's latest sample if it is younger than period, and otherwise produces
 // one under mu (re-checking first: a reader that waited for mu finds its sibling's frame).
-func (r *robot) readFresh(ctx context.Context, o *output, period time.Duration, mu *sync.Mutex, produce func() (fleet.Sample, error)) (fleet.Sample, error) {
-	fresh := func() (fleet.Sample, bool) {
+func (r *robot) readFresh(ctx context.Context, o *output, period time.Duration, mu *sync.Mutex, produce func() (fleetgate.Sample, error)) (fleetgate.Sample, error) {
+	fresh := func() (fleetgate.Sample, bool) {
 		s, ok := o.topic.Latest()
 		return s, ok && r.sim.clock().Sub(s.Time) < period
 	}
@@ -294,7 +295,7 @@ func (r *robot) readFresh(ctx context.Context, o *output, period time.Duration, 
 		return s, nil
 	}
 	if err := ctx.Err(); err != nil {
-		return fleet.Sample{}, err
+		return fleetgate.Sample{}, err
 	}
 	return produce()
 }
@@ -319,9 +320,9 @@ func (r *robot) snapshot() (body, time.Time) {
 	return r.body, r.sim.now
 }
 
-func (r *robot) Info() fleet.Info { return r.info }
+func (r *robot) Info() fleetgate.Info { return r.info }
 
-func (r *robot) Streams(ctx context.Context) ([]fleet.Stream, error) {
+func (r *robot) Streams(ctx context.Context) ([]fleetgate.Stream, error) {
 	if err := r.offline(); err != nil {
 		return nil, err
 	}
@@ -329,23 +330,23 @@ func (r *robot) Streams(ctx context.Context) ([]fleet.Stream, error) {
 }
 
 // output finds an output stream; an input stream or an unknown one is an error.
-func (r *robot) output(key fleet.StreamKey) (*output, error) {
+func (r *robot) output(key fleetgate.StreamKey) (*output, error) {
 	if o, ok := r.outputs[key]; ok {
 		return o, nil
 	}
 	if key == r.input.Key() {
-		return nil, fleet.Errorf(fleet.ErrInvalid, "%s/%s is an input stream: it cannot be read", key.Component, key.Name)
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "%s/%s is an input stream: it cannot be read", key.Component, key.Name)
 	}
-	return nil, fleet.Errorf(fleet.ErrNotFound, "robot %s has no stream %s/%s of source %d", r.info.Name, key.Component, key.Name, key.Source)
+	return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %s has no stream %s/%s of source %d", r.info.Name, key.Component, key.Name, key.Source)
 }
 
-func (r *robot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
+func (r *robot) Read(ctx context.Context, key fleetgate.StreamKey) (fleetgate.Sample, error) {
 	if err := r.offline(); err != nil {
-		return fleet.Sample{}, err
+		return fleetgate.Sample{}, err
 	}
 	o, err := r.output(key)
 	if err != nil {
-		return fleet.Sample{}, err
+		return fleetgate.Sample{}, err
 	}
 	switch o {
 	case r.scan:
@@ -357,12 +358,12 @@ func (r *robot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, er
 	}
 	s, ok := o.topic.Latest()
 	if !ok { // every other stream is published from the start
-		return fleet.Sample{}, fleet.Errorf(fleet.ErrUnavailable, "%s/%s has no value yet", key.Component, key.Name)
+		return fleetgate.Sample{}, fleetgate.Errorf(fleetgate.EUnavailable, "%s/%s has no value yet", key.Component, key.Name)
 	}
 	return s, nil
 }
 
-func (r *robot) Subscribe(ctx context.Context, key fleet.StreamKey, opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
+func (r *robot) Subscribe(ctx context.Context, key fleetgate.StreamKey, opts fleetgate.SubscribeOptions) (*fleet.Subscription, error) {
 	if err := r.offline(); err != nil {
 		return nil, err
 	}
@@ -375,25 +376,25 @@ func (r *robot) Subscribe(ctx context.Context, key fleet.StreamKey, opts fleet.S
 
 // Publish takes a drive command. A command that is not valid for the stream leaves the robot
 // as it was; a valid one is clamped to the drive's limits and restarts the command timeout.
-func (r *robot) Publish(ctx context.Context, key fleet.StreamKey, typ string, payload []byte) error {
+func (r *robot) Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error {
 	if err := r.offline(); err != nil {
 		return err
 	}
 	if key != r.input.Key() {
 		if _, ok := r.outputs[key]; ok {
-			return fleet.Errorf(fleet.ErrInvalid, "%s/%s is an output stream: it takes no messages", key.Component, key.Name)
+			return fleetgate.Errorf(fleetgate.EInvalid, "%s/%s is an output stream: it takes no messages", key.Component, key.Name)
 		}
-		return fleet.Errorf(fleet.ErrNotFound, "robot %s has no stream %s/%s of source %d", r.info.Name, key.Component, key.Name, key.Source)
+		return fleetgate.Errorf(fleetgate.ENotFound, "robot %s has no stream %s/%s of source %d", r.info.Name, key.Component, key.Name, key.Source)
 	}
 	if typ != r.input.Type {
-		return fleet.Errorf(fleet.ErrInvalid, "%s/%s takes %s, not %s", key.Component, key.Name, r.input.Type, typ)
+		return fleetgate.Errorf(fleetgate.EInvalid, "%s/%s takes %s, not %s", key.Component, key.Name, r.input.Type, typ)
 	}
 	m, err := msgs.Decode(typ, payload)
 	if err != nil {
-		return fleet.Errorf(fleet.ErrInvalid, "%v", err)
+		return fleetgate.Errorf(fleetgate.EInvalid, "%v", err)
 	}
 	if err := msgs.CheckFinite(m); err != nil {
-		return fleet.Errorf(fleet.ErrInvalid, "%v", err)
+		return fleetgate.Errorf(fleetgate.EInvalid, "%v", err)
 	}
 	var v, w, steer float64
 	switch m := m.(type) {
@@ -402,7 +403,7 @@ func (r *robot) Publish(ctx context.Context, key fleet.StreamKey, typ string, pa
 	case *catalogpb.AckermannDriveStamped:
 		v, steer = float64(m.GetDrive().GetSpeed()), float64(m.GetDrive().GetSteeringAngle())
 	default:
-		return fleet.Errorf(fleet.ErrInvalid, "%s is not a drive command", typ)
+		return fleetgate.Errorf(fleetgate.EInvalid, "%s is not a drive command", typ)
 	}
 	r.sim.mu.Lock()
 	r.body.command(v, w, steer, r.sim.now)
@@ -411,18 +412,18 @@ func (r *robot) Publish(ctx context.Context, key fleet.StreamKey, typ string, pa
 }
 
 // The metric types every simulated robot reports; host metrics come on top when readable.
-var robotMetrics = []fleet.MetricType{
-	fleet.MetricBattery, fleet.MetricOdometry, fleet.MetricLicenseExpired, fleet.MetricAgentSw,
-	fleet.MetricRecordings, fleet.MetricComponents, fleet.MetricConfiguration,
-	fleet.MetricPosition, fleet.MetricAgentOperationalState, fleet.MetricCustom,
+var robotMetrics = []fleetgate.MetricType{
+	fleetgate.MetricBattery, fleetgate.MetricOdometry, fleetgate.MetricLicenseExpired, fleetgate.MetricAgentSw,
+	fleetgate.MetricRecordings, fleetgate.MetricComponents, fleetgate.MetricConfiguration,
+	fleetgate.MetricPosition, fleetgate.MetricAgentOperationalState, fleetgate.MetricCustom,
 }
 
-func (r *robot) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
+func (r *robot) Metrics(ctx context.Context) ([]fleetgate.MetricType, error) {
 	if err := r.offline(); err != nil {
 		return nil, err
 	}
 	types := slices.Clone(robotMetrics)
-	for _, t := range []fleet.MetricType{fleet.MetricCpu, fleet.MetricRam, fleet.MetricDisk, fleet.MetricNetwork, fleet.MetricGpu} {
+	for _, t := range []fleetgate.MetricType{fleetgate.MetricCpu, fleetgate.MetricRam, fleetgate.MetricDisk, fleetgate.MetricNetwork, fleetgate.MetricGpu} {
 		if _, ok := r.hostMetric(t); ok {
 			types = append(types, t)
 		}
@@ -432,7 +433,7 @@ func (r *robot) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
 }
 
 // hostMetric reads a metric of the machine the source runs on.
-func (r *robot) hostMetric(t fleet.MetricType) (any, bool) { return r.sim.cfg.Host.Metric(t) }
+func (r *robot) hostMetric(t fleetgate.MetricType) (any, bool) { return r.sim.cfg.Host.Metric(t) }
 
 // position is the Position metric's document.
 type position struct {
@@ -449,57 +450,57 @@ func round(x float64, digits int) float64 {
 	return math.Round(x*p) / p
 }
 
-func (r *robot) Metric(ctx context.Context, typ fleet.MetricType, name string) (fleet.Metric, error) {
+func (r *robot) Metric(ctx context.Context, typ fleetgate.MetricType, name string) (fleetgate.Metric, error) {
 	if err := r.offline(); err != nil {
-		return fleet.Metric{}, err
+		return fleetgate.Metric{}, err
 	}
-	m := fleet.Metric{Type: typ}
+	m := fleetgate.Metric{Type: typ}
 	b, _ := r.snapshot()
 	switch typ {
-	case fleet.MetricCpu, fleet.MetricRam, fleet.MetricDisk, fleet.MetricNetwork, fleet.MetricGpu:
+	case fleetgate.MetricCpu, fleetgate.MetricRam, fleetgate.MetricDisk, fleetgate.MetricNetwork, fleetgate.MetricGpu:
 		v, ok := r.hostMetric(typ)
 		if !ok {
-			return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "metric %s cannot be read on this host", typ.Name())
+			return fleetgate.Metric{}, fleetgate.Errorf(fleetgate.ENotFound, "metric %s cannot be read on this host", typ.Name())
 		}
 		m.Value = v
-	case fleet.MetricBattery:
+	case fleetgate.MetricBattery:
 		m.Value = b.battery
-	case fleet.MetricOdometry:
+	case fleetgate.MetricOdometry:
 		m.Value = b.travelled
-	case fleet.MetricPosition:
+	case fleetgate.MetricPosition:
 		doc, err := json.Marshal(position{X: round(b.x, 3), Y: round(b.y, 3), Theta: round(b.theta, 4), Frame: frameMap})
 		if err != nil {
-			return fleet.Metric{}, err
+			return fleetgate.Metric{}, err
 		}
 		m.Value = string(doc)
-	case fleet.MetricLicenseExpired:
+	case fleetgate.MetricLicenseExpired:
 		m.Value = r.created.AddDate(1, 0, 0)
-	case fleet.MetricAgentSw:
-		m.Value = fleet.AgentSw{UpdateAvailable: false}
-	case fleet.MetricAgentOperationalState:
-		m.Value = fleet.AgentOperationalState{AgentStatus: agentStatusRunning, Version: r.sim.cfg.AgentVersion}
-	case fleet.MetricComponents:
+	case fleetgate.MetricAgentSw:
+		m.Value = fleetgate.AgentSw{UpdateAvailable: false}
+	case fleetgate.MetricAgentOperationalState:
+		m.Value = fleetgate.AgentOperationalState{AgentStatus: agentStatusRunning, Version: r.sim.cfg.AgentVersion}
+	case fleetgate.MetricComponents:
 		m.Value = slices.Clone(r.components)
-	case fleet.MetricConfiguration:
-		m.Value = fleet.ConfigInfo{Name: configName, Version: configVersion, State: "Ready"}
-	case fleet.MetricRecordings:
-		m.Value = []fleet.Recorder{} // the simulator records nothing
-	case fleet.MetricCustom:
+	case fleetgate.MetricConfiguration:
+		m.Value = fleetgate.ConfigInfo{Name: configName, Version: configVersion, State: "Ready"}
+	case fleetgate.MetricRecordings:
+		m.Value = []fleetgate.Recorder{} // the simulator records nothing
+	case fleetgate.MetricCustom:
 		kpis, _ := r.KPIs(ctx)
 		return fleet.CustomMetric(kpis, name, r.info.Name)
 	default:
-		return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "robot %s does not report metric type %d", r.info.Name, typ)
+		return fleetgate.Metric{}, fleetgate.Errorf(fleetgate.ENotFound, "robot %s does not report metric type %d", r.info.Name, typ)
 	}
 	return m, nil
 }
 
 // KPIs are pose, battery (percent) and activity (idle, moving, charging, blocked).
-func (r *robot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
+func (r *robot) KPIs(ctx context.Context) ([]fleetgate.KPI, error) {
 	if err := r.offline(); err != nil {
 		return nil, err
 	}
 	b, now := r.snapshot()
-	return []fleet.KPI{
+	return []fleetgate.KPI{
 		{Name: "pose", DataType: typePose, Payload: marshal(poseMsg(&b)), Time: now},
 		{Name: "battery", DataType: typeFloat64, Payload: marshal(&catalogpb.Float64{Data: b.battery}), Time: now},
 		{Name: "activity", DataType: typeString, Payload: marshal(&catalogpb.String{Data: b.activity()}), Time: now},
@@ -526,8 +527,8 @@ func (r *robot) resourceID(f resourceFile) string {
 	return uuid.NewSHA1(r.uuid, []byte(filepath.Base(f.path))).String()
 }
 
-func (r *robot) resource(f resourceFile, st os.FileInfo) fleet.Resource {
-	return fleet.Resource{
+func (r *robot) resource(f resourceFile, st os.FileInfo) fleetgate.Resource {
+	return fleetgate.Resource{
 		ID:        r.resourceID(f),
 		Name:      filepath.Base(f.path),
 		MIMEType:  f.mime,
@@ -539,11 +540,11 @@ func (r *robot) resource(f resourceFile, st os.FileInfo) fleet.Resource {
 }
 
 // Resources lists the files that exist now: the log file may not have been created yet.
-func (r *robot) Resources(ctx context.Context) ([]fleet.Resource, error) {
+func (r *robot) Resources(ctx context.Context) ([]fleetgate.Resource, error) {
 	if err := r.offline(); err != nil {
 		return nil, err
 	}
-	var out []fleet.Resource
+	var out []fleetgate.Resource
 	for _, f := range r.files() {
 		st, err := os.Stat(f.path)
 		if err != nil || !st.Mode().IsRegular() {
@@ -554,9 +555,9 @@ func (r *robot) Resources(ctx context.Context) ([]fleet.Resource, error) {
 	return out, nil
 }
 
-func (r *robot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleet.Resource, error) {
+func (r *robot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleetgate.Resource, error) {
 	if err := r.offline(); err != nil {
-		return nil, fleet.Resource{}, err
+		return nil, fleetgate.Resource{}, err
 	}
 	for _, f := range r.files() {
 		if r.resourceID(f) != id {
@@ -564,14 +565,14 @@ func (r *robot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile
 		}
 		file, err := os.Open(f.path)
 		if err != nil {
-			return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "resource %s: %v", id, err)
+			return nil, fleetgate.Resource{}, fleetgate.Errorf(fleetgate.ENotFound, "resource %s: %v", id, err)
 		}
 		st, err := file.Stat()
 		if err != nil || !st.Mode().IsRegular() {
 			file.Close()
-			return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "resource %s is not a regular file", id)
+			return nil, fleetgate.Resource{}, fleetgate.Errorf(fleetgate.ENotFound, "resource %s is not a regular file", id)
 		}
 		return file, r.resource(f, st), nil
 	}
-	return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "robot %s has no resource %s", r.info.Name, id)
+	return nil, fleetgate.Resource{}, fleetgate.Errorf(fleetgate.ENotFound, "robot %s has no resource %s", r.info.Name, id)
 }

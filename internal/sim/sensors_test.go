@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
@@ -26,7 +27,7 @@ var (
 	mapKey    = streamKey("map", "map")
 )
 
-func read[M proto.Message](t *testing.T, r fleet.Robot, key fleet.StreamKey, m M) fleet.Sample {
+func read[M proto.Message](t *testing.T, r fleet.Robot, key fleetgate.StreamKey, m M) fleetgate.Sample {
 	t.Helper()
 	s, err := r.Read(context.Background(), key)
 	if err != nil {
@@ -87,7 +88,7 @@ func TestScanWithoutReturnIsInfinite(t *testing.T) {
 	}
 }
 
-func decodeFrame(t *testing.T, s fleet.Sample) image.Image {
+func decodeFrame(t *testing.T, s fleetgate.Sample) image.Image {
 	t.Helper()
 	var msg catalogpb.CompressedImage
 	if err := proto.Unmarshal(s.Payload, &msg); err != nil {
@@ -180,7 +181,7 @@ func TestCameraSeesOtherRobots(t *testing.T) {
 	}
 }
 
-func mustRead(t *testing.T, r fleet.Robot, key fleet.StreamKey) fleet.Sample {
+func mustRead(t *testing.T, r fleet.Robot, key fleetgate.StreamKey) fleetgate.Sample {
 	t.Helper()
 	s, err := r.Read(context.Background(), key)
 	if err != nil {
@@ -268,7 +269,7 @@ func TestNothingRendersWithoutReaders(t *testing.T) {
 	}
 
 	tests := []struct {
-		key     fleet.StreamKey
+		key     fleetgate.StreamKey
 		counter func(*robot) int64
 		rate    float64 // per second
 	}{
@@ -280,7 +281,7 @@ func TestNothingRendersWithoutReaders(t *testing.T) {
 		t.Run(tt.key.Component, func(t *testing.T) {
 			r := s.robots[1]
 			before := tt.counter(r)
-			sub, err := r.Subscribe(context.Background(), tt.key, fleet.SubscribeOptions{})
+			sub, err := r.Subscribe(context.Background(), tt.key, fleetgate.SubscribeOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

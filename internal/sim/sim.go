@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/hoststat"
 )
@@ -56,8 +57,8 @@ type Sim struct {
 	world *world
 	dir   string // DataDir/sim
 
-	mapSample fleet.Sample // the occupancy grid, published once and shared by every robot
-	mapFile   string       // the PNG of the map, a resource of every robot
+	mapSample fleetgate.Sample // the occupancy grid, published once and shared by every robot
+	mapFile   string           // the PNG of the map, a resource of every robot
 
 	// mu guards the dynamic world: the time, the obstacles and every robot's body and
 	// schedule. It is held only for physics and snapshots, never while rendering.
@@ -132,7 +133,7 @@ func newSim(cfg Config, w *world, start time.Time) (*Sim, error) {
 	if err := writeIfChanged(s.mapFile, png); err != nil {
 		return nil, fmt.Errorf("sim: saving the map: %w", err)
 	}
-	s.mapSample = fleet.Sample{Type: typeGrid, Payload: mapPayload(occupancy(cells), width, height, start), Time: start, Seq: 1}
+	s.mapSample = fleetgate.Sample{Type: typeGrid, Payload: mapPayload(occupancy(cells), width, height, start), Time: start, Seq: 1}
 
 	// Start batteries between 60 and 95 percent, spread deterministically by index.
 	for i := range cfg.Count {
@@ -159,7 +160,7 @@ func (s *Sim) Robots() []fleet.Robot {
 	return out
 }
 
-// Close stops the simulation and ends every subscription with fleet.ErrOffline. The robots
+// Close stops the simulation and ends every subscription with fleetgate.EOffline. The robots
 // answer ErrOffline from then on. Close is idempotent.
 func (s *Sim) Close() {
 	s.closeOnce.Do(func() {
@@ -307,5 +308,5 @@ func (s *Sim) view(r *robot) (pose, *scene, time.Time) {
 
 // errOffline is what a closed simulation's robots answer.
 func (s *Sim) errOffline(name string) error {
-	return fleet.Errorf(fleet.ErrOffline, "robot %s is offline: the simulation stopped", name)
+	return fleetgate.Errorf(fleetgate.EOffline, "robot %s is offline: the simulation stopped", name)
 }

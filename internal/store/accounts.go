@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
@@ -26,7 +27,7 @@ func (db *DB) SetPasswordHash(ctx context.Context, userID, hash string, mustChan
 }
 
 // Users lists the users of an organization by email.
-func (db *DB) Users(ctx context.Context, orgID string) ([]gateway.User, error) {
+func (db *DB) Users(ctx context.Context, orgID string) ([]fleetgate.User, error) {
 	return list(ctx, db, scanUser, `SELECT `+userColumns+` FROM users WHERE org_id = ? ORDER BY email`, orgID)
 }
 
@@ -47,7 +48,7 @@ func (db *DB) DeleteRobot(ctx context.Context, id string) error {
 }
 
 // APIToken returns one API token by id.
-func (db *DB) APIToken(ctx context.Context, id string) (gateway.APIToken, error) {
+func (db *DB) APIToken(ctx context.Context, id string) (fleetgate.APIToken, error) {
 	t, err := scanAPIToken(db.reader.QueryRowContext(ctx, `SELECT `+apiTokenColumns+` FROM api_tokens WHERE id = ?`, id))
 	return t, one(err, "API token", id)
 }

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate"
 )
 
 const agentColumns = `id, org_id, fleet_id, name, key_hash, created_at, last_seen, revoked_at`
 
-func scanAgent(row rowScanner) (gateway.Agent, error) {
-	var a gateway.Agent
+func scanAgent(row rowScanner) (fleetgate.Agent, error) {
+	var a fleetgate.Agent
 	var created, seen, revoked sql.NullInt64
 	err := row.Scan(&a.ID, &a.OrgID, &a.FleetID, &a.Name, &a.KeyHash, &created, &seen, &revoked)
 	a.CreatedAt, a.LastSeen, a.RevokedAt = fromMillis(created), fromMillis(seen), fromMillis(revoked)
@@ -22,21 +22,21 @@ func scanAgent(row rowScanner) (gateway.Agent, error) {
 
 // AgentByKeyHash finds the agent whose key hashes to hash, revoked or not. The not-found
 // message names no hash: it may end up in front of whoever presented the key.
-func (db *DB) AgentByKeyHash(ctx context.Context, hash string) (gateway.Agent, error) {
+func (db *DB) AgentByKeyHash(ctx context.Context, hash string) (fleetgate.Agent, error) {
 	a, err := scanAgent(db.reader.QueryRowContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE key_hash = ?`, hash))
 	if errors.Is(err, sql.ErrNoRows) {
-		return gateway.Agent{}, gateway.Errorf(gateway.ENotFound, "no agent has this key")
+		return fleetgate.Agent{}, fleetgate.Errorf(fleetgate.ENotFound, "no agent has this key")
 	}
 	return a, wrap(err)
 }
 
-func (db *DB) Agent(ctx context.Context, id string) (gateway.Agent, error) {
+func (db *DB) Agent(ctx context.Context, id string) (fleetgate.Agent, error) {
 	a, err := scanAgent(db.reader.QueryRowContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE id = ?`, id))
 	return a, one(err, "agent", id)
 }
 
 // Agents lists the agents of orgID, revoked ones included, by name.
-func (db *DB) Agents(ctx context.Context, orgID string) ([]gateway.Agent, error) {
+func (db *DB) Agents(ctx context.Context, orgID string) ([]fleetgate.Agent, error) {
 	return list(ctx, db, scanAgent, `SELECT `+agentColumns+` FROM agents WHERE org_id = ? ORDER BY name, id`, orgID)
 }
 
@@ -88,7 +88,7 @@ func (db *DB) RevokeAgent(ctx context.Context, id string, at time.Time) error {
 		} else if err != nil {
 			return err
 		}
-		return gateway.Errorf(gateway.EConflict, "agent %q is already revoked", name)
+		return fleetgate.Errorf(fleetgate.EConflict, "agent %q is already revoked", name)
 	}))
 }
 
@@ -106,7 +106,7 @@ func (db *DB) TouchAgent(ctx context.Context, id string, at time.Time) error {
 
 // SyncedResources lists the resources of robotID that this gateway holds a verified copy of
 // (path set), newest first; rowid, the order of first recording, breaks ties.
-func (db *DB) SyncedResources(ctx context.Context, robotID string) ([]gateway.ResourceRecord, error) {
+func (db *DB) SyncedResources(ctx context.Context, robotID string) ([]fleetgate.ResourceRecord, error) {
 	return list(ctx, db, scanResource, `SELECT `+resourceColumns+` FROM resources
 		WHERE robot_id = ? AND path <> '' ORDER BY created_at DESC, rowid DESC`, robotID)
 }

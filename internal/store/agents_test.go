@@ -8,7 +8,7 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate"
 )
 
 // TestAgentRevocationMigrationKeepsAgents opens a version 1 database with an agent in it
@@ -32,7 +32,7 @@ func TestAgentRevocationMigrationKeepsAgents(t *testing.T) {
 		t.Errorf("schema version %d, want %d", v, latestVersion)
 	}
 	a, err := db.AgentByKeyHash(ctx, "key-1")
-	want := gateway.Agent{ID: "ag-1", OrgID: f.org.ID, Name: "dock", FleetID: f.fleet.ID, KeyHash: "key-1",
+	want := fleetgate.Agent{ID: "ag-1", OrgID: f.org.ID, Name: "dock", FleetID: f.fleet.ID, KeyHash: "key-1",
 		CreatedAt: created, LastSeen: created.Add(time.Hour)}
 	if err != nil || a != want {
 		t.Errorf("agent after migration = %+v, %v; want %+v", a, err, want)

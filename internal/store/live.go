@@ -5,13 +5,13 @@ import (
 	"database/sql"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate"
 )
 
 // SaveLiveRobot records a robot that just connected: a new row, or the existing row's fleet,
 // name, configuration, agent version and last_seen brought up to date. The organization is
 // the fleet's.
-func (db *DB) SaveLiveRobot(ctx context.Context, r gateway.Robot) error {
+func (db *DB) SaveLiveRobot(ctx context.Context, r fleetgate.Robot) error {
 	_, err := db.exec(ctx, `INSERT INTO robots (`+robotColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET org_id = excluded.org_id, fleet_id = excluded.fleet_id,
 			agent_id = excluded.agent_id,
@@ -37,7 +37,7 @@ func (db *DB) TouchRobot(ctx context.Context, id string, at time.Time) error {
 const resourceColumns = `id, robot_id, name, mime_type, file_type, size, sha256, path, created_at, admin_only`
 
 // SaveResource records (or refreshes) what a download link points at.
-func (db *DB) SaveResource(ctx context.Context, r gateway.ResourceRecord) error {
+func (db *DB) SaveResource(ctx context.Context, r fleetgate.ResourceRecord) error {
 	_, err := db.exec(ctx, `INSERT INTO resources (`+resourceColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET robot_id = excluded.robot_id, name = excluded.name,
 			mime_type = excluded.mime_type, file_type = excluded.file_type, size = excluded.size,
@@ -48,14 +48,14 @@ func (db *DB) SaveResource(ctx context.Context, r gateway.ResourceRecord) error 
 }
 
 // Resource returns the record of resource id.
-func (db *DB) Resource(ctx context.Context, id string) (gateway.ResourceRecord, error) {
+func (db *DB) Resource(ctx context.Context, id string) (fleetgate.ResourceRecord, error) {
 	r, err := scanResource(db.reader.QueryRowContext(ctx, `SELECT `+resourceColumns+` FROM resources WHERE id = ?`, id))
 	return r, one(err, "resource", id)
 }
 
 // scanResource reads a row of resourceColumns.
-func scanResource(row rowScanner) (gateway.ResourceRecord, error) {
-	var r gateway.ResourceRecord
+func scanResource(row rowScanner) (fleetgate.ResourceRecord, error) {
+	var r fleetgate.ResourceRecord
 	var created sql.NullInt64
 	err := row.Scan(&r.ID, &r.RobotID, &r.Name, &r.MIMEType, &r.FileType, &r.Size, &r.SHA256, &r.Path, &created, &r.AdminOnly)
 	r.CreatedAt = fromMillis(created)

@@ -5,13 +5,14 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
 var _ gateway.Store = (*DB)(nil)
 
 func notFound(what, id string) error {
-	return gateway.Errorf(gateway.ENotFound, "%s %q not found", what, id)
+	return fleetgate.Errorf(fleetgate.ENotFound, "%s %q not found", what, id)
 }
 
 // one scans a single row, turning sql.ErrNoRows into a not-found domain error.
@@ -22,48 +23,48 @@ func one(err error, what, id string) error {
 	return wrap(err)
 }
 
-func (db *DB) Organization(ctx context.Context, id string) (gateway.Organization, error) {
-	var o gateway.Organization
+func (db *DB) Organization(ctx context.Context, id string) (fleetgate.Organization, error) {
+	var o fleetgate.Organization
 	err := db.reader.QueryRowContext(ctx, `SELECT id, name FROM organizations WHERE id = ?`, id).Scan(&o.ID, &o.Name)
 	return o, one(err, "organization", id)
 }
 
 // DefaultOrganization is the first organization created. created_at has millisecond
 // precision, so rowid (insertion order) breaks ties, never the random id.
-func (db *DB) DefaultOrganization(ctx context.Context) (gateway.Organization, error) {
-	var o gateway.Organization
+func (db *DB) DefaultOrganization(ctx context.Context) (fleetgate.Organization, error) {
+	var o fleetgate.Organization
 	err := db.reader.QueryRowContext(ctx, `SELECT id, name FROM organizations ORDER BY created_at, rowid LIMIT 1`).Scan(&o.ID, &o.Name)
 	return o, one(err, "organization", "default")
 }
 
-func (db *DB) CreateOrganization(ctx context.Context, o gateway.Organization) error {
+func (db *DB) CreateOrganization(ctx context.Context, o fleetgate.Organization) error {
 	_, err := db.exec(ctx, `INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)`, o.ID, o.Name, time.Now().UnixMilli())
 	return err
 }
 
-func (db *DB) Fleet(ctx context.Context, id string) (gateway.Fleet, error) {
-	var f gateway.Fleet
+func (db *DB) Fleet(ctx context.Context, id string) (fleetgate.Fleet, error) {
+	var f fleetgate.Fleet
 	err := db.reader.QueryRowContext(ctx, `SELECT id, org_id, name FROM fleets WHERE id = ?`, id).Scan(&f.ID, &f.OrgID, &f.Name)
 	return f, one(err, "fleet", id)
 }
 
-func (db *DB) FleetByName(ctx context.Context, orgID, name string) (gateway.Fleet, error) {
-	var f gateway.Fleet
+func (db *DB) FleetByName(ctx context.Context, orgID, name string) (fleetgate.Fleet, error) {
+	var f fleetgate.Fleet
 	err := db.reader.QueryRowContext(ctx, `SELECT id, org_id, name FROM fleets WHERE org_id = ? AND name = ?`, orgID, name).Scan(&f.ID, &f.OrgID, &f.Name)
 	return f, one(err, "fleet", name)
 }
 
 // Fleets lists the fleets of orgID in creation order (rowid breaks millisecond ties): the
 // first is the organization's default fleet.
-func (db *DB) Fleets(ctx context.Context, orgID string) ([]gateway.Fleet, error) {
+func (db *DB) Fleets(ctx context.Context, orgID string) ([]fleetgate.Fleet, error) {
 	rows, err := db.reader.QueryContext(ctx, `SELECT id, org_id, name FROM fleets WHERE org_id = ? ORDER BY created_at, rowid`, orgID)
 	if err != nil {
 		return nil, wrap(err)
 	}
 	defer rows.Close()
-	var out []gateway.Fleet
+	var out []fleetgate.Fleet
 	for rows.Next() {
-		var f gateway.Fleet
+		var f fleetgate.Fleet
 		if err := rows.Scan(&f.ID, &f.OrgID, &f.Name); err != nil {
 			return nil, wrap(err)
 		}
@@ -72,7 +73,7 @@ func (db *DB) Fleets(ctx context.Context, orgID string) ([]gateway.Fleet, error)
 	return out, wrap(rows.Err())
 }
 
-func (db *DB) CreateFleet(ctx context.Context, f gateway.Fleet) error {
+func (db *DB) CreateFleet(ctx context.Context, f fleetgate.Fleet) error {
 	_, err := db.exec(ctx, `INSERT INTO fleets (id, org_id, name, created_at) VALUES (?, ?, ?, ?)`,
 		f.ID, f.OrgID, f.Name, time.Now().UnixMilli())
 	return err
@@ -80,29 +81,29 @@ func (db *DB) CreateFleet(ctx context.Context, f gateway.Fleet) error {
 
 const userColumns = `id, org_id, email, name, org_admin, password_hash IS NOT NULL, disabled_at, password_must_change`
 
-func scanUser(row rowScanner) (gateway.User, error) {
-	var u gateway.User
+func scanUser(row rowScanner) (fleetgate.User, error) {
+	var u fleetgate.User
 	var disabled sql.NullInt64
 	err := row.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.OrgAdmin, &u.HasPassword, &disabled, &u.MustChangePassword)
 	u.DisabledAt = fromMillis(disabled)
 	return u, err
 }
 
-func (db *DB) User(ctx context.Context, id string) (gateway.User, error) {
+func (db *DB) User(ctx context.Context, id string) (fleetgate.User, error) {
 	u, err := scanUser(db.reader.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, id))
 	return u, one(err, "user", id)
 }
 
-func (db *DB) UserByEmail(ctx context.Context, email string) (gateway.User, error) {
+func (db *DB) UserByEmail(ctx context.Context, email string) (fleetgate.User, error) {
 	u, err := scanUser(db.reader.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email = ?`, email))
 	return u, one(err, "user", email)
 }
 
-func (db *DB) OrgAdmins(ctx context.Context, orgID string) ([]gateway.User, error) {
+func (db *DB) OrgAdmins(ctx context.Context, orgID string) ([]fleetgate.User, error) {
 	return list(ctx, db, scanUser, `SELECT `+userColumns+` FROM users WHERE org_id = ? AND org_admin ORDER BY email`, orgID)
 }
 
-func (db *DB) CreateUser(ctx context.Context, u gateway.User) error {
+func (db *DB) CreateUser(ctx context.Context, u fleetgate.User) error {
 	_, err := db.exec(ctx, `INSERT INTO users (id, org_id, email, name, org_admin, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		u.ID, u.OrgID, u.Email, u.Name, u.OrgAdmin, time.Now().UnixMilli())
 	return err
@@ -110,8 +111,8 @@ func (db *DB) CreateUser(ctx context.Context, u gateway.User) error {
 
 const robotColumns = `id, org_id, fleet_id, agent_id, name, config_name, config_version, agent_version, last_seen, created_at`
 
-func scanRobot(row rowScanner) (gateway.Robot, error) {
-	var r gateway.Robot
+func scanRobot(row rowScanner) (fleetgate.Robot, error) {
+	var r fleetgate.Robot
 	var lastSeen, created sql.NullInt64
 	var agentID sql.NullString
 	err := row.Scan(&r.ID, &r.OrgID, &r.FleetID, &agentID, &r.Name, &r.ConfigName, &r.ConfigVersion, &r.AgentVersion, &lastSeen, &created)
@@ -120,22 +121,22 @@ func scanRobot(row rowScanner) (gateway.Robot, error) {
 	return r, err
 }
 
-func (db *DB) Robot(ctx context.Context, id string) (gateway.Robot, error) {
+func (db *DB) Robot(ctx context.Context, id string) (fleetgate.Robot, error) {
 	r, err := scanRobot(db.reader.QueryRowContext(ctx, `SELECT `+robotColumns+` FROM robots WHERE id = ?`, id))
 	return r, one(err, "robot", id)
 }
 
-func (db *DB) Robots(ctx context.Context, orgID string) ([]gateway.Robot, error) {
+func (db *DB) Robots(ctx context.Context, orgID string) ([]fleetgate.Robot, error) {
 	return list(ctx, db, scanRobot, `SELECT `+robotColumns+` FROM robots WHERE org_id = ? ORDER BY name, id`, orgID)
 }
 
-func (db *DB) CreateRobot(ctx context.Context, r gateway.Robot) error {
+func (db *DB) CreateRobot(ctx context.Context, r fleetgate.Robot) error {
 	_, err := db.exec(ctx, `INSERT INTO robots (`+robotColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, r.OrgID, r.FleetID, nullString(r.AgentID), r.Name, r.ConfigName, r.ConfigVersion, r.AgentVersion, millis(r.LastSeen), millis(r.CreatedAt))
 	return err
 }
 
-func (db *DB) RobotMembers(ctx context.Context, robotID string) ([]gateway.Membership, error) {
+func (db *DB) RobotMembers(ctx context.Context, robotID string) ([]fleetgate.Membership, error) {
 	rows, err := db.reader.QueryContext(ctx, `SELECT m.robot_id, m.user_id, u.email, m.permission
 		FROM robot_members m JOIN users u ON u.id = m.user_id
 		WHERE m.robot_id = ? ORDER BY u.email`, robotID)
@@ -143,9 +144,9 @@ func (db *DB) RobotMembers(ctx context.Context, robotID string) ([]gateway.Membe
 		return nil, wrap(err)
 	}
 	defer rows.Close()
-	out := []gateway.Membership{}
+	out := []fleetgate.Membership{}
 	for rows.Next() {
-		var m gateway.Membership
+		var m fleetgate.Membership
 		if err := rows.Scan(&m.RobotID, &m.UserID, &m.UserEmail, &m.Role); err != nil {
 			return nil, wrap(err)
 		}
@@ -154,16 +155,16 @@ func (db *DB) RobotMembers(ctx context.Context, robotID string) ([]gateway.Membe
 	return out, wrap(rows.Err())
 }
 
-func (db *DB) UserRoles(ctx context.Context, userID string) (map[string]gateway.Role, error) {
+func (db *DB) UserRoles(ctx context.Context, userID string) (map[string]fleetgate.Role, error) {
 	rows, err := db.reader.QueryContext(ctx, `SELECT robot_id, permission FROM robot_members WHERE user_id = ?`, userID)
 	if err != nil {
 		return nil, wrap(err)
 	}
 	defer rows.Close()
-	out := map[string]gateway.Role{}
+	out := map[string]fleetgate.Role{}
 	for rows.Next() {
 		var id string
-		var role gateway.Role
+		var role fleetgate.Role
 		if err := rows.Scan(&id, &role); err != nil {
 			return nil, wrap(err)
 		}
@@ -172,8 +173,8 @@ func (db *DB) UserRoles(ctx context.Context, userID string) (map[string]gateway.
 	return out, wrap(rows.Err())
 }
 
-func (db *DB) SetMembership(ctx context.Context, m gateway.Membership) error {
-	if m.Role == gateway.RoleNone {
+func (db *DB) SetMembership(ctx context.Context, m fleetgate.Membership) error {
+	if m.Role == fleetgate.RoleNone {
 		_, err := db.exec(ctx, `DELETE FROM robot_members WHERE robot_id = ? AND user_id = ?`, m.RobotID, m.UserID)
 		return err
 	}
@@ -184,30 +185,30 @@ func (db *DB) SetMembership(ctx context.Context, m gateway.Membership) error {
 
 const apiTokenColumns = `id, user_id, name, scope, COALESCE(fleet_id, ''), hash, created_at, last_used_at, revoked_at`
 
-func scanAPIToken(row rowScanner) (gateway.APIToken, error) {
-	var t gateway.APIToken
+func scanAPIToken(row rowScanner) (fleetgate.APIToken, error) {
+	var t fleetgate.APIToken
 	var created, used, revoked sql.NullInt64
 	err := row.Scan(&t.ID, &t.UserID, &t.Name, &t.Scope, &t.FleetID, &t.Hash, &created, &used, &revoked)
 	t.CreatedAt, t.LastUsedAt, t.RevokedAt = fromMillis(created), fromMillis(used), fromMillis(revoked)
 	return t, err
 }
 
-func insertAPIToken(ctx context.Context, tx *writeTx, t gateway.APIToken) error {
+func insertAPIToken(ctx context.Context, tx *writeTx, t fleetgate.APIToken) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO api_tokens (id, user_id, name, scope, fleet_id, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.UserID, t.Name, t.Scope, nullString(t.FleetID), t.Hash, millis(t.CreatedAt))
 	return err
 }
 
-func (db *DB) CreateAPIToken(ctx context.Context, t gateway.APIToken) error {
+func (db *DB) CreateAPIToken(ctx context.Context, t fleetgate.APIToken) error {
 	return wrap(db.write(ctx, func(tx *writeTx) error { return insertAPIToken(ctx, tx, t) }))
 }
 
-func (db *DB) APITokenByHash(ctx context.Context, hash string) (gateway.APIToken, error) {
+func (db *DB) APITokenByHash(ctx context.Context, hash string) (fleetgate.APIToken, error) {
 	t, err := scanAPIToken(db.reader.QueryRowContext(ctx, `SELECT `+apiTokenColumns+` FROM api_tokens WHERE hash = ?`, hash))
 	return t, one(err, "API token", "")
 }
 
-func (db *DB) APITokens(ctx context.Context, userID string) ([]gateway.APIToken, error) {
+func (db *DB) APITokens(ctx context.Context, userID string) ([]fleetgate.APIToken, error) {
 	return list(ctx, db, scanAPIToken, `SELECT `+apiTokenColumns+` FROM api_tokens WHERE user_id = ? ORDER BY created_at, id`, userID)
 }
 
@@ -231,19 +232,19 @@ func (db *DB) TouchAPIToken(ctx context.Context, id string, at time.Time) error 
 	return err
 }
 
-func (db *DB) CreateBearerToken(ctx context.Context, t gateway.BearerToken) error {
+func (db *DB) CreateBearerToken(ctx context.Context, t fleetgate.BearerToken) error {
 	_, err := db.exec(ctx, `INSERT INTO bearer_tokens (hash, api_token_id, expires_at, created_at) VALUES (?, ?, ?, ?)`,
 		t.Hash, t.APITokenID, millis(t.ExpiresAt), millis(t.CreatedAt))
 	return err
 }
 
-func (db *DB) BearerToken(ctx context.Context, hash string) (gateway.BearerToken, gateway.APIToken, error) {
-	var bt gateway.BearerToken
+func (db *DB) BearerToken(ctx context.Context, hash string) (fleetgate.BearerToken, fleetgate.APIToken, error) {
+	var bt fleetgate.BearerToken
 	var expires, created sql.NullInt64
 	row := db.reader.QueryRowContext(ctx, `SELECT b.hash, b.api_token_id, b.expires_at, b.created_at,
 		t.id, t.user_id, t.name, t.scope, COALESCE(t.fleet_id, ''), t.hash, t.created_at, t.last_used_at, t.revoked_at
 		FROM bearer_tokens b JOIN api_tokens t ON t.id = b.api_token_id WHERE b.hash = ?`, hash)
-	var t gateway.APIToken
+	var t fleetgate.APIToken
 	var tCreated, tUsed, tRevoked sql.NullInt64
 	err := row.Scan(&bt.Hash, &bt.APITokenID, &expires, &created,
 		&t.ID, &t.UserID, &t.Name, &t.Scope, &t.FleetID, &t.Hash, &tCreated, &tUsed, &tRevoked)
@@ -263,13 +264,13 @@ func (db *DB) DeleteExpiredBearerTokens(ctx context.Context, now time.Time) (int
 	return res.RowsAffected()
 }
 
-func (db *DB) CreateAgent(ctx context.Context, a gateway.Agent) error {
+func (db *DB) CreateAgent(ctx context.Context, a fleetgate.Agent) error {
 	// The casts type the parameters for PostgreSQL, which cannot infer them in a SELECT list.
 	res, err := db.exec(ctx, `INSERT INTO agents (id, org_id, fleet_id, name, key_hash, created_at)
 		SELECT CAST(? AS TEXT), org_id, id, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT) FROM fleets WHERE id = ?`,
 		a.ID, a.Name, a.KeyHash, millis(a.CreatedAt), a.FleetID)
-	if gateway.ErrorCode(err) == gateway.EConflict {
-		return gateway.Errorf(gateway.EConflict, "an agent named %q already exists", a.Name)
+	if fleetgate.ErrorCode(err) == fleetgate.EConflict {
+		return fleetgate.Errorf(fleetgate.EConflict, "an agent named %q already exists", a.Name)
 	} else if err != nil {
 		return err
 	}
@@ -282,7 +283,7 @@ func (db *DB) CreateAgent(ctx context.Context, a gateway.Agent) error {
 	return nil
 }
 
-func (db *DB) CreateEvent(ctx context.Context, e *gateway.Event) error {
+func (db *DB) CreateEvent(ctx context.Context, e *fleetgate.Event) error {
 	return wrap(db.write(ctx, func(tx *writeTx) error {
 		return tx.QueryRowContext(ctx, `INSERT INTO events (robot_id, fleet_id, user_id, author_email, message, created_at) VALUES (?, ?, ?, ?, ?, ?)
 			RETURNING id`, e.RobotID, nullString(e.FleetID), nullString(e.UserID), e.AuthorEmail, e.Message, millis(e.CreatedAt)).Scan(&e.ID)
@@ -292,7 +293,7 @@ func (db *DB) CreateEvent(ctx context.Context, e *gateway.Event) error {
 // CreateAgentEvents stores entries an agent forwarded, in one transaction: an entry already
 // stored (the same agent and origin id, sent again after a lost acknowledgement) is kept as
 // it is.
-func (db *DB) CreateAgentEvents(ctx context.Context, events []gateway.Event) error {
+func (db *DB) CreateAgentEvents(ctx context.Context, events []fleetgate.Event) error {
 	return wrap(db.write(ctx, func(tx *writeTx) error {
 		for _, e := range events {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO events (robot_id, fleet_id, user_id, author_email, message, created_at, agent_id, origin_id)
@@ -306,7 +307,7 @@ func (db *DB) CreateAgentEvents(ctx context.Context, events []gateway.Event) err
 
 // UnforwardedEvents lists, oldest first, up to limit entries posted here that the cloud has
 // not yet confirmed.
-func (db *DB) UnforwardedEvents(ctx context.Context, limit int) ([]gateway.Event, error) {
+func (db *DB) UnforwardedEvents(ctx context.Context, limit int) ([]fleetgate.Event, error) {
 	return db.events(ctx, `WHERE forwarded_at IS NULL AND agent_id IS NULL ORDER BY id LIMIT ?`, limit)
 }
 
@@ -323,21 +324,21 @@ func (db *DB) MarkEventsForwarded(ctx context.Context, ids []int64, at time.Time
 }
 
 // Events lists the newest entries matching f (empty fields match all), newest first.
-func (db *DB) Events(ctx context.Context, f gateway.EventFilter) ([]gateway.Event, error) {
+func (db *DB) Events(ctx context.Context, f fleetgate.EventFilter) ([]fleetgate.Event, error) {
 	return db.events(ctx, `WHERE (?1 = '' OR robot_id = ?1) AND (?2 = '' OR fleet_id = ?2) AND (?3 = '' OR agent_id = ?3)
 		ORDER BY id DESC LIMIT ?4`, f.RobotID, f.FleetID, f.AgentID, f.Limit)
 }
 
-func (db *DB) events(ctx context.Context, where string, args ...any) ([]gateway.Event, error) {
+func (db *DB) events(ctx context.Context, where string, args ...any) ([]fleetgate.Event, error) {
 	rows, err := db.reader.QueryContext(ctx, `SELECT id, robot_id, COALESCE(fleet_id, ''), COALESCE(user_id, ''), author_email, message, created_at,
 		COALESCE(agent_id, ''), COALESCE(origin_id, 0) FROM events `+where, args...)
 	if err != nil {
 		return nil, wrap(err)
 	}
 	defer rows.Close()
-	var out []gateway.Event
+	var out []fleetgate.Event
 	for rows.Next() {
-		var e gateway.Event
+		var e fleetgate.Event
 		var created sql.NullInt64
 		if err := rows.Scan(&e.ID, &e.RobotID, &e.FleetID, &e.UserID, &e.AuthorEmail, &e.Message, &created, &e.AgentID, &e.OriginID); err != nil {
 			return nil, wrap(err)
@@ -348,7 +349,7 @@ func (db *DB) events(ctx context.Context, where string, args ...any) ([]gateway.
 	return out, wrap(rows.Err())
 }
 
-func (db *DB) Bootstrap(ctx context.Context, org gateway.Organization, fleet gateway.Fleet, admin gateway.User, token gateway.APIToken) error {
+func (db *DB) Bootstrap(ctx context.Context, org fleetgate.Organization, fleet fleetgate.Fleet, admin fleetgate.User, token fleetgate.APIToken) error {
 	now := time.Now().UnixMilli()
 	return wrap(db.write(ctx, func(tx *writeTx) error {
 		if err := db.takeSetupLock(ctx, tx); err != nil {
@@ -359,7 +360,7 @@ func (db *DB) Bootstrap(ctx context.Context, org gateway.Organization, fleet gat
 			return err
 		}
 		if n > 0 {
-			return gateway.Errorf(gateway.EConflict, "the store is already bootstrapped")
+			return fleetgate.Errorf(fleetgate.EConflict, "the store is already bootstrapped")
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)`, org.ID, org.Name, now); err != nil {
 			return err

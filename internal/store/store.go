@@ -19,8 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
-
+	"github.com/fleetgate/fleetgate"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -259,21 +258,21 @@ func wrap(err error) error {
 	if err == nil {
 		return nil
 	}
-	var ge *gateway.Error
+	var ge *fleetgate.Error
 	if errors.As(err, &ge) {
 		return err
 	}
 	if errors.Is(err, sql.ErrNoRows) {
-		return gateway.Errorf(gateway.ENotFound, "not found")
+		return fleetgate.Errorf(fleetgate.ENotFound, "not found")
 	}
 	state := sqlState(err)
 	if state == "23505" || strings.Contains(err.Error(), "UNIQUE constraint failed") {
-		return &gateway.Error{Code: gateway.EConflict, Message: "already exists", Err: err}
+		return &fleetgate.Error{Code: fleetgate.EConflict, Message: "already exists", Err: err}
 	}
 	if strings.HasPrefix(state, "22") {
-		return &gateway.Error{Code: gateway.EInvalid, Message: "a value cannot be stored: text must be UTF-8 without NUL characters, numbers within range", Err: err}
+		return &fleetgate.Error{Code: fleetgate.EInvalid, Message: "a value cannot be stored: text must be UTF-8 without NUL characters, numbers within range", Err: err}
 	}
-	return gateway.Internal(err)
+	return fleetgate.Internal(err)
 }
 
 // sqlState is the SQLSTATE code of a PostgreSQL error ("" for any other): pgx's

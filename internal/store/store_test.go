@@ -13,6 +13,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
@@ -269,7 +270,7 @@ func TestReaderPoolIsQueryOnly(t *testing.T) {
 	if _, err := db.reader.ExecContext(ctx, `INSERT INTO events (robot_id, author_email, message, created_at) VALUES ('r', 'a@b', 'm', 1)`); err == nil {
 		t.Error("a write through the read pool succeeded")
 	}
-	events, err := db.Events(ctx, gateway.EventFilter{RobotID: "", Limit: 10})
+	events, err := db.Events(ctx, fleetgate.EventFilter{RobotID: "", Limit: 10})
 	if err != nil || len(events) != 0 {
 		t.Errorf("Events = %v, %v; want none", events, err)
 	}
@@ -309,11 +310,11 @@ func TestDataSurvivesReopen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fleetgate.db")
 	db := mustOpenAt(t, path, migrations)
 	f := bootstrap(t, db)
-	robot := gateway.Robot{ID: "r-1", OrgID: f.org.ID, FleetID: f.fleet.ID, Name: "atlas", CreatedAt: time.Now()}
+	robot := fleetgate.Robot{ID: "r-1", OrgID: f.org.ID, FleetID: f.fleet.ID, Name: "atlas", CreatedAt: time.Now()}
 	if err := db.CreateRobot(ctx, robot); err != nil {
 		t.Fatal(err)
 	}
-	e := gateway.Event{RobotID: robot.ID, AuthorEmail: f.admin.Email, Message: "on disk", CreatedAt: time.Now()}
+	e := fleetgate.Event{RobotID: robot.ID, AuthorEmail: f.admin.Email, Message: "on disk", CreatedAt: time.Now()}
 	if err := db.CreateEvent(ctx, &e); err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +324,7 @@ func TestDataSurvivesReopen(t *testing.T) {
 	if _, err := db.Robot(ctx, robot.ID); err != nil {
 		t.Errorf("robot after reopen: %v", err)
 	}
-	events, err := db.Events(ctx, gateway.EventFilter{RobotID: robot.ID, Limit: 10})
+	events, err := db.Events(ctx, fleetgate.EventFilter{RobotID: robot.ID, Limit: 10})
 	if err != nil || len(events) != 1 || events[0].Message != "on disk" || events[0].ID != e.ID {
 		t.Errorf("events after reopen = %+v, %v; want the one event", events, err)
 	}
@@ -339,19 +340,19 @@ func TestWrapKeepsDomainErrors(t *testing.T) {
 		want string
 	}{
 		{"nil", nil, ""},
-		{"no rows", sql.ErrNoRows, gateway.ENotFound},
-		{"domain error", gateway.Errorf(gateway.EForbidden, "no"), gateway.EForbidden},
-		{"wrapped domain error", fmt.Errorf("ctx: %w", gateway.Errorf(gateway.EInvalid, "bad")), gateway.EInvalid},
-		{"unique", errors.New("constraint failed: UNIQUE constraint failed: users.email (2067)"), gateway.EConflict},
-		{"PostgreSQL unique violation", fmt.Errorf("insert: %w", sqlStateError("23505")), gateway.EConflict},
-		{"PostgreSQL NUL in text", sqlStateError("22021"), gateway.EInvalid},
-		{"PostgreSQL number out of range", sqlStateError("22003"), gateway.EInvalid},
-		{"PostgreSQL query cancelled", sqlStateError("57014"), gateway.EInternal},
-		{"other", errors.New("disk I/O error"), gateway.EInternal},
+		{"no rows", sql.ErrNoRows, fleetgate.ENotFound},
+		{"domain error", fleetgate.Errorf(fleetgate.EForbidden, "no"), fleetgate.EForbidden},
+		{"wrapped domain error", fmt.Errorf("ctx: %w", fleetgate.Errorf(fleetgate.EInvalid, "bad")), fleetgate.EInvalid},
+		{"unique", errors.New("constraint failed: UNIQUE constraint failed: users.email (2067)"), fleetgate.EConflict},
+		{"PostgreSQL unique violation", fmt.Errorf("insert: %w", sqlStateError("23505")), fleetgate.EConflict},
+		{"PostgreSQL NUL in text", sqlStateError("22021"), fleetgate.EInvalid},
+		{"PostgreSQL number out of range", sqlStateError("22003"), fleetgate.EInvalid},
+		{"PostgreSQL query cancelled", sqlStateError("57014"), fleetgate.EInternal},
+		{"other", errors.New("disk I/O error"), fleetgate.EInternal},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := gateway.ErrorCode(wrap(tt.err)); got != tt.want {
+			if got := fleetgate.ErrorCode(wrap(tt.err)); got != tt.want {
 				t.Errorf("ErrorCode(wrap(%v)) = %q, want %q", tt.err, got, tt.want)
 			}
 		})
@@ -376,7 +377,7 @@ func TestOpenUnusualPaths(t *testing.T) {
 			}
 			path := filepath.Join(dir, "fleetgate.db")
 			db := mustOpenAt(t, path, migrations)
-			e := gateway.Event{RobotID: "r", AuthorEmail: "a@b", Message: name, CreatedAt: time.Now()}
+			e := fleetgate.Event{RobotID: "r", AuthorEmail: "a@b", Message: name, CreatedAt: time.Now()}
 			if err := db.CreateEvent(context.Background(), &e); err != nil {
 				t.Fatal(err)
 			}
@@ -388,7 +389,7 @@ func TestOpenUnusualPaths(t *testing.T) {
 				t.Errorf("files beside the data directory: %v", entries)
 			}
 			db = mustOpenAt(t, path, migrations)
-			if events, err := db.Events(context.Background(), gateway.EventFilter{RobotID: "r", Limit: 1}); err != nil || len(events) != 1 || events[0].Message != name {
+			if events, err := db.Events(context.Background(), fleetgate.EventFilter{RobotID: "r", Limit: 1}); err != nil || len(events) != 1 || events[0].Message != name {
 				t.Errorf("after reopen: %+v, %v", events, err)
 			}
 		})
@@ -400,19 +401,19 @@ const latestVersion = 7
 
 // fixture is a bootstrapped store's first records.
 type fixture struct {
-	org   gateway.Organization
-	fleet gateway.Fleet
-	admin gateway.User
-	token gateway.APIToken
+	org   fleetgate.Organization
+	fleet fleetgate.Fleet
+	admin fleetgate.User
+	token fleetgate.APIToken
 }
 
 func bootstrap(t *testing.T, db *DB) fixture {
 	t.Helper()
 	f := fixture{
-		org:   gateway.Organization{ID: "org-1", Name: "default"},
-		fleet: gateway.Fleet{ID: "fleet-1", OrgID: "org-1", Name: "main"},
-		admin: gateway.User{ID: "user-admin", OrgID: "org-1", Email: "admin@localhost", Name: "Administrator", OrgAdmin: true},
-		token: gateway.APIToken{ID: "tok-1", UserID: "user-admin", Name: "bootstrap", Scope: gateway.ScopeFull,
+		org:   fleetgate.Organization{ID: "org-1", Name: "default"},
+		fleet: fleetgate.Fleet{ID: "fleet-1", OrgID: "org-1", Name: "main"},
+		admin: fleetgate.User{ID: "user-admin", OrgID: "org-1", Email: "admin@localhost", Name: "Administrator", OrgAdmin: true},
+		token: fleetgate.APIToken{ID: "tok-1", UserID: "user-admin", Name: "bootstrap", Scope: fleetgate.ScopeFull,
 			Hash: gateway.HashSecret("secret-1"), CreatedAt: time.Now().UTC().Truncate(time.Millisecond)},
 	}
 	must(t, db.Bootstrap(context.Background(), f.org, f.fleet, f.admin, f.token))

@@ -2172,7 +2172,7 @@ type Stream struct {
 	DisplayName    string                 `protobuf:"bytes,6,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
 	SourceUrl      string                 `protobuf:"bytes,7,opt,name=source_url,json=sourceUrl,proto3" json:"source_url,omitempty"`
 	SourceEndpoint string                 `protobuf:"bytes,8,opt,name=source_endpoint,json=sourceEndpoint,proto3" json:"source_endpoint,omitempty"`
-	// Speed limits of an input stream (fleet.SpeedLimits); 0: undeclared.
+	// Speed limits of an input stream (fleetgate.SpeedLimits); 0: undeclared.
 	MaxLinear     float64 `protobuf:"fixed64,9,opt,name=max_linear,json=maxLinear,proto3" json:"max_linear,omitempty"`
 	MaxAngular    float64 `protobuf:"fixed64,10,opt,name=max_angular,json=maxAngular,proto3" json:"max_angular,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -2859,7 +2859,7 @@ type Metric struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Type  int32                  `protobuf:"varint,1,opt,name=type,proto3" json:"type,omitempty"`
 	Name  string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	// The value; its kind fixes the metric class, as fleet.Metric's Go type does.
+	// The value; its kind fixes the metric class, as fleetgate.Metric's Go type does.
 	//
 	// Types that are valid to be assigned to Value:
 	//
@@ -3305,7 +3305,7 @@ type Resource struct {
 	CreatedAt *catalogpb.Time        `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// sha256 is the hex SHA-256 of the file when the agent knows it.
 	Sha256 string `protobuf:"bytes,7,opt,name=sha256,proto3" json:"sha256,omitempty"`
-	// admin_only: shown to organization admins only (fleet.Resource.AdminOnly).
+	// admin_only: shown to organization admins only (fleetgate.Resource.AdminOnly).
 	AdminOnly     bool `protobuf:"varint,8,opt,name=admin_only,json=adminOnly,proto3" json:"admin_only,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

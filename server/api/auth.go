@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/labstack/echo/v4"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
@@ -15,16 +16,16 @@ func requireBearer(gw *gateway.Gateway) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			header := c.Request().Header.Get(echo.HeaderAuthorization)
 			if header == "" {
-				return gateway.Errorf(gateway.EUnauthorized, "missing authorization header; send authorization: bearer <token>")
+				return fleetgate.Errorf(fleetgate.EUnauthorized, "missing authorization header; send authorization: bearer <token>")
 			}
 			token, ok := gateway.ParseAuthorization(header)
 			if !ok {
-				return gateway.Errorf(gateway.EUnauthorized, "malformed authorization header; send authorization: bearer <token>")
+				return fleetgate.Errorf(fleetgate.EUnauthorized, "malformed authorization header; send authorization: bearer <token>")
 			}
 			if gateway.IsSocketToken(token) {
 				// A socket token is spent on its upgrade and then stands for a panel session:
 				// it must not become a REST bearer that outlives the 60 s it was made for.
-				return gateway.Errorf(gateway.EUnauthorized, "a socket token opens WebSockets only; use a bearer token")
+				return fleetgate.Errorf(fleetgate.EUnauthorized, "a socket token opens WebSockets only; use a bearer token")
 			}
 			caller, err := gw.Authenticate(c.Request().Context(), token)
 			if err != nil {

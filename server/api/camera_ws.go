@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/live"
@@ -34,7 +35,7 @@ func cameraQuery(c echo.Context, sel gateway.StreamSelector, input bool) (*gatew
 			return nil, err
 		}
 		if len(v) > maxCameraParam {
-			return nil, gateway.Errorf(gateway.EInvalid, "%s is longer than %d bytes", p.name, maxCameraParam)
+			return nil, fleetgate.Errorf(fleetgate.EInvalid, "%s is longer than %d bytes", p.name, maxCameraParam)
 		}
 		*p.dst = v
 	}
@@ -42,35 +43,35 @@ func cameraQuery(c echo.Context, sel gateway.StreamSelector, input bool) (*gatew
 		return nil, nil
 	}
 	if input {
-		return nil, gateway.Errorf(gateway.EInvalid, "url, endpoint, username and password name camera sources, which are output only")
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "url, endpoint, username and password name camera sources, which are output only")
 	}
 	if t.URL != "" && t.Endpoint != "" {
-		return nil, gateway.Errorf(gateway.EInvalid, "give url or endpoint, not both")
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "give url or endpoint, not both")
 	}
 	t.Source = sel.Source
 	if t.Source == 0 {
 		t.Source = cameraSource(t)
 	}
 	switch {
-	case t.Source != fleet.SourceONVIF && t.Source != fleet.SourceRTSP && t.Source != fleet.SourceDevice:
-		return nil, gateway.Errorf(gateway.EInvalid, "url and endpoint go with source 4 (ONVIF), 5 (RTSP) or 6 (device), not %d", t.Source)
-	case t.Source == fleet.SourceDevice && t.Endpoint == "":
-		return nil, gateway.Errorf(gateway.EInvalid, "source 6 (device) needs endpoint, such as /dev/video0")
-	case t.Source != fleet.SourceDevice && t.URL == "":
-		return nil, gateway.Errorf(gateway.EInvalid, "source %d needs url", t.Source)
+	case t.Source != fleetgate.SourceONVIF && t.Source != fleetgate.SourceRTSP && t.Source != fleetgate.SourceDevice:
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "url and endpoint go with source 4 (ONVIF), 5 (RTSP) or 6 (device), not %d", t.Source)
+	case t.Source == fleetgate.SourceDevice && t.Endpoint == "":
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "source 6 (device) needs endpoint, such as /dev/video0")
+	case t.Source != fleetgate.SourceDevice && t.URL == "":
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "source %d needs url", t.Source)
 	}
 	return &t, nil
 }
 
 // cameraSource infers the source type of a query that gave none, from the address.
-func cameraSource(t gateway.CameraTarget) fleet.SourceType {
+func cameraSource(t gateway.CameraTarget) fleetgate.SourceType {
 	if t.Endpoint != "" {
-		return fleet.SourceDevice
+		return fleetgate.SourceDevice
 	}
 	if u, err := url.Parse(t.URL); err == nil && (strings.EqualFold(u.Scheme, "http") || strings.EqualFold(u.Scheme, "https")) {
-		return fleet.SourceONVIF
+		return fleetgate.SourceONVIF
 	}
-	return fleet.SourceRTSP
+	return fleetgate.SourceRTSP
 }
 
 // openOutput opens what a W3 output query asks for: a camera by address, or a robot's
@@ -100,7 +101,7 @@ func (o scaledOutput) RobotID() string {
 	return o.Output.RobotID() + "\x00width\x00" + strconv.Itoa(o.width)
 }
 
-func (o scaledOutput) Subscribe(ctx context.Context, opts fleet.SubscribeOptions) (fleet.Stream, *fleet.Subscription, error) {
+func (o scaledOutput) Subscribe(ctx context.Context, opts fleetgate.SubscribeOptions) (fleetgate.Stream, *fleet.Subscription, error) {
 	opts.MaxWidth = o.width
 	return o.Output.Subscribe(ctx, opts)
 }
@@ -114,10 +115,10 @@ func maxWidthQuery(c echo.Context, input bool) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < minScaledWidth || n > maxScaledWidth {
-		return 0, gateway.Errorf(gateway.EInvalid, "maxWidth must be a width in pixels from %d to %d", minScaledWidth, maxScaledWidth)
+		return 0, fleetgate.Errorf(fleetgate.EInvalid, "maxWidth must be a width in pixels from %d to %d", minScaledWidth, maxScaledWidth)
 	}
 	if input {
-		return 0, gateway.Errorf(gateway.EInvalid, "maxWidth applies to output only")
+		return 0, fleetgate.Errorf(fleetgate.EInvalid, "maxWidth applies to output only")
 	}
 	return n, nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/server/api"
 	"github.com/fleetgate/fleetgate/server/servertest"
@@ -27,11 +28,11 @@ import (
 type world struct {
 	*servertest.Server
 
-	fleet, secondFleet gateway.Fleet // of the default organization
-	otherFleet         gateway.Fleet // of another organization
-	robot, secondRobot gateway.Robot // in fleet and secondFleet
-	otherRobot         gateway.Robot // in otherFleet
-	adminUser          gateway.User  // the bootstrap org admin
+	fleet, secondFleet fleetgate.Fleet // of the default organization
+	otherFleet         fleetgate.Fleet // of another organization
+	robot, secondRobot fleetgate.Robot // in fleet and secondFleet
+	otherRobot         fleetgate.Robot // in otherFleet
+	adminUser          fleetgate.User  // the bootstrap org admin
 
 	// Bearer tokens (without the scheme), each from a real login.
 	admin      string // the bootstrap org admin, full scope
@@ -57,11 +58,11 @@ func newWorld(t *testing.T) *world {
 	if w.adminUser, err = s.Store.UserByEmail(context.Background(), gateway.BootstrapAdminEmail); err != nil {
 		t.Fatal(err)
 	}
-	operator := s.AddUser(org.ID, "operator@example.com", false, map[string]gateway.Role{w.robot.ID: gateway.RoleOperator})
+	operator := s.AddUser(org.ID, "operator@example.com", false, map[string]fleetgate.Role{w.robot.ID: fleetgate.RoleOperator})
 	otherAdmin := s.AddUser(otherOrg.ID, "admin@other.example", true, nil)
 
 	w.admin = s.Login(servertest.AdminToken)
-	w.kiosk = w.bearerFor(w.adminUser.ID, gateway.ScopeRead, "")
+	w.kiosk = w.bearerFor(w.adminUser.ID, fleetgate.ScopeRead, "")
 	w.operator = w.bearerFor(operator.ID, "", "")
 	w.fleetBound = w.bearerFor(w.adminUser.ID, "", w.secondFleet.ID)
 	w.otherAdmin = w.bearerFor(otherAdmin.ID, "", "")
@@ -106,7 +107,7 @@ func (w *world) revokedBearerOnFile(t *testing.T) string {
 func (w *world) seedBearer(t *testing.T, apiTokenID string, expires time.Time) string {
 	t.Helper()
 	secret := gateway.NewSecret("fgb_", 40)
-	err := w.Store.CreateBearerToken(context.Background(), gateway.BearerToken{
+	err := w.Store.CreateBearerToken(context.Background(), fleetgate.BearerToken{
 		Hash: gateway.HashSecret(secret), APITokenID: apiTokenID, ExpiresAt: expires, CreatedAt: expires.Add(-time.Hour),
 	})
 	if err != nil {
@@ -116,9 +117,9 @@ func (w *world) seedBearer(t *testing.T, apiTokenID string, expires time.Time) s
 }
 
 // events is every event-log entry on file, newest first.
-func (w *world) events(t *testing.T) []gateway.Event {
+func (w *world) events(t *testing.T) []fleetgate.Event {
 	t.Helper()
-	events, err := w.Store.Events(context.Background(), gateway.EventFilter{RobotID: "", Limit: 10000})
+	events, err := w.Store.Events(context.Background(), fleetgate.EventFilter{RobotID: "", Limit: 10000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,8 @@ package api
 import (
 	"net/http"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/labstack/echo/v4"
-
-	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
 type fleetItem struct {
@@ -28,7 +27,7 @@ func (h *kpiSocket) fleets(c echo.Context) error {
 	}
 	resp := fleetsResponse{Fleets: make([]fleetItem, 0, len(fleets))}
 	for _, f := range fleets {
-		if h.localOnly && f.ID != gateway.LocalFleetID {
+		if h.localOnly && f.ID != fleetgate.LocalFleetID {
 			continue
 		}
 		resp.Fleets = append(resp.Fleets, fleetItem{ID: f.ID, Name: f.Name, RobotCount: f.Robots})

@@ -2,11 +2,11 @@ package api
 
 import (
 	"context"
-	"errors"
 
 	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/kpi"
 	"github.com/fleetgate/fleetgate/internal/live"
@@ -34,7 +34,7 @@ type kpiSocket struct {
 func (h *kpiSocket) connect(c echo.Context) error {
 	req := c.Request()
 	if !isUpgrade(req) {
-		return gateway.Errorf(gateway.EInvalid, "this route is a WebSocket: send an upgrade request")
+		return fleetgate.Errorf(fleetgate.EInvalid, "this route is a WebSocket: send an upgrade request")
 	}
 	caller, bearer, err := socketCaller(c, h.gw)
 	if err != nil {
@@ -42,15 +42,15 @@ func (h *kpiSocket) connect(c echo.Context) error {
 	}
 	ctx := req.Context()
 	fleetID := c.Param("fleetId")
-	if h.localOnly && fleetID != gateway.LocalFleetID {
-		return gateway.Errorf(gateway.ENotFound, "fleet %q not found: the local gateway serves %s only", fleetID, gateway.LocalFleetID)
+	if h.localOnly && fleetID != fleetgate.LocalFleetID {
+		return fleetgate.Errorf(fleetgate.ENotFound, "fleet %q not found: the local gateway serves %s only", fleetID, fleetgate.LocalFleetID)
 	}
 	view, err := h.gw.OpenKPIView(ctx, caller, fleetID)
 	if err != nil {
 		return err
 	}
 	if h.hub == nil {
-		return gateway.Errorf(gateway.EUnavailable, "custom KPI frames are not served by this gateway")
+		return fleetgate.Errorf(fleetgate.EUnavailable, "custom KPI frames are not served by this gateway")
 	}
 	conn, frames, err := acceptSocket(c.Response(), req)
 	if err != nil {
@@ -94,9 +94,7 @@ func (s kpiSource) OnlineRobots(ctx context.Context, fleetID string) ([]kpi.Robo
 
 func (s kpiSource) Recheck(ctx context.Context, token, fleetID string) (kpi.View, error) {
 	v, err := s.gw.RefreshKPIView(ctx, token, fleetID)
-	if gateway.ErrorCode(err) == gateway.EUnauthorized {
-		return kpi.View{}, errors.Join(kpi.ErrRevoked, err)
-	} else if err != nil {
+	if err != nil {
 		return kpi.View{}, err
 	}
 	return kpiView(v), nil

@@ -20,7 +20,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/server/servertest"
 )
 
@@ -36,7 +36,7 @@ import (
 const kpiBenchRobots = 3
 
 // kpiBenchFleet is a cloud gateway with the demo's robots online in its default fleet.
-func kpiBenchFleet(b *testing.B) (*servertest.Server, gateway.Fleet, string) {
+func kpiBenchFleet(b *testing.B) (*servertest.Server, fleetgate.Fleet, string) {
 	b.Helper()
 	s := servertest.MustOpen(b)
 	_, fleet := s.DefaultOrg()

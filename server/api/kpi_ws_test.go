@@ -17,9 +17,8 @@ import (
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
-	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/kpi"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/server/api"
@@ -34,27 +33,27 @@ import (
 // time of each read, so a client can tell how long a frame took from its tick.
 type kpiRobot struct {
 	*fleettest.Robot
-	extra []fleet.KPI // more KPIs after the three
+	extra []fleetgate.KPI // more KPIs after the three
 }
 
 func newKPIRobot(t testing.TB, name string, x float64) *kpiRobot {
-	return &kpiRobot{Robot: &fleettest.Robot{ID: uuid.NewString(), Name: name, KPIList: []fleet.KPI{
+	return &kpiRobot{Robot: &fleettest.Robot{ID: uuid.NewString(), Name: name, KPIList: []fleetgate.KPI{
 		kpiOf(t, "pose", &catalogpb.Pose{Position: &catalogpb.Point{X: x, Y: 2}, Orientation: &catalogpb.Quaternion{W: 1}}),
 		kpiOf(t, "battery", &catalogpb.Float64{Data: 76.5}),
 		kpiOf(t, "activity", &catalogpb.String{Data: "moving"}),
 	}}}
 }
 
-func kpiOf(t testing.TB, name string, m proto.Message) fleet.KPI {
+func kpiOf(t testing.TB, name string, m proto.Message) fleetgate.KPI {
 	t.Helper()
 	b, err := proto.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fleet.KPI{Name: name, DataType: string(m.ProtoReflect().Descriptor().FullName()), Payload: b}
+	return fleetgate.KPI{Name: name, DataType: string(m.ProtoReflect().Descriptor().FullName()), Payload: b}
 }
 
-func (r *kpiRobot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
+func (r *kpiRobot) KPIs(ctx context.Context) ([]fleetgate.KPI, error) {
 	list, err := r.Robot.KPIs(ctx)
 	if err != nil {
 		return nil, err
@@ -217,7 +216,7 @@ func TestKPISocketRefusals(t *testing.T) {
 		{"revoked", w.fleet.ID, "access_token=" + w.revokedBearerOnFile(t), nil, http.StatusUnauthorized},
 		{"bad token before unknown fleet", uuid.NewString(), "access_token=fgb_nope", nil, http.StatusUnauthorized},
 		{"unknown fleet", uuid.NewString(), "", bearer(w.admin), http.StatusNotFound},
-		{"local-fleet on the cloud", gateway.LocalFleetID, "", bearer(w.admin), http.StatusNotFound},
+		{"local-fleet on the cloud", fleetgate.LocalFleetID, "", bearer(w.admin), http.StatusNotFound},
 		{"another organization's fleet", w.otherFleet.ID, "", bearer(w.admin), http.StatusNotFound},
 		{"a fleet the token is not restricted to", w.fleet.ID, "", bearer(w.fleetBound), http.StatusNotFound},
 	}
@@ -233,7 +232,7 @@ func TestKPISocketRefusals(t *testing.T) {
 		for _, fleetID := range []string{uuid.NewString(), "default", "LOCAL-FLEET"} {
 			refusedKPIs(t, kpiURL(agent, fleetID, ""), bearer(admin), http.StatusNotFound)
 		}
-		dialKPIs(t, agent, gateway.LocalFleetID, "access_token="+admin, nil).Close(websocket.StatusNormalClosure, "")
+		dialKPIs(t, agent, fleetgate.LocalFleetID, "access_token="+admin, nil).Close(websocket.StatusNormalClosure, "")
 	})
 }
 
@@ -372,7 +371,7 @@ func TestKPISocketRevocation(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	connectKPIRobot(t, w.Server, newKPIRobot(t, "kpi-alpha", 1), w.fleet.ID)
-	secret, tok := w.AddToken(w.adminUser.ID, gateway.ScopeRead, "")
+	secret, tok := w.AddToken(w.adminUser.ID, fleetgate.ScopeRead, "")
 	kiosk := w.Login(secret)
 	// Two kiosks on one token, and a client of another token that must live on.
 	conns := []*websocket.Conn{
@@ -410,7 +409,7 @@ func TestKPISocketRevocation(t *testing.T) {
 func TestKPISocketStalledClient(t *testing.T) {
 	w := newWorld(t)
 	big := newKPIRobot(t, "kpi-big", 1)
-	big.extra = []fleet.KPI{kpiOf(t, "log", &catalogpb.String{Data: strings.Repeat("x", 48<<10)})}
+	big.extra = []fleetgate.KPI{kpiOf(t, "log", &catalogpb.String{Data: strings.Repeat("x", 48<<10)})}
 	connectKPIRobot(t, w.Server, big, w.fleet.ID)
 
 	// The stalled client: a 4 KiB receive buffer, and no reads ever.
@@ -461,7 +460,7 @@ func TestKPISocketStalledClient(t *testing.T) {
 func TestFleetsList(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	fleet := func(f gateway.Fleet, n int) string {
+	fleet := func(f fleetgate.Fleet, n int) string {
 		return `{"id":"` + f.ID + `","name":"` + f.Name + `","robotCount":` + string(rune('0'+n)) + `}`
 	}
 	tests := []struct {
@@ -487,7 +486,7 @@ func TestFleetsList(t *testing.T) {
 
 	t.Run("local gateway", func(t *testing.T) {
 		agent := servertest.MustOpen(t, servertest.Agent)
-		connectKPIRobot(t, agent, newKPIRobot(t, "local", 1), gateway.LocalFleetID)
+		connectKPIRobot(t, agent, newKPIRobot(t, "local", 1), fleetgate.LocalFleetID)
 		resp := send(t, agent, apiCase{method: http.MethodGet, target: "/fleets", header: bearer(agent.Login(servertest.AdminToken)), wantStatus: http.StatusOK})
 		checkJSON(t, resp.Body, `{"fleets":[{"id":"local-fleet","name":"local-fleet","robotCount":1}]}`)
 	})

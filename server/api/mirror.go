@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/labstack/echo/v4"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
@@ -18,7 +19,7 @@ func RegisterMirror(e *echo.Echo, gw *gateway.Gateway, opt Options, prefix strin
 		return func(c echo.Context) error {
 			who := caller(c)
 			if who == nil {
-				return gateway.Errorf(gateway.EUnauthorized, "not logged in")
+				return fleetgate.Errorf(fleetgate.EUnauthorized, "not logged in")
 			}
 			c.Set(callerKey, who)
 			return next(c)

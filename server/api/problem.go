@@ -12,7 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/httpstatus"
 )
 
@@ -74,7 +74,7 @@ func ErrorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		if p.Status == http.StatusUnauthorized {
 			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="fleetgate"`)
 		}
-		if wait := gateway.RetryAfter(err); wait > 0 {
+		if wait := fleetgate.RetryAfter(err); wait > 0 {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 		}
 		writeProblem(c, p)
@@ -94,9 +94,9 @@ func problemFor(err error) Problem {
 	if errors.As(err, &mbe) {
 		return problemFor(errBodyTooLarge)
 	}
-	code := gateway.ErrorCode(err)
-	p := newProblem(httpstatus.Of(code), gateway.ErrorMessage(err), code)
-	var ge *gateway.Error
+	code := fleetgate.ErrorCode(err)
+	p := newProblem(httpstatus.Of(code), fleetgate.ErrorMessage(err), code)
+	var ge *fleetgate.Error
 	if errors.As(err, &ge) && ge.Owner != "" {
 		since := ge.Since.UTC()
 		p.Owner, p.Since = ge.Owner, &since

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/server/api"
 )
 
@@ -40,11 +40,11 @@ func TestHTTPLayerErrorsCarryCode(t *testing.T) {
 		{"v2 upload as a form", http.MethodPost, api.V2Prefix + "/robots/" + w.robot.ID + "/upload-stream", withType("application/x-www-form-urlencoded"), strings.NewReader("a=b"), 415, api.CodeUnsupportedMediaType},
 		{"second login without a type", http.MethodPost, api.SecondPrefix + "/login", nil, strings.NewReader(`{"usertoken":"x"}`), 415, api.CodeUnsupportedMediaType},
 		{"second upload as text", http.MethodPost, api.SecondPrefix + "/robot/" + w.robot.ID + "/streams/upload-stream", withType("text/plain"), strings.NewReader(upload), 415, api.CodeUnsupportedMediaType},
-		{"event log with a body", http.MethodPost, event, withType("application/json"), strings.NewReader(`{"message":"x"}`), 400, gateway.EInvalid},
-		{"event log with a chunked body", http.MethodPost, event, auth, struct{ io.Reader }{strings.NewReader("message=x")}, 400, gateway.EInvalid},
+		{"event log with a body", http.MethodPost, event, withType("application/json"), strings.NewReader(`{"message":"x"}`), 400, fleetgate.EInvalid},
+		{"event log with a chunked body", http.MethodPost, event, auth, struct{ io.Reader }{strings.NewReader("message=x")}, 400, fleetgate.EInvalid},
 		{"login body over 1 MiB", http.MethodPost, api.V2Prefix + "/auth/login", http.Header{"Content-Type": {"application/json"}}, strings.NewReader(strings.Repeat(" ", api.MaxBodyBytes+1)), 413, api.CodeTooLarge},
-		{"unknown v2 path", http.MethodGet, api.V2Prefix + "/no-such-route", auth, nil, 404, gateway.ENotFound},
-		{"unknown second path", http.MethodGet, api.SecondPrefix + "/robot", auth, nil, 404, gateway.ENotFound},
+		{"unknown v2 path", http.MethodGet, api.V2Prefix + "/no-such-route", auth, nil, 404, fleetgate.ENotFound},
+		{"unknown second path", http.MethodGet, api.SecondPrefix + "/robot", auth, nil, 404, fleetgate.ENotFound},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
@@ -64,7 +64,7 @@ type recordingsResponse struct {
 	Recordings []recordingBody `json:"recordings"`
 }
 
-func recordingOf(r fleet.Recording, now time.Time) recordingBody {
+func recordingOf(r fleetgate.Recording, now time.Time) recordingBody {
 	b := recordingBody{
 		ID: r.ID, RecorderState: r.State, ErrorType: r.ErrorType, Reason: r.Reason, StartTime: r.StartTime.UTC(),
 		Duration: hms(r.Duration(now)), Streams: make([]recordedStream, len(r.Streams)),
@@ -101,7 +101,7 @@ func (h *v2) startRecording(c echo.Context) error {
 		return err
 	}
 	if math.IsNaN(req.DurationSeconds) || req.DurationSeconds < 0 || req.DurationSeconds > math.MaxInt64/float64(time.Second) {
-		return gateway.Errorf(gateway.EInvalid, "durationSeconds must be a number of seconds, 0 for until stopped")
+		return fleetgate.Errorf(fleetgate.EInvalid, "durationSeconds must be a number of seconds, 0 for until stopped")
 	}
 	rec, err := h.gw.StartRecording(c.Request().Context(), callerOf(c), c.Param("robotId"), gateway.RecordingInput{
 		Streams: req.Streams, Duration: time.Duration(req.DurationSeconds * float64(time.Second)),

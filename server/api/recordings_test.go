@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/internal/record"
 	"github.com/fleetgate/fleetgate/server/api"
@@ -24,10 +24,10 @@ func TestRecordingsAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(rec.Close)
-	poseKey := fleet.StreamKey{Component: "base", Name: "pose", Source: fleet.SourceComponent}
-	bot := &fleettest.Robot{ID: w.robot.ID, Name: w.robot.Name, StreamList: []fleet.Stream{
-		{Component: "base", Name: "pose", Type: "Platform.Messages.geometry_msgs.PoseStamped", Direction: fleet.Output, Source: fleet.SourceComponent},
-		{Component: "base", Name: "cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleet.Input, Source: fleet.SourceComponent},
+	poseKey := fleetgate.StreamKey{Component: "base", Name: "pose", Source: fleetgate.SourceComponent}
+	bot := &fleettest.Robot{ID: w.robot.ID, Name: w.robot.Name, StreamList: []fleetgate.Stream{
+		{Component: "base", Name: "pose", Type: "Platform.Messages.geometry_msgs.PoseStamped", Direction: fleetgate.Output, Source: fleetgate.SourceComponent},
+		{Component: "base", Name: "cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleetgate.Input, Source: fleetgate.SourceComponent},
 	}}
 	if err := w.Registry().Add(context.Background(), rec.Wrap(bot), w.fleet.ID); err != nil {
 		t.Fatal(err)

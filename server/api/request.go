@@ -8,9 +8,8 @@ import (
 	"mime"
 	"net/http"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/labstack/echo/v4"
-
-	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
 // MaxBodyBytes is the largest request body any route accepts.
@@ -58,17 +57,17 @@ func decodeJSON(c echo.Context, v any) error {
 		if errors.As(err, &mbe) {
 			return errBodyTooLarge
 		}
-		return gateway.Errorf(gateway.EInvalid, "reading the body failed")
+		return fleetgate.Errorf(fleetgate.EInvalid, "reading the body failed")
 	}
 	if len(body) == 0 {
-		return gateway.Errorf(gateway.EInvalid, "the body is empty; a JSON object is required")
+		return fleetgate.Errorf(fleetgate.EInvalid, "the body is empty; a JSON object is required")
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			return gateway.Errorf(gateway.EInvalid, "field %s must be a %s", typeErr.Field, typeErr.Type)
+			return fleetgate.Errorf(fleetgate.EInvalid, "field %s must be a %s", typeErr.Field, typeErr.Type)
 		}
-		return gateway.Errorf(gateway.EInvalid, "the body is not valid JSON: %s", jsonErrorText(err))
+		return fleetgate.Errorf(fleetgate.EInvalid, "the body is not valid JSON: %s", jsonErrorText(err))
 	}
 	return nil
 }
@@ -94,7 +93,7 @@ func queryParam(c echo.Context, name string) (string, error) {
 	case 1:
 		return values[0], nil
 	default:
-		return "", gateway.Errorf(gateway.EInvalid, "query parameter %s is given %d times", name, len(values))
+		return "", fleetgate.Errorf(fleetgate.EInvalid, "query parameter %s is given %d times", name, len(values))
 	}
 }
 
@@ -102,7 +101,7 @@ func queryParam(c echo.Context, name string) (string, error) {
 func requireQuery(c echo.Context, name string) (string, error) {
 	v, err := queryParam(c, name)
 	if err == nil && v == "" {
-		err = gateway.Errorf(gateway.EInvalid, "query parameter %s is required", name)
+		err = fleetgate.Errorf(fleetgate.EInvalid, "query parameter %s is required", name)
 	}
 	return v, err
 }

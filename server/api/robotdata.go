@@ -15,6 +15,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
@@ -37,12 +38,12 @@ func (h *v2) resources(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, resourcesResponse{Resources: resourceItems(list, func(r fleet.Resource) string { return r.MIMEType })})
+	return c.JSON(http.StatusOK, resourcesResponse{Resources: resourceItems(list, func(r fleetgate.Resource) string { return r.MIMEType })})
 }
 
 // resourceItems are resources as both conventions list them; typ says what "type" is (v2:
 // the MIME type; the second convention: a file type word).
-func resourceItems(list []fleet.Resource, typ func(fleet.Resource) string) []resourceItem {
+func resourceItems(list []fleetgate.Resource, typ func(fleetgate.Resource) string) []resourceItem {
 	out := make([]resourceItem, len(list))
 	for i, r := range list {
 		out[i] = resourceItem{ResourceID: r.ID, Name: r.Name, Type: typ(r), Size: r.Size, CreatedAt: r.CreatedAt.UTC()}
@@ -81,7 +82,7 @@ type streamDescriptor struct {
 	StreamSourceType int    `json:"streamSourceType"`
 }
 
-func describeStream(s fleet.Stream) streamDescriptor {
+func describeStream(s fleetgate.Stream) streamDescriptor {
 	return streamDescriptor{ComponentName: s.Component, StreamName: s.Name, StreamType: s.Type, Direction: s.Direction, StreamSourceType: int(s.Source)}
 }
 
@@ -160,15 +161,15 @@ func streamQuery(c echo.Context) (gateway.StreamSelector, error) {
 }
 
 // parseSource reads a stream source type given as text; empty means any.
-func parseSource(s string) (fleet.SourceType, error) {
+func parseSource(s string) (fleetgate.SourceType, error) {
 	if s == "" {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil || !fleet.SourceType(n).Valid() {
-		return 0, gateway.Errorf(gateway.EInvalid, "source %q is not a stream source type (1 to 6)", s)
+	if err != nil || !fleetgate.SourceType(n).Valid() {
+		return 0, fleetgate.Errorf(fleetgate.EInvalid, "source %q is not a stream source type (1 to 6)", s)
 	}
-	return fleet.SourceType(n), nil
+	return fleetgate.SourceType(n), nil
 }
 
 // messageTypeParam is the message type of a template route: a catalog name, or a ROS name
@@ -177,7 +178,7 @@ func parseSource(s string) (fleet.SourceType, error) {
 func messageTypeParam(c echo.Context, name string) (string, error) {
 	v, err := url.PathUnescape(c.Param(name))
 	if err != nil {
-		return "", gateway.Errorf(gateway.EInvalid, "%s is not a valid path segment", name)
+		return "", fleetgate.Errorf(fleetgate.EInvalid, "%s is not a valid path segment", name)
 	}
 	return v, nil
 }
@@ -243,7 +244,7 @@ func (h *v2) upload(c echo.Context) error {
 }
 
 // sourceField reads a source given as a JSON string or number; absent or null means any.
-func sourceField(raw json.RawMessage) (fleet.SourceType, error) {
+func sourceField(raw json.RawMessage) (fleetgate.SourceType, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return 0, nil
@@ -251,7 +252,7 @@ func sourceField(raw json.RawMessage) (fleet.SourceType, error) {
 	var text string
 	if raw[0] == '"' {
 		if err := json.Unmarshal(raw, &text); err != nil {
-			return 0, gateway.Errorf(gateway.EInvalid, "source must be a stream source type (1 to 6)")
+			return 0, fleetgate.Errorf(fleetgate.EInvalid, "source must be a stream source type (1 to 6)")
 		}
 	} else {
 		text = string(raw)
@@ -264,17 +265,17 @@ func streamJSONField(raw json.RawMessage) ([]byte, error) {
 	raw = bytes.TrimSpace(raw)
 	switch {
 	case len(raw) == 0 || string(raw) == "null":
-		return nil, gateway.Errorf(gateway.EInvalid, "streamJson is required")
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "streamJson is required")
 	case raw[0] == '"':
 		var doc string
 		if err := json.Unmarshal(raw, &doc); err != nil {
-			return nil, gateway.Errorf(gateway.EInvalid, "streamJson must be a JSON document serialized as a string")
+			return nil, fleetgate.Errorf(fleetgate.EInvalid, "streamJson must be a JSON document serialized as a string")
 		}
 		return []byte(doc), nil
 	case raw[0] == '{':
 		return raw, nil
 	default:
-		return nil, gateway.Errorf(gateway.EInvalid, "streamJson must be a JSON document serialized as a string")
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "streamJson must be a JSON document serialized as a string")
 	}
 }
 
@@ -301,7 +302,7 @@ func (h *v2) metrics(c echo.Context) error {
 }
 
 // metricsBody is endpoint 10's answer (S9's, respelled).
-func metricsBody(types []fleet.MetricType) metricsResponse {
+func metricsBody(types []fleetgate.MetricType) metricsResponse {
 	resp := metricsResponse{Metrics: make([]metricListItem, len(types))}
 	for i, t := range types {
 		resp.Metrics[i] = metricListItem{MetricType: int(t), MetricName: t.Name()}
@@ -318,13 +319,13 @@ type metricResponse struct {
 func (h *v2) metric(c echo.Context) error {
 	id, err := strconv.Atoi(c.Param("metricId"))
 	if err != nil {
-		return gateway.Errorf(gateway.EInvalid, "metricId %q is not a metric type number", c.Param("metricId"))
+		return fleetgate.Errorf(fleetgate.EInvalid, "metricId %q is not a metric type number", c.Param("metricId"))
 	}
 	name, err := queryParam(c, "metricName")
 	if err != nil {
 		return err
 	}
-	r, m, err := h.gw.Metric(c.Request().Context(), callerOf(c), c.Param("robotId"), fleet.MetricType(id), name)
+	r, m, err := h.gw.Metric(c.Request().Context(), callerOf(c), c.Param("robotId"), fleetgate.MetricType(id), name)
 	if err != nil {
 		return err
 	}
@@ -334,20 +335,20 @@ func (h *v2) metric(c echo.Context) error {
 // metricBody is the contract's polymorphic metric object: "$type" and "name" from the
 // metric class, the value in "value", except classes 10 to 12 which carry a named payload.
 // Its keys are written here as v2 spells them; writeAs respells them for the second convention.
-func metricBody(m fleet.Metric) map[string]any {
+func metricBody(m fleetgate.Metric) map[string]any {
 	class := m.Class()
 	out := map[string]any{"$type": int(class), "name": class.Name()}
 	switch v := m.Value.(type) {
 	case nil:
-	case fleet.Usage:
+	case fleetgate.Usage:
 		out["value"] = map[string]any{"used": v.Used, "limit": v.Limit}
 	case time.Time:
 		out["value"] = v.UTC()
-	case fleet.AgentSw:
+	case fleetgate.AgentSw:
 		out["value"] = map[string]any{"updateAvailable": v.UpdateAvailable}
-	case fleet.AgentOperationalState:
+	case fleetgate.AgentOperationalState:
 		out["value"] = map[string]any{"agentStatus": v.AgentStatus, "version": v.Version}
-	case []fleet.Recorder:
+	case []fleetgate.Recorder:
 		recorders := make([]map[string]any, len(v))
 		for i, r := range v {
 			recorders[i] = map[string]any{
@@ -359,7 +360,7 @@ func metricBody(m fleet.Metric) map[string]any {
 			}
 		}
 		out["agentRecordings"] = map[string]any{"agentRecorders": recorders}
-	case []fleet.ComponentInfo:
+	case []fleetgate.ComponentInfo:
 		infos := make([]map[string]any, len(v))
 		for i, ci := range v {
 			infos[i] = map[string]any{
@@ -368,7 +369,7 @@ func metricBody(m fleet.Metric) map[string]any {
 			}
 		}
 		out["componentInfosDto"] = map[string]any{"componentsInfoDto": infos}
-	case fleet.ConfigInfo:
+	case fleetgate.ConfigInfo:
 		out["configInfoDto"] = map[string]any{"configName": v.Name, "version": v.Version, "configState": v.State}
 	default:
 		out["value"] = v

@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
@@ -25,8 +25,8 @@ const (
 )
 
 var (
-	poseKey   = fleet.StreamKey{Component: "base", Name: "pose", Source: fleet.SourceComponent}
-	cmdVelKey = fleet.StreamKey{Component: "base", Name: "cmd_vel", Source: fleet.SourceComponent}
+	poseKey   = fleetgate.StreamKey{Component: "base", Name: "pose", Source: fleetgate.SourceComponent}
+	cmdVelKey = fleetgate.StreamKey{Component: "base", Name: "cmd_vel", Source: fleetgate.SourceComponent}
 	logAt     = time.Date(2026, 11, 20, 8, 30, 0, 0, time.UTC)
 )
 
@@ -43,7 +43,7 @@ func newRobotWorld(t *testing.T) *robotWorld {
 	t.Helper()
 	w := &robotWorld{world: newWorld(t)}
 	org, _ := w.DefaultOrg()
-	dev := w.AddUser(org.ID, "developer@example.com", false, map[string]gateway.Role{w.robot.ID: gateway.RoleDeveloper})
+	dev := w.AddUser(org.ID, "developer@example.com", false, map[string]fleetgate.Role{w.robot.ID: fleetgate.RoleDeveloper})
 	w.developer = w.bearerFor(dev.ID, "", "")
 
 	pose, err := proto.Marshal(&catalogpb.PoseStamped{
@@ -57,27 +57,27 @@ func newRobotWorld(t *testing.T) *robotWorld {
 	w.logData = []byte(strings.Repeat("0123456789abcdef\n", 64))
 	w.bot = &fleettest.Robot{
 		ID: w.robot.ID, Name: w.robot.Name,
-		StreamList: []fleet.Stream{
-			{Component: "base", Name: "pose", Type: poseType, Direction: fleet.Output, Source: fleet.SourceComponent, DisplayName: "Pose"},
-			{Component: "base", Name: "cmd_vel", Type: twistType, Direction: fleet.Input, Source: fleet.SourceComponent},
-			{Component: "", Name: "/scan", Type: "Platform.Messages.sensor_msgs.LaserScan", Direction: fleet.Output, Source: fleet.SourceROS1},
-			{Component: "", Name: "/scan", Type: "Platform.Messages.sensor_msgs.LaserScan", Direction: fleet.Output, Source: fleet.SourceROS2},
+		StreamList: []fleetgate.Stream{
+			{Component: "base", Name: "pose", Type: poseType, Direction: fleetgate.Output, Source: fleetgate.SourceComponent, DisplayName: "Pose"},
+			{Component: "base", Name: "cmd_vel", Type: twistType, Direction: fleetgate.Input, Source: fleetgate.SourceComponent},
+			{Component: "", Name: "/scan", Type: "Platform.Messages.sensor_msgs.LaserScan", Direction: fleetgate.Output, Source: fleetgate.SourceROS1},
+			{Component: "", Name: "/scan", Type: "Platform.Messages.sensor_msgs.LaserScan", Direction: fleetgate.Output, Source: fleetgate.SourceROS2},
 		},
-		Values: map[fleet.StreamKey]fleet.Sample{poseKey: {Type: poseType, Payload: pose, Seq: 1}},
-		MetricList: []fleet.Metric{
-			{Type: fleet.MetricCpu, Value: 12.5},
-			{Type: fleet.MetricRam, Value: fleet.Usage{Used: 1024, Limit: 4096}},
-			{Type: fleet.MetricTraffic, Value: int64(1 << 40)},
-			{Type: fleet.MetricLicenseExpired, Value: logAt},
-			{Type: fleet.MetricAgentSw, Value: fleet.AgentSw{UpdateAvailable: true}},
-			{Type: fleet.MetricAgentOperationalState, Value: fleet.AgentOperationalState{AgentStatus: 10, Version: "1.2.3"}},
-			{Type: fleet.MetricRecordings, Value: []fleet.Recorder{{ID: "rec-1", Type: "rosbag", State: "Recording", StartTime: logAt, EndTime: logAt.Add(3723 * time.Second)}}},
-			{Type: fleet.MetricComponents, Value: []fleet.ComponentInfo{{ID: "base", UUID: "6d1f0c9e-2b1a-4f5e-9c1d-0a1b2c3d4e5f", Name: "base", Version: "1.2.3", State: "Active"}}},
-			{Type: fleet.MetricConfiguration, Value: fleet.ConfigInfo{Name: "warehouse", Version: "4", State: "Ready"}},
-			{Type: fleet.MetricCustom, Name: "activity", Value: "moving"},
+		Values: map[fleetgate.StreamKey]fleetgate.Sample{poseKey: {Type: poseType, Payload: pose, Seq: 1}},
+		MetricList: []fleetgate.Metric{
+			{Type: fleetgate.MetricCpu, Value: 12.5},
+			{Type: fleetgate.MetricRam, Value: fleetgate.Usage{Used: 1024, Limit: 4096}},
+			{Type: fleetgate.MetricTraffic, Value: int64(1 << 40)},
+			{Type: fleetgate.MetricLicenseExpired, Value: logAt},
+			{Type: fleetgate.MetricAgentSw, Value: fleetgate.AgentSw{UpdateAvailable: true}},
+			{Type: fleetgate.MetricAgentOperationalState, Value: fleetgate.AgentOperationalState{AgentStatus: 10, Version: "1.2.3"}},
+			{Type: fleetgate.MetricRecordings, Value: []fleetgate.Recorder{{ID: "rec-1", Type: "rosbag", State: "Recording", StartTime: logAt, EndTime: logAt.Add(3723 * time.Second)}}},
+			{Type: fleetgate.MetricComponents, Value: []fleetgate.ComponentInfo{{ID: "base", UUID: "6d1f0c9e-2b1a-4f5e-9c1d-0a1b2c3d4e5f", Name: "base", Version: "1.2.3", State: "Active"}}},
+			{Type: fleetgate.MetricConfiguration, Value: fleetgate.ConfigInfo{Name: "warehouse", Version: "4", State: "Ready"}},
+			{Type: fleetgate.MetricCustom, Name: "activity", Value: "moving"},
 		},
 		Files:    map[string][]byte{},
-		FileInfo: []fleet.Resource{{ID: "", Name: "agent.log", MIMEType: "text/plain", FileType: "log", Size: 0, CreatedAt: logAt}},
+		FileInfo: []fleetgate.Resource{{ID: "", Name: "agent.log", MIMEType: "text/plain", FileType: "log", Size: 0, CreatedAt: logAt}},
 	}
 	w.bot.Files[w.logID] = w.logData
 	w.bot.FileInfo[0].ID, w.bot.FileInfo[0].Size = w.logID, int64(len(w.logData))
@@ -279,7 +279,7 @@ func TestUploadStream(t *testing.T) {
 }
 
 // TestUploadStreamClampsToTheRobotsLimits: a command over the robot's declared speeds (here
-// undeclared: fleet.DefaultSpeedLimits, 1 m/s and 1.5 rad/s) reaches it clamped.
+// undeclared: fleetgate.DefaultSpeedLimits, 1 m/s and 1.5 rad/s) reaches it clamped.
 func TestUploadStreamClampsToTheRobotsLimits(t *testing.T) {
 	w := newRobotWorld(t)
 	body := uploadBody(map[string]any{"componentName": "base", "streamName": "cmd_vel", "dataType": twistType,
@@ -414,7 +414,7 @@ func TestResourcesAndDownload(t *testing.T) {
 // does not exist (not listed, its link 404), and neither to an admin's fleet-bound token.
 func TestAgentLogOnlyForOrgAdmins(t *testing.T) {
 	w := newRobotWorld(t)
-	agentLog := fleet.Resource{ID: uuid.NewString(), Name: "fleetgate.log", MIMEType: "text/plain", FileType: "log", Size: 3, CreatedAt: logAt, AdminOnly: true}
+	agentLog := fleetgate.Resource{ID: uuid.NewString(), Name: "fleetgate.log", MIMEType: "text/plain", FileType: "log", Size: 3, CreatedAt: logAt, AdminOnly: true}
 	w.bot.FileInfo = append(w.bot.FileInfo, agentLog)
 	w.bot.Files[agentLog.ID] = []byte("log")
 	listed := func(token string) bool {

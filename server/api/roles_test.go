@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/google/uuid"
-
-	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
 // TestRoleMatrix: every role (and token scope) x every robot route of both conventions x the
@@ -21,25 +20,25 @@ func TestRoleMatrix(t *testing.T) {
 	w := newRobotWorld(t)
 	org, _ := w.DefaultOrg()
 	member := w.AddUser(org.ID, "member@example.com", false, nil) // no role on any robot
-	robotAdmin := w.AddUser(org.ID, "robot-admin@example.com", false, map[string]gateway.Role{w.robot.ID: gateway.RoleAdmin})
+	robotAdmin := w.AddUser(org.ID, "robot-admin@example.com", false, map[string]fleetgate.Role{w.robot.ID: fleetgate.RoleAdmin})
 	callers := []struct {
 		name   string
 		bearer string
 		// role is what the caller may do on its own robot; 0: it does not see it.
-		role gateway.Role
+		role fleetgate.Role
 		read bool // a read-only token: reads only
 		// foreign is a robot of another organization than the caller's.
 		foreign string
 	}{
-		{"no role", w.bearerFor(member.ID, "", ""), gateway.RoleNone, false, ""},
-		{"operator", w.operator, gateway.RoleOperator, false, ""},
-		{"developer", w.developer, gateway.RoleDeveloper, false, ""},
-		{"robot admin", w.bearerFor(robotAdmin.ID, "", ""), gateway.RoleAdmin, false, ""},
-		{"org admin", w.admin, gateway.RoleAdmin, false, ""},
-		{"org admin, read-only (kiosk) token", w.kiosk, gateway.RoleAdmin, true, ""},
-		{"org admin, token of another fleet", w.fleetBound, gateway.RoleNone, false, ""},
+		{"no role", w.bearerFor(member.ID, "", ""), fleetgate.RoleNone, false, ""},
+		{"operator", w.operator, fleetgate.RoleOperator, false, ""},
+		{"developer", w.developer, fleetgate.RoleDeveloper, false, ""},
+		{"robot admin", w.bearerFor(robotAdmin.ID, "", ""), fleetgate.RoleAdmin, false, ""},
+		{"org admin", w.admin, fleetgate.RoleAdmin, false, ""},
+		{"org admin, read-only (kiosk) token", w.kiosk, fleetgate.RoleAdmin, true, ""},
+		{"org admin, token of another fleet", w.fleetBound, fleetgate.RoleNone, false, ""},
 		// The other organization's admin: w.robot is the robot of another organization.
-		{"admin of another organization", w.otherAdmin, gateway.RoleNone, false, w.robot.ID},
+		{"admin of another organization", w.otherAdmin, fleetgate.RoleNone, false, w.robot.ID},
 	}
 	for i := range callers {
 		if callers[i].foreign == "" {
@@ -57,26 +56,26 @@ func TestRoleMatrix(t *testing.T) {
 	read := "?componentName=base&streamName=pose&source=1&streamType=" + url.QueryEscape(poseType)
 	routes := []struct {
 		name, method, path, body string // path with {robot} for the robot's id
-		minRole                  gateway.Role
+		minRole                  fleetgate.Role
 		acts                     bool
 	}{
-		{"3 robot details", "GET", "/apigateway/v2/robots/{robot}", "", gateway.RoleOperator, false},
-		{"4 resources", "GET", "/apigateway/v2/robots/{robot}/resources", "", gateway.RoleOperator, false},
-		{"5 download link", "GET", "/apigateway/v2/robots/{robot}/resource/" + w.logID + "/download", "", gateway.RoleOperator, true},
-		{"6 streams", "GET", "/apigateway/v2/robots/{robot}/streams", "", gateway.RoleOperator, false},
-		{"7 stream read", "GET", "/apigateway/v2/robots/{robot}/stream" + read, "", gateway.RoleOperator, false},
-		{"9 upload-stream", "POST", "/apigateway/v2/robots/{robot}/upload-stream", upload(false), gateway.RoleDeveloper, true},
-		{"11 metric", "GET", "/apigateway/v2/robots/{robot}/metric/1", "", gateway.RoleOperator, false},
-		{"10 metric list", "GET", "/apigateway/v2/robots/metrics?robotId={robot}", "", gateway.RoleOperator, false},
-		{"12 event", "POST", "/apigateway/v2/events/log?robotId={robot}&message=matrix", "", gateway.RoleOperator, true},
-		{"controls (extension)", "GET", "/apigateway/v2/robots/{robot}/controls", "", gateway.RoleOperator, false},
-		{"S2 robot", "GET", "/apigateway/robot/{robot}", "", gateway.RoleOperator, false},
-		{"S3 resources", "GET", "/apigateway/robot/{robot}/resources", "", gateway.RoleOperator, false},
-		{"S4 download link", "GET", "/apigateway/robot/{robot}/resource/" + w.logID + "/download", "", gateway.RoleOperator, true},
-		{"S5 streams", "GET", "/apigateway/robot/{robot}/streams", "", gateway.RoleOperator, false},
-		{"S6 stream read", "GET", "/apigateway/robot/{robot}/stream" + read, "", gateway.RoleOperator, false},
-		{"S8 upload-stream", "POST", "/apigateway/robot/{robot}/streams/upload-stream", upload(true), gateway.RoleDeveloper, true},
-		{"S10 metric", "GET", "/apigateway/robot/{robot}/metric/1", "", gateway.RoleOperator, false},
+		{"3 robot details", "GET", "/apigateway/v2/robots/{robot}", "", fleetgate.RoleOperator, false},
+		{"4 resources", "GET", "/apigateway/v2/robots/{robot}/resources", "", fleetgate.RoleOperator, false},
+		{"5 download link", "GET", "/apigateway/v2/robots/{robot}/resource/" + w.logID + "/download", "", fleetgate.RoleOperator, true},
+		{"6 streams", "GET", "/apigateway/v2/robots/{robot}/streams", "", fleetgate.RoleOperator, false},
+		{"7 stream read", "GET", "/apigateway/v2/robots/{robot}/stream" + read, "", fleetgate.RoleOperator, false},
+		{"9 upload-stream", "POST", "/apigateway/v2/robots/{robot}/upload-stream", upload(false), fleetgate.RoleDeveloper, true},
+		{"11 metric", "GET", "/apigateway/v2/robots/{robot}/metric/1", "", fleetgate.RoleOperator, false},
+		{"10 metric list", "GET", "/apigateway/v2/robots/metrics?robotId={robot}", "", fleetgate.RoleOperator, false},
+		{"12 event", "POST", "/apigateway/v2/events/log?robotId={robot}&message=matrix", "", fleetgate.RoleOperator, true},
+		{"controls (extension)", "GET", "/apigateway/v2/robots/{robot}/controls", "", fleetgate.RoleOperator, false},
+		{"S2 robot", "GET", "/apigateway/robot/{robot}", "", fleetgate.RoleOperator, false},
+		{"S3 resources", "GET", "/apigateway/robot/{robot}/resources", "", fleetgate.RoleOperator, false},
+		{"S4 download link", "GET", "/apigateway/robot/{robot}/resource/" + w.logID + "/download", "", fleetgate.RoleOperator, true},
+		{"S5 streams", "GET", "/apigateway/robot/{robot}/streams", "", fleetgate.RoleOperator, false},
+		{"S6 stream read", "GET", "/apigateway/robot/{robot}/stream" + read, "", fleetgate.RoleOperator, false},
+		{"S8 upload-stream", "POST", "/apigateway/robot/{robot}/streams/upload-stream", upload(true), fleetgate.RoleDeveloper, true},
+		{"S10 metric", "GET", "/apigateway/robot/{robot}/metric/1", "", fleetgate.RoleOperator, false},
 	}
 	missing := uuid.NewString()
 	for _, c := range callers {
@@ -92,7 +91,7 @@ func TestRoleMatrix(t *testing.T) {
 		for _, r := range routes {
 			for _, tg := range targets {
 				want := http.StatusNotFound
-				if tg.own && c.role != gateway.RoleNone {
+				if tg.own && c.role != fleetgate.RoleNone {
 					switch {
 					case c.role < r.minRole, c.read && r.acts:
 						want = http.StatusForbidden

@@ -43,7 +43,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
@@ -118,7 +118,7 @@ func (h *second) resources(c echo.Context) error {
 		return err
 	}
 	// Its Type is a file type word (rosbag, log, image), not v2's MIME type.
-	return writeAs(c, http.StatusOK, resourceItems(list, func(r fleet.Resource) string { return r.FileType }), pascalCase)
+	return writeAs(c, http.StatusOK, resourceItems(list, func(r fleetgate.Resource) string { return r.FileType }), pascalCase)
 }
 
 // download is S4.
@@ -202,13 +202,13 @@ func (h *second) metrics(c echo.Context) error {
 func (h *second) metric(c echo.Context) error {
 	typ, err := strconv.Atoi(c.Param("metricType"))
 	if err != nil {
-		return gateway.Errorf(gateway.EInvalid, "metricType %q is not a metric type number", c.Param("metricType"))
+		return fleetgate.Errorf(fleetgate.EInvalid, "metricType %q is not a metric type number", c.Param("metricType"))
 	}
 	name, err := queryParam(c, "metricName")
 	if err != nil {
 		return err
 	}
-	r, m, err := h.gw.Metric(c.Request().Context(), callerOf(c), c.Param("robotId"), fleet.MetricType(typ), name)
+	r, m, err := h.gw.Metric(c.Request().Context(), callerOf(c), c.Param("robotId"), fleetgate.MetricType(typ), name)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
@@ -272,17 +272,17 @@ func TestSecondAnswers(t *testing.T) {
 // sorted by type; offline robots and those of other organizations or fleets add nothing.
 func TestSecondMetricTypesUnion(t *testing.T) {
 	w := newRobotWorld(t)
-	connect := func(r gateway.Robot, fleetID string, types ...fleet.MetricType) {
+	connect := func(r fleetgate.Robot, fleetID string, types ...fleetgate.MetricType) {
 		bot := &fleettest.Robot{ID: r.ID, Name: r.Name}
 		for _, typ := range types {
-			bot.MetricList = append(bot.MetricList, fleet.Metric{Type: typ, Value: 1.0})
+			bot.MetricList = append(bot.MetricList, fleetgate.Metric{Type: typ, Value: 1.0})
 		}
 		if err := w.Registry().Add(context.Background(), bot, fleetID); err != nil {
 			t.Fatal(err)
 		}
 	}
-	connect(w.secondRobot, w.secondFleet.ID, fleet.MetricThermal, fleet.MetricBattery, fleet.MetricCpu)
-	connect(w.otherRobot, w.otherFleet.ID, fleet.MetricWifi)
+	connect(w.secondRobot, w.secondFleet.ID, fleetgate.MetricThermal, fleetgate.MetricBattery, fleetgate.MetricCpu)
+	connect(w.otherRobot, w.otherFleet.ID, fleetgate.MetricWifi)
 
 	list := func(types ...string) string {
 		return `{"Metrics":[` + strings.Join(types, ",") + `]}`
@@ -364,7 +364,7 @@ func TestSecondMatchesV2(t *testing.T) {
 
 	sameValues(t, "robots", decodeAny(t, w.v2Get(t, w.admin, "/robots")), decodeAny(t, w.secondGet(t, w.admin, "/robots")))
 
-	for _, r := range []gateway.Robot{w.robot, w.secondRobot} {
+	for _, r := range []fleetgate.Robot{w.robot, w.secondRobot} {
 		v2 := decodeAny(t, w.v2Get(t, w.admin, "/robots/"+r.ID)).(map[string]any)
 		second := decodeAny(t, w.secondGet(t, w.admin, "/robot/"+r.ID)).(map[string]any)
 		// A connected robot was last seen at the moment of each answer.
@@ -451,9 +451,9 @@ func wantLimited(t *testing.T, resp servertest.Response, start time.Time) {
 // and stream over the whole path, in real time (the core's tests have the exact clock).
 func TestSecondStreamRateLimit(t *testing.T) {
 	w := newRobotWorld(t)
-	scan := fleet.StreamKey{Name: "/scan", Source: fleet.SourceROS2}
+	scan := fleetgate.StreamKey{Name: "/scan", Source: fleetgate.SourceROS2}
 	w.bot.Lock()
-	w.bot.Values[scan] = fleet.Sample{Type: "Platform.Messages.sensor_msgs.LaserScan", Seq: 1}
+	w.bot.Values[scan] = fleetgate.Sample{Type: "Platform.Messages.sensor_msgs.LaserScan", Seq: 1}
 	w.bot.Unlock()
 	read := w.secondPath("/stream?componentName=base&streamName=pose&source=1")
 	get := func(target, token string) servertest.Response {

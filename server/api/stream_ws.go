@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/live"
 	"github.com/fleetgate/fleetgate/internal/live/output"
@@ -47,11 +47,11 @@ func parseLiveQuery(c echo.Context) (liveQuery, error) {
 		return q, err
 	}
 	switch strings.ToLower(direction) {
-	case "", fleet.Output:
-	case fleet.Input:
+	case "", fleetgate.Output:
+	case fleetgate.Input:
 		q.input = true
 	default:
-		return q, gateway.Errorf(gateway.EInvalid, "direction must be output or input")
+		return q, fleetgate.Errorf(fleetgate.EInvalid, "direction must be output or input")
 	}
 	format, err := queryParam(c, "format")
 	if err != nil {
@@ -62,14 +62,14 @@ func parseLiveQuery(c echo.Context) (liveQuery, error) {
 	case "json":
 		q.json = true
 	default:
-		return q, gateway.Errorf(gateway.EInvalid, "format must be protobuf or json")
+		return q, fleetgate.Errorf(fleetgate.EInvalid, "format must be protobuf or json")
 	}
 	if rate, err := queryParam(c, "maxRate"); err != nil {
 		return q, err
 	} else if rate != "" {
 		q.maxRate, err = strconv.ParseFloat(rate, 64)
 		if err != nil || q.maxRate < 0 || q.maxRate > maxRateLimit || q.maxRate != q.maxRate {
-			return q, gateway.Errorf(gateway.EInvalid, "maxRate must be a number of frames per second from 0 to %d", maxRateLimit)
+			return q, fleetgate.Errorf(fleetgate.EInvalid, "maxRate must be a number of frames per second from 0 to %d", maxRateLimit)
 		}
 	}
 	if whole, err := queryParam(c, "withoutDownSampling"); err != nil {
@@ -77,7 +77,7 @@ func parseLiveQuery(c echo.Context) (liveQuery, error) {
 	} else if whole != "" {
 		b, err := strconv.ParseBool(whole)
 		if err != nil {
-			return q, gateway.Errorf(gateway.EInvalid, "withoutDownSampling must be true or false")
+			return q, fleetgate.Errorf(fleetgate.EInvalid, "withoutDownSampling must be true or false")
 		}
 		q.downsample = !b
 	}
@@ -88,7 +88,7 @@ func parseLiveQuery(c echo.Context) (liveQuery, error) {
 		return q, err
 	}
 	if q.input && (q.maxRate != 0 || c.QueryParams().Has("withoutDownSampling")) {
-		return q, gateway.Errorf(gateway.EInvalid, "maxRate and withoutDownSampling apply to output only")
+		return q, fleetgate.Errorf(fleetgate.EInvalid, "maxRate and withoutDownSampling apply to output only")
 	}
 	return q, nil
 }
@@ -101,7 +101,7 @@ func socketToken(req *http.Request) (string, error) {
 	if h := req.Header.Get(echo.HeaderAuthorization); h != "" {
 		token, ok := gateway.ParseAuthorization(h)
 		if !ok {
-			return "", gateway.Errorf(gateway.EUnauthorized, "malformed authorization header; send authorization: bearer <token>")
+			return "", fleetgate.Errorf(fleetgate.EUnauthorized, "malformed authorization header; send authorization: bearer <token>")
 		}
 		return token, nil
 	}
@@ -110,7 +110,7 @@ func socketToken(req *http.Request) (string, error) {
 	}
 	values := req.URL.Query()["access_token"]
 	if len(values) != 1 || values[0] == "" {
-		return "", gateway.Errorf(gateway.EUnauthorized, "missing token: send authorization: bearer <token> or access_token=<token>")
+		return "", fleetgate.Errorf(fleetgate.EUnauthorized, "missing token: send authorization: bearer <token> or access_token=<token>")
 	}
 	token := values[0]
 	if len(token) > 7 && strings.EqualFold(token[:7], "bearer ") {
@@ -159,7 +159,7 @@ func headerHasToken(h http.Header, name, token string) bool {
 func (h *streamSocket) connect(c echo.Context) error {
 	req := c.Request()
 	if !isUpgrade(req) {
-		return gateway.Errorf(gateway.EInvalid, "this route is a WebSocket: send an upgrade request")
+		return fleetgate.Errorf(fleetgate.EInvalid, "this route is a WebSocket: send an upgrade request")
 	}
 	q, err := parseLiveQuery(c)
 	if err != nil {

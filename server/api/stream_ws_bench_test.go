@@ -38,9 +38,9 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
-	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/live/output"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/streampb"
@@ -58,8 +58,8 @@ const (
 )
 
 var (
-	cameraKey    = fleet.StreamKey{Component: "camera", Name: "image", Source: fleet.SourceComponent}
-	cameraStream = fleet.Stream{Component: "camera", Name: "image", Type: compressedImageType, Direction: fleet.Output, Source: fleet.SourceComponent}
+	cameraKey    = fleetgate.StreamKey{Component: "camera", Name: "image", Source: fleetgate.SourceComponent}
+	cameraStream = fleetgate.Stream{Component: "camera", Name: "image", Type: compressedImageType, Direction: fleetgate.Output, Source: fleetgate.SourceComponent}
 )
 
 // benchDuration is how long each timed experiment runs: FLEETGATE_BENCH_DURATION or def.
@@ -101,7 +101,7 @@ type publishStamp struct {
 	payload []byte
 }
 
-func (r *stampingRobot) Publish(ctx context.Context, key fleet.StreamKey, typ string, payload []byte) error {
+func (r *stampingRobot) Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error {
 	at := time.Now()
 	if err := r.Robot.Publish(ctx, key, typ, payload); err != nil {
 		return err
@@ -121,14 +121,14 @@ func (a *benchAgent) addRobot(b *testing.B) *stampingRobot {
 	r := &stampingRobot{
 		Robot: &fleettest.Robot{
 			ID: uuid.NewString(), Name: "bench-bot",
-			StreamList: []fleet.Stream{
+			StreamList: []fleetgate.Stream{
 				cameraStream,
-				{Component: "base", Name: "cmd_vel", Type: twistType, Direction: fleet.Input, Source: fleet.SourceComponent},
+				{Component: "base", Name: "cmd_vel", Type: twistType, Direction: fleetgate.Input, Source: fleetgate.SourceComponent},
 			},
 		},
 		published: make(chan publishStamp, 64),
 	}
-	if err := a.Registry().Add(context.Background(), r, gateway.LocalFleetID); err != nil {
+	if err := a.Registry().Add(context.Background(), r, fleetgate.LocalFleetID); err != nil {
 		b.Fatal(err)
 	}
 	return r
@@ -180,8 +180,8 @@ func cameraPayload(b *testing.B, frameSize int) []byte {
 // cameraSample is a sample as the camera topic would publish it, at a fixed time so that the
 // pre-built frames have one size (live frames differ by the byte or two of the varint of
 // their publish time's nanoseconds).
-func cameraSample(payload []byte, seq uint64) fleet.Sample {
-	return fleet.Sample{Type: compressedImageType, Payload: payload, Time: time.Unix(1_750_000_000, 123_456_789), Seq: seq}
+func cameraSample(payload []byte, seq uint64) fleetgate.Sample {
+	return fleetgate.Sample{Type: compressedImageType, Payload: payload, Time: time.Unix(1_750_000_000, 123_456_789), Seq: seq}
 }
 
 var protobufVariant = output.Variant{Format: output.Protobuf, Downsample: true}

@@ -5,9 +5,8 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/labstack/echo/v4"
-
-	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
 // FuzzParseLiveQuery feeds W3 query strings to the parser: it must never panic, every
@@ -33,7 +32,7 @@ func FuzzParseLiveQuery(f *testing.F) {
 		c := e.NewContext(req, httptest.NewRecorder())
 		q, err := parseLiveQuery(c)
 		if err != nil {
-			if gateway.ErrorCode(err) != gateway.EInvalid {
+			if fleetgate.ErrorCode(err) != fleetgate.EInvalid {
 				t.Fatalf("%q: refusal %v is not a 400", raw, err)
 			}
 			return

@@ -15,7 +15,7 @@ import (
 	"github.com/coder/websocket"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
@@ -38,8 +38,8 @@ type liveAgent struct {
 }
 
 var (
-	scanKey  = fleet.StreamKey{Component: "lidar", Name: "scan", Source: fleet.SourceComponent}
-	driveKey = fleet.StreamKey{Component: "base", Name: "drive", Source: fleet.SourceComponent}
+	scanKey  = fleetgate.StreamKey{Component: "lidar", Name: "scan", Source: fleetgate.SourceComponent}
+	driveKey = fleetgate.StreamKey{Component: "base", Name: "drive", Source: fleetgate.SourceComponent}
 )
 
 func newLiveAgent(t *testing.T) *liveAgent {
@@ -49,16 +49,16 @@ func newLiveAgent(t *testing.T) *liveAgent {
 	a.ws = "ws" + strings.TrimPrefix(s.URL, "http") + "/apigateway/v2"
 	a.bot = &fleettest.Robot{
 		ID: "5b0e8f0c-9a53-4c5f-8d0e-2f3b9c1d7a61", Name: "live-bot",
-		StreamList: []fleet.Stream{
-			{Component: "base", Name: "pose", Type: poseType, Direction: fleet.Output, Source: fleet.SourceComponent},
-			{Component: "lidar", Name: "scan", Type: "Platform.Messages.sensor_msgs.LaserScan", Direction: fleet.Output, Source: fleet.SourceComponent},
-			{Component: "base", Name: "cmd_vel", Type: twistType, Direction: fleet.Input, Source: fleet.SourceComponent},
-			{Component: "base", Name: "drive", Type: ackermannType, Direction: fleet.Input, Source: fleet.SourceComponent},
-			{Component: "base", Name: "lamp", Type: "Platform.Messages.std_msgs.Bool", Direction: fleet.Input, Source: fleet.SourceComponent},
+		StreamList: []fleetgate.Stream{
+			{Component: "base", Name: "pose", Type: poseType, Direction: fleetgate.Output, Source: fleetgate.SourceComponent},
+			{Component: "lidar", Name: "scan", Type: "Platform.Messages.sensor_msgs.LaserScan", Direction: fleetgate.Output, Source: fleetgate.SourceComponent},
+			{Component: "base", Name: "cmd_vel", Type: twistType, Direction: fleetgate.Input, Source: fleetgate.SourceComponent},
+			{Component: "base", Name: "drive", Type: ackermannType, Direction: fleetgate.Input, Source: fleetgate.SourceComponent},
+			{Component: "base", Name: "lamp", Type: "Platform.Messages.std_msgs.Bool", Direction: fleetgate.Input, Source: fleetgate.SourceComponent},
 		},
 	}
 	a.robot = a.bot.ID
-	if err := s.Registry().Add(context.Background(), a.bot, gateway.LocalFleetID); err != nil {
+	if err := s.Registry().Add(context.Background(), a.bot, fleetgate.LocalFleetID); err != nil {
 		t.Fatal(err)
 	}
 	return a
@@ -428,7 +428,7 @@ func TestLiveInputDrivesAndStops(t *testing.T) {
 }
 
 // TestLiveInputClampsToTheRobotsLimits: a command over the robot's speeds reaches it clamped
-// (this robot declares none: fleet.DefaultSpeedLimits, 1 m/s and 1.5 rad/s).
+// (this robot declares none: fleetgate.DefaultSpeedLimits, 1 m/s and 1.5 rad/s).
 func TestLiveInputClampsToTheRobotsLimits(t *testing.T) {
 	a := newLiveAgent(t)
 	conn := a.dial(t, "componentName=base&streamName=cmd_vel&direction=input&format=json")
@@ -622,11 +622,11 @@ func TestLiveSocketsShutdown(t *testing.T) {
 // proto.Marshal's envelope, and a small one, sent whole, the same way.
 func TestLiveOutputLargeImageIsTheMarshalledEnvelope(t *testing.T) {
 	a := newLiveAgent(t)
-	camKey := fleet.StreamKey{Component: "camera", Name: "image", Source: fleet.SourceComponent}
+	camKey := fleetgate.StreamKey{Component: "camera", Name: "image", Source: fleetgate.SourceComponent}
 	const imageType = "Platform.Messages.sensor_msgs.CompressedImage"
 	cam := &fleettest.Robot{ID: "0d7c4a52-51f3-4c29-9d55-6a8e1f0b2c33", Name: "camera-bot",
-		StreamList: []fleet.Stream{{Component: "camera", Name: "image", Type: imageType, Direction: fleet.Output, Source: fleet.SourceComponent}}}
-	if err := a.Registry().Add(context.Background(), cam, gateway.LocalFleetID); err != nil {
+		StreamList: []fleetgate.Stream{{Component: "camera", Name: "image", Type: imageType, Direction: fleetgate.Output, Source: fleetgate.SourceComponent}}}
+	if err := a.Registry().Add(context.Background(), cam, fleetgate.LocalFleetID); err != nil {
 		t.Fatal(err)
 	}
 	a.robot = cam.ID
@@ -639,7 +639,7 @@ func TestLiveOutputLargeImageIsTheMarshalledEnvelope(t *testing.T) {
 			data[i] = byte(i*7 + i>>8) // the bytes do not matter: images are never gzipped
 		}
 		payload := marshal(t, &catalogpb.CompressedImage{Header: &catalogpb.Header{FrameId: "camera"}, Format: "jpeg", Data: data})
-		emitted := map[uint64]fleet.Sample{}
+		emitted := map[uint64]fleetgate.Sample{}
 		got := make(chan []byte, 1)
 		go func() {
 			typ, b, err := conn.Read(ctx)
@@ -777,7 +777,7 @@ func TestLiveOutputMaxRatePacesLatestWins(t *testing.T) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	var last fleet.Sample
+	var last fleetgate.Sample
 	for i := range 100 {
 		last = a.bot.Emit(poseKey, poseType, marshal(t, &catalogpb.PoseStamped{Pose: &catalogpb.Pose{Position: &catalogpb.Point{X: float64(i)}}}))
 		time.Sleep(10 * time.Millisecond)

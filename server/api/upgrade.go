@@ -7,6 +7,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
@@ -57,5 +58,5 @@ func checkSocketOrigin(req *http.Request, bearer string) error {
 	if err == nil && strings.EqualFold(u.Host, req.Host) {
 		return nil
 	}
-	return gateway.Errorf(gateway.EForbidden, "a panel socket token opens sockets from the panel's own pages only, not from %s", origin)
+	return fleetgate.Errorf(fleetgate.EForbidden, "a panel socket token opens sockets from the panel's own pages only, not from %s", origin)
 }

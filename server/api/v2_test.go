@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/server/servertest"
 )
@@ -94,26 +95,26 @@ func TestRobotDetails(t *testing.T) {
 	org, fleet := s.DefaultOrg()
 	other, _ := s.AddOrg("other")
 
-	configured := gateway.Robot{ID: uuid.NewString(), OrgID: org.ID, FleetID: fleet.ID, Name: "configured",
+	configured := fleetgate.Robot{ID: uuid.NewString(), OrgID: org.ID, FleetID: fleet.ID, Name: "configured",
 		ConfigName: "warehouse-nav", ConfigVersion: "1.4.2", AgentVersion: "2.0.1", CreatedAt: time.Now()}
-	seen := gateway.Robot{ID: uuid.NewString(), OrgID: org.ID, FleetID: fleet.ID, Name: "seen",
+	seen := fleetgate.Robot{ID: uuid.NewString(), OrgID: org.ID, FleetID: fleet.ID, Name: "seen",
 		LastSeen: time.Date(2024, 3, 5, 6, 7, 8, 123e6, time.UTC), CreatedAt: time.Now()}
-	for _, r := range []gateway.Robot{configured, seen} {
+	for _, r := range []fleetgate.Robot{configured, seen} {
 		if err := s.Store.CreateRobot(ctx, r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	s.AddUser(org.ID, "boss@example.com", true, nil)
 	s.AddUser(other.ID, "admin@other.example", true, nil)
-	s.AddUser(org.ID, "zed@example.com", false, map[string]gateway.Role{configured.ID: gateway.RoleAdmin})
-	s.AddUser(org.ID, "dev@example.com", false, map[string]gateway.Role{configured.ID: gateway.RoleDeveloper})
-	s.AddUser(org.ID, "operator@example.com", false, map[string]gateway.Role{configured.ID: gateway.RoleOperator})
-	s.AddUser(org.ID, "nobody@example.com", false, map[string]gateway.Role{configured.ID: gateway.RoleNone})
+	s.AddUser(org.ID, "zed@example.com", false, map[string]fleetgate.Role{configured.ID: fleetgate.RoleAdmin})
+	s.AddUser(org.ID, "dev@example.com", false, map[string]fleetgate.Role{configured.ID: fleetgate.RoleDeveloper})
+	s.AddUser(org.ID, "operator@example.com", false, map[string]fleetgate.Role{configured.ID: fleetgate.RoleOperator})
+	s.AddUser(org.ID, "nobody@example.com", false, map[string]fleetgate.Role{configured.ID: fleetgate.RoleNone})
 	admin := s.Login(servertest.AdminToken)
 
 	cases := []struct {
 		name  string
-		robot gateway.Robot
+		robot fleetgate.Robot
 		want  string
 	}{
 		{
@@ -170,20 +171,20 @@ func TestRobotVisibility(t *testing.T) {
 	org, fleet := s.DefaultOrg()
 	second := s.AddFleet(org.ID, "second")
 	other, otherFleet := s.AddOrg("other")
-	robots := map[string]gateway.Robot{}
+	robots := map[string]fleetgate.Robot{}
 	for _, r := range []struct {
-		fleet gateway.Fleet
+		fleet fleetgate.Fleet
 		name  string
 	}{{fleet, "delta"}, {fleet, "alpha"}, {second, "charlie"}, {second, "bravo"}, {otherFleet, "echo"}} {
 		robots[r.name] = s.AddRobot(r.fleet, r.name)
 	}
 	admin, _ := s.Store.UserByEmail(context.Background(), gateway.BootstrapAdminEmail)
-	operator := s.AddUser(org.ID, "operator@example.com", false, map[string]gateway.Role{
-		robots["delta"].ID: gateway.RoleOperator, robots["bravo"].ID: gateway.RoleDeveloper,
+	operator := s.AddUser(org.ID, "operator@example.com", false, map[string]fleetgate.Role{
+		robots["delta"].ID: fleetgate.RoleOperator, robots["bravo"].ID: fleetgate.RoleDeveloper,
 	})
 	stranger := s.AddUser(org.ID, "stranger@example.com", false, nil)
 	otherAdmin := s.AddUser(other.ID, "admin@other.example", true, nil)
-	login := func(user gateway.User, scope, fleetID string) string {
+	login := func(user fleetgate.User, scope, fleetID string) string {
 		secret, _ := s.AddToken(user.ID, scope, fleetID)
 		return s.Login(secret)
 	}
@@ -195,7 +196,7 @@ func TestRobotVisibility(t *testing.T) {
 	}{
 		{"org admin sees the whole organization", login(admin, "", ""), []string{"alpha", "bravo", "charlie", "delta"}},
 		{"org admin restricted to a fleet", login(admin, "", second.ID), []string{"bravo", "charlie"}},
-		{"org admin with a read-scope token", login(admin, gateway.ScopeRead, ""), []string{"alpha", "bravo", "charlie", "delta"}},
+		{"org admin with a read-scope token", login(admin, fleetgate.ScopeRead, ""), []string{"alpha", "bravo", "charlie", "delta"}},
 		{"operator sees robots with a membership", login(operator, "", ""), []string{"bravo", "delta"}},
 		{"operator restricted to a fleet", login(operator, "", fleet.ID), []string{"delta"}},
 		{"user without memberships", login(stranger, "", ""), []string{}},
@@ -227,7 +228,7 @@ func TestPostEventRoundTrip(t *testing.T) {
 	s := servertest.MustOpen(t)
 	org, fleet := s.DefaultOrg()
 	robot := s.AddRobot(fleet, "r1")
-	user := s.AddUser(org.ID, "operator@example.com", false, map[string]gateway.Role{robot.ID: gateway.RoleOperator})
+	user := s.AddUser(org.ID, "operator@example.com", false, map[string]fleetgate.Role{robot.ID: fleetgate.RoleOperator})
 	secret, _ := s.AddToken(user.ID, "", "")
 	token := s.Login(secret)
 
@@ -248,7 +249,7 @@ func TestPostEventRoundTrip(t *testing.T) {
 			send(t, s, apiCase{method: http.MethodPost, target: c.target, header: bearer(token), wantStatus: http.StatusOK})
 			after := time.Now()
 
-			events, err := s.Store.Events(context.Background(), gateway.EventFilter{RobotID: robot.ID, Limit: 1})
+			events, err := s.Store.Events(context.Background(), fleetgate.EventFilter{RobotID: robot.ID, Limit: 1})
 			if err != nil || len(events) != 1 {
 				t.Fatalf("events: %v (%d)", err, len(events))
 			}

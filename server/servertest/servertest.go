@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/store"
 	"github.com/fleetgate/fleetgate/internal/store/postgres/pgtest"
@@ -191,7 +192,7 @@ func (s *Server) DoRaw(method, path string, header http.Header, body io.Reader) 
 }
 
 // DefaultOrg returns the bootstrapped organization and its first fleet.
-func (s *Server) DefaultOrg() (gateway.Organization, gateway.Fleet) {
+func (s *Server) DefaultOrg() (fleetgate.Organization, fleetgate.Fleet) {
 	s.t.Helper()
 	ctx := context.Background()
 	org, err := s.Store.DefaultOrganization(ctx)
@@ -206,48 +207,48 @@ func (s *Server) DefaultOrg() (gateway.Organization, gateway.Fleet) {
 }
 
 // AddOrg creates another organization with one fleet.
-func (s *Server) AddOrg(name string) (gateway.Organization, gateway.Fleet) {
+func (s *Server) AddOrg(name string) (fleetgate.Organization, fleetgate.Fleet) {
 	s.t.Helper()
 	ctx := context.Background()
-	org := gateway.Organization{ID: uuid.NewString(), Name: name}
-	fleet := gateway.Fleet{ID: uuid.NewString(), OrgID: org.ID, Name: name + "-fleet"}
+	org := fleetgate.Organization{ID: uuid.NewString(), Name: name}
+	fleet := fleetgate.Fleet{ID: uuid.NewString(), OrgID: org.ID, Name: name + "-fleet"}
 	s.must(s.Store.CreateOrganization(ctx, org))
 	s.must(s.Store.CreateFleet(ctx, fleet))
 	return org, fleet
 }
 
 // AddFleet creates a fleet in org.
-func (s *Server) AddFleet(orgID, name string) gateway.Fleet {
-	f := gateway.Fleet{ID: uuid.NewString(), OrgID: orgID, Name: name}
+func (s *Server) AddFleet(orgID, name string) fleetgate.Fleet {
+	f := fleetgate.Fleet{ID: uuid.NewString(), OrgID: orgID, Name: name}
 	s.must(s.Store.CreateFleet(context.Background(), f))
 	return f
 }
 
 // AddRobot records a robot in fleet.
-func (s *Server) AddRobot(fleet gateway.Fleet, name string) gateway.Robot {
-	r := gateway.Robot{ID: uuid.NewString(), OrgID: fleet.OrgID, FleetID: fleet.ID, Name: name, CreatedAt: time.Now()}
+func (s *Server) AddRobot(fleet fleetgate.Fleet, name string) fleetgate.Robot {
+	r := fleetgate.Robot{ID: uuid.NewString(), OrgID: fleet.OrgID, FleetID: fleet.ID, Name: name, CreatedAt: time.Now()}
 	s.must(s.Store.CreateRobot(context.Background(), r))
 	return r
 }
 
 // AddUser creates a user in org with the given roles on robots (robot id to role).
-func (s *Server) AddUser(orgID, email string, orgAdmin bool, roles map[string]gateway.Role) gateway.User {
+func (s *Server) AddUser(orgID, email string, orgAdmin bool, roles map[string]fleetgate.Role) fleetgate.User {
 	ctx := context.Background()
-	u := gateway.User{ID: uuid.NewString(), OrgID: orgID, Email: email, OrgAdmin: orgAdmin}
+	u := fleetgate.User{ID: uuid.NewString(), OrgID: orgID, Email: email, OrgAdmin: orgAdmin}
 	s.must(s.Store.CreateUser(ctx, u))
 	for robotID, role := range roles {
-		s.must(s.Store.SetMembership(ctx, gateway.Membership{RobotID: robotID, UserID: u.ID, Role: role}))
+		s.must(s.Store.SetMembership(ctx, fleetgate.Membership{RobotID: robotID, UserID: u.ID, Role: role}))
 	}
 	return u
 }
 
 // AddToken mints an API token for a user; scope "" is full, fleetID "" unrestricted.
-func (s *Server) AddToken(userID, scope, fleetID string) (secret string, token gateway.APIToken) {
+func (s *Server) AddToken(userID, scope, fleetID string) (secret string, token fleetgate.APIToken) {
 	if scope == "" {
-		scope = gateway.ScopeFull
+		scope = fleetgate.ScopeFull
 	}
 	secret = gateway.NewAPIToken()
-	token = gateway.APIToken{ID: uuid.NewString(), UserID: userID, Name: "test", Scope: scope, FleetID: fleetID,
+	token = fleetgate.APIToken{ID: uuid.NewString(), UserID: userID, Name: "test", Scope: scope, FleetID: fleetID,
 		Hash: gateway.HashSecret(secret), CreatedAt: time.Now()}
 	s.must(s.Store.CreateAPIToken(context.Background(), token))
 	return secret, token

@@ -11,12 +11,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 )
 
 // Published is one message a Robot received on an input stream.
 type Published struct {
-	Key     fleet.StreamKey
+	Key     fleetgate.StreamKey
 	Type    string
 	Payload []byte
 }
@@ -27,25 +28,25 @@ type Robot struct {
 	sync.Mutex
 	ID, Name string
 	// StreamList is what Streams returns; Values holds each output stream's current sample.
-	StreamList []fleet.Stream
-	Values     map[fleet.StreamKey]fleet.Sample
-	MetricList []fleet.Metric // Metrics lists their types; Metric finds by type and name
-	KPIList    []fleet.KPI
+	StreamList []fleetgate.Stream
+	Values     map[fleetgate.StreamKey]fleetgate.Sample
+	MetricList []fleetgate.Metric // Metrics lists their types; Metric finds by type and name
+	KPIList    []fleetgate.KPI
 	Files      map[string][]byte // resource id to content
-	FileInfo   []fleet.Resource
+	FileInfo   []fleetgate.Resource
 	// Delay makes every call wait this long (or until the caller's deadline).
 	Delay time.Duration
 	// PublishErr, when set, is what Publish returns (after recording nothing).
 	PublishErr error
 
 	published []Published
-	topics    map[fleet.StreamKey]*fleet.Topic
+	topics    map[fleetgate.StreamKey]*fleet.Topic
 }
 
 // topic returns the topic of key, creating it (under the lock).
-func (r *Robot) topic(key fleet.StreamKey, typ string) *fleet.Topic {
+func (r *Robot) topic(key fleetgate.StreamKey, typ string) *fleet.Topic {
 	if r.topics == nil {
-		r.topics = map[fleet.StreamKey]*fleet.Topic{}
+		r.topics = map[fleetgate.StreamKey]*fleet.Topic{}
 	}
 	t := r.topics[key]
 	if t == nil {
@@ -57,14 +58,14 @@ func (r *Robot) topic(key fleet.StreamKey, typ string) *fleet.Topic {
 
 // Emit publishes a new value on an output stream: it becomes the value Read returns and goes
 // to every subscriber.
-func (r *Robot) Emit(key fleet.StreamKey, typ string, payload []byte) fleet.Sample {
+func (r *Robot) Emit(key fleetgate.StreamKey, typ string, payload []byte) fleetgate.Sample {
 	r.Lock()
 	t := r.topic(key, typ)
 	r.Unlock()
 	s := t.Publish(payload, time.Now())
 	r.Lock()
 	if r.Values == nil {
-		r.Values = map[fleet.StreamKey]fleet.Sample{}
+		r.Values = map[fleetgate.StreamKey]fleetgate.Sample{}
 	}
 	r.Values[key] = s
 	r.Unlock()
@@ -78,7 +79,7 @@ func (r *Robot) Disconnect() {
 	r.topics = nil
 	r.Unlock()
 	for _, t := range topics {
-		t.Close(fleet.ErrOffline)
+		t.Close(fleetgate.Errorf(fleetgate.EOffline, "robot %s disconnected", r.Info().Name))
 	}
 }
 
@@ -101,11 +102,11 @@ func (r *Robot) wait(ctx context.Context) error {
 	}
 }
 
-func (r *Robot) Info() fleet.Info {
-	return fleet.Info{ID: r.ID, Name: r.Name, ConfigName: "test-config", ConfigVersion: "7", AgentVersion: "test-agent"}
+func (r *Robot) Info() fleetgate.Info {
+	return fleetgate.Info{ID: r.ID, Name: r.Name, ConfigName: "test-config", ConfigVersion: "7", AgentVersion: "test-agent"}
 }
 
-func (r *Robot) Streams(ctx context.Context) ([]fleet.Stream, error) {
+func (r *Robot) Streams(ctx context.Context) ([]fleetgate.Stream, error) {
 	if err := r.wait(ctx); err != nil {
 		return nil, err
 	}
@@ -114,34 +115,34 @@ func (r *Robot) Streams(ctx context.Context) ([]fleet.Stream, error) {
 	return slices.Clone(r.StreamList), nil
 }
 
-func (r *Robot) stream(key fleet.StreamKey) (fleet.Stream, bool) {
+func (r *Robot) stream(key fleetgate.StreamKey) (fleetgate.Stream, bool) {
 	for _, s := range r.StreamList {
 		if s.Key() == key {
 			return s, true
 		}
 	}
-	return fleet.Stream{}, false
+	return fleetgate.Stream{}, false
 }
 
-func (r *Robot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
+func (r *Robot) Read(ctx context.Context, key fleetgate.StreamKey) (fleetgate.Sample, error) {
 	if err := r.wait(ctx); err != nil {
-		return fleet.Sample{}, err
+		return fleetgate.Sample{}, err
 	}
 	r.Lock()
 	defer r.Unlock()
 	v, ok := r.Values[key]
 	if !ok {
-		return fleet.Sample{}, fleet.Errorf(fleet.ErrNotFound, "no value on %s/%s", key.Component, key.Name)
+		return fleetgate.Sample{}, fleetgate.Errorf(fleetgate.ENotFound, "no value on %s/%s", key.Component, key.Name)
 	}
 	return v, nil
 }
 
-func (r *Robot) Subscribe(ctx context.Context, key fleet.StreamKey, opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
+func (r *Robot) Subscribe(ctx context.Context, key fleetgate.StreamKey, opts fleetgate.SubscribeOptions) (*fleet.Subscription, error) {
 	r.Lock()
 	s, ok := r.stream(key)
-	if !ok || s.Direction == fleet.Input {
+	if !ok || s.Direction == fleetgate.Input {
 		r.Unlock()
-		return nil, fleet.Errorf(fleet.ErrNotFound, "no output stream %s/%s", key.Component, key.Name)
+		return nil, fleetgate.Errorf(fleetgate.ENotFound, "no output stream %s/%s", key.Component, key.Name)
 	}
 	t := r.topic(key, s.Type)
 	v, has := r.Values[key]
@@ -156,7 +157,7 @@ func (r *Robot) Subscribe(ctx context.Context, key fleet.StreamKey, opts fleet.S
 	return t.Subscribe()
 }
 
-func (r *Robot) Publish(ctx context.Context, key fleet.StreamKey, typ string, payload []byte) error {
+func (r *Robot) Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error {
 	if err := r.wait(ctx); err != nil {
 		return err
 	}
@@ -167,10 +168,10 @@ func (r *Robot) Publish(ctx context.Context, key fleet.StreamKey, typ string, pa
 	}
 	s, ok := r.stream(key)
 	if !ok {
-		return fleet.Errorf(fleet.ErrNotFound, "no stream %s/%s", key.Component, key.Name)
+		return fleetgate.Errorf(fleetgate.ENotFound, "no stream %s/%s", key.Component, key.Name)
 	}
-	if s.Direction != fleet.Input || s.Type != typ {
-		return fleet.Errorf(fleet.ErrInvalid, "stream %s/%s does not take %s", key.Component, key.Name, typ)
+	if s.Direction != fleetgate.Input || s.Type != typ {
+		return fleetgate.Errorf(fleetgate.EInvalid, "stream %s/%s does not take %s", key.Component, key.Name, typ)
 	}
 	r.published = append(r.published, Published{Key: key, Type: typ, Payload: slices.Clone(payload)})
 	return nil
@@ -183,22 +184,22 @@ func (r *Robot) Published() []Published {
 	return slices.Clone(r.published)
 }
 
-func (r *Robot) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
+func (r *Robot) Metrics(ctx context.Context) ([]fleetgate.MetricType, error) {
 	if err := r.wait(ctx); err != nil {
 		return nil, err
 	}
 	r.Lock()
 	defer r.Unlock()
-	var types []fleet.MetricType
+	var types []fleetgate.MetricType
 	for _, m := range r.MetricList {
 		types = append(types, m.Type)
 	}
 	return types, nil
 }
 
-func (r *Robot) Metric(ctx context.Context, typ fleet.MetricType, name string) (fleet.Metric, error) {
+func (r *Robot) Metric(ctx context.Context, typ fleetgate.MetricType, name string) (fleetgate.Metric, error) {
 	if err := r.wait(ctx); err != nil {
-		return fleet.Metric{}, err
+		return fleetgate.Metric{}, err
 	}
 	r.Lock()
 	defer r.Unlock()
@@ -207,10 +208,10 @@ func (r *Robot) Metric(ctx context.Context, typ fleet.MetricType, name string) (
 			return m, nil
 		}
 	}
-	return fleet.Metric{}, fleet.Errorf(fleet.ErrNotFound, "no metric %d %q", typ, name)
+	return fleetgate.Metric{}, fleetgate.Errorf(fleetgate.ENotFound, "no metric %d %q", typ, name)
 }
 
-func (r *Robot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
+func (r *Robot) KPIs(ctx context.Context) ([]fleetgate.KPI, error) {
 	if err := r.wait(ctx); err != nil {
 		return nil, err
 	}
@@ -219,7 +220,7 @@ func (r *Robot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
 	return slices.Clone(r.KPIList), nil
 }
 
-func (r *Robot) Resources(ctx context.Context) ([]fleet.Resource, error) {
+func (r *Robot) Resources(ctx context.Context) ([]fleetgate.Resource, error) {
 	if err := r.wait(ctx); err != nil {
 		return nil, err
 	}
@@ -228,16 +229,16 @@ func (r *Robot) Resources(ctx context.Context) ([]fleet.Resource, error) {
 	return slices.Clone(r.FileInfo), nil
 }
 
-func (r *Robot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleet.Resource, error) {
+func (r *Robot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleetgate.Resource, error) {
 	if err := r.wait(ctx); err != nil {
-		return nil, fleet.Resource{}, err
+		return nil, fleetgate.Resource{}, err
 	}
 	r.Lock()
 	defer r.Unlock()
 	data, ok := r.Files[id]
-	i := slices.IndexFunc(r.FileInfo, func(res fleet.Resource) bool { return res.ID == id })
+	i := slices.IndexFunc(r.FileInfo, func(res fleetgate.Resource) bool { return res.ID == id })
 	if !ok || i < 0 {
-		return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "no resource %q", id)
+		return nil, fleetgate.Resource{}, fleetgate.Errorf(fleetgate.ENotFound, "no resource %q", id)
 	}
 	return nopCloser{bytes.NewReader(data)}, r.FileInfo[i], nil
 }
@@ -249,7 +250,7 @@ func (nopCloser) Close() error { return nil }
 var _ io.ReadSeekCloser = nopCloser{}
 
 // Subscribers is the number of open subscriptions of output stream key.
-func (r *Robot) Subscribers(key fleet.StreamKey) int {
+func (r *Robot) Subscribers(key fleetgate.StreamKey) int {
 	r.Lock()
 	t := r.topics[key]
 	r.Unlock()

@@ -21,6 +21,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
@@ -503,7 +504,7 @@ func (s *session) pushResources() {
 	}
 }
 
-func resourcesSignature(list []fleet.Resource) string {
+func resourcesSignature(list []fleetgate.Resource) string {
 	var b strings.Builder
 	for _, r := range list {
 		fmt.Fprintf(&b, "%s/%d/%d;", r.ID, r.Size, r.CreatedAt.UnixNano())

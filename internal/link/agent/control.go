@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/internal/live"
 	"github.com/fleetgate/fleetgate/internal/live/teleop"
@@ -18,10 +18,10 @@ import (
 // there is one controller per input stream whether it sits on the LAN or in the cloud.
 type Teleop interface {
 	// OpenControlForCloud takes control of robotID's input stream key for user; a stream
-	// somebody drives is an error wrapping fleet.ErrHeld (*fleet.HeldError).
-	OpenControlForCloud(ctx context.Context, robotID string, key fleet.StreamKey, user string) (live.Input, error)
+	// somebody drives is fleetgate.HeldError.
+	OpenControlForCloud(ctx context.Context, robotID string, key fleetgate.StreamKey, user string) (live.Input, error)
 	// HeldControls lists who drives robotID's input streams.
-	HeldControls(robotID string) []fleet.Held
+	HeldControls(robotID string) []fleetgate.Held
 }
 
 // connectedEvery is how often a cloud operator's control checks that its robot is still on the
@@ -36,7 +36,7 @@ type cloudControl struct {
 	s      *session
 	id     string
 	in     live.Input
-	stream fleet.Stream
+	stream fleetgate.Stream
 	driver live.Driver
 
 	stopOnce sync.Once
@@ -46,16 +46,15 @@ type cloudControl struct {
 // takeControl answers the cloud's TakeControl.
 func (s *session) takeControl(ctx context.Context, robotID string, req *linkpb.TakeControl) (*linkpb.Response, error) {
 	if s.a.cfg.Teleop == nil {
-		return nil, fleet.Errorf(fleet.ErrUnavailable, "this agent serves no teleoperation through the cloud")
+		return nil, fleetgate.Errorf(fleetgate.EUnavailable, "this agent serves no teleoperation through the cloud")
 	}
 	if req.GetControlId() == "" || len(req.GetControlId()) > 64 {
-		return nil, fleet.Errorf(fleet.ErrInvalid, "a control id of 1 to 64 bytes is required")
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "a control id of 1 to 64 bytes is required")
 	}
 	in, err := s.a.cfg.Teleop.OpenControlForCloud(ctx, robotID, link.KeyFromWire(req.GetKey()), req.GetUser())
-	var held *fleet.HeldError
-	if errors.As(err, &held) {
+	if held, ok := fleetgate.HeldBy(err); ok {
 		return &linkpb.Response{Result: &linkpb.Response_Held{Held: &linkpb.ControlHeld{
-			Key: req.GetKey(), Owner: held.Held.Owner, Since: link.Time(held.Held.Since)}}}, nil
+			Key: req.GetKey(), Owner: held.Owner, Since: link.Time(held.Since)}}}, nil
 	} else if err != nil {
 		return nil, err
 	}
@@ -67,7 +66,7 @@ func (s *session) takeControl(ctx context.Context, robotID string, req *linkpb.T
 	if s.over() || s.controls[c.id] != nil || releasedFirst {
 		s.controlsMu.Unlock()
 		c.stop()
-		return nil, fleet.Errorf(fleet.ErrUnavailable, "the link is closing, control %s exists, or the cloud let go of it already", c.id)
+		return nil, fleetgate.Errorf(fleetgate.EUnavailable, "the link is closing, control %s exists, or the cloud let go of it already", c.id)
 	}
 	s.controls[c.id] = c
 	s.controlsMu.Unlock()
@@ -87,7 +86,7 @@ func (s *session) command(cmd *linkpb.ControlCommand) {
 		err = teleop.LimitCommand(m, c.stream.Limits)
 	}
 	if err != nil {
-		c.end(fleet.Errorf(fleet.ErrInvalid, "a command the agent refused: %v", err))
+		c.end(fleetgate.Errorf(fleetgate.EInvalid, "a command the agent refused: %v", err))
 		return
 	}
 	c.driver.Command(m)
@@ -168,9 +167,9 @@ func (c *cloudControl) end(why error) {
 	}
 	c.stop()
 	if errors.Is(why, live.ErrRobotOffline) {
-		why = fleet.Errorf(fleet.ErrOffline, "the robot went offline")
+		why = fleetgate.Errorf(fleetgate.EOffline, "the robot went offline")
 	} else if errors.Is(why, live.ErrPublishFailed) {
-		why = fleet.Errorf(fleet.ErrUnavailable, "publishing to the robot failed")
+		why = fleetgate.Errorf(fleetgate.EUnavailable, "publishing to the robot failed")
 	}
 	c.s.write(&linkpb.Frame{Body: &linkpb.Frame_ControlEnded{ControlEnded: &linkpb.ControlEnded{
 		ControlId: c.id, Error: link.ErrorToWire(why)}}}, commandTimeout)

@@ -9,7 +9,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/live"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
@@ -21,8 +21,8 @@ type fakeInput struct {
 	released int
 }
 
-func (f *fakeInput) Stream() fleet.Stream {
-	return fleet.Stream{Component: "base", Name: "cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleet.Input}
+func (f *fakeInput) Stream() fleetgate.Stream {
+	return fleetgate.Stream{Component: "base", Name: "cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleetgate.Input}
 }
 func (f *fakeInput) Drive(func(error)) live.Driver { return fakeDriver{f} }
 func (f *fakeInput) Connected() bool               { return true }
@@ -36,10 +36,10 @@ func (d fakeDriver) Stop() error         { d.f.mu.Lock(); d.f.zeros++; d.f.mu.Un
 
 type fakeTeleop struct{ in *fakeInput }
 
-func (t fakeTeleop) OpenControlForCloud(context.Context, string, fleet.StreamKey, string) (live.Input, error) {
+func (t fakeTeleop) OpenControlForCloud(context.Context, string, fleetgate.StreamKey, string) (live.Input, error) {
 	return t.in, nil
 }
-func (fakeTeleop) HeldControls(string) []fleet.Held { return nil }
+func (fakeTeleop) HeldControls(string) []fleetgate.Held { return nil }
 
 func testSession(in *fakeInput) *session {
 	a := &Agent{cfg: Config{Teleop: fakeTeleop{in}}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}

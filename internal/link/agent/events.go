@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
@@ -12,7 +13,7 @@ import (
 // that the cloud has not confirmed, in order, and a signal when one is posted.
 type Events interface {
 	// Unforwarded lists up to limit entries the cloud has not confirmed, oldest first.
-	Unforwarded(ctx context.Context, limit int) ([]link.Event, error)
+	Unforwarded(ctx context.Context, limit int) ([]fleetgate.Event, error)
 	// Forwarded records that the cloud stored entries ids.
 	Forwarded(ctx context.Context, ids []int64) error
 	// Posted is signalled (without blocking) when an entry is posted.
@@ -54,7 +55,7 @@ func (s *session) pushEvents() {
 }
 
 // sendEvents sends one batch and waits for the cloud's confirmation; true when it came.
-func (s *session) sendEvents(batch []link.Event) bool {
+func (s *session) sendEvents(batch []fleetgate.Event) bool {
 	select {
 	case <-s.eventsStored: // a confirmation that came after its batch timed out
 	default:

@@ -13,7 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/internal/live/output"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
@@ -123,7 +123,7 @@ type agentSub struct {
 	cancel context.CancelFunc
 
 	mu         sync.Mutex
-	pending    fleet.Sample
+	pending    fleetgate.Sample
 	has        bool
 	rate       float64
 	downsample bool
@@ -135,7 +135,7 @@ type agentSub struct {
 
 // outgoing is a sample on its way, part by part.
 type outgoing struct {
-	smp     fleet.Sample
+	smp     fleetgate.Sample
 	payload []byte // downsampled where asked
 	off     int
 }
@@ -167,14 +167,14 @@ func (l *liveSender) unsubscribe(id uint64) {
 }
 
 // follow reads the robot's stream into sub's slot until the cloud gives it up or it ends.
-func (l *liveSender) follow(ctx context.Context, sub *agentSub, robotID string, key fleet.StreamKey) {
+func (l *liveSender) follow(ctx context.Context, sub *agentSub, robotID string, key fleetgate.StreamKey) {
 	defer sub.cancel()
 	robot, ok := l.s.a.cfg.Robots.Robot(robotID)
 	if !ok {
-		l.ended(sub, fleet.Errorf(fleet.ErrOffline, "robot %s is not connected to this agent", robotID))
+		l.ended(sub, fleetgate.Errorf(fleetgate.EOffline, "robot %s is not connected to this agent", robotID))
 		return
 	}
-	rs, err := robot.Subscribe(ctx, key, fleet.SubscribeOptions{})
+	rs, err := robot.Subscribe(ctx, key, fleetgate.SubscribeOptions{})
 	if err != nil {
 		l.ended(sub, err)
 		return
@@ -300,7 +300,7 @@ func (sub *agentSub) start(now time.Time, wait *time.Duration) bool {
 		return false
 	}
 	smp, downsample := sub.pending, sub.downsample
-	sub.pending, sub.has = fleet.Sample{}, false
+	sub.pending, sub.has = fleetgate.Sample{}, false
 	if sub.rate > 0 {
 		sub.next = now.Add(time.Duration(float64(time.Second) / sub.rate))
 	}

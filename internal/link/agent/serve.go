@@ -9,6 +9,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
@@ -23,7 +24,7 @@ func (s *session) serve(req *linkpb.Request) {
 	select {
 	case s.sem <- struct{}{}:
 	default:
-		s.answer(&linkpb.Response{Id: req.GetId(), Error: link.ErrorToWire(fleet.Errorf(fleet.ErrUnavailable, "the agent is busy"))})
+		s.answer(&linkpb.Response{Id: req.GetId(), Error: link.ErrorToWire(fleetgate.Errorf(fleetgate.EUnavailable, "the agent is busy"))})
 		return
 	}
 	s.reqs.Add(1)
@@ -42,7 +43,7 @@ func (s *session) serve(req *linkpb.Request) {
 			if r, ok := s.a.cfg.Robots.Robot(name); ok {
 				name = r.Info().Name
 			}
-			err = fleet.Errorf(fleet.ErrUnavailable, "robot %q did not answer its agent within %s", name, deadline)
+			err = fleetgate.Errorf(fleetgate.EUnavailable, "robot %q did not answer its agent within %s", name, deadline)
 		}
 		if err != nil {
 			resp = &linkpb.Response{Error: link.ErrorToWire(err)}
@@ -61,7 +62,7 @@ func (s *session) answer(resp *linkpb.Response) {
 func (s *session) handle(ctx context.Context, req *linkpb.Request) (*linkpb.Response, error) {
 	robot, ok := s.a.cfg.Robots.Robot(req.GetRobotId())
 	if !ok {
-		return nil, fleet.Errorf(fleet.ErrOffline, "robot %s is not connected to this agent", req.GetRobotId())
+		return nil, fleetgate.Errorf(fleetgate.EOffline, "robot %s is not connected to this agent", req.GetRobotId())
 	}
 	switch op := req.GetOp().(type) {
 	case *linkpb.Request_TakeControl:
@@ -85,7 +86,7 @@ func (s *session) handle(ctx context.Context, req *linkpb.Request) (*linkpb.Resp
 func (s *session) upload(ctx context.Context, robot fleet.Robot, requestID uint64, u *linkpb.ResourceUpload) (*linkpb.UploadDone, error) {
 	size, offset := u.GetSize(), u.GetOffset()
 	if offset < 0 || size < 0 || offset > size {
-		return nil, fleet.Errorf(fleet.ErrInvalid, "upload range [%d, %d) is not valid", offset, size)
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "upload range [%d, %d) is not valid", offset, size)
 	}
 	f, res, err := robot.OpenResource(ctx, u.GetResourceId())
 	if err != nil {
@@ -93,7 +94,7 @@ func (s *session) upload(ctx context.Context, robot fleet.Robot, requestID uint6
 	}
 	defer f.Close()
 	if res.Size < size {
-		return nil, fleet.Errorf(fleet.ErrInvalid, "resource %s has %d bytes, fewer than the %d listed: it changed", res.Name, res.Size, size)
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "resource %s has %d bytes, fewer than the %d listed: it changed", res.Name, res.Size, size)
 	}
 	// A resumed upload hashes what the cloud already has first: on a slow computer that
 	// takes a while for a big file, so the request's deadline is checked as it goes.
@@ -102,17 +103,17 @@ func (s *session) upload(ctx context.Context, robot fleet.Robot, requestID uint6
 		n, err := io.CopyN(h, f, min(offset-done, 8<<20))
 		done += n
 		if err != nil {
-			return nil, fleet.Errorf(fleet.ErrInvalid, "reading resource %s: %v", res.Name, err)
+			return nil, fleetgate.Errorf(fleetgate.EInvalid, "reading resource %s: %v", res.Name, err)
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, errors.Join(fleet.ErrUnavailable, err)
+			return nil, &fleetgate.Error{Code: fleetgate.EUnavailable, Message: err.Error(), Err: err}
 		}
 	}
 	buf := make([]byte, link.ChunkSize)
 	for pos := offset; pos < size; {
 		n, err := io.ReadFull(f, buf[:min(int64(len(buf)), size-pos)])
 		if err != nil {
-			return nil, fleet.Errorf(fleet.ErrInvalid, "reading resource %s: %v", res.Name, err)
+			return nil, fleetgate.Errorf(fleetgate.EInvalid, "reading resource %s: %v", res.Name, err)
 		}
 		h.Write(buf[:n])
 		chunk := &linkpb.Frame{Body: &linkpb.Frame_Chunk{Chunk: &linkpb.ResourceChunk{RequestId: requestID, Offset: pos, Data: buf[:n]}}}
@@ -121,7 +122,7 @@ func (s *session) upload(ctx context.Context, robot fleet.Robot, requestID uint6
 		}
 		pos += int64(n)
 		if err := ctx.Err(); err != nil {
-			return nil, errors.Join(fleet.ErrUnavailable, err)
+			return nil, &fleetgate.Error{Code: fleetgate.EUnavailable, Message: err.Error(), Err: err}
 		}
 	}
 	return &linkpb.UploadDone{Size: size, Sha256: hex.EncodeToString(h.Sum(nil))}, nil

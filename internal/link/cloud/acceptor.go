@@ -19,6 +19,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/blob"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
@@ -30,10 +31,6 @@ type Agent struct {
 	ID, Name, FleetID string
 }
 
-// ErrRevoked is the error of a link ended because its agent may no longer stay connected
-// (its key was revoked or the agent removed).
-var ErrRevoked = errors.New("agent key revoked")
-
 // Core is what the link needs from the gateway core (an adapter in server; the link knows
 // nothing of the core's types).
 type Core interface {
@@ -42,8 +39,8 @@ type Core interface {
 	// agent of a round of checks.
 	RevokedAgents(ctx context.Context, agentIDs []string) ([]string, error)
 	// ArchivedResources lists the resources of robotID whose whole copy the archive holds.
-	ArchivedResources(ctx context.Context, robotID string) ([]fleet.Resource, error)
-	SaveArchivedResource(ctx context.Context, robotID string, res fleet.Resource, sha256hex string) error
+	ArchivedResources(ctx context.Context, robotID string) ([]fleetgate.Resource, error)
+	SaveArchivedResource(ctx context.Context, robotID string, res fleetgate.Resource, sha256hex string) error
 	// MayArchive is nil unless resourceID is another robot's: checked before an upload,
 	// which would replace the archived file of that id.
 	MayArchive(ctx context.Context, robotID, resourceID string) error
@@ -52,7 +49,7 @@ type Core interface {
 	AgentSeen(ctx context.Context, agentID string, at time.Time) error
 	// SaveAgentEvents stores event-log entries posted on agent agentID's local gateway; when
 	// it returns nil they are on disk (the agent then forgets them).
-	SaveAgentEvents(ctx context.Context, agentID string, events []link.Event) error
+	SaveAgentEvents(ctx context.Context, agentID string, events []fleetgate.Event) error
 }
 
 // Robots is where the agents' robots are registered while their agent is linked: this

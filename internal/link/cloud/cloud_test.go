@@ -24,6 +24,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/blob"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
@@ -41,7 +42,7 @@ type fakeCore struct {
 }
 
 type archivedRecord struct {
-	fleet.Resource
+	fleetgate.Resource
 	sha256 string
 }
 
@@ -57,17 +58,17 @@ func (c *fakeCore) RevokedAgents(_ context.Context, ids []string) ([]string, err
 	return out, nil
 }
 
-func (c *fakeCore) ArchivedResources(_ context.Context, robotID string) ([]fleet.Resource, error) {
+func (c *fakeCore) ArchivedResources(_ context.Context, robotID string) ([]fleetgate.Resource, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []fleet.Resource
+	var out []fleetgate.Resource
 	for _, r := range c.archived[robotID] {
 		out = append(out, r.Resource)
 	}
 	return out, nil
 }
 
-func (c *fakeCore) SaveArchivedResource(_ context.Context, robotID string, res fleet.Resource, sha string) error {
+func (c *fakeCore) SaveArchivedResource(_ context.Context, robotID string, res fleetgate.Resource, sha string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	list := slices.DeleteFunc(c.archived[robotID], func(r archivedRecord) bool { return r.ID == res.ID })
@@ -76,7 +77,7 @@ func (c *fakeCore) SaveArchivedResource(_ context.Context, robotID string, res f
 	return nil
 }
 
-func (c *fakeCore) SaveAgentEvents(context.Context, string, []link.Event) error { return nil }
+func (c *fakeCore) SaveAgentEvents(context.Context, string, []fleetgate.Event) error { return nil }
 
 func (c *fakeCore) AgentSeen(context.Context, string, time.Time) error { return nil }
 
@@ -151,7 +152,7 @@ type refusingTracker struct {
 	entered chan string
 }
 
-func (t *refusingTracker) RobotOnline(_ context.Context, info fleet.Info, _ fleet.Home, _ time.Time) error {
+func (t *refusingTracker) RobotOnline(_ context.Context, info fleetgate.Info, _ fleet.Home, _ time.Time) error {
 	t.mu.Lock()
 	gate := t.hold[info.ID]
 	delete(t.hold, info.ID)
@@ -337,8 +338,8 @@ const (
 )
 
 var (
-	poseKey  = fleet.StreamKey{Component: "base", Name: "pose", Source: fleet.SourceComponent}
-	driveKey = fleet.StreamKey{Component: "base", Name: "cmd_vel", Source: fleet.SourceComponent}
+	poseKey  = fleetgate.StreamKey{Component: "base", Name: "pose", Source: fleetgate.SourceComponent}
+	driveKey = fleetgate.StreamKey{Component: "base", Name: "cmd_vel", Source: fleetgate.SourceComponent}
 )
 
 const twist = "Platform.Messages.geometry_msgs.Twist"
@@ -346,15 +347,15 @@ const twist = "Platform.Messages.geometry_msgs.Twist"
 func scriptedRobot(id, name string) *fleettest.Robot {
 	r := &fleettest.Robot{
 		ID: id, Name: name,
-		StreamList: []fleet.Stream{
-			{Component: "base", Name: "pose", Type: "Platform.Messages.geometry_msgs.PoseStamped", Direction: fleet.Output, Source: fleet.SourceComponent, DisplayName: "Pose"},
-			{Component: "base", Name: "cmd_vel", Type: twist, Direction: fleet.Input, Source: fleet.SourceComponent},
+		StreamList: []fleetgate.Stream{
+			{Component: "base", Name: "pose", Type: "Platform.Messages.geometry_msgs.PoseStamped", Direction: fleetgate.Output, Source: fleetgate.SourceComponent, DisplayName: "Pose"},
+			{Component: "base", Name: "cmd_vel", Type: twist, Direction: fleetgate.Input, Source: fleetgate.SourceComponent},
 		},
-		MetricList: []fleet.Metric{
-			{Type: fleet.MetricType(1), Value: fleet.Usage{Used: 1, Limit: 4}},
-			{Type: fleet.MetricType(100), Name: "battery", Value: 87.5},
+		MetricList: []fleetgate.Metric{
+			{Type: fleetgate.MetricType(1), Value: fleetgate.Usage{Used: 1, Limit: 4}},
+			{Type: fleetgate.MetricType(100), Name: "battery", Value: 87.5},
 		},
-		KPIList: []fleet.KPI{{Name: "activity", DataType: "Platform.Messages.std_msgs.String", Payload: []byte("\n\x06moving"), Time: time.Unix(1700000000, 0).UTC()}},
+		KPIList: []fleetgate.KPI{{Name: "activity", DataType: "Platform.Messages.std_msgs.String", Payload: []byte("\n\x06moving"), Time: time.Unix(1700000000, 0).UTC()}},
 	}
 	r.Emit(poseKey, r.StreamList[0].Type, []byte("pose-bytes"))
 	return r
@@ -382,7 +383,7 @@ func TestRemoteRobotAnswersAsTheRobot(t *testing.T) {
 	if err != nil || string(sample.Payload) != "pose-bytes" || sample.Type != bot.StreamList[0].Type || sample.Seq != 1 {
 		t.Errorf("Read = %+v, %v", sample, err)
 	}
-	if _, err := r.Read(ctx, fleet.StreamKey{Component: "no", Name: "such", Source: 1}); !errors.Is(err, fleet.ErrNotFound) {
+	if _, err := r.Read(ctx, fleetgate.StreamKey{Component: "no", Name: "such", Source: 1}); !fleetgate.Is(err, fleetgate.ENotFound) {
 		t.Errorf("Read of a missing stream: %v, want ErrNotFound", err)
 	}
 	if err := r.Publish(ctx, driveKey, twist, []byte{1, 2, 3}); err != nil {
@@ -391,11 +392,11 @@ func TestRemoteRobotAnswersAsTheRobot(t *testing.T) {
 	if got := bot.Published(); len(got) != 1 || !bytes.Equal(got[0].Payload, []byte{1, 2, 3}) || got[0].Key != driveKey {
 		t.Errorf("robot received %+v", got)
 	}
-	if err := r.Publish(ctx, driveKey, "Platform.Messages.std_msgs.String", nil); !errors.Is(err, fleet.ErrInvalid) {
+	if err := r.Publish(ctx, driveKey, "Platform.Messages.std_msgs.String", nil); !fleetgate.Is(err, fleetgate.EInvalid) {
 		t.Errorf("Publish of the wrong type: %v, want ErrInvalid", err)
 	}
 	types, err := r.Metrics(ctx)
-	if err != nil || !reflect.DeepEqual(types, []fleet.MetricType{1, 100}) {
+	if err != nil || !reflect.DeepEqual(types, []fleetgate.MetricType{1, 100}) {
 		t.Errorf("Metrics = %v, %v", types, err)
 	}
 	m, err := r.Metric(ctx, 100, "battery")
@@ -410,7 +411,7 @@ func TestRemoteRobotAnswersAsTheRobot(t *testing.T) {
 	// stream is unavailable, said within the caller's deadline.
 	subCtx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
-	if _, err := r.Subscribe(subCtx, poseKey, fleet.SubscribeOptions{}); !errors.Is(err, fleet.ErrUnavailable) {
+	if _, err := r.Subscribe(subCtx, poseKey, fleetgate.SubscribeOptions{}); !fleetgate.Is(err, fleetgate.EUnavailable) {
 		t.Errorf("Subscribe without the agent's live connection: %v, want ErrUnavailable", err)
 	}
 }
@@ -431,7 +432,7 @@ func TestSlowRobotAnswersWithinTheDeadline(t *testing.T) {
 	start := time.Now()
 	_, err := w.remote(idOne).Read(ctx, poseKey)
 	took := time.Since(start)
-	if !errors.Is(err, fleet.ErrUnavailable) || !strings.Contains(err.Error(), `robot "one" did not answer`) {
+	if !fleetgate.Is(err, fleetgate.EUnavailable) || !strings.Contains(err.Error(), `robot "one" did not answer`) {
 		t.Errorf("slow read: %v, want ErrUnavailable saying the robot did not answer", err)
 	}
 	if took > time.Second {
@@ -530,7 +531,7 @@ func TestRequestWaitsForTheWelcome(t *testing.T) {
 			t.Fatalf("round %d: after the welcome: %v, %v; want the read request", i, f, err)
 		}
 		conn.CloseNow()
-		if err := <-asked; !errors.Is(err, fleet.ErrOffline) {
+		if err := <-asked; !fleetgate.Is(err, fleetgate.EOffline) {
 			t.Fatalf("round %d: the read ended with %v; want offline once the agent went", i, err)
 		}
 	}
@@ -621,7 +622,7 @@ func TestImpatientCallerLeavesTheLinkUp(t *testing.T) {
 	// 4 MiB: far more than the agent's 4 KiB receive buffer lets through while it is not
 	// reading, so the write is still going at the deadline.
 	err = r.Publish(ctx, driveKey, twist, make([]byte, 4<<20))
-	if !errors.Is(err, fleet.ErrUnavailable) {
+	if !fleetgate.Is(err, fleetgate.EUnavailable) {
 		t.Fatalf("publish past its deadline: %v, want ErrUnavailable", err)
 	}
 	time.Sleep(100 * time.Millisecond)
@@ -731,7 +732,7 @@ func TestAgentThatStopsReading(t *testing.T) {
 		t.Errorf("healthy robot took %s beside a stuck agent", took)
 	}
 	wg.Wait()
-	if !errors.Is(stuckErr, fleet.ErrUnavailable) || stuckTook > time.Second {
+	if !fleetgate.Is(stuckErr, fleetgate.EUnavailable) || stuckTook > time.Second {
 		t.Errorf("stuck agent: %v after %s, want ErrUnavailable within its deadline", stuckErr, stuckTook)
 	}
 }
@@ -767,7 +768,7 @@ func TestResourcesAreCopiedWholeAndServedOffline(t *testing.T) {
 	bot.Files = files
 	at := time.Unix(1700000000, 123456789)
 	for id, data := range files {
-		bot.FileInfo = append(bot.FileInfo, fleet.Resource{ID: id, Name: id[len(id)-1:] + ".bin", MIMEType: "application/octet-stream", FileType: "log", Size: int64(len(data)), CreatedAt: at})
+		bot.FileInfo = append(bot.FileInfo, fleetgate.Resource{ID: id, Name: id[len(id)-1:] + ".bin", MIMEType: "application/octet-stream", FileType: "log", Size: int64(len(data)), CreatedAt: at})
 	}
 	stop := w.startAgent("fga_alpha", bot)
 	w.waitOnline(idOne, true, 5*time.Second)
@@ -806,7 +807,7 @@ func TestAnotherRobotsResourceIDIsNotArchived(t *testing.T) {
 	at := time.Unix(1700000000, 0)
 	one := scriptedRobot(idOne, "one")
 	one.Files = map[string][]byte{id: []byte("the real recording")}
-	one.FileInfo = []fleet.Resource{{ID: id, Name: "real.bag", Size: 18, CreatedAt: at}}
+	one.FileInfo = []fleetgate.Resource{{ID: id, Name: "real.bag", Size: 18, CreatedAt: at}}
 	w.startAgent("fga_alpha", one)
 	deadline := time.Now().Add(5 * time.Second)
 	for len(w.core.records(idOne)) == 0 {
@@ -817,7 +818,7 @@ func TestAnotherRobotsResourceIDIsNotArchived(t *testing.T) {
 	}
 	two := scriptedRobot(idTwo, "two")
 	two.Files = map[string][]byte{id: []byte("a forgery, of another size")}
-	two.FileInfo = []fleet.Resource{{ID: id, Name: "real.bag", Size: 26, CreatedAt: at.Add(time.Hour)}}
+	two.FileInfo = []fleetgate.Resource{{ID: id, Name: "real.bag", Size: 26, CreatedAt: at.Add(time.Hour)}}
 	w.startAgent("fga_beta", two)
 	for !strings.Contains(w.logs.String(), "belongs to another robot") {
 		if time.Now().After(deadline.Add(5 * time.Second)) {
@@ -840,7 +841,7 @@ func TestAnotherRobotsResourceIDIsNotArchived(t *testing.T) {
 type slowRobot struct {
 	*fleettest.Robot
 	data []byte
-	res  fleet.Resource
+	res  fleetgate.Resource
 	read func(n int) // called after each read with the bytes read so far
 }
 
@@ -860,11 +861,11 @@ func (r *slowReader) Read(p []byte) (int, error) {
 
 func (r *slowReader) Close() error { return nil }
 
-func (r *slowRobot) Resources(ctx context.Context) ([]fleet.Resource, error) {
-	return []fleet.Resource{r.res}, nil
+func (r *slowRobot) Resources(ctx context.Context) ([]fleetgate.Resource, error) {
+	return []fleetgate.Resource{r.res}, nil
 }
 
-func (r *slowRobot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleet.Resource, error) {
+func (r *slowRobot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleetgate.Resource, error) {
 	return &slowReader{Reader: bytes.NewReader(r.data), after: r.read}, r.res, nil
 }
 
@@ -873,7 +874,7 @@ func (r *slowRobot) OpenResource(ctx context.Context, id string) (fleet.Resource
 func TestUploadResumesAfterADrop(t *testing.T) {
 	w := newWorld(t)
 	data := bytes.Repeat([]byte("resumable upload "), 200_000) // 3.4 MB
-	res := fleet.Resource{ID: "bbbbbbbb-0000-4000-8000-000000000001", Name: "run.bag", FileType: "rosbag", Size: int64(len(data)), CreatedAt: time.Unix(1700000000, 0)}
+	res := fleetgate.Resource{ID: "bbbbbbbb-0000-4000-8000-000000000001", Name: "run.bag", FileType: "rosbag", Size: int64(len(data)), CreatedAt: time.Unix(1700000000, 0)}
 	cut := make(chan struct{})
 	var once sync.Once
 	first := &slowRobot{Robot: scriptedRobot(idOne, "one"), data: data, res: res, read: func(n int) {
@@ -987,7 +988,7 @@ func TestAnnouncedRobotsAreChecked(t *testing.T) {
 // core's words; one it fails to record is refused without them (they may name internals).
 func TestCoreRefusalsReachTheAgent(t *testing.T) {
 	w := newWorld(t)
-	w.tracker.refuse[idTwo] = fleet.Errorf(fleet.ErrRefused, "robot %s belongs to another organization", idTwo)
+	w.tracker.refuse[idTwo] = fleetgate.Errorf(fleetgate.EConflict, "robot %s belongs to another organization", idTwo)
 	w.tracker.refuse[idThree] = errors.New("database is locked")
 	_, welcome := w.rawAgent("fga_alpha", &linkpb.Hello{ProtocolVersion: link.ProtocolVersion, Robots: []*linkpb.RobotInfo{
 		{Id: idOne, Name: "one"}, {Id: idTwo, Name: "two"}, {Id: idThree, Name: "three"},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
@@ -26,7 +27,7 @@ var _ fleet.RemoteDriven = (*RemoteRobot)(nil)
 const commandTimeout = time.Second
 
 // TakeControl asks the agent for control of an input stream for user.
-func (r *RemoteRobot) TakeControl(ctx context.Context, key fleet.StreamKey, user string) (fleet.RemoteControl, error) {
+func (r *RemoteRobot) TakeControl(ctx context.Context, key fleetgate.StreamKey, user string) (fleet.RemoteControl, error) {
 	id := uuid.NewString()
 	c := &remoteControl{s: r.s, id: id, done: make(chan struct{})}
 	// Registered before the request, so an end the agent sends right after granting is seen.
@@ -42,7 +43,7 @@ func (r *RemoteRobot) TakeControl(ctx context.Context, key fleet.StreamKey, user
 		r.s.removeControl(id)
 		if err == nil {
 			h := resp.GetHeld()
-			err = &fleet.HeldError{Held: fleet.Held{Key: key, Owner: h.GetOwner(), Since: link.FromTime(h.GetSince())}}
+			err = fleetgate.HeldError(fleetgate.Held{Key: key, Owner: h.GetOwner(), Since: link.FromTime(h.GetSince())})
 		}
 		// A grant that arrives after this caller gave up would hold the stream at the agent
 		// until its deadman and the link's end: let go of it explicitly.
@@ -53,7 +54,7 @@ func (r *RemoteRobot) TakeControl(ctx context.Context, key fleet.StreamKey, user
 }
 
 // Controls asks the agent who drives the robot's input streams.
-func (r *RemoteRobot) Controls(ctx context.Context) ([]fleet.Held, error) {
+func (r *RemoteRobot) Controls(ctx context.Context) ([]fleetgate.Held, error) {
 	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_Controls{Controls: &linkpb.Empty{}}})
 	if err != nil {
 		return nil, err
@@ -62,9 +63,9 @@ func (r *RemoteRobot) Controls(ctx context.Context) ([]fleet.Held, error) {
 		return nil, unexpected(resp)
 	}
 	list := resp.GetControls().GetControls()
-	out := make([]fleet.Held, len(list))
+	out := make([]fleetgate.Held, len(list))
 	for i, h := range list {
-		out[i] = fleet.Held{Key: link.KeyFromWire(h.GetKey()), Owner: h.GetOwner(), Since: link.FromTime(h.GetSince())}
+		out[i] = fleetgate.Held{Key: link.KeyFromWire(h.GetKey()), Owner: h.GetOwner(), Since: link.FromTime(h.GetSince())}
 	}
 	return out, nil
 }
@@ -150,6 +151,6 @@ func (s *session) endControls() {
 	s.controls = map[string]*remoteControl{}
 	s.mu.Unlock()
 	for _, c := range controls {
-		c.end(fleet.Errorf(fleet.ErrOffline, "the link to agent %q closed", s.agent.Name))
+		c.end(fleetgate.Errorf(fleetgate.EOffline, "the link to agent %q closed", s.agent.Name))
 	}
 }

@@ -2,13 +2,13 @@ package cloud
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
@@ -62,7 +62,7 @@ type liveState struct {
 
 type subKey struct {
 	robotID    string
-	key        fleet.StreamKey
+	key        fleetgate.StreamKey
 	downsample bool
 }
 
@@ -182,7 +182,7 @@ func (l *liveState) sub(id uint64) *remoteSub {
 }
 
 // subscribe is RemoteRobot.Subscribe: a viewer of robot r's stream, of type typ.
-func (s *session) subscribe(ctx context.Context, r *RemoteRobot, key fleet.StreamKey, typ string, opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
+func (s *session) subscribe(ctx context.Context, r *RemoteRobot, key fleetgate.StreamKey, typ string, opts fleetgate.SubscribeOptions) (*fleet.Subscription, error) {
 	l := s.live
 	if err := s.waitLive(ctx, r); err != nil {
 		return nil, err
@@ -231,9 +231,9 @@ func (s *session) waitLive(ctx context.Context, r *RemoteRobot) error {
 	case <-s.done:
 		return s.offline(r)
 	case <-ctx.Done():
-		return fleet.Errorf(fleet.ErrUnavailable, "the agent %q of robot %q has no live connection open yet", s.agent.Name, r.info.Name)
+		return fleetgate.Errorf(fleetgate.EUnavailable, "the agent %q of robot %q has no live connection open yet", s.agent.Name, r.info.Name)
 	case <-t.C:
-		return fleet.Errorf(fleet.ErrUnavailable, "the agent %q of robot %q opened no live connection: its version serves no live view through the cloud", s.agent.Name, r.info.Name)
+		return fleetgate.Errorf(fleetgate.EUnavailable, "the agent %q of robot %q opened no live connection: its version serves no live view through the cloud", s.agent.Name, r.info.Name)
 	}
 }
 
@@ -287,7 +287,7 @@ func (rs *remoteSub) giveUp() {
 	rs.removed = true
 	rs.mu.Unlock()
 	rs.s.writeLive(&linkpb.LiveFrame{Body: &linkpb.LiveFrame_Unsubscribe{Unsubscribe: &linkpb.LiveUnsubscribe{Id: rs.id}}})
-	rs.topic.Close(fleet.ErrUnavailable)
+	rs.topic.Close(fleetgate.Errorf(fleetgate.EUnavailable, "unavailable"))
 }
 
 // send asks the agent for the stream (again, when the rate changed or a connection attached).
@@ -314,8 +314,8 @@ func (rs *remoteSub) end(err error) {
 	rs.mu.Lock()
 	rs.removed = true
 	rs.mu.Unlock()
-	if !errors.Is(err, fleet.ErrOffline) {
-		err = fleet.Errorf(fleet.ErrOffline, "the agent ended the stream: %v", err)
+	if !fleetgate.Is(err, fleetgate.EOffline) {
+		err = fleetgate.Errorf(fleetgate.EOffline, "the agent ended the stream: %v", err)
 	}
 	rs.topic.Close(err)
 }
@@ -351,7 +351,7 @@ func (s *session) endLive() {
 			rs.linger.Stop()
 		}
 		rs.mu.Unlock()
-		rs.topic.Close(fleet.Errorf(fleet.ErrOffline, "robot is offline: its agent %q disconnected", s.agent.Name))
+		rs.topic.Close(fleetgate.Errorf(fleetgate.EOffline, "robot is offline: its agent %q disconnected", s.agent.Name))
 	}
 	if conn != nil {
 		// Not waited for: an agent that went silent cannot answer the close handshake, and

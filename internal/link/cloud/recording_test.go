@@ -3,12 +3,12 @@ package cloud_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"testing"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/mcap"
 	"github.com/fleetgate/fleetgate/internal/record"
@@ -35,14 +35,14 @@ func TestRecordingOverTheLink(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 
-	if _, err := remote.StartRecording(ctx, fleet.RecordingRequest{Streams: []fleet.StreamKey{driveKey}}); !errors.Is(err, fleet.ErrInvalid) {
+	if _, err := remote.StartRecording(ctx, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{driveKey}}); !fleetgate.Is(err, fleetgate.EInvalid) {
 		t.Fatalf("recording an input stream over the link: %v, want ErrInvalid", err)
 	}
-	started, err := remote.StartRecording(ctx, fleet.RecordingRequest{Streams: []fleet.StreamKey{poseKey}, Duration: time.Hour, MaxRate: 5})
+	started, err := remote.StartRecording(ctx, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}, Duration: time.Hour, MaxRate: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if started.State != fleet.RecordingActive || started.Request.Duration != time.Hour || started.Request.MaxRate != 5 ||
+	if started.State != fleetgate.RecordingActive || started.Request.Duration != time.Hour || started.Request.MaxRate != 5 ||
 		len(started.Streams) != 1 || started.Streams[0].Topic != "/base/pose" {
 		t.Fatalf("started over the link: %+v", started)
 	}
@@ -51,23 +51,23 @@ func TestRecordingOverTheLink(t *testing.T) {
 		time.Sleep(250 * time.Millisecond) // the 5 per second cap lets each through
 	}
 	list, err := remote.Recordings(ctx)
-	if err != nil || len(list) != 1 || list[0].ID != started.ID || list[0].State != fleet.RecordingActive {
+	if err != nil || len(list) != 1 || list[0].ID != started.ID || list[0].State != fleetgate.RecordingActive {
 		t.Fatalf("listed over the link: %+v, %v", list, err)
 	}
-	m, err := w.remote(idOne).Metric(ctx, fleet.MetricRecordings, "")
-	if rs, ok := m.Value.([]fleet.Recorder); err != nil || !ok || len(rs) != 1 || rs[0].ID != started.ID {
+	m, err := w.remote(idOne).Metric(ctx, fleetgate.MetricRecordings, "")
+	if rs, ok := m.Value.([]fleetgate.Recorder); err != nil || !ok || len(rs) != 1 || rs[0].ID != started.ID {
 		t.Fatalf("Recordings metric over the link: %+v, %v", m, err)
 	}
 	done, err := remote.StopRecording(ctx, started.ID)
-	if err != nil || done.State != fleet.RecordingStopped || done.Messages < 2 || done.EndTime.IsZero() {
+	if err != nil || done.State != fleetgate.RecordingStopped || done.Messages < 2 || done.EndTime.IsZero() {
 		t.Fatalf("stopped over the link: %+v, %v", done, err)
 	}
-	if _, err := remote.StopRecording(ctx, "no-such-recording"); !errors.Is(err, fleet.ErrNotFound) {
+	if _, err := remote.StopRecording(ctx, "no-such-recording"); !fleetgate.Is(err, fleetgate.ENotFound) {
 		t.Fatalf("stopping an unknown recording: %v, want ErrNotFound", err)
 	}
 
 	// The file is uploaded whole to the archive, and served from it with the agent gone.
-	var res fleet.Resource
+	var res fleetgate.Resource
 	deadline := time.Now().Add(10 * time.Second)
 	for res.ID == "" {
 		list, _ := w.remote(idOne).Resources(ctx)

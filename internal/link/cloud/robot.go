@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
@@ -21,7 +22,7 @@ const kpiFresh = 5 * time.Second
 // which the cloud serves from its own copies. It implements fleet.Robot.
 type RemoteRobot struct {
 	s       *session
-	info    fleet.Info
+	info    fleetgate.Info
 	kpis    atomic.Pointer[pushedKPIs]
 	streams atomic.Pointer[cachedStreams]
 }
@@ -31,18 +32,18 @@ type RemoteRobot struct {
 const streamsFresh = 2 * time.Second
 
 type cachedStreams struct {
-	list []fleet.Stream
+	list []fleetgate.Stream
 	at   time.Time
 }
 
 type pushedKPIs struct {
-	list []fleet.KPI
+	list []fleetgate.KPI
 	at   time.Time
 }
 
 var _ fleet.Robot = (*RemoteRobot)(nil)
 
-func (r *RemoteRobot) Info() fleet.Info { return r.info }
+func (r *RemoteRobot) Info() fleetgate.Info { return r.info }
 
 // AgentID is the agent hosting the robot.
 func (r *RemoteRobot) AgentID() string { return r.s.agent.ID }
@@ -58,7 +59,7 @@ func (r *RemoteRobot) client() link.Client {
 
 // Streams asks the agent, reusing an answer younger than streamsFresh. The list is shared:
 // callers do not modify it.
-func (r *RemoteRobot) Streams(ctx context.Context) ([]fleet.Stream, error) {
+func (r *RemoteRobot) Streams(ctx context.Context) ([]fleetgate.Stream, error) {
 	if c := r.streams.Load(); c != nil && r.s.acc.now().Sub(c.at) < streamsFresh {
 		return c.list, nil
 	}
@@ -70,42 +71,42 @@ func (r *RemoteRobot) Streams(ctx context.Context) ([]fleet.Stream, error) {
 	return list, nil
 }
 
-func (r *RemoteRobot) Read(ctx context.Context, key fleet.StreamKey) (fleet.Sample, error) {
+func (r *RemoteRobot) Read(ctx context.Context, key fleetgate.StreamKey) (fleetgate.Sample, error) {
 	return r.client().Read(ctx, key)
 }
 
 // Subscribe follows an output stream through the agent's live connection: one subscription at
 // the agent per stream (and downsampling) however many cloud viewers watch it (see live.go).
-func (r *RemoteRobot) Subscribe(ctx context.Context, key fleet.StreamKey, opts fleet.SubscribeOptions) (*fleet.Subscription, error) {
+func (r *RemoteRobot) Subscribe(ctx context.Context, key fleetgate.StreamKey, opts fleetgate.SubscribeOptions) (*fleet.Subscription, error) {
 	streams, err := r.Streams(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range streams {
 		if s.Key() == key {
-			if s.Direction == fleet.Input {
-				return nil, fleet.Errorf(fleet.ErrNotFound, "stream %s/%s is an input stream", key.Component, key.Name)
+			if s.Direction == fleetgate.Input {
+				return nil, fleetgate.Errorf(fleetgate.ENotFound, "stream %s/%s is an input stream", key.Component, key.Name)
 			}
 			return r.s.subscribe(ctx, r, key, s.Type, opts)
 		}
 	}
-	return nil, fleet.Errorf(fleet.ErrNotFound, "robot %q has no stream %s/%s", r.info.Name, key.Component, key.Name)
+	return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no stream %s/%s", r.info.Name, key.Component, key.Name)
 }
 
-func (r *RemoteRobot) Publish(ctx context.Context, key fleet.StreamKey, typ string, payload []byte) error {
+func (r *RemoteRobot) Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error {
 	return r.client().Publish(ctx, key, typ, payload)
 }
 
-func (r *RemoteRobot) Metrics(ctx context.Context) ([]fleet.MetricType, error) {
+func (r *RemoteRobot) Metrics(ctx context.Context) ([]fleetgate.MetricType, error) {
 	return r.client().Metrics(ctx)
 }
 
-func (r *RemoteRobot) Metric(ctx context.Context, typ fleet.MetricType, name string) (fleet.Metric, error) {
+func (r *RemoteRobot) Metric(ctx context.Context, typ fleetgate.MetricType, name string) (fleetgate.Metric, error) {
 	return r.client().Metric(ctx, typ, name)
 }
 
 // KPIs answers from the values the agent pushed within kpiFresh, else asks the agent.
-func (r *RemoteRobot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
+func (r *RemoteRobot) KPIs(ctx context.Context) ([]fleetgate.KPI, error) {
 	if p := r.kpis.Load(); p != nil && r.s.acc.now().Sub(p.at) < kpiFresh {
 		return p.list, nil
 	}
@@ -118,42 +119,42 @@ func (r *RemoteRobot) KPIs(ctx context.Context) ([]fleet.KPI, error) {
 }
 
 // PushedKPIs is the custom KPI values the agent pushed last and when (zero: none yet).
-func (r *RemoteRobot) PushedKPIs() ([]fleet.KPI, time.Time) {
+func (r *RemoteRobot) PushedKPIs() ([]fleetgate.KPI, time.Time) {
 	if p := r.kpis.Load(); p != nil {
 		return p.list, p.at
 	}
 	return nil, time.Time{}
 }
 
-func (r *RemoteRobot) setKPIs(list []fleet.KPI, at time.Time) {
+func (r *RemoteRobot) setKPIs(list []fleetgate.KPI, at time.Time) {
 	r.kpis.Store(&pushedKPIs{list: list, at: at})
 }
 
 // Resources lists the files the cloud holds whole copies of: never one still uploading.
-func (r *RemoteRobot) Resources(ctx context.Context) ([]fleet.Resource, error) {
+func (r *RemoteRobot) Resources(ctx context.Context) ([]fleetgate.Resource, error) {
 	return r.s.acc.cfg.Core.ArchivedResources(ctx, r.info.ID)
 }
 
-func (r *RemoteRobot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleet.Resource, error) {
+func (r *RemoteRobot) OpenResource(ctx context.Context, id string) (fleet.ResourceFile, fleetgate.Resource, error) {
 	list, err := r.Resources(ctx)
 	if err != nil {
-		return nil, fleet.Resource{}, err
+		return nil, fleetgate.Resource{}, err
 	}
 	for _, res := range list {
 		if res.ID == id {
 			f, err := r.s.acc.cfg.Archive.Open(id)
 			if err != nil {
-				return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "the copy of resource %s is gone", id)
+				return nil, fleetgate.Resource{}, fleetgate.Errorf(fleetgate.ENotFound, "the copy of resource %s is gone", id)
 			}
 			return f, res, nil
 		}
 	}
-	return nil, fleet.Resource{}, fleet.Errorf(fleet.ErrNotFound, "robot %q has no resource %s", r.info.Name, id)
+	return nil, fleetgate.Resource{}, fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no resource %s", r.info.Name, id)
 }
 
 // unexpected is an answer of the wrong kind: the agent is broken, the robot unavailable.
 func unexpected(resp *linkpb.Response) error {
-	return fleet.Errorf(fleet.ErrUnavailable, "the agent answered with %T", resp.GetResult())
+	return fleetgate.Errorf(fleetgate.EUnavailable, "the agent answered with %T", resp.GetResult())
 }
 
 // isUUID reports whether s is a UUID in its canonical 36-character form.

@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
@@ -260,7 +261,7 @@ func (s *session) deliverChunk(ch *linkpb.ResourceChunk) {
 // those refused with why. Runs in the reader goroutine (or before it starts).
 func (s *session) setRobots(infos []*linkpb.RobotInfo) []*linkpb.RobotRefused {
 	var refused []*linkpb.RobotRefused
-	want := map[string]fleet.Info{}
+	want := map[string]fleetgate.Info{}
 	for _, wi := range infos {
 		info := link.InfoFromWire(wi)
 		if reason := checkInfo(info, want); reason != "" {
@@ -308,8 +309,10 @@ func (s *session) setRobots(infos []*linkpb.RobotInfo) []*linkpb.RobotRefused {
 		cancel()
 		if err != nil {
 			reason := "the cloud could not register it"
-			if errors.Is(err, fleet.ErrRefused) {
-				reason = err.Error()
+			if code := fleetgate.ErrorCode(err); code == fleetgate.EConflict || code == fleetgate.ENotFound {
+				// Kept out on purpose (a robot of another organization, a fleet that is
+				// gone), in words fit for the agent.
+				reason = fleetgate.ErrorMessage(err)
 			}
 			s.log.Warn("robot refused", "robot", id, "err", err)
 			refused = append(refused, &linkpb.RobotRefused{Id: id, Reason: reason})
@@ -323,7 +326,7 @@ func (s *session) setRobots(infos []*linkpb.RobotInfo) []*linkpb.RobotRefused {
 }
 
 // checkInfo says why an announced robot cannot be registered, or "".
-func checkInfo(info fleet.Info, seen map[string]fleet.Info) string {
+func checkInfo(info fleetgate.Info, seen map[string]fleetgate.Info) string {
 	switch {
 	case !isUUID(info.ID):
 		return "robot id is not a UUID"
@@ -427,7 +430,7 @@ func (s *session) request(ctx context.Context, r *RemoteRobot, req *linkpb.Reque
 	select {
 	case err := <-sent:
 		if err != nil {
-			return nil, fleet.Errorf(fleet.ErrUnavailable, "robot %q is unreachable: sending to its agent %q failed: %v", r.info.Name, s.agent.Name, err)
+			return nil, fleetgate.Errorf(fleetgate.EUnavailable, "robot %q is unreachable: sending to its agent %q failed: %v", r.info.Name, s.agent.Name, err)
 		}
 	case <-ctx.Done():
 		return nil, s.tooSlow(r, start)
@@ -452,7 +455,7 @@ func (s *session) request(ctx context.Context, r *RemoteRobot, req *linkpb.Reque
 }
 
 func (s *session) offline(r *RemoteRobot) error {
-	return fleet.Errorf(fleet.ErrOffline, "robot %q is offline: its agent %q disconnected", r.info.Name, s.agent.Name)
+	return fleetgate.Errorf(fleetgate.EOffline, "robot %q is offline: its agent %q disconnected", r.info.Name, s.agent.Name)
 }
 
 // tooSlow tells an unreachable agent (nothing heard for over a heartbeat interval) from a
@@ -461,16 +464,16 @@ func (s *session) tooSlow(r *RemoteRobot, start time.Time) error {
 	now := s.acc.now()
 	waited := now.Sub(start).Round(time.Millisecond)
 	if quiet := s.quiet(); quiet > s.acc.heartbeat+time.Second {
-		return fleet.Errorf(fleet.ErrUnavailable, "robot %q is unreachable: its agent %q has not been heard from for %s",
+		return fleetgate.Errorf(fleetgate.EUnavailable, "robot %q is unreachable: its agent %q has not been heard from for %s",
 			r.info.Name, s.agent.Name, quiet.Round(time.Second))
 	}
-	return fleet.Errorf(fleet.ErrUnavailable, "robot %q did not answer within %s: its agent %q is connected but too slow",
+	return fleetgate.Errorf(fleetgate.EUnavailable, "robot %q did not answer within %s: its agent %q is connected but too slow",
 		r.info.Name, waited, s.agent.Name)
 }
 
 // storeEvents puts an agent's event-log entries into the cloud's log, then tells the agent
 // which are stored. Nothing is acknowledged on a failure: the agent sends them again.
-func (s *session) storeEvents(events []link.Event) {
+func (s *session) storeEvents(events []fleetgate.Event) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := s.acc.cfg.Core.SaveAgentEvents(ctx, s.agent.ID, events); err != nil {
@@ -479,7 +482,7 @@ func (s *session) storeEvents(events []link.Event) {
 	}
 	ids := make([]int64, len(events))
 	for i, e := range events {
-		ids[i] = e.LocalID
+		ids[i] = e.OriginID
 	}
 	s.write(ctx, &linkpb.Frame{Body: &linkpb.Frame_EventsStored{EventsStored: &linkpb.EventsStored{LocalIds: ids}}}, 5*time.Second)
 }

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
 
@@ -35,7 +35,7 @@ type syncer struct {
 // wanted is a version of a resource file the archive lacks.
 type wanted struct {
 	robotID string
-	res     fleet.Resource
+	res     fleetgate.Resource
 }
 
 func newSyncer(s *session) *syncer {
@@ -44,7 +44,7 @@ func newSyncer(s *session) *syncer {
 
 // listed takes the agent's list of robotID's resources and queues the files whose version
 // (size and time) the archive does not hold.
-func (y *syncer) listed(robotID string, list []fleet.Resource, wire []*linkpb.Resource) {
+func (y *syncer) listed(robotID string, list []fleetgate.Resource, wire []*linkpb.Resource) {
 	if y.s.acc.cfg.Archive == nil {
 		return
 	}
@@ -55,7 +55,7 @@ func (y *syncer) listed(robotID string, list []fleet.Resource, wire []*linkpb.Re
 		y.s.log.Warn("listing archived resources", "robot", robotID, "err", err)
 		return
 	}
-	held := map[string]fleet.Resource{}
+	held := map[string]fleetgate.Resource{}
 	for _, res := range have {
 		held[res.ID] = res
 	}

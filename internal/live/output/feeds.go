@@ -3,7 +3,7 @@ package output
 import (
 	"sync"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 )
 
 // Feeds shares one Feed among every client of the same robot stream, so a sample is encoded
@@ -15,7 +15,7 @@ type Feeds struct {
 
 type feedKey struct {
 	robotID string
-	stream  fleet.StreamKey
+	stream  fleetgate.StreamKey
 }
 
 type sharedFeed struct {
@@ -24,7 +24,7 @@ type sharedFeed struct {
 }
 
 // Get returns the feed of a robot's stream; call release when the client leaves.
-func (fs *Feeds) Get(robotID string, stream fleet.Stream) (feed *Feed, release func()) {
+func (fs *Feeds) Get(robotID string, stream fleetgate.Stream) (feed *Feed, release func()) {
 	key := feedKey{robotID, stream.Key()}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()

@@ -19,7 +19,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/msgs"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/streampb"
@@ -72,7 +72,7 @@ type Variant struct {
 // Feed encodes the samples of one stream. It keeps the encodings of the newest sample only:
 // clients are latest-wins, so an older sample is never asked for twice.
 type Feed struct {
-	stream fleet.Stream
+	stream fleetgate.Stream
 
 	mu    sync.Mutex
 	seq   uint64
@@ -118,13 +118,13 @@ func (f Frame) Bytes() []byte {
 }
 
 // NewFeed returns the feed of one stream.
-func NewFeed(stream fleet.Stream) *Feed {
+func NewFeed(stream fleetgate.Stream) *Feed {
 	return &Feed{stream: stream, cache: map[Variant]*encoding{}}
 }
 
 // Frame returns the frame of sample s for variant v. The bytes are shared: never modify
 // them. Concurrent callers asking for the same sample and variant wait for one encoding.
-func (f *Feed) Frame(s fleet.Sample, v Variant) (Frame, error) {
+func (f *Feed) Frame(s fleetgate.Sample, v Variant) (Frame, error) {
 	if v.MaxPoints <= 0 {
 		v.MaxPoints = DefaultMaxPoints
 	}
@@ -153,7 +153,7 @@ func (f *Feed) Frame(s fleet.Sample, v Variant) (Frame, error) {
 	return e.frame, e.err
 }
 
-func encode(stream fleet.Stream, s fleet.Sample, v Variant) (Frame, error) {
+func encode(stream fleetgate.Stream, s fleetgate.Sample, v Variant) (Frame, error) {
 	payload := s.Payload
 	if v.Downsample && s.Type == pointCloudType {
 		var err error
@@ -222,7 +222,7 @@ const (
 // Their bytes with data between them are exactly proto.Marshal's of the envelope (proto3:
 // fields at their zero value are left out, in field number order). ok is false when a string
 // is not valid UTF-8, which proto.Marshal refuses: the caller marshals and reports its error.
-func splitEnvelope(stream fleet.Stream, s fleet.Sample, data []byte) (f Frame, ok bool) {
+func splitEnvelope(stream fleetgate.Stream, s fleetgate.Sample, data []byte) (f Frame, ok bool) {
 	if !utf8.ValidString(stream.Component) || !utf8.ValidString(stream.Name) || !utf8.ValidString(s.Type) {
 		return Frame{}, false
 	}

@@ -11,12 +11,12 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/streampb"
 )
 
-var camera = fleet.Stream{Component: "camera", Name: "image", Type: compressedImageType, Direction: fleet.Output, Source: fleet.SourceComponent}
+var camera = fleetgate.Stream{Component: "camera", Name: "image", Type: compressedImageType, Direction: fleetgate.Output, Source: fleetgate.SourceComponent}
 
 func cloud(t testing.TB, n int) []byte {
 	t.Helper()
@@ -45,7 +45,7 @@ func TestJPEGIsNeverGzipped(t *testing.T) {
 	jpeg := bytes.Repeat([]byte{0xff, 0xd8, 0, 0}, 4096) // compressible, but a picture
 	payload, _ := proto.Marshal(&catalogpb.CompressedImage{Format: "jpeg", Data: jpeg})
 	f := NewFeed(camera)
-	frame, err := f.Frame(fleet.Sample{Type: compressedImageType, Payload: payload, Seq: 1, Time: time.Unix(5, 7)}, Variant{})
+	frame, err := f.Frame(fleetgate.Sample{Type: compressedImageType, Payload: payload, Seq: 1, Time: time.Unix(5, 7)}, Variant{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,9 +59,9 @@ func TestJPEGIsNeverGzipped(t *testing.T) {
 }
 
 func TestGzipOnlyWhenItPays(t *testing.T) {
-	stream := fleet.Stream{Component: "depth", Name: "points", Type: pointCloudType, Source: fleet.SourceComponent}
+	stream := fleetgate.Stream{Component: "depth", Name: "points", Type: pointCloudType, Source: fleetgate.SourceComponent}
 	compressible := cloud(t, 1000)
-	env := envelope(t, must(NewFeed(stream).Frame(fleet.Sample{Type: pointCloudType, Payload: compressible, Seq: 1}, Variant{})))
+	env := envelope(t, must(NewFeed(stream).Frame(fleetgate.Sample{Type: pointCloudType, Payload: compressible, Seq: 1}, Variant{})))
 	if env.Compression != streampb.Compression_COMPRESSION_GZIP {
 		t.Fatal("a compressible cloud went uncompressed")
 	}
@@ -75,7 +75,7 @@ func TestGzipOnlyWhenItPays(t *testing.T) {
 		noise[i] = byte(i*7919 + i*i*31)
 	}
 	small, _ := proto.Marshal(&catalogpb.String{Data: string(noise)})
-	env = envelope(t, must(NewFeed(stream).Frame(fleet.Sample{Type: "Platform.Messages.std_msgs.String", Payload: small, Seq: 1}, Variant{})))
+	env = envelope(t, must(NewFeed(stream).Frame(fleetgate.Sample{Type: "Platform.Messages.std_msgs.String", Payload: small, Seq: 1}, Variant{})))
 	if env.Compression == streampb.Compression_COMPRESSION_GZIP && len(env.Data) >= len(small)*9/10 {
 		t.Error("gzip kept although it did not pay")
 	}
@@ -111,9 +111,9 @@ func TestDownsamplePointCloud(t *testing.T) {
 }
 
 func TestFrameVariantsShareOneEncoding(t *testing.T) {
-	stream := fleet.Stream{Component: "depth", Name: "points", Type: pointCloudType, Source: fleet.SourceComponent}
+	stream := fleetgate.Stream{Component: "depth", Name: "points", Type: pointCloudType, Source: fleetgate.SourceComponent}
 	f := NewFeed(stream)
-	s := fleet.Sample{Type: pointCloudType, Payload: cloud(t, 60_000), Seq: 4}
+	s := fleetgate.Sample{Type: pointCloudType, Payload: cloud(t, 60_000), Seq: 4}
 	var wg sync.WaitGroup
 	frames := make([]Frame, 16)
 	for i := range frames {
@@ -133,16 +133,16 @@ func TestFrameVariantsShareOneEncoding(t *testing.T) {
 	if whole.Len() <= frames[0].Len() {
 		t.Error("withoutDownSampling got the downsampled cloud")
 	}
-	next := must(f.Frame(fleet.Sample{Type: pointCloudType, Payload: cloud(t, 10), Seq: 5}, Variant{Downsample: true}))
+	next := must(f.Frame(fleetgate.Sample{Type: pointCloudType, Payload: cloud(t, 10), Seq: 5}, Variant{Downsample: true}))
 	if bytes.Equal(next.Bytes(), frames[0].Bytes()) {
 		t.Error("a new sample reused the old encoding")
 	}
 }
 
 func TestJSONLimits(t *testing.T) {
-	stream := fleet.Stream{Component: "depth", Name: "points", Type: pointCloudType}
+	stream := fleetgate.Stream{Component: "depth", Name: "points", Type: pointCloudType}
 	big := cloud(t, (MaxJSONDecoded/12)+10)
-	if _, err := NewFeed(stream).Frame(fleet.Sample{Type: pointCloudType, Payload: big, Seq: 1}, Variant{Format: JSON}); !errors.Is(err, ErrTooLarge) {
+	if _, err := NewFeed(stream).Frame(fleetgate.Sample{Type: pointCloudType, Payload: big, Seq: 1}, Variant{Format: JSON}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("12 MiB cloud as JSON: %v, want ErrTooLarge", err)
 	}
 	// Under 12 MiB decoded but over 16 MiB as JSON (bytes become base64, floats text).
@@ -154,10 +154,10 @@ func TestJSONLimits(t *testing.T) {
 	if len(payload) > MaxJSONDecoded {
 		t.Fatalf("test scan is %d bytes", len(payload))
 	}
-	if _, err := NewFeed(stream).Frame(fleet.Sample{Type: "Platform.Messages.sensor_msgs.LaserScan", Payload: payload, Seq: 1}, Variant{Format: JSON}); !errors.Is(err, ErrTooLarge) {
+	if _, err := NewFeed(stream).Frame(fleetgate.Sample{Type: "Platform.Messages.sensor_msgs.LaserScan", Payload: payload, Seq: 1}, Variant{Format: JSON}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("JSON over 16 MiB: %v, want ErrTooLarge", err)
 	}
-	out, err := NewFeed(stream).Frame(fleet.Sample{Type: "Platform.Messages.std_msgs.Bool", Payload: []byte{8, 1}, Seq: 1}, Variant{Format: JSON})
+	out, err := NewFeed(stream).Frame(fleetgate.Sample{Type: "Platform.Messages.std_msgs.Bool", Payload: []byte{8, 1}, Seq: 1}, Variant{Format: JSON})
 	if err != nil || string(out.Bytes()) != `{"data":true}` || len(out.Head)+len(out.Tail) != 0 {
 		t.Errorf("json frame %s %v", out, err)
 	}
@@ -202,7 +202,7 @@ func TestFeedsShareAndRelease(t *testing.T) {
 }
 
 // marshalled is the envelope as proto.Marshal makes it: what every frame must equal.
-func marshalled(t *testing.T, stream fleet.Stream, s fleet.Sample, data []byte, compression streampb.Compression) []byte {
+func marshalled(t *testing.T, stream fleetgate.Stream, s fleetgate.Sample, data []byte, compression streampb.Compression) []byte {
 	t.Helper()
 	env := &streampb.MessageStream{ComponentName: stream.Component, StreamName: stream.Name, Source: int32(stream.Source),
 		DataType: s.Type, Data: data, Compression: compression, Sequence: s.Seq}
@@ -231,14 +231,14 @@ func noise(n int) []byte {
 // The head, the payload and the tail of a split envelope are exactly proto.Marshal's bytes,
 // with or without each optional field, at the varint boundaries of every length and value.
 func TestSplitEnvelopeIsProtoMarshal(t *testing.T) {
-	streams := []fleet.Stream{
+	streams := []fleetgate.Stream{
 		camera,
 		{}, // every string empty, source 0
-		{Component: "ç", Name: string(make([]byte, 200)), Source: fleet.SourceDevice},
-		{Component: "arm", Name: "joints", Source: -1},             // a negative int32: ten bytes
-		{Component: "arm", Name: "joints", Source: 1<<31 - 1},      // the largest int32
-		{Component: "arm", Name: "joints", Source: 1 << 33},        // truncated to int32, as the envelope does
-		{Component: "a", Name: "b", Source: fleet.SourceComponent}, // short strings
+		{Component: "ç", Name: string(make([]byte, 200)), Source: fleetgate.SourceDevice},
+		{Component: "arm", Name: "joints", Source: -1},                 // a negative int32: ten bytes
+		{Component: "arm", Name: "joints", Source: 1<<31 - 1},          // the largest int32
+		{Component: "arm", Name: "joints", Source: 1 << 33},            // truncated to int32, as the envelope does
+		{Component: "a", Name: "b", Source: fleetgate.SourceComponent}, // short strings
 	}
 	times := []time.Time{
 		{},              // no publish time
@@ -257,7 +257,7 @@ func TestSplitEnvelopeIsProtoMarshal(t *testing.T) {
 			for k, seq := range seqs {
 				typ := types[(i+j+k)%len(types)]
 				for _, payload := range payloads {
-					s := fleet.Sample{Type: typ, Payload: payload, Time: at, Seq: seq}
+					s := fleetgate.Sample{Type: typ, Payload: payload, Time: at, Seq: seq}
 					f, ok := splitEnvelope(stream, s, payload)
 					if !ok {
 						t.Fatalf("stream %+v sample %v/%d refused", stream, at, seq)
@@ -291,23 +291,23 @@ func TestFrameSplitsLargeUncompressedEnvelopes(t *testing.T) {
 		b, _ := proto.Marshal(&catalogpb.CompressedImage{Header: &catalogpb.Header{FrameId: "camera"}, Format: "jpeg", Data: noise(n)})
 		return b
 	}
-	depth := fleet.Stream{Component: "depth", Name: "points", Type: pointCloudType, Source: fleet.SourceComponent}
-	text := fleet.Stream{Component: "log", Name: "text", Type: "Platform.Messages.std_msgs.String", Source: fleet.SourceComponent}
+	depth := fleetgate.Stream{Component: "depth", Name: "points", Type: pointCloudType, Source: fleetgate.SourceComponent}
+	text := fleetgate.Stream{Component: "log", Name: "text", Type: "Platform.Messages.std_msgs.String", Source: fleetgate.SourceComponent}
 	str := func(b []byte) []byte { p, _ := proto.Marshal(&catalogpb.String{Data: string(b)}); return p }
 	for _, c := range []struct {
 		name   string
-		stream fleet.Stream
-		sample fleet.Sample
+		stream fleetgate.Stream
+		sample fleetgate.Sample
 		split  bool
 		gzip   bool
 	}{
-		{"image 150 KiB", camera, fleet.Sample{Type: compressedImageType, Payload: image(150 << 10), Time: time.Unix(1_750_000_000, 5), Seq: 9}, true, false},
-		{"image 2 MiB without time", camera, fleet.Sample{Type: compressedImageType, Payload: image(2 << 20), Seq: 1 << 40}, true, false},
-		{"image just under the split size", camera, fleet.Sample{Type: compressedImageType, Payload: make([]byte, minSplit-1), Time: time.Unix(3, 0), Seq: 2}, false, false},
-		{"image at the split size", camera, fleet.Sample{Type: compressedImageType, Payload: make([]byte, minSplit), Time: time.Unix(3, 0), Seq: 2}, true, false},
-		{"empty image", camera, fleet.Sample{Type: compressedImageType, Time: time.Unix(3, 0), Seq: 3}, false, false},
-		{"incompressible text 64 KiB", text, fleet.Sample{Type: text.Type, Payload: str(noise(64 << 10)), Time: time.Unix(8, 8), Seq: 4}, true, false},
-		{"compressible cloud", depth, fleet.Sample{Type: pointCloudType, Payload: cloud(t, 20_000), Time: time.Unix(8, 8), Seq: 5}, false, true},
+		{"image 150 KiB", camera, fleetgate.Sample{Type: compressedImageType, Payload: image(150 << 10), Time: time.Unix(1_750_000_000, 5), Seq: 9}, true, false},
+		{"image 2 MiB without time", camera, fleetgate.Sample{Type: compressedImageType, Payload: image(2 << 20), Seq: 1 << 40}, true, false},
+		{"image just under the split size", camera, fleetgate.Sample{Type: compressedImageType, Payload: make([]byte, minSplit-1), Time: time.Unix(3, 0), Seq: 2}, false, false},
+		{"image at the split size", camera, fleetgate.Sample{Type: compressedImageType, Payload: make([]byte, minSplit), Time: time.Unix(3, 0), Seq: 2}, true, false},
+		{"empty image", camera, fleetgate.Sample{Type: compressedImageType, Time: time.Unix(3, 0), Seq: 3}, false, false},
+		{"incompressible text 64 KiB", text, fleetgate.Sample{Type: text.Type, Payload: str(noise(64 << 10)), Time: time.Unix(8, 8), Seq: 4}, true, false},
+		{"compressible cloud", depth, fleetgate.Sample{Type: pointCloudType, Payload: cloud(t, 20_000), Time: time.Unix(8, 8), Seq: 5}, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f, err := NewFeed(c.stream).Frame(c.sample, Variant{})
@@ -336,8 +336,8 @@ func TestFrameSplitsLargeUncompressedEnvelopes(t *testing.T) {
 
 // A string proto.Marshal refuses (invalid UTF-8) is refused the same way when split.
 func TestSplitEnvelopeInvalidUTF8(t *testing.T) {
-	stream := fleet.Stream{Component: "cam\xff", Name: "image", Source: fleet.SourceComponent}
-	s := fleet.Sample{Type: compressedImageType, Payload: noise(minSplit), Seq: 1}
+	stream := fleetgate.Stream{Component: "cam\xff", Name: "image", Source: fleetgate.SourceComponent}
+	s := fleetgate.Sample{Type: compressedImageType, Payload: noise(minSplit), Seq: 1}
 	if _, ok := splitEnvelope(stream, s, s.Payload); ok {
 		t.Fatal("invalid UTF-8 split")
 	}

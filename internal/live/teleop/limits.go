@@ -6,20 +6,20 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
-// ErrBeyondLimits is what LimitCommand wraps when a value is beyond fleet.RefuseFactor times
+// ErrBeyondLimits is what LimitCommand wraps when a value is beyond fleetgate.RefuseFactor times
 // the robot's limit.
 var ErrBeyondLimits = fmt.Errorf("command beyond the robot's limits")
 
 // LimitCommand clamps a decoded command in place to the robot's declared limits (zero fields
-// take fleet.DefaultSpeedLimits), so that no command, however it was produced, asks a robot
-// for more than it declared. A value beyond fleet.RefuseFactor times its limit is refused
+// take fleetgate.DefaultSpeedLimits), so that no command, however it was produced, asks a robot
+// for more than it declared. A value beyond fleetgate.RefuseFactor times its limit is refused
 // whole: nobody means 1e300 m/s, and clamping it would drive a buggy client at full speed.
 // The error names the field, the value and the limit; for W3 it is a 1008 *CloseError.
-func LimitCommand(m proto.Message, limits fleet.SpeedLimits) error {
+func LimitCommand(m proto.Message, limits fleetgate.SpeedLimits) error {
 	l := limits.OrDefault()
 	switch c := m.(type) {
 	case *catalogpb.Twist:
@@ -45,9 +45,9 @@ func LimitCommand(m proto.Message, limits fleet.SpeedLimits) error {
 }
 
 func clampTo(v *float64, limit float64, name, unit string) error {
-	if math.Abs(*v) > limit*fleet.RefuseFactor || math.IsNaN(*v) {
+	if math.Abs(*v) > limit*fleetgate.RefuseFactor || math.IsNaN(*v) {
 		return closeError(ClosePolicyViolation,
-			fmt.Sprintf("%s %g %s is beyond %dx the robot's limit of %g %s", name, *v, unit, fleet.RefuseFactor, limit, unit), ErrBeyondLimits)
+			fmt.Sprintf("%s %g %s is beyond %dx the robot's limit of %g %s", name, *v, unit, fleetgate.RefuseFactor, limit, unit), ErrBeyondLimits)
 	}
 	*v = math.Max(-limit, math.Min(limit, *v))
 	return nil

@@ -7,12 +7,12 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
 func TestLimitCommand(t *testing.T) {
-	limits := fleet.SpeedLimits{Linear: 1, Angular: 1.5}
+	limits := fleetgate.SpeedLimits{Linear: 1, Angular: 1.5}
 	twist := func(lx, ly, az float64) *catalogpb.Twist {
 		return &catalogpb.Twist{Linear: &catalogpb.Vector3{X: lx, Y: ly}, Angular: &catalogpb.Vector3{Z: az}}
 	}
@@ -22,7 +22,7 @@ func TestLimitCommand(t *testing.T) {
 	cases := []struct {
 		name   string
 		in     proto.Message
-		limits fleet.SpeedLimits
+		limits fleetgate.SpeedLimits
 		want   proto.Message // nil: refused
 	}{
 		{"within the limits", twist(0.5, 0, -1), limits, twist(0.5, 0, -1)},
@@ -34,10 +34,10 @@ func TestLimitCommand(t *testing.T) {
 		{"1e300 refused", twist(1e300, 0, 0), limits, nil},
 		{"NaN refused", twist(math.NaN(), 0, 0), limits, nil},
 		{"absent vectors", &catalogpb.Twist{}, limits, &catalogpb.Twist{}},
-		{"undeclared limits take the defaults", twist(3, 0, 3), fleet.SpeedLimits{}, twist(1, 0, 1.5)},
-		{"undeclared: beyond 10x the default refused", twist(11, 0, 0), fleet.SpeedLimits{}, nil},
-		{"car clamped, acceleration left to the robot", car(4, -0.9), fleet.SpeedLimits{Linear: 1, Angular: 0.5}, car(1, -0.5)},
-		{"car beyond 10x refused", car(0, 5.5), fleet.SpeedLimits{Linear: 1, Angular: 0.5}, nil},
+		{"undeclared limits take the defaults", twist(3, 0, 3), fleetgate.SpeedLimits{}, twist(1, 0, 1.5)},
+		{"undeclared: beyond 10x the default refused", twist(11, 0, 0), fleetgate.SpeedLimits{}, nil},
+		{"car clamped, acceleration left to the robot", car(4, -0.9), fleetgate.SpeedLimits{Linear: 1, Angular: 0.5}, car(1, -0.5)},
+		{"car beyond 10x refused", car(0, 5.5), fleetgate.SpeedLimits{Linear: 1, Angular: 0.5}, nil},
 		{"car without a drive", &catalogpb.AckermannDriveStamped{}, limits, &catalogpb.AckermannDriveStamped{}},
 	}
 	for _, c := range cases {

@@ -7,8 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
-
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/store"
 	"github.com/fleetgate/fleetgate/internal/store/postgres"
 	"github.com/fleetgate/fleetgate/internal/store/postgres/pgtest"
@@ -63,12 +62,12 @@ func testNewerSchemaRefused(t *testing.T, srv *pgtest.Server) {
 func testTextItCannotHold(t *testing.T, srv *pgtest.Server) {
 	ctx := context.Background()
 	db := mustOpen(t, srv.NewDatabase(t))
-	e := gateway.Event{RobotID: "r", AuthorEmail: "a@example.com", Message: "nul \x00 inside", CreatedAt: time.Now()}
-	if err := db.CreateEvent(ctx, &e); gateway.ErrorCode(err) != gateway.EInvalid {
-		t.Errorf("CreateEvent with a NUL: %v (code %q), want invalid", err, gateway.ErrorCode(err))
+	e := fleetgate.Event{RobotID: "r", AuthorEmail: "a@example.com", Message: "nul \x00 inside", CreatedAt: time.Now()}
+	if err := db.CreateEvent(ctx, &e); fleetgate.ErrorCode(err) != fleetgate.EInvalid {
+		t.Errorf("CreateEvent with a NUL: %v (code %q), want invalid", err, fleetgate.ErrorCode(err))
 	}
-	if _, err := db.UserByEmail(ctx, "\xff@example.com"); gateway.ErrorCode(err) != gateway.EInvalid {
-		t.Errorf("UserByEmail with invalid UTF-8: %v (code %q), want invalid", err, gateway.ErrorCode(err))
+	if _, err := db.UserByEmail(ctx, "\xff@example.com"); fleetgate.ErrorCode(err) != fleetgate.EInvalid {
+		t.Errorf("UserByEmail with invalid UTF-8: %v (code %q), want invalid", err, fleetgate.ErrorCode(err))
 	}
 }
 

@@ -6,16 +6,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/store"
 )
 
 // addAgents stores agents named names in fleet, with key hashes "key-"+name.
-func addAgents(t *testing.T, db *store.DB, fleet gateway.Fleet, created time.Time, names ...string) map[string]gateway.Agent {
+func addAgents(t *testing.T, db *store.DB, fleet fleetgate.Fleet, created time.Time, names ...string) map[string]fleetgate.Agent {
 	t.Helper()
-	out := map[string]gateway.Agent{}
+	out := map[string]fleetgate.Agent{}
 	for _, name := range names {
-		a := gateway.Agent{ID: "ag-" + name, OrgID: fleet.OrgID, Name: name, FleetID: fleet.ID, KeyHash: "key-" + name, CreatedAt: created}
+		a := fleetgate.Agent{ID: "ag-" + name, OrgID: fleet.OrgID, Name: name, FleetID: fleet.ID, KeyHash: "key-" + name, CreatedAt: created}
 		must(t, db.CreateAgent(context.Background(), a))
 		out[name] = a
 	}
@@ -35,17 +35,17 @@ func testAgentLookups(t *testing.T, open Opener) {
 
 	tests := []struct {
 		name string
-		call func() (gateway.Agent, error)
-		want gateway.Agent
+		call func() (fleetgate.Agent, error)
+		want fleetgate.Agent
 		code string
 	}{
-		{"by key hash", func() (gateway.Agent, error) { return db.AgentByKeyHash(ctx, "key-dock") }, agents["dock"], ""},
-		{"revoked, by key hash", func() (gateway.Agent, error) { return db.AgentByKeyHash(ctx, "key-yard") }, yard, ""},
-		{"unknown key hash", func() (gateway.Agent, error) { return db.AgentByKeyHash(ctx, "key-nope") }, gateway.Agent{}, gateway.ENotFound},
-		{"by id", func() (gateway.Agent, error) { return db.Agent(ctx, "ag-dock") }, agents["dock"], ""},
-		{"revoked, by id", func() (gateway.Agent, error) { return db.Agent(ctx, "ag-yard") }, yard, ""},
-		{"unknown id", func() (gateway.Agent, error) { return db.Agent(ctx, "ag-nope") }, gateway.Agent{}, gateway.ENotFound},
-		{"a key hash is not an id", func() (gateway.Agent, error) { return db.Agent(ctx, "key-dock") }, gateway.Agent{}, gateway.ENotFound},
+		{"by key hash", func() (fleetgate.Agent, error) { return db.AgentByKeyHash(ctx, "key-dock") }, agents["dock"], ""},
+		{"revoked, by key hash", func() (fleetgate.Agent, error) { return db.AgentByKeyHash(ctx, "key-yard") }, yard, ""},
+		{"unknown key hash", func() (fleetgate.Agent, error) { return db.AgentByKeyHash(ctx, "key-nope") }, fleetgate.Agent{}, fleetgate.ENotFound},
+		{"by id", func() (fleetgate.Agent, error) { return db.Agent(ctx, "ag-dock") }, agents["dock"], ""},
+		{"revoked, by id", func() (fleetgate.Agent, error) { return db.Agent(ctx, "ag-yard") }, yard, ""},
+		{"unknown id", func() (fleetgate.Agent, error) { return db.Agent(ctx, "ag-nope") }, fleetgate.Agent{}, fleetgate.ENotFound},
+		{"a key hash is not an id", func() (fleetgate.Agent, error) { return db.Agent(ctx, "key-dock") }, fleetgate.Agent{}, fleetgate.ENotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,10 +62,10 @@ func testAgentsOfAnOrganization(t *testing.T, open Opener) {
 	db := open(t)
 	ctx := context.Background()
 	f := bootstrap(t, db)
-	must(t, db.CreateOrganization(ctx, gateway.Organization{ID: "org-2", Name: "other"}))
-	other := gateway.Fleet{ID: "fleet-2", OrgID: "org-2", Name: "main"}
+	must(t, db.CreateOrganization(ctx, fleetgate.Organization{ID: "org-2", Name: "other"}))
+	other := fleetgate.Fleet{ID: "fleet-2", OrgID: "org-2", Name: "main"}
 	must(t, db.CreateFleet(ctx, other))
-	second := gateway.Fleet{ID: "fleet-3", OrgID: f.org.ID, Name: "second"}
+	second := fleetgate.Fleet{ID: "fleet-3", OrgID: f.org.ID, Name: "second"}
 	must(t, db.CreateFleet(ctx, second))
 	now := time.Now()
 	addAgents(t, db, f.fleet, now, "yard", "dock")
@@ -106,11 +106,11 @@ func testRevokeAgent(t *testing.T, open Opener) {
 
 	must(t, db.RevokeAgent(ctx, "ag-dock", first))
 	err := db.RevokeAgent(ctx, "ag-dock", first.Add(time.Hour))
-	wantCode(t, "second RevokeAgent", err, gateway.EConflict)
-	if msg := gateway.ErrorMessage(err); msg != `agent "dock" is already revoked` {
+	wantCode(t, "second RevokeAgent", err, fleetgate.EConflict)
+	if msg := fleetgate.ErrorMessage(err); msg != `agent "dock" is already revoked` {
 		t.Errorf("message %q", msg)
 	}
-	wantCode(t, "RevokeAgent of an unknown id", db.RevokeAgent(ctx, "ag-nope", first), gateway.ENotFound)
+	wantCode(t, "RevokeAgent of an unknown id", db.RevokeAgent(ctx, "ag-nope", first), fleetgate.ENotFound)
 
 	a, err := db.Agent(ctx, "ag-dock")
 	must(t, err)
@@ -144,7 +144,7 @@ func testTouchAgent(t *testing.T, open Opener) {
 	// last contact after the revocation).
 	must(t, db.RevokeAgent(ctx, "ag-dock", at))
 	must(t, db.TouchAgent(ctx, "ag-dock", at.Add(time.Minute)))
-	wantCode(t, "TouchAgent of an unknown id", db.TouchAgent(ctx, "ag-nope", at), gateway.ENotFound)
+	wantCode(t, "TouchAgent of an unknown id", db.TouchAgent(ctx, "ag-nope", at), fleetgate.ENotFound)
 }
 
 func testSyncedResources(t *testing.T, open Opener) {
@@ -153,14 +153,14 @@ func testSyncedResources(t *testing.T, open Opener) {
 	f := bootstrap(t, db)
 	now := time.Now()
 	for _, id := range []string{"r-1", "r-2"} {
-		must(t, db.CreateRobot(ctx, gateway.Robot{ID: id, OrgID: f.org.ID, FleetID: f.fleet.ID, Name: id, CreatedAt: now}))
+		must(t, db.CreateRobot(ctx, fleetgate.Robot{ID: id, OrgID: f.org.ID, FleetID: f.fleet.ID, Name: id, CreatedAt: now}))
 	}
 	base := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
-	res := func(id, robot, path string, created time.Time) gateway.ResourceRecord {
-		return gateway.ResourceRecord{ID: id, RobotID: robot, Name: id + ".log", MIMEType: "text/plain", FileType: "log",
+	res := func(id, robot, path string, created time.Time) fleetgate.ResourceRecord {
+		return fleetgate.ResourceRecord{ID: id, RobotID: robot, Name: id + ".log", MIMEType: "text/plain", FileType: "log",
 			Size: 42, SHA256: "ab12", Path: path, CreatedAt: created}
 	}
-	records := []gateway.ResourceRecord{
+	records := []fleetgate.ResourceRecord{
 		res("old", "r-1", "resources/old", base),
 		res("new", "r-1", "resources/new", base.Add(2*time.Second)),
 		res("robot-held", "r-1", "", base.Add(3*time.Second)), // the robot serves it: not synced

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate"
 )
 
 // The local gateway's outbox (entries the cloud has not confirmed) and the cloud's log of
@@ -17,7 +17,7 @@ func testEventForwarding(t *testing.T, open Opener) {
 	db := open(t)
 	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 	for _, msg := range []string{"one", "two", "three"} {
-		e := gateway.Event{RobotID: "r", AuthorEmail: "op@example.com", Message: msg, CreatedAt: at}
+		e := fleetgate.Event{RobotID: "r", AuthorEmail: "op@example.com", Message: msg, CreatedAt: at}
 		if err := db.CreateEvent(ctx, &e); err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +35,7 @@ func testEventForwarding(t *testing.T, open Opener) {
 
 	// The cloud's side: a batch sent twice (its confirmation was lost) is kept once; another
 	// agent's entry of the same origin id is its own.
-	batch := []gateway.Event{
+	batch := []fleetgate.Event{
 		{RobotID: "r", FleetID: "f", AgentID: "a1", OriginID: 1, AuthorEmail: "op@example.com", Message: "from a1", CreatedAt: at},
 		{RobotID: "r", FleetID: "f", AgentID: "a1", OriginID: 2, AuthorEmail: "op@example.com", Message: "also from a1", CreatedAt: at},
 	}
@@ -44,17 +44,17 @@ func testEventForwarding(t *testing.T, open Opener) {
 			t.Fatal(err)
 		}
 	}
-	if err := db.CreateAgentEvents(ctx, []gateway.Event{{RobotID: "r", FleetID: "f", AgentID: "a2", OriginID: 1, AuthorEmail: "x@example.com", Message: "from a2", CreatedAt: at}}); err != nil {
+	if err := db.CreateAgentEvents(ctx, []fleetgate.Event{{RobotID: "r", FleetID: "f", AgentID: "a2", OriginID: 1, AuthorEmail: "x@example.com", Message: "from a2", CreatedAt: at}}); err != nil {
 		t.Fatal(err)
 	}
-	a1, err := db.Events(ctx, gateway.EventFilter{AgentID: "a1", Limit: 10})
+	a1, err := db.Events(ctx, fleetgate.EventFilter{AgentID: "a1", Limit: 10})
 	if err != nil || len(a1) != 2 || a1[0].Message != "also from a1" || a1[0].OriginID != 2 || a1[0].FleetID != "f" {
 		t.Errorf("a1's entries: %+v, %v", a1, err)
 	}
-	if all, _ := db.Events(ctx, gateway.EventFilter{Limit: 10}); len(all) != 6 {
+	if all, _ := db.Events(ctx, fleetgate.EventFilter{Limit: 10}); len(all) != 6 {
 		t.Errorf("%d entries in all, want 6", len(all))
 	}
-	if f, _ := db.Events(ctx, gateway.EventFilter{FleetID: "f", Limit: 10}); len(f) != 3 {
+	if f, _ := db.Events(ctx, fleetgate.EventFilter{FleetID: "f", Limit: 10}); len(f) != 3 {
 		t.Errorf("%d entries of fleet f, want 3", len(f))
 	}
 	// Forwarded entries are the cloud's, never in its own outbox.
@@ -74,7 +74,7 @@ func testConcurrentCreateEvent(t *testing.T, open Opener) {
 	for w := range writers {
 		wg.Go(func() {
 			for i := range perWriter {
-				e := gateway.Event{RobotID: fmt.Sprintf("robot-%d", w), AuthorEmail: "a@example.com",
+				e := fleetgate.Event{RobotID: fmt.Sprintf("robot-%d", w), AuthorEmail: "a@example.com",
 					Message: fmt.Sprintf("event %d", i), CreatedAt: time.Now()}
 				if err := db.CreateEvent(ctx, &e); err != nil {
 					errs <- err
@@ -88,7 +88,7 @@ func testConcurrentCreateEvent(t *testing.T, open Opener) {
 	for range 2 {
 		wg.Go(func() {
 			for range 20 {
-				if _, err := db.Events(ctx, gateway.EventFilter{RobotID: "", Limit: 50}); err != nil {
+				if _, err := db.Events(ctx, fleetgate.EventFilter{RobotID: "", Limit: 50}); err != nil {
 					errs <- err
 				}
 			}
@@ -110,7 +110,7 @@ func testConcurrentCreateEvent(t *testing.T, open Opener) {
 	if len(seen) != writers*perWriter {
 		t.Errorf("%d distinct ids, want %d", len(seen), writers*perWriter)
 	}
-	all, err := db.Events(ctx, gateway.EventFilter{RobotID: "", Limit: 10 * writers * perWriter})
+	all, err := db.Events(ctx, fleetgate.EventFilter{RobotID: "", Limit: 10 * writers * perWriter})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,26 +6,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/store"
 )
 
 // fixture is a bootstrapped store's first records.
 type fixture struct {
-	org   gateway.Organization
-	fleet gateway.Fleet
-	admin gateway.User
-	token gateway.APIToken
+	org   fleetgate.Organization
+	fleet fleetgate.Fleet
+	admin fleetgate.User
+	token fleetgate.APIToken
 }
 
 func bootstrap(t *testing.T, db *store.DB) fixture {
 	t.Helper()
 	f := fixture{
-		org:   gateway.Organization{ID: "org-1", Name: "default"},
-		fleet: gateway.Fleet{ID: "fleet-1", OrgID: "org-1", Name: "main"},
-		admin: gateway.User{ID: "user-admin", OrgID: "org-1", Email: "admin@localhost", Name: "Administrator", OrgAdmin: true},
+		org:   fleetgate.Organization{ID: "org-1", Name: "default"},
+		fleet: fleetgate.Fleet{ID: "fleet-1", OrgID: "org-1", Name: "main"},
+		admin: fleetgate.User{ID: "user-admin", OrgID: "org-1", Email: "admin@localhost", Name: "Administrator", OrgAdmin: true},
 	}
-	f.token = gateway.APIToken{ID: "tok-1", UserID: f.admin.ID, Name: "bootstrap", Scope: gateway.ScopeFull,
+	f.token = fleetgate.APIToken{ID: "tok-1", UserID: f.admin.ID, Name: "bootstrap", Scope: fleetgate.ScopeFull,
 		Hash: gateway.HashSecret("secret-1"), CreatedAt: time.Now().UTC().Truncate(time.Millisecond)}
 	if err := db.Bootstrap(context.Background(), f.org, f.fleet, f.admin, f.token); err != nil {
 		t.Fatalf("Bootstrap: %v", err)
@@ -42,7 +43,7 @@ func must(t *testing.T, err error) {
 
 func wantCode(t *testing.T, what string, err error, code string) {
 	t.Helper()
-	if got := gateway.ErrorCode(err); got != code {
+	if got := fleetgate.ErrorCode(err); got != code {
 		t.Errorf("%s: error %v (code %q), want code %q", what, err, got, code)
 	}
 }
@@ -57,7 +58,7 @@ func count(t *testing.T, db *store.DB, table string) int {
 func testBootstrap(t *testing.T, open Opener) {
 	db := open(t)
 	ctx := context.Background()
-	if _, err := db.DefaultOrganization(ctx); gateway.ErrorCode(err) != gateway.ENotFound {
+	if _, err := db.DefaultOrganization(ctx); fleetgate.ErrorCode(err) != fleetgate.ENotFound {
 		t.Fatalf("DefaultOrganization on an empty store: %v, want not_found", err)
 	}
 	f := bootstrap(t, db)
@@ -80,10 +81,10 @@ func testBootstrap(t *testing.T, open Opener) {
 	}
 
 	again := f
-	again.org = gateway.Organization{ID: "org-2", Name: "other"}
-	err = db.Bootstrap(ctx, again.org, gateway.Fleet{ID: "fleet-2", Name: "x"},
-		gateway.User{ID: "u-2", Email: "b@localhost"}, gateway.APIToken{ID: "tok-2", UserID: "u-2", Scope: gateway.ScopeFull, Hash: "h2", CreatedAt: time.Now()})
-	wantCode(t, "second Bootstrap", err, gateway.EConflict)
+	again.org = fleetgate.Organization{ID: "org-2", Name: "other"}
+	err = db.Bootstrap(ctx, again.org, fleetgate.Fleet{ID: "fleet-2", Name: "x"},
+		fleetgate.User{ID: "u-2", Email: "b@localhost"}, fleetgate.APIToken{ID: "tok-2", UserID: "u-2", Scope: fleetgate.ScopeFull, Hash: "h2", CreatedAt: time.Now()})
+	wantCode(t, "second Bootstrap", err, fleetgate.EConflict)
 	if n := count(t, db, "organizations"); n != 1 {
 		t.Errorf("%d organizations after a refused Bootstrap, want 1", n)
 	}
@@ -92,11 +93,11 @@ func testBootstrap(t *testing.T, open Opener) {
 func testBootstrapIsAllOrNothing(t *testing.T, open Opener) {
 	db := open(t)
 	ctx := context.Background()
-	org := gateway.Organization{ID: "org-1", Name: "default"}
-	fleet := gateway.Fleet{ID: "fleet-1", OrgID: org.ID, Name: "main"}
-	admin := gateway.User{ID: "u-1", OrgID: org.ID, Email: "admin@localhost", OrgAdmin: true}
+	org := fleetgate.Organization{ID: "org-1", Name: "default"}
+	fleet := fleetgate.Fleet{ID: "fleet-1", OrgID: org.ID, Name: "main"}
+	admin := fleetgate.User{ID: "u-1", OrgID: org.ID, Email: "admin@localhost", OrgAdmin: true}
 	// The token is the last insert; its scope violates a CHECK constraint.
-	bad := gateway.APIToken{ID: "tok-1", UserID: admin.ID, Scope: "everything", Hash: "h", CreatedAt: time.Now()}
+	bad := fleetgate.APIToken{ID: "tok-1", UserID: admin.ID, Scope: "everything", Hash: "h", CreatedAt: time.Now()}
 	if err := db.Bootstrap(ctx, org, fleet, admin, bad); err == nil {
 		t.Fatal("Bootstrap with an invalid token succeeded")
 	}
@@ -107,7 +108,7 @@ func testBootstrapIsAllOrNothing(t *testing.T, open Opener) {
 	}
 	// And a correct one still works afterwards.
 	good := bad
-	good.Scope = gateway.ScopeFull
+	good.Scope = fleetgate.ScopeFull
 	must(t, db.Bootstrap(ctx, org, fleet, admin, good))
 }
 
@@ -153,12 +154,12 @@ func testNotFound(t *testing.T, open Opener) {
 		{"BearerToken", func() error { _, _, err := db.BearerToken(ctx, "nope"); return err }},
 		{"RevokeAPIToken", func() error { return db.RevokeAPIToken(ctx, "nope", time.Now()) }},
 		{"CreateAgent in an unknown fleet", func() error {
-			return db.CreateAgent(ctx, gateway.Agent{ID: "a", Name: "a", FleetID: "nope", KeyHash: "k", CreatedAt: time.Now()})
+			return db.CreateAgent(ctx, fleetgate.Agent{ID: "a", Name: "a", FleetID: "nope", KeyHash: "k", CreatedAt: time.Now()})
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			wantCode(t, tt.name, tt.call(), gateway.ENotFound)
+			wantCode(t, tt.name, tt.call(), fleetgate.ENotFound)
 		})
 	}
 	if n := count(t, db, "agents"); n != 0 {
@@ -171,41 +172,41 @@ func testUniqueViolationIsConflict(t *testing.T, open Opener) {
 	ctx := context.Background()
 	f := bootstrap(t, db)
 	now := time.Now()
-	robot := gateway.Robot{ID: "r-1", OrgID: f.org.ID, FleetID: f.fleet.ID, Name: "atlas", CreatedAt: now}
+	robot := fleetgate.Robot{ID: "r-1", OrgID: f.org.ID, FleetID: f.fleet.ID, Name: "atlas", CreatedAt: now}
 	must(t, db.CreateRobot(ctx, robot))
-	must(t, db.CreateAgent(ctx, gateway.Agent{ID: "ag-1", Name: "dock", FleetID: f.fleet.ID, KeyHash: "k1", CreatedAt: now}))
-	must(t, db.CreateBearerToken(ctx, gateway.BearerToken{Hash: "b1", APITokenID: f.token.ID, ExpiresAt: now.Add(time.Hour), CreatedAt: now}))
+	must(t, db.CreateAgent(ctx, fleetgate.Agent{ID: "ag-1", Name: "dock", FleetID: f.fleet.ID, KeyHash: "k1", CreatedAt: now}))
+	must(t, db.CreateBearerToken(ctx, fleetgate.BearerToken{Hash: "b1", APITokenID: f.token.ID, ExpiresAt: now.Add(time.Hour), CreatedAt: now}))
 
 	tests := []struct {
 		name string
 		call func() error
 	}{
 		{"organization name", func() error {
-			return db.CreateOrganization(ctx, gateway.Organization{ID: "org-2", Name: f.org.Name})
+			return db.CreateOrganization(ctx, fleetgate.Organization{ID: "org-2", Name: f.org.Name})
 		}},
 		{"fleet name in one org", func() error {
-			return db.CreateFleet(ctx, gateway.Fleet{ID: "fleet-2", OrgID: f.org.ID, Name: f.fleet.Name})
+			return db.CreateFleet(ctx, fleetgate.Fleet{ID: "fleet-2", OrgID: f.org.ID, Name: f.fleet.Name})
 		}},
 		{"fleet id", func() error {
-			return db.CreateFleet(ctx, gateway.Fleet{ID: f.fleet.ID, OrgID: f.org.ID, Name: "other"})
+			return db.CreateFleet(ctx, fleetgate.Fleet{ID: f.fleet.ID, OrgID: f.org.ID, Name: "other"})
 		}},
 		{"user email in another case", func() error {
-			return db.CreateUser(ctx, gateway.User{ID: "u-2", OrgID: f.org.ID, Email: "ADMIN@localhost"})
+			return db.CreateUser(ctx, fleetgate.User{ID: "u-2", OrgID: f.org.ID, Email: "ADMIN@localhost"})
 		}},
 		{"robot id", func() error { return db.CreateRobot(ctx, robot) }},
 		{"API token hash", func() error {
-			return db.CreateAPIToken(ctx, gateway.APIToken{ID: "tok-2", UserID: f.admin.ID, Scope: gateway.ScopeRead, Hash: f.token.Hash, CreatedAt: now})
+			return db.CreateAPIToken(ctx, fleetgate.APIToken{ID: "tok-2", UserID: f.admin.ID, Scope: fleetgate.ScopeRead, Hash: f.token.Hash, CreatedAt: now})
 		}},
 		{"bearer token hash", func() error {
-			return db.CreateBearerToken(ctx, gateway.BearerToken{Hash: "b1", APITokenID: f.token.ID, ExpiresAt: now, CreatedAt: now})
+			return db.CreateBearerToken(ctx, fleetgate.BearerToken{Hash: "b1", APITokenID: f.token.ID, ExpiresAt: now, CreatedAt: now})
 		}},
 		{"agent name", func() error {
-			return db.CreateAgent(ctx, gateway.Agent{ID: "ag-2", Name: "dock", FleetID: f.fleet.ID, KeyHash: "k2", CreatedAt: now})
+			return db.CreateAgent(ctx, fleetgate.Agent{ID: "ag-2", Name: "dock", FleetID: f.fleet.ID, KeyHash: "k2", CreatedAt: now})
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			wantCode(t, tt.name, tt.call(), gateway.EConflict)
+			wantCode(t, tt.name, tt.call(), fleetgate.EConflict)
 		})
 	}
 }
@@ -213,7 +214,7 @@ func testUniqueViolationIsConflict(t *testing.T, open Opener) {
 func testForeignKeysAreEnforced(t *testing.T, open Opener) {
 	db := open(t)
 	f := bootstrap(t, db)
-	err := db.CreateRobot(context.Background(), gateway.Robot{ID: "r", OrgID: f.org.ID, FleetID: "no-such-fleet", Name: "x", CreatedAt: time.Now()})
+	err := db.CreateRobot(context.Background(), fleetgate.Robot{ID: "r", OrgID: f.org.ID, FleetID: "no-such-fleet", Name: "x", CreatedAt: time.Now()})
 	if err == nil {
 		t.Fatal("a robot in an unknown fleet was stored")
 	}
@@ -248,8 +249,8 @@ func testTimesRoundTrip(t *testing.T, open Opener) {
 	}
 
 	t.Run("robot", func(t *testing.T) {
-		seen := gateway.Robot{ID: "seen", OrgID: f.org.ID, FleetID: f.fleet.ID, Name: "a", LastSeen: at, CreatedAt: at}
-		never := gateway.Robot{ID: "never", OrgID: f.org.ID, FleetID: f.fleet.ID, Name: "b", CreatedAt: at}
+		seen := fleetgate.Robot{ID: "seen", OrgID: f.org.ID, FleetID: f.fleet.ID, Name: "a", LastSeen: at, CreatedAt: at}
+		never := fleetgate.Robot{ID: "never", OrgID: f.org.ID, FleetID: f.fleet.ID, Name: "b", CreatedAt: at}
 		must(t, db.CreateRobot(ctx, seen))
 		must(t, db.CreateRobot(ctx, never))
 		r, err := db.Robot(ctx, seen.ID)
@@ -262,7 +263,7 @@ func testTimesRoundTrip(t *testing.T, open Opener) {
 		checkNull(t, `SELECT last_seen IS NULL FROM robots WHERE id = ?`, never.ID)
 	})
 	t.Run("API token", func(t *testing.T) {
-		tok := gateway.APIToken{ID: "tok-t", UserID: f.admin.ID, Scope: gateway.ScopeFull, Hash: "h-t", CreatedAt: at}
+		tok := fleetgate.APIToken{ID: "tok-t", UserID: f.admin.ID, Scope: fleetgate.ScopeFull, Hash: "h-t", CreatedAt: at}
 		must(t, db.CreateAPIToken(ctx, tok))
 		got, err := db.APITokenByHash(ctx, tok.Hash)
 		must(t, err)
@@ -279,7 +280,7 @@ func testTimesRoundTrip(t *testing.T, open Opener) {
 		checkTime(t, "RevokedAt", got.RevokedAt)
 	})
 	t.Run("bearer token", func(t *testing.T) {
-		must(t, db.CreateBearerToken(ctx, gateway.BearerToken{Hash: "b-t", APITokenID: f.token.ID, ExpiresAt: at, CreatedAt: at}))
+		must(t, db.CreateBearerToken(ctx, fleetgate.BearerToken{Hash: "b-t", APITokenID: f.token.ID, ExpiresAt: at, CreatedAt: at}))
 		bt, tok, err := db.BearerToken(ctx, "b-t")
 		must(t, err)
 		checkTime(t, "ExpiresAt", bt.ExpiresAt)
@@ -289,9 +290,9 @@ func testTimesRoundTrip(t *testing.T, open Opener) {
 		}
 	})
 	t.Run("event", func(t *testing.T) {
-		e := gateway.Event{RobotID: "seen", AuthorEmail: "a@b", Message: "m", CreatedAt: at}
+		e := fleetgate.Event{RobotID: "seen", AuthorEmail: "a@b", Message: "m", CreatedAt: at}
 		must(t, db.CreateEvent(ctx, &e))
-		events, err := db.Events(ctx, gateway.EventFilter{RobotID: "seen", Limit: 1})
+		events, err := db.Events(ctx, fleetgate.EventFilter{RobotID: "seen", Limit: 1})
 		must(t, err)
 		if len(events) != 1 {
 			t.Fatalf("%d events, want 1", len(events))
@@ -305,9 +306,9 @@ func testRevokeAPITokenDeletesItsBearerTokens(t *testing.T, open Opener) {
 	ctx := context.Background()
 	f := bootstrap(t, db)
 	now := time.Now()
-	other := gateway.APIToken{ID: "tok-2", UserID: f.admin.ID, Scope: gateway.ScopeRead, Hash: "h-2", CreatedAt: now}
+	other := fleetgate.APIToken{ID: "tok-2", UserID: f.admin.ID, Scope: fleetgate.ScopeRead, Hash: "h-2", CreatedAt: now}
 	must(t, db.CreateAPIToken(ctx, other))
-	for _, b := range []gateway.BearerToken{
+	for _, b := range []fleetgate.BearerToken{
 		{Hash: "b-1a", APITokenID: f.token.ID, ExpiresAt: now.Add(time.Hour), CreatedAt: now},
 		{Hash: "b-1b", APITokenID: f.token.ID, ExpiresAt: now.Add(time.Hour), CreatedAt: now},
 		{Hash: "b-2", APITokenID: other.ID, ExpiresAt: now.Add(time.Hour), CreatedAt: now},
@@ -319,7 +320,7 @@ func testRevokeAPITokenDeletesItsBearerTokens(t *testing.T, open Opener) {
 	must(t, db.RevokeAPIToken(ctx, f.token.ID, revokedAt))
 	for _, h := range []string{"b-1a", "b-1b"} {
 		_, _, err := db.BearerToken(ctx, h)
-		wantCode(t, "bearer token "+h+" of the revoked token", err, gateway.ENotFound)
+		wantCode(t, "bearer token "+h+" of the revoked token", err, fleetgate.ENotFound)
 	}
 	if _, _, err := db.BearerToken(ctx, "b-2"); err != nil {
 		t.Errorf("bearer token of another API token: %v", err)
@@ -347,7 +348,7 @@ func testDeleteExpiredBearerTokens(t *testing.T, open Opener) {
 	for name, exp := range map[string]time.Time{
 		"past": now.Add(-time.Minute), "now": now, "future": now.Add(time.Minute),
 	} {
-		must(t, db.CreateBearerToken(ctx, gateway.BearerToken{Hash: name, APITokenID: f.token.ID, ExpiresAt: exp, CreatedAt: now.Add(-time.Hour)}))
+		must(t, db.CreateBearerToken(ctx, fleetgate.BearerToken{Hash: name, APITokenID: f.token.ID, ExpiresAt: exp, CreatedAt: now.Add(-time.Hour)}))
 	}
 	n, err := db.DeleteExpiredBearerTokens(ctx, now)
 	must(t, err)
@@ -363,7 +364,7 @@ func testAPITokens(t *testing.T, open Opener) {
 	db := open(t)
 	ctx := context.Background()
 	f := bootstrap(t, db)
-	kiosk := gateway.APIToken{ID: "tok-k", UserID: f.admin.ID, Name: "kiosk", Scope: gateway.ScopeRead,
+	kiosk := fleetgate.APIToken{ID: "tok-k", UserID: f.admin.ID, Name: "kiosk", Scope: fleetgate.ScopeRead,
 		FleetID: f.fleet.ID, Hash: "h-k", CreatedAt: f.token.CreatedAt.Add(time.Second)}
 	must(t, db.CreateAPIToken(ctx, kiosk))
 	toks, err := db.APITokens(ctx, f.admin.ID)
@@ -381,39 +382,39 @@ func testMemberships(t *testing.T, open Opener) {
 	ctx := context.Background()
 	f := bootstrap(t, db)
 	now := time.Now()
-	must(t, db.CreateRobot(ctx, gateway.Robot{ID: "r-1", OrgID: f.org.ID, FleetID: f.fleet.ID, Name: "a", CreatedAt: now}))
-	must(t, db.CreateRobot(ctx, gateway.Robot{ID: "r-2", OrgID: f.org.ID, FleetID: f.fleet.ID, Name: "b", CreatedAt: now}))
-	must(t, db.CreateUser(ctx, gateway.User{ID: "u-op", OrgID: f.org.ID, Email: "op@localhost"}))
-	must(t, db.CreateUser(ctx, gateway.User{ID: "u-dev", OrgID: f.org.ID, Email: "dev@localhost"}))
+	must(t, db.CreateRobot(ctx, fleetgate.Robot{ID: "r-1", OrgID: f.org.ID, FleetID: f.fleet.ID, Name: "a", CreatedAt: now}))
+	must(t, db.CreateRobot(ctx, fleetgate.Robot{ID: "r-2", OrgID: f.org.ID, FleetID: f.fleet.ID, Name: "b", CreatedAt: now}))
+	must(t, db.CreateUser(ctx, fleetgate.User{ID: "u-op", OrgID: f.org.ID, Email: "op@localhost"}))
+	must(t, db.CreateUser(ctx, fleetgate.User{ID: "u-dev", OrgID: f.org.ID, Email: "dev@localhost"}))
 
-	must(t, db.SetMembership(ctx, gateway.Membership{RobotID: "r-1", UserID: "u-op", Role: gateway.RoleOperator}))
-	must(t, db.SetMembership(ctx, gateway.Membership{RobotID: "r-2", UserID: "u-op", Role: gateway.RoleAdmin}))
-	must(t, db.SetMembership(ctx, gateway.Membership{RobotID: "r-1", UserID: "u-dev", Role: gateway.RoleOperator}))
-	must(t, db.SetMembership(ctx, gateway.Membership{RobotID: "r-1", UserID: "u-dev", Role: gateway.RoleDeveloper})) // update
+	must(t, db.SetMembership(ctx, fleetgate.Membership{RobotID: "r-1", UserID: "u-op", Role: fleetgate.RoleOperator}))
+	must(t, db.SetMembership(ctx, fleetgate.Membership{RobotID: "r-2", UserID: "u-op", Role: fleetgate.RoleAdmin}))
+	must(t, db.SetMembership(ctx, fleetgate.Membership{RobotID: "r-1", UserID: "u-dev", Role: fleetgate.RoleOperator}))
+	must(t, db.SetMembership(ctx, fleetgate.Membership{RobotID: "r-1", UserID: "u-dev", Role: fleetgate.RoleDeveloper})) // update
 
 	roles, err := db.UserRoles(ctx, "u-op")
 	must(t, err)
-	if len(roles) != 2 || roles["r-1"] != gateway.RoleOperator || roles["r-2"] != gateway.RoleAdmin {
+	if len(roles) != 2 || roles["r-1"] != fleetgate.RoleOperator || roles["r-2"] != fleetgate.RoleAdmin {
 		t.Errorf("UserRoles(u-op) = %v", roles)
 	}
 	members, err := db.RobotMembers(ctx, "r-1")
 	must(t, err)
-	want := []gateway.Membership{
-		{RobotID: "r-1", UserID: "u-dev", UserEmail: "dev@localhost", Role: gateway.RoleDeveloper},
-		{RobotID: "r-1", UserID: "u-op", UserEmail: "op@localhost", Role: gateway.RoleOperator},
+	want := []fleetgate.Membership{
+		{RobotID: "r-1", UserID: "u-dev", UserEmail: "dev@localhost", Role: fleetgate.RoleDeveloper},
+		{RobotID: "r-1", UserID: "u-op", UserEmail: "op@localhost", Role: fleetgate.RoleOperator},
 	}
 	if !slices.Equal(members, want) {
 		t.Errorf("RobotMembers(r-1) = %+v, want %+v", members, want)
 	}
 
 	// Role None removes the membership.
-	must(t, db.SetMembership(ctx, gateway.Membership{RobotID: "r-1", UserID: "u-op", Role: gateway.RoleNone}))
+	must(t, db.SetMembership(ctx, fleetgate.Membership{RobotID: "r-1", UserID: "u-op", Role: fleetgate.RoleNone}))
 	roles, err = db.UserRoles(ctx, "u-op")
 	must(t, err)
 	if _, ok := roles["r-1"]; ok || len(roles) != 1 {
 		t.Errorf("UserRoles after setting None = %v, want only r-2", roles)
 	}
-	if err := db.SetMembership(ctx, gateway.Membership{RobotID: "r-1", UserID: "u-op", Role: 4}); err == nil {
+	if err := db.SetMembership(ctx, fleetgate.Membership{RobotID: "r-1", UserID: "u-op", Role: 4}); err == nil {
 		t.Error("role 4 was stored")
 	}
 }
@@ -431,10 +432,10 @@ func testRobotsOfAnOrganization(t *testing.T, open Opener) {
 	db := open(t)
 	ctx := context.Background()
 	f := bootstrap(t, db)
-	must(t, db.CreateOrganization(ctx, gateway.Organization{ID: "org-2", Name: "other"}))
-	must(t, db.CreateFleet(ctx, gateway.Fleet{ID: "fleet-2", OrgID: "org-2", Name: "main"})) // same name, other org
+	must(t, db.CreateOrganization(ctx, fleetgate.Organization{ID: "org-2", Name: "other"}))
+	must(t, db.CreateFleet(ctx, fleetgate.Fleet{ID: "fleet-2", OrgID: "org-2", Name: "main"})) // same name, other org
 	now := time.Now()
-	for _, r := range []gateway.Robot{
+	for _, r := range []fleetgate.Robot{
 		{ID: "r-b", OrgID: f.org.ID, FleetID: f.fleet.ID, Name: "beta", CreatedAt: now},
 		{ID: "r-a", OrgID: f.org.ID, FleetID: f.fleet.ID, Name: "alpha", ConfigName: "cfg", ConfigVersion: "3", AgentVersion: "1.2.0", CreatedAt: now},
 		{ID: "r-x", OrgID: "org-2", FleetID: "fleet-2", Name: "aardvark", CreatedAt: now},
@@ -465,7 +466,7 @@ func testEvents(t *testing.T, open Opener) {
 	base := time.Date(2025, 2, 3, 4, 5, 6, 0, time.UTC)
 	var ids []int64
 	for i, robot := range []string{"r-1", "r-2", "r-1", "r-2", "r-1"} {
-		e := gateway.Event{RobotID: robot, AuthorEmail: "a@b", Message: robot, CreatedAt: base.Add(time.Duration(i) * time.Second)}
+		e := fleetgate.Event{RobotID: robot, AuthorEmail: "a@b", Message: robot, CreatedAt: base.Add(time.Duration(i) * time.Second)}
 		if i == 0 {
 			e.FleetID, e.UserID = "fleet-1", "user-1"
 		}
@@ -486,7 +487,7 @@ func testEvents(t *testing.T, open Opener) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			events, err := db.Events(ctx, gateway.EventFilter{RobotID: tt.robotID, Limit: tt.limit})
+			events, err := db.Events(ctx, fleetgate.EventFilter{RobotID: tt.robotID, Limit: tt.limit})
 			must(t, err)
 			var got []int64
 			for _, e := range events {
@@ -500,10 +501,10 @@ func testEvents(t *testing.T, open Opener) {
 			}
 		})
 	}
-	events, err := db.Events(ctx, gateway.EventFilter{RobotID: "r-1", Limit: 10})
+	events, err := db.Events(ctx, fleetgate.EventFilter{RobotID: "r-1", Limit: 10})
 	must(t, err)
 	first := events[len(events)-1]
-	want := gateway.Event{ID: ids[0], RobotID: "r-1", FleetID: "fleet-1", UserID: "user-1", AuthorEmail: "a@b", Message: "r-1", CreatedAt: base}
+	want := fleetgate.Event{ID: ids[0], RobotID: "r-1", FleetID: "fleet-1", UserID: "user-1", AuthorEmail: "a@b", Message: "r-1", CreatedAt: base}
 	if first != want {
 		t.Errorf("first event = %+v, want %+v", first, want)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate"
 )
 
 // testRacesHaveOneWinner: what must happen once happens once when callers race, as replicas
@@ -39,7 +39,7 @@ func testRacesHaveOneWinner(t *testing.T, open Opener) {
 		for _, err := range errs {
 			if err == nil {
 				won++
-			} else if gateway.ErrorCode(err) != loserCode {
+			} else if fleetgate.ErrorCode(err) != loserCode {
 				t.Errorf("%s: a loser got %v, want %s", what, err, loserCode)
 			}
 		}
@@ -48,19 +48,19 @@ func testRacesHaveOneWinner(t *testing.T, open Opener) {
 		}
 	}
 
-	must(t, db.CreateSocketToken(ctx, gateway.SocketToken{Hash: "raced", UserID: f.admin.ID, SessionHash: "s", ExpiresAt: now.Add(time.Minute), CreatedAt: now}))
-	winners("UseSocketToken", race(func() error { _, err := db.UseSocketToken(ctx, "raced", now); return err }), gateway.ENotFound)
+	must(t, db.CreateSocketToken(ctx, fleetgate.SocketToken{Hash: "raced", UserID: f.admin.ID, SessionHash: "s", ExpiresAt: now.Add(time.Minute), CreatedAt: now}))
+	winners("UseSocketToken", race(func() error { _, err := db.UseSocketToken(ctx, "raced", now); return err }), fleetgate.ENotFound)
 
 	addAgents(t, db, f.fleet, now, "dock")
-	winners("RevokeAgent", race(func() error { return db.RevokeAgent(ctx, "ag-dock", now) }), gateway.EConflict)
+	winners("RevokeAgent", race(func() error { return db.RevokeAgent(ctx, "ag-dock", now) }), fleetgate.EConflict)
 
-	entry := gateway.Event{RobotID: "r", FleetID: f.fleet.ID, AuthorEmail: "op@example.com", Message: "once", CreatedAt: now, AgentID: "ag-dock", OriginID: 7}
-	for i, err := range race(func() error { return db.CreateAgentEvents(ctx, []gateway.Event{entry}) }) {
+	entry := fleetgate.Event{RobotID: "r", FleetID: f.fleet.ID, AuthorEmail: "op@example.com", Message: "once", CreatedAt: now, AgentID: "ag-dock", OriginID: 7}
+	for i, err := range race(func() error { return db.CreateAgentEvents(ctx, []fleetgate.Event{entry}) }) {
 		if err != nil {
 			t.Errorf("CreateAgentEvents %d: %v", i, err)
 		}
 	}
-	events, err := db.Events(ctx, gateway.EventFilter{AgentID: "ag-dock", Limit: 10})
+	events, err := db.Events(ctx, fleetgate.EventFilter{AgentID: "ag-dock", Limit: 10})
 	must(t, err)
 	if len(events) != 1 {
 		t.Errorf("%d entries stored for one entry sent %d times at once, want 1", len(events), racers)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
@@ -55,14 +56,14 @@ func testUseSocketTokenOnce(t *testing.T, open Opener) {
 	f := bootstrap(t, db)
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	must(t, db.CreateSocketToken(ctx, gateway.SocketToken{Hash: "h", UserID: f.admin.ID, SessionHash: "s", ExpiresAt: now.Add(time.Minute), CreatedAt: now}))
+	must(t, db.CreateSocketToken(ctx, fleetgate.SocketToken{Hash: "h", UserID: f.admin.ID, SessionHash: "s", ExpiresAt: now.Add(time.Minute), CreatedAt: now}))
 	tok, err := db.UseSocketToken(ctx, "h", now)
 	if err != nil || !tok.UsedAt.Equal(now) || tok.UserID != f.admin.ID {
 		t.Fatalf("first use = %+v, %v", tok, err)
 	}
 	_, err = db.UseSocketToken(ctx, "h", now)
-	wantCode(t, "second use", err, gateway.ENotFound)
-	must(t, db.CreateSocketToken(ctx, gateway.SocketToken{Hash: "late", UserID: f.admin.ID, SessionHash: "s", ExpiresAt: now, CreatedAt: now}))
+	wantCode(t, "second use", err, fleetgate.ENotFound)
+	must(t, db.CreateSocketToken(ctx, fleetgate.SocketToken{Hash: "late", UserID: f.admin.ID, SessionHash: "s", ExpiresAt: now, CreatedAt: now}))
 	_, err = db.UseSocketToken(ctx, "late", now)
-	wantCode(t, "use at expiry", err, gateway.ENotFound)
+	wantCode(t, "use at expiry", err, fleetgate.ENotFound)
 }

@@ -1025,7 +1025,7 @@ export type Stream = Message<"Platform.Link.Stream"> & {
   sourceEndpoint: string;
 
   /**
-   * Speed limits of an input stream (fleet.SpeedLimits); 0: undeclared.
+   * Speed limits of an input stream (fleetgate.SpeedLimits); 0: undeclared.
    *
    * @generated from field: double max_linear = 9;
    */
@@ -1314,7 +1314,7 @@ export type Metric = Message<"Platform.Link.Metric"> & {
   name: string;
 
   /**
-   * The value; its kind fixes the metric class, as fleet.Metric's Go type does.
+   * The value; its kind fixes the metric class, as fleetgate.Metric's Go type does.
    *
    * @generated from oneof Platform.Link.Metric.value
    */
@@ -1519,7 +1519,7 @@ export type Resource = Message<"Platform.Link.Resource"> & {
   sha256: string;
 
   /**
-   * admin_only: shown to organization admins only (fleet.Resource.AdminOnly).
+   * admin_only: shown to organization admins only (fleetgate.Resource.AdminOnly).
    *
    * @generated from field: bool admin_only = 8;
    */

@@ -1,11 +1,6 @@
-package gateway
+package fleetgate
 
-import (
-	"context"
-	"time"
-
-	"github.com/fleetgate/fleetgate/internal/fleet"
-)
+import "time"
 
 // Role is a user's permission on one robot, with the contract's numbering.
 type Role int
@@ -158,32 +153,21 @@ type ResourceRecord struct {
 	SHA256    string
 	Path      string // empty: the robot serves the file
 	CreatedAt time.Time
-	AdminOnly bool // fleet.Resource.AdminOnly
+	AdminOnly bool // Resource.AdminOnly
 }
 
-// Store is the durable storage of the whole core: every service's store, and the one write
-// across them that starts an empty store. Lookups return ENotFound errors for missing rows.
-// Implementations: internal/store (SQLite) and internal/store/postgres.
-type Store interface {
-	AccountStore
-	RobotStore
-	AgentStore
-	EventStore
-
-	// Bootstrap writes the first organization, fleet, admin and API token in one
-	// transaction; EConflict when the store is not empty.
-	Bootstrap(ctx context.Context, org Organization, fleet Fleet, admin User, token APIToken) error
+// Resource is the resource as a robot lists it.
+func (r ResourceRecord) Resource() Resource {
+	return Resource{ID: r.ID, Name: r.Name, MIMEType: r.MIMEType, FileType: r.FileType, Size: r.Size, CreatedAt: r.CreatedAt, AdminOnly: r.AdminOnly}
 }
 
-// Presence knows the robots connected now. The registry of live robots (fleet.Registry)
-// implements it.
-type Presence interface {
-	Online(robotID string) bool
-	Robot(robotID string) (fleet.Robot, bool)
+// SocketToken is the stored record of a socket token; only its hash is kept.
+type SocketToken struct {
+	Hash        string
+	UserID      string
+	APITokenID  string // the session's API token (token logins, kiosks); empty for passwords
+	SessionHash string // HashSecret of the panel session's token
+	ExpiresAt   time.Time
+	UsedAt      time.Time // zero until the upgrade
+	CreatedAt   time.Time
 }
-
-// NobodyOnline is the Presence of a gateway with no robot sources.
-type NobodyOnline struct{}
-
-func (NobodyOnline) Online(string) bool               { return false }
-func (NobodyOnline) Robot(string) (fleet.Robot, bool) { return nil, false }

@@ -1,4 +1,4 @@
-package gateway
+package fleetgate
 
 import (
 	"errors"
@@ -9,8 +9,9 @@ import (
 	"time"
 )
 
-// Error codes. Every layer above the core maps these, and only these, to its wire errors
-// (problem+json statuses, WebSocket close codes, CLI exit codes).
+// Error codes. Robot sources, the core and the adapters return them; the edges map these,
+// and only these, to their wire errors (problem+json statuses, WebSocket close codes, the
+// agent link's error kinds, CLI exit codes).
 const (
 	EInvalid      = "invalid"
 	EUnauthorized = "unauthorized"
@@ -19,6 +20,9 @@ const (
 	EConflict     = "conflict"
 	ERateLimited  = "rate_limited"
 	EUnavailable  = "unavailable"
+	// EOffline: the robot is not connected. Robot sources say it; to the callers of the core
+	// a robot that is not there is unavailable (the wire maps it as EUnavailable).
+	EOffline = "offline"
 	// ENotImplemented: the request is valid but this gateway cannot serve it (W3 for a
 	// local-fleet robot hosted by another agent).
 	ENotImplemented = "not_implemented"
@@ -40,12 +44,28 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.Err != nil {
-		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+		return e.Message + ": " + e.Err.Error()
 	}
-	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+	return e.Message
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether err is, or wraps, a domain error of code: the check for a code where
+// ErrorCode's mapping of other errors is not wanted (a robot source's error, not the store's).
+func Is(err error, code string) bool {
+	for err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			return false
+		}
+		if e.Code == code {
+			return true
+		}
+		err = e.Err
+	}
+	return false
+}
 
 // Errorf builds a domain error with a caller-safe message.
 func Errorf(code, format string, args ...any) *Error {
