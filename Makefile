@@ -1,5 +1,5 @@
 # Convenience targets; the scripts are the source of truth (CI runs scripts/test.sh).
-.PHONY: test generate build agent-ros2 demo bench bench-cluster cluster-demo durability deadman soak kiosk-soak
+.PHONY: test generate build agent-ros2 demo bench bench-cluster bench-cluster-w1 cluster-demo durability deadman soak kiosk-soak
 
 test:
 	./scripts/test.sh
@@ -31,6 +31,11 @@ cluster-demo:
 # 1,000 agents) and the cross-replica stream read against a same-replica one.
 bench-cluster:
 	CLUSTER_LINKS=$${CLUSTER_LINKS:-10000} go test -run '^$$' -bench BenchmarkClusterLinks -benchtime 1x -timeout 40m -v ./cmd/fleetgate
+
+# 20,000 fleet KPI sockets (W1) over three replicas: tick to last receive p50 and p99 per
+# replica and overall, memory per socket, CPU, missed frames (about a minute).
+bench-cluster-w1:
+	CLUSTER_W1=$${CLUSTER_W1:-20000} go test -run '^$$' -bench BenchmarkClusterW1 -benchtime 1x -timeout 40m -v ./cmd/fleetgate
 
 # The reliability suite (docs/reliability.md): long runs against the real binary, not part
 # of make test. FLEETGATE_CYCLES, FLEETGATE_TRIALS and FLEETGATE_SOAK_DURATION shorten them.
