@@ -31,8 +31,7 @@ type EventStore interface {
 	UnforwardedEvents(ctx context.Context, limit int) ([]fleetgate.Event, error)
 	MarkEventsForwarded(ctx context.Context, ids []int64, at time.Time) error
 
-	// The names shown beside entries, and the fleet an entry names.
-	Fleet(ctx context.Context, id string) (fleetgate.Fleet, error)
+	// The names shown beside entries.
 	Fleets(ctx context.Context, orgID string) ([]fleetgate.Fleet, error)
 	Agent(ctx context.Context, id string) (fleetgate.Agent, error)
 	Agents(ctx context.Context, orgID string) ([]fleetgate.Agent, error)
@@ -65,7 +64,7 @@ func (es *EventService) PostEvent(ctx context.Context, c *Caller, in PostEventIn
 		return fleetgate.Event{}, err
 	}
 	if in.FleetID != "" {
-		if err := es.checkFleetVisible(ctx, c, in.FleetID); err != nil {
+		if _, err := es.robots.visibleFleet(ctx, c, in.FleetID); err != nil {
 			return fleetgate.Event{}, err
 		}
 	}
@@ -180,22 +179,6 @@ func (es *EventService) EventHistory(ctx context.Context, c *Caller, f fleetgate
 		}
 	}
 	return out, nil
-}
-
-// checkFleetVisible answers ENotFound unless fleetID is a fleet of the caller's organization
-// within the token's fleet restriction.
-func (es *EventService) checkFleetVisible(ctx context.Context, c *Caller, fleetID string) error {
-	notFound := fleetgate.Errorf(fleetgate.ENotFound, "fleet %q not found", fleetID)
-	f, err := es.store.Fleet(ctx, fleetID)
-	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
-		return notFound
-	} else if err != nil {
-		return err
-	}
-	if f.OrgID != c.User.OrgID || (c.Token.FleetID != "" && c.Token.FleetID != f.ID) {
-		return notFound
-	}
-	return nil
 }
 
 // AgentChoice names an agent in a filter.

@@ -132,7 +132,17 @@ func (rs *RobotService) findFleet(ctx context.Context, orgID, fleet string) (fle
 // FleetForKiosk checks that the caller may show fleet fleetID on a kiosk: it is the fleet
 // of the caller's token, or any fleet of the organization for an unrestricted caller.
 func (rs *RobotService) FleetForKiosk(ctx context.Context, c *Caller, fleetID string) (fleetgate.Fleet, error) {
+	return rs.visibleFleet(ctx, c, fleetID)
+}
+
+// visibleFleet finds fleet fleetID if it is a fleet of the caller's organization within its
+// token's fleet restriction. Any other fleet is ENotFound, unknown or not: a fleet the caller
+// may not use is never revealed.
+func (rs *RobotService) visibleFleet(ctx context.Context, c *Caller, fleetID string) (fleetgate.Fleet, error) {
 	notFound := fleetgate.Errorf(fleetgate.ENotFound, "fleet %q not found", fleetID)
+	if fleetID == "" {
+		return fleetgate.Fleet{}, notFound
+	}
 	f, err := rs.store.Fleet(ctx, fleetID)
 	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
 		return fleetgate.Fleet{}, notFound

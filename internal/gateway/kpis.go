@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 
-	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 )
 
@@ -26,18 +25,9 @@ type KPIView struct {
 // the fleet is unknown, of another organization, or not the one the caller's token is
 // restricted to: a fleet the caller may not use is never revealed.
 func (rs *RobotService) OpenKPIView(ctx context.Context, c *Caller, fleetID string) (KPIView, error) {
-	notFound := fleetgate.Errorf(fleetgate.ENotFound, "fleet %q not found", fleetID)
-	if fleetID == "" {
-		return KPIView{}, notFound
-	}
-	f, err := rs.store.Fleet(ctx, fleetID)
-	if fleetgate.ErrorCode(err) == fleetgate.ENotFound {
-		return KPIView{}, notFound
-	} else if err != nil {
+	f, err := rs.visibleFleet(ctx, c, fleetID)
+	if err != nil {
 		return KPIView{}, err
-	}
-	if f.OrgID != c.User.OrgID || (c.Token.FleetID != "" && c.Token.FleetID != f.ID) {
-		return KPIView{}, notFound
 	}
 	return rs.kpiView(ctx, c, f.ID)
 }
