@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -268,6 +269,9 @@ func TestSilentReplicaTakesItsRobotsOffline(t *testing.T) {
 	robot := testRobot()
 	a.registry.AddHosted(context.Background(), robot, fleet.Home{FleetID: "fleet-1"})
 	eventually(t, 2*time.Second, "robot online on b", func() bool { return b.node.Online(idOne) })
+	if got := b.node.Replicas(); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("b hears replicas %v, want [a b]", got)
+	}
 	r, _ := b.node.Robot(idOne)
 	viewer, err := r.Subscribe(ctxFor(t, 5*time.Second), poseKey, fleetgate.SubscribeOptions{})
 	if err != nil {
@@ -275,6 +279,9 @@ func TestSilentReplicaTakesItsRobotsOffline(t *testing.T) {
 	}
 	a.close()
 	took := eventually(t, 2*time.Second, "robot offline on b", func() bool { return !b.node.Online(idOne) })
+	if got := b.node.Replicas(); !slices.Equal(got, []string{"b"}) {
+		t.Errorf("b hears replicas %v after a went silent, want [b]", got)
+	}
 	limit := cluster.MissedAnnouncements * period
 	if took < limit-period {
 		t.Errorf("offline after %s, before the %s of missed announcements", took, limit)

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -196,6 +197,19 @@ func (n *Node) SetAgents(a Agents) { n.agents.Store(&a) }
 
 // Replica is this replica's name.
 func (n *Node) Replica() string { return n.cfg.Replica }
+
+// Replicas lists the replicas this one hears from now, itself included, by name.
+func (n *Node) Replicas() []string {
+	n.mu.Lock()
+	names := make([]string, 0, len(n.replicas)+1)
+	for name := range n.replicas {
+		names = append(names, name)
+	}
+	n.mu.Unlock()
+	names = append(names, n.cfg.Replica)
+	slices.Sort(names)
+	return names
+}
 
 // Run serves the other replicas and keeps the cluster's view until ctx ends.
 func (n *Node) Run(ctx context.Context) error {

@@ -74,7 +74,8 @@ type Source interface {
 // Config wires a Hub. Source is required.
 type Config struct {
 	Source Source
-	// Ticks drives the hub; nil: a ticker of Period. Tests inject their own.
+	// Ticks drives the hub; nil: one tick each Period, at the phase SetPhase says within the
+	// wall clock's second. Tests inject their own.
 	Ticks <-chan time.Time
 	// ReadTimeout bounds the KPI reads of a tick (default DefaultReadTimeout).
 	ReadTimeout time.Duration
@@ -104,6 +105,47 @@ type Hub struct {
 	stats struct {
 		ticks, frames, drops atomic.Uint64
 	}
+	// phase is where in each Period the hub ticks, after the wall clock's whole second.
+	phase atomic.Int64
+}
+
+// SetPhase has the hub tick phase after each whole second of the wall clock (modulo
+// Period). Replicas of the cloud on one host tick at different phases, so their fan-outs take
+// turns at the cores instead of all waking at once; a hub alone keeps phase 0.
+func (h *Hub) SetPhase(phase time.Duration) {
+	h.phase.Store(int64(((phase % Period) + Period) % Period))
+}
+
+// untilTick is how long from now until the next tick at the current phase.
+func (h *Hub) untilTick(now time.Time) time.Duration {
+	next := now.Truncate(Period).Add(time.Duration(h.phase.Load()))
+	if !next.After(now) {
+		next = next.Add(Period)
+	}
+	return next.Sub(now)
+}
+
+// ticker sends a tick at each Period's phase until ctx ends; a tick not taken in time is
+// dropped, as a time.Ticker drops one.
+func (h *Hub) ticker(ctx context.Context) <-chan time.Time {
+	c := make(chan time.Time, 1)
+	go func() {
+		timer := time.NewTimer(h.untilTick(time.Now()))
+		defer timer.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case at := <-timer.C:
+				select {
+				case c <- at:
+				default:
+				}
+				timer.Reset(h.untilTick(time.Now()))
+			}
+		}
+	}()
+	return c
 }
 
 // groupKey names a distinct set of visible robots: a fleet and a view of it.
@@ -284,9 +326,9 @@ const shutdownWait = 3 * time.Second
 func (h *Hub) Run(ctx context.Context) {
 	ticks := h.cfg.Ticks
 	if ticks == nil {
-		t := time.NewTicker(Period)
-		defer t.Stop()
-		ticks = t.C
+		tickCtx, stopTicks := context.WithCancel(ctx)
+		defer stopTicks()
+		ticks = h.ticker(tickCtx)
 	}
 	// Token checks run beside the ticks: a slow store must not delay frames beyond the
 	// tick's read deadline. A tick waits for the round it started (until that deadline) so

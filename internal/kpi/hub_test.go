@@ -648,3 +648,46 @@ func waitUntil(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestTickPhase: a hub ticks at its phase within each second of the wall clock, whatever
+// phase it is given (replicas on one host take turns).
+func TestTickPhase(t *testing.T) {
+	h := New(Config{Source: &fakeSource{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	second := time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC)
+	tests := []struct {
+		phase time.Duration
+		now   time.Duration // after the whole second
+		want  time.Duration
+	}{
+		{0, 0, time.Second},
+		{0, 300 * time.Millisecond, 700 * time.Millisecond},
+		{250 * time.Millisecond, 100 * time.Millisecond, 150 * time.Millisecond},
+		{250 * time.Millisecond, 250 * time.Millisecond, time.Second},
+		{250 * time.Millisecond, 900 * time.Millisecond, 350 * time.Millisecond},
+		{-250 * time.Millisecond, 0, 750 * time.Millisecond}, // modulo the period
+		{1300 * time.Millisecond, 0, 300 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		h.SetPhase(tt.phase)
+		if got := h.untilTick(second.Add(tt.now)); got != tt.want {
+			t.Errorf("phase %s, %s into the second: next tick in %s, want %s", tt.phase, tt.now, got, tt.want)
+		}
+	}
+
+	// In real time: the ticks come at the phase, never before it.
+	const phase = 400 * time.Millisecond
+	h.SetPhase(phase)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ticks := h.ticker(ctx)
+	for range 2 {
+		select {
+		case at := <-ticks:
+			if into := at.Sub(at.Truncate(time.Second)); into < phase {
+				t.Errorf("a tick %s into its second, before the phase %s", into, phase)
+			}
+		case <-time.After(3 * time.Second):
+			t.Fatal("no tick within 3 s")
+		}
+	}
+}
