@@ -105,7 +105,9 @@ type Node struct {
 	agents atomic.Pointer[Agents]
 	seq    atomic.Uint64
 
-	mu       sync.Mutex
+	// mu guards the view of the other replicas. Requests for robots held elsewhere read it
+	// (RLock); announcements change it, decoded before they take it.
+	mu       sync.RWMutex
 	replicas map[string]*replicaView // the others, by name
 	index    map[string]*Robot       // robots held elsewhere, by id: the highest epoch wins
 	claims   map[string]claim        // this replica's claims, by agent id
@@ -200,12 +202,12 @@ func (n *Node) Replica() string { return n.cfg.Replica }
 
 // Replicas lists the replicas this one hears from now, itself included, by name.
 func (n *Node) Replicas() []string {
-	n.mu.Lock()
+	n.mu.RLock()
 	names := make([]string, 0, len(n.replicas)+1)
 	for name := range n.replicas {
 		names = append(names, name)
 	}
-	n.mu.Unlock()
+	n.mu.RUnlock()
 	names = append(names, n.cfg.Replica)
 	slices.Sort(names)
 	return names
@@ -316,8 +318,8 @@ func (n *Node) Robot(id string) (fleet.Robot, bool) {
 	if r, ok := n.cfg.Local.Robot(id); ok {
 		return r, true
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
+	n.mu.RLock()
+	defer n.mu.RUnlock()
 	r, ok := n.index[id]
 	if !ok {
 		return nil, false

@@ -111,6 +111,26 @@ func (n *Node) heard(m *nats.Msg) {
 	if a.GetReplica() == n.cfg.Replica {
 		return
 	}
+	// Decoded before the lock: an announcement lists every robot of its replica (thousands),
+	// and every request for a robot held elsewhere reads the index under that lock.
+	type heldRobot struct {
+		info   fleetgate.Info
+		home   fleet.Home
+		kpis   []fleetgate.KPI
+		kpisAt time.Time
+	}
+	held := make([]heldRobot, 0, len(a.GetRobots()))
+	for _, h := range a.GetRobots() {
+		info := link.InfoFromWire(h.GetInfo())
+		if info.ID == "" {
+			continue
+		}
+		r := heldRobot{info: info, home: fleet.Home{FleetID: h.GetFleetId(), AgentID: h.GetAgentId()}}
+		if h.GetKpisAtMs() != 0 {
+			r.kpis, r.kpisAt = link.KPIsFromWire(h.GetKpis()), time.UnixMilli(h.GetKpisAtMs())
+		}
+		held = append(held, r)
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	v := n.replicas[a.GetReplica()]
@@ -135,25 +155,20 @@ func (n *Node) heard(m *nats.Msg) {
 		}
 	}
 	v.agents = agents
-	seen := make(map[string]bool, len(a.GetRobots()))
-	for _, held := range a.GetRobots() {
-		info := link.InfoFromWire(held.GetInfo())
-		if info.ID == "" {
-			continue
-		}
-		seen[info.ID] = true
-		home := fleet.Home{FleetID: held.GetFleetId(), AgentID: held.GetAgentId()}
-		r := v.robots[info.ID]
-		if r == nil || r.info != info || r.home != home {
+	seen := make(map[string]bool, len(held))
+	for _, h := range held {
+		seen[h.info.ID] = true
+		r := v.robots[h.info.ID]
+		if r == nil || r.info != h.info || r.home != h.home {
 			if r != nil {
 				r.gone()
 			}
-			r = newRobot(n, a.GetReplica(), info, home)
-			v.robots[info.ID] = r
+			r = newRobot(n, a.GetReplica(), h.info, h.home)
+			v.robots[h.info.ID] = r
 			dirty = true
 		}
-		if held.GetKpisAtMs() != 0 {
-			r.setKPIs(link.KPIsFromWire(held.GetKpis()), time.UnixMilli(held.GetKpisAtMs()))
+		if !h.kpisAt.IsZero() {
+			r.setKPIs(h.kpis, h.kpisAt)
 		}
 	}
 	for id, r := range v.robots {
