@@ -2,8 +2,11 @@
 
 package api
 
-import "context"
-
-func setNotSentLowat(context.Context) {}
+import (
+	"context"
+	"net"
+)
 
 func setNotSentLowatTo(context.Context, int) {}
+
+func setNotSentLowatOn(*net.TCPConn, int) {}

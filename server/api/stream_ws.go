@@ -185,7 +185,7 @@ func (h *streamSocket) connect(c echo.Context) error {
 			return nil // Accept answered the client
 		}
 		conn.SetReadLimit(teleop.MaxInputMessage)
-		setNotSentLowat(ctx)
+		frames.keepBacklog(tcpConn(ctx), notSentLowat)
 		format := teleop.FormatProtobuf
 		if q.json {
 			format = teleop.FormatJSON
@@ -201,7 +201,7 @@ func (h *streamSocket) connect(c echo.Context) error {
 	if err != nil {
 		return nil // Accept answered the client
 	}
-	setNotSentLowat(ctx)
+	frames.keepBacklog(tcpConn(ctx), notSentLowat)
 	opt := live.OutputOptions{Format: output.Protobuf, Downsample: q.downsample, MaxRate: q.maxRate}
 	if q.json {
 		opt.Format = output.JSON
