@@ -151,24 +151,7 @@ func TestClusterOfThreeReplicas(t *testing.T) {
 	// W1 on every replica: the fleet's frames carry both robots' KPIs, whichever replica holds
 	// their agents (the KPI values travel in the announcements).
 	t.Run("KPI frames of the whole fleet on every replica", func(t *testing.T) {
-		var fleets struct {
-			Fleets []struct {
-				ID         string
-				RobotCount int
-			}
-		}
-		if s := api(t, "GET", replicas[0].URL+"/apigateway/v2/fleets", bearer, &fleets); s != 200 {
-			t.Fatalf("fleets: %d", s)
-		}
-		fleetID := ""
-		for _, f := range fleets.Fleets {
-			if f.RobotCount == 2 {
-				fleetID = f.ID
-			}
-		}
-		if fleetID == "" {
-			t.Fatalf("no fleet with both robots: %+v", fleets)
-		}
+		fleetID := fleetWithRobots(t, replicas[0].URL, bearer, 2)
 		for _, r := range replicas {
 			receiveSimKPIs(t, kpiSocketURL(r.URL, fleetID), http.Header{"Authorization": {"bearer " + bearer}}, both)
 		}
@@ -503,4 +486,25 @@ func (b *browser) get(path string) string {
 		b.t.Fatalf("GET %s: %d", path, resp.StatusCode)
 	}
 	return string(body)
+}
+
+// fleetWithRobots is the id of the fleet (as bearer sees the fleets on base) that has n robots.
+func fleetWithRobots(tb testing.TB, base, bearer string, n int) string {
+	tb.Helper()
+	var fleets struct {
+		Fleets []struct {
+			ID         string
+			RobotCount int
+		}
+	}
+	if s := api(tb, "GET", base+"/apigateway/v2/fleets", bearer, &fleets); s != 200 {
+		tb.Fatalf("fleets: %d", s)
+	}
+	for _, f := range fleets.Fleets {
+		if f.RobotCount == n {
+			return f.ID
+		}
+	}
+	tb.Fatalf("no fleet with %d robots: %+v", n, fleets)
+	return ""
 }

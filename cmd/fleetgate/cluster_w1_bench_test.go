@@ -120,24 +120,7 @@ func BenchmarkClusterW1(b *testing.B) {
 		b.Fatalf("token create: %d %s", code, stderr)
 	}
 	kiosk := login(b, replicas[0].URL, strings.TrimSpace(stdout))
-	var fleets struct {
-		Fleets []struct {
-			ID         string
-			RobotCount int
-		}
-	}
-	if s := api(b, "GET", replicas[0].URL+"/apigateway/v2/fleets", kiosk, &fleets); s != 200 {
-		b.Fatalf("fleets with the kiosk token: %d", s)
-	}
-	fleetID := ""
-	for _, f := range fleets.Fleets {
-		if f.RobotCount == 2 {
-			fleetID = f.ID
-		}
-	}
-	if fleetID == "" {
-		b.Fatalf("no fleet with the simulated robot and the clock: %+v", fleets)
-	}
+	fleetID := fleetWithRobots(b, replicas[0].URL, kiosk, 2) // the simulated robot and the clock
 
 	idleCPU := cpuOver(replicas, 10*time.Second)
 	rssBefore := rssOf(replicas)
