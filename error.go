@@ -77,14 +77,19 @@ func Internal(err error) *Error {
 	return &Error{Code: EInternal, Message: "internal error", Err: err}
 }
 
-// ErrorCode returns the code of a domain error, EInternal for any other non-nil error, and
-// EUnavailable for an unexpected error that is the store's server being unreachable.
+// ErrorCode returns the code of a domain error as the edges answer it, EInternal for any other
+// non-nil error, and EUnavailable for an unexpected error that is the store's server being
+// unreachable. EOffline answers as EUnavailable: the wire's codes do not tell a robot that is
+// not connected from one that does not answer (Is tells them apart inside).
 func ErrorCode(err error) string {
 	if err == nil {
 		return ""
 	}
 	var e *Error
 	if errors.As(err, &e) && (e.Code != EInternal || !storeUnreachable(err)) {
+		if e.Code == EOffline {
+			return EUnavailable
+		}
 		return e.Code
 	}
 	if storeUnreachable(err) {

@@ -23,9 +23,6 @@ var byCode = map[string]int{
 // Of is the HTTP status of a gateway error code; 500 for an unknown one (an error that is
 // not the core's is an internal one).
 func Of(code string) int {
-	if code == fleetgate.EOffline {
-		code = fleetgate.EUnavailable // a robot that is not there, as the core says it
-	}
 	if s, ok := byCode[code]; ok {
 		return s
 	}
