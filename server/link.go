@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/hoststat"
@@ -42,7 +43,7 @@ func (s *Server) openLink(archive *cloud.Archive) error {
 		}
 		up, err := agent.New(agent.Config{
 			CloudURL: s.cfg.Cloud, Key: s.cfg.AgentKey, Version: s.cfg.Version, Robots: s.registry, Logger: s.log,
-			Teleop: s.gw, LiveBudget: s.cfg.LinkLiveBudget, NoLive: s.cfg.NoCloudLive, Events: s.events,
+			Teleop: s.gw, Door: s.door, LiveBudget: s.cfg.LinkLiveBudget, NoLive: s.cfg.NoCloudLive, Events: s.events,
 		})
 		if err != nil {
 			return err
@@ -177,7 +178,8 @@ func (s *Server) runDemoAgents(ctx context.Context) error {
 		for _, r := range recordable(rec, simulation.Robots()) {
 			robots.Add(ctx, r, fleetgate.LocalFleetID)
 		}
-		up, err := agent.New(agent.Config{CloudURL: s.URL(), Key: key, Version: s.cfg.Version, Robots: robots, Logger: log})
+		up, err := agent.New(agent.Config{CloudURL: s.URL(), Key: key, Version: s.cfg.Version, Robots: robots, Logger: log,
+			Door: door.New(door.Config{Log: log})})
 		if err != nil {
 			rec.Close()
 			simulation.Close()

@@ -28,6 +28,7 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/blob"
 	"github.com/fleetgate/fleetgate/internal/cluster"
+	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/kpi"
@@ -109,6 +110,7 @@ type Server struct {
 	log     *slog.Logger
 	db      *store.DB
 	gw      *gateway.Gateway
+	door    *door.Door // the one way to the input streams of the robots hosted here
 	echo    *echo.Echo
 	http    *http.Server
 	ln      net.Listener
@@ -194,7 +196,9 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		presence = s.cluster
 	}
 	revoking := revokingStore{DB: db, revoked: func() { s.tokensChanged(true) }}
+	s.door = door.New(door.Config{Log: s.log})
 	gwCfg := gateway.Config{
+		Door:               s.door,
 		Store:              revoking,
 		Presence:           presence,
 		Signer:             signer,
@@ -531,6 +535,9 @@ func (s *Server) Run(ctx context.Context) error {
 	// close the sockets (1001) first, while the robot sources, which end with runCtx, can
 	// still take the zero.
 	socketsErr := s.sessions.Shutdown(shutdownCtx)
+	// Then every stream still driven (a REST upload's lease, a cloud operator's control) gets
+	// its zero, and the door takes no more commands.
+	s.door.Close()
 	stop()
 	shutdownErr := errors.Join(socketsErr, s.http.Shutdown(shutdownCtx))
 	if s.metrics != nil {

@@ -233,10 +233,6 @@ func (h *Host) Subscribe(_ context.Context, key fleetgate.StreamKey, opts fleetg
 	return c.SubscribeWith(opts)
 }
 
-func (h *Host) Publish(_ context.Context, key fleetgate.StreamKey, _ string, _ []byte) error {
-	return fleetgate.Errorf(fleetgate.ENotFound, "%s has no input stream %s", h.cfg.Info.Name, key.Name)
-}
-
 func (h *Host) Metrics(context.Context) ([]fleetgate.MetricType, error) { return nil, nil }
 
 func (h *Host) Metric(_ context.Context, typ fleetgate.MetricType, _ string) (fleetgate.Metric, error) {

@@ -99,13 +99,6 @@ func (w *withCameras) Subscribe(ctx context.Context, key fleetgate.StreamKey, op
 	return w.Robot.Subscribe(ctx, key, opts)
 }
 
-func (w *withCameras) Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error {
-	if c := w.camera(key); c != nil {
-		return fleetgate.Errorf(fleetgate.EInvalid, "camera %s is an output stream", c.cfg.Name)
-	}
-	return w.Robot.Publish(ctx, key, typ, payload)
-}
-
 // Unwrap is the decorated robot.
 func (w *withCameras) Unwrap() fleet.Robot { return w.Robot }
 
@@ -183,10 +176,6 @@ func (s *single) close() {
 	if s.ended != nil {
 		s.ended()
 	}
-}
-
-func (s *single) Publish(context.Context, fleetgate.StreamKey, string, []byte) error {
-	return fleetgate.Errorf(fleetgate.EInvalid, "a camera is an output stream")
 }
 
 func (s *single) Metrics(context.Context) ([]fleetgate.MetricType, error) { return nil, nil }

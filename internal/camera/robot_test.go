@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door/doortest"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 )
 
@@ -75,7 +76,7 @@ func TestWithCamerasAddsStreams(t *testing.T) {
 	if err != nil || string(s.Payload) != "sim frame" {
 		t.Fatalf("robot's own stream: %q, %v", s.Payload, err)
 	}
-	if err := r.Publish(context.Background(), cam.Stream().Key(), ImageType, nil); !fleetgate.Is(err, fleetgate.EInvalid) {
+	if err := doortest.Send(context.Background(), r, cam.Stream().Key(), ImageType, nil); !fleetgate.Is(err, fleetgate.EInvalid) {
 		t.Fatalf("publishing to a camera: %v", err)
 	}
 	if r.Info().Name != "sim-1" {

@@ -163,10 +163,11 @@ func TestRobotHeldElsewhereAnswersThroughItsReplica(t *testing.T) {
 	if s, err := r.Read(ctx, poseKey); err != nil || string(s.Payload) != "pose-0" {
 		t.Errorf("read: %q, %v", s.Payload, err)
 	}
-	if err := r.Publish(ctx, driveKey, twist, []byte("go")); err != nil {
-		t.Errorf("publish: %v", err)
+	// The command goes through the holder's door: held to the stream's limit (1 m/s).
+	if err := r.(fleet.RemoteDriven).Send(ctx, driveKey, twist, fleettest.TwistPayload(5, 0.5), "op@example.com"); err != nil {
+		t.Errorf("send: %v", err)
 	}
-	if p := robot.Published(); len(p) != 1 || string(p[0].Payload) != "go" || p[0].Type != twist {
+	if p := robot.Published(); len(p) != 1 || !bytes.Equal(p[0].Payload, fleettest.TwistPayload(1, 0.5)) || p[0].Type != twist {
 		t.Errorf("published at the robot: %+v", p)
 	}
 	if m, err := r.Metric(ctx, fleetgate.MetricType(100), "battery"); err != nil || m.Value != 87.5 {

@@ -140,8 +140,10 @@ func (r *Robot) Read(ctx context.Context, key fleetgate.StreamKey) (fleetgate.Sa
 	return r.client().Read(ctx, key)
 }
 
-func (r *Robot) Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error {
-	return r.client().Publish(ctx, key, typ, payload)
+// Send hands an upload to the replica that holds the robot's agent link, which hands it to the
+// agent, whose door checks it (fleet.RemoteDriven).
+func (r *Robot) Send(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte, user string) error {
+	return r.client().Send(ctx, key, typ, payload, user)
 }
 
 func (r *Robot) Metrics(ctx context.Context) ([]fleetgate.MetricType, error) {

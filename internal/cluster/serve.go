@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
@@ -16,6 +17,11 @@ import (
 
 // maxDeadline caps the deadline a forwarded request may ask for, as the agent does.
 const maxDeadline = 30 * time.Second
+
+// handOn is a replica's door: a replica hosts no robot, so every message for an input stream
+// it is asked to deliver goes on to the robot's agent (fleet.RemoteDriven), whose door checks
+// it. It holds no lease and no state.
+var handOn = door.New(door.Config{})
 
 // maxConcurrent bounds the forwarded requests this replica serves at once; one over that is
 // answered UNAVAILABLE at once rather than queued behind slow ones.
@@ -53,7 +59,9 @@ func (n *Node) answer(m *nats.Msg) {
 		if _, ok := req.GetOp().(*linkpb.Request_Controls); ok {
 			resp, err = heldControls(ctx, robot)
 		} else {
-			resp, err = link.Answer(ctx, robot, req)
+			// The robot's agent is linked here: its door checks a message for an input
+			// stream; this replica's only hands it on.
+			resp, err = link.Answer(ctx, robot, req, handOn)
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = unavailable("robot %q did not answer within %s", robot.Info().Name, deadline)

@@ -6,16 +6,21 @@ import (
 	"github.com/fleetgate/fleetgate"
 )
 
-// RemoteDriven is implemented by a robot whose teleoperation another process governs: a robot
-// behind the agent link, whose agent holds the one control lease per input stream that its
-// local and cloud operators share, the rate cap and the deadman. The core asks such a robot for
-// control instead of taking a lease of its own, and forwards checked commands.
+// RemoteDriven is implemented by a robot whose input streams another process governs: a robot
+// behind the agent link, whose agent's door holds the one control lease per input stream that
+// its local and cloud operators share, the speed limits, the rate cap and the deadman. The
+// core asks such a robot for control instead of taking a lease of its own, and forwards
+// commands, which the agent checks again.
 type RemoteDriven interface {
 	// TakeControl asks for control of an input stream for user. A stream driven by somebody
 	// else is fleetgate.HeldError (HeldBy says who and since when).
 	TakeControl(ctx context.Context, key fleetgate.StreamKey, user string) (RemoteControl, error)
 	// Controls lists who drives which input stream.
 	Controls(ctx context.Context) ([]fleetgate.Held, error)
+	// Send hands one message for an input stream (a REST upload) to the process that hosts
+	// the robot, on behalf of user (whose lease it may be); that process's door checks and
+	// publishes it. A stream somebody else drives is fleetgate.HeldError.
+	Send(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte, user string) error
 }
 
 // RemoteControl is one operator's control of a remotely governed input stream.

@@ -30,8 +30,9 @@ type Robot interface {
 	// opts says what the subscriber needs; a source whose samples cross a network (a robot
 	// behind the agent link) sends no more than that, others may ignore it.
 	Subscribe(ctx context.Context, key fleetgate.StreamKey, opts fleetgate.SubscribeOptions) (*Subscription, error)
-	// Publish sends a message to an input stream; typ names the payload's message type.
-	Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error
+	// Input streams take messages only through the door of the gateway that hosts the robot
+	// (internal/door): a hosted source implements door.Driven, a robot hosted elsewhere
+	// RemoteDriven.
 	// Metrics lists the metric types this robot reports.
 	Metrics(ctx context.Context) ([]fleetgate.MetricType, error)
 	// Metric reads one metric; name is the custom KPI name for MetricCustom and empty otherwise.

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/live/teleop"
+	"github.com/fleetgate/fleetgate/internal/door"
 )
 
 // Config wires a Gateway. Store is required; the rest have defaults.
@@ -42,9 +42,10 @@ type Config struct {
 	Archive ResourceArchive
 	// Cameras opens the ad-hoc cameras of W3 queries (an agent's); nil: none (501).
 	Cameras Cameras
-	// Controls are the control leases of input streams, one controller per target (nil: a
-	// set of this gateway's own).
-	Controls *teleop.Controls
+	// Door is the one way to the input streams of the robots hosted here: speed limits, rate
+	// cap, leases and deadman (nil: a door of this gateway's own). The agent link's end
+	// shares it, so local and cloud operators meet at the same leases.
+	Door *door.Door
 	// AlertRules are the thresholds of the alerts derived from robots' KPIs (zero fields:
 	// DefaultAlertRules').
 	AlertRules AlertRules
@@ -76,8 +77,8 @@ func New(cfg Config) *Gateway {
 	if cfg.AlertRules.StaleAfter <= 0 {
 		cfg.AlertRules.StaleAfter = DefaultAlertRules.StaleAfter
 	}
-	if cfg.Controls == nil {
-		cfg.Controls = teleop.NewControls(teleop.RealClock())
+	if cfg.Door == nil {
+		cfg.Door = door.New(door.Config{Log: cfg.Logger})
 	}
 	if cfg.Presence == nil {
 		cfg.Presence = NobodyOnline{}
@@ -101,7 +102,7 @@ func New(cfg Config) *Gateway {
 			keyLimit: accounts.limits.agent, archive: cfg.Archive, signer: cfg.Signer, agentLinks: cfg.AgentLinks},
 		EventService: &EventService{store: cfg.Store, robots: robots, now: cfg.Now, posted: cfg.EventPosted},
 		StreamService: &StreamService{robots: robots, presence: cfg.Presence, now: cfg.Now, log: cfg.Logger,
-			agentID: cfg.AgentID, cameras: cfg.Cameras, controls: cfg.Controls, alertRules: cfg.AlertRules},
+			agentID: cfg.AgentID, cameras: cfg.Cameras, door: cfg.Door, alertRules: cfg.AlertRules},
 		store: cfg.Store,
 		now:   cfg.Now,
 	}

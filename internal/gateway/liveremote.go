@@ -7,9 +7,9 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/live"
-	"github.com/fleetgate/fleetgate/internal/live/teleop"
 )
 
 // Teleoperation of a robot another process governs (fleet.RemoteDriven: a robot behind the
@@ -72,14 +72,15 @@ type forwarder struct {
 	stopped  chan struct{}
 }
 
-func (f *forwarder) Command(m proto.Message) {
+func (f *forwarder) Command(m proto.Message) error {
 	payload, err := proto.Marshal(m)
 	if err == nil {
 		err = f.ctl.Command(payload)
 	}
 	if err != nil {
-		f.onFault(live.ErrPublishFailed)
+		return live.ErrPublishFailed
 	}
+	return nil
 }
 
 // Stop lets go: the agent publishes the zero (and so would its deadman, and its end of a lost
@@ -106,49 +107,25 @@ func (f *forwarder) watch() {
 }
 
 // OpenControlForCloud is the agent's side of a cloud operator's teleoperation: control of
-// robot robotID's input stream key for user, under the same leases as this gateway's own W3
-// sockets (one controller per stream, local or cloud). The cloud has checked the operator's
-// token and role; the agent trusts that decision and checks what it can itself: the robot is
-// its own and online, the stream an input of a command type. A held stream is fleetgate.HeldError.
+// robot robotID's input stream key for user, at the same door as this gateway's own W3
+// sockets (one controller per stream, local or cloud; the speeds, rate cap and deadman held
+// here). The cloud has checked the operator's token and role; the agent trusts that decision
+// and checks what it can itself: the robot is its own and online, the stream an input of a
+// command type. A held stream is fleetgate.HeldError.
 func (ss *StreamService) OpenControlForCloud(ctx context.Context, robotID string, key fleetgate.StreamKey, user string) (live.Input, error) {
 	robot, ok := ss.presence.Robot(robotID)
 	if !ok {
 		return nil, fleetgate.Errorf(fleetgate.EOffline, "robot %s is not connected to this agent", robotID)
 	}
-	streams, err := robot.Streams(ctx)
+	ctl, err := ss.door.Take(ctx, robot, key, door.Who{User: user, Path: door.PathCloudW3})
 	if err != nil {
 		return nil, err
 	}
-	var s fleetgate.Stream
-	found := false
-	for _, st := range streams {
-		if st.Key() == key {
-			s, found = st, true
-			break
-		}
-	}
-	if !found || s.Direction != fleetgate.Input {
-		return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no input stream %s/%s", robot.Info().Name, key.Component, key.Name)
-	}
-	if !liveInputTypes[s.Type] {
-		return nil, fleetgate.Errorf(fleetgate.EInvalid, "stream %s/%s takes %s; input streams take only Twist or AckermannDriveStamped", key.Component, key.Name, s.Type)
-	}
 	r := fleetgate.Robot{ID: robotID, Name: robot.Info().Name}
-	target := teleop.Target{RobotID: robotID, Source: int(s.Source), Component: s.Component, Stream: s.Name}
-	lease, holder, ok := ss.controls.Acquire(target, "cloud:"+user+":"+newControlID(), user)
-	if !ok {
-		return nil, fleetgate.HeldError(fleetgate.Held{Key: key, Owner: holder.User, Since: holder.Since})
-	}
-	return &liveInput{ss: ss, robot: r, live: robot, stream: s, lease: lease}, nil
+	return &liveInput{ss: ss, robot: r, live: robot, ctl: ctl}, nil
 }
 
 // HeldControls lists who drives robotID's input streams here, for the cloud's /controls.
 func (ss *StreamService) HeldControls(robotID string) []fleetgate.Held {
-	held := ss.controls.Held(robotID)
-	out := make([]fleetgate.Held, len(held))
-	for i, h := range held {
-		out[i] = fleetgate.Held{Key: fleetgate.StreamKey{Component: h.Target.Component, Name: h.Target.Stream, Source: fleetgate.SourceType(h.Target.Source)},
-			Owner: h.Owner.User, Since: h.Owner.Since}
-	}
-	return out
+	return ss.door.Held(robotID)
 }

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/live"
-	"github.com/fleetgate/fleetgate/internal/live/teleop"
 )
 
 // Input command types W3 accepts: the contract names only these two.
@@ -78,12 +76,13 @@ func (ss *StreamService) OpenLiveInput(ctx context.Context, c *Caller, robotID s
 	if rd, ok := fleet.As[fleet.RemoteDriven](robot); ok {
 		return ss.takeRemoteControl(ctx, c, r, robot, rd, s, sel)
 	}
-	target := teleop.Target{RobotID: r.ID, Source: int(s.Source), Component: s.Component, Stream: s.Name}
-	lease, holder, ok := ss.controls.Acquire(target, newControlID(), c.User.Email)
-	if !ok {
-		return nil, heldError(sel, holder.User, holder.Since)
+	ctl, err := ss.door.Take(ctx, robot, s.Key(), door.Who{User: c.User.Email, Path: door.PathW3})
+	if held, ok := fleetgate.HeldBy(err); ok {
+		return nil, heldError(sel, held.Owner, held.Since)
+	} else if err != nil {
+		return nil, robotError(r, err)
 	}
-	return &liveInput{ss: ss, robot: r, live: robot, stream: s, lease: lease}, nil
+	return &liveInput{ss: ss, robot: r, live: robot, ctl: ctl}, nil
 }
 
 // heldError is the 409 of a stream somebody else drives, naming them and since when.
@@ -91,8 +90,6 @@ func heldError(sel StreamSelector, owner string, since time.Time) error {
 	return &fleetgate.Error{Code: fleetgate.EConflict, Owner: owner, Since: since,
 		Message: "stream " + sel.String() + " is controlled by " + owner + " since " + since.UTC().Format(time.RFC3339)}
 }
-
-func newControlID() string { return uuid.NewString() }
 
 // openLive is the robot checks both directions share: 404, then 501.
 func (ss *StreamService) openLive(ctx context.Context, c *Caller, robotID string, act action) (fleetgate.Robot, error) {
@@ -136,21 +133,21 @@ func (o liveOutput) Subscribe(ctx context.Context, opts fleetgate.SubscribeOptio
 	return s, sub, nil
 }
 
-// liveInput is an authorised input request holding its control lease: live.Input.
+// liveInput is an authorised input request holding its control at the door: live.Input.
 type liveInput struct {
-	ss     *StreamService
-	robot  fleetgate.Robot
-	live   fleet.Robot
-	stream fleetgate.Stream
-	lease  *teleop.Lease
+	ss    *StreamService
+	robot fleetgate.Robot
+	live  fleet.Robot
+	ctl   *door.Control
 }
 
-func (in *liveInput) Stream() fleetgate.Stream { return in.stream }
+func (in *liveInput) Stream() fleetgate.Stream { return in.ctl.Stream() }
 
+// Drive is the door's control: it holds each command to the robot's speeds again, paces it
+// and watches the deadman.
 func (in *liveInput) Drive(onFault func(error)) live.Driver {
-	return live.LocalDriver(in.stream.Type, func(ctx context.Context, payload []byte) error {
-		return in.live.Publish(ctx, in.stream.Key(), in.stream.Type, payload)
-	}, onFault)
+	in.ctl.OnFault(func(error) { onFault(live.ErrPublishFailed) })
+	return in.ctl
 }
 
 // Connected reports whether the robot is still online through the connection the lease was
@@ -160,10 +157,13 @@ func (in *liveInput) Connected() bool {
 	return ok && robot == in.live
 }
 
-func (in *liveInput) Release() { in.lease.Release() }
+// Release frees the stream at the door; after the session's final zero it publishes nothing
+// more (a control never driven gets its zero here).
+func (in *liveInput) Release() { in.ctl.Stop() }
 
 func (in *liveInput) Name() string {
-	return in.robot.Name + " (" + in.robot.ID + ") " + in.stream.Component + "/" + in.stream.Name
+	s := in.ctl.Stream()
+	return in.robot.Name + " (" + in.robot.ID + ") " + s.Component + "/" + s.Name
 }
 
 // hostedElsewhere reports whether r is a member of the local fleet that this gateway does

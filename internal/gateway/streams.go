@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/live/teleop"
 	"github.com/fleetgate/fleetgate/internal/msgs"
@@ -26,7 +27,7 @@ type StreamService struct {
 	log        *slog.Logger
 	agentID    string
 	cameras    Cameras
-	controls   *teleop.Controls
+	door       *door.Door
 	alertRules AlertRules
 	statuses   statusCache
 }
@@ -143,7 +144,9 @@ type UploadInput struct {
 }
 
 // UploadStream is endpoint 9: validate a JSON message against its type and the stream, then
-// publish it. Nothing reaches the robot unless the whole message is valid.
+// hand it to the door, which publishes it on the gateway that hosts the robot. Nothing reaches
+// the robot unless the whole message is valid; a movement command is held to the robot's
+// speeds, paced and subject to the stream's lease there (409 while somebody else drives it).
 func (ss *StreamService) UploadStream(ctx context.Context, c *Caller, robotID string, in UploadInput) error {
 	if in.DataType == "" {
 		return fleetgate.Errorf(fleetgate.EInvalid, "dataType is required")
@@ -170,7 +173,7 @@ func (ss *StreamService) UploadStream(ctx context.Context, c *Caller, robotID st
 		return fleetgate.Errorf(fleetgate.EInvalid, "streamJson: %v", err)
 	}
 	// Commands (Twist, Ackermann) are held to the robot's declared speeds here as on W3:
-	// clamped, and refused beyond 10x.
+	// clamped, and refused beyond 10x. The door of the robot's host checks again.
 	var ce *teleop.CloseError
 	if err := teleop.LimitCommand(m, s.Limits); errors.As(err, &ce) {
 		return fleetgate.Errorf(fleetgate.EInvalid, "streamJson: %s", ce.Reason)
@@ -181,8 +184,9 @@ func (ss *StreamService) UploadStream(ctx context.Context, c *Caller, robotID st
 	if err != nil {
 		return fleetgate.Internal(err)
 	}
+	who := door.Who{User: c.User.Email, Path: door.PathUpload}
 	_, err = robotCall(ctx, r, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, robot.Publish(ctx, s.Key(), in.DataType, payload)
+		return struct{}{}, ss.door.Send(ctx, robot, s.Key(), in.DataType, payload, who)
 	})
 	return err
 }

@@ -4,14 +4,17 @@ import (
 	"context"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
 
 // Answer carries out a request that needs nothing but the robot it names: the agent answers
 // the cloud's requests with it, and a cloud replica the requests other replicas forward to
-// the robots it holds. Requests tied to a link (control, uploads) are the caller's.
-func Answer(ctx context.Context, robot fleet.Robot, req *linkpb.Request) (*linkpb.Response, error) {
+// the robots it holds. Requests tied to a link (control, uploads) are the caller's. A message
+// for an input stream goes through in, the door of the process (nil: refused): the agent's
+// checks and publishes it, a replica's hands it on to the agent.
+func Answer(ctx context.Context, robot fleet.Robot, req *linkpb.Request, in *door.Door) (*linkpb.Response, error) {
 	switch op := req.GetOp().(type) {
 	case *linkpb.Request_Streams:
 		streams, err := robot.Streams(ctx)
@@ -26,8 +29,17 @@ func Answer(ctx context.Context, robot fleet.Robot, req *linkpb.Request) (*linkp
 		}
 		return &linkpb.Response{Result: &linkpb.Response_Sample{Sample: SampleToWire(sample)}}, nil
 	case *linkpb.Request_Publish:
+		if in == nil {
+			return nil, fleetgate.Errorf(fleetgate.EUnavailable, "this side takes no commands")
+		}
 		p := op.Publish
-		if err := robot.Publish(ctx, KeyFromWire(p.GetKey()), p.GetType(), p.GetPayload()); err != nil {
+		// The cloud authenticated its user; an older cloud names none, and its upload is then
+		// nobody's lease.
+		who := door.Who{User: p.GetUser(), Path: door.PathLink}
+		if who.User == "" {
+			who.User = "a cloud user"
+		}
+		if err := in.Send(ctx, robot, KeyFromWire(p.GetKey()), p.GetType(), p.GetPayload(), who); err != nil {
 			return nil, err
 		}
 		return &linkpb.Response{Result: &linkpb.Response_Done{Done: &linkpb.Empty{}}}, nil

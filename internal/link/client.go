@@ -45,8 +45,10 @@ func (c Client) Read(ctx context.Context, key fleetgate.StreamKey) (fleetgate.Sa
 	return SampleFromWire(resp.GetSample()), nil
 }
 
-func (c Client) Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error {
-	resp, err := c.Do(ctx, &linkpb.Request{Op: &linkpb.Request_Publish{Publish: &linkpb.Publish{Key: KeyToWire(key), Type: typ, Payload: payload}}})
+// Send hands one message for an input stream to the robot's host, whose door checks it
+// (fleet.RemoteDriven.Send).
+func (c Client) Send(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte, user string) error {
+	resp, err := c.Do(ctx, &linkpb.Request{Op: &linkpb.Request_Publish{Publish: &linkpb.Publish{Key: KeyToWire(key), Type: typ, Payload: payload, User: user}}})
 	if err != nil {
 		return err
 	}

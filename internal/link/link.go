@@ -90,6 +90,9 @@ func FromTime(t *catalogpb.Time) time.Time {
 
 // ErrorToWire turns a robot's error into the wire's, keeping its code as the kind.
 func ErrorToWire(err error) *linkpb.Error {
+	if held, ok := fleetgate.HeldBy(err); ok {
+		return &linkpb.Error{Kind: linkpb.Error_KIND_CONFLICT, Message: held.Message, Owner: held.Owner, Since: Time(held.Since)}
+	}
 	kind := linkpb.Error_KIND_INTERNAL
 	switch {
 	case fleetgate.Is(err, fleetgate.ENotFound):
@@ -106,6 +109,9 @@ func ErrorToWire(err error) *linkpb.Error {
 
 // ErrorFromWire turns a wire error into the domain error of its kind.
 func ErrorFromWire(e *linkpb.Error) error {
+	if e.GetKind() == linkpb.Error_KIND_CONFLICT {
+		return &fleetgate.Error{Code: fleetgate.EConflict, Message: e.GetMessage(), Owner: e.GetOwner(), Since: FromTime(e.GetSince())}
+	}
 	code, ok := map[linkpb.Error_Kind]string{
 		linkpb.Error_KIND_NOT_FOUND:   fleetgate.ENotFound,
 		linkpb.Error_KIND_INVALID:     fleetgate.EInvalid,

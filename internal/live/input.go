@@ -16,9 +16,10 @@ import (
 type Input interface {
 	// Stream is the input stream: its type and declared speed limits.
 	Stream() fleetgate.Stream
-	// Drive returns what the session's commands go to: LocalDriver for a robot of this
-	// process, a forwarder for one whose agent governs its teleoperation. onFault is called
-	// (once, on any goroutine) when driving fails: the session then ends with that error.
+	// Drive returns what the session's commands go to: the door's control for a robot of
+	// this process, a forwarder for one whose agent governs its teleoperation. onFault is
+	// called (once, on any goroutine) when driving fails: the session then ends with that
+	// error.
 	Drive(onFault func(error)) Driver
 	// Connected reports whether the robot is still on the connection the lease was taken on
 	// (a robot that reconnected is driven afresh).
@@ -29,31 +30,13 @@ type Input interface {
 	Name() string
 }
 
-// Driver takes a session's commands, already decoded, checked and held to the robot's limits.
+// Driver takes a session's commands, already decoded, checked and held to the robot's limits
+// (the door holds them again). An error ends the session with it: a *teleop.CloseError is the
+// policy's verdict on the command.
 type Driver interface {
-	Command(m proto.Message)
+	Command(m proto.Message) error
 	// Stop publishes the final zero and retires the driver.
 	Stop() error
-}
-
-// LocalDriver drives a robot of this process under the teleop policy: the rate cap and the
-// deadman of a teleop.Controller, each command published (marshalled) through publish within
-// publishTimeout. A failed publish is onFault(ErrPublishFailed).
-func LocalDriver(typ string, publish func(ctx context.Context, payload []byte) error, onFault func(error)) Driver {
-	return teleop.NewController(teleop.ControllerConfig{
-		Clock: teleop.RealClock(),
-		Type:  typ,
-		Publish: func(m proto.Message) error {
-			payload, err := proto.Marshal(m)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
-			defer cancel()
-			return publish(ctx, payload)
-		},
-		OnPublishError: func(error) { onFault(ErrPublishFailed) },
-	})
 }
 
 // InputOptions are a client's choices for an input session.
@@ -112,7 +95,10 @@ func (s *session) readCommands(driver Driver, stream fleetgate.Stream, opt Input
 			s.stop(err) // a *teleop.CloseError: the code is the policy's
 			return
 		}
-		driver.Command(cmd)
+		if err := driver.Command(cmd); err != nil {
+			s.stop(err)
+			return
+		}
 	}
 }
 

@@ -16,8 +16,6 @@ const (
 	tokenCheckPeriod = time.Second
 	// writeStall is how long one frame may take to leave before the client is cut off.
 	writeStall = 15 * time.Second
-	// publishTimeout bounds one teleop publish to the robot.
-	publishTimeout = 250 * time.Millisecond
 )
 
 // A controller is pinged every controllerPingEvery and let go when a ping goes unanswered for

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door/doortest"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/ros1/rostest"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
@@ -320,7 +321,7 @@ func TestPublishTwist(t *testing.T) {
 	send := func(lx, az float64) {
 		t.Helper()
 		b, _ := proto.Marshal(&catalogpb.Twist{Linear: &catalogpb.Vector3{X: lx}, Angular: &catalogpb.Vector3{Z: az}})
-		if err := r.Publish(ctx, key("/cmd_vel"), "Platform.Messages.geometry_msgs.Twist", b); err != nil {
+		if err := doortest.Send(ctx, r, key("/cmd_vel"), "Platform.Messages.geometry_msgs.Twist", b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -334,10 +335,10 @@ func TestPublishTwist(t *testing.T) {
 	}
 	// Wrong type, output topic, NaN: refused.
 	b, _ := proto.Marshal(&catalogpb.Twist{})
-	if err := r.Publish(ctx, key("/cmd_vel"), "Platform.Messages.geometry_msgs.Pose", b); !fleetgate.Is(err, fleetgate.EInvalid) {
+	if err := doortest.Send(ctx, r, key("/cmd_vel"), "Platform.Messages.geometry_msgs.Pose", b); !fleetgate.Is(err, fleetgate.EInvalid) {
 		t.Errorf("wrong type: %v", err)
 	}
-	if err := r.Publish(ctx, key("/odom"), "Platform.Messages.nav_msgs.Odometry", nil); !fleetgate.Is(err, fleetgate.EInvalid) {
+	if err := doortest.Send(ctx, r, key("/odom"), "Platform.Messages.nav_msgs.Odometry", nil); !fleetgate.Is(err, fleetgate.EInvalid) {
 		t.Errorf("output topic: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/msgs"
 	"github.com/fleetgate/fleetgate/internal/ros1/rosnode"
@@ -465,9 +466,14 @@ type outbound struct {
 	seq   uint32
 }
 
-// Publish sends a catalog message to an input topic as its ROS type. Drive commands come
-// clamped to the stream's Limits (MaxLinear, MaxAngular) by the gateway.
-func (r *Robot) Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error {
+// Publish sends a catalog message to an input topic as its ROS type. It takes only what
+// passed the door: drive commands come held to the stream's Limits (MaxLinear, MaxAngular),
+// paced and leased.
+func (r *Robot) Publish(ctx context.Context, cmd door.Command) error {
+	key, typ, payload, err := cmd.Open()
+	if err != nil {
+		return err
+	}
 	t, err := r.find(ctx, key)
 	if err != nil {
 		return err

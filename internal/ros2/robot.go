@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/msgs"
 	"github.com/fleetgate/fleetgate/internal/ros2/dds"
@@ -448,9 +449,13 @@ type outbound struct {
 	codec   *rosmsg.Codec
 }
 
-// Publish sends a catalog message to an input topic as CDR. Drive commands come clamped to
-// the stream's Limits by the gateway.
-func (r *Robot) Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error {
+// Publish sends a catalog message to an input topic as CDR. It takes only what passed the
+// door: drive commands come held to the stream's Limits, paced and leased.
+func (r *Robot) Publish(ctx context.Context, cmd door.Command) error {
+	key, typ, payload, err := cmd.Open()
+	if err != nil {
+		return err
+	}
 	t, err := r.find(key)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door/doortest"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/ros1/rostest"
 	"github.com/fleetgate/fleetgate/internal/ros2/ros2test"
@@ -88,7 +89,7 @@ func TestSourceWithPeer(t *testing.T) {
 	wg.Go(func() {
 		b, _ := proto.Marshal(&catalogpb.Twist{Linear: &catalogpb.Vector3{X: 0.1}})
 		for range 20 {
-			if err := r.Publish(ctx, fleetgate.StreamKey{Name: "/cmd_vel", Source: fleetgate.SourceROS2}, "Platform.Messages.geometry_msgs.Twist", b); err != nil {
+			if err := doortest.Send(ctx, r, fleetgate.StreamKey{Name: "/cmd_vel", Source: fleetgate.SourceROS2}, "Platform.Messages.geometry_msgs.Twist", b); err != nil {
 				t.Error(err)
 			}
 			time.Sleep(20 * time.Millisecond)

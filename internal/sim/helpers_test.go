@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door/doortest"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
@@ -91,9 +92,9 @@ func command(tb testing.TB, s *Sim, i int, v, w float64) {
 	r := s.robots[i]
 	var err error
 	if r.input.Type == typeTwist {
-		err = r.Publish(context.Background(), cmdVel, typeTwist, twistPayload(tb, v, w))
+		err = doortest.Send(context.Background(), r, cmdVel, typeTwist, twistPayload(tb, v, w))
 	} else {
-		err = r.Publish(context.Background(), drive, typeAckermann, drivePayload(tb, v, w))
+		err = doortest.Send(context.Background(), r, drive, typeAckermann, drivePayload(tb, v, w))
 	}
 	if err != nil {
 		tb.Fatalf("publishing a command to %s: %v", r.info.Name, err)

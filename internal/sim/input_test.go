@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door/doortest"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
@@ -61,7 +62,7 @@ func TestInvalidInputNeverMovesTheRobot(t *testing.T) {
 			place(s, 0, 5, 5, 0)
 			place(s, 1, 10, 5, 0)
 			before := bodyOf(s, tt.robot)
-			err := s.robots[tt.robot].Publish(context.Background(), tt.key, tt.typ, tt.payload(t))
+			err := doortest.Send(context.Background(), s.robots[tt.robot], tt.key, tt.typ, tt.payload(t))
 			if !fleetgate.Is(err, tt.want) {
 				t.Fatalf("Publish: %v, want %v", err, tt.want)
 			}
@@ -79,7 +80,7 @@ func TestInvalidCommandKeepsTheLastValidOne(t *testing.T) {
 	place(s, 0, 5, 5, 0)
 	command(t, s, 0, 0.5, 0)
 	run(s, 500*time.Millisecond)
-	err := s.robots[0].Publish(context.Background(), cmdVel, typeTwist, twistPayload(t, math.NaN(), 0))
+	err := doortest.Send(context.Background(), s.robots[0], cmdVel, typeTwist, twistPayload(t, math.NaN(), 0))
 	if !fleetgate.Is(err, fleetgate.EInvalid) {
 		t.Fatalf("Publish NaN: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door/doortest"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
@@ -50,7 +51,7 @@ func TestRealTimeCommandMovesTheRobot(t *testing.T) {
 	r := robots[0]
 	start, _ := readPose(t, r)
 	payload := twistPayload(t, 0, 1) // turn in place: no wall can be in the way
-	if err := r.Publish(context.Background(), cmdVel, typeTwist, payload); err != nil {
+	if err := doortest.Send(context.Background(), r, cmdVel, typeTwist, payload); err != nil {
 		t.Fatal(err)
 	}
 	sent, simSent := time.Now(), s.clock()
@@ -133,7 +134,7 @@ func TestRealTimeSubscriptionsAndClose(t *testing.T) {
 	if _, err := r.Read(ctx, poseKey); !fleetgate.Is(err, fleetgate.EOffline) {
 		t.Errorf("Read after Close: %v", err)
 	}
-	if err := r.Publish(ctx, cmdVel, typeTwist, twistPayload(t, 1, 0)); !fleetgate.Is(err, fleetgate.EOffline) {
+	if err := doortest.Send(ctx, r, cmdVel, typeTwist, twistPayload(t, 1, 0)); !fleetgate.Is(err, fleetgate.EOffline) {
 		t.Errorf("Publish after Close: %v", err)
 	}
 }
@@ -166,9 +167,9 @@ func TestConcurrentUse(t *testing.T) {
 		wg.Go(func() {
 			for n := range 5 {
 				if i%2 == 0 {
-					r.Publish(ctx, cmdVel, typeTwist, twistPayload(t, 0.5, 0.3))
+					doortest.Send(ctx, r, cmdVel, typeTwist, twistPayload(t, 0.5, 0.3))
 				} else {
-					r.Publish(ctx, drive, typeAckermann, drivePayload(t, 0.5, 0.3))
+					doortest.Send(ctx, r, drive, typeAckermann, drivePayload(t, 0.5, 0.3))
 				}
 				for _, key := range []fleetgate.StreamKey{poseKey, scanKey, imageKey, pointsKey, mapKey} {
 					if _, err := r.Read(ctx, key); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/msgs"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
@@ -374,9 +375,14 @@ func (r *robot) Subscribe(ctx context.Context, key fleetgate.StreamKey, opts fle
 	return o.topic.Subscribe()
 }
 
-// Publish takes a drive command. A command that is not valid for the stream leaves the robot
-// as it was; a valid one is clamped to the drive's limits and restarts the command timeout.
-func (r *robot) Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error {
+// Publish takes a drive command that passed the door. A command that is not valid for the
+// stream leaves the robot as it was; a valid one is clamped to the drive's limits and
+// restarts the command timeout.
+func (r *robot) Publish(ctx context.Context, cmd door.Command) error {
+	key, typ, payload, err := cmd.Open()
+	if err != nil {
+		return err
+	}
 	if err := r.offline(); err != nil {
 		return err
 	}

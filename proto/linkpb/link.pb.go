@@ -34,6 +34,8 @@ const (
 	Error_KIND_INVALID     Error_Kind = 2
 	Error_KIND_OFFLINE     Error_Kind = 3
 	Error_KIND_UNAVAILABLE Error_Kind = 4
+	// KIND_CONFLICT: the input stream is driven by owner since since.
+	Error_KIND_CONFLICT Error_Kind = 5
 )
 
 // Enum value maps for Error_Kind.
@@ -44,6 +46,7 @@ var (
 		2: "KIND_INVALID",
 		3: "KIND_OFFLINE",
 		4: "KIND_UNAVAILABLE",
+		5: "KIND_CONFLICT",
 	}
 	Error_Kind_value = map[string]int32{
 		"KIND_INTERNAL":    0,
@@ -51,6 +54,7 @@ var (
 		"KIND_INVALID":     2,
 		"KIND_OFFLINE":     3,
 		"KIND_UNAVAILABLE": 4,
+		"KIND_CONFLICT":    5,
 	}
 )
 
@@ -1676,11 +1680,16 @@ func (*Empty) Descriptor() ([]byte, []int) {
 	return file_platform_link_link_proto_rawDescGZIP(), []int{20}
 }
 
+// Publish is one message for an input stream (a REST upload the cloud took). The agent's
+// door checks it as any other command: speed limits, rate cap, lease, deadman.
 type Publish struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Key           *StreamKey             `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
-	Type          string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
-	Payload       []byte                 `protobuf:"bytes,3,opt,name=payload,proto3" json:"payload,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Key     *StreamKey             `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Type    string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	Payload []byte                 `protobuf:"bytes,3,opt,name=payload,proto3" json:"payload,omitempty"`
+	// user is the cloud user who sent it (an email): the lease of the stream is theirs or
+	// somebody else's. Empty from a cloud older than protocol 3.
+	User          string `protobuf:"bytes,4,opt,name=user,proto3" json:"user,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1734,6 +1743,13 @@ func (x *Publish) GetPayload() []byte {
 		return x.Payload
 	}
 	return nil
+}
+
+func (x *Publish) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
 }
 
 type MetricQuery struct {
@@ -2114,6 +2130,8 @@ type Error struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Kind          Error_Kind             `protobuf:"varint,1,opt,name=kind,proto3,enum=Platform.Link.Error_Kind" json:"kind,omitempty"`
 	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	Owner         string                 `protobuf:"bytes,3,opt,name=owner,proto3" json:"owner,omitempty"`
+	Since         *catalogpb.Time        `protobuf:"bytes,4,opt,name=since,proto3" json:"since,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2160,6 +2178,20 @@ func (x *Error) GetMessage() string {
 		return x.Message
 	}
 	return ""
+}
+
+func (x *Error) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *Error) GetSince() *catalogpb.Time {
+	if x != nil {
+		return x.Since
+	}
+	return nil
 }
 
 type Stream struct {
@@ -4477,11 +4509,12 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x05since\x18\x03 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\x05since\"E\n" +
 	"\vControlList\x126\n" +
 	"\bcontrols\x18\x01 \x03(\v2\x1a.Platform.Link.ControlHeldR\bcontrols\"\a\n" +
-	"\x05Empty\"c\n" +
+	"\x05Empty\"w\n" +
 	"\aPublish\x12*\n" +
 	"\x03key\x18\x01 \x01(\v2\x18.Platform.Link.StreamKeyR\x03key\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x18\n" +
-	"\apayload\x18\x03 \x01(\fR\apayload\"5\n" +
+	"\apayload\x18\x03 \x01(\fR\apayload\x12\x12\n" +
+	"\x04user\x18\x04 \x01(\tR\x04user\"5\n" +
 	"\vMetricQuery\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\x05R\x04type\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\"]\n" +
@@ -4508,16 +4541,19 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\n" +
 	"recordings\x18\x14 \x01(\v2\x1c.Platform.Link.RecordingListH\x00R\n" +
 	"recordingsB\b\n" +
-	"\x06result\"\xb9\x01\n" +
+	"\x06result\"\xa4\x02\n" +
 	"\x05Error\x12-\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x19.Platform.Link.Error.KindR\x04kind\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"g\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12\x14\n" +
+	"\x05owner\x18\x03 \x01(\tR\x05owner\x12@\n" +
+	"\x05since\x18\x04 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\x05since\"z\n" +
 	"\x04Kind\x12\x11\n" +
 	"\rKIND_INTERNAL\x10\x00\x12\x12\n" +
 	"\x0eKIND_NOT_FOUND\x10\x01\x12\x10\n" +
 	"\fKIND_INVALID\x10\x02\x12\x10\n" +
 	"\fKIND_OFFLINE\x10\x03\x12\x14\n" +
-	"\x10KIND_UNAVAILABLE\x10\x04\"\xaf\x02\n" +
+	"\x10KIND_UNAVAILABLE\x10\x04\x12\x11\n" +
+	"\rKIND_CONFLICT\x10\x05\"\xaf\x02\n" +
 	"\x06Stream\x12\x1c\n" +
 	"\tcomponent\x18\x01 \x01(\tR\tcomponent\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
@@ -4823,46 +4859,47 @@ var file_platform_link_link_proto_depIdxs = []int32{
 	20, // 51: Platform.Link.Response.controls:type_name -> Platform.Link.ControlList
 	51, // 52: Platform.Link.Response.recordings:type_name -> Platform.Link.RecordingList
 	0,  // 53: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
-	27, // 54: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
-	57, // 55: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	57, // 56: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	57, // 57: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	32, // 58: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
-	34, // 59: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
-	21, // 60: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
-	31, // 61: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
-	57, // 62: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
-	37, // 63: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
-	33, // 64: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
-	35, // 65: Platform.Link.Metric.components:type_name -> Platform.Link.Components
-	36, // 66: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
-	57, // 67: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	39, // 68: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
-	39, // 69: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
-	57, // 70: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
-	42, // 71: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
-	42, // 72: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
-	48, // 73: Platform.Link.RecordingControl.start:type_name -> Platform.Link.RecordingStart
-	21, // 74: Platform.Link.RecordingControl.list:type_name -> Platform.Link.Empty
-	13, // 75: Platform.Link.RecordingStart.streams:type_name -> Platform.Link.StreamKey
-	13, // 76: Platform.Link.RecordedStream.key:type_name -> Platform.Link.StreamKey
-	49, // 77: Platform.Link.Recording.streams:type_name -> Platform.Link.RecordedStream
-	57, // 78: Platform.Link.Recording.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	57, // 79: Platform.Link.Recording.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	48, // 80: Platform.Link.Recording.request:type_name -> Platform.Link.RecordingStart
-	50, // 81: Platform.Link.RecordingList.recordings:type_name -> Platform.Link.Recording
-	53, // 82: Platform.Link.LiveFrame.subscribe:type_name -> Platform.Link.LiveSubscribe
-	54, // 83: Platform.Link.LiveFrame.unsubscribe:type_name -> Platform.Link.LiveUnsubscribe
-	55, // 84: Platform.Link.LiveFrame.sample:type_name -> Platform.Link.LiveSample
-	56, // 85: Platform.Link.LiveFrame.ended:type_name -> Platform.Link.LiveEnded
-	13, // 86: Platform.Link.LiveSubscribe.key:type_name -> Platform.Link.StreamKey
-	29, // 87: Platform.Link.LiveSample.sample:type_name -> Platform.Link.Sample
-	26, // 88: Platform.Link.LiveEnded.error:type_name -> Platform.Link.Error
-	89, // [89:89] is the sub-list for method output_type
-	89, // [89:89] is the sub-list for method input_type
-	89, // [89:89] is the sub-list for extension type_name
-	89, // [89:89] is the sub-list for extension extendee
-	0,  // [0:89] is the sub-list for field type_name
+	57, // 54: Platform.Link.Error.since:type_name -> Platform.Messages.builtin_interfaces.Time
+	27, // 55: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
+	57, // 56: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	57, // 57: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	57, // 58: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	32, // 59: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
+	34, // 60: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
+	21, // 61: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
+	31, // 62: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
+	57, // 63: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
+	37, // 64: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
+	33, // 65: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
+	35, // 66: Platform.Link.Metric.components:type_name -> Platform.Link.Components
+	36, // 67: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
+	57, // 68: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	39, // 69: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
+	39, // 70: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
+	57, // 71: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
+	42, // 72: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
+	42, // 73: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
+	48, // 74: Platform.Link.RecordingControl.start:type_name -> Platform.Link.RecordingStart
+	21, // 75: Platform.Link.RecordingControl.list:type_name -> Platform.Link.Empty
+	13, // 76: Platform.Link.RecordingStart.streams:type_name -> Platform.Link.StreamKey
+	13, // 77: Platform.Link.RecordedStream.key:type_name -> Platform.Link.StreamKey
+	49, // 78: Platform.Link.Recording.streams:type_name -> Platform.Link.RecordedStream
+	57, // 79: Platform.Link.Recording.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	57, // 80: Platform.Link.Recording.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	48, // 81: Platform.Link.Recording.request:type_name -> Platform.Link.RecordingStart
+	50, // 82: Platform.Link.RecordingList.recordings:type_name -> Platform.Link.Recording
+	53, // 83: Platform.Link.LiveFrame.subscribe:type_name -> Platform.Link.LiveSubscribe
+	54, // 84: Platform.Link.LiveFrame.unsubscribe:type_name -> Platform.Link.LiveUnsubscribe
+	55, // 85: Platform.Link.LiveFrame.sample:type_name -> Platform.Link.LiveSample
+	56, // 86: Platform.Link.LiveFrame.ended:type_name -> Platform.Link.LiveEnded
+	13, // 87: Platform.Link.LiveSubscribe.key:type_name -> Platform.Link.StreamKey
+	29, // 88: Platform.Link.LiveSample.sample:type_name -> Platform.Link.Sample
+	26, // 89: Platform.Link.LiveEnded.error:type_name -> Platform.Link.Error
+	90, // [90:90] is the sub-list for method output_type
+	90, // [90:90] is the sub-list for method input_type
+	90, // [90:90] is the sub-list for extension type_name
+	90, // [90:90] is the sub-list for extension extendee
+	0,  // [0:90] is the sub-list for field type_name
 }
 
 func init() { file_platform_link_link_proto_init() }

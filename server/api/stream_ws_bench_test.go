@@ -39,6 +39,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/internal/live/output"
@@ -101,11 +102,12 @@ type publishStamp struct {
 	payload []byte
 }
 
-func (r *stampingRobot) Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error {
+func (r *stampingRobot) Publish(ctx context.Context, cmd door.Command) error {
 	at := time.Now()
-	if err := r.Robot.Publish(ctx, key, typ, payload); err != nil {
+	if err := r.Robot.Publish(ctx, cmd); err != nil {
 		return err
 	}
+	_, _, payload, _ := cmd.Open()
 	select {
 	case r.published <- publishStamp{at: at, payload: payload}:
 	default: // nobody waits for these (a benchmark that does keeps up)

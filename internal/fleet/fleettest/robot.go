@@ -11,9 +11,23 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
+
+// TwistPayload is a serialized Twist of linear.x x and angular.z z: a drive command as a
+// test's input stream takes it.
+func TwistPayload(x, z float64) []byte {
+	b, err := proto.Marshal(&catalogpb.Twist{Linear: &catalogpb.Vector3{X: x}, Angular: &catalogpb.Vector3{Z: z}})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
 
 // Published is one message a Robot received on an input stream.
 type Published struct {
@@ -157,7 +171,12 @@ func (r *Robot) Subscribe(ctx context.Context, key fleetgate.StreamKey, opts fle
 	return t.Subscribe()
 }
 
-func (r *Robot) Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error {
+// Publish takes a command that passed the door (door.Driven) and keeps it (Published).
+func (r *Robot) Publish(ctx context.Context, cmd door.Command) error {
+	key, typ, payload, err := cmd.Open()
+	if err != nil {
+		return err
+	}
 	if err := r.wait(ctx); err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
@@ -48,6 +49,9 @@ type Config struct {
 	// Teleop lets cloud operators drive this agent's robots under its own control leases;
 	// nil: the cloud's teleoperation requests are refused.
 	Teleop Teleop
+	// Door is the one way to the input streams of this agent's robots (the local gateway's,
+	// which Teleop's controls go through too): the cloud's uploads pass it. nil: refused.
+	Door *door.Door
 	// LiveBudget caps the bytes per second of live samples sent to the cloud, shared fairly
 	// between the streams watched there; 0: no cap.
 	LiveBudget int64

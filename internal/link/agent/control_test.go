@@ -31,8 +31,8 @@ func (f *fakeInput) Name() string                  { return "fake" }
 
 type fakeDriver struct{ f *fakeInput }
 
-func (fakeDriver) Command(proto.Message) {}
-func (d fakeDriver) Stop() error         { d.f.mu.Lock(); d.f.zeros++; d.f.mu.Unlock(); return nil }
+func (fakeDriver) Command(proto.Message) error { return nil }
+func (d fakeDriver) Stop() error               { d.f.mu.Lock(); d.f.zeros++; d.f.mu.Unlock(); return nil }
 
 type fakeTeleop struct{ in *fakeInput }
 

@@ -76,7 +76,7 @@ func (s *session) handle(ctx context.Context, req *linkpb.Request) (*linkpb.Resp
 		}
 		return &linkpb.Response{Result: &linkpb.Response_Upload{Upload: done}}, nil
 	default:
-		return link.Answer(ctx, robot, req)
+		return link.Answer(ctx, robot, req, s.a.cfg.Door)
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/blob"
+	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/internal/link"
@@ -238,7 +239,7 @@ func (w *world) startAgentWith(key string, robots ...fleet.Robot) (stop func(), 
 		reg.Add(context.Background(), r, "local-fleet")
 	}
 	a, err := agent.New(agent.Config{
-		CloudURL: w.srv.URL, Key: key, Version: "test", Robots: reg,
+		CloudURL: w.srv.URL, Key: key, Version: "test", Robots: reg, Door: door.New(door.Config{}),
 		Logger:   slog.New(slog.NewTextHandler(w.logs, nil)).With("side", "agent"),
 		KPIEvery: 50 * time.Millisecond, ResourceScanEvery: 100 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
 	})
@@ -368,7 +369,7 @@ func TestRemoteRobotAnswersAsTheRobot(t *testing.T) {
 	bot := scriptedRobot(idOne, "one")
 	w.startAgent("fga_alpha", bot)
 	w.waitOnline(idOne, true, 5*time.Second)
-	r := w.remote(idOne)
+	r := w.remote(idOne).(*cloud.RemoteRobot)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 
@@ -386,14 +387,15 @@ func TestRemoteRobotAnswersAsTheRobot(t *testing.T) {
 	if _, err := r.Read(ctx, fleetgate.StreamKey{Component: "no", Name: "such", Source: 1}); !fleetgate.Is(err, fleetgate.ENotFound) {
 		t.Errorf("Read of a missing stream: %v, want ErrNotFound", err)
 	}
-	if err := r.Publish(ctx, driveKey, twist, []byte{1, 2, 3}); err != nil {
-		t.Errorf("Publish: %v", err)
+	// An upload goes through the agent's door: held to the stream's limit (1 m/s).
+	if err := r.Send(ctx, driveKey, twist, fleettest.TwistPayload(5, 0.25), "op@example.com"); err != nil {
+		t.Errorf("Send: %v", err)
 	}
-	if got := bot.Published(); len(got) != 1 || !bytes.Equal(got[0].Payload, []byte{1, 2, 3}) || got[0].Key != driveKey {
+	if got := bot.Published(); len(got) != 1 || !bytes.Equal(got[0].Payload, fleettest.TwistPayload(1, 0.25)) || got[0].Key != driveKey {
 		t.Errorf("robot received %+v", got)
 	}
-	if err := r.Publish(ctx, driveKey, "Platform.Messages.std_msgs.String", nil); !fleetgate.Is(err, fleetgate.EInvalid) {
-		t.Errorf("Publish of the wrong type: %v, want ErrInvalid", err)
+	if err := r.Send(ctx, driveKey, "Platform.Messages.std_msgs.String", nil, "op@example.com"); !fleetgate.Is(err, fleetgate.EInvalid) {
+		t.Errorf("Send of the wrong type: %v, want ErrInvalid", err)
 	}
 	types, err := r.Metrics(ctx)
 	if err != nil || !reflect.DeepEqual(types, []fleetgate.MetricType{1, 100}) {
@@ -616,12 +618,12 @@ func TestImpatientCallerLeavesTheLinkUp(t *testing.T) {
 	}
 	w.beat(conn)
 	w.waitOnline(idTwo, true, time.Second)
-	r := w.remote(idTwo)
+	r := w.remote(idTwo).(*cloud.RemoteRobot)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	// 4 MiB: far more than the agent's 4 KiB receive buffer lets through while it is not
 	// reading, so the write is still going at the deadline.
-	err = r.Publish(ctx, driveKey, twist, make([]byte, 4<<20))
+	err = r.Send(ctx, driveKey, twist, make([]byte, 4<<20), "op@example.com")
 	if !fleetgate.Is(err, fleetgate.EUnavailable) {
 		t.Fatalf("publish past its deadline: %v, want ErrUnavailable", err)
 	}

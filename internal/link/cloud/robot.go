@@ -93,8 +93,9 @@ func (r *RemoteRobot) Subscribe(ctx context.Context, key fleetgate.StreamKey, op
 	return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no stream %s/%s", r.info.Name, key.Component, key.Name)
 }
 
-func (r *RemoteRobot) Publish(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte) error {
-	return r.client().Publish(ctx, key, typ, payload)
+// Send hands an upload to the agent, whose door checks it (fleet.RemoteDriven).
+func (r *RemoteRobot) Send(ctx context.Context, key fleetgate.StreamKey, typ string, payload []byte, user string) error {
+	return r.client().Send(ctx, key, typ, payload, user)
 }
 
 func (r *RemoteRobot) Metrics(ctx context.Context) ([]fleetgate.MetricType, error) {

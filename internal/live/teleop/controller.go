@@ -1,12 +1,14 @@
 package teleop
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate/internal/clock"
 	"github.com/fleetgate/fleetgate/internal/msgs"
 )
 
@@ -19,8 +21,8 @@ const (
 
 // ControllerConfig configures a Controller.
 type ControllerConfig struct {
-	Clock Clock  // RealClock when nil
-	Type  string // TwistType or AckermannType
+	Clock clock.Clock // clock.Real when nil
+	Type  string      // TwistType or AckermannType
 	// Publish sends one command to the robot. It is never called concurrently with itself and
 	// runs with the controller's lock held, so it must not call the Controller, and it must
 	// not block long (the handler gives it a short deadline): commands wait behind it. The
@@ -36,7 +38,15 @@ type ControllerConfig struct {
 	// OnPublishError is called once, for the first Publish failure outside Stop, without the
 	// controller's lock held (it may call Stop). The handler closes the socket with 1011.
 	OnPublishError func(err error)
+	// OnDeadman, when set, is called after the deadman's zero went out, without the
+	// controller's lock held: the owner of a controller that lives only while commands come
+	// (the door's lease of a REST upload) retires it then (RetireIfIdle).
+	OnDeadman func()
 }
+
+// ErrStopped is Submit's answer after Stop, RetireIfIdle or a publish failure: the command
+// was not taken.
+var ErrStopped = errors.New("the controller has stopped")
 
 // Controller applies the rate cap and the deadman to one input socket's commands and publishes
 // them through ControllerConfig.Publish. Safe for concurrent use.
@@ -47,10 +57,11 @@ type ControllerConfig struct {
 // at a time, in the order the controller decides them; a zero is never followed by a motion
 // command that arrived before it, and nothing is published after Stop.
 type Controller struct {
-	clock       Clock
+	clock       clock.Clock
 	typ         string
 	publish     func(proto.Message) error
 	onError     func(error)
+	onDeadman   func()
 	minInterval time.Duration
 	deadman     time.Duration
 
@@ -63,11 +74,11 @@ type Controller struct {
 	moved      bool      // a non-zero command has been published
 	lastMotion time.Time // when the last non-zero command was published
 	pending    proto.Message
-	rateTimer  Timer // publishes pending when the window opens; nil when none is armed
+	rateTimer  clock.Timer // publishes pending when the window opens; nil when none is armed
 	rateGen    uint64
 
-	lastValid    time.Time // when the last valid command arrived
-	deadmanTimer Timer     // nil when disarmed: silence until the next valid command
+	lastValid    time.Time   // when the last valid command arrived
+	deadmanTimer clock.Timer // nil when disarmed: silence until the next valid command
 	deadmanGen   uint64
 }
 
@@ -85,11 +96,12 @@ func NewController(cfg ControllerConfig) *Controller {
 		typ:         cfg.Type,
 		publish:     cfg.Publish,
 		onError:     cfg.OnPublishError,
+		onDeadman:   cfg.OnDeadman,
 		minInterval: cfg.MinInterval,
 		deadman:     cfg.Deadman,
 	}
 	if c.clock == nil {
-		c.clock = RealClock()
+		c.clock = clock.Real()
 	}
 	if c.minInterval <= 0 {
 		c.minInterval = DefaultMinInterval
@@ -123,6 +135,36 @@ func (c *Controller) Command(m proto.Message) {
 	if err := c.command(m); err != nil {
 		c.onError(err)
 	}
+}
+
+// Submit is Command for a caller that waits for its answer (a REST upload): the error of the
+// publish when the command went out at once (nil when it was coalesced, to go out when its
+// window opens), ErrStopped when the controller no longer takes commands, and an error for a
+// command that is not valid. OnPublishError is not called for it.
+func (c *Controller) Submit(m proto.Message) error {
+	if !c.valid(m) {
+		return fmt.Errorf("not a valid %s command", c.typ)
+	}
+	c.mu.Lock()
+	stopped := c.stopped || c.failed
+	c.mu.Unlock()
+	if stopped {
+		return ErrStopped
+	}
+	return c.command(m)
+}
+
+// RetireIfIdle stops the controller without a zero when it is idle: the deadman's zero was
+// the last thing published and no command came since. It reports whether it did; a
+// controller that took a command meanwhile goes on.
+func (c *Controller) RetireIfIdle() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped || c.deadmanTimer != nil || c.pending != nil {
+		return false
+	}
+	c.stopped = true
+	return true
 }
 
 func (c *Controller) valid(m proto.Message) bool {
@@ -217,26 +259,31 @@ func (c *Controller) armDeadman(now time.Time) {
 }
 
 func (c *Controller) deadmanFired(gen uint64) {
-	if err := c.deadmanPublish(gen); err != nil {
+	zeroed, err := c.deadmanPublish(gen)
+	if err != nil {
 		c.onError(err)
+	}
+	if zeroed && c.onDeadman != nil {
+		c.onDeadman()
 	}
 }
 
-func (c *Controller) deadmanPublish(gen uint64) error {
+// deadmanPublish reports whether it published the deadman's zero, and the error to report.
+func (c *Controller) deadmanPublish(gen uint64) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopped || gen != c.deadmanGen {
-		return nil
+		return false, nil
 	}
 	now := c.clock.Now()
 	if wait := c.lastValid.Add(c.deadman).Sub(now); wait > 0 {
 		c.deadmanTimer = c.clock.AfterFunc(wait, func() { c.deadmanFired(gen) })
-		return nil
+		return false, nil
 	}
 	c.deadmanTimer = nil
 	c.dropPending()
 	// Even after a failure: the robot may still be moving on an earlier command.
-	return c.failure(c.publish(Zero(c.typ)))
+	return true, c.failure(c.publish(Zero(c.typ)))
 }
 
 // Stop publishes a zero command at once and retires the controller: pending commands and

@@ -10,6 +10,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate/internal/clock"
+	"github.com/fleetgate/fleetgate/internal/clock/clocktest"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
@@ -21,7 +23,7 @@ type publication struct {
 
 // recorder is a Publish that keeps what it was given and when, and fails while fail is set.
 type recorder struct {
-	clock Clock
+	clock clock.Clock
 	start time.Time
 
 	mu   sync.Mutex
@@ -32,7 +34,7 @@ type recorder struct {
 	failNErr error
 }
 
-func newRecorder(clock Clock) *recorder { return &recorder{clock: clock, start: clock.Now()} }
+func newRecorder(clock clock.Clock) *recorder { return &recorder{clock: clock, start: clock.Now()} }
 
 func (r *recorder) Publish(m proto.Message) error {
 	r.mu.Lock()
@@ -91,9 +93,9 @@ func motion(typ string, v float64) proto.Message {
 
 // newTestController returns a controller on a fake clock that records its publishes and counts
 // OnPublishError calls.
-func newTestController(t *testing.T, typ string) (*Controller, *fakeClock, *recorder, *atomic.Int32) {
+func newTestController(t *testing.T, typ string) (*Controller, *clocktest.Fake, *recorder, *atomic.Int32) {
 	t.Helper()
-	clock := newFakeClock()
+	clock := clocktest.New()
 	rec := newRecorder(clock)
 	var errs atomic.Int32
 	c := NewController(ControllerConfig{
@@ -354,24 +356,24 @@ func TestPublishFailureIsReportedOnce(t *testing.T) {
 	tests := []struct {
 		name string
 		// run drives the controller until a publish fails; fail makes Publish fail from then on.
-		run func(c *Controller, clock *fakeClock, fail func())
+		run func(c *Controller, clock *clocktest.Fake, fail func())
 	}{
-		{"command published at once", func(c *Controller, clock *fakeClock, fail func()) {
+		{"command published at once", func(c *Controller, clock *clocktest.Fake, fail func()) {
 			fail()
 			c.Command(motion(TwistType, 1))
 		}},
-		{"zero command", func(c *Controller, clock *fakeClock, fail func()) {
+		{"zero command", func(c *Controller, clock *clocktest.Fake, fail func()) {
 			fail()
 			c.Command(Zero(TwistType))
 		}},
-		{"coalesced command from the timer", func(c *Controller, clock *fakeClock, fail func()) {
+		{"coalesced command from the timer", func(c *Controller, clock *clocktest.Fake, fail func()) {
 			c.Command(motion(TwistType, 1))
 			clock.Advance(10 * time.Millisecond)
 			c.Command(motion(TwistType, 2))
 			fail()
 			clock.Advance(40 * time.Millisecond)
 		}},
-		{"deadman zero", func(c *Controller, clock *fakeClock, fail func()) {
+		{"deadman zero", func(c *Controller, clock *clocktest.Fake, fail func()) {
 			c.Command(motion(TwistType, 1))
 			fail()
 			clock.Advance(500 * time.Millisecond)
@@ -442,7 +444,7 @@ func TestNewControllerRefusesOtherTypes(t *testing.T) {
 // With the real clock, a command that needs no rate wait is published before Command returns,
 // in the caller's goroutine: the handler's input-to-publish latency is the publish itself.
 func TestCommandPublishesSynchronously(t *testing.T) {
-	rec := newRecorder(RealClock())
+	rec := newRecorder(clock.Real())
 	c := NewController(ControllerConfig{Type: TwistType, Publish: rec.Publish})
 	defer c.Stop()
 	c.Command(motion(TwistType, 1))

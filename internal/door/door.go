@@ -1,0 +1,420 @@
+// Package door is the one way to a robot's input streams on the gateway that hosts the
+// robot. Every command, whichever path brought it (a W3 socket, a REST upload, a cloud
+// operator's control over the agent link, an upload the cloud or another replica forwards),
+// passes Door, which holds it to the stream's declared speed limits (clamped, refused beyond
+// 10x), the rate cap (20 movement commands a second), the lease (one driver per input stream:
+// a command from anyone else is refused, naming the holder) and the deadman (a zero 500 ms
+// after the last command). The robot sources take commands only as a Command, which only
+// this package makes (see Driven).
+//
+// On a gateway that does not host the robot (the cloud, a replica), the door hands a
+// one-shot command to the robot's host (fleet.RemoteDriven); the host's door decides.
+package door
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/clock"
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
+	"github.com/fleetgate/fleetgate/internal/msgs"
+)
+
+// Path says which way a command came: shown with the holder of a lease and in the log.
+type Path string
+
+// The paths that end at a robot's input stream (docs/reliability.md, "The doors").
+const (
+	PathW3      Path = "W3"                           // a W3 input socket on this gateway
+	PathCloudW3 Path = "W3 through the cloud"         // a cloud operator's control over the agent link
+	PathUpload  Path = "upload-stream"                // endpoint 9 or S8 on this gateway
+	PathLink    Path = "upload-stream from the cloud" // an upload the cloud (or a replica) forwarded over the agent link
+)
+
+// Who sends a command: the user (an email, as leases name their holders) and the path.
+type Who struct {
+	User string
+	Path Path
+}
+
+// DefaultPublishTimeout bounds one publish to a robot.
+const DefaultPublishTimeout = 250 * time.Millisecond
+
+// Config configures a Door. Every field has a default.
+type Config struct {
+	Clock clock.Clock // clock.Real when nil
+	Log   *slog.Logger
+	// MinInterval and Deadman are the rate cap and the deadman (teleop's defaults when 0).
+	MinInterval, Deadman time.Duration
+	// PublishTimeout bounds one publish (DefaultPublishTimeout when 0).
+	PublishTimeout time.Duration
+}
+
+// Door holds every input stream of the robots hosted here. Safe for concurrent use.
+type Door struct {
+	clock          clock.Clock
+	log            *refusalLog
+	minInterval    time.Duration
+	deadman        time.Duration
+	publishTimeout time.Duration
+
+	mu     sync.Mutex
+	leases map[target]*lease
+	closed bool
+}
+
+// New returns a door with no stream held.
+func New(cfg Config) *Door {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real()
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.PublishTimeout <= 0 {
+		cfg.PublishTimeout = DefaultPublishTimeout
+	}
+	return &Door{clock: cfg.Clock, log: newRefusalLog(cfg.Log, cfg.Clock), minInterval: cfg.MinInterval,
+		deadman: cfg.Deadman, publishTimeout: cfg.PublishTimeout, leases: map[target]*lease{}}
+}
+
+// target is one input stream of one robot: what a lease holds.
+type target struct {
+	robotID string
+	key     fleetgate.StreamKey
+}
+
+// lease is the one driver of a target. An upload's lease lives only while its commands come:
+// the deadman's zero ends it.
+type lease struct {
+	d      *Door
+	target target
+	owner  fleetgate.Held
+	path   Path
+	stream fleetgate.Stream
+	driven Driven // the robot as it was connected when the lease began
+	ctl    *teleop.Controller
+	upload bool
+
+	faultMu sync.Mutex
+	onFault func(error)
+}
+
+// Take gives who the control of robot's input stream key until Stop: the stream's one lease
+// (fleetgate.HeldError when somebody else holds it; an upload lease of the same user is taken
+// over), and a controller with the rate cap and the deadman. The robot must be hosted here.
+func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey, who Who) (*Control, error) {
+	driven, stream, err := d.resolve(ctx, robot, key)
+	if err != nil {
+		return nil, err
+	}
+	if !teleop.InputTypeAllowed(stream.Type) {
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "stream %s/%s takes %s; only Twist and AckermannDriveStamped streams are driven", key.Component, key.Name, stream.Type)
+	}
+	t := target{robotID: robot.Info().ID, key: stream.Key()}
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil, errClosed
+	}
+	old := d.leases[t]
+	if old != nil && !(old.upload && old.owner.Owner == who.User) {
+		d.mu.Unlock()
+		d.log.refused(robot, key, who, "held by "+old.owner.Owner+" ("+string(old.path)+")")
+		return nil, fleetgate.HeldError(old.owner)
+	}
+	l := d.newLease(t, driven, stream, who, false)
+	d.leases[t] = l
+	d.mu.Unlock()
+	if old != nil {
+		// The user's own upload gives way to their socket: its zero goes out before the
+		// socket's first command can.
+		old.ctl.Stop()
+	}
+	return &Control{l: l}, nil
+}
+
+// Send is one command of who (a REST upload, or one the cloud forwarded) to robot's input
+// stream key: checked and published here when the robot is hosted here, handed to the host
+// when it is remote (fleet.RemoteDriven). A movement command goes through the stream's lease
+// (fleetgate.HeldError when somebody else holds it), at the rate cap, and re-arms the deadman;
+// an upload's lease ends with the deadman's zero. It returns the robot's error when the
+// command went out at once; a command that came too soon after the last one goes out when its
+// turn comes (the newest wins), and the answer does not wait for it.
+func (d *Door) Send(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey, typ string, payload []byte, who Who) error {
+	if rd, ok := fleet.As[fleet.RemoteDriven](robot); ok {
+		return rd.Send(ctx, key, typ, payload, who.User)
+	}
+	driven, stream, err := d.resolve(ctx, robot, key)
+	if err != nil {
+		return err
+	}
+	if typ != stream.Type {
+		return fleetgate.Errorf(fleetgate.EInvalid, "stream %s/%s takes %s, not %s", key.Component, key.Name, stream.Type, typ)
+	}
+	m, err := msgs.Decode(typ, payload)
+	if err != nil {
+		return fleetgate.Errorf(fleetgate.EInvalid, "%v", err)
+	}
+	if err := msgs.CheckFinite(m); err != nil {
+		return fleetgate.Errorf(fleetgate.EInvalid, "%v", err)
+	}
+	if !teleop.InputTypeAllowed(typ) {
+		// Not a movement command (a ROS topic of another type): no speeds to hold, no lease.
+		return d.publish(ctx, driven, stream, typ, payload)
+	}
+	if err := limit(m, stream); err != nil {
+		d.log.refused(robot, key, who, fleetgate.ErrorMessage(err))
+		return err
+	}
+	t := target{robotID: robot.Info().ID, key: stream.Key()}
+	// A lease can end between finding it and submitting to it (its deadman fired): then the
+	// next try makes a new one.
+	for range 3 {
+		l, stale, err := d.uploadLease(t, driven, stream, who)
+		if err != nil {
+			d.log.refused(robot, key, who, fleetgate.ErrorMessage(err))
+			return err
+		}
+		if stale != nil {
+			stale.ctl.Stop()
+		}
+		err = l.ctl.Submit(m)
+		if errors.Is(err, teleop.ErrStopped) {
+			continue
+		}
+		if err != nil {
+			d.retire(l)
+			return publishError(robot, stream, err)
+		}
+		return nil
+	}
+	return fleetgate.Errorf(fleetgate.EUnavailable, "the stream %s/%s is changing hands; try again", key.Component, key.Name)
+}
+
+// uploadLease is the lease an upload of who goes through: the holder's when who holds the
+// stream, a new upload lease when nobody does. stale is a lease of who on a connection of the
+// robot that is gone, replaced: the caller stops it.
+func (d *Door) uploadLease(t target, driven Driven, stream fleetgate.Stream, who Who) (l, stale *lease, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, nil, errClosed
+	}
+	if held := d.leases[t]; held != nil {
+		if held.owner.Owner != who.User {
+			return nil, nil, fleetgate.HeldError(held.owner)
+		}
+		if held.driven == driven {
+			return held, nil, nil
+		}
+		// The robot reconnected since (a new connection of the same id): a lease of the same
+		// user on the old one gives way.
+		stale = held
+	}
+	l = d.newLease(t, driven, stream, who, true)
+	d.leases[t] = l
+	return l, stale, nil
+}
+
+// newLease makes the lease of t for who, with its controller. d.mu is held.
+func (d *Door) newLease(t target, driven Driven, stream fleetgate.Stream, who Who, upload bool) *lease {
+	l := &lease{d: d, target: t, path: who.Path, stream: stream, driven: driven, upload: upload,
+		owner: fleetgate.Held{Key: t.key, Owner: who.User, Since: d.clock.Now()}}
+	cfg := teleop.ControllerConfig{
+		Clock:       d.clock,
+		Type:        stream.Type,
+		MinInterval: d.minInterval,
+		Deadman:     d.deadman,
+		Publish: func(m proto.Message) error {
+			payload, err := proto.Marshal(m)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), d.publishTimeout)
+			defer cancel()
+			return driven.Publish(ctx, seal(t.key, stream.Type, payload))
+		},
+		OnPublishError: l.fault,
+	}
+	if upload {
+		cfg.OnDeadman = func() {
+			if l.ctl.RetireIfIdle() {
+				d.forget(l)
+			}
+		}
+	}
+	l.ctl = teleop.NewController(cfg)
+	return l
+}
+
+// fault is a publish that failed outside Stop: the lease's session ends (its handler zeroes
+// the robot and releases), an upload's lease ends here.
+func (l *lease) fault(err error) {
+	if l.upload {
+		l.d.retire(l)
+		return
+	}
+	l.faultMu.Lock()
+	f := l.onFault
+	l.faultMu.Unlock()
+	if f != nil {
+		f(err)
+	}
+}
+
+// retire ends a lease with a zero.
+func (d *Door) retire(l *lease) {
+	d.forget(l)
+	l.ctl.Stop()
+}
+
+// forget frees l's target, unless somebody else holds it now.
+func (d *Door) forget(l *lease) {
+	d.mu.Lock()
+	if d.leases[l.target] == l {
+		delete(d.leases, l.target)
+	}
+	d.mu.Unlock()
+}
+
+// publish sends a command that needs no lease (not a movement command).
+func (d *Door) publish(ctx context.Context, driven Driven, stream fleetgate.Stream, typ string, payload []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, d.publishTimeout)
+	defer cancel()
+	return driven.Publish(ctx, seal(stream.Key(), typ, payload))
+}
+
+// resolve finds the robot's input stream key and the source that takes its commands.
+func (d *Door) resolve(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey) (Driven, fleetgate.Stream, error) {
+	name := robot.Info().Name
+	driven, ok := fleet.As[Driven](robot)
+	if !ok {
+		return nil, fleetgate.Stream{}, fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no input streams", name)
+	}
+	streams, err := robot.Streams(ctx)
+	if err != nil {
+		return nil, fleetgate.Stream{}, err
+	}
+	for _, s := range streams {
+		if s.Key() != key {
+			continue
+		}
+		if s.Direction != fleetgate.Input {
+			return nil, fleetgate.Stream{}, fleetgate.Errorf(fleetgate.EInvalid, "%s/%s is an output stream: it takes no messages", key.Component, key.Name)
+		}
+		return driven, s, nil
+	}
+	return nil, fleetgate.Stream{}, fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no input stream %s/%s", name, key.Component, key.Name)
+}
+
+// limit holds a movement command to the stream's declared speeds: clamped, and refused
+// (EInvalid, naming field, value and limit) beyond fleetgate.RefuseFactor times them.
+func limit(m proto.Message, stream fleetgate.Stream) error {
+	var ce *teleop.CloseError
+	if err := teleop.LimitCommand(m, stream.Limits); errors.As(err, &ce) {
+		return &fleetgate.Error{Code: fleetgate.EInvalid, Message: ce.Reason, Err: err}
+	} else if err != nil {
+		return fleetgate.Internal(err)
+	}
+	return nil
+}
+
+func publishError(robot fleet.Robot, stream fleetgate.Stream, err error) error {
+	var e *fleetgate.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return fleetgate.Errorf(fleetgate.EUnavailable, "publishing to robot %q %s/%s failed: %v", robot.Info().Name, stream.Component, stream.Name, err)
+}
+
+var errClosed = fleetgate.Errorf(fleetgate.EUnavailable, "the gateway is stopping: it takes no more commands")
+
+// Held lists who drives which input stream of robotID, sorted by component, stream and source.
+func (d *Door) Held(robotID string) []fleetgate.Held {
+	d.mu.Lock()
+	var out []fleetgate.Held
+	for t, l := range d.leases {
+		if t.robotID == robotID {
+			out = append(out, l.owner)
+		}
+	}
+	d.mu.Unlock()
+	slices.SortFunc(out, func(a, b fleetgate.Held) int {
+		return cmp.Or(
+			cmp.Compare(a.Key.Component, b.Key.Component),
+			cmp.Compare(a.Key.Name, b.Key.Name),
+			cmp.Compare(a.Key.Source, b.Key.Source),
+		)
+	})
+	return out
+}
+
+// Close zeroes every driven stream at once and takes no more commands: the gateway is
+// stopping, before its robot sources do. Sessions still open get their Stop's zero as a no-op.
+func (d *Door) Close() {
+	d.mu.Lock()
+	d.closed = true
+	leases := make([]*lease, 0, len(d.leases))
+	for _, l := range d.leases {
+		leases = append(leases, l)
+	}
+	d.leases = map[target]*lease{}
+	d.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, l := range leases {
+		wg.Go(func() { l.ctl.Stop() })
+	}
+	wg.Wait()
+}
+
+// Control is one session's hold on an input stream (a W3 socket, a cloud operator's
+// control): its commands go through the door's checks and the lease's controller, and Stop
+// zeroes the robot and frees the stream.
+type Control struct{ l *lease }
+
+// Stream is the input stream, as its robot declares it (type and limits).
+func (c *Control) Stream() fleetgate.Stream { return c.l.stream }
+
+// OnFault sets what is called (once, on any goroutine) when a publish fails: the session ends
+// then. Set it before the first command.
+func (c *Control) OnFault(f func(error)) {
+	c.l.faultMu.Lock()
+	c.l.onFault = f
+	c.l.faultMu.Unlock()
+}
+
+// Command takes one decoded command of the stream's type: held to the stream's speeds (a
+// value beyond 10x is a *teleop.CloseError of code 1008, and nothing is published), then
+// paced by the rate cap, re-arming the deadman.
+func (c *Control) Command(m proto.Message) error {
+	if m == nil || string(m.ProtoReflect().Descriptor().FullName()) != c.l.stream.Type {
+		return fmt.Errorf("door: a command that is not a %s", c.l.stream.Type)
+	}
+	if err := teleop.LimitCommand(m, c.l.stream.Limits); err != nil {
+		return err
+	}
+	c.l.ctl.Command(m)
+	return nil
+}
+
+// Stop publishes the zero and frees the stream. Only the first call publishes; it returns
+// the error of a zero that did not reach the robot.
+func (c *Control) Stop() error {
+	err := c.l.ctl.Stop()
+	c.l.d.forget(c.l)
+	return err
+}
+
+// Owner is who holds this control, and since when.
+func (c *Control) Owner() fleetgate.Held { return c.l.owner }
