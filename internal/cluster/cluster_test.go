@@ -402,6 +402,11 @@ func (d *drivenRobot) TakeControl(ctx context.Context, key fleetgate.StreamKey, 
 	return d.current, nil
 }
 
+// Send is an upload the robot's agent would check at its door; these tests drive by control.
+func (d *drivenRobot) Send(context.Context, fleetgate.StreamKey, string, []byte, string) error {
+	return fleetgate.Errorf(fleetgate.EUnavailable, "uploads are not what this robot is for")
+}
+
 func (d *drivenRobot) Controls(ctx context.Context) ([]fleetgate.Held, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -47,8 +47,12 @@ type Who struct {
 	Path Path
 }
 
-// DefaultPublishTimeout bounds one publish to a robot.
-const DefaultPublishTimeout = 250 * time.Millisecond
+// Defaults of Config: a session's publish is short (its commands wait behind it); a one-shot
+// command's robot calls (finding the stream, publishing) may take as long as a REST read.
+const (
+	DefaultPublishTimeout = 250 * time.Millisecond
+	DefaultCallTimeout    = time.Second
+)
 
 // Config configures a Door. Every field has a default.
 type Config struct {
@@ -56,8 +60,11 @@ type Config struct {
 	Log   *slog.Logger
 	// MinInterval and Deadman are the rate cap and the deadman (teleop's defaults when 0).
 	MinInterval, Deadman time.Duration
-	// PublishTimeout bounds one publish (DefaultPublishTimeout when 0).
+	// PublishTimeout bounds one publish of a session's (DefaultPublishTimeout when 0).
 	PublishTimeout time.Duration
+	// CallTimeout bounds each robot call of Send (DefaultCallTimeout when 0), within the
+	// caller's deadline.
+	CallTimeout time.Duration
 }
 
 // Door holds every input stream of the robots hosted here. Safe for concurrent use.
@@ -67,6 +74,7 @@ type Door struct {
 	minInterval    time.Duration
 	deadman        time.Duration
 	publishTimeout time.Duration
+	callTimeout    time.Duration
 
 	mu     sync.Mutex
 	leases map[target]*lease
@@ -84,8 +92,11 @@ func New(cfg Config) *Door {
 	if cfg.PublishTimeout <= 0 {
 		cfg.PublishTimeout = DefaultPublishTimeout
 	}
+	if cfg.CallTimeout <= 0 {
+		cfg.CallTimeout = DefaultCallTimeout
+	}
 	return &Door{clock: cfg.Clock, log: newRefusalLog(cfg.Log, cfg.Clock), minInterval: cfg.MinInterval,
-		deadman: cfg.Deadman, publishTimeout: cfg.PublishTimeout, leases: map[target]*lease{}}
+		deadman: cfg.Deadman, publishTimeout: cfg.PublishTimeout, callTimeout: cfg.CallTimeout, leases: map[target]*lease{}}
 }
 
 // target is one input stream of one robot: what a lease holds.
@@ -153,9 +164,13 @@ func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 // turn comes (the newest wins), and the answer does not wait for it.
 func (d *Door) Send(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey, typ string, payload []byte, who Who) error {
 	if rd, ok := fleet.As[fleet.RemoteDriven](robot); ok {
+		ctx, cancel := context.WithTimeout(ctx, d.callTimeout)
+		defer cancel()
 		return rd.Send(ctx, key, typ, payload, who.User)
 	}
-	driven, stream, err := d.resolve(ctx, robot, key)
+	resolveCtx, cancel := context.WithTimeout(ctx, d.callTimeout)
+	driven, stream, err := d.resolve(resolveCtx, robot, key)
+	cancel()
 	if err != nil {
 		return err
 	}
@@ -171,7 +186,9 @@ func (d *Door) Send(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 	}
 	if !teleop.InputTypeAllowed(typ) {
 		// Not a movement command (a ROS topic of another type): no speeds to hold, no lease.
-		return d.publish(ctx, driven, stream, typ, payload)
+		ctx, cancel := context.WithTimeout(ctx, d.callTimeout)
+		defer cancel()
+		return driven.Publish(ctx, seal(stream.Key(), typ, payload))
 	}
 	if err := limit(m, stream); err != nil {
 		d.log.refused(robot, key, who, fleetgate.ErrorMessage(err))
@@ -189,7 +206,7 @@ func (d *Door) Send(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 		if stale != nil {
 			stale.ctl.Stop()
 		}
-		err = l.ctl.Submit(m)
+		err = l.ctl.Submit(ctx, m)
 		if errors.Is(err, teleop.ErrStopped) {
 			continue
 		}
@@ -231,17 +248,21 @@ func (d *Door) uploadLease(t target, driven Driven, stream fleetgate.Stream, who
 func (d *Door) newLease(t target, driven Driven, stream fleetgate.Stream, who Who, upload bool) *lease {
 	l := &lease{d: d, target: t, path: who.Path, stream: stream, driven: driven, upload: upload,
 		owner: fleetgate.Held{Key: t.key, Owner: who.User, Since: d.clock.Now()}}
+	timeout := d.publishTimeout
+	if upload {
+		timeout = d.callTimeout
+	}
 	cfg := teleop.ControllerConfig{
 		Clock:       d.clock,
 		Type:        stream.Type,
 		MinInterval: d.minInterval,
 		Deadman:     d.deadman,
-		Publish: func(m proto.Message) error {
+		Publish: func(ctx context.Context, m proto.Message) error {
 			payload, err := proto.Marshal(m)
 			if err != nil {
 				return err
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), d.publishTimeout)
+			ctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
 			return driven.Publish(ctx, seal(t.key, stream.Type, payload))
 		},
@@ -286,13 +307,6 @@ func (d *Door) forget(l *lease) {
 		delete(d.leases, l.target)
 	}
 	d.mu.Unlock()
-}
-
-// publish sends a command that needs no lease (not a movement command).
-func (d *Door) publish(ctx context.Context, driven Driven, stream fleetgate.Stream, typ string, payload []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, d.publishTimeout)
-	defer cancel()
-	return driven.Publish(ctx, seal(stream.Key(), typ, payload))
 }
 
 // resolve finds the robot's input stream key and the source that takes its commands.

@@ -3,34 +3,17 @@ package gateway_test
 import (
 	"context"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/clock/clocktest"
+	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/store"
 	"github.com/google/uuid"
 )
-
-// clock is the injected Config.Now: tests move it by hand.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // presence is a Presence with a fixed set of online robots.
 type presence map[string]bool
@@ -46,7 +29,7 @@ type env struct {
 	ctx   context.Context
 	db    *store.DB
 	g     *gateway.Gateway
-	clock *clock
+	clock *clocktest.Fake // Config.Now and the door's clock: tests move it by hand
 
 	org         fleetgate.Organization
 	fleet       fleetgate.Fleet // the bootstrap fleet, "main"
@@ -68,8 +51,8 @@ func newEmptyEnv(t *testing.T, opts ...envOption) *env {
 		t.Fatalf("store.Open: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	c := &clock{t: time.Date(2025, 4, 5, 6, 7, 8, 0, time.UTC)}
-	cfg := gateway.Config{Store: db, Now: c.Now, LatestAgentVersion: "9.9.9"}
+	c := clocktest.NewAt(time.Date(2025, 4, 5, 6, 7, 8, 0, time.UTC))
+	cfg := gateway.Config{Store: db, Now: c.Now, LatestAgentVersion: "9.9.9", Door: door.New(door.Config{Clock: c})}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/clock/clocktest"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
@@ -13,8 +14,8 @@ func callerWithToken(id string) *gateway.Caller {
 	return &gateway.Caller{Token: fleetgate.APIToken{ID: id}}
 }
 
-func newStreamOpLimiter() (*gateway.StreamOpLimiter, *clock) {
-	c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+func newStreamOpLimiter() (*gateway.StreamOpLimiter, *clocktest.Fake) {
+	c := clocktest.NewAt(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	return gateway.NewStreamOpLimiter(gateway.StreamOpInterval, c.Now), c
 }
 

@@ -184,9 +184,9 @@ func (ss *StreamService) UploadStream(ctx context.Context, c *Caller, robotID st
 	if err != nil {
 		return fleetgate.Internal(err)
 	}
-	who := door.Who{User: c.User.Email, Path: door.PathUpload}
-	_, err = robotCall(ctx, r, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, ss.door.Send(ctx, robot, s.Key(), in.DataType, payload, who)
-	})
-	return err
+	// The door bounds each of its calls to the robot as robotCall does.
+	if err := ss.door.Send(ctx, robot, s.Key(), in.DataType, payload, door.Who{User: c.User.Email, Path: door.PathUpload}); err != nil {
+		return robotError(r, err)
+	}
+	return nil
 }

@@ -33,9 +33,10 @@ type fakeTimer struct {
 }
 
 // New returns a Fake set to a fixed instant.
-func New() *Fake {
-	return &Fake{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
+func New() *Fake { return NewAt(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) }
+
+// NewAt returns a Fake set to t.
+func NewAt(t time.Time) *Fake { return &Fake{now: t} }
 
 func (c *Fake) Now() time.Time {
 	c.mu.Lock()

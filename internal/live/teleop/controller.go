@@ -1,6 +1,7 @@
 package teleop
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -28,7 +29,9 @@ type ControllerConfig struct {
 	// not block long (the handler gives it a short deadline): commands wait behind it. The
 	// controller does not touch m after Publish returns, so Publish may keep or modify it
 	// (stamp a header, say).
-	Publish func(m proto.Message) error
+	// ctx is the caller's context for a Submit (a REST upload waiting for its answer) and
+	// context.Background otherwise: Publish bounds it with a deadline of its own.
+	Publish func(ctx context.Context, m proto.Message) error
 	// MinInterval keeps non-zero commands at least this far apart; 0 means
 	// DefaultMinInterval.
 	MinInterval time.Duration
@@ -59,7 +62,7 @@ var ErrStopped = errors.New("the controller has stopped")
 type Controller struct {
 	clock       clock.Clock
 	typ         string
-	publish     func(proto.Message) error
+	publish     func(context.Context, proto.Message) error
 	onError     func(error)
 	onDeadman   func()
 	minInterval time.Duration
@@ -132,7 +135,7 @@ func (c *Controller) Command(m proto.Message) {
 	if !c.valid(m) {
 		return
 	}
-	if err := c.command(m); err != nil {
+	if err := c.command(context.Background(), m); err != nil {
 		c.onError(err)
 	}
 }
@@ -141,7 +144,7 @@ func (c *Controller) Command(m proto.Message) {
 // publish when the command went out at once (nil when it was coalesced, to go out when its
 // window opens), ErrStopped when the controller no longer takes commands, and an error for a
 // command that is not valid. OnPublishError is not called for it.
-func (c *Controller) Submit(m proto.Message) error {
+func (c *Controller) Submit(ctx context.Context, m proto.Message) error {
 	if !c.valid(m) {
 		return fmt.Errorf("not a valid %s command", c.typ)
 	}
@@ -151,7 +154,7 @@ func (c *Controller) Submit(m proto.Message) error {
 	if stopped {
 		return ErrStopped
 	}
-	return c.command(m)
+	return c.command(ctx, m)
 }
 
 // RetireIfIdle stops the controller without a zero when it is idle: the deadman's zero was
@@ -171,8 +174,9 @@ func (c *Controller) valid(m proto.Message) bool {
 	return m != nil && string(m.ProtoReflect().Descriptor().FullName()) == c.typ && msgs.CheckFinite(m) == nil
 }
 
-// command returns the error to report through OnPublishError, if any.
-func (c *Controller) command(m proto.Message) error {
+// command returns the error to report through OnPublishError, if any; ctx goes to a publish
+// made at once.
+func (c *Controller) command(ctx context.Context, m proto.Message) error {
 	c.mu.Lock()
 	defer c.mu.Unlock() // deferred: a panicking Publish must not leave the robot unstoppable
 	if c.stopped || c.failed {
@@ -183,11 +187,11 @@ func (c *Controller) command(m proto.Message) error {
 	switch {
 	case IsZero(m):
 		c.dropPending()
-		return c.failure(c.publish(m))
+		return c.failure(c.publish(ctx, m))
 	case !c.moved || now.Sub(c.lastMotion) >= c.minInterval:
 		// Also when a pending command waits for a timer that is late: the newer one wins.
 		c.dropPending()
-		return c.failure(c.publishMotion(m, now))
+		return c.failure(c.publishMotion(ctx, m, now))
 	default:
 		c.pending = m
 		if c.rateTimer == nil {
@@ -199,9 +203,9 @@ func (c *Controller) command(m proto.Message) error {
 	}
 }
 
-func (c *Controller) publishMotion(m proto.Message, now time.Time) error {
+func (c *Controller) publishMotion(ctx context.Context, m proto.Message, now time.Time) error {
 	c.moved, c.lastMotion = true, now
-	return c.publish(m)
+	return c.publish(ctx, m)
 }
 
 // failure records a publish error; it returns err only the first time, for OnPublishError.
@@ -242,7 +246,7 @@ func (c *Controller) ratePublish(gen uint64) error {
 	}
 	m := c.pending
 	c.pending, c.rateTimer = nil, nil
-	return c.failure(c.publishMotion(m, now))
+	return c.failure(c.publishMotion(context.Background(), m, now))
 }
 
 // armDeadman notes a valid command. One timer serves many commands: when it fires early
@@ -283,7 +287,7 @@ func (c *Controller) deadmanPublish(gen uint64) (bool, error) {
 	c.deadmanTimer = nil
 	c.dropPending()
 	// Even after a failure: the robot may still be moving on an earlier command.
-	return true, c.failure(c.publish(Zero(c.typ)))
+	return true, c.failure(c.publish(context.Background(), Zero(c.typ)))
 }
 
 // Stop publishes a zero command at once and retires the controller: pending commands and
@@ -308,7 +312,7 @@ func (c *Controller) Stop() error {
 	// (a timeout) is tried again before the robot is left to its own command timeout.
 	var err error
 	for range StopAttempts {
-		if err = c.publish(Zero(c.typ)); err == nil {
+		if err = c.publish(context.Background(), Zero(c.typ)); err == nil {
 			return nil
 		}
 	}

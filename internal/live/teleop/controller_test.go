@@ -1,6 +1,7 @@
 package teleop
 
 import (
+	"context"
 	"errors"
 	"math"
 	"sync"
@@ -36,7 +37,7 @@ type recorder struct {
 
 func newRecorder(clock clock.Clock) *recorder { return &recorder{clock: clock, start: clock.Now()} }
 
-func (r *recorder) Publish(m proto.Message) error {
+func (r *recorder) Publish(_ context.Context, m proto.Message) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.pubs = append(r.pubs, publication{at: r.clock.Now().Sub(r.start), msg: proto.Clone(m)})
@@ -438,7 +439,7 @@ func TestNewControllerRefusesOtherTypes(t *testing.T) {
 			t.Fatal("NewController with a non-input type did not panic")
 		}
 	}()
-	NewController(ControllerConfig{Type: "Platform.Messages.sensor_msgs.Image", Publish: func(proto.Message) error { return nil }})
+	NewController(ControllerConfig{Type: "Platform.Messages.sensor_msgs.Image", Publish: func(context.Context, proto.Message) error { return nil }})
 }
 
 // With the real clock, a command that needs no rate wait is published before Command returns,
@@ -463,7 +464,7 @@ func TestPublishIsSerialized(t *testing.T) {
 		Type:        TwistType,
 		MinInterval: time.Millisecond,
 		Deadman:     2 * time.Millisecond,
-		Publish: func(proto.Message) error {
+		Publish: func(context.Context, proto.Message) error {
 			if inFlight.Add(1) > 1 {
 				overlaps.Add(1)
 			}
@@ -513,7 +514,7 @@ func TestDeadmanRealTime(t *testing.T) {
 		zeros := make(chan time.Time, 4)
 		c := NewController(ControllerConfig{
 			Type: TwistType,
-			Publish: func(m proto.Message) error {
+			Publish: func(_ context.Context, m proto.Message) error {
 				if IsZero(m) {
 					zeros <- time.Now()
 				}
@@ -537,7 +538,7 @@ func TestDeadmanRealTime(t *testing.T) {
 // BenchmarkCommand measures the synchronous path from Command to Publish (no rate wait): it is
 // what the handler adds to a command's input-to-publish latency besides decoding.
 func BenchmarkCommand(b *testing.B) {
-	c := NewController(ControllerConfig{Type: TwistType, MinInterval: time.Nanosecond, Publish: func(proto.Message) error { return nil }})
+	c := NewController(ControllerConfig{Type: TwistType, MinInterval: time.Nanosecond, Publish: func(context.Context, proto.Message) error { return nil }})
 	defer c.Stop()
 	m := motion(TwistType, 1)
 	for b.Loop() {
