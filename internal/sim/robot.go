@@ -46,6 +46,9 @@ type robot struct {
 	input   fleetgate.Stream
 
 	pose, odom, battery, scan, image, points, grid *output
+	// command is every drive command the robot received, as it received it (before its own
+	// limits): what came through the door, for operators and tests to see.
+	command *output
 
 	scanMu     sync.Mutex // one scan at a time; a second reader takes the first's result
 	cam        camera
@@ -136,6 +139,7 @@ func newRobot(s *Sim, index int, id identity, b body) *robot {
 		r.input.Name, r.input.Type = "drive", typeAckermann
 		r.input.Limits.Angular = maxSteer
 	}
+	r.command = add("base", "command", r.input.Type, nil)
 	r.streams = append(r.streams, r.input)
 	return r
 }
@@ -413,7 +417,9 @@ func (r *robot) Publish(ctx context.Context, cmd door.Command) error {
 	}
 	r.sim.mu.Lock()
 	r.body.command(v, w, steer, r.sim.now)
+	at := r.sim.now
 	r.sim.mu.Unlock()
+	r.command.topic.Publish(payload, at)
 	return nil
 }
 
