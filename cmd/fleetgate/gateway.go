@@ -187,7 +187,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		fs.Var(&quota, "recordings-quota", "bytes of recordings the agent keeps, e.g. 2GiB; the oldest finished go first (default 2GiB)")
 	} else {
 		fs.StringVar(&database, "db", "", dbUsage)
-		fs.StringVar(&natsURL, "nats", "", "NATS server(s) joining this process to the cloud's replicas, e.g. nats://10.0.0.5:4222 (JetStream on; needs --db postgres://...); empty: one process")
+		fs.StringVar(&natsURL, "nats", "", "NATS server(s) joining this process to the cloud's replicas, e.g. nats://10.0.0.5:4222 (JetStream on; needs --db postgres://... and credentials: --nats-user and FLEETGATE_NATS_PASSWORD, --nats-token, --nats-nkey-seed or --nats-cert, unless --nats-insecure); empty: one process")
 		natsCreds.register(fs)
 		fs.StringVar(&replica, "replica", "", "this replica's name among the others (letters, digits, - and _; default: host name and 4 random hex digits)")
 		fs.IntVar(&demoAgents, "demo", 0, "run this many simulated agents in this process, each linked over loopback with one simulated robot")
