@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cloud as replicas, on this machine: PostgreSQL, nats-server (JetStream), three
+# The cloud as replicas, on this machine: PostgreSQL, nats-server (JetStream, a password), three
 # `fleetgate serve` replicas, haproxy in front, and the demo's agent with three simulated
 # robots linked through haproxy. Open the printed URL, log in with the printed token, and
 # kill -9 any replica (its pid file is printed): its agent links to another within seconds,
@@ -56,14 +56,21 @@ as_pg "$pgbin/pg_ctl" start -w -D "$dir/pg/data" -l "$dir/pg/postgres.log" \
 as_pg "$pgbin/createdb" -h 127.0.0.1 -p "$pg_port" -U fleetgate fleetgate
 db="postgres://fleetgate@127.0.0.1:$pg_port/fleetgate?sslmode=disable"
 
-log "starting nats-server with JetStream"
+log "starting nats-server with JetStream and a password"
 nats_port=$(free_port)
-cat >"$dir/nats.conf" <<EOF
+# Any client on the bus is a full peer of the replicas (it reads every robot's streams and
+# sends requests to robots): the bus lets in only the replicas' user, with a fresh password.
+nats_password=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
+(umask 077; cat >"$dir/nats.conf" <<EOF
 listen: 127.0.0.1:$nats_port
 # A camera frame must fit in one message.
 max_payload: 8MB
 jetstream { store_dir: "$dir/jetstream" }
+authorization {
+  users = [ { user: "fleetgate", password: "$nats_password" } ]
+}
 EOF
+)
 nats-server -c "$dir/nats.conf" >"$dir/nats.log" 2>&1 &
 pids+=($!)
 
@@ -72,7 +79,9 @@ servers=""
 for i in 1 2 3; do
 	port=$(free_port)
 	log "starting replica r$i on 127.0.0.1:$port"
-	"$dir/fleetgate" serve --db "$db" --nats "nats://127.0.0.1:$nats_port" --replica "r$i" \
+	# The password goes in the environment, where ps does not show it.
+	FLEETGATE_NATS_PASSWORD="$nats_password" "$dir/fleetgate" serve --db "$db" \
+		--nats "nats://127.0.0.1:$nats_port" --nats-user fleetgate --replica "r$i" \
 		--data "$dir/r$i" --listen "127.0.0.1:$port" --admin-token "$token" >"$dir/r$i.log" 2>&1 &
 	pids+=($!)
 	echo $! >"$dir/r$i.pid"
@@ -118,6 +127,20 @@ holder=$(grep -l 'msg="agent connected"' "$dir"/r?.log | head -1 | xargs basenam
 log "3 robots online on r1, r2 and r3; the agent is linked to $holder"
 
 if $smoke; then
+	# A client that speaks NATS by hand, without the password or with a wrong one, is refused.
+	python3 - "$nats_port" <<'EOF'
+import socket, sys
+for who, connect in [("no credentials", '{}'), ("a wrong password", '{"user":"fleetgate","pass":"wrong"}')]:
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5)
+    f = s.makefile("rb")
+    f.readline()  # the server's INFO
+    s.sendall(b"CONNECT " + connect.encode() + b"\r\nPING\r\n")
+    answer = f.readline().decode().strip()
+    s.close()
+    if "Authorization Violation" not in answer:
+        sys.exit(f"smoke: the bus let in a client with {who}: {answer}")
+    print(f"smoke: the bus refused a client with {who}: {answer}")
+EOF
 	log "smoke: kill -9 $holder"
 	kill -9 "$(cat "$dir/$holder.pid")"
 	start=$(date +%s%N)
@@ -137,6 +160,7 @@ cat <<EOF
     panel        $front   (log in with the API token below)
     API token    $token
     replicas     r1 $(cat "$dir/r1.addr")   r2 $(cat "$dir/r2.addr")   r3 $(cat "$dir/r3.addr")
+    NATS         nats://127.0.0.1:$nats_port   user fleetgate, its password in $dir/nats.conf
     agent        http://127.0.0.1:$agent_port (its local gateway), linked to $holder
 
   Try:  kill -9 \$(cat $dir/$holder.pid)     the agent moves to another replica within seconds

@@ -13,7 +13,7 @@ import (
 // openCluster joins this cloud process to its replicas (--nats): the node becomes the core's
 // Presence, forwarding what concerns robots held by another replica.
 func (s *Server) openCluster(ctx context.Context, archive *cloud.Archive) error {
-	cfg := cluster.Config{URL: s.cfg.NATS, Replica: s.cfg.Replica, Local: s.registry, Logger: s.log,
+	cfg := cluster.Config{URL: s.cfg.NATS, Auth: s.cfg.NATSAuth, Replica: s.cfg.Replica, Local: s.registry, Logger: s.log,
 		TokensChanged: func() { s.tokensChanged(false) },
 		// The core is made after the node; nothing is served before it is.
 		LoginFailure: func(limit, key string, at time.Time, forgiven bool) {

@@ -61,8 +61,10 @@ type Config struct {
 	Database string
 	// NATS is the NATS server (nats://..., JetStream on) that joins this cloud process to
 	// its replicas, with Replica naming it; empty: this process is the whole cloud.
-	NATS          string
-	Replica       string
+	NATS    string
+	Replica string
+	// NATSAuth is how the replica logs in to NATS and checks the server (TLS).
+	NATSAuth      cluster.Auth
 	PublicURL     string
 	AdminToken    string
 	TokenTTL      time.Duration

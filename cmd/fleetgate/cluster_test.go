@@ -65,6 +65,11 @@ func TestClusterOfThreeReplicas(t *testing.T) {
 		return true
 	})
 	t.Logf("both robots online on all three replicas %s after the agents started", took.Round(time.Millisecond))
+	for _, r := range replicas {
+		if logs := r.logs(); !strings.Contains(logs, `credentials="user fleetgate"`) || strings.Contains(logs, nats.Password) {
+			t.Errorf("%s should join the bus as user fleetgate and never log the password:\n%s", r.name, lastLines(logs, 40))
+		}
+	}
 
 	// A stream read of each robot on each replica: two of the three forward it over NATS.
 	readBattery := func(base, robot string) int {
@@ -329,17 +334,28 @@ func TestClusterOfThreeReplicas(t *testing.T) {
 
 // startReplicas starts replicas r1 to rN of one cloud on database db and NATS server
 // natsURL, one after the other (the first bootstraps the store); firstFlags go to r1 only.
+// A user and password in natsURL are given as an operator gives them: --nats-user, and the
+// password in the environment, where ps does not show it.
 func startReplicas(tb testing.TB, n int, db, natsURL string, firstFlags ...string) []*loggedProcess {
 	tb.Helper()
+	var env, credentials []string
+	if u, err := url.Parse(natsURL); err == nil && u.User != nil {
+		if password, ok := u.User.Password(); ok {
+			env = []string{"FLEETGATE_NATS_PASSWORD=" + password}
+			credentials = []string{"--nats-user", u.User.Username()}
+			u.User = nil
+			natsURL = u.String()
+		}
+	}
 	var replicas []*loggedProcess
 	for i := 1; i <= n; i++ {
 		name := fmt.Sprintf("r%d", i)
-		args := []string{"serve", "--db", db, "--nats", natsURL, "--replica", name,
-			"--data", tb.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken}
+		args := append([]string{"serve", "--db", db, "--nats", natsURL, "--replica", name,
+			"--data", tb.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken}, credentials...)
 		if i == 1 {
 			args = append(args, firstFlags...)
 		}
-		replicas = append(replicas, startLogged(tb, name, nil, args...))
+		replicas = append(replicas, startLogged(tb, name, env, args...))
 	}
 	return replicas
 }

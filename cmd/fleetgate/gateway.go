@@ -167,6 +167,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	var cams cameraFlags
 	var rosFlags ros1Flags
 	var ros2 ros2Flags
+	var natsCreds natsFlags
 	var cloudURL, agentKey, database, natsURL, replica string
 	var demoAgents int
 	var liveBudget int64
@@ -186,7 +187,8 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		fs.Var(&quota, "recordings-quota", "bytes of recordings the agent keeps, e.g. 2GiB; the oldest finished go first (default 2GiB)")
 	} else {
 		fs.StringVar(&database, "db", "", dbUsage)
-		fs.StringVar(&natsURL, "nats", "", "NATS server(s) joining this process to the cloud's replicas, e.g. nats://10.0.0.5:4222 (JetStream on; needs --db postgres://...); empty: one process")
+		fs.StringVar(&natsURL, "nats", "", "NATS server(s) joining this process to the cloud's replicas, e.g. nats://10.0.0.5:4222 (JetStream on; needs --db postgres://... and credentials: --nats-user and FLEETGATE_NATS_PASSWORD, --nats-token, --nats-nkey-seed or --nats-cert, unless --nats-insecure); empty: one process")
+		natsCreds.register(fs)
 		fs.StringVar(&replica, "replica", "", "this replica's name among the others (letters, digits, - and _; default: host name and 4 random hex digits)")
 		fs.IntVar(&demoAgents, "demo", 0, "run this many simulated agents in this process, each linked over loopback with one simulated robot")
 	}
@@ -233,6 +235,9 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	}
 	cfg.Cloud, cfg.AgentKey, cfg.DemoAgents = cloudURL, agentKey, demoAgents
 	cfg.Database = database
+	if err := natsCreds.check(fs, natsURL); err != nil {
+		return err
+	}
 	if natsURL != "" {
 		if database == "" {
 			return usagef("--nats joins replicas that share one store: give --db postgres://... too")
@@ -240,7 +245,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		if replica == "" {
 			replica = defaultReplicaName()
 		}
-		cfg.NATS, cfg.Replica = natsURL, replica
+		cfg.NATS, cfg.NATSAuth, cfg.Replica = natsURL, natsCreds.auth, replica
 	} else if replica != "" {
 		return usagef("--replica names a replica: it goes with --nats")
 	}

@@ -8,6 +8,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -52,6 +53,9 @@ type Archive interface {
 type Config struct {
 	// URL is the NATS server, or a comma-separated list of them.
 	URL string
+	// Auth is how this replica logs in to the NATS server and checks it; Open refuses a
+	// bus without credentials unless Auth.Insecure.
+	Auth Auth
 	// Replica names this replica in subjects and logs: letters, digits, - and _.
 	Replica string
 	Local   Local
@@ -133,6 +137,13 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if !replicaName.MatchString(cfg.Replica) {
 		return nil, fmt.Errorf("replica name %q: use 1 to 64 letters, digits, - and _", cfg.Replica)
 	}
+	if err := cfg.Auth.Check(cfg.URL); err != nil {
+		return nil, err
+	}
+	authOptions, err := cfg.Auth.options()
+	if err != nil {
+		return nil, err
+	}
 	if cfg.Period <= 0 {
 		cfg.Period = time.Second
 	}
@@ -148,7 +159,10 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		replicas: map[string]*replicaView{}, index: map[string]*Robot{}, claims: map[string]claim{},
 		kick: make(chan struct{}, 1), lost: make(chan struct{}), busy: make(chan struct{}, maxConcurrent), ctl: newControls(),
 	}
-	nc, err := nats.Connect(cfg.URL,
+	if cfg.Auth.Insecure {
+		n.log.Warn(insecureWarning)
+	}
+	nc, err := nats.Connect(cfg.URL, append(authOptions,
 		nats.Name("fleetgate "+cfg.Replica),
 		nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond),
 		nats.RetryOnFailedConnect(false),
@@ -171,11 +185,19 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 			n.log.Info("NATS reconnected", "server", c.ConnectedUrlRedacted())
 			n.announceNow()
 		}),
-	)
+	)...)
+	if errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) || errors.Is(err, nats.ErrAuthRevoked) {
+		return nil, fmt.Errorf("connecting to NATS at %s: the server refused this replica's credentials (%s): %w", redact(cfg.URL), cfg.Auth.identity(cfg.URL), err)
+	}
+	if unknownCA := (x509.UnknownAuthorityError{}); errors.As(err, &unknownCA) {
+		return nil, fmt.Errorf("connecting to NATS at %s: the server's certificate is not signed by a CA this replica trusts (give that CA's PEM file: --nats-ca): %w", redact(cfg.URL), err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("connecting to NATS at %s: %w", redact(cfg.URL), err)
 	}
 	n.nc = nc
+	_, notTLS := nc.TLSConnectionState()
+	n.log.Info("NATS connected", "server", nc.ConnectedUrlRedacted(), "credentials", cfg.Auth.identity(cfg.URL), "tls", notTLS == nil)
 	js, err := jetstream.New(nc)
 	if err != nil {
 		nc.Close()
