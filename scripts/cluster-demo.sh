@@ -79,10 +79,11 @@ servers=""
 for i in 1 2 3; do
 	port=$(free_port)
 	log "starting replica r$i on 127.0.0.1:$port"
-	# The password goes in the environment, where ps does not show it.
+	# The password goes in the environment, where ps does not show it. haproxy (below)
+	# reaches the replicas from 127.0.0.1: they believe its X-Forwarded-For.
 	FLEETGATE_NATS_PASSWORD="$nats_password" "$dir/fleetgate" serve --db "$db" \
 		--nats "nats://127.0.0.1:$nats_port" --nats-user fleetgate --replica "r$i" \
-		--data "$dir/r$i" --listen "127.0.0.1:$port" --admin-token "$token" >"$dir/r$i.log" 2>&1 &
+		--data "$dir/r$i" --listen "127.0.0.1:$port" --admin-token "$token" --trusted-proxy 127.0.0.1 >"$dir/r$i.log" 2>&1 &
 	pids+=($!)
 	echo $! >"$dir/r$i.pid"
 	echo "127.0.0.1:$port" >"$dir/r$i.addr"

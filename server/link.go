@@ -97,7 +97,7 @@ func (s *Server) agentLink(c echo.Context) error {
 		}
 		return err
 	}
-	s.acceptor.Serve(c.Response(), r, cloud.Agent{ID: a.ID, Name: a.Name, FleetID: a.FleetID})
+	s.acceptor.Serve(c.Response(), r, cloud.Agent{ID: a.ID, Name: a.Name, FleetID: a.FleetID, Remote: c.RealIP()})
 	return nil
 }
 
@@ -112,7 +112,7 @@ func (s *Server) agentLive(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.acceptor.ServeLive(c.Response(), r, cloud.Agent{ID: a.ID, Name: a.Name, FleetID: a.FleetID})
+	s.acceptor.ServeLive(c.Response(), r, cloud.Agent{ID: a.ID, Name: a.Name, FleetID: a.FleetID, Remote: c.RealIP()})
 	return nil
 }
 

@@ -20,7 +20,10 @@ func (s *Server) mountPanel(e *echo.Echo, opt api.Options) {
 	}
 	cfg.Gateway = s.gw
 	cfg.Sessions = s.db.Sessions(cfg.Now)
-	cfg.Secure = s.cfg.TLSCert != "" || strings.HasPrefix(s.cfg.PublicURL, "https://")
+	// A request is encrypted when it came over TLS (--tls-cert; the agent's port answers
+	// both schemes), or when TLS ends in front of the gateway (an https --public-url).
+	cfg.TLSInFront = strings.HasPrefix(s.cfg.PublicURL, "https://")
+	cfg.HTTPSOnSamePort = s.cfg.Mode == ModeAgent
 	cfg.KioskFrameAncestors = s.cfg.KioskFrameAncestors
 	cfg.LiveStreams = s.liveStreams()
 	cfg.ThroughCloud = s.cfg.Mode == ModeCloud

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,6 +101,9 @@ type Config struct {
 	LinkLiveBudget int64
 	// KioskFrameAncestors is the one origin allowed to frame the panel's kiosk pages.
 	KioskFrameAncestors string
+	// TrustedProxies are the proxies in front of this gateway (--trusted-proxy): from a peer
+	// in one of them, X-Forwarded-For names the client (clientaddr.go); none: never believed.
+	TrustedProxies []netip.Prefix
 	// Panel adjusts the panel (tests inject its clock and timeouts); nil: defaults.
 	Panel *web.Config
 	// Cameras configures the agent's cameras (the cloud ignores it).
@@ -159,6 +163,9 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.New("--nats joins cloud replicas, which share their store: it needs fleetgate serve --db postgres://...")
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger}
+	if len(cfg.TrustedProxies) > 0 {
+		s.log.Info("X-Forwarded-For names the client when the peer is a trusted proxy", "trusted_proxies", fmt.Sprint(cfg.TrustedProxies))
+	}
 	db, err := OpenStore(ctx, cfg.DataDir, cfg.Database)
 	if err != nil {
 		return nil, err
@@ -319,7 +326,7 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	// Never trust X-Forwarded-For unless a deployment says so: the login limit is per address.
-	e.IPExtractor = echo.ExtractIPDirect()
+	e.IPExtractor = clientAddress(s.cfg.TrustedProxies)
 	e.HTTPErrorHandler = api.ErrorHandler(s.log)
 	e.Use(api.SafeHeaders)
 	e.Use(observe(s.log, metrics))

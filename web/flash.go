@@ -33,6 +33,7 @@ type flash struct {
 	Secret *views.Secret
 	Form   url.Values // the submitted fields, to correct after a mistake
 	at     time.Time
+	tls    bool // made over TLS: a plain-HTTP page never shows it (it may hold a secret)
 }
 
 type flashes struct {
@@ -72,20 +73,27 @@ func (f *flashes) take(id string, now time.Time) (flash, bool) {
 
 // redirectFlash answers a form: 303 to the page at to, which shows fl once.
 func (p *Panel) redirectFlash(c echo.Context, to string, fl flash) error {
+	overTLS := p.overTLS(c.Request())
+	fl.tls = overTLS
 	id := p.flashes.put(fl, p.now())
-	c.SetCookie(&http.Cookie{Name: flashCookie, Value: id, Path: "/", MaxAge: int(flashTTL.Seconds()),
-		HttpOnly: true, Secure: p.secure, SameSite: http.SameSiteLaxMode})
+	c.SetCookie(&http.Cookie{Name: cookieName(flashCookie, overTLS), Value: id, Path: "/", MaxAge: int(flashTTL.Seconds()),
+		HttpOnly: true, Secure: overTLS, SameSite: http.SameSiteLaxMode})
 	return c.Redirect(http.StatusSeeOther, to)
 }
 
 // takeFlash is the flash waiting for this page, if any (taken: a reload shows none).
 func (p *Panel) takeFlash(c echo.Context) flash {
-	ck, err := c.Cookie(flashCookie)
+	overTLS := p.overTLS(c.Request())
+	name := cookieName(flashCookie, overTLS)
+	ck, err := c.Cookie(name)
 	if err != nil || ck.Value == "" {
 		return flash{}
 	}
-	c.SetCookie(&http.Cookie{Name: flashCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: p.secure, SameSite: http.SameSiteLaxMode})
+	c.SetCookie(&http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: overTLS, SameSite: http.SameSiteLaxMode})
 	fl, _ := p.flashes.take(ck.Value, p.now())
+	if fl.tls && !overTLS {
+		return flash{}
+	}
 	return fl
 }
 

@@ -46,7 +46,7 @@ func (p *Panel) login(c echo.Context) error {
 		return p.redirectFlash(c, to, flash{Error: fleetgate.ErrorMessage(err), Form: url.Values{"email": {email}}})
 	}
 	if caller.Kiosk() {
-		if err := p.startSession(ctx, p.kiosks, caller); err != nil {
+		if err := p.startSession(ctx, p.kiosks, caller, p.overTLS(c.Request())); err != nil {
 			return err
 		}
 		if !strings.HasPrefix(next, "/kiosk/") {
@@ -54,7 +54,7 @@ func (p *Panel) login(c echo.Context) error {
 		}
 		return c.Redirect(http.StatusSeeOther, next)
 	}
-	if err := p.startSession(ctx, p.users, caller); err != nil {
+	if err := p.startSession(ctx, p.users, caller, p.overTLS(c.Request())); err != nil {
 		return err
 	}
 	if (!caller.User.HasPassword || caller.User.MustChangePassword) && caller.CanAct() {

@@ -86,11 +86,14 @@ func safeMethod(m string) bool {
 	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
 }
 
-// hasSessionCookie reports whether req carries a user or kiosk session cookie.
+// hasSessionCookie reports whether req carries a user or kiosk session cookie, of either
+// scheme.
 func (p *Panel) hasSessionCookie(req *http.Request) bool {
 	for _, name := range []string{p.users.Cookie.Name, p.kiosks.Cookie.Name} {
-		if _, err := req.Cookie(name); err == nil {
-			return true
+		for _, overTLS := range []bool{false, true} {
+			if _, err := req.Cookie(cookieName(name, overTLS)); err == nil {
+				return true
+			}
 		}
 	}
 	return false

@@ -23,6 +23,7 @@ const (
 	keyCreated = "created" // Unix ms
 	keySeen    = "seen"    // Unix ms, refreshed at most once a minute
 	keyStamp   = "pw"      // the password's stamp at a password login (gateway.PasswordStamp)
+	keyTLS     = "tls"     // made over TLS: never opened by a plain-HTTP request
 )
 
 // seenGranularity bounds session writes: the idle clock is refreshed at most this often,
@@ -34,21 +35,33 @@ const callerKey = "web.caller"
 // errExpired sends a person back to the login page.
 var errExpired = fleetgate.Errorf(fleetgate.EUnauthorized, "your session has ended; log in again")
 
-// loadSessions loads both sessions (a person's, a kiosk's) from their cookies and writes
-// them back, with their cookies, just before the response header goes out.
+// loadSessions loads both sessions (a person's, a kiosk's) from this scheme's cookies and
+// writes them back, with their cookies, just before the response header goes out.
+//
+// A session made over TLS never opens over plain HTTP. Its cookie is Secure under another
+// name (scheme.go), so a browser does not send it there; but the store knows a session by its
+// token alone, so a token lifted from that cookie and replayed under the plain name would
+// open it: the flag the session keeps from its login is what refuses it. The refused session
+// is left as it was, for the browser that holds it over HTTPS.
 func (p *Panel) loadSessions(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		ctx := req.Context()
+		overTLS := p.overTLS(req)
 		for _, sm := range []*scs.SessionManager{p.users, p.kiosks} {
 			var token string
-			if ck, err := req.Cookie(sm.Cookie.Name); err == nil {
+			if ck, err := req.Cookie(cookieName(sm.Cookie.Name, overTLS)); err == nil {
 				token = ck.Value
 			}
-			var err error
-			if ctx, err = sm.Load(ctx, token); err != nil {
+			loaded, err := sm.Load(ctx, token)
+			if err == nil && !overTLS && sm.GetBool(loaded, keyTLS) {
+				p.log.Warn("a panel session made over HTTPS was presented over plain HTTP: refused", "remote", c.RealIP())
+				loaded, err = sm.Load(ctx, "")
+			}
+			if err != nil {
 				return fleetgate.Internal(err)
 			}
+			ctx = loaded
 		}
 		c.SetRequest(req.WithContext(ctx))
 		c.Response().Header().Add("Vary", "Cookie")
@@ -60,6 +73,7 @@ func (p *Panel) loadSessions(next echo.HandlerFunc) echo.HandlerFunc {
 func (p *Panel) saveSessions(c echo.Context) {
 	ctx := c.Request().Context()
 	w := c.Response().Writer
+	overTLS := p.overTLS(c.Request())
 	for _, sm := range []*scs.SessionManager{p.users, p.kiosks} {
 		switch sm.Status(ctx) {
 		case scs.Modified:
@@ -68,18 +82,34 @@ func (p *Panel) saveSessions(c echo.Context) {
 				p.log.Error("saving a session failed", "err", err)
 				continue
 			}
-			sm.WriteSessionCookie(ctx, w, token, expiry)
+			writeSessionCookie(w, sm, overTLS, token, expiry)
 		case scs.Destroyed:
-			sm.WriteSessionCookie(ctx, w, "", time.Time{})
+			writeSessionCookie(w, sm, overTLS, "", time.Time{})
 		}
 	}
-	// scs adds its own Cache-Control beside ours; no-store says it all.
 	w.Header().Set("Cache-Control", "no-store")
 }
 
+// writeSessionCookie is scs's WriteSessionCookie with this request's cookie name and Secure
+// flag: scs keeps one cookie setting per manager, and the local gateway's one port serves
+// both schemes. An empty token deletes the cookie; a persistent session's (a kiosk's) lives
+// until expiry, a person's until the browser closes.
+func writeSessionCookie(w http.ResponseWriter, sm *scs.SessionManager, overTLS bool, token string, expiry time.Time) {
+	ck := &http.Cookie{Name: cookieName(sm.Cookie.Name, overTLS), Value: token, Path: sm.Cookie.Path,
+		HttpOnly: sm.Cookie.HttpOnly, SameSite: sm.Cookie.SameSite, Secure: overTLS}
+	switch {
+	case expiry.IsZero():
+		ck.Expires, ck.MaxAge = time.Unix(1, 0), -1
+	case sm.Cookie.Persist:
+		ck.Expires, ck.MaxAge = time.Unix(expiry.Unix()+1, 0), int(time.Until(expiry).Seconds()+1)
+	}
+	http.SetCookie(w, ck)
+}
+
 // startSession makes a new session token for a fresh login (the old one, possibly planted
-// by someone else, dies: no session fixation) and records its principal.
-func (p *Panel) startSession(ctx context.Context, sm *scs.SessionManager, c *gateway.Caller) error {
+// by someone else, dies: no session fixation) and records its principal, and whether it was
+// made over TLS (then it never opens over plain HTTP: loadSessions).
+func (p *Panel) startSession(ctx context.Context, sm *scs.SessionManager, c *gateway.Caller, overTLS bool) error {
 	if err := sm.RenewToken(ctx); err != nil {
 		return fleetgate.Internal(err)
 	}
@@ -95,6 +125,7 @@ func (p *Panel) startSession(ctx context.Context, sm *scs.SessionManager, c *gat
 	sm.Put(ctx, keyToken, c.Token.ID)
 	sm.Put(ctx, keyCreated, now)
 	sm.Put(ctx, keySeen, now)
+	sm.Put(ctx, keyTLS, overTLS)
 	return nil
 }
 
@@ -114,6 +145,11 @@ func (p *Panel) userCaller(ctx context.Context) (*gateway.Caller, error) {
 	tokenID, stamp := sm.GetString(ctx, keyToken), sm.GetString(ctx, keyStamp)
 	if tokenID == "" && stamp == "" {
 		return nil, p.destroy(ctx, sm) // a password session from before stamps: log in again
+	}
+	if !sm.Exists(ctx, keyTLS) {
+		// From before sessions knew their scheme: made over HTTPS perhaps, under a cookie that
+		// was not Secure. Log in again. (Kiosk sessions are spared: walls run unattended.)
+		return nil, p.destroy(ctx, sm)
 	}
 	c, err := p.gw.SessionCaller(ctx, uid, tokenID, stamp)
 	if fleetgate.ErrorCode(err) == fleetgate.EUnauthorized {

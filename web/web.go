@@ -27,8 +27,13 @@ type Config struct {
 	Sessions scs.CtxStore
 	// Now is the clock of the idle and absolute timeouts; time.Now when nil.
 	Now func() time.Time
-	// Secure marks cookies Secure: the panel is served over TLS.
-	Secure bool
+	// TLSInFront: TLS ends at a proxy in front of the gateway (an https --public-url), so
+	// every request counts as encrypted. Otherwise a request is encrypted when it came over
+	// TLS, request by request (scheme.go).
+	TLSInFront bool
+	// HTTPSOnSamePort: the gateway's port answers HTTPS too (the local gateway), so a browser
+	// asking for a page over plain HTTP by a LAN name is sent there (scheme.go).
+	HTTPSOnSamePort bool
 	// KioskFrameAncestors is the one origin allowed to frame kiosk pages; empty: none.
 	KioskFrameAncestors string
 	// LiveStreams: this gateway serves W3 (the local gateway; the cloud through the agent
@@ -69,7 +74,9 @@ type Panel struct {
 	cop    *http.CrossOriginProtection
 
 	flashes flashes // post/redirect/get: what a form's result page shows once
-	secure  bool    // cookies are Secure (TLS)
+
+	tlsInFront      bool // every request counts as encrypted (scheme.go)
+	httpsOnSamePort bool // plain-HTTP pages by a LAN name go to HTTPS (scheme.go)
 }
 
 // kioskLifetime is the longest a browser keeps a cookie (400 days); the session ends sooner
@@ -79,7 +86,8 @@ const kioskLifetime = 400 * 24 * time.Hour
 // New returns a Panel over cfg.
 func New(cfg Config) *Panel {
 	p := &Panel{gw: cfg.Gateway, now: cfg.Now, idle: cfg.IdleTimeout, absolute: cfg.AbsoluteTimeout,
-		frameKiosk: cfg.KioskFrameAncestors, live: cfg.LiveStreams, viaCloud: cfg.ThroughCloud, tlsFingerprint: cfg.TLSFingerprint, local: cfg.Local, where: cfg.Where, log: cfg.Logger, cop: http.NewCrossOriginProtection(), secure: cfg.Secure}
+		frameKiosk: cfg.KioskFrameAncestors, live: cfg.LiveStreams, viaCloud: cfg.ThroughCloud, tlsFingerprint: cfg.TLSFingerprint, local: cfg.Local, where: cfg.Where, log: cfg.Logger, cop: http.NewCrossOriginProtection(),
+		tlsInFront: cfg.TLSInFront, httpsOnSamePort: cfg.HTTPSOnSamePort}
 	if p.now == nil {
 		p.now = time.Now
 	}
@@ -104,10 +112,11 @@ func newManager(cfg Config, name string, lifetime time.Duration, persist bool) *
 	// request and reads the wall clock, which tests cannot move.
 	sm.IdleTimeout = 0
 	sm.Lifetime = lifetime
+	// The cookie's name is the plain-HTTP one; saveSessions writes it with this request's
+	// name and Secure flag (scheme.go), and the others as here.
 	sm.Cookie.Name = name
 	sm.Cookie.HttpOnly = true
 	sm.Cookie.SameSite = http.SameSiteLaxMode
-	sm.Cookie.Secure = cfg.Secure
 	sm.Cookie.Path = "/"
 	sm.Cookie.Persist = persist
 	return sm
@@ -123,9 +132,9 @@ func (p *Panel) Register(e *echo.Echo) {
 		return c.Redirect(http.StatusMovedPermanently, static.Path("img/favicon.svg"))
 	})
 
-	page := []echo.MiddlewareFunc{p.pageHeaders(false), p.crossOrigin, p.loadSessions}
+	page := []echo.MiddlewareFunc{p.toHTTPS, p.pageHeaders(false), p.crossOrigin, p.loadSessions}
 	user := append(page[:len(page):len(page)], p.requireUser)
-	kiosk := []echo.MiddlewareFunc{p.pageHeaders(true), p.crossOrigin, p.loadSessions, p.requireKioskOrUser}
+	kiosk := []echo.MiddlewareFunc{p.toHTTPS, p.pageHeaders(true), p.crossOrigin, p.loadSessions, p.requireKioskOrUser}
 
 	e.GET("/login", p.handle(p.loginPage), page...)
 	e.POST("/login", p.handle(p.login), page...)

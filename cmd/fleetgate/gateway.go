@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"os"
 	"regexp"
@@ -32,6 +33,32 @@ func checkDatabase(database string) error {
 		return usagef("%v", err)
 	}
 	return nil
+}
+
+// trustedProxyFlag adds the proxies of --trusted-proxy to dst: CIDRs (10.0.0.0/8) or single
+// addresses, comma-separated or repeated.
+func trustedProxyFlag(dst *[]netip.Prefix) func(string) error {
+	return func(v string) error {
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s == "" {
+				continue
+			}
+			p, err := netip.ParsePrefix(s)
+			if err != nil {
+				addr, aerr := netip.ParseAddr(s)
+				if aerr != nil {
+					return fmt.Errorf("%q is neither a CIDR (10.0.0.0/8, fd00::/8) nor an address", s)
+				}
+				p = netip.PrefixFrom(addr, addr.BitLen())
+			}
+			if p.Bits() == 0 {
+				// Every peer a proxy: anyone could choose the address the login limits count.
+				return fmt.Errorf("%q trusts every address; name the proxies' own addresses", s)
+			}
+			*dst = append(*dst, p.Masked())
+		}
+		return nil
+	}
 }
 
 // gatewayFlags are the flags common to serve, agent and demo.
@@ -171,10 +198,12 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	var cloudURL, agentKey, database, natsURL, replica string
 	var demoAgents int
 	var liveBudget int64
+	var trustedProxies []netip.Prefix
 	quota := byteSize(record.DefaultQuota)
 	fs := newFlagSet(name)
 	g.register(fs, defaultListen)
 	cloudLive := fs.Bool("cloud-live", true, "live view and teleoperation through the cloud (W3 tunnelled over the agent link, an extension); false: the cloud answers 404 there")
+	fs.Func("trusted-proxy", "proxies in front of this gateway (CIDRs or addresses, comma-separated): from them, X-Forwarded-For names the client for login limits and logs; default: nobody, the header is ignored", trustedProxyFlag(&trustedProxies))
 	if mode == server.ModeAgent {
 		// With no other robot source configured, the agent hosts one simulated robot.
 		sim.register(fs, 1)
@@ -250,6 +279,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		return usagef("--replica names a replica: it goes with --nats")
 	}
 	cfg.NoCloudLive, cfg.LinkLiveBudget = !*cloudLive, liveBudget
+	cfg.TrustedProxies = trustedProxies
 	cfg.RecordingsQuota = int64(quota)
 	srv, err := server.Open(ctx, cfg)
 	if err != nil {

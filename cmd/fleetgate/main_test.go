@@ -230,6 +230,9 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"tls halves", nil, []string{"serve", "--tls-cert", "c.pem"}, "go together"},
 		{"kiosk frame ancestors with a path", nil, []string{"serve", "--kiosk-frame-ancestors", "https://wall.example/x"}, "--kiosk-frame-ancestors"},
 		{"kiosk frame ancestors with a second source", nil, []string{"serve", "--kiosk-frame-ancestors", "https://a.example https://b.example"}, "--kiosk-frame-ancestors"},
+		{"trusted proxy not a CIDR", nil, []string{"serve", "--data", dir, "--trusted-proxy", "10.0.0.0/33"}, "trusted-proxy: \"10.0.0.0/33\" is neither a CIDR"},
+		{"trusted proxy from env", []string{"FLEETGATE_TRUSTED_PROXY=10.0.0.0/8,haproxy"}, []string{"agent", "--data", dir}, "FLEETGATE_TRUSTED_PROXY"},
+		{"trusted proxy of everyone", nil, []string{"serve", "--data", dir, "--trusted-proxy", "0.0.0.0/0"}, "trusts every address"},
 		{"token without user", nil, []string{"token", "create", "--data", dir}, "--user is required"},
 		{"robots without verb", nil, []string{"robots"}, "needs one of"},
 	}

@@ -29,6 +29,9 @@ import (
 // Agent is an authenticated agent: who holds a link, and the fleet its robots join.
 type Agent struct {
 	ID, Name, FleetID string
+	// Remote is the agent's address as the server tells it (the peer, or the client a
+	// trusted proxy names); empty: the request's peer.
+	Remote string
 }
 
 // Core is what the link needs from the gateway core (an adapter in server; the link knows
@@ -195,7 +198,7 @@ func (a *Acceptor) Serve(w http.ResponseWriter, r *http.Request, agent Agent) {
 		s.close(websocket.StatusInternalError, "")
 	} else {
 		close(s.welcomed)
-		s.log.Info("agent connected", "remote", clientAddr(r), "agent_version", hello.GetAgentVersion(), "robots", len(hello.GetRobots())-len(refused))
+		s.log.Info("agent connected", "remote", agent.remote(r), "agent_version", hello.GetAgentVersion(), "robots", len(hello.GetRobots())-len(refused))
 	}
 	s.run() // also takes the robots registered before the welcome offline
 	s.log.Info("agent disconnected")
@@ -404,7 +407,11 @@ func readHello(conn *websocket.Conn) (*linkpb.Hello, error) {
 	return h, nil
 }
 
-func clientAddr(r *http.Request) string {
+// remote is where the agent's link came from, for the log.
+func (ag Agent) remote(r *http.Request) string {
+	if ag.Remote != "" {
+		return ag.Remote
+	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
