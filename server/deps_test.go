@@ -15,8 +15,10 @@ import (
 // root package (the domain's types and its coded error, every layer's vocabulary) is "".
 func TestDependencyRules(t *testing.T) {
 	const mod = "github.com/fleetgate/fleetgate/"
-	// The robot contract and the catalog: what every layer above the wire may use.
-	contract := []string{"", "proto/catalogpb", "internal/msgs", "internal/fleet"}
+	// The robot contract and the catalog: what every layer above the wire may use. The door
+	// is the contract's input side: sources take commands only from it, so it sits with the
+	// contract, with the pure teleop policy it applies and its clock.
+	contract := []string{"", "proto/catalogpb", "internal/msgs", "internal/fleet", "internal/door", "internal/live/teleop", "internal/clock"}
 	// Live sessions: the KPI hub, the output encoders, the teleop policy.
 	live := []string{"internal/kpi", "proto/streampb", "internal/live", "internal/live/"}
 	core := concat(contract, live, []string{"internal/limit", "internal/mcap", "internal/gateway"})
@@ -69,7 +71,11 @@ func TestDependencyRules(t *testing.T) {
 			"the recorder is a subscriber of the robot contract, below the core and the HTTP layers"},
 		{"internal/live", concat(contract, live), concat(noSQL, noHTTP),
 			"live sessions run over a connection interface on grants the core hands out: no HTTP, no socket library, no core"},
-		{"internal/live/teleop", contract, concat(noSQL, noHTTP), "the teleop policy is pure: commands, limits, leases, the rate cap and the deadman"},
+		{"internal/live/teleop", []string{"", "proto/catalogpb", "internal/msgs", "internal/clock"}, concat(noSQL, noHTTP), "the teleop policy is pure: commands, limits, the rate cap and the deadman"},
+		{"internal/door", contract, concat(noSQL, noHTTP), "the one way to a robot's input streams: the teleop policy over the robot contract, below the core, no HTTP"},
+		{"internal/door/doortest", contract, concat(noSQL, noHTTP), "sources' tests send commands through a door"},
+		{"internal/clock", nil, nil, "a leaf package"},
+		{"internal/clock/clocktest", []string{"internal/clock"}, nil, "a clock for tests"},
 		{"internal/kpi", contract, concat(noSQL, []string{"net/http"}), "the KPI hub states what it needs (Source); the core and the HTTP layer are above it"},
 	}
 

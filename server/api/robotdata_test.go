@@ -17,6 +17,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
+	"github.com/fleetgate/fleetgate/server/servertest"
 )
 
 const (
@@ -196,6 +197,28 @@ func TestTemplateAnswer(t *testing.T) {
 	send(t, w.Server, apiCase{method: "GET", target: "/streams/geometry_msgs%2Fmsg%2FNope/stream", header: bearer(w.admin), wantStatus: 404})
 }
 
+// waitInputsFree waits until nobody holds robotID's input streams: an upload takes its stream
+// for as long as its commands come, and lets go with the deadman's zero 500 ms after the last.
+// A test of what uploads answer waits for it between uploaders, as two scripts would.
+func waitInputsFree(t *testing.T, s *servertest.Server, bearer, robotID string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var held struct{ Controls []any }
+		resp := s.Do("GET", "/apigateway/v2/robots/"+robotID+"/controls", bearer, "")
+		if resp.Status == 200 {
+			resp.JSON(t, &held)
+			if len(held.Controls) == 0 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("robot %s's input streams still held after 5 s: %d %s", robotID, resp.Status, resp.Body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func uploadBody(fields map[string]any) string {
 	b, _ := json.Marshal(fields)
 	return string(b)
@@ -258,6 +281,8 @@ func TestUploadStream(t *testing.T) {
 			if c.header == nil {
 				c.header = jsonBody(w.admin)
 			}
+			waitInputsFree(t, w.Server, w.admin, w.robot.ID) // its zero counted before
+			before = len(w.bot.Published())
 			resp := send(t, w.Server, c)
 			n := len(w.bot.Published())
 			if c.wantStatus == 200 && n != before+1 {

@@ -212,6 +212,7 @@ func TestSecondAnswers(t *testing.T) {
 			{"no source, streamjson string", `null`, strconv.Quote(twist)},
 		} {
 			t.Run(b.name, func(t *testing.T) {
+				waitInputsFree(t, w.Server, w.admin, w.robot.ID)
 				before := len(w.bot.Published())
 				// A caller of its own each time: one upload a second per caller and stream.
 				uploader := w.bearerFor(w.adminUser.ID, "", "")
@@ -421,12 +422,14 @@ func TestSecondMatchesV2(t *testing.T) {
 
 	// One upload through each face reaches the robot as the same message.
 	twist := `{"linear":{"x":0.5,"y":0,"z":0},"angular":{"x":0,"y":0,"z":0.25}}`
+	// (Each upload holds the stream until its deadman's zero, which comes between them.)
 	send(t, w.Server, apiCase{method: "POST", target: "/robots/" + id + "/upload-stream", header: jsonBody(w.admin),
 		body: uploadBody(map[string]any{"componentName": "base", "streamName": "cmd_vel", "source": "1", "streamJson": twist, "dataType": twistType}), wantStatus: 200})
+	waitInputsFree(t, w.Server, w.admin, id)
 	sendSecond(t, w.Server, apiCase{method: "POST", target: "/robot/" + id + "/streams/upload-stream", header: jsonBody(w.admin),
 		body: `{"componentname":"base","streamname":"cmd_vel","source":1,"streamjson":` + twist + `,"datatype":"` + twistType + `"}`, wantStatus: 200})
-	if p := w.bot.Published(); len(p) != 2 || p[0].Key != p[1].Key || p[0].Type != p[1].Type || string(p[0].Payload) != string(p[1].Payload) {
-		t.Errorf("the two uploads reached the robot differently: %+v", p)
+	if p := w.bot.Published(); len(p) != 3 || p[0].Key != p[2].Key || p[0].Type != p[2].Type || string(p[0].Payload) != string(p[2].Payload) {
+		t.Errorf("the two uploads reached the robot differently (with the first's deadman zero between): %+v", p)
 	}
 }
 
