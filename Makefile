@@ -42,6 +42,9 @@ bench-cluster-w1:
 durability:
 	go test -run '^$$' -bench BenchmarkDurability -benchtime 1x -timeout 60m -v ./cmd/fleetgate
 
+# make deadman: fault to zero at a ROS robot's driver, on the local gateway (BenchmarkDeadman)
+# and through the cloud: the agent link, another replica over NATS, and uploads on each
+# (BenchmarkDeadmanThroughTheCloud).
 deadman:
 	go test -run '^$$' -bench BenchmarkDeadman -benchtime 1x -timeout 60m -v ./cmd/fleetgate
 

@@ -13,7 +13,7 @@ import (
 )
 
 // postJSON sends a JSON body with a bearer token and returns the status and body.
-func postJSON(t *testing.T, url, bearer, body string) (int, string) {
+func postJSON(t testing.TB, url, bearer, body string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
 	req.Header.Set("Authorization", "bearer "+bearer)

@@ -375,6 +375,7 @@ type linkProxy struct {
 	mu     sync.Mutex
 	tokens float64
 	at     time.Time
+	conns  map[net.Conn]struct{} // both ends of every connection through it
 }
 
 func startProxy(t testing.TB, target string) *linkProxy {
@@ -382,7 +383,7 @@ func startProxy(t testing.TB, target string) *linkProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &linkProxy{ln: ln, at: time.Now()}
+	p := &linkProxy{ln: ln, at: time.Now(), conns: map[net.Conn]struct{}{}}
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
@@ -405,6 +406,15 @@ func (p *linkProxy) serve(c net.Conn, target string) {
 		return
 	}
 	defer up.Close()
+	p.mu.Lock()
+	p.conns[c], p.conns[up] = struct{}{}, struct{}{}
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		delete(p.conns, c)
+		delete(p.conns, up)
+		p.mu.Unlock()
+	}()
 	go func() { io.Copy(c, up); c.Close() }()
 	buf := make([]byte, 16<<10) // small reads: the proxy itself must not hold much
 	for {
@@ -437,6 +447,16 @@ func (p *linkProxy) wait(n int) {
 	p.mu.Unlock()
 	if wait > 0 {
 		time.Sleep(wait)
+	}
+}
+
+// cut closes every connection through the proxy, both ends: the agent's link and live
+// connection end as a broken network ends them (the agent reconnects).
+func (p *linkProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.conns {
+		c.Close()
 	}
 }
 
