@@ -1,0 +1,61 @@
+package gateway_test
+
+import (
+	"errors"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
+	"github.com/fleetgate/fleetgate/proto/catalogpb"
+)
+
+// TestCloudControlPassesTheAgentsDoor is the agent's end of a cloud operator's control: the
+// agent does not trust that the cloud checked. A command beyond 10x the robot's limit is
+// refused there (and nothing reaches the robot), one within it arrives held to the limit, and
+// while the cloud operator drives nobody else may, on W3 or by upload.
+func TestCloudControlPassesTheAgentsDoor(t *testing.T) {
+	w, p := newLiveWorld(t)
+	bot := p[w.r1.ID]
+	key := fleetgate.StreamKey{Component: "base", Name: "cmd_vel", Source: fleetgate.SourceComponent}
+	in, err := w.g.OpenControlForCloud(w.ctx, w.r1.ID, key, "op@cloud.example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	driver := in.Drive(func(error) {})
+	var ce *teleop.CloseError
+	if err := driver.Command(&catalogpb.Twist{Linear: &catalogpb.Vector3{X: 50}}); !errors.As(err, &ce) || ce.Code != teleop.ClosePolicyViolation {
+		t.Fatalf("x = 50 through the cloud's control: %v, want refused (1008)", err)
+	}
+	if got := bot.Published(); len(got) != 0 {
+		t.Fatalf("the robot received %+v", got)
+	}
+	if err := driver.Command(&catalogpb.Twist{Linear: &catalogpb.Vector3{X: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	got := bot.Published()
+	var tw catalogpb.Twist
+	if len(got) != 1 || proto.Unmarshal(got[0].Payload, &tw) != nil || tw.GetLinear().GetX() != 1 {
+		t.Fatalf("the robot received %+v, want one command of x = 1 (the limit)", got)
+	}
+	// Nobody else drives meanwhile, local or not, socket or upload.
+	_, err = w.g.OpenLiveInput(w.ctx, w.callers["developer"], w.r1.ID, cmdVel)
+	if held, ok := fleetgate.HeldBy(err); !ok || held.Owner != "op@cloud.example.com" {
+		t.Errorf("a local W3 socket while the cloud operator drives: %v", err)
+	}
+	err = w.g.UploadStream(w.ctx, w.callers["developer"], w.r1.ID, twistUpload(cmdVel))
+	if held, ok := fleetgate.HeldBy(err); !ok || held.Owner != "op@cloud.example.com" {
+		t.Errorf("an upload while the cloud operator drives: %v", err)
+	}
+	if err := driver.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	in.Release()
+	if n := len(bot.Published()); n != 2 {
+		t.Errorf("%d commands at the robot after letting go, want the clamped one and the zero", n)
+	}
+	if err := w.g.UploadStream(w.ctx, w.callers["developer"], w.r1.ID, twistUpload(cmdVel)); err != nil {
+		t.Errorf("an upload once the stream is free: %v", err)
+	}
+}
