@@ -3,12 +3,9 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
-	"net/http"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,16 +25,7 @@ import (
 func BenchmarkDeadmanThroughTheCloud(b *testing.B) {
 	trials := envInt("FLEETGATE_TRIALS", 100)
 	m := rostest.StartMaster(b)
-	driver := m.Python(b, rosDriver)
-	received := make(chan [2]float64, 4096)
-	go func() {
-		for line := range driver.Lines() {
-			var at, mark float64
-			if _, err := fmt.Sscanf(line, "%f %f", &at, &mark); err == nil {
-				received <- [2]float64{at, mark}
-			}
-		}
-	}()
+	received := driverMarks(b, m)
 	pg := pgtest.Start(b)
 	db := pg.NewDatabase(b)
 	nats := natstest.Start(b)
@@ -116,25 +104,8 @@ func BenchmarkDeadmanThroughTheCloud(b *testing.B) {
 				lat = append(lat, waitMark(b, received, 0).Sub(sent))
 				continue
 			}
-			var tcp *net.TCPConn
-			client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-				c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-				if err == nil {
-					tcp = c.(*net.TCPConn)
-				}
-				return c, err
-			}}}
-			conn, _, err := websocket.Dial(context.Background(), w3URL(f.on.URL, robot, input),
-				&websocket.DialOptions{HTTPClient: client, HTTPHeader: http.Header{"Authorization": {"bearer " + bearers[f.on.URL]}}})
-			if err != nil {
-				b.Fatalf("%s: dial: %v", f.name, err)
-			}
-			go drain(conn)
-			drainChan(received)
 			mark++
-			sent := time.Now()
-			send(b, conn, fmt.Sprintf(`{"angular":{"x":%g}}`, float64(mark)/10000))
-			waitMark(b, received, float64(mark)/10000)
+			conn, tcp, sent := driveOnce(b, w3URL(f.on.URL, robot, input), bearers[f.on.URL], received, mark)
 			at := f.cause(conn, tcp)
 			if at.IsZero() {
 				at = sent
@@ -143,9 +114,6 @@ func BenchmarkDeadmanThroughTheCloud(b *testing.B) {
 			lat = append(lat, zero.Sub(at))
 			conn.CloseNow()
 		}
-		b.Logf("%s: %d trials, fault to zero at the robot p50 %v p99 %v max %v", f.name, len(lat),
-			percentile(lat, 50).Round(100*time.Microsecond), percentile(lat, 99).Round(100*time.Microsecond), slices.Max(lat).Round(100*time.Microsecond))
-		name := strings.NewReplacer(":", "", " ", "-", "(", "", ")", "", "'", "").Replace(f.name)
-		b.ReportMetric(ms(percentile(lat, 99)), name+"-p99-ms")
+		reportFaultToZero(b, f.name, strings.NewReplacer(":", "", " ", "-", "(", "", ")", "", "'", "").Replace(f.name), lat)
 	}
 }

@@ -158,16 +158,7 @@ func storedEvents(b *testing.B, path string) (map[string]bool, bool) {
 func BenchmarkDeadman(b *testing.B) {
 	trials := envInt("FLEETGATE_TRIALS", 100)
 	m := rostest.StartMaster(b)
-	driver := m.Python(b, rosDriver)
-	received := make(chan [2]float64, 4096)
-	go func() {
-		for line := range driver.Lines() {
-			var at, mark float64
-			if _, err := fmt.Sscanf(line, "%f %f", &at, &mark); err == nil {
-				received <- [2]float64{at, mark}
-			}
-		}
-	}()
+	received := driverMarks(b, m)
 	dir := b.TempDir()
 	agent := startLogged(b, "agent", append(m.Env(), "ROS_IP=127.0.0.1"), "agent", "--data", dir, "--listen", "127.0.0.1:0",
 		"--admin-token", testToken, "--sim", "0", "--ros1", m.URI, "--ros1-name", "rosbot")
@@ -224,25 +215,8 @@ func BenchmarkDeadman(b *testing.B) {
 		for range trials {
 			apiToken := createToken(b, dir)
 			tokBearer := login(b, agent.URL, apiToken)
-			var tcp *net.TCPConn
-			client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-				c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-				if err == nil {
-					tcp = c.(*net.TCPConn)
-				}
-				return c, err
-			}}}
-			conn, _, err := websocket.Dial(context.Background(), w3URL(agent.URL, robot, input),
-				&websocket.DialOptions{HTTPClient: client, HTTPHeader: http.Header{"Authorization": {"bearer " + tokBearer}}})
-			if err != nil {
-				b.Fatalf("%s: dial: %v", f.name, err)
-			}
-			go drain(conn)
-			drainChan(received)
 			mark++
-			sent := time.Now()
-			send(b, conn, fmt.Sprintf(`{"angular":{"x":%g}}`, float64(mark)/10000))
-			waitMark(b, received, float64(mark)/10000)
+			conn, tcp, sent := driveOnce(b, w3URL(agent.URL, robot, input), tokBearer, received, mark)
 			at := f.cause(conn, tcp, apiToken)
 			if at.IsZero() {
 				at = sent
@@ -252,11 +226,55 @@ func BenchmarkDeadman(b *testing.B) {
 			conn.CloseNow()
 			time.Sleep(50 * time.Millisecond) // the close's own zero, drained next round
 		}
-		b.Logf("%s: %d trials, fault to zero at the robot p50 %v p99 %v max %v", f.name, len(lat),
-			percentile(lat, 50).Round(100*time.Microsecond), percentile(lat, 99).Round(100*time.Microsecond), slices.Max(lat).Round(100*time.Microsecond))
-		name := strings.ReplaceAll(strings.Fields(f.name)[0]+"-"+strings.Fields(f.name)[1], "(", "")
-		b.ReportMetric(ms(percentile(lat, 99)), name+"-p99-ms")
+		reportFaultToZero(b, f.name, strings.ReplaceAll(strings.Fields(f.name)[0]+"-"+strings.Fields(f.name)[1], "(", ""), lat)
 	}
+}
+
+// driveOnce opens an input socket at url (its TCP connection kept, for faults that reset it),
+// sends one command marked mark and returns once the driver has it.
+func driveOnce(b *testing.B, url, bearer string, received chan [2]float64, mark int) (*websocket.Conn, *net.TCPConn, time.Time) {
+	var tcp *net.TCPConn
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err == nil {
+			tcp = c.(*net.TCPConn)
+		}
+		return c, err
+	}}}
+	conn, _, err := websocket.Dial(context.Background(), url,
+		&websocket.DialOptions{HTTPClient: client, HTTPHeader: http.Header{"Authorization": {"bearer " + bearer}}})
+	if err != nil {
+		b.Fatalf("dial %s: %v", url, err)
+	}
+	go drain(conn)
+	drainChan(received)
+	sent := time.Now()
+	send(b, conn, fmt.Sprintf(`{"angular":{"x":%g}}`, float64(mark)/10000))
+	waitMark(b, received, float64(mark)/10000)
+	return conn, tcp, sent
+}
+
+// reportFaultToZero logs and reports the fault-to-zero times of one fault.
+func reportFaultToZero(b *testing.B, what, metric string, lat []time.Duration) {
+	b.Logf("%s: %d trials, fault to zero at the robot p50 %v p99 %v max %v", what, len(lat),
+		percentile(lat, 50).Round(100*time.Microsecond), percentile(lat, 99).Round(100*time.Microsecond), slices.Max(lat).Round(100*time.Microsecond))
+	b.ReportMetric(ms(percentile(lat, 99)), metric+"-p99-ms")
+}
+
+// driverMarks starts the ROS driver on /cmd_vel (rosDriver) and returns what it receives: the
+// time of arrival and the mark (angular.x) of every command.
+func driverMarks(b *testing.B, m *rostest.Master) chan [2]float64 {
+	driver := m.Python(b, rosDriver)
+	received := make(chan [2]float64, 4096)
+	go func() {
+		for line := range driver.Lines() {
+			var at, mark float64
+			if _, err := fmt.Sscanf(line, "%f %f", &at, &mark); err == nil {
+				received <- [2]float64{at, mark}
+			}
+		}
+	}()
+	return received
 }
 
 func drainChan(c chan [2]float64) {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -160,84 +159,4 @@ func summaryOf(t *testing.T, path string) *mcap.Summary {
 		t.Fatalf("%s is not a complete MCAP file: %v", path, err)
 	}
 	return s
-}
-
-// manualClock is a Clock that tests advance by hand. Due callbacks run in Advance, in time
-// order, before it returns.
-type manualClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []*manualTimer
-}
-
-type manualTimer struct {
-	c   *manualClock
-	at  time.Time
-	f   func()
-	off bool
-}
-
-func newManualClock() *manualClock {
-	return &manualClock{now: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)}
-}
-
-func (c *manualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *manualClock) AfterFunc(d time.Duration, f func()) Timer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &manualTimer{c: c, at: c.now.Add(d), f: f}
-	c.timers = append(c.timers, t)
-	return t
-}
-
-func (t *manualTimer) Stop() bool {
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
-	was := !t.off
-	t.off = true
-	return was
-}
-
-// pendingAt counts the timers not fired nor stopped that are due exactly at at.
-func (c *manualClock) pendingAt(at time.Time) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for _, t := range c.timers {
-		if !t.off && t.at.Equal(at) {
-			n++
-		}
-	}
-	return n
-}
-
-// Advance moves the time by d, running every callback that falls due.
-func (c *manualClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	end := c.now.Add(d)
-	c.mu.Unlock()
-	for {
-		c.mu.Lock()
-		var next *manualTimer
-		for _, t := range c.timers {
-			if !t.off && !t.at.After(end) && (next == nil || t.at.Before(next.at)) {
-				next = t
-			}
-		}
-		if next == nil {
-			c.now = end
-			c.timers = slices.DeleteFunc(c.timers, func(t *manualTimer) bool { return t.off })
-			c.mu.Unlock()
-			return
-		}
-		next.off = true
-		c.now = next.at
-		c.mu.Unlock()
-		next.f()
-	}
 }

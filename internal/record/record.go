@@ -22,6 +22,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/clock"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 )
 
@@ -49,7 +50,7 @@ type Config struct {
 	Dir string
 	// Quota bounds the bytes of all recordings (DefaultQuota when 0).
 	Quota  int64
-	Clock  Clock // RealClock when nil
+	Clock  clock.Clock // clock.Real when nil
 	Logger *slog.Logger
 	// Library is written in the files' headers (the agent's name and version).
 	Library string
@@ -83,7 +84,7 @@ func createFile(path string) (file, error) {
 type Recorder struct {
 	cfg   Config
 	log   *slog.Logger
-	clock Clock
+	clock clock.Clock
 
 	mu      sync.Mutex
 	entries map[string]*entry // by recording id
@@ -111,7 +112,7 @@ func Open(cfg Config) (*Recorder, error) {
 		cfg.Quota = DefaultQuota
 	}
 	if cfg.Clock == nil {
-		cfg.Clock = RealClock()
+		cfg.Clock = clock.Real()
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/clock/clocktest"
 	"github.com/fleetgate/fleetgate/internal/mcap"
 	"github.com/fleetgate/fleetgate/internal/mcap/mcaptest"
 )
@@ -226,7 +227,7 @@ func TestStartRefusesBadRequests(t *testing.T) {
 
 // TestDurationLimit on an injected clock: the recording runs exactly its duration.
 func TestDurationLimit(t *testing.T) {
-	clock := newManualClock()
+	clock := clocktest.NewAt(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
 	cfg := testConfig(t)
 	cfg.Clock = clock
 	rec := openRecorder(t, cfg)
@@ -328,7 +329,7 @@ func TestSizeLimit(t *testing.T) {
 
 // TestRateCap on an injected clock: one sample per interval, the newest when it ends.
 func TestRateCap(t *testing.T) {
-	clock := newManualClock()
+	clock := clocktest.NewAt(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
 	cfg := testConfig(t)
 	cfg.Clock = clock
 	rec := openRecorder(t, cfg)
@@ -340,7 +341,7 @@ func TestRateCap(t *testing.T) {
 	// The puller took sample 2 and waits out the interval: a timer due 500 ms after the
 	// first sample (the flush ticker's are due every 20 ms from the start: not then).
 	due := clock.Now().Add(500 * time.Millisecond)
-	waitFor(t, "the puller to wait for the rate cap", func() bool { return clock.pendingAt(due) > 0 })
+	waitFor(t, "the puller to wait for the rate cap", func() bool { return clock.PendingAt(due) > 0 })
 	s3 := raw.Emit(poseKey, typePose, posePayload(3))
 	clock.Advance(499 * time.Millisecond)
 	if got := recording(t, robot, r.ID).Messages; got != 1 {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/clock"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/mcap"
 )
@@ -50,7 +51,7 @@ type session struct {
 	// received counts the samples the pullers learnt of: taken, or replaced before they
 	// were (a sequence gap). Each is written, dropped or still on its way.
 	received atomic.Int64
-	timer    Timer // the duration limit
+	timer    clock.Timer // the duration limit
 }
 
 // open creates the file of entry e, subscribes to the streams and starts the session.
@@ -259,7 +260,7 @@ func (s *session) write(pullers *sync.WaitGroup) {
 	flush := make(chan struct{}, 1)
 	var (
 		tickMu    sync.Mutex
-		ticker    Timer
+		ticker    clock.Timer
 		tickerEnd bool
 		tick      func()
 	)

@@ -96,6 +96,19 @@ func (c *Fake) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
+// PendingAt is the number of armed timers due exactly at t.
+func (c *Fake) PendingAt(t time.Time) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, tm := range c.timers {
+		if tm.when.Equal(t) {
+			n++
+		}
+	}
+	return n
+}
+
 // Pending is the number of armed timers.
 func (c *Fake) Pending() int {
 	c.mu.Lock()
