@@ -35,8 +35,12 @@ func BenchmarkDeadmanThroughTheCloud(b *testing.B) {
 	key := addAgentTo(b, db, "deadman")
 	agent := startLogged(b, "agent", append(m.Env(), "ROS_IP=127.0.0.1"), "agent", "--data", b.TempDir(), "--listen", "127.0.0.1:0",
 		"--admin-token", testToken, "--sim", "0", "--ros1", m.URI, "--ros1-name", "rosbot", "--cloud", "http://"+proxy.addr(), "--agent-key", key)
-	robot := localRobots(b, agent.URL, 1)[0]
 	localBearer := login(b, agent.URL, testToken)
+	var robot string
+	waitFor(b, 20*time.Second, "the ROS robot on the agent", func() bool {
+		robot = robotIDsByName(agent.URL, localBearer)["rosbot"]
+		return robot != ""
+	})
 	bearers := map[string]string{r1.URL: login(b, r1.URL, testToken), r2.URL: login(b, r2.URL, testToken), agent.URL: login(b, agent.URL, testToken)}
 	online := func() bool {
 		return robotsOnline(r1.URL, bearers[r1.URL], []string{robot}, true) && robotsOnline(r2.URL, bearers[r2.URL], []string{robot}, true)
