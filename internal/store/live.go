@@ -34,6 +34,29 @@ func (db *DB) TouchRobot(ctx context.Context, id string, at time.Time) error {
 	return nil
 }
 
+// CountAgentRobots counts the robot records agent agentID holds (its robots, online or not).
+func (db *DB) CountAgentRobots(ctx context.Context, agentID string) (int, error) {
+	var n int
+	err := db.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM robots WHERE agent_id = ?`, agentID).Scan(&n)
+	return n, wrap(err)
+}
+
+// DeleteRobotIfUnseenSince removes robot id with its memberships and resource records if it
+// was last seen before cutoff (never seen: created before cutoff), and reports whether it
+// did. The check is in the same statement as the delete: a robot that connects meanwhile
+// (its last_seen moves to now) stays.
+func (db *DB) DeleteRobotIfUnseenSince(ctx context.Context, id string, cutoff time.Time) (bool, error) {
+	res, err := db.exec(ctx, `DELETE FROM robots WHERE id = ? AND COALESCE(last_seen, created_at) < ?`, id, millis(cutoff))
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, wrap(err)
+	}
+	return n > 0, nil
+}
+
 const resourceColumns = `id, robot_id, name, mime_type, file_type, size, sha256, path, created_at, admin_only`
 
 // SaveResource records (or refreshes) what a download link points at.

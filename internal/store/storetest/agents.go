@@ -209,3 +209,47 @@ func testSyncedResources(t *testing.T, open Opener) {
 		t.Errorf("after the copy arrived: %+v, %v; want robot-held first of 5", list, err)
 	}
 }
+
+// testAgentRobotRecords: an agent's robot records are counted whatever their state, and a
+// record is removed only if it was not seen (or, never seen, not recorded) since the cutoff.
+func testAgentRobotRecords(t *testing.T, open Opener) {
+	db := open(t)
+	ctx := context.Background()
+	f := bootstrap(t, db)
+	cutoff := time.Date(2025, 5, 6, 0, 0, 0, 0, time.UTC)
+	before, after := cutoff.Add(-time.Hour), cutoff.Add(time.Hour)
+	agents := addAgents(t, db, f.fleet, before, "dock", "yard")
+	robots := []struct {
+		robot fleetgate.Robot
+		stale bool
+	}{
+		{fleetgate.Robot{ID: "r-seen-before", AgentID: "ag-dock", CreatedAt: before, LastSeen: before}, true},
+		{fleetgate.Robot{ID: "r-never-seen-old", AgentID: "ag-dock", CreatedAt: before}, true},
+		{fleetgate.Robot{ID: "r-seen-after", AgentID: "ag-dock", CreatedAt: before, LastSeen: after}, false},
+		{fleetgate.Robot{ID: "r-never-seen-new", AgentID: "ag-yard", CreatedAt: after}, false},
+		{fleetgate.Robot{ID: "r-local", CreatedAt: before, LastSeen: before}, true},
+	}
+	for _, r := range robots {
+		r.robot.OrgID, r.robot.FleetID, r.robot.Name = f.org.ID, f.fleet.ID, r.robot.ID
+		must(t, db.CreateRobot(ctx, r.robot))
+	}
+	for agent, want := range map[string]int{"ag-dock": 3, "ag-yard": 1, "ag-none": 0} {
+		if n, err := db.CountAgentRobots(ctx, agent); err != nil || n != want {
+			t.Errorf("CountAgentRobots(%s) = %d, %v; want %d", agent, n, err, want)
+		}
+	}
+	for _, r := range robots {
+		removed, err := db.DeleteRobotIfUnseenSince(ctx, r.robot.ID, cutoff)
+		must(t, err)
+		_, err = db.Robot(ctx, r.robot.ID)
+		if removed != r.stale || (fleetgate.ErrorCode(err) == fleetgate.ENotFound) != r.stale {
+			t.Errorf("%s: removed %v (lookup: %v), want %v", r.robot.ID, removed, err, r.stale)
+		}
+	}
+	if removed, err := db.DeleteRobotIfUnseenSince(ctx, "r-unknown", cutoff); err != nil || removed {
+		t.Errorf("an unknown robot: %v, %v; want false, nil", removed, err)
+	}
+	if n, _ := db.CountAgentRobots(ctx, agents["dock"].ID); n != 1 {
+		t.Errorf("after the removal dock holds %d records, want 1", n)
+	}
+}

@@ -41,6 +41,7 @@ var tests = []struct {
 	{"AgentsOfAnOrganization", testAgentsOfAnOrganization},
 	{"RevokeAgent", testRevokeAgent},
 	{"TouchAgent", testTouchAgent},
+	{"AgentRobotRecords", testAgentRobotRecords},
 	{"SyncedResources", testSyncedResources},
 	{"EventForwarding", testEventForwarding},
 	{"SessionsStoreOnlyHashesAndExpire", testSessionsStoreOnlyHashesAndExpire},
