@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -29,7 +30,9 @@ func ResourceDir(dataDir string) string { return filepath.Join(dataDir, "resourc
 func (s *Server) openLink(archive *cloud.Archive) error {
 	switch s.cfg.Mode {
 	case ModeCloud:
-		cfg := cloud.Config{Core: s.gw, Registry: s.registry, Archive: archive, Logger: s.log}
+		// One announcement registers no more robots than the agent may hold in all.
+		maxRobots := cmp.Or(s.cfg.AgentMaxRobots, gateway.DefaultAgentMaxRobots)
+		cfg := cloud.Config{Core: s.gw, Registry: s.registry, Archive: archive, Logger: s.log, MaxRobots: maxRobots}
 		if s.cluster != nil {
 			cfg.Owners = s.cluster
 		}

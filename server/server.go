@@ -91,6 +91,9 @@ type Config struct {
 	// runs alone.
 	Cloud    string
 	AgentKey string
+	// AgentMaxRobots is how many robot records one agent may hold on the cloud; the robots it
+	// announces beyond them are refused (0: gateway.DefaultAgentMaxRobots).
+	AgentMaxRobots int
 	// DemoAgents is how many simulated agents a cloud runs in-process, each linked over
 	// loopback and hosting one simulated robot (fleetgate serve --demo N).
 	DemoAgents int
@@ -215,6 +218,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		LatestAgentVersion: cfg.Version,
 		Logger:             s.log,
 		AlertRules:         gateway.AlertRules{BatteryBelow: cfg.AlertBattery},
+		AgentMaxRobots:     cfg.AgentMaxRobots,
 		// The acceptor is made after the core; it is set before anything is served.
 		AgentLinks: func(agentID string) (time.Time, bool) {
 			if s.acceptor == nil {

@@ -116,6 +116,13 @@ func (p *Panel) robotAction(c echo.Context) error {
 	return echo.ErrNotFound
 }
 
+// removeStaleRobots removes the records of the robots not online for gateway.StaleRobotAge
+// (organization admins only: the core refuses anyone else, 403).
+func (p *Panel) removeStaleRobots(c echo.Context) error {
+	_, err := p.gw.RemoveStaleRobots(c.Request().Context(), Caller(c), gateway.StaleRobotAge)
+	return p.adminResult(c, "robots", nil, err)
+}
+
 func (p *Panel) provisionAgent(c echo.Context) error {
 	if p.local {
 		return p.adminResult(c, "users", nil, fleetgate.Errorf(fleetgate.EInvalid, "a local gateway provisions no agents: provision them on the cloud (fleetgate serve)"))

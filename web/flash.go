@@ -118,6 +118,7 @@ func (p *Panel) formPages(e *echo.Echo, mw []echo.MiddlewareFunc) {
 		"/admin/users":                        "/admin",
 		"/admin/users/:userId/:action":        "/admin",
 		"/admin/robots/:robotId/:action":      "/admin",
+		"/admin/robots/remove-stale":          "/admin",
 		"/admin/agents":                       "/admin",
 		"/admin/agents/:agentId/revoke":       "/admin",
 		"/admin/kiosk-tokens":                 "/admin",

@@ -61,6 +61,7 @@ func TestFormURLsAndHead(t *testing.T) {
 		"/admin/users":                          "/admin",
 		"/admin/users/some-user/disable":        "/admin",
 		"/admin/robots/" + a.robot + "/remove":  "/admin",
+		"/admin/robots/remove-stale":            "/admin",
 		"/admin/agents":                         "/admin",
 		"/admin/kiosk-tokens/some-token/revoke": "/admin",
 		"/logout":                               "/",

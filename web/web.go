@@ -167,6 +167,7 @@ func (p *Panel) Register(e *echo.Echo) {
 	e.GET("/admin", p.handle(p.adminPage), user...)
 	e.POST("/admin/users", p.handle(p.createUser), user...)
 	e.POST("/admin/users/:userId/:action", p.handle(p.userAction), user...)
+	e.POST("/admin/robots/remove-stale", p.handle(p.removeStaleRobots), user...)
 	e.POST("/admin/robots/:robotId/:action", p.handle(p.robotAction), user...)
 	e.POST("/admin/agents", p.handle(p.provisionAgent), user...)
 	e.POST("/admin/agents/:agentId/revoke", p.handle(p.revokeAgent), user...)

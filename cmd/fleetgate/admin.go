@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -184,9 +186,12 @@ func ensureFleet(ctx context.Context, gw *gateway.Gateway, fleet string, stdout 
 }
 
 func runRobots(ctx context.Context, args []string, stdout io.Writer) error {
-	verb, rest, err := subcommand("robots", args, "add", "list")
+	verb, rest, err := subcommand("robots", args, "add", "list", "remove")
 	if err != nil {
 		return err
+	}
+	if verb == "remove" {
+		return removeStaleRobots(ctx, rest, stdout)
 	}
 	var name, fleet string
 	var check func() error
@@ -226,6 +231,71 @@ func runRobots(ctx context.Context, args []string, stdout io.Writer) error {
 	return tw.Flush()
 }
 
+// removeStaleRobots removes the records of the robots not online for --stale. It needs no
+// running server: a connected robot's record is refreshed every 30 s, so one online now is
+// never that stale (gateway.MinStaleAge).
+func removeStaleRobots(ctx context.Context, args []string, stdout io.Writer) error {
+	var stale age
+	var dryRun bool
+	gw, closeDB, err := offline(ctx, "robots remove", args, func(fs *flag.FlagSet) {
+		fs.Var(&stale, "stale", fmt.Sprintf("remove the robots not online for this long, e.g. %dd (at least 1d; required)", gateway.StaleRobotDays))
+		fs.BoolVar(&dryRun, "dry-run", false, "list the robots it would remove, and remove none")
+	}, func() error {
+		if stale == 0 {
+			return usagef("--stale is required, e.g. --stale %dd", gateway.StaleRobotDays)
+		}
+		if time.Duration(stale) < gateway.MinStaleAge {
+			return usagef("--stale must be at least 1d (24h): a robot that is merely switched off for the night stays")
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	robots, err := gw.PruneStaleRobots(ctx, time.Duration(stale), dryRun)
+	verb := "removed"
+	if dryRun {
+		verb = "would remove"
+	}
+	for _, r := range robots {
+		fmt.Fprintf(stdout, "%s %s %q (last seen %s)\n", verb, r.ID, r.Name, formatTime(r.LastSeen))
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d robot records %s (not online for %s); their event-log entries stay\n", len(robots), verb, stale.String())
+	return nil
+}
+
+// age is a flag of a duration that also takes whole days: 30d.
+type age time.Duration
+
+func (a age) String() string {
+	d := time.Duration(a)
+	if d != 0 && d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	return d.String()
+}
+
+func (a *age) Set(s string) error {
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil || days < 0 {
+			return fmt.Errorf("%q is not a number of days", s)
+		}
+		*a = age(time.Duration(days) * 24 * time.Hour)
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is neither days (30d) nor a duration (720h)", s)
+	}
+	*a = age(d)
+	return nil
+}
+
 func runEvents(ctx context.Context, args []string, stdout io.Writer) error {
 	_, rest, err := subcommand("events", args, "list")
 	if err != nil {
@@ -246,10 +316,20 @@ func runEvents(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	agents, err := gw.Agents(ctx)
+	if err != nil {
+		return err
+	}
+	agentNames := make(map[string]string, len(agents))
+	for _, a := range agents {
+		agentNames[a.ID] = a.Name
+	}
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tROBOT\tFLEET\tAGENT\tAUTHOR\tMESSAGE")
 	for _, e := range events {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%q\n", formatTime(e.CreatedAt), e.RobotID, orDash(e.FleetID), orDash(e.AgentID), e.AuthorEmail, e.Message)
+		// An agent's entry names an account of its local gateway: said with the agent.
+		author := gateway.EventAuthor(e, agentNames[e.AgentID])
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%q\n", formatTime(e.CreatedAt), e.RobotID, orDash(e.FleetID), orDash(e.AgentID), author, e.Message)
 	}
 	return tw.Flush()
 }

@@ -45,9 +45,10 @@ func TestLinkForwardsTheEventLog(t *testing.T) {
 	t.Logf("posted on the local gateway: in the cloud's log after %v", took.Round(time.Millisecond))
 	line := lineWith(cloudLog(), "forklift parked at dock 7")
 	agentID := agentIDOf(t, cloudDir, "dock-7")
-	// TIME ROBOT FLEET AGENT AUTHOR MESSAGE: the agent's cloud fleet (not its "local-fleet").
-	if f := strings.Fields(line); len(f) < 6 || !isUUID(f[2]) || f[3] != agentID || f[4] != "admin@localhost" {
-		t.Errorf("the cloud's entry %q: want the agent's fleet id, agent %s and author admin@localhost", line, agentID)
+	// TIME ROBOT FLEET AGENT AUTHOR MESSAGE: the agent's cloud fleet (not its "local-fleet"),
+	// and the author as the agent's claim, never bare (an account of the agent's gateway).
+	if f := strings.Fields(line); len(f) < 8 || !isUUID(f[2]) || f[3] != agentID || strings.Join(f[4:8], " ") != "admin@localhost via agent dock-7" {
+		t.Errorf("the cloud's entry %q: want the agent's fleet id, agent %s and author admin@localhost via agent dock-7", line, agentID)
 	}
 
 	// The cloud dies; entries posted meanwhile wait on the agent's disk.

@@ -197,6 +197,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	var natsCreds natsFlags
 	var cloudURL, agentKey, database, natsURL, replica string
 	var demoAgents int
+	agentMaxRobots := gateway.DefaultAgentMaxRobots
 	var liveBudget int64
 	var trustedProxies []netip.Prefix
 	quota := byteSize(record.DefaultQuota)
@@ -220,6 +221,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		natsCreds.register(fs)
 		fs.StringVar(&replica, "replica", "", "this replica's name among the others (letters, digits, - and _; default: host name and 4 random hex digits)")
 		fs.IntVar(&demoAgents, "demo", 0, "run this many simulated agents in this process, each linked over loopback with one simulated robot")
+		fs.IntVar(&agentMaxRobots, "agent-max-robots", agentMaxRobots, "robot records one agent may hold, offline ones included; the robots it announces beyond them are refused")
 	}
 	if err := parse(fs, args); err != nil {
 		return err
@@ -255,6 +257,9 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	if demoAgents < 0 || demoAgents > maxSimRobots {
 		return usagef("--demo must be between 0 and %d", maxSimRobots)
 	}
+	if agentMaxRobots < 1 {
+		return usagef("--agent-max-robots must be at least 1")
+	}
 	cfg := g.config(mode, stdout)
 	cfg.Sim = sim.config()
 	cfg.Cameras = cams.config()
@@ -263,6 +268,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		cfg.ROS2 = ros2.config()
 	}
 	cfg.Cloud, cfg.AgentKey, cfg.DemoAgents = cloudURL, agentKey, demoAgents
+	cfg.AgentMaxRobots = agentMaxRobots
 	cfg.Database = database
 	if err := natsCreds.check(fs, natsURL); err != nil {
 		return err

@@ -38,7 +38,7 @@ func commands() []command {
 		{"demo", "run a cloud gateway on :8080 and a local gateway on :19992 linked to it", runDemo},
 		{"token", "token create: print a new API token for a user (offline)", runToken},
 		{"agents", "agents add | list | revoke: provision, list or revoke agents (offline)", runAgents},
-		{"robots", "robots add | list: record or list robots (offline)", runRobots},
+		{"robots", "robots add | list | remove --stale 30d: record, list or remove robots (offline)", runRobots},
 		{"events", "events list: print the event log (offline)", runEvents},
 		{"record", "record start | stop | list: a robot's recordings, on a running gateway (--url, --token)", runRecord},
 		{"version", "print the version", runVersion},

@@ -235,6 +235,10 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"trusted proxy of everyone", nil, []string{"serve", "--data", dir, "--trusted-proxy", "0.0.0.0/0"}, "trusts every address"},
 		{"token without user", nil, []string{"token", "create", "--data", dir}, "--user is required"},
 		{"robots without verb", nil, []string{"robots"}, "needs one of"},
+		{"agent max robots zero", nil, []string{"serve", "--data", dir, "--agent-max-robots", "0"}, "--agent-max-robots must be at least 1"},
+		{"agent max robots from env", []string{"FLEETGATE_AGENT_MAX_ROBOTS=many"}, []string{"serve", "--data", dir}, "FLEETGATE_AGENT_MAX_ROBOTS"},
+		{"agent max robots on an agent", nil, []string{"agent", "--data", dir, "--agent-max-robots", "5"}, "flag provided but not defined"},
+		{"stale robots without an age", nil, []string{"robots", "remove", "--data", dir}, "--stale is required"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

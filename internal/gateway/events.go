@@ -1,9 +1,11 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/fleetgate/fleetgate"
@@ -85,28 +87,92 @@ func (es *EventService) PostEvent(ctx context.Context, c *Caller, in PostEventIn
 	return e, nil
 }
 
+// MaxEventAuthor is the longest author an agent's entry keeps, in bytes (an email address
+// is at most 254).
+const MaxEventAuthor = 254
+
 // SaveAgentEvents stores entries posted on agent agentID's local gateway into this (the
-// cloud's) log, under the agent's fleet; when it returns nil they are on disk. An entry
-// already stored (sent again after a lost confirmation) stays as it was. The agent checked
-// each entry as PostEvent does; what breaks those rules anyway is cut to them, not refused,
-// so that one bad entry cannot hold up the agent's log forever.
-func (es *EventService) SaveAgentEvents(ctx context.Context, agentID string, events []fleetgate.Event) error {
+// cloud's) log, under the agent's fleet, and returns those it refused; when it returns a nil
+// error the stored ones are on disk. An agent speaks only for its own robots: an entry about
+// a robot whose record does not name agentID as its agent (one it never hosted, another
+// agent's, an unknown id) is refused, never stored. An entry already stored (sent again after
+// a lost confirmation) stays as it was. The agent checked each entry as PostEvent does; what
+// breaks those rules anyway is cut to them, not refused, so that one bad entry cannot hold up
+// the agent's log forever.
+//
+// The author is the agent's claim: an account of its local gateway, which the cloud cannot
+// check. It is kept as given (cut to MaxEventAuthor, control characters replaced), and shown
+// only with the agent it came through (EventAuthor), so that an agent cannot pass an entry
+// off as written by one of the cloud's users.
+func (es *EventService) SaveAgentEvents(ctx context.Context, agentID string, events []fleetgate.Event) (refused []fleetgate.Event, err error) {
 	a, err := es.store.Agent(ctx, agentID)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for i := range events {
-		e := &events[i]
+	hosted := map[string]bool{}
+	keep := make([]fleetgate.Event, 0, len(events))
+	for _, e := range events {
+		own, seen := hosted[e.RobotID]
+		if !seen {
+			r, err := es.robots.store.Robot(ctx, e.RobotID)
+			switch {
+			case err == nil:
+				own = r.AgentID == a.ID
+			case fleetgate.ErrorCode(err) != fleetgate.ENotFound:
+				return nil, err
+			}
+			hosted[e.RobotID] = own
+		}
+		if !own {
+			refused = append(refused, e)
+			continue
+		}
 		e.ID, e.UserID, e.AgentID, e.FleetID = 0, "", a.ID, a.FleetID
 		if len(e.Message) > MaxEventMessage {
 			e.Message = e.Message[:MaxEventMessage]
 		}
 		e.Message = strings.ToValidUTF8(e.Message, "\uFFFD")
+		e.AuthorEmail = cleanAuthor(e.AuthorEmail)
 		if e.CreatedAt.IsZero() {
 			e.CreatedAt = es.now().UTC()
 		}
+		keep = append(keep, e)
 	}
-	return es.store.CreateAgentEvents(ctx, events)
+	if len(keep) == 0 {
+		return refused, nil
+	}
+	return refused, es.store.CreateAgentEvents(ctx, keep)
+}
+
+// cleanAuthor makes an agent's author one line of valid UTF-8 of at most MaxEventAuthor
+// bytes: a line break in it could forge a row of a text listing (fleetgate events list).
+func cleanAuthor(s string) string {
+	s = s[:min(len(s), 4*MaxEventAuthor)] // each byte below becomes at most 3
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	if len(s) <= MaxEventAuthor {
+		return s
+	}
+	cut := MaxEventAuthor
+	for !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
+// EventAuthor says who wrote entry e, in words that cannot be mistaken for one of this
+// gateway's users: an entry an agent forwarded names an account of the agent's local gateway,
+// which only the agent vouches for, so it reads "admin@localhost via agent dock-7" (agentName,
+// or the agent's id when the name is not known).
+func EventAuthor(e fleetgate.Event, agentName string) string {
+	if e.AgentID == "" {
+		return e.AuthorEmail
+	}
+	return cmp.Or(e.AuthorEmail, "someone") + " via agent " + cmp.Or(agentName, e.AgentID)
 }
 
 // UnforwardedEvents lists up to limit entries posted here the cloud has not confirmed,
@@ -126,6 +192,9 @@ type EventRow struct {
 	RobotName string
 	FleetName string
 	AgentName string // the local gateway it was posted on (the cloud's entries from agents)
+	// Author is who wrote it, as it must be shown (EventAuthor): never the bare author of an
+	// agent's entry.
+	Author string
 }
 
 // EventHistory lists the newest entries of the robots the caller may see, matching f, with
@@ -173,7 +242,8 @@ func (es *EventService) EventHistory(ctx context.Context, c *Caller, f fleetgate
 		if !ok {
 			continue
 		}
-		out = append(out, EventRow{Event: e, RobotName: name, FleetName: fleetNames[e.FleetID], AgentName: agentNames[e.AgentID]})
+		out = append(out, EventRow{Event: e, RobotName: name, FleetName: fleetNames[e.FleetID], AgentName: agentNames[e.AgentID],
+			Author: EventAuthor(e, agentNames[e.AgentID])})
 		if len(out) == want {
 			break
 		}

@@ -55,6 +55,9 @@ type Config struct {
 	// EventPosted is called after an event-log entry is posted here (a linked agent's link
 	// forwards it to the cloud); nil: nothing to do.
 	EventPosted func()
+	// AgentMaxRobots is how many robot records one agent may hold: a robot it announces
+	// beyond that is refused (default DefaultAgentMaxRobots).
+	AgentMaxRobots int
 }
 
 // Gateway is the core: its services together. It is safe for concurrent use.
@@ -92,7 +95,11 @@ func New(cfg Config) *Gateway {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	robots := &RobotService{store: cfg.Store, presence: cfg.Presence, now: cfg.Now, latest: cfg.LatestAgentVersion}
+	if cfg.AgentMaxRobots <= 0 {
+		cfg.AgentMaxRobots = DefaultAgentMaxRobots
+	}
+	robots := &RobotService{store: cfg.Store, presence: cfg.Presence, now: cfg.Now, log: cfg.Logger, latest: cfg.LatestAgentVersion,
+		agentMaxRobots: cfg.AgentMaxRobots}
 	accounts := &AccountService{store: cfg.Store, robots: robots, now: cfg.Now, log: cfg.Logger,
 		bearerTTL: cfg.BearerTTL, limits: newLoginLimits(cfg.Now)}
 	return &Gateway{

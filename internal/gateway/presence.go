@@ -27,8 +27,9 @@ func (rs *RobotService) RobotOnline(ctx context.Context, info fleetgate.Info, ho
 	}
 	created, fleetID := at, f.ID
 	old, err := rs.store.Robot(ctx, info.ID)
+	known := err == nil
 	switch {
-	case err == nil:
+	case known:
 		created = old.CreatedAt
 		if home.AgentID != "" {
 			if old.OrgID != f.OrgID {
@@ -41,6 +42,11 @@ func (rs *RobotService) RobotOnline(ctx context.Context, info fleetgate.Info, ho
 		}
 	case fleetgate.ErrorCode(err) != fleetgate.ENotFound:
 		return err
+	}
+	if home.AgentID != "" && (!known || old.AgentID != home.AgentID) {
+		if err := rs.agentHasRoom(ctx, home.AgentID); err != nil {
+			return err
+		}
 	}
 	return rs.store.SaveLiveRobot(ctx, fleetgate.Robot{
 		ID:            info.ID,
@@ -71,6 +77,27 @@ func (rs *RobotService) mayMoveToAgent(ctx context.Context, r fleetgate.Robot, a
 	}
 	if holder.RevokedAt.IsZero() {
 		return fleetgate.Errorf(fleetgate.EConflict, "robot %s is hosted by agent %q; revoke that agent's key to move the robot", r.ID, holder.Name)
+	}
+	return nil
+}
+
+// DefaultAgentMaxRobots is how many robot records one agent may hold unless configured.
+const DefaultAgentMaxRobots = 100
+
+// agentHasRoom refuses a robot new to agent agentID once the agent holds agentMaxRobots robot
+// records, counting those offline: records are permanent, and without a bound one agent key
+// could add robots to the store for ever (each link may announce other ids). An admin removes
+// the records of robots that are gone (RemoveStaleRobots) to make room.
+func (rs *RobotService) agentHasRoom(ctx context.Context, agentID string) error {
+	n, err := rs.store.CountAgentRobots(ctx, agentID)
+	if err != nil {
+		return err
+	}
+	if n >= rs.agentMaxRobots {
+		return fleetgate.Errorf(fleetgate.EConflict,
+			"refused: this agent already has %d robots recorded on the cloud, the most one agent may register (the cloud's --agent-max-robots); "+
+				"an admin can remove those not online for %d days (fleetgate robots remove --stale %dd, or the panel's Administration page)",
+			n, StaleRobotDays, StaleRobotDays)
 	}
 	return nil
 }

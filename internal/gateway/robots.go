@@ -3,6 +3,7 @@ package gateway
 import (
 	"cmp"
 	"context"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -18,7 +19,10 @@ type RobotService struct {
 	store    RobotStore
 	presence Presence
 	now      func() time.Time
+	log      *slog.Logger
 	latest   string // LatestAgentVersion
+	// agentMaxRobots is how many robot records one agent may hold (Config.AgentMaxRobots).
+	agentMaxRobots int
 }
 
 // RobotStore is what the robots and members need from durable storage.
@@ -43,6 +47,11 @@ type RobotStore interface {
 	SaveLiveRobot(ctx context.Context, r fleetgate.Robot) error
 	// TouchRobot sets a robot's last-seen time; ENotFound for an unknown robot.
 	TouchRobot(ctx context.Context, id string, at time.Time) error
+	// CountAgentRobots counts the robot records an agent holds, online or not.
+	CountAgentRobots(ctx context.Context, agentID string) (int, error)
+	// DeleteRobotIfUnseenSince removes a robot last seen (never seen: created) before
+	// cutoff, checking that in the same write; false when it was not removed.
+	DeleteRobotIfUnseenSince(ctx context.Context, id string, cutoff time.Time) (bool, error)
 
 	RobotMembers(ctx context.Context, robotID string) ([]fleetgate.Membership, error)
 	UserRoles(ctx context.Context, userID string) (map[string]fleetgate.Role, error)
@@ -96,6 +105,8 @@ type RobotRow struct {
 	// AgentName is the agent that announced the robot over the agent link; empty for the
 	// robots this gateway hosts itself.
 	AgentName string
+	// Stale: not online for StaleRobotAge (an admin may remove the record: RemoveStaleRobots).
+	Stale bool
 }
 
 var actSettings = action{minRole: fleetgate.RoleAdmin, acts: true, what: "change robot settings"}
@@ -133,7 +144,25 @@ func (rs *RobotService) RemoveRobot(ctx context.Context, c *Caller, robotID stri
 	if rs.presence.Online(r.ID) {
 		return fleetgate.Errorf(fleetgate.EConflict, "robot %s is online; stop it (or revoke its agent) before removing it", r.Name)
 	}
-	return rs.store.DeleteRobot(ctx, r.ID)
+	if err := rs.store.DeleteRobot(ctx, r.ID); err != nil {
+		return err
+	}
+	rs.logRemoved(r, c.User.Email, "removed by an admin")
+	return nil
+}
+
+// logRemoved is the audit line of a robot record removed: who, which robot, and when it was
+// last online (its event-log entries stay, naming its id).
+func (rs *RobotService) logRemoved(r fleetgate.Robot, by, why string) {
+	rs.log.Info("robot record removed", "robot", r.ID, "name", r.Name, "fleet", r.FleetID, "agent", r.AgentID,
+		"last_seen", timeOrNever(r.LastSeen), "created", r.CreatedAt.Format(time.RFC3339), "by", by, "why", why)
+}
+
+func timeOrNever(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return t.Format(time.RFC3339)
 }
 
 // SetMemberRole gives a user of the organization a role on a robot the caller administers;
@@ -350,8 +379,10 @@ func (rs *RobotService) RobotTable(ctx context.Context, c *Caller) ([]RobotRow, 
 		}
 	}
 	out := make([]RobotRow, 0, len(robots))
+	staleBefore := rs.now().Add(-StaleRobotAge)
 	for _, r := range robots {
 		row := RobotRow{Robot: r, FleetName: names[r.FleetID], Online: rs.presence.Online(r.ID), AgentName: agentNames[r.AgentID]}
+		row.Stale = !row.Online && staleSince(r, staleBefore)
 		if row.Online {
 			r.LastSeen = rs.now().UTC()
 			row.Robot.LastSeen = r.LastSeen

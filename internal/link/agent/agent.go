@@ -199,7 +199,7 @@ func (a *Agent) session(ctx context.Context) (time.Duration, error) {
 	a.connected.Store(true)
 	defer a.connected.Store(false)
 	a.log.Info("linked to the cloud", "cloud", url, "agent_id", welcome.GetAgentId(), "fleet", welcome.GetFleetId())
-	logRefused(a.log, welcome.GetRefused())
+	s.noteRefused(welcome.GetRefused())
 	if ms := welcome.GetHeartbeatIntervalMs(); ms > 0 {
 		s.heartbeat = time.Duration(ms) * time.Millisecond
 	}
@@ -243,10 +243,24 @@ func refusedWait(resp *http.Response) time.Duration {
 	return 0
 }
 
-func logRefused(log *slog.Logger, refused []*linkpb.RobotRefused) {
+// noteRefused logs the robots the cloud refused at the last announcement (each announcement
+// lists all of them) and keeps them: their KPI values and resource lists are not pushed, since
+// the cloud takes pushes only for the robots it registered and logs every other one.
+func (s *session) noteRefused(refused []*linkpb.RobotRefused) {
+	ids := make(map[string]bool, len(refused))
 	for _, r := range refused {
-		log.Warn("the cloud refused a robot", "robot", r.GetId(), "reason", r.GetReason())
+		s.a.log.Warn("the cloud refused a robot", "robot", r.GetId(), "reason", r.GetReason())
+		ids[r.GetId()] = true
 	}
+	s.refusedMu.Lock()
+	s.refused = ids
+	s.refusedMu.Unlock()
+}
+
+func (s *session) isRefused(robotID string) bool {
+	s.refusedMu.Lock()
+	defer s.refusedMu.Unlock()
+	return s.refused[robotID]
 }
 
 // session is one connection to the cloud.
@@ -272,6 +286,9 @@ type session struct {
 	released   map[string]struct{}      // releases that came before their grant (see release)
 
 	eventsStored chan []int64 // the cloud's confirmations of event batches (pushEvents)
+
+	refusedMu sync.Mutex
+	refused   map[string]bool // robots the cloud refused at the last announcement (noteRefused)
 }
 
 // over reports whether the session has ended. A write can fail without that (its timeout
@@ -375,7 +392,7 @@ func (s *session) readLoop() error {
 		case *linkpb.Frame_Request:
 			s.serve(b.Request)
 		case *linkpb.Frame_Accepted:
-			logRefused(s.a.log, b.Accepted.GetRefused())
+			s.noteRefused(b.Accepted.GetRefused())
 		case *linkpb.Frame_Command:
 			s.command(b.Command)
 		case *linkpb.Frame_Release:
@@ -455,6 +472,9 @@ func (s *session) pushKPIs() {
 		case <-tick.C:
 		}
 		for _, r := range s.a.cfg.Robots.Robots() {
+			if s.isRefused(r.Info().ID) {
+				continue
+			}
 			ctx, cancel := context.WithTimeout(s.ctx, s.a.cfg.KPIEvery)
 			kpis, err := r.KPIs(ctx)
 			cancel()
@@ -480,6 +500,9 @@ func (s *session) pushResources() {
 	defer tick.Stop()
 	for {
 		for _, r := range s.a.cfg.Robots.Robots() {
+			if s.isRefused(r.Info().ID) {
+				continue
+			}
 			ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 			list, err := r.Resources(ctx)
 			cancel()

@@ -50,9 +50,10 @@ type Core interface {
 	// AgentSeen records when an agent was last heard from, as its link ends (while it is
 	// linked, LastHeard answers from memory: no write per heartbeat).
 	AgentSeen(ctx context.Context, agentID string, at time.Time) error
-	// SaveAgentEvents stores event-log entries posted on agent agentID's local gateway; when
-	// it returns nil they are on disk (the agent then forgets them).
-	SaveAgentEvents(ctx context.Context, agentID string, events []fleetgate.Event) error
+	// SaveAgentEvents stores event-log entries posted on agent agentID's local gateway about
+	// the robots it hosts or hosted, and returns the others, refused; when its error is nil
+	// the stored ones are on disk (the agent then forgets them all).
+	SaveAgentEvents(ctx context.Context, agentID string, events []fleetgate.Event) (refused []fleetgate.Event, err error)
 }
 
 // Robots is where the agents' robots are registered while their agent is linked: this
@@ -102,7 +103,10 @@ type Config struct {
 	KeepPartial time.Duration
 	// PruneEvery is how often Run looks for such uploads (default 1 h, and once at start).
 	PruneEvery time.Duration
-	Now        func() time.Time
+	// MaxRobots is how many robots one announcement of an agent may register (default
+	// DefaultMaxRobots); the rest are refused. The core bounds the records an agent holds.
+	MaxRobots int
+	Now       func() time.Time
 }
 
 // helloTimeout bounds the wait for an agent's first frame.
@@ -115,6 +119,7 @@ type Acceptor struct {
 	log       *slog.Logger
 	now       func() time.Time
 	heartbeat time.Duration
+	maxRobots int
 
 	links     atomic.Uint64 // numbers the links
 	checkSoon chan struct{} // asks Run for a round of key checks now
@@ -145,6 +150,10 @@ func New(cfg Config) *Acceptor {
 	}
 	if a.cfg.PruneEvery <= 0 {
 		a.cfg.PruneEvery = time.Hour
+	}
+	a.maxRobots = a.cfg.MaxRobots
+	if a.maxRobots <= 0 {
+		a.maxRobots = DefaultMaxRobots
 	}
 	return a
 }
@@ -201,6 +210,7 @@ func (a *Acceptor) Serve(w http.ResponseWriter, r *http.Request, agent Agent) {
 		s.log.Info("agent connected", "remote", agent.remote(r), "agent_version", hello.GetAgentVersion(), "robots", len(hello.GetRobots())-len(refused))
 	}
 	s.run() // also takes the robots registered before the welcome offline
+	s.refusals.flush()
 	s.log.Info("agent disconnected")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

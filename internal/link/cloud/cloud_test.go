@@ -35,11 +35,16 @@ import (
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
 
-// fakeCore stands in for the gateway core: revocations and archived records.
+// fakeCore stands in for the gateway core: revocations, archived records and event-log
+// entries.
 type fakeCore struct {
 	mu       sync.Mutex
 	revoked  map[string]bool             // by agent id
 	archived map[string][]archivedRecord // by robot id
+	// robotAgent is the agent each robot's record names, by robot id: an agent's entries
+	// are stored for its robots only, as the core does.
+	robotAgent map[string]string
+	events     []fleetgate.Event // stored
 }
 
 type archivedRecord struct {
@@ -78,7 +83,25 @@ func (c *fakeCore) SaveArchivedResource(_ context.Context, robotID string, res f
 	return nil
 }
 
-func (c *fakeCore) SaveAgentEvents(context.Context, string, []fleetgate.Event) error { return nil }
+func (c *fakeCore) SaveAgentEvents(_ context.Context, agentID string, events []fleetgate.Event) ([]fleetgate.Event, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var refused []fleetgate.Event
+	for _, e := range events {
+		if c.robotAgent[e.RobotID] != agentID {
+			refused = append(refused, e)
+			continue
+		}
+		c.events = append(c.events, e)
+	}
+	return refused, nil
+}
+
+func (c *fakeCore) storedEvents() []fleetgate.Event {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.events)
+}
 
 func (c *fakeCore) AgentSeen(context.Context, string, time.Time) error { return nil }
 
@@ -190,7 +213,7 @@ func newWorldBeating(t *testing.T, interval time.Duration) *world {
 	}
 	w := &world{
 		t:    t,
-		core: &fakeCore{revoked: map[string]bool{}, archived: map[string][]archivedRecord{}},
+		core: &fakeCore{revoked: map[string]bool{}, archived: map[string][]archivedRecord{}, robotAgent: map[string]string{}},
 		dir:  dir, root: root, logs: &syncBuffer{}, heartbeat: interval,
 	}
 	log := slog.New(slog.NewTextHandler(w.logs, nil))

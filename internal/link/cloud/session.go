@@ -21,11 +21,11 @@ import (
 // defaultDeadline bounds a request whose context has no deadline of its own.
 const defaultDeadline = 10 * time.Second
 
-// Limits on what an agent announces: a misbehaving agent must not flood the store.
+// Limits on what an agent announces: a misbehaving agent must not flood the store (the
+// number of robots is Config.MaxRobots).
 const (
-	maxRobotsPerAgent = 1000
-	maxInfoField      = 256
-	maxKPIsPerRobot   = 64
+	maxInfoField    = 256
+	maxKPIsPerRobot = 64
 )
 
 // session is one connected agent: its WebSocket, the requests in flight over it and the
@@ -47,6 +47,7 @@ type session struct {
 	pending  map[uint64]*call
 	robots   map[string]*RemoteRobot
 	controls map[string]*remoteControl // cloud operators' controls at the agent, by id
+	refusals *refusalLog               // what the agent sent for robots not its own
 
 	done      chan struct{} // closed when the session ends
 	closeOnce sync.Once
@@ -89,6 +90,7 @@ func newSession(acc *Acceptor, agent Agent, conn *websocket.Conn) *session {
 		welcomed: make(chan struct{}),
 	}
 	s.lastHeard.Store(acc.now().UnixNano())
+	s.refusals = newRefusalLog(s.log, acc.now)
 	s.sync = newSyncer(s)
 	s.live = newLiveState()
 	return s
@@ -203,11 +205,11 @@ func (s *session) handle(f *linkpb.Frame) error {
 		refused := s.setRobots(b.Robots.GetRobots())
 		s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_Accepted{Accepted: &linkpb.RobotsAccepted{Refused: refused}}}, 5*time.Second)
 	case *linkpb.Frame_Kpis:
-		if r := s.robot(b.Kpis.GetRobotId()); r != nil && len(b.Kpis.GetKpis()) <= maxKPIsPerRobot {
+		if r := s.hostedRobot(b.Kpis.GetRobotId(), "KPI values"); r != nil && len(b.Kpis.GetKpis()) <= maxKPIsPerRobot {
 			r.setKPIs(link.KPIsFromWire(b.Kpis.GetKpis()), s.acc.now())
 		}
 	case *linkpb.Frame_Resources:
-		if r := s.robot(b.Resources.GetRobotId()); r != nil {
+		if r := s.hostedRobot(b.Resources.GetRobotId(), "a resource list"); r != nil {
 			s.sync.listed(r.info.ID, link.ResourcesFromWire(b.Resources.GetResources()), b.Resources.GetResources())
 		}
 	case *linkpb.Frame_ControlEnded:
@@ -262,13 +264,15 @@ func (s *session) deliverChunk(ch *linkpb.ResourceChunk) {
 func (s *session) setRobots(infos []*linkpb.RobotInfo) []*linkpb.RobotRefused {
 	var refused []*linkpb.RobotRefused
 	want := map[string]fleetgate.Info{}
+	var order []string // as announced: the robots past a limit are the last ones
 	for _, wi := range infos {
 		info := link.InfoFromWire(wi)
-		if reason := checkInfo(info, want); reason != "" {
+		if reason := checkInfo(info, want, s.acc.maxRobots); reason != "" {
 			refused = append(refused, &linkpb.RobotRefused{Id: info.ID, Reason: reason})
 			continue
 		}
 		want[info.ID] = info
+		order = append(order, info.ID)
 	}
 	s.mu.Lock()
 	if s.ended {
@@ -287,7 +291,8 @@ func (s *session) setRobots(infos []*linkpb.RobotInfo) []*linkpb.RobotRefused {
 		s.acc.cfg.Registry.Remove(r)
 	}
 	home := fleet.Home{FleetID: s.agent.FleetID, AgentID: s.agent.ID}
-	for id, info := range want {
+	for _, id := range order {
+		info := want[id]
 		if s.robot(id) != nil {
 			continue
 		}
@@ -314,7 +319,7 @@ func (s *session) setRobots(infos []*linkpb.RobotInfo) []*linkpb.RobotRefused {
 				// gone), in words fit for the agent.
 				reason = fleetgate.ErrorMessage(err)
 			}
-			s.log.Warn("robot refused", "robot", id, "err", err)
+			s.refusals.warn("robot refused", "robot", id, "err", err)
 			refused = append(refused, &linkpb.RobotRefused{Id: id, Reason: reason})
 			continue
 		}
@@ -326,7 +331,7 @@ func (s *session) setRobots(infos []*linkpb.RobotInfo) []*linkpb.RobotRefused {
 }
 
 // checkInfo says why an announced robot cannot be registered, or "".
-func checkInfo(info fleetgate.Info, seen map[string]fleetgate.Info) string {
+func checkInfo(info fleetgate.Info, seen map[string]fleetgate.Info, maxRobots int) string {
 	switch {
 	case !isUUID(info.ID):
 		return "robot id is not a UUID"
@@ -335,8 +340,8 @@ func checkInfo(info fleetgate.Info, seen map[string]fleetgate.Info) string {
 	case len(info.Name) > maxInfoField || len(info.ConfigName) > maxInfoField ||
 		len(info.ConfigVersion) > maxInfoField || len(info.AgentVersion) > maxInfoField:
 		return fmt.Sprintf("a robot field is longer than %d bytes", maxInfoField)
-	case len(seen) >= maxRobotsPerAgent:
-		return fmt.Sprintf("an agent hosts at most %d robots", maxRobotsPerAgent)
+	case len(seen) >= maxRobots:
+		return fmt.Sprintf("refused: an agent may register at most %d robots here (the cloud's --agent-max-robots)", maxRobots)
 	}
 	if _, dup := seen[info.ID]; dup {
 		return "robot announced twice"
@@ -469,20 +474,4 @@ func (s *session) tooSlow(r *RemoteRobot, start time.Time) error {
 	}
 	return fleetgate.Errorf(fleetgate.EUnavailable, "robot %q did not answer within %s: its agent %q is connected but too slow",
 		r.info.Name, waited, s.agent.Name)
-}
-
-// storeEvents puts an agent's event-log entries into the cloud's log, then tells the agent
-// which are stored. Nothing is acknowledged on a failure: the agent sends them again.
-func (s *session) storeEvents(events []fleetgate.Event) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := s.acc.cfg.Core.SaveAgentEvents(ctx, s.agent.ID, events); err != nil {
-		s.log.Warn("storing the agent's event-log entries failed; it sends them again", "entries", len(events), "err", err)
-		return
-	}
-	ids := make([]int64, len(events))
-	for i, e := range events {
-		ids[i] = e.OriginID
-	}
-	s.write(ctx, &linkpb.Frame{Body: &linkpb.Frame_EventsStored{EventsStored: &linkpb.EventsStored{LocalIds: ids}}}, 5*time.Second)
 }
