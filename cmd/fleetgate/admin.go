@@ -264,8 +264,19 @@ func removeStaleRobots(ctx context.Context, args []string, stdout io.Writer) err
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d robot records %s (not online for %s); their event-log entries stay\n", len(robots), verb, stale.String())
+	if dryRun {
+		fmt.Fprintf(stdout, "%s would be removed (not online for %s); --dry-run removed none\n", robotRecords(len(robots)), stale)
+		return nil
+	}
+	fmt.Fprintf(stdout, "%s removed (not online for %s); their event-log entries stay\n", robotRecords(len(robots)), stale)
 	return nil
+}
+
+func robotRecords(n int) string {
+	if n == 1 {
+		return "1 robot record"
+	}
+	return fmt.Sprintf("%d robot records", n)
 }
 
 // age is a flag of a duration that also takes whole days: 30d.

@@ -51,7 +51,7 @@ func TestRobotsRemoveStale(t *testing.T) {
 	}
 	stdout, stderr, code := runCLI(t, nil, "robots", "remove", "--data", dir, "--stale", "30d", "--dry-run")
 	if code != 0 || !strings.Contains(stdout, "would remove "+gone) || !strings.Contains(stdout, "would remove "+never) ||
-		strings.Contains(stdout, resting) || !strings.Contains(stdout, "2 robot records would remove") {
+		strings.Contains(stdout, resting) || !strings.Contains(stdout, "2 robot records would be removed") {
 		t.Errorf("dry run: %d %q %q", code, stdout, stderr)
 	}
 	if list, _, _ := runCLI(t, nil, "robots", "list", "--data", dir); !strings.Contains(list, gone) {
