@@ -2,6 +2,7 @@ package cloud
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -28,7 +29,7 @@ const DefaultMaxRobots = 100
 func (s *session) hostedRobot(id, what string) *RemoteRobot {
 	r := s.robot(id)
 	if r == nil {
-		s.refusals.warn("agent push refused: not a robot this agent hosts", "what", what, "robot", id)
+		s.refusals.warn("agent push refused: not a robot this agent hosts", "what", what, "robot", loggedID(id))
 	}
 	return r
 }
@@ -60,14 +61,23 @@ func (s *session) storeEvents(events []fleetgate.Event) {
 func robotIDs(events []fleetgate.Event, n int) []string {
 	var out []string
 	for _, e := range events {
-		if !slices.Contains(out, e.RobotID) {
+		if !slices.Contains(out, loggedID(e.RobotID)) {
 			if len(out) == n {
 				return append(out, "...")
 			}
-			out = append(out, e.RobotID)
+			out = append(out, loggedID(e.RobotID))
 		}
 	}
 	return out
+}
+
+// loggedID is a robot id from an agent as a log line shows it: the agent chose it, so one that
+// is not a UUID is cut, lest a megabyte-long id make each refusal a megabyte of log.
+func loggedID(id string) string {
+	if len(id) <= 36 {
+		return id
+	}
+	return fmt.Sprintf("%.36q... (%d bytes)", id, len(id))
 }
 
 // Lines a link's refusals may write: refusalBurst at once, then one per refusalEvery.

@@ -73,7 +73,7 @@ func logLines(logs string, parts ...string) []string {
 // TestPushesForOtherRobotsAreRefused: agent beta's KPI values and resource list for alpha's
 // robot are refused and logged with beta's name and the robot; its own robot's are taken.
 func TestPushesForOtherRobotsAreRefused(t *testing.T) {
-	w := newWorld(t)
+	w := newWorldBeating(t, time.Second) // patient with a raw agent on a loaded machine
 	w.startAgent("fga_alpha", scriptedRobot(idOne, "one"))
 	w.waitOnline(idOne, true, 5*time.Second)
 	own := &linkpb.RobotInfo{Id: idTwo, Name: "two"}
@@ -87,6 +87,7 @@ func TestPushesForOtherRobotsAreRefused(t *testing.T) {
 			{Id: foreignFile, Name: "planted.log", MimeType: "text/plain", Size: 3, CreatedAt: link.Time(time.Now())},
 		}}}},
 		kpiFrame(idTwo, "mine"),
+		kpiFrame(strings.Repeat("x", 64<<10), "an id 64 KiB long"),
 	)
 	// Any upload the cloud asked beta for would come before the answer to the fence.
 	w.send(conn, &linkpb.Frame{Body: &linkpb.Frame_Robots{Robots: &linkpb.RobotsChanged{Robots: []*linkpb.RobotInfo{own}}}})
@@ -102,6 +103,9 @@ func TestPushesForOtherRobotsAreRefused(t *testing.T) {
 		if len(logLines(logs, "agent push refused", "agent=beta", "robot="+idOne, what)) != 1 {
 			t.Errorf("no refusal of %s for robot one logged with agent beta:\n%s", what, logs)
 		}
+	}
+	if long := logLines(logs, "agent push refused", "(65536 bytes)"); len(long) != 1 || len(long[0]) > 400 {
+		t.Errorf("the refusal of a 64 KiB robot id: %d lines, the first %d bytes; want one short line", len(long), len(strings.Join(long, "")))
 	}
 	if lines := logLines(logs, "agent push refused", "robot="+idTwo); len(lines) != 0 {
 		t.Errorf("beta's push for its own robot was refused: %q", lines)
@@ -123,7 +127,7 @@ func TestPushesForOtherRobotsAreRefused(t *testing.T) {
 // loop (another's, one refused at its announcement) writes a handful of lines, not one each;
 // the rest are counted as its link ends.
 func TestRefusalsAreLoggedAtABoundedRate(t *testing.T) {
-	w := newWorld(t)
+	w := newWorldBeating(t, time.Second) // patient with a raw agent on a loaded machine
 	w.tracker.refuse[idThree] = fleetgate.Errorf(fleetgate.EConflict, "robot %s is hosted by agent \"alpha\"", idThree)
 	robots := []*linkpb.RobotInfo{{Id: idTwo, Name: "two"}, {Id: idThree, Name: "three"}}
 	conn, welcome := w.rawAgent("fga_beta", &linkpb.Hello{ProtocolVersion: link.ProtocolVersion, Robots: robots})
