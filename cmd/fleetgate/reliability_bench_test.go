@@ -241,10 +241,19 @@ func driveOnce(b *testing.B, url, bearer string, received chan [2]float64, mark 
 		}
 		return c, err
 	}}}
-	conn, _, err := websocket.Dial(context.Background(), url,
-		&websocket.DialOptions{HTTPClient: client, HTTPHeader: http.Header{"Authorization": {"bearer " + bearer}}})
-	if err != nil {
-		b.Fatalf("dial %s: %v", url, err)
+	// A robot whose link was just cut comes back within a few seconds: its socket is refused
+	// (503) until then, and the operator tries again.
+	var conn *websocket.Conn
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		c, resp, err := websocket.Dial(context.Background(), url,
+			&websocket.DialOptions{HTTPClient: client, HTTPHeader: http.Header{"Authorization": {"bearer " + bearer}}})
+		if err == nil {
+			conn = c
+			break
+		}
+		if resp == nil || resp.StatusCode != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			b.Fatalf("dial %s: %v", url, err)
+		}
 	}
 	go drain(conn)
 	drainChan(received)
