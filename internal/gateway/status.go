@@ -113,8 +113,8 @@ func DeriveAlerts(s RobotStatus, rules AlertRules, now time.Time) []Alert {
 		return []Alert{{Kind: AlertOffline, Critical: true, Words: "offline"}}
 	}
 	if !s.State().Confirmed() {
-		// Nothing else is known now either.
-		return []Alert{{Kind: AlertUnconfirmed, Critical: true, Words: "not confirmed for " + ageWords(s.Silent) + ": its gateway does not answer"}}
+		// Nothing else is known now either. Whole seconds, as the state says it (views).
+		return []Alert{{Kind: AlertUnconfirmed, Critical: true, Words: "not confirmed for " + ageWords(s.Silent.Truncate(time.Second)) + ": its gateway does not answer"}}
 	}
 	var out []Alert
 	if act := strings.ToLower(strings.TrimSpace(s.Activity)); blockedActivities[act] {

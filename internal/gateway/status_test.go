@@ -54,7 +54,7 @@ func TestAlertWords(t *testing.T) {
 	if got[0].Words != "battery low (15 %)" || got[1].Words != "no fresh data for 2 min" {
 		t.Errorf("words %q, %q", got[0].Words, got[1].Words)
 	}
-	got = DeriveAlerts(RobotStatus{Online: true, Silent: 3400 * time.Millisecond}, DefaultAlertRules, now)
+	got = DeriveAlerts(RobotStatus{Online: true, Silent: 3900 * time.Millisecond}, DefaultAlertRules, now)
 	if got[0].Words != "not confirmed for 3 s: its gateway does not answer" {
 		t.Errorf("words %q", got[0].Words)
 	}
