@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -123,3 +124,22 @@ func viewLabel(s fleetgate.Stream) string {
 }
 
 func isGrid(s fleetgate.Stream) bool { return strings.HasSuffix(s.Type, "OccupancyGrid") }
+
+// RobotStateName names a robot's state for data-robot-state: online, unconfirmed or offline.
+func RobotStateName(s gateway.RobotState) string {
+	switch {
+	case !s.Online:
+		return "offline"
+	case !s.Confirmed():
+		return "unconfirmed"
+	}
+	return "online"
+}
+
+// NotConfirmedWords is the state of an online robot whose agent has not answered for silent,
+// in whole seconds (the browser's ageing in behaviours.ts says it the same way).
+func NotConfirmedWords(silent time.Duration) string {
+	return fmt.Sprintf("not confirmed for %d s", int(silent/time.Second))
+}
+
+func millis(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }

@@ -2,12 +2,18 @@ package web_test
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 )
 
 // The operate screen, the fleet view and their fragments, as an operator's browser gets them.
@@ -183,4 +189,52 @@ func TestHeadThenGetOnOneConnection(t *testing.T) {
 	if gr.StatusCode != http.StatusOK || !strings.Contains(string(body), "API tokens") {
 		t.Errorf("the GET behind the HEAD: %d, %d bytes", gr.StatusCode, len(body))
 	}
+}
+
+// silentBot is a robot another process hosts (fleet.Confirmer) whose process last answered at
+// a time the test sets.
+type silentBot struct {
+	*fleettest.Robot
+	answered atomic.Int64 // unix nanoseconds
+}
+
+func (b *silentBot) Confirm(context.Context) time.Time { return time.Unix(0, b.answered.Load()) }
+
+// The panel says "online" of a robot only while its agent answered within 2 s: the header and
+// the status card refresh the state every second and say "not confirmed for N s" beyond, the
+// status card then knows nobody who drives and raises the alert.
+func TestRobotStateIsConfirmed(t *testing.T) {
+	a := openLiveAgent(t)
+	bot := &silentBot{Robot: &fleettest.Robot{ID: "5b1d2c3e-4f50-4617-8a9b-0c1d2e3f4a5b", Name: "linked-bot",
+		StreamList: []fleetgate.Stream{{Component: "base", Name: "cmd_vel", Type: twistType, Direction: fleetgate.Input, Source: fleetgate.SourceComponent}}}}
+	bot.answered.Store(time.Now().UnixNano())
+	if err := a.Registry().Add(context.Background(), bot, fleetgate.LocalFleetID); err != nil {
+		t.Fatal(err)
+	}
+	admin := a.as(t, "admin")
+	r := "/robots/" + bot.ID
+
+	page := admin.get(r)
+	wantStatus(t, "operate", page, http.StatusOK)
+	wantBody(t, "operate", page, `data-refresh="/robots/`+bot.ID+`/state" data-every="1000"`, `data-refresh="/robots/`+bot.ID+`/status" data-every="1000"`,
+		`data-robot-state="online"`)
+	st := admin.get(r + "/state")
+	wantStatus(t, "state", st, http.StatusOK)
+	wantBody(t, "state answered now", st, `data-robot-state="online"`, `data-silent-ms="`, "online")
+
+	bot.answered.Store(time.Now().Add(-5 * time.Second).UnixNano())
+	st = admin.get(r + "/state")
+	wantBody(t, "state silent for 5 s", st, `data-robot-state="unconfirmed"`, "not confirmed for 5 s")
+	if strings.Contains(st.body, ">online") {
+		t.Errorf("state of a robot silent for 5 s says online: %s", st.body)
+	}
+	card := admin.get(r + "/status")
+	wantBody(t, "status card silent for 5 s", card, "not confirmed for 5 s", "its gateway does not answer", "unknown (not confirmed)")
+	if strings.Contains(card.body, ">online") || strings.Contains(card.body, "nobody") {
+		t.Errorf("status card of a robot silent for 5 s says online or that nobody drives: %s", card.body)
+	}
+	wantBody(t, "header silent for 5 s", admin.get(r+"/metrics"), `data-robot-state="unconfirmed"`)
+
+	none := a.as(t, "none")
+	wantStatus(t, "state of a robot one may not see", none.get(r+"/state"), http.StatusNotFound)
 }

@@ -30,7 +30,11 @@ func (p *Panel) header(c echo.Context, tab string) (views.RobotHeader, gateway.R
 	if d.AgentName != "" {
 		agent = "agent " + d.AgentName
 	}
-	return views.RobotHeader{ID: d.Robot.ID, Name: d.Robot.Name, FleetID: d.Robot.FleetID, Online: d.Online, Role: role, Tab: tab,
+	state, err := p.gw.RobotState(ctx, caller, d.Robot.ID)
+	if err != nil {
+		return views.RobotHeader{}, d, err
+	}
+	return views.RobotHeader{ID: d.Robot.ID, Name: d.Robot.Name, FleetID: d.Robot.FleetID, State: state, Role: role, Tab: tab,
 		FleetName: d.FleetName, Agent: agent}, d, nil
 }
 
@@ -70,18 +74,31 @@ func (p *Panel) statusView(c echo.Context, robotID string) views.StatusView {
 	defer cancel()
 	v := views.StatusView{RobotID: robotID, Now: p.now()}
 	v.Status, _ = p.gw.RobotStatus(ctx, Caller(c), robotID) // the header checked the caller may see it
-	if v.Status.Online {
+	if v.Status.Online && v.Status.State().Confirmed() {
 		v.Drivers, _ = p.gw.Controls(ctx, Caller(c), robotID) // a role that may not ask sees "nobody"
 	}
 	return v
 }
 
-// robotStatus is the status card alone, refreshed in place every two seconds.
+// robotStatus is the status card alone, refreshed in place every second.
 func (p *Panel) robotStatus(c echo.Context) error {
 	if _, err := p.gw.RobotRole(c.Request().Context(), Caller(c), c.Param("robotId")); err != nil {
 		return err
 	}
 	return p.render(c, http.StatusOK, views.OperateStatus(p.statusView(c, c.Param("robotId"))))
+}
+
+// robotState is a robot page's header state alone, refreshed in place every second: confirmed
+// with the robot's agent, so that no page keeps saying "online" about a robot whose agent
+// stopped answering.
+func (p *Panel) robotState(c echo.Context) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), robotReadTimeout)
+	defer cancel()
+	st, err := p.gw.RobotState(ctx, Caller(c), c.Param("robotId"))
+	if err != nil {
+		return err
+	}
+	return p.render(c, http.StatusOK, views.RobotState(st))
 }
 
 // streamsView is the streams tab with the stream named by the query (or form) selected.

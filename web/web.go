@@ -149,6 +149,7 @@ func (p *Panel) Register(e *echo.Echo) {
 	e.GET("/fleet/fragment", p.handle(p.fleetFragment), user...)
 	e.GET("/robots/:robotId", p.handle(p.robotPage), user...)
 	e.GET("/robots/:robotId/status", p.handle(p.robotStatus), user...)
+	e.GET("/robots/:robotId/state", p.handle(p.robotState), user...)
 	e.GET("/robots/:robotId/streams", p.handle(p.streamsPage), user...)
 	e.GET("/robots/:robotId/streams/value", p.handle(p.streamValue), user...)
 	e.POST("/robots/:robotId/streams/upload", p.handle(p.uploadStream), user...)

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"google.golang.org/protobuf/proto"
@@ -98,10 +99,16 @@ func (f *forwarder) watch() {
 	select {
 	case <-f.stopped:
 	case <-f.ctl.Done():
+		// The agent's (or the link's) words go with the close: "the robot's gateway stopped
+		// answering; it stops the robot by itself" says more than the close code can.
+		why := live.ErrPublishFailed
 		if fleetgate.Is(f.ctl.Err(), fleetgate.EOffline) {
-			f.onFault(live.ErrRobotOffline)
+			why = live.ErrRobotOffline
+		}
+		if err := f.ctl.Err(); err != nil {
+			f.onFault(fmt.Errorf("%w: %s", why, fleetgate.ErrorMessage(err)))
 		} else {
-			f.onFault(live.ErrPublishFailed)
+			f.onFault(why)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/msgs"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"google.golang.org/protobuf/proto"
@@ -27,7 +28,27 @@ const (
 	AlertBattery AlertKind = "battery" // battery under the threshold
 	AlertBlocked AlertKind = "blocked" // the robot says it is blocked or stuck
 	AlertStale   AlertKind = "stale"   // its newest data is older than the stale bound
+	// AlertUnconfirmed: the robot's agent has not answered for over ConfirmWithin, so its
+	// state is not known (its link may still be up).
+	AlertUnconfirmed AlertKind = "unconfirmed"
 )
+
+// ConfirmWithin is how old the last answer of a robot's agent may be for the panel to show
+// the robot's state: beyond it, the state is "not confirmed" (the safety rule: the panel never
+// tells an operator something about a robot it has not confirmed within 2 s).
+const ConfirmWithin = 2 * time.Second
+
+// RobotState is what the gateway can vouch for about a robot's connection now.
+type RobotState struct {
+	Online bool
+	// Silent is how long the robot's agent has not answered (zero for a robot of this
+	// process, and for one asked about less than a moment ago).
+	Silent time.Duration
+}
+
+// Confirmed reports whether the state is known: offline, or online and answering within
+// ConfirmWithin.
+func (s RobotState) Confirmed() bool { return !s.Online || s.Silent <= ConfirmWithin }
 
 // Alert is one thing wrong with a robot, in words. Critical alerts need someone now
 // (offline, blocked, battery under half the threshold); the others are warnings.
@@ -68,8 +89,13 @@ type RobotStatus struct {
 	Speed    float64
 	Updated  time.Time // the newest KPI's time; zero when none was read
 	Stale    bool
-	Alerts   []Alert
+	// Silent is how long the robot's agent has not answered (RobotState).
+	Silent time.Duration
+	Alerts []Alert
 }
+
+// State is the robot's connection state within its status.
+func (s RobotStatus) State() RobotState { return RobotState{Online: s.Online, Silent: s.Silent} }
 
 // Critical reports whether any alert needs someone now.
 func (s RobotStatus) Critical() bool {
@@ -85,6 +111,10 @@ func (s RobotStatus) Critical() bool {
 func DeriveAlerts(s RobotStatus, rules AlertRules, now time.Time) []Alert {
 	if !s.Online {
 		return []Alert{{Kind: AlertOffline, Critical: true, Words: "offline"}}
+	}
+	if !s.State().Confirmed() {
+		// Nothing else is known now either. Whole seconds, as the state says it (views).
+		return []Alert{{Kind: AlertUnconfirmed, Critical: true, Words: "not confirmed for " + ageWords(s.Silent.Truncate(time.Second)) + ": its gateway does not answer"}}
 	}
 	var out []Alert
 	if act := strings.ToLower(strings.TrimSpace(s.Activity)); blockedActivities[act] {
@@ -136,26 +166,68 @@ func (ss *StreamService) RobotStatuses(ctx context.Context, rows []RobotRow) []R
 	out := make([]RobotStatus, len(rows))
 	var wg sync.WaitGroup
 	for i, r := range rows {
-		wg.Go(func() { out[i] = ss.robotStatus(ctx, r.Robot, r.Online) })
+		wg.Go(func() { out[i] = ss.robotStatus(ctx, r.Robot, RobotState{Online: r.Online}) })
 	}
 	wg.Wait()
 	return out
 }
 
-// RobotStatus is the status of one robot the caller may see.
+// RobotStatus is the status of one robot the caller may see, as its operate screen shows it:
+// confirmed with the robot's agent (RobotState). The lists of robots (RobotStatuses) are not:
+// they show presence as the link's heartbeats keep it.
 func (ss *StreamService) RobotStatus(ctx context.Context, c *Caller, robotID string) (RobotStatus, error) {
 	r, _, err := ss.robots.authorizeRobot(ctx, c, robotID, actView)
 	if err != nil {
 		return RobotStatus{}, err
 	}
-	return ss.robotStatus(ctx, r, ss.presence.Online(r.ID)), nil
+	st := ss.robotState(ctx, r.ID)
+	if !st.Confirmed() {
+		// Asking the robot would wait out the deadline for nothing: what was read last,
+		// marked stale.
+		now := ss.now()
+		ss.statuses.mu.Lock()
+		s := ss.statuses.byID[r.ID].status
+		ss.statuses.mu.Unlock()
+		s.Online, s.Stale, s.Silent, s.HasSpeed = true, true, st.Silent, false
+		s.Alerts = DeriveAlerts(s, ss.alertRules, now)
+		return s, nil
+	}
+	return ss.robotStatus(ctx, r, st), nil
 }
 
-func (ss *StreamService) robotStatus(ctx context.Context, r fleetgate.Robot, online bool) RobotStatus {
+// RobotState is whether a robot the caller may see is online, and how long its agent has not
+// answered: the panel's header and status card refresh it every second.
+func (ss *StreamService) RobotState(ctx context.Context, c *Caller, robotID string) (RobotState, error) {
+	r, _, err := ss.robots.authorizeRobot(ctx, c, robotID, actView)
+	if err != nil {
+		return RobotState{}, err
+	}
+	return ss.robotState(ctx, r.ID), nil
+}
+
+// robotState confirms robot id with its agent (fleet.Confirmer), waiting up to
+// RobotReadTimeout for an answer when the last one is old. A robot of this process is
+// confirmed by being here.
+func (ss *StreamService) robotState(ctx context.Context, id string) RobotState {
+	robot, ok := ss.presence.Robot(id)
+	if !ok {
+		return RobotState{}
+	}
+	st := RobotState{Online: true}
+	if c, ok := fleet.As[fleet.Confirmer](robot); ok {
+		ctx, cancel := context.WithTimeout(ctx, RobotReadTimeout)
+		defer cancel()
+		st.Silent = max(0, ss.now().Sub(c.Confirm(ctx)))
+	}
+	return st
+}
+
+func (ss *StreamService) robotStatus(ctx context.Context, r fleetgate.Robot, st RobotState) RobotStatus {
 	now := ss.now()
-	s := RobotStatus{Online: online}
-	if online {
+	s := RobotStatus{Online: st.Online}
+	if st.Online {
 		s = ss.readStatus(ctx, r, now)
+		s.Silent = st.Silent
 	}
 	s.Alerts = DeriveAlerts(s, ss.alertRules, now)
 	return s

@@ -28,6 +28,10 @@ func TestDeriveAlerts(t *testing.T) {
 		{"several, most urgent first", RobotStatus{Online: true, Activity: "blocked", HasBattery: true, Battery: 12, Updated: now.Add(-time.Minute)},
 			[]AlertKind{AlertBlocked, AlertBattery, AlertStale}, []bool{true, false, false}},
 		{"unknown battery is no alert", RobotStatus{Online: true, Updated: fresh}, nil, nil},
+		{"its agent silent for 2 s is still confirmed", RobotStatus{Online: true, Updated: fresh, Silent: ConfirmWithin}, nil, nil},
+		{"not confirmed beyond 2 s says only that", RobotStatus{Online: true, Activity: "blocked", HasBattery: true, Battery: 1, Silent: ConfirmWithin + time.Millisecond},
+			[]AlertKind{AlertUnconfirmed}, []bool{true}},
+		{"offline is offline, however silent", RobotStatus{Online: false, Silent: time.Minute}, []AlertKind{AlertOffline}, []bool{true}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,5 +53,9 @@ func TestAlertWords(t *testing.T) {
 	got := DeriveAlerts(RobotStatus{Online: true, HasBattery: true, Battery: 14.6, Updated: now.Add(-90 * time.Second)}, DefaultAlertRules, now)
 	if got[0].Words != "battery low (15 %)" || got[1].Words != "no fresh data for 2 min" {
 		t.Errorf("words %q, %q", got[0].Words, got[1].Words)
+	}
+	got = DeriveAlerts(RobotStatus{Online: true, Silent: 3900 * time.Millisecond}, DefaultAlertRules, now)
+	if got[0].Words != "not confirmed for 3 s: its gateway does not answer" {
+		t.Errorf("words %q", got[0].Words)
 	}
 }

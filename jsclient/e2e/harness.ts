@@ -55,6 +55,12 @@ export interface Fleet {
   browser: Browser;
   /** Stops the agent (SIGTERM) and calls back while it is down; then starts it again. */
   restartAgent(whileDown?: () => Promise<void>): Promise<void>;
+  /**
+   * Freezes the agent's process (SIGSTOP: its sockets stay open, it reads and sends nothing,
+   * as a hung machine does) or lets it go on (SIGCONT).
+   */
+  freezeAgent(): void;
+  thawAgent(): void;
   stop(): Promise<void>;
 }
 
@@ -92,6 +98,7 @@ export async function startFleet(opts: { agentArgs?: string[] } = {}): Promise<F
   };
   const stop = async (): Promise<void> => {
     await browser?.close().catch(() => undefined);
+    for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill("SIGCONT"); // a frozen one cannot act on SIGTERM
     await Promise.all(procs.map(terminate));
     rmSync(dir, { recursive: true, force: true });
   };
@@ -121,7 +128,9 @@ export async function startFleet(opts: { agentArgs?: string[] } = {}): Promise<F
       agentProc = await startAgent();
     };
     browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: chromiumFlags });
-    return { cloud, agent, browser, restartAgent, stop };
+    const freezeAgent = () => void agentProc.kill("SIGSTOP");
+    const thawAgent = () => void agentProc.kill("SIGCONT");
+    return { cloud, agent, browser, restartAgent, freezeAgent, thawAgent, stop };
   } catch (e) {
     await stop();
     throw e;

@@ -599,6 +599,120 @@ describe("cloud panel", () => {
   });
 });
 
+/**
+ * Records in the page, to the millisecond (a MutationObserver, not this process's polling),
+ * when the teleop widget stops driving (notDriving) and when the header and the status card
+ * both stop saying online (unconfirmed), as Date.now() in window.__when.
+ */
+async function recordWhen(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __when: Record<string, number>; __observer?: MutationObserver };
+    w.__observer?.disconnect();
+    w.__when = {};
+    const check = (): void => {
+      const now = Date.now();
+      if (!w.__when.notDriving && document.querySelector<HTMLElement>("#op-drive")?.dataset.control === "released") w.__when.notDriving = now;
+      const states = [...document.querySelectorAll<HTMLElement>("#robot-state .robot-state, #op-status .robot-state")];
+      if (!w.__when.unconfirmed && states.length === 2 && states.every((s) => s.dataset.robotState === "unconfirmed")) w.__when.unconfirmed = now;
+    };
+    w.__observer = new MutationObserver(check);
+    w.__observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
+}
+
+async function recorded(page: Page, what: "notDriving" | "unconfirmed"): Promise<number> {
+  const at = await page.evaluate((k) => (window as unknown as { __when: Record<string, number> }).__when[k], what);
+  expect(at).toBeGreaterThan(0);
+  return at!;
+}
+
+describe("a frozen agent, through the cloud", () => {
+  // FLEETGATE_FREEZE_TRIALS repeats the freeze for docs/cloud-live.md's figures (default 1).
+  const trials = Number(process.env.FLEETGATE_FREEZE_TRIALS ?? 1);
+  it(`tells the operator within 2 s: not driving, not confirmed; the robot stands still after SIGCONT (${trials} trial${trials > 1 ? "s" : ""})`, async () => {
+    const { context, page } = await signIn(fleet.browser, fleet.cloud);
+    const state = (sel: string) => page.$eval(sel, (el) => ({ state: (el as HTMLElement).dataset.robotState, text: el.textContent ?? "" }));
+    const header = "#robot-state .robot-state";
+    const card = "#op-status .robot-state";
+    try {
+      // The robot the cloud lists that takes a Twist (this test may run alone: -t).
+      await page.goto("/");
+      const ids = await eventually(async () => {
+        const ids = await page.$$eval("tr[data-robot-id]", (trs) => trs.map((tr) => (tr as HTMLElement).dataset.robotId!));
+        return ids.length === 2 && ids;
+      }, "the agent's two robots on the cloud", 20_000);
+      let twist = "";
+      for (const id of ids) {
+        const r = await context.request.get(`/panel/api/robots/${id}/streams`);
+        const { robotStreams } = (await r.json()) as { robotStreams: { streamName: string; streamType: string }[] };
+        if (robotStreams.some((s) => s.streamName === "cmd_vel" && s.streamType.endsWith(".Twist"))) twist = id;
+      }
+      expect(twist).not.toBe("");
+      await page.goto(`/robots/${twist}`);
+      const figures: { notDriving: number; unconfirmed: number }[] = [];
+      for (let trial = 1; trial <= trials; trial++) {
+        await eventually(async () => (await state(header)).state === "online" && (await state(card)).state === "online", "the robot online in the header and the status card", 20_000);
+        await page.click("#op-drive button[data-action=take]");
+        await eventually(async () => (await widgetData(page, "#op-drive")).state === "live", "teleop live through the cloud", 15_000);
+        await page.focus("#op-drive");
+        const hold = holdKey(page, "ArrowLeft");
+        try {
+          await eventually(async () => (await odom(twist)).w > 0.5, "turning from the cloud's operate screen", 5000);
+          expect((await widgetData(page, "#op-drive")).status).toMatch(/through the cloud · live · driving/);
+          await recordWhen(page);
+
+          fleet.freezeAgent();
+          const frozen = Date.now();
+          // The widget: within 2 s, control released, "not driving", and why in words.
+          const d = await eventually(async () => {
+            const d = await widgetData(page, "#op-drive");
+            return d.control === "released" && !/driving:/.test(d.status) && d;
+          }, "the teleop widget no longer saying driving", 2000);
+          const notDriving = (await recorded(page, "notDriving")) - frozen;
+          expect(notDriving).toBeLessThanOrEqual(2000);
+          expect(d.status).toMatch(/not driving/);
+          expect(d.status).toMatch(/the robot's gateway stopped answering; it stops the robot by itself/);
+          expect(await page.textContent("#op-drive .teleop-holder")).toMatch(/^Not driving: /);
+          // The state: "online" no longer than 2 s after the last confirmation, which came
+          // before the freeze (the page's own timer, or the server's refresh, says so); 100 ms
+          // are left for that timer on a loaded machine.
+          await eventually(async () => (await state(header)).state === "unconfirmed" && (await state(card)).state === "unconfirmed", "the header and the status card not confirming", 3000);
+          const unconfirmed = (await recorded(page, "unconfirmed")) - frozen;
+          expect(unconfirmed).toBeLessThanOrEqual(2100);
+          figures.push({ notDriving, unconfirmed });
+          expect((await state(header)).text).toMatch(/not confirmed for \d+ s/);
+          // The card's next refresh knows nobody who drives, and says why.
+          await eventually(async () => {
+            const t = (await page.textContent("#op-status")) ?? "";
+            return /Driven by\s*unknown \(not confirmed\)/.test(t) && /its gateway does not answer/.test(t) && !/\bonline\b/.test(t);
+          }, "the status card refreshed: not confirmed, driver unknown", 3000);
+          // No widget speaks of an internal error or a shutdown for a robot whose gateway hangs.
+          for (const sel of ["#op-drive", "#op-main", "#op-map"]) {
+            expect((await widgetData(page, sel)).status).not.toMatch(/internal error|shutting down/);
+          }
+          console.log(`frozen agent, trial ${trial}: the widget said not driving ${notDriving} ms after SIGSTOP; the state not confirmed after ${unconfirmed} ms`);
+          if (trial === 1) await shot(page, "13e-cloud-frozen-agent");
+        } finally {
+          await hold.release();
+          fleet.thawAgent();
+        }
+        // After SIGCONT: the robot stands still (the agent's deadman zeroed it; the cloud's
+        // release frees the stream), and the cloud confirms the robot again.
+        await eventually(async () => Math.abs((await odom(twist)).w) < 0.01, "the robot standing still after SIGCONT", 5000);
+        await eventually(async () => (await state(header)).state === "online" && (await state(card)).state === "online", "the robot confirmed again after SIGCONT", 20_000);
+        await eventually(async () => /Nobody drives/.test((await page.textContent("#op-drive .teleop-holder")) ?? ""), "the stream free again", 10_000);
+      }
+      const spread = (ms: number[]): string => {
+        ms.sort((a, b) => a - b);
+        return `min ${ms[0]} ms, median ${ms[Math.floor(ms.length / 2)]} ms, max ${ms.at(-1)} ms`;
+      };
+      console.log(`frozen agent over ${figures.length} trials: SIGSTOP to "not driving" ${spread(figures.map((f) => f.notDriving))}; to "not confirmed" ${spread(figures.map((f) => f.unconfirmed))}`);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe("the whole run", () => {
   it("saw no script error, CSP violation or missing asset", () => {
     expect(problems).toEqual([]);

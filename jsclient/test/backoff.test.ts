@@ -37,17 +37,24 @@ describe("Backoff", () => {
 describe("close codes", () => {
   it.each([
     [1000, "closed normally"],
-    [1001, "shutting down"],
+    [1001, "went away"],
     [1006, "refused or dropped"],
     [1008, "token was revoked or expired"],
-    [1011, "internal error"],
+    [1011, "could not go on"],
     [4321, "closed with code 4321"],
   ])("%i reads %s", (code, words) => {
     expect(closeCodeWords(code)).toContain(words);
   });
 
-  it("adds the server's reason", () => {
-    expect(closeCodeWords(1008, "stream not found")).toContain("(stream not found)");
+  it("says the server's reason alone: a code stands for several causes", () => {
+    expect(closeCodeWords(1008, "stream not found")).toBe("stream not found");
+    const frozen = "publishing to the robot failed: the robot's gateway stopped answering; it stops the robot by itself";
+    expect(closeCodeWords(1011, frozen)).toBe(frozen);
+    expect(closeCodeWords(1001, "the robot went offline")).toBe("the robot went offline");
+  });
+
+  it("never says an offline robot's gateway failed or shuts down", () => {
+    for (const code of [1001, 1011]) expect(closeCodeWords(code)).not.toMatch(/internal error|shutting down/);
   });
 
   it("retries everything but the client's own mistakes", () => {

@@ -127,7 +127,7 @@ describe("LiveSocket", () => {
     await flush();
     clock.advance(1000);
     await flush();
-    expect(states.at(-1)!.detail).toMatch(/cannot be reached \(last close: the gateway is shutting down\); retrying in 2 s/);
+    expect(states.at(-1)!.detail).toMatch(/cannot be reached \(last close: the gateway or the robot went away\); retrying in 2 s/);
   });
 
   it("goes stale without data and live again with it", async () => {

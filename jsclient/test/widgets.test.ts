@@ -5,6 +5,7 @@ import { History, metricPercent } from "../src/widgets/history.js";
 import { KPIState, poseOf } from "../src/widgets/kpi.js";
 import { tileAge } from "../src/widgets/kpiwall.js";
 import { clock, timeSteps } from "../src/widgets/charts.js";
+import { confirmWithinMs, stateWords } from "../src/page/behaviours.js";
 
 describe("raw image pixels", () => {
   it.each<[string, number[], number[]]>([
@@ -158,5 +159,20 @@ describe("point cloud at full size", () => {
     const ms = performance.now() - t0;
     expect(again.count).toBe(n);
     expect(ms).toBeLessThan(250); // measured about 40 ms here; generous for a loaded CI machine
+  });
+});
+
+describe("a robot's state between refreshes", () => {
+  it.each<[number, string, string]>([
+    [0, "online", "online"],
+    [2000, "online", "online"],
+    [2001, "unconfirmed", "not confirmed for 2 s"],
+    [15_400, "unconfirmed", "not confirmed for 15 s"],
+  ])("%i ms after the last answer: %s", (silent, state, words) => {
+    expect(stateWords(silent)).toEqual({ state, words });
+  });
+
+  it("allows the gateway's 2 s, no more", () => {
+    expect(confirmWithinMs).toBe(2000);
   });
 });

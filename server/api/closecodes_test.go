@@ -13,6 +13,10 @@ import (
 	"github.com/fleetgate/fleetgate/internal/live/teleop"
 )
 
+// frozenAgent is what a cloud session says when the robot's agent stopped answering
+// (internal/link/cloud/confirm.go).
+const frozenAgent = "the robot's gateway stopped answering; it stops the robot by itself"
+
 // TestCloseCodes: every way a live session ends has the contract's close code, in one table.
 func TestCloseCodes(t *testing.T) {
 	_, decodeErr := teleop.DecodeCommand(teleop.TwistType, teleop.FormatJSON, true, []byte(`{}`))
@@ -34,6 +38,12 @@ func TestCloseCodes(t *testing.T) {
 		{live.ErrTooLargeForJSON, websocket.StatusMessageTooBig, live.ErrTooLargeForJSON.Error()},
 		{live.ErrConversion, websocket.StatusInternalError, "output conversion failed"},
 		{live.ErrPublishFailed, websocket.StatusInternalError, "publishing to the robot failed"},
+		// A cloud session whose agent stopped answering: 1011 (the contract's "target
+		// publication, output bootstrap or output conversion failed": the session cannot go
+		// on because its target does not answer), never 1001, whose "going away" is read as
+		// the gateway shutting down; the words reach the operator whole.
+		{fmt.Errorf("%w: %s", live.ErrPublishFailed, frozenAgent), websocket.StatusInternalError, "publishing to the robot failed: " + frozenAgent},
+		{fmt.Errorf("%w: %s", live.ErrSourceFailed, frozenAgent), websocket.StatusInternalError, "the stream's source failed: " + frozenAgent},
 		{live.ErrMessageTooBig, websocket.StatusMessageTooBig, "message too big"},
 		{decodeErr, websocket.StatusUnsupportedData, "binary frame on a json input socket"},
 		{errors.New("something unforeseen"), websocket.StatusInternalError, "internal error"},

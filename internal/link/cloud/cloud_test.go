@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -145,6 +146,9 @@ type world struct {
 	// heartbeat is the cloud's interval in this world: heartbeat unless a test needs a
 	// more patient cloud.
 	heartbeat time.Duration
+	// serveLive, when set, serves the agents' live connections too (link.LivePath); without
+	// it the world's agents are as agents of a version without the live view.
+	serveLive atomic.Bool
 }
 
 type syncBuffer struct {
@@ -237,6 +241,14 @@ func newWorldBeating(t *testing.T, interval time.Duration) *world {
 			http.Error(rw, "invalid agent key", http.StatusUnauthorized)
 			return
 		}
+		if r.URL.Path == link.LivePath {
+			if !w.serveLive.Load() {
+				http.NotFound(rw, r)
+				return
+			}
+			w.acc.ServeLive(rw, r, a)
+			return
+		}
 		w.acc.Serve(rw, r, a)
 	}))
 	t.Cleanup(func() {
@@ -257,12 +269,19 @@ func (w *world) startAgent(key string, robots ...fleet.Robot) (stop func()) {
 // startAgentWith is startAgent that also returns the agent's registry of local robots.
 func (w *world) startAgentWith(key string, robots ...fleet.Robot) (stop func(), local *fleet.Registry) {
 	w.t.Helper()
+	return w.startAgentAt(w.srv.URL, key, nil, robots...)
+}
+
+// startAgentAt is startAgentWith dialling cloudURL (a proxy of the test's), with teleop (nil:
+// none) serving the cloud's operators.
+func (w *world) startAgentAt(cloudURL, key string, teleop agent.Teleop, robots ...fleet.Robot) (stop func(), local *fleet.Registry) {
+	w.t.Helper()
 	reg := fleet.NewRegistry(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	for _, r := range robots {
 		reg.Add(context.Background(), r, "local-fleet")
 	}
 	a, err := agent.New(agent.Config{
-		CloudURL: w.srv.URL, Key: key, Version: "test", Robots: reg, Door: door.New(door.Config{}),
+		CloudURL: cloudURL, Key: key, Version: "test", Robots: reg, Teleop: teleop, Door: door.New(door.Config{}),
 		Logger:   slog.New(slog.NewTextHandler(w.logs, nil)).With("side", "agent"),
 		KPIEvery: 50 * time.Millisecond, ResourceScanEvery: 100 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
 	})

@@ -120,6 +120,7 @@ func (s *session) addControl(c *remoteControl) bool {
 		return false
 	}
 	s.controls[c.id] = c
+	s.ans.poke()
 	return true
 }
 
@@ -146,11 +147,28 @@ func (s *session) controlEnded(e *linkpb.ControlEnded) {
 // endControls ends every cloud operator's control of the session: the link is gone, and the
 // agent has zeroed their robots on its side.
 func (s *session) endControls() {
+	s.endControlsWith(fleetgate.Errorf(fleetgate.EOffline, "the link to agent %q closed", s.agent.Name), false)
+}
+
+// endControlsWith ends every cloud operator's control of the session with why; release also
+// lets go of them at the agent (the link is up, but the agent stopped answering: when it
+// answers again it frees the streams, after its deadman has zeroed the robots).
+func (s *session) endControlsWith(why error, release bool) {
 	s.mu.Lock()
 	controls := s.controls
 	s.controls = map[string]*remoteControl{}
 	s.mu.Unlock()
 	for _, c := range controls {
-		c.end(fleetgate.Errorf(fleetgate.EOffline, "the link to agent %q closed", s.agent.Name))
+		if release {
+			go s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_Release{Release: &linkpb.ControlRelease{ControlId: c.id}}}, s.writeTimeout())
+		}
+		c.end(why)
 	}
+}
+
+// hasControls reports whether a cloud operator drives one of the agent's robots.
+func (s *session) hasControls() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.controls) > 0
 }

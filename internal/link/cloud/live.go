@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -58,6 +59,8 @@ type liveState struct {
 	subs     map[subKey]*remoteSub
 	byID     map[uint64]*remoteSub
 	nextID   uint64
+	// heard is when the connection last carried a frame or a pong (unix nanoseconds).
+	heard atomic.Int64
 }
 
 type subKey struct {
@@ -91,6 +94,7 @@ type remoteSub struct {
 // agent's samples from it until it or the session ends.
 func (s *session) serveLive(conn *websocket.Conn) {
 	l := s.live
+	l.heard.Store(s.acc.now().UnixNano())
 	l.mu.Lock()
 	old := l.conn
 	l.conn = conn
@@ -125,6 +129,7 @@ func (s *session) serveLive(conn *websocket.Conn) {
 		if err != nil {
 			break
 		}
+		l.heard.Store(s.acc.now().UnixNano())
 		switch b := f.Body.(type) {
 		case *linkpb.LiveFrame_Sample:
 			if rs := l.sub(b.Sample.GetId()); rs != nil {
@@ -184,6 +189,9 @@ func (l *liveState) sub(id uint64) *remoteSub {
 // subscribe is RemoteRobot.Subscribe: a viewer of robot r's stream, of type typ.
 func (s *session) subscribe(ctx context.Context, r *RemoteRobot, key fleetgate.StreamKey, typ string, opts fleetgate.SubscribeOptions) (*fleet.Subscription, error) {
 	l := s.live
+	if s.ans.silent.Load() {
+		return nil, s.notAnswering(r)
+	}
 	if err := s.waitLive(ctx, r); err != nil {
 		return nil, err
 	}
@@ -266,6 +274,7 @@ func (rs *remoteSub) onActive(active bool) {
 		rs.linger = nil
 	}
 	if active {
+		rs.s.ans.poke()
 		go rs.send()
 		return
 	}
@@ -337,6 +346,35 @@ func (s *session) writeLive(f *linkpb.LiveFrame) {
 // endLive ends every stream of the session (its link ended: the robots are offline) and its
 // live connection.
 func (s *session) endLive() {
+	s.endStreams(fleetgate.Errorf(fleetgate.EOffline, "robot is offline: its agent %q disconnected", s.agent.Name), func(conn *websocket.Conn) {
+		// Not waited for: an agent that went silent cannot answer the close handshake, and
+		// its robots must go offline now, not after the handshake's timeout.
+		go conn.Close(websocket.StatusGoingAway, "the agent link closed")
+	})
+}
+
+// current is the live connection, nil while the agent has none.
+func (l *liveState) current() *websocket.Conn {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.conn
+}
+
+// watched reports whether any cloud viewer watches a stream now.
+func (l *liveState) watched() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, rs := range l.byID {
+		if rs.topic.Subscribers() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// endStreams ends every stream of the session with why and hands the live connection, if
+// any, to closeConn.
+func (s *session) endStreams(why error, closeConn func(*websocket.Conn)) {
 	l := s.live
 	l.mu.Lock()
 	subs := l.byID
@@ -351,11 +389,9 @@ func (s *session) endLive() {
 			rs.linger.Stop()
 		}
 		rs.mu.Unlock()
-		rs.topic.Close(fleetgate.Errorf(fleetgate.EOffline, "robot is offline: its agent %q disconnected", s.agent.Name))
+		rs.topic.Close(why)
 	}
 	if conn != nil {
-		// Not waited for: an agent that went silent cannot answer the close handshake, and
-		// its robots must go offline now, not after the handshake's timeout.
-		go conn.Close(websocket.StatusGoingAway, "the agent link closed")
+		closeConn(conn)
 	}
 }

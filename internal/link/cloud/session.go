@@ -38,6 +38,7 @@ type session struct {
 	log   *slog.Logger
 	sync  *syncer
 	live  *liveState // the live connection and the streams cloud viewers watch
+	ans   *answers   // whether the agent answers within 2 s, while anyone needs to know (confirm.go)
 
 	nextID    atomic.Uint64
 	lastHeard atomic.Int64 // unix nanoseconds of the last frame received
@@ -93,6 +94,7 @@ func newSession(acc *Acceptor, agent Agent, conn *websocket.Conn) *session {
 	s.refusals = newRefusalLog(s.log, acc.now)
 	s.sync = newSyncer(s)
 	s.live = newLiveState()
+	s.ans = newAnswers()
 	return s
 }
 
@@ -148,9 +150,10 @@ func (s *session) writeTimeout() time.Duration {
 // run serves the session until the socket ends, then takes its robots offline.
 func (s *session) run() {
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); s.keepAlive() }()
 	go func() { defer wg.Done(); s.sync.run() }()
+	go func() { defer wg.Done(); s.watchAnswers() }()
 	s.readLoop()
 	s.close(websocket.StatusNormalClosure, "")
 	s.endLive()
@@ -401,6 +404,9 @@ func (s *session) request(ctx context.Context, r *RemoteRobot, req *linkpb.Reque
 	deadline, _ := ctx.Deadline()
 	c := &call{resp: make(chan *linkpb.Response, 1), chunk: chunk}
 	id := s.nextID.Add(1)
+	if s.ans.silent.Load() {
+		return nil, s.notAnswering(r) // not after a deadline: the operator is told now
+	}
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()

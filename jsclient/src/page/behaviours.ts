@@ -10,10 +10,12 @@ export function startRefresh(root: ParentNode = document): void {
     const tick = async (): Promise<void> => {
       if (!document.hidden) {
         try {
+          const asked = performance.now(); // what the answer says was true at the latest then
           const r = await fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } });
           if (r.ok) {
             el.innerHTML = await r.text();
             el.dataset.loaded = String(Date.now());
+            stampStates(el, asked);
           }
           el.dataset.state = r.ok ? "live" : "error";
         } catch {
@@ -24,6 +26,65 @@ export function startRefresh(root: ParentNode = document): void {
     };
     setTimeout(tick, every);
   }
+}
+
+// [data-silent-ms] is a robot's state (views.RobotState): data-silent-ms is how long the
+// robot's agent had not answered when the gateway rendered it. The page adds the time since,
+// and past confirmWithinMs an "online" says "not confirmed for N s" instead: the panel never
+// tells an operator something about a robot it has not confirmed within 2 s, also when its
+// refreshes stop arriving (the gateway, or the network to it, is down) or come late. Only a
+// fresh answer from the gateway says "online" again.
+
+/** How long a robot's state may go unconfirmed (gateway.ConfirmWithin). */
+export const confirmWithinMs = 2000;
+
+/** The state silentMs after the robot's agent last answered, in the words the gateway uses. */
+export function stateWords(silentMs: number): { state: "online" | "unconfirmed"; words: string } {
+  if (silentMs <= confirmWithinMs) return { state: "online", words: "online" };
+  return { state: "unconfirmed", words: `not confirmed for ${Math.floor(silentMs / 1000)} s` };
+}
+
+const renderedAt = new WeakMap<Element, number>();
+let ageTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** Records that the states under root were rendered at `at` (performance.now() time). */
+export function stampStates(root: ParentNode, at: number): void {
+  for (const el of root.querySelectorAll("[data-silent-ms]")) renderedAt.set(el, at);
+  ageStates();
+}
+
+/** Ages the page's robot states from now on. */
+export function startStateAgeing(): void {
+  // The page's own states were rendered after navigation began (performance.now()'s zero):
+  // counting from there errs on the side of "not confirmed".
+  stampStates(document, 0);
+}
+
+// ageStates says "not confirmed" where it is due now, and sets a timer for the next change:
+// the moment the first "online" runs out (to the millisecond, not at the next tick of a poll),
+// or the next whole second of a "not confirmed for N s".
+function ageStates(): void {
+  const now = performance.now();
+  let next = Infinity;
+  for (const el of document.querySelectorAll<HTMLElement>("[data-silent-ms]")) {
+    if (el.dataset.robotState !== "online" && el.dataset.robotState !== "unconfirmed") continue; // offline stays offline
+    if (!renderedAt.has(el)) renderedAt.set(el, now);
+    const silent = Number(el.dataset.silentMs) + now - renderedAt.get(el)!;
+    const { state, words } = stateWords(silent);
+    if (state === "online") {
+      next = Math.min(next, confirmWithinMs - silent + 1);
+      continue;
+    }
+    next = Math.min(next, 1000 - (silent % 1000) + 1);
+    el.dataset.robotState = state;
+    if (el.textContent === words) continue;
+    const dot = document.createElement("span");
+    dot.className = "dot unknown";
+    dot.setAttribute("aria-hidden", "true");
+    el.replaceChildren(dot, words);
+  }
+  clearTimeout(ageTimer);
+  if (next < Infinity) ageTimer = setTimeout(ageStates, next);
 }
 
 // data-copy="#id": copy that element's text.

@@ -114,6 +114,7 @@ export function mountTeleop(el: HTMLElement): void {
     drivingSince = null;
     s?.stop(1000);
     showControl();
+    status.figures("not driving");
     void refreshHolder();
   };
 
@@ -162,10 +163,15 @@ export function mountTeleop(el: HTMLElement): void {
           showHolder(null);
         }
         if (s.state === "closed") {
+          // The gateway ended control (its words are in the state line: a robot's gateway
+          // that stopped answering, a robot gone offline...): this page drives no more, and
+          // says so at once rather than leaving the last "driving" on screen.
           stopAll("socket");
           socket = null;
           drivingSince = null;
           showControl();
+          status.figures("not driving");
+          holder.textContent = `Not driving: ${s.detail || "the connection closed"}.`;
         }
       },
       onClose: async (c) => {

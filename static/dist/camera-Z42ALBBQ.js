@@ -1,1 +1,0 @@
-import{a}from"./chunk-NHFMCMTS.js";import"./chunk-DPJCG2C5.js";export{a as mountCamera};
