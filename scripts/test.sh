@@ -57,7 +57,7 @@ if [ -n "$unformatted" ]; then echo "not gofmt-ed:"; echo "$unformatted"; exit 1
 
 step "go vet"
 go vet ./...
-go vet -tags ros2 ./internal/ros2/... ./cmd/fleetgate
+go vet -tags ros2 ./internal/source/ros2/... ./cmd/fleetgate
 
 step "generated code is fresh"
 ./scripts/generate.sh
@@ -91,7 +91,7 @@ go test -race -count=1 -v ./... >"$log_dir/go-test.log" 2>&1
 status=$?
 # ROS 2 (docs/ros2.md): the DDS transport and the agent built with -tags ros2, against real
 # Cyclone DDS and Fast DDS peers, each test in a network namespace of its own.
-go test -race -tags ros2 -count=1 -v ./internal/ros2/... >>"$log_dir/go-test.log" 2>&1 || status=1
+go test -race -tags ros2 -count=1 -v ./internal/source/ros2/... >>"$log_dir/go-test.log" 2>&1 || status=1
 go test -race -tags ros2 -count=1 -v -run '^TestROS2' ./cmd/fleetgate >>"$log_dir/go-test.log" 2>&1 || status=1
 set -e
 passed=$(grep -c -- '^\s*--- PASS' "$log_dir/go-test.log" || true)

@@ -14,9 +14,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/camera"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/source/camera"
 )
 
 // CameraConfig configures an agent's cameras.

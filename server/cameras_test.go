@@ -16,8 +16,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/camera"
-	"github.com/fleetgate/fleetgate/internal/camera/cameratest"
+	"github.com/fleetgate/fleetgate/internal/source/camera"
+	"github.com/fleetgate/fleetgate/internal/source/camera/cameratest"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/streampb"
 	"github.com/fleetgate/fleetgate/server"

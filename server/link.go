@@ -19,7 +19,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/internal/link/agent"
 	"github.com/fleetgate/fleetgate/internal/link/cloud"
-	"github.com/fleetgate/fleetgate/internal/sim"
+	"github.com/fleetgate/fleetgate/internal/source/sim"
 )
 
 // ResourceDir is where the cloud keeps the copies of the agents' resource files.

@@ -12,7 +12,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/hoststat"
-	"github.com/fleetgate/fleetgate/internal/sim"
+	"github.com/fleetgate/fleetgate/internal/source/sim"
 )
 
 // SimConfig configures the simulated robots an agent hosts.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/hoststat"
-	"github.com/fleetgate/fleetgate/internal/ros1"
+	"github.com/fleetgate/fleetgate/internal/source/ros1"
 )
 
 // ROS1Config is one ROS 1 robot an agent hosts: the robot of one ROS master.

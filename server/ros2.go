@@ -6,7 +6,7 @@ import (
 
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/hoststat"
-	"github.com/fleetgate/fleetgate/internal/ros2"
+	"github.com/fleetgate/fleetgate/internal/source/ros2"
 )
 
 // ROS2Config is an agent's gateway to the ROS 2 graph of its network (nil: none).

@@ -19,7 +19,7 @@ import (
 	"github.com/coder/websocket"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/camera/gstreamer"
+	"github.com/fleetgate/fleetgate/internal/source/camera/gstreamer"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/streampb"
 )

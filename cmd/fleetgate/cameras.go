@@ -4,7 +4,7 @@ import (
 	"flag"
 	"strings"
 
-	"github.com/fleetgate/fleetgate/internal/camera"
+	"github.com/fleetgate/fleetgate/internal/source/camera"
 	"github.com/fleetgate/fleetgate/server"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/fleetgate/fleetgate/internal/ros1/rostest"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/rostest"
 )
 
 // BenchmarkCloudLive measures the cloud's live view against the local gateway's, in one run,

@@ -13,7 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/fleetgate/fleetgate/internal/cluster/natstest"
-	"github.com/fleetgate/fleetgate/internal/ros1/rostest"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/rostest"
 	"github.com/fleetgate/fleetgate/internal/store/postgres/pgtest"
 )
 

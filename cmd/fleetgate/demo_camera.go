@@ -5,8 +5,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/camera"
-	"github.com/fleetgate/fleetgate/internal/camera/gstreamer"
+	"github.com/fleetgate/fleetgate/internal/source/camera"
+	"github.com/fleetgate/fleetgate/internal/source/camera/gstreamer"
 )
 
 // demoCameraName is the demo camera's stream name.

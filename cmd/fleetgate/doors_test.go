@@ -19,7 +19,7 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/cluster/natstest"
 	"github.com/fleetgate/fleetgate/internal/gateway"
-	"github.com/fleetgate/fleetgate/internal/ros1/rostest"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/rostest"
 	"github.com/fleetgate/fleetgate/internal/store/postgres/pgtest"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/linkpb"

@@ -32,7 +32,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
-	"github.com/fleetgate/fleetgate/internal/ros1/rostest"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/rostest"
 )
 
 func envInt(name string, def int) int {

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/fleetgate/fleetgate/internal/ros1"
+	"github.com/fleetgate/fleetgate/internal/source/ros1"
 	"github.com/fleetgate/fleetgate/server"
 )
 

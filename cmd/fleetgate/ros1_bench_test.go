@@ -19,9 +19,9 @@ import (
 	"github.com/coder/websocket"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/ros1/rosnode"
-	"github.com/fleetgate/fleetgate/internal/ros1/rostest"
-	"github.com/fleetgate/fleetgate/internal/rosmsg"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/rosnode"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/rostest"
+	"github.com/fleetgate/fleetgate/internal/source/rosmsg"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/streampb"
 )

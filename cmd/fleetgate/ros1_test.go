@@ -23,7 +23,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/ros1/rostest"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/rostest"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/streampb"
 )

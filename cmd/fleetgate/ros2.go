@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fleetgate/fleetgate/internal/ros2"
-	"github.com/fleetgate/fleetgate/internal/ros2/dds"
+	"github.com/fleetgate/fleetgate/internal/source/ros2"
+	"github.com/fleetgate/fleetgate/internal/source/ros2/dds"
 	"github.com/fleetgate/fleetgate/server"
 )
 

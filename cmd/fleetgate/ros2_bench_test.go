@@ -22,8 +22,8 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/ros1/rostest"
-	"github.com/fleetgate/fleetgate/internal/ros2/ros2test"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/rostest"
+	"github.com/fleetgate/fleetgate/internal/source/ros2/ros2test"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/streampb"
 )

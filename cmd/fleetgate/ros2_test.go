@@ -21,9 +21,9 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/fleetgate/fleetgate/internal/ros1/rostest"
-	"github.com/fleetgate/fleetgate/internal/ros2/dds"
-	"github.com/fleetgate/fleetgate/internal/ros2/ros2test"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/rostest"
+	"github.com/fleetgate/fleetgate/internal/source/ros2/dds"
+	"github.com/fleetgate/fleetgate/internal/source/ros2/ros2test"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 

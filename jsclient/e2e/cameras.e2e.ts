@@ -7,7 +7,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, problems, shot, signIn, startFleet, type Fleet } from "./harness.js";
 
-const script = "internal/camera/gstreamer/rtsp_server.py";
+const script = "internal/source/camera/gstreamer/rtsp_server.py";
 const servers: ChildProcess[] = [];
 
 /** Starts GStreamer's RTSP server on a free port; its URL once it accepts connections. */

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/ros1/rostest"
-	"github.com/fleetgate/fleetgate/internal/ros1/xmlrpc"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/rostest"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/xmlrpc"
 )
 
 // fakeMaster answers the master calls the robot makes and counts the topic-list reads.

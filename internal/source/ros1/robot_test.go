@@ -16,7 +16,7 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/door/doortest"
 	"github.com/fleetgate/fleetgate/internal/fleet"
-	"github.com/fleetgate/fleetgate/internal/ros1/rostest"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/rostest"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 

@@ -18,8 +18,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/ros1/tcpros"
-	"github.com/fleetgate/fleetgate/internal/ros1/xmlrpc"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/tcpros"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/xmlrpc"
 )
 
 // Config configures a node.

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/fleetgate/fleetgate/internal/camera/gstreamer"
+	"github.com/fleetgate/fleetgate/internal/source/camera/gstreamer"
 )
 
 // RTSPOptions configure a test RTSP server (gstreamer.Options).

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/ros1/tcpros"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/tcpros"
 )
 
 // SubscribeOptions describes a topic to subscribe to.

@@ -13,8 +13,8 @@ import (
 	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/msgs"
-	"github.com/fleetgate/fleetgate/internal/ros1/rosnode"
-	"github.com/fleetgate/fleetgate/internal/rosmsg"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/rosnode"
+	"github.com/fleetgate/fleetgate/internal/source/rosmsg"
 )
 
 // topicInfo is one topic of the ROS graph as a stream.

@@ -8,8 +8,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/camera/scale"
 	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/source/camera/scale"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 

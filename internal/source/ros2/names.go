@@ -3,7 +3,7 @@ package ros2
 import (
 	"strings"
 
-	"github.com/fleetgate/fleetgate/internal/rosmsg"
+	"github.com/fleetgate/fleetgate/internal/source/rosmsg"
 )
 
 // ROS 2 over DDS names things as rmw does: a topic /a/b is the DDS topic rt/a/b, and a message

@@ -37,7 +37,7 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/hoststat"
-	"github.com/fleetgate/fleetgate/internal/ros2/dds"
+	"github.com/fleetgate/fleetgate/internal/source/ros2/dds"
 )
 
 // Presence is told when a robot comes online and goes offline; the server adapts the fleet

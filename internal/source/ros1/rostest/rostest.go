@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/ros1/xmlrpc"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/xmlrpc"
 )
 
 // Python is the interpreter with rospy: Debian's, not one a version manager put first in PATH.

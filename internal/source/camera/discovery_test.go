@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/camera/cameratest"
+	"github.com/fleetgate/fleetgate/internal/source/camera/cameratest"
 )
 
 // netnsChild marks the copy of this test binary that runs inside the test's own network

@@ -15,8 +15,8 @@ import (
 	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/msgs"
-	"github.com/fleetgate/fleetgate/internal/ros2/dds"
-	"github.com/fleetgate/fleetgate/internal/rosmsg"
+	"github.com/fleetgate/fleetgate/internal/source/ros2/dds"
+	"github.com/fleetgate/fleetgate/internal/source/rosmsg"
 )
 
 // Robot is the robot of one ROS 2 namespace. It implements fleet.Robot.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/camera/cameratest"
+	"github.com/fleetgate/fleetgate/internal/source/camera/cameratest"
 )
 
 func TestONVIFStreamURI(t *testing.T) {

@@ -14,8 +14,8 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/door/doortest"
 	"github.com/fleetgate/fleetgate/internal/fleet"
-	"github.com/fleetgate/fleetgate/internal/ros1/rostest"
-	"github.com/fleetgate/fleetgate/internal/ros2/ros2test"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/rostest"
+	"github.com/fleetgate/fleetgate/internal/source/ros2/ros2test"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/ros1/rostest"
-	"github.com/fleetgate/fleetgate/internal/ros1/tcpros"
-	"github.com/fleetgate/fleetgate/internal/ros1/xmlrpc"
-	"github.com/fleetgate/fleetgate/internal/rosmsg"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/rostest"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/tcpros"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/xmlrpc"
+	"github.com/fleetgate/fleetgate/internal/source/rosmsg"
 )
 
 // logBuffer collects log lines for assertions.

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/ros2/dds"
-	"github.com/fleetgate/fleetgate/internal/ros2/ros2test"
-	"github.com/fleetgate/fleetgate/internal/rosmsg"
+	"github.com/fleetgate/fleetgate/internal/source/ros2/dds"
+	"github.com/fleetgate/fleetgate/internal/source/ros2/ros2test"
+	"github.com/fleetgate/fleetgate/internal/source/rosmsg"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/ros1/xmlrpc"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/xmlrpc"
 )
 
 // ErrRefused is wrapped when the master or a node answers a call with a failure code.

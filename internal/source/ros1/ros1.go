@@ -24,7 +24,7 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/hoststat"
-	"github.com/fleetgate/fleetgate/internal/ros1/rosnode"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/rosnode"
 )
 
 // Presence is told when the robot comes online (its master answers and the agent is

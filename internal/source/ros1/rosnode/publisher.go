@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/ros1/tcpros"
+	"github.com/fleetgate/fleetgate/internal/source/ros1/tcpros"
 )
 
 // PublishOptions describes a topic to publish.

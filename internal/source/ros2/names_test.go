@@ -3,7 +3,7 @@ package ros2
 import (
 	"testing"
 
-	"github.com/fleetgate/fleetgate/internal/ros2/dds"
+	"github.com/fleetgate/fleetgate/internal/source/ros2/dds"
 )
 
 func TestNames(t *testing.T) {
