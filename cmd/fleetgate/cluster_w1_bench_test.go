@@ -5,8 +5,8 @@ package main
 // frames of r2 and r3 carry values that came over NATS), and CLUSTER_W1 fleet KPI sockets
 // (default 1,000; make bench-cluster-w1 runs 20,000), a third on each replica, opened as a
 // wall of kiosks opens them: one read-scoped API token, exchanged for a bearer. The sockets'
-// client ends are in three client processes (this test binary again, one per replica), as a
-// process may hold at most 20,000 descriptors here.
+// client ends are in three client processes (bench/w1client, which the benchmark builds, one
+// per replica), as a process may hold at most 20,000 descriptors here.
 // Over 30 s with every socket up it measures, for each tick of each replica, the time from
 // the tick to the last socket of that replica receiving the tick's frame (the issue's goal:
 // at most 250 ms at p99 with 20,000 sockets), and reports:
@@ -37,23 +37,16 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/gob"
-	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"maps"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -129,9 +122,10 @@ func BenchmarkClusterW1(b *testing.B) {
 		rssEach[i] = rssOne(r)
 	}
 
-	// One client process per replica, this test binary again: here a process may open at
-	// most 20,000 files (the hard limit, which root cannot raise in this container), fewer
-	// than 20,000 sockets need. Their clock is this machine's, as the replicas' is.
+	// One client process per replica (bench/w1client): here a process may open at most 20,000
+	// files (the hard limit, which root cannot raise in this container), fewer than 20,000
+	// sockets need. Their clock is this machine's, as the replicas' is.
+	w1client := buildBenchTool(b, "bench/w1client")
 	dialed := time.Now()
 	clients := make([]*w1ClientProcess, len(replicas))
 	for i, r := range replicas {
@@ -139,7 +133,7 @@ func BenchmarkClusterW1(b *testing.B) {
 		if i < sockets%len(replicas) {
 			n++
 		}
-		clients[i] = startW1Clients(b, w1Job{URL: kpiSocketURL(r.URL, fleetID), Bearer: kiosk, Clock: clock, Robot: robot, Sockets: n})
+		clients[i] = startW1Clients(b, w1client, w1Job{URL: kpiSocketURL(r.URL, fleetID), Bearer: kiosk, Clock: clock, Robot: robot, Sockets: n})
 	}
 	for i, c := range clients {
 		if err := <-c.up; err != nil {
@@ -270,17 +264,15 @@ func BenchmarkClusterW1(b *testing.B) {
 		float64(idleCPU.Milliseconds())/10, clientsCPU, busy)
 }
 
-// w1Job is what a client process is to do: open Sockets W1 sockets at URL with Bearer and
-// tell the ticks by the KPI of the robot Clock. It comes in w1JobEnv as JSON.
+// w1Job is what a client process (bench/w1client) is to do: open Sockets W1 sockets at URL
+// with Bearer and tell the ticks by the KPI of the robot Clock.
 type w1Job struct {
 	URL, Bearer, Clock, Robot string
 	Sockets                   int
-	Out                       string // the file the result goes to, gob-encoded
 }
 
-const w1JobEnv = "FLEETGATE_W1_CLIENTS"
-
-// w1Result is what a client process received.
+// w1Result is what a client process received: bench/w1client's result, field for field (gob
+// matches them by name).
 type w1Result struct {
 	Err          string // a frame that did not decode
 	WithoutRobot int64  // distinct frames without the simulated robot's three KPIs
@@ -305,15 +297,26 @@ type w1ClientProcess struct {
 	done  chan error // the process's exit
 }
 
-// startW1Clients runs this test binary as TestClusterW1Clients with job; it ends when its
-// stdin closes (finish, or the cleanup).
-func startW1Clients(b *testing.B, job w1Job) *w1ClientProcess {
+// buildBenchTool builds the main package pkg (a path inside the module, such as
+// "bench/w1client") into a temporary directory and returns the binary.
+func buildBenchTool(b *testing.B, pkg string) string {
 	b.Helper()
-	job.Out = filepath.Join(b.TempDir(), "w1-result.gob")
-	spec, _ := json.Marshal(job)
-	p := &w1ClientProcess{cmd: exec.Command(os.Args[0], "-test.run=^TestClusterW1Clients$", "-test.count=1"),
-		out: job.Out, up: make(chan error, 1), done: make(chan error, 1)}
-	p.cmd.Env = append(os.Environ(), w1JobEnv+"="+string(spec))
+	bin := filepath.Join(b.TempDir(), filepath.Base(pkg))
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/fleetgate/fleetgate/"+pkg).CombinedOutput(); err != nil {
+		b.Fatalf("building %s: %v\n%s", pkg, err, out)
+	}
+	return bin
+}
+
+// startW1Clients runs the client binary (bench/w1client) with job; it ends when its stdin
+// closes (finish, or the cleanup).
+func startW1Clients(b *testing.B, bin string, job w1Job) *w1ClientProcess {
+	b.Helper()
+	out := filepath.Join(b.TempDir(), "w1-result.gob")
+	p := &w1ClientProcess{cmd: exec.Command(bin, "-url", job.URL, "-clock", job.Clock, "-robot", job.Robot,
+		"-sockets", strconv.Itoa(job.Sockets), "-out", out),
+		out: out, up: make(chan error, 1), done: make(chan error, 1)}
+	p.cmd.Env = append(os.Environ(), "W1CLIENT_BEARER="+job.Bearer)
 	p.cmd.Stderr = os.Stderr
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
@@ -379,186 +382,6 @@ func (p *w1ClientProcess) finish(b *testing.B) w1Result {
 		b.Fatalf("the client process's result: %v", err)
 	}
 	return res
-}
-
-// TestClusterW1Clients is not a test: run by BenchmarkClusterW1 in a child process, it opens
-// the job's sockets, says "up", reads frames until stdin closes, then writes what each socket
-// received. Run without the job, it returns at once (a skip would fail the test script).
-func TestClusterW1Clients(t *testing.T) {
-	spec := os.Getenv(w1JobEnv)
-	if spec == "" {
-		return
-	}
-	var job w1Job
-	if err := json.Unmarshal([]byte(spec), &job); err != nil {
-		fmt.Println("bad job:", err)
-		os.Exit(1)
-	}
-	// Go raised the soft limit of open files to the hard one at start; that is all there is.
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur < uint64(job.Sockets)+256 {
-		fmt.Printf("%d sockets need %d open files, the limit is %d\n", job.Sockets, job.Sockets+256, lim.Cur)
-		os.Exit(1)
-	}
-	frames := &w1Frames{clock: job.Clock, robot: job.Robot, seed: maphash.MakeSeed()}
-	clients := make([]*w1Client, job.Sockets)
-	var stopping atomic.Bool
-	var readers, dials sync.WaitGroup
-	var failed atomic.Value
-	sem := make(chan struct{}, 16) // dials in flight
-	for i := range clients {
-		sem <- struct{}{}
-		dials.Add(1)
-		go func() {
-			defer dials.Done()
-			defer func() { <-sem }()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			conn, _, err := websocket.Dial(ctx, job.URL, &websocket.DialOptions{
-				HTTPHeader: http.Header{"Authorization": {"bearer " + job.Bearer}}, CompressionMode: websocket.CompressionDisabled})
-			if err != nil {
-				failed.CompareAndSwap(nil, fmt.Sprintf("socket %d: %v", i, err))
-				return
-			}
-			conn.SetReadLimit(64 << 10)
-			c := &w1Client{conn: conn, receipts: make([]w1Receipt, 0, 64)}
-			clients[i] = c
-			readers.Add(1)
-			go func() {
-				defer readers.Done()
-				c.read(frames, &stopping)
-			}()
-		}()
-	}
-	dials.Wait()
-	if err := failed.Load(); err != nil {
-		fmt.Println("a socket could not open:", err)
-		os.Exit(1)
-	}
-	fmt.Println("up")
-	io.Copy(io.Discard, os.Stdin)
-	stopping.Store(true)
-	for _, c := range clients {
-		c.conn.CloseNow()
-	}
-	readers.Wait()
-
-	res := w1Result{WithoutRobot: frames.withoutRobot.Load(), WithoutClock: frames.withoutClock.Load()}
-	if err, _ := frames.err.Load().(error); err != nil {
-		res.Err = err.Error()
-	}
-	for _, c := range clients {
-		res.Sockets = append(res.Sockets, w1SocketResult{Dropped: c.dropped, Receipts: c.receipts})
-	}
-	f, err := os.Create(job.Out)
-	if err != nil {
-		fmt.Println(err)
-		os.Exit(1)
-	}
-	w := bufio.NewWriter(f)
-	if err := gob.NewEncoder(w).Encode(res); err != nil || w.Flush() != nil || f.Close() != nil {
-		fmt.Println("writing the result:", err)
-		os.Exit(1)
-	}
-}
-
-// w1Client is one kiosk's socket and what it received.
-type w1Client struct {
-	conn     *websocket.Conn
-	receipts []w1Receipt
-	dropped  bool // the socket ended before the process closed it
-}
-
-var w1Buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
-
-// read takes frames until the socket ends, with the clients' CPU kept small beside the
-// replicas they measure: a frame is read into a pooled buffer and looked up by its hash
-// (every socket of a replica gets the same bytes for a tick).
-func (c *w1Client) read(frames *w1Frames, stopping *atomic.Bool) {
-	for {
-		_, r, err := c.conn.Reader(context.Background())
-		if err != nil {
-			c.dropped = !stopping.Load()
-			return
-		}
-		bp := w1Buffers.Get().(*[]byte)
-		buf := (*bp)[:0]
-		for {
-			if len(buf) == cap(buf) {
-				buf = slices.Grow(buf, len(buf))
-			}
-			n, err := r.Read(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+n]
-			if err == io.EOF {
-				break
-			} else if err != nil {
-				c.dropped = !stopping.Load()
-				return
-			}
-		}
-		at := time.Now().UnixNano()
-		if tick, ok := frames.tickOf(buf); ok {
-			c.receipts = append(c.receipts, w1Receipt{Tick: tick, At: at})
-		}
-		*bp = buf
-		w1Buffers.Put(bp)
-	}
-}
-
-// w1Frames decodes each distinct frame once and remembers the tick it belongs to: the
-// updateTime of the clock's KPI.
-type w1Frames struct {
-	clock, robot string
-	seed         maphash.Seed
-	ticks        sync.Map // frame hash -> tick, Unix ns; 0: a frame without the clock
-	err          atomic.Value
-	withoutRobot atomic.Int64
-	withoutClock atomic.Int64
-}
-
-func (f *w1Frames) tickOf(frame []byte) (int64, bool) {
-	h := maphash.Bytes(f.seed, frame)
-	if t, ok := f.ticks.Load(h); ok {
-		return t.(int64), t.(int64) != 0
-	}
-	var dto struct {
-		Updates []struct {
-			BasicData struct {
-				ID   string `json:"id"`
-				Name string `json:"name"`
-			} `json:"basicData"`
-			UpdateTime time.Time `json:"updateTime"`
-			Metric     struct {
-				Name     string          `json:"name"`
-				DataType string          `json:"dataType"`
-				Value    json.RawMessage `json:"value"`
-			} `json:"metric"`
-		} `json:"updates"`
-	}
-	if err := json.Unmarshal(frame, &dto); err != nil {
-		f.err.CompareAndSwap(nil, fmt.Errorf("a frame that does not decode: %w: %.200s", err, frame))
-		return 0, false
-	}
-	var tick time.Time
-	robotKPIs := 0
-	for _, u := range dto.Updates {
-		switch u.BasicData.ID {
-		case f.clock:
-			tick = u.UpdateTime
-		case f.robot:
-			robotKPIs++
-		}
-	}
-	if robotKPIs != 3 {
-		f.withoutRobot.Add(1)
-	}
-	if tick.IsZero() {
-		f.withoutClock.Add(1) // the clock offline on that replica: receipts of no tick
-		f.ticks.Store(h, int64(0))
-		return 0, false
-	}
-	f.ticks.Store(h, tick.UnixNano())
-	return tick.UnixNano(), true
 }
 
 // tickClock is the clock robot's agent: one custom KPI a second, pushed without a time so

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -218,55 +219,15 @@ func BenchmarkKPIFanout(b *testing.B) {
 	}
 }
 
-// The memory benchmark's clients run in a child process (this test binary again), so the
-// server's RSS growth is the server's alone.
-const (
-	kpiHelperURL   = "FLEETGATE_KPI_HELPER_URL"
-	kpiHelperN     = "FLEETGATE_KPI_HELPER_N"
-	kpiHelperToken = "FLEETGATE_KPI_HELPER_TOKEN"
-)
-
-// TestKPIClientHelper is not a test: run by BenchmarkKPIIdleMemory in a child process, it
-// opens the sockets, reads their frames, says "connected" and waits for stdin to close.
-func TestKPIClientHelper(t *testing.T) {
-	url := os.Getenv(kpiHelperURL)
-	if url == "" {
-		// Not a test of its own: the client process of BenchmarkKPIIdleMemory, run only by
-		// it (the usual helper-process idiom; a skip would fail the test script).
-		return
+// buildKPIClient builds the memory benchmark's client process (bench/kpiclient) into a
+// temporary directory, so the server's RSS growth is the server's alone.
+func buildKPIClient(b *testing.B) string {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), "kpiclient")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/fleetgate/fleetgate/bench/kpiclient").CombinedOutput(); err != nil {
+		b.Fatalf("building bench/kpiclient: %v\n%s", err, out)
 	}
-	n, _ := strconv.Atoi(os.Getenv(kpiHelperN))
-	header := bearerHeader(os.Getenv(kpiHelperToken))
-	conns := make([]*websocket.Conn, n)
-	sem := make(chan struct{}, 16)
-	var wg sync.WaitGroup
-	for i := range n {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			c, _, err := websocket.Dial(context.Background(), url, &websocket.DialOptions{HTTPHeader: header})
-			if err != nil {
-				fmt.Println("dial failed:", err)
-				os.Exit(1)
-			}
-			conns[i] = c
-			go func() {
-				for {
-					if _, _, err := c.Read(context.Background()); err != nil {
-						return
-					}
-				}
-			}()
-		}()
-	}
-	wg.Wait()
-	fmt.Println("connected")
-	io.Copy(io.Discard, os.Stdin)
-	for _, c := range conns {
-		c.CloseNow()
-	}
+	return bin
 }
 
 // rssBytes is this process's resident set size.
@@ -300,6 +261,7 @@ func settle() {
 // of the demo's three robots and sending nothing. It reports kib/sub (RSS), heap-kib/sub and
 // stack-kib/sub (the Go runtime's view of the same) and goroutines/sub.
 func BenchmarkKPIIdleMemory(b *testing.B) {
+	client := buildKPIClient(b)
 	for _, n := range []int{1000, 5000} {
 		b.Run(fmt.Sprintf("subs=%d", n), func(b *testing.B) {
 			s, fleet, bearer := kpiBenchFleet(b)
@@ -313,8 +275,8 @@ func BenchmarkKPIIdleMemory(b *testing.B) {
 			runtime.ReadMemStats(&m0)
 			g0 := runtime.NumGoroutine()
 
-			cmd := exec.Command(os.Args[0], "-test.run=^TestKPIClientHelper$", "-test.count=1")
-			cmd.Env = append(os.Environ(), kpiHelperURL+"="+kpiURL(s, fleet.ID, ""), kpiHelperN+"="+strconv.Itoa(n), kpiHelperToken+"="+bearer)
+			cmd := exec.Command(client, "-url", kpiURL(s, fleet.ID, ""), "-sockets", strconv.Itoa(n))
+			cmd.Env = append(os.Environ(), "KPICLIENT_BEARER="+bearer)
 			stdin, _ := cmd.StdinPipe()
 			stdout, _ := cmd.StdoutPipe()
 			cmd.Stderr = os.Stderr
@@ -323,8 +285,14 @@ func BenchmarkKPIIdleMemory(b *testing.B) {
 			}
 			defer func() { stdin.Close(); cmd.Wait() }()
 			sc := bufio.NewScanner(stdout)
-			for sc.Scan() && sc.Text() != "connected" {
-				b.Logf("client helper: %s", sc.Text())
+			connected := false
+			for !connected && sc.Scan() {
+				if connected = sc.Text() == "connected"; !connected {
+					b.Logf("client process: %s", sc.Text())
+				}
+			}
+			if !connected {
+				b.Fatal("the client process ended before its sockets were open")
 			}
 			go io.Copy(io.Discard, stdout)
 			deadline := time.Now().Add(time.Minute)
