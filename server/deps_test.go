@@ -24,6 +24,8 @@ func TestDependencyRules(t *testing.T) {
 	core := concat(contract, live, []string{"internal/limit", "internal/mcap", "internal/gateway"})
 	noSQL := []string{"database/sql", "modernc.org/", "github.com/jackc/"}
 	noHTTP := []string{"net/http", "github.com/labstack/", "github.com/coder/websocket"}
+	// The edge table and the wire types it names: what the adapters answer errors with.
+	edge := []string{"internal/edge", "proto/linkpb"}
 	rules := []struct {
 		pkg    string
 		may    []string // packages of this module
@@ -45,6 +47,8 @@ func TestDependencyRules(t *testing.T) {
 		{"views", concat(core, []string{"static"}), concat(noSQL, []string{"github.com/labstack/", "github.com/alexedwards/scs/", "github.com/coder/websocket"}),
 			"templ components are pure functions of their arguments"},
 		{"internal/httpstatus", core, concat(noSQL, noHTTP[1:]), "the core's codes as HTTP statuses, for the API and the panel alike: nothing more"},
+		{"internal/edge", []string{"", "proto/linkpb", "proto/catalogpb"}, concat(noSQL, []string{"github.com/labstack/"}),
+			"the one table from the domain's codes to the wires' answers (HTTP, WebSocket close codes, link kinds): it knows the codes and the wires, nothing of the core"},
 		{"internal/source/sim", concat(contract, []string{"internal/hoststat"}), noSQL, "robot sources implement fleet.Robot and know nothing of the core or HTTP layers"},
 		{"internal/source/camera", concat(contract, []string{"internal/source/camera/"}), concat(noSQL, []string{"github.com/labstack/"}),
 			"robot sources implement fleet.Robot and know nothing of the core or HTTP layers"},
@@ -54,13 +58,13 @@ func TestDependencyRules(t *testing.T) {
 			"robot sources implement fleet.Robot and know nothing of the core or HTTP layers"},
 		{"internal/source/ros2/dds", nil, concat(noSQL, []string{"net/http"}), "the DDS transport carries bytes and knows nothing of robots"},
 		{"internal/source/rosmsg", []string{"proto/catalogpb"}, []string{"net", "net/http"}, "ROS message codecs (ROS 1 and CDR) are pure functions of bytes and the catalog"},
-		{"internal/link", concat(contract, []string{"proto/linkpb"}), concat(noSQL, []string{"github.com/labstack/"}),
+		{"internal/link", concat(contract, edge), concat(noSQL, []string{"github.com/labstack/"}),
 			"the agent link is a robot source on the cloud and a client on the agent; it states what it needs from the core (cloud.Core)"},
-		{"internal/link/cloud", concat(contract, []string{"proto/linkpb", "internal/link", "internal/blob"}), concat(noSQL, []string{"github.com/labstack/"}),
+		{"internal/link/cloud", concat(contract, edge, []string{"internal/link", "internal/blob"}), concat(noSQL, []string{"github.com/labstack/"}),
 			"the agent link is a robot source on the cloud; it states what it needs from the core (cloud.Core)"},
-		{"internal/link/agent", concat(contract, live, []string{"proto/linkpb", "internal/link"}), concat(noSQL, []string{"github.com/labstack/"}),
+		{"internal/link/agent", concat(contract, live, edge, []string{"internal/link"}), concat(noSQL, []string{"github.com/labstack/"}),
 			"the agent's end of the link serves the local robots; it knows nothing of the core"},
-		{"internal/cluster", concat(contract, []string{"proto/linkpb", "proto/clusterpb", "internal/link", "internal/link/cloud", "internal/blob"}), concat(noSQL, []string{"github.com/labstack/"}),
+		{"internal/cluster", concat(contract, edge, []string{"proto/clusterpb", "internal/link", "internal/link/cloud", "internal/blob"}), concat(noSQL, []string{"github.com/labstack/"}),
 			"the replicas' cluster is the core's Presence over NATS: robots held elsewhere are robot sources; it knows nothing of the core or the store"},
 		{"internal/cluster/natstest", nil, nil, "a real nats-server for tests, knowing nothing of the cluster"},
 		{"internal/fleet", []string{"", "proto/catalogpb", "internal/msgs"}, concat(noSQL, []string{"net/http"}), "the robot contract is below the core"},
