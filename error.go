@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// Error codes. Robot sources, the core and the adapters return them; the edges map these,
-// and only these, to their wire errors (problem+json statuses, WebSocket close codes, the
-// agent link's error kinds, CLI exit codes).
+// Error codes. Robot sources, the core, the live sessions and the adapters return them; the
+// edges map these, and only these, to their wire errors (problem+json statuses, WebSocket
+// close codes, the agent link's error kinds: internal/edge, one row per code).
 const (
 	EInvalid      = "invalid"
 	EUnauthorized = "unauthorized"
@@ -21,12 +21,31 @@ const (
 	ERateLimited  = "rate_limited"
 	EUnavailable  = "unavailable"
 	// EOffline: the robot is not connected. Robot sources say it; to the callers of the core
-	// a robot that is not there is unavailable (the wire maps it as EUnavailable).
+	// a robot that is not there is unavailable (the wire maps it as EUnavailable), but a live
+	// session it ends closes as the contract's "went away" (1001), not as a failure (1011).
 	EOffline = "offline"
 	// ENotImplemented: the request is valid but this gateway cannot serve it (W3 for a
 	// local-fleet robot hosted by another agent).
 	ENotImplemented = "not_implemented"
 	EInternal       = "internal"
+
+	// The codes below exist because the contract answers them apart from the ones above.
+
+	// ETooLarge: a request body, an input message or a JSON output frame over its limit
+	// (413, close 1009).
+	ETooLarge = "too_large"
+	// EUnsupported: a body that is not JSON, a text frame on a protobuf socket or a binary
+	// one on a JSON socket (415, close 1003).
+	EUnsupported = "unsupported"
+	// EMalformed: a payload that does not decode: protobuf, JSON or UTF-8 (close 1007; over
+	// HTTP a 400 like any bad input).
+	EMalformed = "malformed"
+	// EGone: a live session is over without a fault: the client left or the stream ended
+	// (close 1000, which carries no reason).
+	EGone = "gone"
+	// EGoingAway: a live session's other end goes away: the server shuts down, or a
+	// controller stopped answering pings (close 1001; over HTTP, 503).
+	EGoingAway = "going_away"
 )
 
 // Error is the domain error. Message is safe to show to the caller; internal details
@@ -77,10 +96,11 @@ func Internal(err error) *Error {
 	return &Error{Code: EInternal, Message: "internal error", Err: err}
 }
 
-// ErrorCode returns the code of a domain error as the edges answer it, EInternal for any other
-// non-nil error, and EUnavailable for an unexpected error that is the store's server being
-// unreachable. EOffline answers as EUnavailable: the wire's codes do not tell a robot that is
-// not connected from one that does not answer (Is tells them apart inside).
+// ErrorCode returns the code of a domain error as the core's callers branch on it, EInternal
+// for any other non-nil error, and EUnavailable for an unexpected error that is the store's
+// server being unreachable. EOffline answers as EUnavailable: to a caller a robot that is not
+// connected is one that does not answer (Is tells them apart inside, and internal/edge keeps
+// EOffline where the contract answers it apart).
 func ErrorCode(err error) string {
 	if err == nil {
 		return ""

@@ -36,7 +36,7 @@ var floors = [][]room{
 	{{"composition root", "builds everything and runs the server; real servers for tests",
 		[]string{"server", "server/servertest"}}},
 	{{"adapters", "HTTP, the panel and the store, around the core",
-		[]string{"server/api", "web", "views", "static", "internal/httpstatus", "internal/store", "internal/store/postgres", "internal/store/storetest"}}},
+		[]string{"server/api", "web", "views", "static", "internal/store", "internal/store/postgres", "internal/store/storetest"}}},
 	{
 		{"core", "one method per operation: roles, scopes, leases, the store's interfaces",
 			[]string{"internal/gateway"}},
@@ -51,7 +51,7 @@ var floors = [][]room{
 		[]string{"internal/fleet", "internal/fleet/fleettest", "internal/door", "internal/door/doortest", "internal/live",
 			"internal/live/output", "internal/live/teleop", "internal/kpi", "internal/record"}}},
 	{{"libraries", "one job each, knowing nothing of robots' rules",
-		[]string{"internal/clock", "internal/clock/clocktest", "internal/limit", "internal/mcap", "internal/mcap/mcaptest",
+		[]string{"internal/clock", "internal/clock/clocktest", "internal/edge", "internal/limit", "internal/mcap", "internal/mcap/mcaptest",
 			"internal/blob", "internal/hoststat", "internal/cluster/natstest", "internal/store/postgres/pgtest"}}},
 	{{"vocabulary", "the root package's domain types and coded error, the message catalog, the wire types",
 		[]string{"", "internal/msgs", "proto/catalogpb", "proto/streampb", "proto/linkpb", "proto/clusterpb"}}},
@@ -102,15 +102,14 @@ var rules = []rule{
 
 	// Adapters. server/api and web take the core's services; part 1 of issue 30 narrows them
 	// to small interfaces, and their rows then lose internal/fleet, internal/kpi, internal/live...
-	{"server/api", []string{"", "internal/fleet", "internal/gateway", "internal/httpstatus", "internal/kpi", "internal/live",
+	{"server/api", []string{"", "internal/edge", "internal/fleet", "internal/gateway", "internal/kpi", "internal/live",
 		"internal/live/output", "internal/live/teleop"}, noSQL,
 		"the API reaches data only through the core, never the store or a robot source"},
-	{"web", []string{"", "internal/gateway", "internal/httpstatus", "static", "views"}, noSQL,
+	{"web", []string{"", "internal/edge", "internal/gateway", "static", "views"}, noSQL,
 		"the panel reaches data only through the core, never the store or a robot source"},
 	{"views", []string{"", "internal/gateway", "static"}, concat(noSQL, noEcho, []string{"github.com/alexedwards/scs/", "github.com/coder/websocket"}),
 		"templ components are pure functions of their arguments"},
 	{"static", nil, nil, "the embedded assets"},
-	{"internal/httpstatus", []string{""}, concat(noSQL, noHTTP[1:]), "the core's codes as HTTP statuses, for the API and the panel alike: nothing more"},
 	{"internal/store", []string{"", "internal/gateway"}, []string{"github.com/jackc/"},
 		"the store implements the core's interfaces; its shared queries know no driver but SQLite's (PostgreSQL's stays in internal/store/postgres)"},
 	{"internal/store/postgres", []string{"internal/store"}, nil, "the PostgreSQL backend of the same store (beside SQLite's)"},
@@ -138,7 +137,7 @@ var rules = []rule{
 	{"internal/source/ros2/dds", nil, concat(noSQL, []string{"net/http"}), "the DDS transport carries bytes and knows nothing of robots"},
 	{"internal/source/ros2/ros2test", nil, nil, "ROS 2 peers for tests"},
 	{"internal/source/rosmsg", []string{"proto/catalogpb"}, []string{"net", "net/http"}, "ROS message codecs (ROS 1 and CDR) are pure functions of bytes and the catalog"},
-	{"internal/link", []string{"", "internal/door", "internal/fleet", "proto/catalogpb", "proto/linkpb"}, concat(noSQL, noEcho),
+	{"internal/link", []string{"", "internal/door", "internal/edge", "internal/fleet", "proto/catalogpb", "proto/linkpb"}, concat(noSQL, noEcho),
 		"the agent link's wire protocol, shared by both ends"},
 	{"internal/link/cloud", []string{"", "internal/blob", "internal/fleet", "internal/link", "proto/linkpb"}, concat(noSQL, noEcho),
 		"the agent link is a robot source on the cloud; it states what it needs from the core (cloud.Core)"},
@@ -165,6 +164,8 @@ var rules = []rule{
 		"the recorder is a subscriber of the robot contract, below the core and the HTTP layers"},
 
 	// Libraries.
+	{"internal/edge", []string{"", "proto/linkpb"}, concat(noSQL, noEcho),
+		"the one table from the domain's codes to each wire's answer (HTTP status and problem code, close code, link kind): the codes and the wires, nothing of the core"},
 	{"internal/clock", nil, nil, whyLibrary},
 	{"internal/clock/clocktest", []string{"internal/clock"}, nil, "a clock for tests"},
 	{"internal/limit", nil, nil, whyLibrary},

@@ -13,7 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/httpstatus"
+	"github.com/fleetgate/fleetgate/internal/edge"
 	"github.com/fleetgate/fleetgate/views"
 )
 
@@ -49,7 +49,7 @@ func statusOf(err error) int {
 	if errors.As(err, &he) {
 		return he.Code
 	}
-	return httpstatus.Of(fleetgate.ErrorCode(err))
+	return edge.Status(err)
 }
 
 // fail answers a page request that failed: the error page, in words.

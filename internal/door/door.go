@@ -190,7 +190,9 @@ func (d *Door) Send(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 		defer cancel()
 		return driven.Publish(ctx, seal(stream.Key(), typ, payload))
 	}
-	if err := limit(m, stream); err != nil {
+	// Held to the declared speeds: clamped, and refused beyond fleetgate.RefuseFactor times
+	// them (EInvalid, naming field, value and limit).
+	if err := teleop.LimitCommand(m, stream.Limits); err != nil {
 		d.log.refused(robot, key, who, fleetgate.ErrorMessage(err))
 		return err
 	}
@@ -332,18 +334,6 @@ func (d *Door) resolve(ctx context.Context, robot fleet.Robot, key fleetgate.Str
 	return nil, fleetgate.Stream{}, fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no input stream %s/%s", name, key.Component, key.Name)
 }
 
-// limit holds a movement command to the stream's declared speeds: clamped, and refused
-// (EInvalid, naming field, value and limit) beyond fleetgate.RefuseFactor times them.
-func limit(m proto.Message, stream fleetgate.Stream) error {
-	var ce *teleop.CloseError
-	if err := teleop.LimitCommand(m, stream.Limits); errors.As(err, &ce) {
-		return &fleetgate.Error{Code: fleetgate.EInvalid, Message: ce.Reason, Err: err}
-	} else if err != nil {
-		return fleetgate.Internal(err)
-	}
-	return nil
-}
-
 func publishError(robot fleet.Robot, stream fleetgate.Stream, err error) error {
 	var e *fleetgate.Error
 	if errors.As(err, &e) {
@@ -409,8 +399,8 @@ func (c *Control) OnFault(f func(error)) {
 }
 
 // Command takes one decoded command of the stream's type: held to the stream's speeds (a
-// value beyond 10x is a *teleop.CloseError of code 1008, and nothing is published), then
-// paced by the rate cap, re-arming the deadman.
+// value beyond 10x is refused, EInvalid, and nothing is published), then paced by the rate
+// cap, re-arming the deadman.
 func (c *Control) Command(m proto.Message) error {
 	if m == nil || string(m.ProtoReflect().Descriptor().FullName()) != c.l.stream.Type {
 		return fmt.Errorf("door: a command that is not a %s", c.l.stream.Type)

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/google/uuid"
@@ -107,7 +106,7 @@ func (o cameraOutput) RobotID() string { return o.feed }
 func (o cameraOutput) Subscribe(ctx context.Context, opts fleetgate.SubscribeOptions) (fleetgate.Stream, *fleet.Subscription, error) {
 	sub, err := o.src.Subscribe(ctx, o.as.Key(), opts)
 	if err != nil {
-		return fleetgate.Stream{}, nil, fmt.Errorf("%w: %v", live.ErrBootstrap, err)
+		return fleetgate.Stream{}, nil, cannotFollow(err)
 	}
 	return o.as, sub, nil
 }

@@ -24,9 +24,8 @@ func TestCloudControlPassesTheAgentsDoor(t *testing.T) {
 		t.Fatal(err)
 	}
 	driver := in.Drive(func(error) {})
-	var ce *teleop.CloseError
-	if err := driver.Command(&catalogpb.Twist{Linear: &catalogpb.Vector3{X: 50}}); !errors.As(err, &ce) || ce.Code != teleop.ClosePolicyViolation {
-		t.Fatalf("x = 50 through the cloud's control: %v, want refused (1008)", err)
+	if err := driver.Command(&catalogpb.Twist{Linear: &catalogpb.Vector3{X: 50}}); !fleetgate.Is(err, fleetgate.EInvalid) || !errors.Is(err, teleop.ErrBeyondLimits) {
+		t.Fatalf("x = 50 through the cloud's control: %v, want refused (invalid: 1008)", err)
 	}
 	if got := bot.Published(); len(got) != 0 {
 		t.Fatalf("the robot received %+v", got)

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
 	"google.golang.org/protobuf/proto"
@@ -79,7 +78,7 @@ func (f *forwarder) Command(m proto.Message) error {
 		err = f.ctl.Command(payload)
 	}
 	if err != nil {
-		return live.ErrPublishFailed
+		return publishFailed(err)
 	}
 	return nil
 }
@@ -101,15 +100,15 @@ func (f *forwarder) watch() {
 	case <-f.ctl.Done():
 		// The agent's (or the link's) words go with the close: "the robot's gateway stopped
 		// answering; it stops the robot by itself" says more than the close code can.
-		why := live.ErrPublishFailed
-		if fleetgate.Is(f.ctl.Err(), fleetgate.EOffline) {
-			why = live.ErrRobotOffline
+		err := f.ctl.Err()
+		code, words := fleetgate.EUnavailable, "publishing to the robot failed"
+		if fleetgate.Is(err, fleetgate.EOffline) {
+			code, words = fleetgate.EOffline, "the robot went offline"
 		}
-		if err := f.ctl.Err(); err != nil {
-			f.onFault(fmt.Errorf("%w: %s", why, fleetgate.ErrorMessage(err)))
-		} else {
-			f.onFault(why)
+		if err != nil {
+			words += ": " + fleetgate.ErrorMessage(err)
 		}
+		f.onFault(&fleetgate.Error{Code: code, Message: words, Err: err})
 	}
 }
 

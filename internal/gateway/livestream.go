@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/fleetgate/fleetgate"
@@ -113,24 +112,39 @@ type liveOutput struct {
 
 func (o liveOutput) RobotID() string { return o.robot.ID }
 
+// Subscribe's errors are coded as live.Output says: the resolution's own (a stream that does
+// not resolve, a robot that does not answer), and a robot that cannot follow a stream it lists.
 func (o liveOutput) Subscribe(ctx context.Context, opts fleetgate.SubscribeOptions) (fleetgate.Stream, *fleet.Subscription, error) {
 	if o.live == nil {
-		return fleetgate.Stream{}, nil, fmt.Errorf("%w: robot %q is offline", live.ErrBootstrap, o.robot.Name)
+		return fleetgate.Stream{}, nil, fleetgate.Errorf(fleetgate.EUnavailable, "robot %q is offline", o.robot.Name)
 	}
 	s, err := o.ss.resolveStream(ctx, o.robot, o.live, o.sel)
-	if fleetgate.ErrorCode(err) == fleetgate.EUnavailable {
-		return fleetgate.Stream{}, nil, fmt.Errorf("%w: %s", live.ErrBootstrap, fleetgate.ErrorMessage(err))
-	} else if err != nil {
-		return fleetgate.Stream{}, nil, fmt.Errorf("%w: %s", live.ErrNotResolved, fleetgate.ErrorMessage(err))
+	if err != nil {
+		return fleetgate.Stream{}, nil, err
 	}
 	if s.Direction == fleetgate.Input {
-		return fleetgate.Stream{}, nil, fmt.Errorf("%w: stream %s is an input stream", live.ErrNotResolved, o.sel)
+		return fleetgate.Stream{}, nil, fleetgate.Errorf(fleetgate.ENotFound, "stream %s is an input stream", o.sel)
 	}
 	sub, err := o.live.Subscribe(ctx, s.Key(), opts)
 	if err != nil {
-		return fleetgate.Stream{}, nil, fmt.Errorf("%w: %v", live.ErrBootstrap, err)
+		return fleetgate.Stream{}, nil, cannotFollow(err)
 	}
 	return s, sub, nil
+}
+
+// cannotFollow is a robot's refusal to follow a stream it lists: whatever its code, the stream
+// cannot be followed now (the contract's 1011), not one that does not resolve (1008).
+func cannotFollow(err error) error {
+	if code := fleetgate.ErrorCode(err); code == fleetgate.ENotFound || code == fleetgate.EInvalid {
+		return &fleetgate.Error{Code: fleetgate.EUnavailable, Message: fleetgate.ErrorMessage(err), Err: err}
+	}
+	return err
+}
+
+// publishFailed is why a live input session ends whose command did not reach the robot
+// (1011); cause is for logs.
+func publishFailed(cause error) error {
+	return &fleetgate.Error{Code: fleetgate.EUnavailable, Message: "publishing to the robot failed", Err: cause}
 }
 
 // liveInput is an authorised input request holding its control at the door: live.Input.
@@ -146,7 +160,7 @@ func (in *liveInput) Stream() fleetgate.Stream { return in.ctl.Stream() }
 // Drive is the door's control: it holds each command to the robot's speeds again, paces it
 // and watches the deadman.
 func (in *liveInput) Drive(onFault func(error)) live.Driver {
-	in.ctl.OnFault(func(error) { onFault(live.ErrPublishFailed) })
+	in.ctl.OnFault(func(err error) { onFault(publishFailed(err)) })
 	return in.ctl
 }
 

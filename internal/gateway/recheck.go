@@ -84,14 +84,14 @@ func (rs *rechecks) forget() {
 func (ac *AccountService) TokensChanged() { ac.rechecks.forget() }
 
 // SocketRecheck is a live session's token re-check: sockets outlive requests, and a revoked
-// or expired token must end them (live.ErrTokenRevoked).
+// or expired token must end them (EUnauthorized, in the words of their close reason).
 // Sockets of one bearer share a check made in the last recheckShare.
 func (ac *AccountService) SocketRecheck(bearer string) live.Recheck {
 	return func(ctx context.Context) error {
 		return ac.rechecks.do(ctx, bearer, func(ctx context.Context) error {
 			_, err := ac.Authenticate(ctx, bearer)
 			if fleetgate.ErrorCode(err) == fleetgate.EUnauthorized {
-				return live.ErrTokenRevoked
+				return &fleetgate.Error{Code: fleetgate.EUnauthorized, Message: "token revoked or expired", Err: err}
 			}
 			return err
 		})

@@ -174,11 +174,8 @@ func (ss *StreamService) UploadStream(ctx context.Context, c *Caller, robotID st
 	}
 	// Commands (Twist, Ackermann) are held to the robot's declared speeds here as on W3:
 	// clamped, and refused beyond 10x. The door of the robot's host checks again.
-	var ce *teleop.CloseError
-	if err := teleop.LimitCommand(m, s.Limits); errors.As(err, &ce) {
-		return fleetgate.Errorf(fleetgate.EInvalid, "streamJson: %s", ce.Reason)
-	} else if err != nil {
-		return fleetgate.Internal(err)
+	if err := teleop.LimitCommand(m, s.Limits); err != nil {
+		return &fleetgate.Error{Code: fleetgate.ErrorCode(err), Message: "streamJson: " + fleetgate.ErrorMessage(err), Err: err}
 	}
 	payload, err := proto.Marshal(m)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/edge"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
@@ -88,40 +89,31 @@ func FromTime(t *catalogpb.Time) time.Time {
 	return time.Unix(int64(t.Sec), int64(t.Nanosec)).UTC()
 }
 
-// ErrorToWire turns a robot's error into the wire's, keeping its code as the kind.
+// ErrorToWire turns an error into the wire's: its code as the kind (internal/edge: every
+// code has one), its public message, never its text (an internal error says "internal error";
+// the side that made it logs the rest), and the holder of a conflict. A deadline that ran out
+// is the robot not answering in time.
 func ErrorToWire(err error) *linkpb.Error {
-	if held, ok := fleetgate.HeldBy(err); ok {
-		return &linkpb.Error{Kind: linkpb.Error_KIND_CONFLICT, Message: held.Message, Owner: held.Owner, Since: Time(held.Since)}
+	var ge *fleetgate.Error
+	if !errors.As(err, &ge) && errors.Is(err, context.DeadlineExceeded) {
+		err = &fleetgate.Error{Code: fleetgate.EUnavailable, Message: "the robot did not answer in time", Err: err}
 	}
-	kind := linkpb.Error_KIND_INTERNAL
-	switch {
-	case fleetgate.Is(err, fleetgate.ENotFound):
-		kind = linkpb.Error_KIND_NOT_FOUND
-	case fleetgate.Is(err, fleetgate.EInvalid):
-		kind = linkpb.Error_KIND_INVALID
-	case fleetgate.Is(err, fleetgate.EOffline):
-		kind = linkpb.Error_KIND_OFFLINE
-	case fleetgate.Is(err, fleetgate.EUnavailable), errors.Is(err, context.DeadlineExceeded):
-		kind = linkpb.Error_KIND_UNAVAILABLE
+	e := &linkpb.Error{Kind: edge.Kind(err), Message: fleetgate.ErrorMessage(err)}
+	if ge != nil && ge.Owner != "" {
+		e.Owner, e.Since = ge.Owner, Time(ge.Since)
 	}
-	return &linkpb.Error{Kind: kind, Message: err.Error()}
+	return e
 }
 
-// ErrorFromWire turns a wire error into the domain error of its kind.
+// ErrorFromWire turns a wire error back into the domain error of its code. An internal error
+// keeps its words out of the message all the same: an agent of an older version sent its
+// error's whole text, which is for logs (the error's cause), not for the cloud's callers.
 func ErrorFromWire(e *linkpb.Error) error {
-	if e.GetKind() == linkpb.Error_KIND_CONFLICT {
-		return &fleetgate.Error{Code: fleetgate.EConflict, Message: e.GetMessage(), Owner: e.GetOwner(), Since: FromTime(e.GetSince())}
+	code := edge.CodeOfKind(e.GetKind())
+	if code == fleetgate.EInternal {
+		return fleetgate.Internal(fmt.Errorf("the peer's error: %s", e.GetMessage()))
 	}
-	code, ok := map[linkpb.Error_Kind]string{
-		linkpb.Error_KIND_NOT_FOUND:   fleetgate.ENotFound,
-		linkpb.Error_KIND_INVALID:     fleetgate.EInvalid,
-		linkpb.Error_KIND_OFFLINE:     fleetgate.EOffline,
-		linkpb.Error_KIND_UNAVAILABLE: fleetgate.EUnavailable,
-	}[e.GetKind()]
-	if !ok {
-		code = fleetgate.EUnavailable // the agent failed: to the caller the robot is unavailable
-	}
-	return fleetgate.Errorf(code, "%s", e.GetMessage())
+	return &fleetgate.Error{Code: code, Message: e.GetMessage(), Owner: e.GetOwner(), Since: FromTime(e.GetSince())}
 }
 
 func InfoToWire(i fleetgate.Info) *linkpb.RobotInfo {

@@ -1,12 +1,17 @@
 package link
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/edge"
+	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
 
 // TestMetricRoundTrip: every metric value type crosses the link unchanged, so a robot behind
@@ -34,15 +39,44 @@ func TestMetricRoundTrip(t *testing.T) {
 	}
 }
 
-func TestErrorKindsCrossTheLink(t *testing.T) {
-	for _, kind := range []string{fleetgate.ENotFound, fleetgate.EInvalid, fleetgate.EOffline, fleetgate.EUnavailable} {
-		back := ErrorFromWire(ErrorToWire(fleetgate.Errorf(kind, "detail")))
-		if !fleetgate.Is(back, kind) || back.Error() != "detail" {
-			t.Errorf("%v came back as %v", kind, back)
+// TestErrorsCrossTheLink: every code crosses unchanged, with its public message and never
+// the text behind it; a conflict keeps its holder.
+func TestErrorsCrossTheLink(t *testing.T) {
+	for _, r := range edge.Rows() {
+		sent := &fleetgate.Error{Code: r.Code, Message: "detail", Err: errors.New("password=hunter2")}
+		back := ErrorFromWire(ErrorToWire(sent))
+		if r.Code == fleetgate.EInternal {
+			if fleetgate.ErrorCode(back) != fleetgate.EInternal || fleetgate.ErrorMessage(back) != "internal error" {
+				t.Errorf("an internal error came back as %q %q", fleetgate.ErrorCode(back), fleetgate.ErrorMessage(back))
+			}
+		} else if edge.Code(back) != r.Code || back.Error() != "detail" {
+			t.Errorf("%s came back as %q: %v", r.Code, edge.Code(back), back)
+		}
+		if strings.Contains(back.Error(), "hunter2") {
+			t.Errorf("%s: the cause's text crossed the link: %v", r.Code, back)
 		}
 	}
-	if back := ErrorFromWire(ErrorToWire(errors.New("boom"))); !fleetgate.Is(back, fleetgate.EUnavailable) {
-		t.Errorf("an agent failure is %v, want unavailable", back)
+	since := time.Date(2027, 1, 2, 3, 4, 5, 0, time.UTC)
+	held := ErrorFromWire(ErrorToWire(fleetgate.HeldError(fleetgate.Held{Owner: "op@example.com", Since: since})))
+	if h, ok := fleetgate.HeldBy(held); !ok || h.Owner != "op@example.com" || !h.Since.Equal(since) {
+		t.Errorf("a held stream came back as %#v", held)
+	}
+
+	for _, c := range []struct {
+		name    string
+		wire    *linkpb.Error
+		code    string
+		message string
+	}{
+		{"an agent's fault, its text kept from the caller", ErrorToWire(errors.New("dial 10.0.0.7: password=hunter2")), fleetgate.EInternal, "internal error"},
+		{"an older agent's fault with its text", &linkpb.Error{Message: "dial 10.0.0.7: password=hunter2"}, fleetgate.EInternal, "internal error"},
+		{"a deadline that ran out", ErrorToWire(fmt.Errorf("reading: %w", context.DeadlineExceeded)), fleetgate.EUnavailable, "the robot did not answer in time"},
+		{"a kind of a newer peer", &linkpb.Error{Kind: 99, Message: "a newer refusal"}, fleetgate.EUnavailable, "a newer refusal"},
+	} {
+		back := ErrorFromWire(c.wire)
+		if fleetgate.ErrorCode(back) != c.code || fleetgate.ErrorMessage(back) != c.message {
+			t.Errorf("%s: %q %q, want %q %q", c.name, fleetgate.ErrorCode(back), fleetgate.ErrorMessage(back), c.code, c.message)
+		}
 	}
 }
 

@@ -2,8 +2,6 @@ package live
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"google.golang.org/protobuf/proto"
 
@@ -31,8 +29,8 @@ type Input interface {
 }
 
 // Driver takes a session's commands, already decoded, checked and held to the robot's limits
-// (the door holds them again). An error ends the session with it: a *teleop.CloseError is the
-// policy's verdict on the command.
+// (the door holds them again). An error ends the session with it: a coded error (the policy's
+// verdict on the command, a command that did not reach the robot) closes with its code.
 type Driver interface {
 	Command(m proto.Message) error
 	// Stop publishes the final zero and retires the driver.
@@ -65,7 +63,7 @@ func (ss *Sessions) RunInput(conn Conn, in Input, opt InputOptions, recheck Rech
 		go s.every(ctx, controllerPingEvery.get(), s.pingController)
 		s.every(ctx, tokenCheckPeriod, func(context.Context) bool {
 			if !in.Connected() {
-				s.stop(ErrRobotOffline)
+				s.stop(errRobotOffline)
 				return false
 			}
 			return true
@@ -79,11 +77,11 @@ func (s *session) readCommands(driver Driver, stream fleetgate.Stream, opt Input
 	buf := make([]byte, 0, 4<<10)
 	for {
 		data, binary, err := s.conn.Read(context.Background(), buf[:0])
-		if errors.Is(err, ErrMessageTooBig) {
-			s.stop(fmt.Errorf("%w: over %d KiB", ErrMessageTooBig, teleop.MaxInputMessage>>10))
+		if fleetgate.Is(err, fleetgate.ETooLarge) {
+			s.stop(errInputTooBig)
 			return
 		} else if err != nil {
-			s.stop(ErrClientGone)
+			s.stop(errClientGone)
 			return
 		}
 		buf = data
@@ -92,7 +90,7 @@ func (s *session) readCommands(driver Driver, stream fleetgate.Stream, opt Input
 			err = teleop.LimitCommand(cmd, stream.Limits)
 		}
 		if err != nil {
-			s.stop(err) // a *teleop.CloseError: the code is the policy's
+			s.stop(err) // the policy's refusal: its code says which (1003, 1007, 1008, 1009)
 			return
 		}
 		if err := driver.Command(cmd); err != nil {
@@ -115,7 +113,7 @@ func (s *session) pingController(ctx context.Context) bool {
 		return false // the session is closing anyway: leave its handshake alone
 	}
 	if ctx.Err() == nil {
-		s.stop(ErrControllerSilent)
+		s.stop(errControllerSilent)
 		s.conn.Drop() // nobody is there to answer the close handshake either
 	}
 	return false

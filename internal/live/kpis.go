@@ -101,9 +101,9 @@ func (p *kpiPump) step() bool {
 		var why error
 		switch err := p.sub.Err(); {
 		case fleetgate.Is(err, fleetgate.EUnauthorized):
-			why = ErrTokenRevoked
+			why = errTokenRevoked
 		case errors.Is(err, kpi.ErrClosed):
-			why = ErrShutdown
+			why = errShutdown
 		default:
 			return false // stalled: the hub has cut the connection
 		}
@@ -132,7 +132,7 @@ func (p *kpiPump) step() bool {
 // the library a timer and a deeper stack on every read.
 func discardMessages(conn Conn) {
 	for {
-		if _, _, err := conn.Read(context.Background(), nil); err != nil && !errors.Is(err, ErrMessageTooBig) {
+		if _, _, err := conn.Read(context.Background(), nil); err != nil && !fleetgate.Is(err, fleetgate.ETooLarge) {
 			return
 		}
 	}

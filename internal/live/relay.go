@@ -2,8 +2,6 @@ package live
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -16,8 +14,9 @@ import (
 type Output interface {
 	// RobotID names the robot whose stream encodings are shared by its sessions.
 	RobotID() string
-	// Subscribe resolves the stream and follows it, latest sample wins. Its errors wrap
-	// ErrNotResolved (no such output stream) or ErrBootstrap (it cannot be followed now).
+	// Subscribe resolves the stream and follows it, latest sample wins. Its error's code says
+	// why not: ENotFound or EInvalid, no such output stream (closes 1008); any other, the
+	// stream cannot be followed now (1011).
 	Subscribe(ctx context.Context, opts fleetgate.SubscribeOptions) (fleetgate.Stream, *fleet.Subscription, error)
 }
 
@@ -48,7 +47,7 @@ func (ss *Sessions) StartOutput(conn Conn, src Output, opt OutputOptions, rechec
 	ctx, cancel := context.WithCancel(context.Background())
 	stream, sub, err := src.Subscribe(ctx, fleetgate.SubscribeOptions{MaxRate: opt.MaxRate, Downsample: opt.Downsample})
 	if err != nil {
-		s.stop(err)
+		s.stop(outputRefused(err))
 		go func() {
 			defer ss.remove(s)
 			<-conn.Closed()
@@ -78,10 +77,10 @@ func (ss *Sessions) StartOutput(conn Conn, src Output, opt OutputOptions, rechec
 // close handshake) until it ends, and ends the session on a data frame, as the contract wants.
 // No context: the connection's end (the close handshake, Drop, the client) ends the read.
 func (s *session) readDiscarding() {
-	if _, _, err := s.conn.Read(context.Background(), nil); err == nil || errors.Is(err, ErrMessageTooBig) {
-		s.stop(ErrDataOnOutput)
+	if _, _, err := s.conn.Read(context.Background(), nil); err == nil || fleetgate.Is(err, fleetgate.ETooLarge) {
+		s.stop(errDataOnOutput)
 	} else {
-		s.stop(ErrClientGone)
+		s.stop(errClientGone)
 	}
 }
 
@@ -183,14 +182,7 @@ func (r *relay) step() step {
 	if !ok {
 		select {
 		case <-r.sub.Done():
-			switch err := r.sub.Err(); {
-			case fleetgate.Is(err, fleetgate.EOffline):
-				r.s.stop(ErrRobotOffline)
-			case fleetgate.Is(err, fleetgate.EUnavailable):
-				r.s.stop(fmt.Errorf("%w: %v", ErrSourceFailed, err))
-			default:
-				r.s.stop(ErrClientGone)
-			}
+			r.s.stop(sourceFailed(r.sub.Err()))
 			return stepStopped
 		default:
 			return stepDone
@@ -228,18 +220,15 @@ func (r *relay) paced() {
 
 func (r *relay) write(sample fleetgate.Sample) step {
 	frame, err := r.feed.Frame(sample, r.variant)
-	if errors.Is(err, output.ErrTooLarge) {
-		r.s.stop(ErrTooLargeForJSON)
-		return stepStopped
-	} else if err != nil {
-		r.s.stop(ErrConversion)
+	if err != nil {
+		r.s.stop(frameFailed(err))
 		return stepStopped
 	}
 	r.s.writing.set(time.Now())
 	err = r.s.conn.Write(frame, r.text)
 	r.s.writing.set(time.Time{})
 	if err != nil {
-		r.s.stop(ErrClientGone)
+		r.s.stop(errClientGone)
 		return stepStopped
 	}
 	r.pacer.Sent(time.Now())

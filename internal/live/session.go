@@ -46,7 +46,7 @@ func SetControllerPing(every, timeout time.Duration) (restore func()) {
 
 // Sessions runs and tracks the W3 sessions, whose connections http.Server.Shutdown does not
 // wait for (they are hijacked): Shutdown zeroes every driven robot, ends every session with
-// ErrShutdown, then waits for them. It owns the shared encodings of the output streams.
+// errShutdown, then waits for them. It owns the shared encodings of the output streams.
 type Sessions struct {
 	log   *slog.Logger
 	feeds output.Feeds
@@ -95,7 +95,7 @@ func (ss *Sessions) Shutdown(ctx context.Context) error {
 	// Every driven robot gets its zero at once, not one after another.
 	var zeroed sync.WaitGroup
 	for _, s := range open {
-		zeroed.Go(func() { s.stop(ErrShutdown) })
+		zeroed.Go(func() { s.stop(errShutdown) })
 	}
 	zeroed.Wait()
 	done := make(chan struct{})
@@ -196,7 +196,7 @@ func (s *session) serve(body func(ctx context.Context), watchInput func(ctx cont
 
 // refuse ends a session that arrives during shutdown.
 func (s *session) refuse() {
-	s.stop(ErrShutdown)
+	s.stop(errShutdown)
 	<-s.conn.Closed()
 }
 
@@ -225,7 +225,7 @@ func (s *session) check(ctx context.Context) bool {
 		return false
 	}
 	if since := s.writing.since(); since > writeStall {
-		s.stop(ErrClientTooSlow)
+		s.stop(errClientTooSlow)
 		s.conn.Drop()
 		return false
 	}

@@ -36,25 +36,55 @@ const (
 	Error_KIND_UNAVAILABLE Error_Kind = 4
 	// KIND_CONFLICT: the input stream is driven by owner since since.
 	Error_KIND_CONFLICT Error_Kind = 5
+	// One kind for each of the domain's other error codes (fleetgate.E*, the table of
+	// internal/edge), so that every code crosses the link unchanged. A peer that does not know
+	// a kind (an older build) answers it as UNAVAILABLE, in the message's words.
+	Error_KIND_UNAUTHORIZED    Error_Kind = 6
+	Error_KIND_FORBIDDEN       Error_Kind = 7
+	Error_KIND_RATE_LIMITED    Error_Kind = 8
+	Error_KIND_NOT_IMPLEMENTED Error_Kind = 9
+	Error_KIND_TOO_LARGE       Error_Kind = 10
+	Error_KIND_UNSUPPORTED     Error_Kind = 11
+	Error_KIND_MALFORMED       Error_Kind = 12
+	Error_KIND_GONE            Error_Kind = 13
+	Error_KIND_GOING_AWAY      Error_Kind = 14
 )
 
 // Enum value maps for Error_Kind.
 var (
 	Error_Kind_name = map[int32]string{
-		0: "KIND_INTERNAL",
-		1: "KIND_NOT_FOUND",
-		2: "KIND_INVALID",
-		3: "KIND_OFFLINE",
-		4: "KIND_UNAVAILABLE",
-		5: "KIND_CONFLICT",
+		0:  "KIND_INTERNAL",
+		1:  "KIND_NOT_FOUND",
+		2:  "KIND_INVALID",
+		3:  "KIND_OFFLINE",
+		4:  "KIND_UNAVAILABLE",
+		5:  "KIND_CONFLICT",
+		6:  "KIND_UNAUTHORIZED",
+		7:  "KIND_FORBIDDEN",
+		8:  "KIND_RATE_LIMITED",
+		9:  "KIND_NOT_IMPLEMENTED",
+		10: "KIND_TOO_LARGE",
+		11: "KIND_UNSUPPORTED",
+		12: "KIND_MALFORMED",
+		13: "KIND_GONE",
+		14: "KIND_GOING_AWAY",
 	}
 	Error_Kind_value = map[string]int32{
-		"KIND_INTERNAL":    0,
-		"KIND_NOT_FOUND":   1,
-		"KIND_INVALID":     2,
-		"KIND_OFFLINE":     3,
-		"KIND_UNAVAILABLE": 4,
-		"KIND_CONFLICT":    5,
+		"KIND_INTERNAL":        0,
+		"KIND_NOT_FOUND":       1,
+		"KIND_INVALID":         2,
+		"KIND_OFFLINE":         3,
+		"KIND_UNAVAILABLE":     4,
+		"KIND_CONFLICT":        5,
+		"KIND_UNAUTHORIZED":    6,
+		"KIND_FORBIDDEN":       7,
+		"KIND_RATE_LIMITED":    8,
+		"KIND_NOT_IMPLEMENTED": 9,
+		"KIND_TOO_LARGE":       10,
+		"KIND_UNSUPPORTED":     11,
+		"KIND_MALFORMED":       12,
+		"KIND_GONE":            13,
+		"KIND_GOING_AWAY":      14,
 	}
 )
 
@@ -2127,11 +2157,13 @@ func (*Response_Controls) isResponse_Result() {}
 func (*Response_Recordings) isResponse_Result() {}
 
 type Error struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Kind          Error_Kind             `protobuf:"varint,1,opt,name=kind,proto3,enum=Platform.Link.Error_Kind" json:"kind,omitempty"`
-	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
-	Owner         string                 `protobuf:"bytes,3,opt,name=owner,proto3" json:"owner,omitempty"`
-	Since         *catalogpb.Time        `protobuf:"bytes,4,opt,name=since,proto3" json:"since,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Kind  Error_Kind             `protobuf:"varint,1,opt,name=kind,proto3,enum=Platform.Link.Error_Kind" json:"kind,omitempty"`
+	// message is the error's public message (fleetgate.ErrorMessage), never its internal
+	// text: an INTERNAL error says "internal error", and the agent logs the rest.
+	Message       string          `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	Owner         string          `protobuf:"bytes,3,opt,name=owner,proto3" json:"owner,omitempty"`
+	Since         *catalogpb.Time `protobuf:"bytes,4,opt,name=since,proto3" json:"since,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4541,19 +4573,29 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\n" +
 	"recordings\x18\x14 \x01(\v2\x1c.Platform.Link.RecordingListH\x00R\n" +
 	"recordingsB\b\n" +
-	"\x06result\"\xa4\x02\n" +
+	"\x06result\"\xe3\x03\n" +
 	"\x05Error\x12-\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x19.Platform.Link.Error.KindR\x04kind\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x14\n" +
 	"\x05owner\x18\x03 \x01(\tR\x05owner\x12@\n" +
-	"\x05since\x18\x04 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\x05since\"z\n" +
+	"\x05since\x18\x04 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\x05since\"\xb8\x02\n" +
 	"\x04Kind\x12\x11\n" +
 	"\rKIND_INTERNAL\x10\x00\x12\x12\n" +
 	"\x0eKIND_NOT_FOUND\x10\x01\x12\x10\n" +
 	"\fKIND_INVALID\x10\x02\x12\x10\n" +
 	"\fKIND_OFFLINE\x10\x03\x12\x14\n" +
 	"\x10KIND_UNAVAILABLE\x10\x04\x12\x11\n" +
-	"\rKIND_CONFLICT\x10\x05\"\xaf\x02\n" +
+	"\rKIND_CONFLICT\x10\x05\x12\x15\n" +
+	"\x11KIND_UNAUTHORIZED\x10\x06\x12\x12\n" +
+	"\x0eKIND_FORBIDDEN\x10\a\x12\x15\n" +
+	"\x11KIND_RATE_LIMITED\x10\b\x12\x18\n" +
+	"\x14KIND_NOT_IMPLEMENTED\x10\t\x12\x12\n" +
+	"\x0eKIND_TOO_LARGE\x10\n" +
+	"\x12\x14\n" +
+	"\x10KIND_UNSUPPORTED\x10\v\x12\x12\n" +
+	"\x0eKIND_MALFORMED\x10\f\x12\r\n" +
+	"\tKIND_GONE\x10\r\x12\x13\n" +
+	"\x0fKIND_GOING_AWAY\x10\x0e\"\xaf\x02\n" +
 	"\x06Stream\x12\x1c\n" +
 	"\tcomponent\x18\x01 \x01(\tR\tcomponent\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +

@@ -13,7 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/httpstatus"
+	"github.com/fleetgate/fleetgate/internal/edge"
 )
 
 // Problem is an RFC 9457 problem detail, the body of every non-2xx REST answer.
@@ -31,34 +31,10 @@ type Problem struct {
 
 // Client mistakes the HTTP layer finds before the core is reached.
 var (
-	errBodyTooLarge   = echo.NewHTTPError(http.StatusRequestEntityTooLarge, "request body is larger than 1 MiB")
-	errNotJSON        = echo.NewHTTPError(http.StatusUnsupportedMediaType, "Content-Type must be application/json")
-	errBodyNotAllowed = echo.NewHTTPError(http.StatusBadRequest, "this endpoint takes no body; pass its fields as query parameters")
+	errBodyTooLarge   = fleetgate.Errorf(fleetgate.ETooLarge, "request body is larger than 1 MiB")
+	errNotJSON        = fleetgate.Errorf(fleetgate.EUnsupported, "Content-Type must be application/json")
+	errBodyNotAllowed = fleetgate.Errorf(fleetgate.EInvalid, "this endpoint takes no body; pass its fields as query parameters")
 )
-
-// Problem codes of the answers only the HTTP layer gives: the core has no word for a wrong
-// method, an oversized body or a wrong media type.
-const (
-	CodeMethodNotAllowed     = "method_not_allowed"
-	CodeTooLarge             = "too_large"
-	CodeUnsupportedMediaType = "unsupported_media_type"
-)
-
-// httpOnlyCodes completes httpstatus.CodeOf for the statuses above.
-var httpOnlyCodes = map[int]string{
-	http.StatusMethodNotAllowed:      CodeMethodNotAllowed,
-	http.StatusRequestEntityTooLarge: CodeTooLarge,
-	http.StatusUnsupportedMediaType:  CodeUnsupportedMediaType,
-}
-
-// codeOfStatus is the problem code of an answer made by echo (its router's 404 and 405) or by
-// the HTTP layer's own checks, so that a client can branch on code for every error alike.
-func codeOfStatus(status int) string {
-	if code, ok := httpOnlyCodes[status]; ok {
-		return code
-	}
-	return httpstatus.CodeOf(status)
-}
 
 // ErrorHandler returns echo's HTTPErrorHandler: the one place errors become HTTP answers.
 // Internal errors are logged with their cause and answered with a bare 500.
@@ -88,14 +64,14 @@ func problemFor(err error) Problem {
 		if msg, ok := he.Message.(string); ok {
 			detail = msg
 		}
-		return newProblem(he.Code, detail, codeOfStatus(he.Code))
+		return newProblem(he.Code, detail, edge.ProblemOf(he.Code))
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return problemFor(errBodyTooLarge)
 	}
-	code := fleetgate.ErrorCode(err)
-	p := newProblem(httpstatus.Of(code), fleetgate.ErrorMessage(err), code)
+	status, code := edge.HTTP(err)
+	p := newProblem(status, fleetgate.ErrorMessage(err), code)
 	var ge *fleetgate.Error
 	if errors.As(err, &ge) && ge.Owner != "" {
 		since := ge.Since.UTC()
@@ -157,7 +133,7 @@ func (w *problemWriter) finish() {
 	if detail == "" {
 		detail = http.StatusText(w.status)
 	}
-	body, _ := json.Marshal(newProblem(w.status, detail, codeOfStatus(w.status)))
+	body, _ := json.Marshal(newProblem(w.status, detail, edge.ProblemOf(w.status)))
 	h := w.Header()
 	h.Del(echo.HeaderContentDisposition)
 	h.Set(echo.HeaderContentType, "application/problem+json")

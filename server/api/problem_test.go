@@ -31,18 +31,18 @@ func TestHTTPLayerErrorsCarryCode(t *testing.T) {
 		wantStatus         int
 		wantCode           string
 	}{
-		{"v2 login by GET", http.MethodGet, api.V2Prefix + "/auth/login", nil, nil, 405, api.CodeMethodNotAllowed},
-		{"v2 robots by DELETE", http.MethodDelete, api.V2Prefix + "/robots", auth, nil, 405, api.CodeMethodNotAllowed},
-		{"v2 event log by GET", http.MethodGet, event, auth, nil, 405, api.CodeMethodNotAllowed},
-		{"second login by GET", http.MethodGet, api.SecondPrefix + "/login", nil, nil, 405, api.CodeMethodNotAllowed},
-		{"second upload by PUT", http.MethodPut, api.SecondPrefix + "/robot/" + w.robot.ID + "/streams/upload-stream", auth, nil, 405, api.CodeMethodNotAllowed},
-		{"v2 login as text", http.MethodPost, api.V2Prefix + "/auth/login", http.Header{"Content-Type": {"text/plain"}}, strings.NewReader(`{"userToken":"x"}`), 415, api.CodeUnsupportedMediaType},
-		{"v2 upload as a form", http.MethodPost, api.V2Prefix + "/robots/" + w.robot.ID + "/upload-stream", withType("application/x-www-form-urlencoded"), strings.NewReader("a=b"), 415, api.CodeUnsupportedMediaType},
-		{"second login without a type", http.MethodPost, api.SecondPrefix + "/login", nil, strings.NewReader(`{"usertoken":"x"}`), 415, api.CodeUnsupportedMediaType},
-		{"second upload as text", http.MethodPost, api.SecondPrefix + "/robot/" + w.robot.ID + "/streams/upload-stream", withType("text/plain"), strings.NewReader(upload), 415, api.CodeUnsupportedMediaType},
+		{"v2 login by GET", http.MethodGet, api.V2Prefix + "/auth/login", nil, nil, 405, "method_not_allowed"},
+		{"v2 robots by DELETE", http.MethodDelete, api.V2Prefix + "/robots", auth, nil, 405, "method_not_allowed"},
+		{"v2 event log by GET", http.MethodGet, event, auth, nil, 405, "method_not_allowed"},
+		{"second login by GET", http.MethodGet, api.SecondPrefix + "/login", nil, nil, 405, "method_not_allowed"},
+		{"second upload by PUT", http.MethodPut, api.SecondPrefix + "/robot/" + w.robot.ID + "/streams/upload-stream", auth, nil, 405, "method_not_allowed"},
+		{"v2 login as text", http.MethodPost, api.V2Prefix + "/auth/login", http.Header{"Content-Type": {"text/plain"}}, strings.NewReader(`{"userToken":"x"}`), 415, "unsupported_media_type"},
+		{"v2 upload as a form", http.MethodPost, api.V2Prefix + "/robots/" + w.robot.ID + "/upload-stream", withType("application/x-www-form-urlencoded"), strings.NewReader("a=b"), 415, "unsupported_media_type"},
+		{"second login without a type", http.MethodPost, api.SecondPrefix + "/login", nil, strings.NewReader(`{"usertoken":"x"}`), 415, "unsupported_media_type"},
+		{"second upload as text", http.MethodPost, api.SecondPrefix + "/robot/" + w.robot.ID + "/streams/upload-stream", withType("text/plain"), strings.NewReader(upload), 415, "unsupported_media_type"},
 		{"event log with a body", http.MethodPost, event, withType("application/json"), strings.NewReader(`{"message":"x"}`), 400, fleetgate.EInvalid},
 		{"event log with a chunked body", http.MethodPost, event, auth, struct{ io.Reader }{strings.NewReader("message=x")}, 400, fleetgate.EInvalid},
-		{"login body over 1 MiB", http.MethodPost, api.V2Prefix + "/auth/login", http.Header{"Content-Type": {"application/json"}}, strings.NewReader(strings.Repeat(" ", api.MaxBodyBytes+1)), 413, api.CodeTooLarge},
+		{"login body over 1 MiB", http.MethodPost, api.V2Prefix + "/auth/login", http.Header{"Content-Type": {"application/json"}}, strings.NewReader(strings.Repeat(" ", api.MaxBodyBytes+1)), 413, "too_large"},
 		{"unknown v2 path", http.MethodGet, api.V2Prefix + "/no-such-route", auth, nil, 404, fleetgate.ENotFound},
 		{"unknown second path", http.MethodGet, api.SecondPrefix + "/robot", auth, nil, 404, fleetgate.ENotFound},
 	}

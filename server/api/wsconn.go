@@ -7,6 +7,8 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/edge"
 	"github.com/fleetgate/fleetgate/internal/live"
 	"github.com/fleetgate/fleetgate/internal/live/output"
 )
@@ -47,19 +49,22 @@ func (w *wsConn) Read(ctx context.Context, buf []byte) ([]byte, bool, error) {
 	return buf, binary, w.readError(err)
 }
 
+// errMessageTooBig is a message over the read limit; the library has closed with 1009.
+var errMessageTooBig = fleetgate.Errorf(fleetgate.ETooLarge, "message too big")
+
 func (w *wsConn) readError(err error) error {
 	if errors.Is(err, websocket.ErrMessageTooBig) {
-		return live.ErrMessageTooBig // the library has closed with 1009
+		return errMessageTooBig
 	}
 	return err
 }
 
 func (w *wsConn) Ping(ctx context.Context) error { return w.c.Ping(ctx) }
 
-// End closes with why's close code and reason (closeCode). The close waits for the peer's
-// answer (up to seconds): never hold the caller on it.
+// End closes with why's close code and reason (the edge table). The close waits for the
+// peer's answer (up to seconds): never hold the caller on it.
 func (w *wsConn) End(why error) {
-	code, reason := closeCode(why)
+	code, reason := edge.Close(why)
 	go func() {
 		w.frames.closing.Store(true) // no data frame after the close frame
 

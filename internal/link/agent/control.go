@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -86,7 +85,7 @@ func (s *session) command(cmd *linkpb.ControlCommand) {
 		err = teleop.LimitCommand(m, c.stream.Limits)
 	}
 	if err != nil {
-		c.end(fleetgate.Errorf(fleetgate.EInvalid, "a command the agent refused: %v", err))
+		c.end(&fleetgate.Error{Code: fleetgate.EInvalid, Message: "a command the agent refused: " + fleetgate.ErrorMessage(err), Err: err})
 		return
 	}
 	c.driver.Command(m)
@@ -160,17 +159,13 @@ func (c *cloudControl) stop() {
 	})
 }
 
-// end stops the control on the agent's own account and tells the cloud why.
+// end stops the control on the agent's own account and tells the cloud why, in why's code
+// and public words.
 func (c *cloudControl) end(why error) {
 	if c.s.take(c.id) == nil {
 		return // released, or ended already
 	}
 	c.stop()
-	if errors.Is(why, live.ErrRobotOffline) {
-		why = fleetgate.Errorf(fleetgate.EOffline, "the robot went offline")
-	} else if errors.Is(why, live.ErrPublishFailed) {
-		why = fleetgate.Errorf(fleetgate.EUnavailable, "publishing to the robot failed")
-	}
 	c.s.write(&linkpb.Frame{Body: &linkpb.Frame_ControlEnded{ControlEnded: &linkpb.ControlEnded{
 		ControlId: c.id, Error: link.ErrorToWire(why)}}}, commandTimeout)
 }
@@ -188,7 +183,7 @@ func (c *cloudControl) watch() {
 			return
 		case <-t.C:
 			if !c.in.Connected() {
-				c.end(live.ErrRobotOffline)
+				c.end(fleetgate.Errorf(fleetgate.EOffline, "the robot went offline"))
 				return
 			}
 		}

@@ -46,6 +46,10 @@ func (s *session) serve(req *linkpb.Request) {
 			err = fleetgate.Errorf(fleetgate.EUnavailable, "robot %q did not answer its agent within %s", name, deadline)
 		}
 		if err != nil {
+			if fleetgate.ErrorCode(err) == fleetgate.EInternal {
+				// The cloud is told "internal error"; what went wrong is for this log.
+				s.a.log.Error("a request of the cloud failed", "robot", req.GetRobotId(), "err", err)
+			}
 			resp = &linkpb.Response{Error: link.ErrorToWire(err)}
 		}
 		resp.Id = req.GetId()

@@ -324,7 +324,7 @@ func (rs *remoteSub) end(err error) {
 	rs.removed = true
 	rs.mu.Unlock()
 	if !fleetgate.Is(err, fleetgate.EOffline) {
-		err = fleetgate.Errorf(fleetgate.EOffline, "the agent ended the stream: %v", err)
+		err = &fleetgate.Error{Code: fleetgate.EOffline, Message: "the agent ended the stream: " + fleetgate.ErrorMessage(err), Err: err}
 	}
 	rs.topic.Close(err)
 }

@@ -9,7 +9,6 @@ package output
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -58,8 +57,8 @@ const (
 	compressedImageType = "Platform.Messages.sensor_msgs.CompressedImage"
 )
 
-// ErrTooLarge is returned for JSON output over the limits (close 1009).
-var ErrTooLarge = errors.New("frame too large for JSON output; use format=protobuf")
+// ErrTooLarge is returned for JSON output over the limits (its code closes 1009).
+var ErrTooLarge error = fleetgate.Errorf(fleetgate.ETooLarge, "frame too large for JSON output; use format=protobuf")
 
 // Variant is how one client wants its frames.
 type Variant struct {

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/msgs"
 )
 
@@ -33,75 +34,49 @@ const (
 	FormatJSON     = "json"
 )
 
-// WebSocket close codes the input policy uses (RFC 6455 section 7.4.1).
-const (
-	CloseUnsupportedData = 1003 // text or binary frame does not match the format
-	CloseInvalidPayload  = 1007 // malformed protobuf, JSON or UTF-8
-	ClosePolicyViolation = 1008 // a command the policy refuses, such as a non-finite number
-	CloseMessageTooBig   = 1009 // a complete message over MaxInputMessage
-	CloseInternalError   = 1011 // publishing to the robot failed
-)
-
 // MaxInputMessage is the largest complete input message (all fragments together), in bytes.
 const MaxInputMessage = 64 << 10
 
-// maxCloseReason is what fits in a close frame: 125 bytes of payload minus the 2-byte code.
-const maxCloseReason = 123
-
-// CloseError says how the handler must close an input socket: with Code and Reason.
-type CloseError struct {
-	Code   int
-	Reason string // at most 123 bytes of valid UTF-8, so it fits a close frame as is
-	err    error  // the cause, for logs and errors.Is (msgs.ErrInvalid)
-}
-
-func (e *CloseError) Error() string { return fmt.Sprintf("close %d: %s", e.Code, e.Reason) }
-
-func (e *CloseError) Unwrap() error { return e.err }
-
-func closeError(code int, reason string, cause error) *CloseError {
-	reason = strings.ToValidUTF8(reason, "?")
-	if len(reason) > maxCloseReason {
-		cut := maxCloseReason
-		for cut > 0 && !utf8.RuneStart(reason[cut]) {
-			cut--
-		}
-		reason = reason[:cut]
-	}
-	return &CloseError{Code: code, Reason: reason, err: cause}
+// refuse is the policy's refusal of a command: code says which (the contract closes each with
+// a code of its own), reason says why in words, cause is kept for logs and errors.Is
+// (msgs.ErrInvalid, ErrBeyondLimits).
+func refuse(code, reason string, cause error) *fleetgate.Error {
+	return &fleetgate.Error{Code: code, Message: reason, Err: cause}
 }
 
 // DecodeCommand turns one complete input message into a command of type typ; binary says the
-// frame was binary and format is FormatProtobuf or FormatJSON. Every error is a *CloseError:
+// frame was binary and format is FormatProtobuf or FormatJSON. Every error is a
+// *fleetgate.Error whose code is the contract's answer (its close code in parentheses):
 //
-//   - 1003: a text frame on a protobuf socket or a binary frame on a JSON socket;
-//   - 1009: more than MaxInputMessage bytes;
-//   - 1007: protobuf that does not decode as typ (wire-type mismatches included), JSON that
-//     protojson does not accept (unknown fields, syntax, out-of-range numbers such as 1e999) or
-//     that msgs.ParseJSON finds loose (quoted numbers, null scalars), invalid UTF-8;
-//   - 1008: a NaN or infinite number anywhere (protobuf float bits, or the protojson strings
-//     "NaN", "Infinity", "-Infinity", which are well-formed JSON mapping and so a policy matter),
-//     and a typ or format this socket cannot have (the handler refuses those before the upgrade).
+//   - EUnsupported (1003): a text frame on a protobuf socket or a binary frame on a JSON socket;
+//   - ETooLarge (1009): more than MaxInputMessage bytes;
+//   - EMalformed (1007): protobuf that does not decode as typ (wire-type mismatches included),
+//     JSON that protojson does not accept (unknown fields, syntax, out-of-range numbers such as
+//     1e999) or that msgs.ParseJSON finds loose (quoted numbers, null scalars), invalid UTF-8;
+//   - EInvalid (1008): a NaN or infinite number anywhere (protobuf float bits, or the protojson
+//     strings "NaN", "Infinity", "-Infinity", which are well-formed JSON mapping and so a policy
+//     matter), and a typ or format this socket cannot have (the handler refuses those before
+//     the upgrade).
 //
 // Unknown protobuf fields are dropped: what goes to the robot is exactly what was checked.
 func DecodeCommand(typ, format string, binary bool, data []byte) (proto.Message, error) {
 	if !InputTypeAllowed(typ) {
-		return nil, closeError(ClosePolicyViolation, "input type not accepted: "+typ, nil)
+		return nil, refuse(fleetgate.EInvalid, "input type not accepted: "+typ, nil)
 	}
 	switch format {
 	case FormatProtobuf:
 		if !binary {
-			return nil, closeError(CloseUnsupportedData, "text frame on a protobuf input socket", nil)
+			return nil, refuse(fleetgate.EUnsupported, "text frame on a protobuf input socket", nil)
 		}
 	case FormatJSON:
 		if binary {
-			return nil, closeError(CloseUnsupportedData, "binary frame on a json input socket", nil)
+			return nil, refuse(fleetgate.EUnsupported, "binary frame on a json input socket", nil)
 		}
 	default:
-		return nil, closeError(ClosePolicyViolation, "input format not accepted: "+format, nil)
+		return nil, refuse(fleetgate.EInvalid, "input format not accepted: "+format, nil)
 	}
 	if len(data) > MaxInputMessage {
-		return nil, closeError(CloseMessageTooBig, fmt.Sprintf("input message over %d bytes", MaxInputMessage), nil)
+		return nil, refuse(fleetgate.ETooLarge, fmt.Sprintf("input message over %d bytes", MaxInputMessage), nil)
 	}
 	if format == FormatProtobuf {
 		return decodeProtobuf(typ, data)
@@ -112,18 +87,18 @@ func DecodeCommand(typ, format string, binary bool, data []byte) (proto.Message,
 func decodeProtobuf(typ string, data []byte) (proto.Message, error) {
 	m, err := msgs.Decode(typ, data)
 	if err != nil {
-		return nil, closeError(CloseInvalidPayload, "malformed protobuf: "+detail(err, "invalid "+typ+" payload: "), err)
+		return nil, refuse(fleetgate.EMalformed, "malformed protobuf: "+detail(err, "invalid "+typ+" payload: "), err)
 	}
 	dropUnknown(m.ProtoReflect())
 	if err := msgs.CheckFinite(m); err != nil {
-		return nil, closeError(ClosePolicyViolation, err.Error(), err)
+		return nil, refuse(fleetgate.EInvalid, err.Error(), err)
 	}
 	return m, nil
 }
 
 func decodeJSON(typ string, data []byte) (proto.Message, error) {
 	if !utf8.Valid(data) {
-		return nil, closeError(CloseInvalidPayload, "text frame is not valid UTF-8", nil)
+		return nil, refuse(fleetgate.EMalformed, "text frame is not valid UTF-8", nil)
 	}
 	m, err := msgs.ParseJSON(typ, data)
 	if err == nil {
@@ -131,18 +106,18 @@ func decodeJSON(typ string, data []byte) (proto.Message, error) {
 	}
 	// ParseJSON refuses non-finite numbers together with malformed JSON. protojson accepts
 	// "NaN" and "Infinity", so a message it accepts that is not finite is a policy violation
-	// (1008), and anything else ParseJSON refused is malformed (1007).
+	// (EInvalid), and anything else ParseJSON refused is malformed (EMalformed).
 	loose, _ := msgs.New(typ)
 	if protojson.Unmarshal(data, loose) == nil {
 		if ferr := msgs.CheckFinite(loose); ferr != nil {
-			return nil, closeError(ClosePolicyViolation, ferr.Error(), ferr)
+			return nil, refuse(fleetgate.EInvalid, ferr.Error(), ferr)
 		}
 	}
-	return nil, closeError(CloseInvalidPayload, "malformed JSON: "+detail(err, "invalid JSON for "+typ+": "), err)
+	return nil, refuse(fleetgate.EMalformed, "malformed JSON: "+detail(err, "invalid JSON for "+typ+": "), err)
 }
 
 // detail drops the type name msgs puts in front of its messages: a close reason has 123 bytes
-// and the client knows which type it sends.
+// (the edge cuts it there) and the client knows which type it sends.
 func detail(err error, prefix string) string {
 	return strings.TrimPrefix(err.Error(), prefix)
 }

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/msgs"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
@@ -73,62 +74,62 @@ func TestDecodeCommand(t *testing.T) {
 		format string
 		binary bool
 		data   []byte
-		code   int           // 0: accepted
+		code   string        // "": accepted
 		want   proto.Message // when accepted
 	}{
-		{"twist protobuf", TwistType, FormatProtobuf, true, marshal(t, validTwist), 0, validTwist},
-		{"ackermann protobuf", AckermannType, FormatProtobuf, true, marshal(t, validAckermann), 0, validAckermann},
-		{"twist JSON", TwistType, FormatJSON, false, []byte(twistJSON), 0, validTwist},
-		{"ackermann JSON", AckermannType, FormatJSON, false, []byte(ackermannJSON), 0, validAckermann},
-		{"ackermann JSON with proto field names", AckermannType, FormatJSON, false, []byte(`{"drive":{"steering_angle":0.125,"speed":1.5},"header":{"stamp":{"sec":1,"nanosec":2},"frame_id":"base_link"}}`), 0, validAckermann},
-		{"empty protobuf is a zero twist", TwistType, FormatProtobuf, true, nil, 0, &catalogpb.Twist{}},
-		{"unknown protobuf fields are dropped", TwistType, FormatProtobuf, true, withUnknown, 0, validTwist},
-		{"exactly 64 KiB of padded JSON", TwistType, FormatJSON, false, padJSON(twistJSON, MaxInputMessage), 0, validTwist},
-		{"exactly 64 KiB of padded protobuf", TwistType, FormatProtobuf, true, padProtobuf(t, marshal(t, validTwist), MaxInputMessage), 0, validTwist},
+		{"twist protobuf", TwistType, FormatProtobuf, true, marshal(t, validTwist), "", validTwist},
+		{"ackermann protobuf", AckermannType, FormatProtobuf, true, marshal(t, validAckermann), "", validAckermann},
+		{"twist JSON", TwistType, FormatJSON, false, []byte(twistJSON), "", validTwist},
+		{"ackermann JSON", AckermannType, FormatJSON, false, []byte(ackermannJSON), "", validAckermann},
+		{"ackermann JSON with proto field names", AckermannType, FormatJSON, false, []byte(`{"drive":{"steering_angle":0.125,"speed":1.5},"header":{"stamp":{"sec":1,"nanosec":2},"frame_id":"base_link"}}`), "", validAckermann},
+		{"empty protobuf is a zero twist", TwistType, FormatProtobuf, true, nil, "", &catalogpb.Twist{}},
+		{"unknown protobuf fields are dropped", TwistType, FormatProtobuf, true, withUnknown, "", validTwist},
+		{"exactly 64 KiB of padded JSON", TwistType, FormatJSON, false, padJSON(twistJSON, MaxInputMessage), "", validTwist},
+		{"exactly 64 KiB of padded protobuf", TwistType, FormatProtobuf, true, padProtobuf(t, marshal(t, validTwist), MaxInputMessage), "", validTwist},
 
-		{"text frame on protobuf", TwistType, FormatProtobuf, false, marshal(t, validTwist), 1003, nil},
-		{"binary frame on JSON", AckermannType, FormatJSON, true, []byte(ackermannJSON), 1003, nil},
+		{"text frame on protobuf", TwistType, FormatProtobuf, false, marshal(t, validTwist), fleetgate.EUnsupported, nil},
+		{"binary frame on JSON", AckermannType, FormatJSON, true, []byte(ackermannJSON), fleetgate.EUnsupported, nil},
 
-		{"garbage protobuf", TwistType, FormatProtobuf, true, []byte{0xff, 0xff, 0xff, 0xff}, 1007, nil},
-		{"truncated protobuf", AckermannType, FormatProtobuf, true, marshal(t, validAckermann)[:5], 1007, nil},
-		{"twist wire-type mismatch", TwistType, FormatProtobuf, true, twistWireMismatch, 1007, nil},
-		{"ackermann wire-type mismatch", AckermannType, FormatProtobuf, true, ackermannWireMismatch, 1007, nil},
-		{"malformed JSON", TwistType, FormatJSON, false, []byte(`{"linear":`), 1007, nil},
-		{"empty JSON", TwistType, FormatJSON, false, []byte("  "), 1007, nil},
-		{"JSON null", TwistType, FormatJSON, false, []byte("null"), 1007, nil},
-		{"JSON array", TwistType, FormatJSON, false, []byte("[]"), 1007, nil},
-		{"unknown JSON field", TwistType, FormatJSON, false, []byte(`{"linear":{"x":1,"w":2}}`), 1007, nil},
-		{"unknown top-level JSON field", AckermannType, FormatJSON, false, []byte(`{"drive":{},"throttle":1}`), 1007, nil},
-		{"invalid UTF-8 in a text frame", AckermannType, FormatJSON, false, []byte("{\"header\":{\"frameId\":\"\xff\"}}"), 1007, nil},
-		{"quoted number", TwistType, FormatJSON, false, []byte(`{"linear":{"x":"1.5"}}`), 1007, nil},
-		{"null number", AckermannType, FormatJSON, false, []byte(`{"drive":{"speed":null}}`), 1007, nil},
-		{"out of range double", TwistType, FormatJSON, false, []byte(`{"linear":{"x":1e999}}`), 1007, nil},
-		{"out of range float", AckermannType, FormatJSON, false, []byte(`{"drive":{"speed":1e39}}`), 1007, nil},
-		{"bare NaN token", TwistType, FormatJSON, false, []byte(`{"linear":{"x":NaN}}`), 1007, nil},
-		{"lowercase nan string", TwistType, FormatJSON, false, []byte(`{"linear":{"x":"nan"}}`), 1007, nil},
-		{"duplicate field", TwistType, FormatJSON, false, []byte(`{"linear":{"x":1},"linear":{"x":2}}`), 1007, nil},
+		{"garbage protobuf", TwistType, FormatProtobuf, true, []byte{0xff, 0xff, 0xff, 0xff}, fleetgate.EMalformed, nil},
+		{"truncated protobuf", AckermannType, FormatProtobuf, true, marshal(t, validAckermann)[:5], fleetgate.EMalformed, nil},
+		{"twist wire-type mismatch", TwistType, FormatProtobuf, true, twistWireMismatch, fleetgate.EMalformed, nil},
+		{"ackermann wire-type mismatch", AckermannType, FormatProtobuf, true, ackermannWireMismatch, fleetgate.EMalformed, nil},
+		{"malformed JSON", TwistType, FormatJSON, false, []byte(`{"linear":`), fleetgate.EMalformed, nil},
+		{"empty JSON", TwistType, FormatJSON, false, []byte("  "), fleetgate.EMalformed, nil},
+		{"JSON null", TwistType, FormatJSON, false, []byte("null"), fleetgate.EMalformed, nil},
+		{"JSON array", TwistType, FormatJSON, false, []byte("[]"), fleetgate.EMalformed, nil},
+		{"unknown JSON field", TwistType, FormatJSON, false, []byte(`{"linear":{"x":1,"w":2}}`), fleetgate.EMalformed, nil},
+		{"unknown top-level JSON field", AckermannType, FormatJSON, false, []byte(`{"drive":{},"throttle":1}`), fleetgate.EMalformed, nil},
+		{"invalid UTF-8 in a text frame", AckermannType, FormatJSON, false, []byte("{\"header\":{\"frameId\":\"\xff\"}}"), fleetgate.EMalformed, nil},
+		{"quoted number", TwistType, FormatJSON, false, []byte(`{"linear":{"x":"1.5"}}`), fleetgate.EMalformed, nil},
+		{"null number", AckermannType, FormatJSON, false, []byte(`{"drive":{"speed":null}}`), fleetgate.EMalformed, nil},
+		{"out of range double", TwistType, FormatJSON, false, []byte(`{"linear":{"x":1e999}}`), fleetgate.EMalformed, nil},
+		{"out of range float", AckermannType, FormatJSON, false, []byte(`{"drive":{"speed":1e39}}`), fleetgate.EMalformed, nil},
+		{"bare NaN token", TwistType, FormatJSON, false, []byte(`{"linear":{"x":NaN}}`), fleetgate.EMalformed, nil},
+		{"lowercase nan string", TwistType, FormatJSON, false, []byte(`{"linear":{"x":"nan"}}`), fleetgate.EMalformed, nil},
+		{"duplicate field", TwistType, FormatJSON, false, []byte(`{"linear":{"x":1},"linear":{"x":2}}`), fleetgate.EMalformed, nil},
 
-		{"twist JSON NaN", TwistType, FormatJSON, false, []byte(`{"linear":{"x":"NaN"}}`), 1008, nil},
-		{"twist JSON Infinity", TwistType, FormatJSON, false, []byte(`{"angular":{"z":"Infinity"}}`), 1008, nil},
-		{"twist JSON -Infinity", TwistType, FormatJSON, false, []byte(`{"linear":{"y":"-Infinity"}}`), 1008, nil},
-		{"ackermann JSON NaN", AckermannType, FormatJSON, false, []byte(`{"drive":{"speed":"NaN"}}`), 1008, nil},
-		{"ackermann JSON Infinity", AckermannType, FormatJSON, false, []byte(`{"drive":{"steeringAngle":"Infinity"}}`), 1008, nil},
-		{"ackermann JSON -Infinity", AckermannType, FormatJSON, false, []byte(`{"drive":{"jerk":"-Infinity"}}`), 1008, nil},
-		{"twist protobuf NaN double", TwistType, FormatProtobuf, true, nanTwist, 1008, nil},
-		{"twist protobuf +Inf double", TwistType, FormatProtobuf, true, infTwist, 1008, nil},
-		{"ackermann protobuf NaN float", AckermannType, FormatProtobuf, true, nanAckermann, 1008, nil},
-		{"ackermann protobuf -Inf float", AckermannType, FormatProtobuf, true, infAckermann, 1008, nil},
-		{"other type", "Platform.Messages.geometry_msgs.TwistStamped", FormatProtobuf, true, nil, 1008, nil},
-		{"unknown type", "Platform.Messages.nope.Nope", FormatJSON, false, []byte(`{}`), 1008, nil},
-		{"other format", TwistType, "xml", false, []byte(`<twist/>`), 1008, nil},
+		{"twist JSON NaN", TwistType, FormatJSON, false, []byte(`{"linear":{"x":"NaN"}}`), fleetgate.EInvalid, nil},
+		{"twist JSON Infinity", TwistType, FormatJSON, false, []byte(`{"angular":{"z":"Infinity"}}`), fleetgate.EInvalid, nil},
+		{"twist JSON -Infinity", TwistType, FormatJSON, false, []byte(`{"linear":{"y":"-Infinity"}}`), fleetgate.EInvalid, nil},
+		{"ackermann JSON NaN", AckermannType, FormatJSON, false, []byte(`{"drive":{"speed":"NaN"}}`), fleetgate.EInvalid, nil},
+		{"ackermann JSON Infinity", AckermannType, FormatJSON, false, []byte(`{"drive":{"steeringAngle":"Infinity"}}`), fleetgate.EInvalid, nil},
+		{"ackermann JSON -Infinity", AckermannType, FormatJSON, false, []byte(`{"drive":{"jerk":"-Infinity"}}`), fleetgate.EInvalid, nil},
+		{"twist protobuf NaN double", TwistType, FormatProtobuf, true, nanTwist, fleetgate.EInvalid, nil},
+		{"twist protobuf +Inf double", TwistType, FormatProtobuf, true, infTwist, fleetgate.EInvalid, nil},
+		{"ackermann protobuf NaN float", AckermannType, FormatProtobuf, true, nanAckermann, fleetgate.EInvalid, nil},
+		{"ackermann protobuf -Inf float", AckermannType, FormatProtobuf, true, infAckermann, fleetgate.EInvalid, nil},
+		{"other type", "Platform.Messages.geometry_msgs.TwistStamped", FormatProtobuf, true, nil, fleetgate.EInvalid, nil},
+		{"unknown type", "Platform.Messages.nope.Nope", FormatJSON, false, []byte(`{}`), fleetgate.EInvalid, nil},
+		{"other format", TwistType, "xml", false, []byte(`<twist/>`), fleetgate.EInvalid, nil},
 
-		{"64 KiB + 1 JSON", TwistType, FormatJSON, false, padJSON(twistJSON, MaxInputMessage+1), 1009, nil},
-		{"64 KiB + 1 protobuf", AckermannType, FormatProtobuf, true, padProtobuf(t, marshal(t, validAckermann), MaxInputMessage+1), 1009, nil},
+		{"64 KiB + 1 JSON", TwistType, FormatJSON, false, padJSON(twistJSON, MaxInputMessage+1), fleetgate.ETooLarge, nil},
+		{"64 KiB + 1 protobuf", AckermannType, FormatProtobuf, true, padProtobuf(t, marshal(t, validAckermann), MaxInputMessage+1), fleetgate.ETooLarge, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m, err := DecodeCommand(tt.typ, tt.format, tt.binary, tt.data)
-			if tt.code == 0 {
+			if tt.code == "" {
 				if err != nil {
 					t.Fatalf("DecodeCommand: %v, want it accepted", err)
 				}
@@ -140,18 +141,15 @@ func TestDecodeCommand(t *testing.T) {
 				}
 				return
 			}
-			var ce *CloseError
-			if !errors.As(err, &ce) {
-				t.Fatalf("DecodeCommand = %v, %v; want a *CloseError with code %d", m, err, tt.code)
-			}
-			if ce.Code != tt.code {
-				t.Fatalf("close code %d (%q), want %d", ce.Code, ce.Reason, tt.code)
+			var fe *fleetgate.Error
+			if !errors.As(err, &fe) || fe.Code != tt.code {
+				t.Fatalf("DecodeCommand = %v, %v; want an error of code %s", m, err, tt.code)
 			}
 			if m != nil {
 				t.Fatalf("returned message %v with the error", m)
 			}
-			if ce.Reason == "" || len(ce.Reason) > 123 || !utf8.ValidString(ce.Reason) {
-				t.Fatalf("close reason %q: want 1 to 123 bytes of UTF-8", ce.Reason)
+			if fe.Message == "" {
+				t.Fatalf("refusal %v says no reason", err)
 			}
 		})
 	}
@@ -162,27 +160,24 @@ func TestDecodeCommandInvalidUTF8InProtobufString(t *testing.T) {
 	header := protowire.AppendBytes(protowire.AppendTag(nil, 2, protowire.BytesType), []byte{0xff})
 	data := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), header)
 	_, err := DecodeCommand(AckermannType, FormatProtobuf, true, data)
-	var ce *CloseError
-	if !errors.As(err, &ce) || ce.Code != 1007 {
-		t.Fatalf("DecodeCommand = %v, want close 1007", err)
+	if !fleetgate.Is(err, fleetgate.EMalformed) {
+		t.Fatalf("DecodeCommand = %v, want it malformed", err)
 	}
 	if !errors.Is(err, msgs.ErrInvalid) {
 		t.Fatalf("error %v does not wrap msgs.ErrInvalid", err)
 	}
 }
 
-func TestCloseReasonFitsACloseFrame(t *testing.T) {
-	name := strings.Repeat("é", 200) // a long unknown field name with 2-byte runes
+// TestRefusalNamesItsCause: a long cause (a client's unknown field name) is said whole; the
+// edge cuts the close reason to its frame (internal/edge).
+func TestRefusalNamesItsCause(t *testing.T) {
+	name := strings.Repeat("é", 200)
 	_, err := DecodeCommand(TwistType, FormatJSON, false, []byte(`{"`+name+`":1}`))
-	var ce *CloseError
-	if !errors.As(err, &ce) || ce.Code != 1007 {
-		t.Fatalf("DecodeCommand = %v, want close 1007", err)
+	if !fleetgate.Is(err, fleetgate.EMalformed) {
+		t.Fatalf("DecodeCommand = %v, want it malformed", err)
 	}
-	if len(ce.Reason) > 123 || !utf8.ValidString(ce.Reason) || !strings.HasPrefix(ce.Reason, "malformed JSON: ") {
-		t.Fatalf("reason %q (%d bytes): want at most 123 bytes of UTF-8 starting with the cause", ce.Reason, len(ce.Reason))
-	}
-	if got := ce.Error(); !strings.HasPrefix(got, "close 1007: ") {
-		t.Fatalf("Error() = %q", got)
+	if msg := fleetgate.ErrorMessage(err); !strings.HasPrefix(msg, "malformed JSON: ") || !strings.Contains(msg, name) || !utf8.ValidString(msg) {
+		t.Fatalf("message %q: want the cause, the field named", msg)
 	}
 }
 
@@ -265,7 +260,8 @@ func TestZero(t *testing.T) {
 }
 
 // FuzzDecodeCommand: DecodeCommand never panics; what it accepts is finite, of the requested
-// type and survives re-encoding in both formats; what it refuses is a CloseError fit to send.
+// type and survives re-encoding in both formats; what it refuses is a refusal of an input
+// socket's codes, with a reason.
 func FuzzDecodeCommand(f *testing.F) {
 	seeds := []struct {
 		ackermann, json, binary bool
@@ -302,17 +298,17 @@ func FuzzDecodeCommand(f *testing.F) {
 		}
 		m, err := DecodeCommand(typ, format, binary, data)
 		if err != nil {
-			var ce *CloseError
-			if !errors.As(err, &ce) {
-				t.Fatalf("error %v is not a *CloseError", err)
+			var fe *fleetgate.Error
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %v is not a coded refusal", err)
 			}
-			switch ce.Code {
-			case 1003, 1007, 1008, 1009:
+			switch fe.Code {
+			case fleetgate.EUnsupported, fleetgate.EMalformed, fleetgate.EInvalid, fleetgate.ETooLarge:
 			default:
-				t.Fatalf("close code %d for input", ce.Code)
+				t.Fatalf("code %s for input", fe.Code)
 			}
-			if len(ce.Reason) > 123 || !utf8.ValidString(ce.Reason) {
-				t.Fatalf("close reason %q does not fit a close frame", ce.Reason)
+			if fe.Message == "" {
+				t.Fatalf("refusal %v says no reason", err)
 			}
 			return
 		}

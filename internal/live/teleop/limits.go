@@ -18,7 +18,8 @@ var ErrBeyondLimits = fmt.Errorf("command beyond the robot's limits")
 // take fleetgate.DefaultSpeedLimits), so that no command, however it was produced, asks a robot
 // for more than it declared. A value beyond fleetgate.RefuseFactor times its limit is refused
 // whole: nobody means 1e300 m/s, and clamping it would drive a buggy client at full speed.
-// The error names the field, the value and the limit; for W3 it is a 1008 *CloseError.
+// The error, of code EInvalid (W3 closes 1008, an upload answers 400), names the field, the
+// value and the limit.
 func LimitCommand(m proto.Message, limits fleetgate.SpeedLimits) error {
 	l := limits.OrDefault()
 	switch c := m.(type) {
@@ -46,7 +47,7 @@ func LimitCommand(m proto.Message, limits fleetgate.SpeedLimits) error {
 
 func clampTo(v *float64, limit float64, name, unit string) error {
 	if math.Abs(*v) > limit*fleetgate.RefuseFactor || math.IsNaN(*v) {
-		return closeError(ClosePolicyViolation,
+		return refuse(fleetgate.EInvalid,
 			fmt.Sprintf("%s %g %s is beyond %dx the robot's limit of %g %s", name, *v, unit, fleetgate.RefuseFactor, limit, unit), ErrBeyondLimits)
 	}
 	*v = math.Max(-limit, math.Min(limit, *v))

@@ -44,9 +44,8 @@ func TestLimitCommand(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			err := LimitCommand(c.in, c.limits)
 			if c.want == nil {
-				var ce *CloseError
-				if !errors.As(err, &ce) || ce.Code != ClosePolicyViolation || !errors.Is(err, ErrBeyondLimits) {
-					t.Fatalf("got %v, want a 1008 refusal", err)
+				if !fleetgate.Is(err, fleetgate.EInvalid) || !errors.Is(err, ErrBeyondLimits) {
+					t.Fatalf("got %v, want a refusal (invalid)", err)
 				}
 				return
 			}
