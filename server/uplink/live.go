@@ -1,4 +1,4 @@
-package agent
+package uplink
 
 import (
 	"context"
@@ -169,7 +169,7 @@ func (l *liveSender) unsubscribe(id uint64) {
 // follow reads the robot's stream into sub's slot until the cloud gives it up or it ends.
 func (l *liveSender) follow(ctx context.Context, sub *agentSub, robotID string, key fleetgate.StreamKey) {
 	defer sub.cancel()
-	robot, ok := l.s.a.cfg.Robots.Robot(robotID)
+	robot, ok := l.s.a.cfg.Core.HostedRobot(robotID)
 	if !ok {
 		l.ended(sub, fleetgate.Errorf(fleetgate.EOffline, "robot %s is not connected to this agent", robotID))
 		return
