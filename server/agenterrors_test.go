@@ -16,12 +16,12 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
-	"github.com/fleetgate/fleetgate/internal/link/agent"
+	"github.com/fleetgate/fleetgate/internal/live"
 	"github.com/fleetgate/fleetgate/server"
 	"github.com/fleetgate/fleetgate/server/servertest"
+	"github.com/fleetgate/fleetgate/server/uplink"
 )
 
 // agentSecret is what a robot source's internal error says on the agent: an address and a
@@ -73,7 +73,7 @@ func TestAgentInternalErrorsStayOnTheAgent(t *testing.T) {
 	reg := fleet.NewRegistry(nil, slog.New(slog.DiscardHandler), nil)
 	reg.Add(ctx, leakyRobot{&fleettest.Robot{ID: "6a0f3e52-8d1c-4c57-9a43-3b0e0f1d2c11", Name: "leaky",
 		MetricList: []fleetgate.Metric{{Type: fleetgate.MetricCustom, Name: "battery", Value: 87.5}}}}, "local-fleet")
-	a, err := agent.New(agent.Config{CloudURL: cloud.URL, Key: key, Version: "test", Robots: reg, Door: door.New(door.Config{}),
+	a, err := uplink.New(uplink.Config{CloudURL: cloud.URL, Key: key, Version: "test", Core: leakyAgentCore{reg},
 		Logger: slog.New(slog.NewTextHandler(agentLog, nil)), MaxBackoff: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -127,4 +127,21 @@ func waitOnline(t *testing.T, s *servertest.Server, bearer, name string) string 
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// leakyAgentCore is the agent's core of the test: its robots, no control, no event log.
+type leakyAgentCore struct{ robots *fleet.Registry }
+
+func (c leakyAgentCore) HostedRobots() []fleet.Robot                               { return c.robots.Robots() }
+func (c leakyAgentCore) HostedRobotsChanged() <-chan struct{}                      { return c.robots.Changed() }
+func (c leakyAgentCore) HostedRobot(id string) (fleet.Robot, bool)                 { return c.robots.Robot(id) }
+func (leakyAgentCore) HeldControls(string) []fleetgate.Held                        { return nil }
+func (leakyAgentCore) Posted() <-chan struct{}                                     { return nil }
+func (leakyAgentCore) Forwarded(context.Context, []int64) error                    { return nil }
+func (leakyAgentCore) Unforwarded(context.Context, int) ([]fleetgate.Event, error) { return nil, nil }
+func (leakyAgentCore) OpenControlForCloud(context.Context, string, fleetgate.StreamKey, string) (live.Input, error) {
+	return nil, fleetgate.Errorf(fleetgate.EUnavailable, "no teleoperation here")
+}
+func (leakyAgentCore) UploadFromCloud(context.Context, string, fleetgate.StreamKey, string, []byte, string) error {
+	return fleetgate.Errorf(fleetgate.EUnavailable, "no uploads here")
 }

@@ -17,9 +17,9 @@ import (
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/hoststat"
 	"github.com/fleetgate/fleetgate/internal/link"
-	"github.com/fleetgate/fleetgate/internal/link/agent"
 	"github.com/fleetgate/fleetgate/internal/link/cloud"
 	"github.com/fleetgate/fleetgate/internal/source/sim"
+	"github.com/fleetgate/fleetgate/server/uplink"
 )
 
 // ResourceDir is where the cloud keeps the copies of the agents' resource files.
@@ -44,9 +44,10 @@ func (s *Server) openLink(archive *cloud.Archive) error {
 		if s.cfg.Cloud == "" {
 			return nil
 		}
-		up, err := agent.New(agent.Config{
-			CloudURL: s.cfg.Cloud, Key: s.cfg.AgentKey, Version: s.cfg.Version, Robots: s.registry, Logger: s.log,
-			Teleop: s.gw, Door: s.door, LiveBudget: s.cfg.LinkLiveBudget, NoLive: s.cfg.NoCloudLive, Events: s.events,
+		up, err := uplink.New(uplink.Config{
+			CloudURL: s.cfg.Cloud, Key: s.cfg.AgentKey, Version: s.cfg.Version, Logger: s.log,
+			Core:       agentCore{robots: s.registry, StreamService: s.gw.StreamService, eventOutbox: s.events},
+			LiveBudget: s.cfg.LinkLiveBudget, NoLive: s.cfg.NoCloudLive,
 		})
 		if err != nil {
 			return err
@@ -125,7 +126,7 @@ var _ gateway.ResourceArchive = (*cloud.Archive)(nil)
 func (s *Server) LinkAcceptor() *cloud.Acceptor { return s.acceptor }
 
 // Uplink is a linked agent's end of the link (nil otherwise).
-func (s *Server) Uplink() *agent.Agent { return s.uplink }
+func (s *Server) Uplink() *uplink.Agent { return s.uplink }
 
 // DemoAgentKey returns the key of agent name for a demo, provisioning the agent on the
 // cloud gw the first time and keeping its key in keyFile (the store keeps only a hash).
@@ -181,8 +182,8 @@ func (s *Server) runDemoAgents(ctx context.Context) error {
 		for _, r := range recordable(rec, simulation.Robots()) {
 			robots.Add(ctx, r, fleetgate.LocalFleetID)
 		}
-		up, err := agent.New(agent.Config{CloudURL: s.URL(), Key: key, Version: s.cfg.Version, Robots: robots, Logger: log,
-			Door: door.New(door.Config{Log: log})})
+		up, err := uplink.New(uplink.Config{CloudURL: s.URL(), Key: key, Version: s.cfg.Version, Logger: log,
+			Core: demoAgentCore{robots: robots, door: door.New(door.Config{Log: log})}})
 		if err != nil {
 			rec.Close()
 			simulation.Close()

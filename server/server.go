@@ -34,13 +34,13 @@ import (
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/kpi"
 	"github.com/fleetgate/fleetgate/internal/link"
-	"github.com/fleetgate/fleetgate/internal/link/agent"
 	"github.com/fleetgate/fleetgate/internal/link/cloud"
 	"github.com/fleetgate/fleetgate/internal/live"
 	"github.com/fleetgate/fleetgate/internal/record"
 	"github.com/fleetgate/fleetgate/internal/store"
 	"github.com/fleetgate/fleetgate/internal/store/postgres"
 	"github.com/fleetgate/fleetgate/server/api"
+	"github.com/fleetgate/fleetgate/server/uplink"
 	"github.com/fleetgate/fleetgate/web"
 )
 
@@ -133,7 +133,7 @@ type Server struct {
 	kpis     *kpi.Hub        // W1/W2
 	acceptor *cloud.Acceptor // the cloud's end of the agent link
 	events   *eventOutbox    // a linked agent's event log, forwarded to the cloud
-	uplink   *agent.Agent    // the agent's end, when linked to a cloud
+	uplink   *uplink.Agent   // the agent's end, when linked to a cloud
 	logFile  *os.File
 	// tlsFingerprint is the SHA-256 of the local gateway's certificate (agent mode).
 	tlsFingerprint string

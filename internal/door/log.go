@@ -3,7 +3,8 @@ package door
 import (
 	"log/slog"
 	"sync"
-	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/clock"
@@ -18,33 +19,28 @@ const (
 	refusalsPerSecond = 5
 )
 
-// refusalLog writes one warning per refused command, within a rate.
+// refusalLog writes one warning per refused command, within a rate (a token bucket).
 type refusalLog struct {
 	log   *slog.Logger
 	clock clock.Clock
+	lines *rate.Limiter
 
 	mu         sync.Mutex
-	tokens     float64
-	last       time.Time
 	suppressed int
 }
 
 func newRefusalLog(log *slog.Logger, c clock.Clock) *refusalLog {
-	return &refusalLog{log: log, clock: c, tokens: refusalBurst, last: c.Now()}
+	return &refusalLog{log: log, clock: c, lines: rate.NewLimiter(refusalsPerSecond, refusalBurst)}
 }
 
 // refused logs that who's command for robot's stream key was refused, and why.
 func (r *refusalLog) refused(robot fleet.Robot, key fleetgate.StreamKey, who Who, why string) {
 	r.mu.Lock()
-	now := r.clock.Now()
-	r.tokens = min(refusalBurst, r.tokens+now.Sub(r.last).Seconds()*refusalsPerSecond)
-	r.last = now
-	if r.tokens < 1 {
+	if !r.lines.AllowN(r.clock.Now(), 1) {
 		r.suppressed++
 		r.mu.Unlock()
 		return
 	}
-	r.tokens--
 	suppressed := r.suppressed
 	r.suppressed = 0
 	r.mu.Unlock()

@@ -58,3 +58,44 @@ func TestCloudControlPassesTheAgentsDoor(t *testing.T) {
 		t.Errorf("an upload once the stream is free: %v", err)
 	}
 }
+
+// TestCloudUploadPassesTheAgentsDoor is the agent's end of an upload to the cloud: whatever the
+// cloud checked, the agent's door refuses a command beyond 10x the robot's limit (nothing
+// reaches the robot), refuses it while somebody else drives the stream (naming them), and
+// clamps one within the limit; a robot this agent does not host is offline.
+func TestCloudUploadPassesTheAgentsDoor(t *testing.T) {
+	w, p := newLiveWorld(t)
+	bot := p[w.r1.ID]
+	key := fleetgate.StreamKey{Component: "base", Name: "cmd_vel", Source: fleetgate.SourceComponent}
+	twist := func(x float64) []byte {
+		b, _ := proto.Marshal(&catalogpb.Twist{Linear: &catalogpb.Vector3{X: x}})
+		return b
+	}
+	const user = "op@cloud.example.com"
+	if err := w.g.UploadFromCloud(w.ctx, w.r1.ID, key, twistType, twist(50), user); !fleetgate.Is(err, fleetgate.EInvalid) {
+		t.Fatalf("x = 50 uploaded through the cloud: %v, want refused (invalid)", err)
+	}
+	if got := bot.Published(); len(got) != 0 {
+		t.Fatalf("the robot received %+v", got)
+	}
+	in, err := w.g.OpenLiveInput(w.ctx, w.callers["developer"], w.r1.ID, cmdVel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.g.UploadFromCloud(w.ctx, w.r1.ID, key, twistType, twist(0.5), user)
+	if held, ok := fleetgate.HeldBy(err); !ok || held.Owner != w.callers["developer"].User.Email {
+		t.Errorf("an upload through the cloud while a local operator drives: %v, want held by them", err)
+	}
+	in.Release()
+	before := len(bot.Published())
+	if err := w.g.UploadFromCloud(w.ctx, w.r1.ID, key, twistType, twist(5), user); err != nil {
+		t.Fatal(err)
+	}
+	var tw catalogpb.Twist
+	if got := bot.Published(); len(got) != before+1 || proto.Unmarshal(got[before].Payload, &tw) != nil || tw.GetLinear().GetX() != 1 {
+		t.Fatalf("the robot received %+v after the upload, want one more command of x = 1 (the limit)", got[before:])
+	}
+	if err := w.g.UploadFromCloud(w.ctx, "no-such-robot", key, twistType, twist(0.5), user); !fleetgate.Is(err, fleetgate.EOffline) {
+		t.Errorf("an upload for a robot this agent does not host: %v, want offline", err)
+	}
+}

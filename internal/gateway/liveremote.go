@@ -135,3 +135,18 @@ func (ss *StreamService) OpenControlForCloud(ctx context.Context, robotID string
 func (ss *StreamService) HeldControls(robotID string) []fleetgate.Held {
 	return ss.door.Held(robotID)
 }
+
+// UploadFromCloud is the agent's side of an upload to the cloud (endpoint 9 or S8 there, or on
+// a replica that forwarded it): user's message for robot robotID's input stream key, at the
+// same door as this gateway's own uploads. The cloud has checked the user and the message;
+// the door checks again what keeps the robot safe (speeds, lease, rate cap, deadman).
+func (ss *StreamService) UploadFromCloud(ctx context.Context, robotID string, key fleetgate.StreamKey, typ string, payload []byte, user string) error {
+	robot, ok := ss.presence.Robot(robotID)
+	if !ok {
+		return fleetgate.Errorf(fleetgate.EOffline, "robot %s is not connected to this agent", robotID)
+	}
+	if user == "" {
+		user = "a cloud user" // an older cloud names none; its upload is then nobody's lease
+	}
+	return ss.door.Send(ctx, robot, key, typ, payload, door.Who{User: user, Path: door.PathLink})
+}

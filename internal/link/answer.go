@@ -12,8 +12,8 @@ import (
 // Answer carries out a request that needs nothing but the robot it names: the agent answers
 // the cloud's requests with it, and a cloud replica the requests other replicas forward to
 // the robots it holds. Requests tied to a link (control, uploads) are the caller's. A message
-// for an input stream goes through in, the door of the process (nil: refused): the agent's
-// checks and publishes it, a replica's hands it on to the agent.
+// for an input stream goes through in, the replica's door, which hands it on to the robot's
+// agent (nil: refused; the agent's end of the link hands it to its core's door instead).
 func Answer(ctx context.Context, robot fleet.Robot, req *linkpb.Request, in *door.Door) (*linkpb.Response, error) {
 	switch op := req.GetOp().(type) {
 	case *linkpb.Request_Streams:

@@ -1,8 +1,8 @@
 // Package link is the agent link: the WebSocket an agent (fleetgate agent --cloud) dials out
 // to the cloud, over which the cloud reaches the robots the agent hosts. This package holds
 // what both ends share: the protocol constants, frame I/O and the conversions between the
-// robot contract (internal/fleet) and the wire (proto/linkpb). The agent end is link/agent,
-// the cloud end link/cloud.
+// robot contract (internal/fleet) and the wire (proto/linkpb). The cloud's end is link/cloud;
+// the agent's end is an adapter over the agent's core, server/uplink.
 package link
 
 import (

@@ -31,9 +31,10 @@ import (
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/internal/link"
-	"github.com/fleetgate/fleetgate/internal/link/agent"
 	"github.com/fleetgate/fleetgate/internal/link/cloud"
+	"github.com/fleetgate/fleetgate/internal/live"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
+	"github.com/fleetgate/fleetgate/server/uplink"
 )
 
 // fakeCore stands in for the gateway core: revocations, archived records and event-log
@@ -274,14 +275,14 @@ func (w *world) startAgentWith(key string, robots ...fleet.Robot) (stop func(), 
 
 // startAgentAt is startAgentWith dialling cloudURL (a proxy of the test's), with teleop (nil:
 // none) serving the cloud's operators.
-func (w *world) startAgentAt(cloudURL, key string, teleop agent.Teleop, robots ...fleet.Robot) (stop func(), local *fleet.Registry) {
+func (w *world) startAgentAt(cloudURL, key string, teleop teleop, robots ...fleet.Robot) (stop func(), local *fleet.Registry) {
 	w.t.Helper()
 	reg := fleet.NewRegistry(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	for _, r := range robots {
 		reg.Add(context.Background(), r, "local-fleet")
 	}
-	a, err := agent.New(agent.Config{
-		CloudURL: cloudURL, Key: key, Version: "test", Robots: reg, Teleop: teleop, Door: door.New(door.Config{}),
+	a, err := uplink.New(uplink.Config{
+		CloudURL: cloudURL, Key: key, Version: "test", Core: agentSide{robots: reg, door: door.New(door.Config{}), teleop: teleop},
 		Logger:   slog.New(slog.NewTextHandler(w.logs, nil)).With("side", "agent"),
 		KPIEvery: 50 * time.Millisecond, ResourceScanEvery: 100 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
 	})
@@ -295,6 +296,49 @@ func (w *world) startAgentAt(cloudURL, key string, teleop agent.Teleop, robots .
 	stop = func() { once.Do(func() { cancel(); <-done }) }
 	w.t.Cleanup(stop)
 	return stop, reg
+}
+
+// teleop is the cloud operators' control an agent's core grants (uplink.Controls).
+type teleop interface {
+	OpenControlForCloud(ctx context.Context, robotID string, key fleetgate.StreamKey, user string) (live.Input, error)
+	HeldControls(robotID string) []fleetgate.Held
+}
+
+// agentSide is the core of the tests' agents (uplink.Core): robots in a registry, their door,
+// teleop (nil: refused) and no event log.
+type agentSide struct {
+	robots *fleet.Registry
+	door   *door.Door
+	teleop teleop
+}
+
+func (a agentSide) HostedRobots() []fleet.Robot                               { return a.robots.Robots() }
+func (a agentSide) HostedRobotsChanged() <-chan struct{}                      { return a.robots.Changed() }
+func (a agentSide) HostedRobot(id string) (fleet.Robot, bool)                 { return a.robots.Robot(id) }
+func (agentSide) Unforwarded(context.Context, int) ([]fleetgate.Event, error) { return nil, nil }
+func (agentSide) Forwarded(context.Context, []int64) error                    { return nil }
+func (agentSide) Posted() <-chan struct{}                                     { return nil }
+
+func (a agentSide) OpenControlForCloud(ctx context.Context, robotID string, key fleetgate.StreamKey, user string) (live.Input, error) {
+	if a.teleop == nil {
+		return nil, fleetgate.Errorf(fleetgate.EUnavailable, "this agent serves no teleoperation through the cloud")
+	}
+	return a.teleop.OpenControlForCloud(ctx, robotID, key, user)
+}
+
+func (a agentSide) HeldControls(robotID string) []fleetgate.Held {
+	if a.teleop == nil {
+		return nil
+	}
+	return a.teleop.HeldControls(robotID)
+}
+
+func (a agentSide) UploadFromCloud(ctx context.Context, robotID string, key fleetgate.StreamKey, typ string, payload []byte, user string) error {
+	robot, ok := a.robots.Robot(robotID)
+	if !ok {
+		return fleetgate.Errorf(fleetgate.EOffline, "robot %s is not connected to this agent", robotID)
+	}
+	return a.door.Send(ctx, robot, key, typ, payload, door.Who{User: user, Path: door.PathLink})
 }
 
 // waitOnline waits until robot id's presence is want, and returns how long that took.

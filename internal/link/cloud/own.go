@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
@@ -86,34 +88,30 @@ const (
 	refusalEvery = 10 * time.Second
 )
 
-// refusalLog writes the refusals of one link at a bounded rate: an agent that sends frames
-// about others' robots in a loop must not flood the cloud's log. The lines it holds back are
-// counted, and the next line written (or the last, as the link ends) says how many.
+// refusalLog writes the refusals of one link at a bounded rate (a token bucket): an agent
+// that sends frames about others' robots in a loop must not flood the cloud's log. The lines
+// it holds back are counted, and the next line written (or the last, as the link ends) says
+// how many.
 type refusalLog struct {
-	log *slog.Logger
-	now func() time.Time
+	log   *slog.Logger
+	now   func() time.Time
+	lines *rate.Limiter
 
-	mu     sync.Mutex
-	tokens float64
-	last   time.Time
-	held   int
+	mu   sync.Mutex
+	held int
 }
 
 func newRefusalLog(log *slog.Logger, now func() time.Time) *refusalLog {
-	return &refusalLog{log: log, now: now, tokens: refusalBurst, last: now()}
+	return &refusalLog{log: log, now: now, lines: rate.NewLimiter(rate.Every(refusalEvery), refusalBurst)}
 }
 
 func (l *refusalLog) warn(msg string, args ...any) {
 	l.mu.Lock()
-	now := l.now()
-	l.tokens = min(refusalBurst, l.tokens+float64(now.Sub(l.last))/float64(refusalEvery))
-	l.last = now
-	if l.tokens < 1 {
+	if !l.lines.AllowN(l.now(), 1) {
 		l.held++
 		l.mu.Unlock()
 		return
 	}
-	l.tokens--
 	held := l.held
 	l.held = 0
 	l.mu.Unlock()

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/clock"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
@@ -69,8 +70,9 @@ type Config struct {
 	BackoffMin, BackoffMax time.Duration
 	// MaxFrame bounds one image (DefaultMaxFrame when 0).
 	MaxFrame int
-	Clock    Clock
-	Log      *slog.Logger
+	// Clock runs the supervisor's timeouts, backoff and linger (clock.Real when nil).
+	Clock clock.Clock
+	Log   *slog.Logger
 
 	// open replaces ffmpeg in the supervisor's tests.
 	open func(ctx context.Context) (producer, error)
@@ -96,7 +98,7 @@ func (c *Config) defaults() {
 		c.BackoffMax = max(DefaultBackoffMax, c.BackoffMin)
 	}
 	if c.Clock == nil {
-		c.Clock = RealClock()
+		c.Clock = clock.Real()
 	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
@@ -290,10 +292,10 @@ func (g *generation) onActive(bool) {
 		}
 		called := make(chan struct{})
 		g.linger = called
-		t := c.cfg.Clock.NewTimer(c.cfg.Linger)
+		t := clock.NewTimer(c.cfg.Clock, c.cfg.Linger)
 		go func() {
 			select {
-			case <-t.C():
+			case <-t.C:
 				g.mu.Lock()
 				if g.linger == called && g.topic.Subscribers() == 0 {
 					g.linger = nil
@@ -382,12 +384,12 @@ func (g *generation) supervise(ctx context.Context) {
 			backoff = c.cfg.BackoffMin
 		}
 		c.log.Warn("camera stream interrupted; restarting", "err", err, "images", images, "in", backoff)
-		t := c.cfg.Clock.NewTimer(backoff)
+		t := clock.NewTimer(c.cfg.Clock, backoff)
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return
-		case <-t.C():
+		case <-t.C:
 		}
 		backoff = min(2*backoff, c.cfg.BackoffMax)
 	}
@@ -428,9 +430,9 @@ func (g *generation) attempt(ctx context.Context) (int, error) {
 	if pp, ok := p.(interface{ PID() int }); ok {
 		c.setPID(pp.PID())
 	}
-	first := c.cfg.Clock.NewTimer(c.cfg.FirstImage)
+	first := clock.NewTimer(c.cfg.Clock, c.cfg.FirstImage)
 	defer first.Stop()
-	var stall Timer
+	var stall *clock.ChanTimer
 	defer func() {
 		if stall != nil {
 			stall.Stop()
@@ -440,10 +442,10 @@ func (g *generation) attempt(ctx context.Context) (int, error) {
 	for {
 		var firstC, stallC <-chan time.Time
 		if images == 0 {
-			firstC = first.C()
+			firstC = first.C
 		}
 		if stall != nil {
-			stallC = stall.C()
+			stallC = stall.C
 		}
 		select {
 		case f, ok := <-p.Frames():
@@ -457,7 +459,7 @@ func (g *generation) attempt(ctx context.Context) (int, error) {
 			if stall != nil {
 				stall.Stop()
 			}
-			stall = c.cfg.Clock.NewTimer(c.cfg.StallTimeout)
+			stall = clock.NewTimer(c.cfg.Clock, c.cfg.StallTimeout)
 		case <-firstC:
 			return 0, timeoutError(fmt.Sprintf("the camera answered but sent no image within %s", c.cfg.FirstImage))
 		case <-stallC:

@@ -12,94 +12,23 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/clock/clocktest"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
-// fakeClock is a Clock that moves only when the test advances it.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []*fakeTimer
-}
+// fakeClock is the fake clock with a wait for the supervisor's timers.
+type fakeClock struct{ *clocktest.Fake }
 
-type fakeTimer struct {
-	c       chan time.Time
-	at      time.Time
-	d       time.Duration
-	stopped bool
-	fired   bool
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) NewTimer(d time.Duration) Timer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &fakeTimer{c: make(chan time.Time, 1), at: c.now.Add(d), d: d}
-	if d <= 0 {
-		t.fired = true
-		t.c <- c.now
-	} else {
-		c.timers = append(c.timers, t)
-	}
-	return &fakeTimerHandle{c, t}
-}
-
-type fakeTimerHandle struct {
-	clock *fakeClock
-	t     *fakeTimer
-}
-
-func (h *fakeTimerHandle) C() <-chan time.Time { return h.t.c }
-
-func (h *fakeTimerHandle) Stop() bool {
-	h.clock.mu.Lock()
-	defer h.clock.mu.Unlock()
-	was := !h.t.stopped && !h.t.fired
-	h.t.stopped = true
-	return was
-}
-
-// Advance moves the clock and fires the timers due.
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	kept := c.timers[:0]
-	for _, t := range c.timers {
-		switch {
-		case t.stopped:
-		case !t.at.After(c.now):
-			t.fired = true
-			t.c <- c.now
-		default:
-			kept = append(kept, t)
-		}
-	}
-	c.timers = kept
+func newFakeClock() fakeClock {
+	return fakeClock{clocktest.NewAt(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
 }
 
 // waitTimer waits until a timer of duration d is pending: the supervisor runs in its own
 // goroutine, and the test must not advance the clock before it set the timer up.
-func (c *fakeClock) waitTimer(t *testing.T, d time.Duration) {
+func (c fakeClock) waitTimer(t *testing.T, d time.Duration) {
 	t.Helper()
-	waitFor(t, "a pending timer of "+d.String(), func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		for _, tm := range c.timers {
-			if !tm.stopped && tm.d == d {
-				return true
-			}
-		}
-		return false
-	})
+	waitFor(t, "a pending timer of "+d.String(), func() bool { return c.PendingAt(c.Now().Add(d)) > 0 })
 }
 
 // waitFor polls cond until it holds or 10 s pass.
@@ -190,7 +119,7 @@ func (s *fakeSource) next(t *testing.T) *fakeProducer {
 	}
 }
 
-func newFakeCamera(t *testing.T) (*Camera, *fakeSource, *fakeClock) {
+func newFakeCamera(t *testing.T) (*Camera, *fakeSource, fakeClock) {
 	t.Helper()
 	src, clock := newFakeSource(), newFakeClock()
 	c := New(Config{Name: "dock", Spec: Spec{Source: fleetgate.SourceRTSP, URL: "rtsp://cam.example/s"}, Clock: clock, open: src.open})
@@ -321,17 +250,17 @@ func TestCameraUnreachableEndsViewersWithTheReason(t *testing.T) {
 	tests := []struct {
 		name   string
 		setup  func(*fakeSource)
-		act    func(*testing.T, *fakeSource, *fakeClock)
+		act    func(*testing.T, *fakeSource, fakeClock)
 		reason string
 	}{
 		{"open fails", func(s *fakeSource) { s.fail = errors.New("Connection refused") },
-			func(*testing.T, *fakeSource, *fakeClock) {}, "Connection refused"},
-		{"no first image", nil, func(t *testing.T, s *fakeSource, clock *fakeClock) {
+			func(*testing.T, *fakeSource, fakeClock) {}, "Connection refused"},
+		{"no first image", nil, func(t *testing.T, s *fakeSource, clock fakeClock) {
 			s.next(t)
 			clock.waitTimer(t, DefaultFirstImage)
 			clock.Advance(DefaultFirstImage)
 		}, "sent no image within 10s"},
-		{"exits before an image", nil, func(t *testing.T, s *fakeSource, clock *fakeClock) {
+		{"exits before an image", nil, func(t *testing.T, s *fakeSource, clock fakeClock) {
 			s.next(t).end(errors.New("401 Unauthorized"))
 		}, "401 Unauthorized"},
 	}

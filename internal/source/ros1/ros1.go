@@ -1,6 +1,7 @@
 // Package ros1 is the ROS 1 robot source: one robot per ROS master, whose topics are its
 // streams (source 2). It speaks the ROS 1 protocols itself (rosnode, tcpros, xmlrpc beneath
-// it) and implements fleet.Robot, so nothing above the contract learns about ROS.
+// it) and implements fleet.Robot, so nothing above the contract learns about ROS. The robot
+// is internal/source/rosgraph's, which ROS 2 shares; this package is its transport.
 //
 // The robot is online while its master answers. Topics are listed from the master at most
 // every PollPeriod and only when someone asks; each topic is subscribed to once, on its first
@@ -19,20 +20,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/hoststat"
 	"github.com/fleetgate/fleetgate/internal/source/ros1/rosnode"
+	"github.com/fleetgate/fleetgate/internal/source/rosgraph"
 )
 
 // Presence is told when the robot comes online (its master answers and the agent is
 // registered) and goes offline; the server adapts the fleet registry to it.
-type Presence interface {
-	Online(ctx context.Context, r fleet.Robot) error
-	Offline(r fleet.Robot)
-}
+type Presence = rosgraph.Presence
 
 // Config configures the robot of one ROS master.
 type Config struct {
@@ -72,36 +69,26 @@ const (
 	// retryPeriod is how often an unreachable master is tried: its return is noticed
 	// within a second, well inside the 5 s re-registration promise.
 	retryPeriod = time.Second
-	// inputLinger: a command younger than this reaches a subscriber that connects after it
-	// (see rosnode.PublishOptions.Linger); older ones have been replaced by the deadman's zero.
-	inputLinger = time.Second
 )
 
-// Robot is the robot of one ROS master. It implements fleet.Robot.
+// Robot is the robot of one ROS master: a ROS-graph robot (rosgraph) over the master's
+// topic list and TCPROS. It implements fleet.Robot and fleet.MessageDefinitions.
 type Robot struct {
-	cfg  Config
-	log  *slog.Logger
-	info fleetgate.Info
-	uuid uuid.UUID
-	node *rosnode.Node
-
-	mu        sync.Mutex
-	online    bool
-	graph     graph               // the last topic list
-	graphAt   time.Time           // when it was read; zero: never
-	nodes     []string            // the graph's nodes but ours, sorted
-	inbound   map[string]*inbound // output topics being read
-	outbound  map[string]*outbound
-	masterPID int
-
-	refresh sync.Mutex // one topic-list read at a time
+	*rosgraph.Robot
+	cfg   Config
+	log   *slog.Logger
+	node  *rosnode.Node
+	graph *graph
 
 	stop      context.CancelFunc
 	done      chan struct{}
 	closeOnce sync.Once
 }
 
-var _ fleet.Robot = (*Robot)(nil)
+var (
+	_ fleet.Robot              = (*Robot)(nil)
+	_ fleet.MessageDefinitions = (*Robot)(nil)
+)
 
 // Start starts the node and the loop that follows the master. The robot goes online through
 // cfg.Presence as soon as its master answers; Start does not wait for it.
@@ -151,32 +138,40 @@ func Start(ctx context.Context, cfg Config) (*Robot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ros1: %w", err)
 	}
-	r := &Robot{
-		cfg: cfg,
-		log: cfg.Logger.With("robot", cfg.Name, "master", cfg.MasterURI),
-		info: fleetgate.Info{
+	log := cfg.Logger.With("robot", cfg.Name, "master", cfg.MasterURI)
+	// One node name per robot, stable across restarts: a restarted agent takes over its
+	// own registrations instead of leaving a dead node beside a new one.
+	node, err := rosnode.Start(rosnode.Config{
+		Name:      "/fleetgate_" + strings.ReplaceAll(id, "-", "")[:12],
+		MasterURI: cfg.MasterURI,
+		Host:      cfg.Host,
+		Logger:    log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ros1: %w", err)
+	}
+	r := &Robot{cfg: cfg, log: log, node: node, done: make(chan struct{})}
+	r.graph = &graph{node: node, log: log, period: cfg.PollPeriod, now: cfg.Now}
+	r.Robot = rosgraph.New(rosgraph.Config{
+		Info: fleetgate.Info{
 			ID:            id,
 			Name:          cfg.Name,
 			ConfigName:    "ros1",
 			ConfigVersion: "1",
 			AgentVersion:  cfg.AgentVersion,
 		},
-		uuid:     uuid.MustParse(id),
-		inbound:  map[string]*inbound{},
-		outbound: map[string]*outbound{},
-		done:     make(chan struct{}),
-	}
-	// One node name per robot, stable across restarts: a restarted agent takes over its
-	// own registrations instead of leaving a dead node beside a new one.
-	r.node, err = rosnode.Start(rosnode.Config{
-		Name:      "/fleetgate_" + strings.ReplaceAll(id, "-", "")[:12],
-		MasterURI: cfg.MasterURI,
-		Host:      cfg.Host,
-		Logger:    r.log,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("ros1: %w", err)
-	}
+		Source:      fleetgate.SourceROS1,
+		PoseTopic:   cfg.PoseTopic,
+		Limits:      fleetgate.SpeedLimits{Linear: cfg.MaxLinear, Angular: cfg.MaxAngular},
+		LogFile:     cfg.LogFile,
+		HostStats:   cfg.HostStats,
+		Logger:      log,
+		Presence:    cfg.Presence,
+		Self:        r,
+		Unreachable: "its ROS master does not answer",
+		Linger:      cfg.Linger,
+		ReadTimeout: cfg.ReadTimeout,
+	}, r.graph)
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	r.stop = stop
 	go r.run(runCtx)
@@ -185,29 +180,22 @@ func Start(ctx context.Context, cfg Config) (*Robot, error) {
 	return r, nil
 }
 
-// Close takes the robot offline, unregisters from the master and stops the node.
+// Close takes the robot offline, unregisters from the master and stops the node (which
+// closes the publishers).
 func (r *Robot) Close() {
 	r.closeOnce.Do(func() {
 		r.stop()
 		<-r.done
 		r.goOffline("the agent is stopping")
-		r.mu.Lock()
-		outs := r.outbound
-		r.outbound = map[string]*outbound{}
-		r.mu.Unlock()
-		_ = outs // the node closes the publishers
 		r.node.Close()
 	})
 }
-
-// Info identifies the robot.
-func (r *Robot) Info() fleetgate.Info { return r.info }
 
 // run follows the master: online while it answers, offline after OfflineAfter failed checks,
 // registered again when it comes back or restarts.
 func (r *Robot) run(ctx context.Context) {
 	defer close(r.done)
-	failures := 0
+	failures, lastPID := 0, 0
 	for {
 		ctxCall, cancel := context.WithTimeout(ctx, r.cfg.PollPeriod)
 		pid, err := r.node.Master().GetPid(ctxCall)
@@ -215,9 +203,7 @@ func (r *Robot) run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		r.mu.Lock()
-		online, lastPID := r.online, r.masterPID
-		r.mu.Unlock()
+		online := r.Online()
 		wait := r.cfg.PollPeriod
 		switch {
 		case err != nil:
@@ -232,15 +218,15 @@ func (r *Robot) run(ctx context.Context) {
 			if err := r.goOnline(ctx, pid); err != nil {
 				r.log.Warn("ROS master answers but the robot cannot go online yet", "err", err)
 				wait = retryPeriod
+			} else {
+				lastPID = pid
 			}
 		case pid != lastPID:
 			failures = 0
 			// Restarted between two checks: the new master knows nothing of us.
 			r.log.Info("ROS master restarted; registering again", "pid", pid)
-			r.mu.Lock()
-			r.masterPID = pid
-			r.graphAt = time.Time{}
-			r.mu.Unlock()
+			lastPID = pid
+			r.graph.forget()
 			if err := r.node.Reregister(ctx); err != nil {
 				r.log.Warn("registering again with the ROS master", "err", err)
 			}
@@ -262,44 +248,17 @@ func (r *Robot) goOnline(ctx context.Context, pid int) error {
 	if err := r.node.Reregister(ctx); err != nil {
 		return err
 	}
-	r.mu.Lock()
-	r.online, r.masterPID, r.graphAt = true, pid, time.Time{}
-	r.mu.Unlock()
-	if err := r.cfg.Presence.Online(ctx, r); err != nil {
-		r.mu.Lock()
-		r.online = false
-		r.mu.Unlock()
+	r.graph.forget() // the new master's topics, not the old one's
+	if err := r.GoOnline(ctx); err != nil {
 		return fmt.Errorf("registering the robot: %w", err)
 	}
 	r.log.Info("ROS master answers; robot online", "pid", pid)
 	return nil
 }
 
-// goOffline ends every reader with fleetgate.EOffline and drops the subscriptions; the
-// publishers stay, to be registered again when the master returns.
+// goOffline ends every reader with fleetgate.EOffline and forgets the publishers' message
+// definitions; the publishers stay, to be registered again when the master returns.
 func (r *Robot) goOffline(why string) {
-	r.mu.Lock()
-	was := r.online
-	r.online = false
-	ins := r.inbound
-	r.inbound = map[string]*inbound{}
-	r.mu.Unlock()
-	if was {
-		r.cfg.Presence.Offline(r)
-	}
-	err := fleetgate.Errorf(fleetgate.EOffline, "robot %s is offline: %s", r.info.Name, why)
-	var wg sync.WaitGroup
-	for _, in := range ins {
-		wg.Go(func() { in.shutdown(err) })
-	}
-	wg.Wait()
-}
-
-func (r *Robot) offline() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.online {
-		return fleetgate.Errorf(fleetgate.EOffline, "robot %s is offline: its ROS master does not answer", r.info.Name)
-	}
-	return nil
+	r.GoOffline(why)
+	r.graph.forgetDefinitions()
 }

@@ -1,10 +1,6 @@
 package ros2
 
-import (
-	"strings"
-
-	"github.com/fleetgate/fleetgate/internal/source/rosmsg"
-)
+import "strings"
 
 // ROS 2 over DDS names things as rmw does: a topic /a/b is the DDS topic rt/a/b, and a message
 // type pkg/msg/Name is the DDS type pkg::msg::dds_::Name_.
@@ -33,9 +29,6 @@ func rosType(ddsType string) string {
 
 // codecType is the package/Name form rosmsg knows a ROS 2 type by.
 func codecType(ros2Type string) string { return strings.Replace(ros2Type, "/msg/", "/", 1) }
-
-// catalogType is the catalog type of a ROS 2 type, "" when the catalog has none.
-func catalogType(ros2Type string) string { return rosmsg.CatalogType(codecType(ros2Type)) }
 
 // systemTopics are topics every ROS 2 node has; they say nothing of a robot.
 var systemTopics = map[string]bool{"/rosout": true, "/parameter_events": true}

@@ -28,12 +28,6 @@ func TestNames(t *testing.T) {
 			t.Errorf("rosType(%q) = %q, want %q", dds, got, want)
 		}
 	}
-	if c := catalogType("sensor_msgs/msg/LaserScan"); c != "Platform.Messages.sensor_msgs.LaserScan" {
-		t.Errorf("catalog type %q", c)
-	}
-	if c := catalogType("my_pkg/msg/Thing"); c != "" {
-		t.Errorf("catalog type of an unknown type: %q", c)
-	}
 }
 
 // Topics go to the robot of their namespace: explicitly, the longest given namespace; else a

@@ -1,7 +1,8 @@
 // Package ros2 is the ROS 2 robot source: the agent joins the ROS 2 graph of its network as a
 // DDS participant (package dds: Cyclone DDS through cgo, build tag ros2) and hosts one robot
 // per namespace, whose topics are its streams (source 3). Messages are decoded from CDR in Go
-// (internal/rosmsg); nothing is installed on the robots.
+// (internal/source/rosmsg); nothing is installed on the robots. The robot is
+// internal/source/rosgraph's, which ROS 1 shares; this package is its transport.
 //
 // Robots: with Config.Robots, one robot per given namespace, holding the topics under it (the
 // longest namespace wins; "/" takes every topic). Without, a namespace /X is a robot when it
@@ -32,20 +33,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/hoststat"
 	"github.com/fleetgate/fleetgate/internal/source/ros2/dds"
+	"github.com/fleetgate/fleetgate/internal/source/rosgraph"
 )
 
 // Presence is told when a robot comes online and goes offline; the server adapts the fleet
 // registry to it.
-type Presence interface {
-	Online(ctx context.Context, r fleet.Robot) error
-	Offline(r fleet.Robot)
-}
+type Presence = rosgraph.Presence
 
 // RobotSpec names the robot of a namespace.
 type RobotSpec struct {
@@ -192,8 +189,8 @@ func (s *Source) Close() {
 		robots := slices.Collect(maps.Values(s.robots))
 		s.mu.Unlock()
 		for _, r := range robots {
-			r.goOffline("the agent is stopping")
-			r.closeWriters()
+			r.GoOffline("the agent is stopping")
+			r.CloseWriters()
 		}
 		s.p.Close()
 	})
@@ -287,7 +284,7 @@ func (s *Source) reconcile(ctx context.Context) {
 		} else {
 			r.idle(now)
 		}
-		r.followQoS()
+		r.dds.followQoS()
 	}
 }
 
@@ -330,17 +327,27 @@ func (s *Source) newRobot(ns string) (*Robot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Robot{
-		s:  s,
-		ns: ns,
-		info: fleetgate.Info{
-			ID: id, Name: name, ConfigName: "ros2", ConfigVersion: "1", AgentVersion: s.cfg.AgentVersion,
-		},
-		uuid:     uuid.MustParse(id),
-		log:      s.log.With("robot", name, "namespace", ns),
-		inbound:  map[string]*inbound{},
-		outbound: map[string]*outbound{},
-	}, nil
+	log := s.log.With("robot", name, "namespace", ns)
+	pose := ns + "/" + s.cfg.PoseTopic
+	if ns == "/" {
+		pose = "/" + s.cfg.PoseTopic
+	}
+	r := &Robot{ns: ns, log: log, s: s, dds: &namespace{s: s, ns: ns, log: log}}
+	r.Robot = rosgraph.New(rosgraph.Config{
+		Info:        fleetgate.Info{ID: id, Name: name, ConfigName: "ros2", ConfigVersion: "1", AgentVersion: s.cfg.AgentVersion},
+		Source:      fleetgate.SourceROS2,
+		PoseTopic:   pose,
+		Limits:      fleetgate.SpeedLimits{Linear: s.cfg.MaxLinear, Angular: s.cfg.MaxAngular},
+		LogFile:     s.cfg.LogFile,
+		HostStats:   s.cfg.HostStats,
+		Logger:      log,
+		Presence:    s.cfg.Presence,
+		Self:        r,
+		Unreachable: "none of its topics is in the ROS 2 graph",
+		Linger:      s.cfg.Linger,
+		ReadTimeout: s.cfg.ReadTimeout,
+	}, r.dds)
+	return r, nil
 }
 
 // topicInfo is one topic of a robot as a stream.
@@ -354,15 +361,6 @@ type topicInfo struct {
 	// the agent's volatile writers never match.
 	lateJoiners int
 	readers     int
-}
-
-// streamType is the catalog type, or the ROS 2 type of one the catalog lacks (relayed as
-// opaque CDR).
-func (t topicInfo) streamType() string {
-	if c := catalogType(t.ros2Type); c != "" {
-		return c
-	}
-	return t.ros2Type
 }
 
 // topicsOf lists the topics of the robot of namespace ns.
@@ -401,6 +399,6 @@ func (s *Source) Robots() []*Robot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := slices.Collect(maps.Values(s.robots))
-	sort.Slice(out, func(i, j int) bool { return out[i].info.Name < out[j].info.Name })
+	sort.Slice(out, func(i, j int) bool { return out[i].Info().Name < out[j].Info().Name })
 	return out
 }

@@ -1,4 +1,4 @@
-package agent
+package uplink
 
 import (
 	"context"
@@ -9,17 +9,6 @@ import (
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
 
-// Events is the local gateway's event log as the link forwards it: the entries posted here
-// that the cloud has not confirmed, in order, and a signal when one is posted.
-type Events interface {
-	// Unforwarded lists up to limit entries the cloud has not confirmed, oldest first.
-	Unforwarded(ctx context.Context, limit int) ([]fleetgate.Event, error)
-	// Forwarded records that the cloud stored entries ids.
-	Forwarded(ctx context.Context, ids []int64) error
-	// Posted is signalled (without blocking) when an entry is posted.
-	Posted() <-chan struct{}
-}
-
 // eventRetry is how long the agent waits for the cloud's confirmation of a batch, and
 // between tries after a failure.
 const eventRetry = 10 * time.Second
@@ -29,10 +18,7 @@ const eventRetry = 10 * time.Second
 // One batch is in flight at a time; an entry is forgotten only once the cloud says it is on
 // its disk, and sent again otherwise (the cloud keeps one copy per entry).
 func (s *session) pushEvents() {
-	ev := s.a.cfg.Events
-	if ev == nil {
-		return
-	}
+	ev := s.a.cfg.Core
 	for {
 		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 		batch, err := ev.Unforwarded(ctx, link.MaxEventBatch)
@@ -70,7 +56,7 @@ func (s *session) sendEvents(batch []fleetgate.Event) bool {
 	case ids := <-s.eventsStored:
 		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 		defer cancel()
-		if err := s.a.cfg.Events.Forwarded(ctx, ids); err != nil {
+		if err := s.a.cfg.Core.Forwarded(ctx, ids); err != nil {
 			// Sent again next time: the cloud keeps one copy.
 			s.a.log.Warn("recording forwarded events failed", "err", err)
 			return false

@@ -1,15 +1,18 @@
-package agent
+package uplink
 
 import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/live"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
@@ -34,15 +37,48 @@ type fakeDriver struct{ f *fakeInput }
 func (fakeDriver) Command(proto.Message) error { return nil }
 func (d fakeDriver) Stop() error               { d.f.mu.Lock(); d.f.zeros++; d.f.mu.Unlock(); return nil }
 
-type fakeTeleop struct{ in *fakeInput }
+// fakeCore is an agent's core hosting robots, whose controls grant in and whose door
+// records the uploads handed to it and answers them with uploadErr.
+type fakeCore struct {
+	in        *fakeInput
+	robots    map[string]fleet.Robot
+	uploadErr error
 
-func (t fakeTeleop) OpenControlForCloud(context.Context, string, fleetgate.StreamKey, string) (live.Input, error) {
-	return t.in, nil
+	mu      sync.Mutex
+	uploads []upload
 }
-func (fakeTeleop) HeldControls(string) []fleetgate.Held { return nil }
 
-func testSession(in *fakeInput) *session {
-	a := &Agent{cfg: Config{Teleop: fakeTeleop{in}}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+// upload is one message the core's door was handed.
+type upload struct {
+	robotID, typ, user string
+	key                fleetgate.StreamKey
+	payload            []byte
+}
+
+func (c *fakeCore) HostedRobots() []fleet.Robot          { return slices.Collect(maps.Values(c.robots)) }
+func (c *fakeCore) HostedRobotsChanged() <-chan struct{} { return nil }
+func (c *fakeCore) HostedRobot(id string) (fleet.Robot, bool) {
+	r, ok := c.robots[id]
+	return r, ok
+}
+func (c *fakeCore) HeldControls(string) []fleetgate.Held                        { return nil }
+func (c *fakeCore) Unforwarded(context.Context, int) ([]fleetgate.Event, error) { return nil, nil }
+func (c *fakeCore) Forwarded(context.Context, []int64) error                    { return nil }
+func (c *fakeCore) Posted() <-chan struct{}                                     { return nil }
+func (c *fakeCore) OpenControlForCloud(context.Context, string, fleetgate.StreamKey, string) (live.Input, error) {
+	return c.in, nil
+}
+func (c *fakeCore) UploadFromCloud(_ context.Context, robotID string, key fleetgate.StreamKey, typ string, payload []byte, user string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.uploads = append(c.uploads, upload{robotID: robotID, key: key, typ: typ, payload: payload, user: user})
+	return c.uploadErr
+}
+
+func testSession(in *fakeInput) *session { return testSessionOver(&fakeCore{in: in}) }
+
+func testSessionOver(core *fakeCore) *session {
+	a := &Agent{cfg: Config{Core: core}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	s := &session{a: a, done: make(chan struct{}), controls: map[string]*cloudControl{}, released: map[string]struct{}{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s

@@ -1,4 +1,4 @@
-package agent
+package uplink
 
 import (
 	"context"
@@ -11,17 +11,6 @@ import (
 	"github.com/fleetgate/fleetgate/internal/live/teleop"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
-
-// Teleop is what the agent link needs to let cloud operators drive this agent's robots: the
-// local gateway's core (gateway.Gateway), whose control leases its own W3 sockets share, so
-// there is one controller per input stream whether it sits on the LAN or in the cloud.
-type Teleop interface {
-	// OpenControlForCloud takes control of robotID's input stream key for user; a stream
-	// somebody drives is fleetgate.HeldError.
-	OpenControlForCloud(ctx context.Context, robotID string, key fleetgate.StreamKey, user string) (live.Input, error)
-	// HeldControls lists who drives robotID's input streams.
-	HeldControls(robotID string) []fleetgate.Held
-}
 
 // connectedEvery is how often a cloud operator's control checks that its robot is still on the
 // connection it was granted on.
@@ -44,13 +33,10 @@ type cloudControl struct {
 
 // takeControl answers the cloud's TakeControl.
 func (s *session) takeControl(ctx context.Context, robotID string, req *linkpb.TakeControl) (*linkpb.Response, error) {
-	if s.a.cfg.Teleop == nil {
-		return nil, fleetgate.Errorf(fleetgate.EUnavailable, "this agent serves no teleoperation through the cloud")
-	}
 	if req.GetControlId() == "" || len(req.GetControlId()) > 64 {
 		return nil, fleetgate.Errorf(fleetgate.EInvalid, "a control id of 1 to 64 bytes is required")
 	}
-	in, err := s.a.cfg.Teleop.OpenControlForCloud(ctx, robotID, link.KeyFromWire(req.GetKey()), req.GetUser())
+	in, err := s.a.cfg.Core.OpenControlForCloud(ctx, robotID, link.KeyFromWire(req.GetKey()), req.GetUser())
 	if held, ok := fleetgate.HeldBy(err); ok {
 		return &linkpb.Response{Result: &linkpb.Response_Held{Held: &linkpb.ControlHeld{
 			Key: req.GetKey(), Owner: held.Owner, Since: link.Time(held.Since)}}}, nil
@@ -140,10 +126,8 @@ func (s *session) stopControls() {
 // heldControls answers the cloud's Controls.
 func (s *session) heldControls(robotID string) *linkpb.Response {
 	var list []*linkpb.ControlHeld
-	if s.a.cfg.Teleop != nil {
-		for _, h := range s.a.cfg.Teleop.HeldControls(robotID) {
-			list = append(list, &linkpb.ControlHeld{Key: link.KeyToWire(h.Key), Owner: h.Owner, Since: link.Time(h.Since)})
-		}
+	for _, h := range s.a.cfg.Core.HeldControls(robotID) {
+		list = append(list, &linkpb.ControlHeld{Key: link.KeyToWire(h.Key), Owner: h.Owner, Since: link.Time(h.Since)})
 	}
 	return &linkpb.Response{Result: &linkpb.Response_Controls{Controls: &linkpb.ControlList{Controls: list}}}
 }

@@ -1,4 +1,4 @@
-package agent
+package uplink
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func (s *session) serve(req *linkpb.Request) {
 		resp, err := s.handle(ctx, req)
 		if errors.Is(err, context.DeadlineExceeded) {
 			name := req.GetRobotId()
-			if r, ok := s.a.cfg.Robots.Robot(name); ok {
+			if r, ok := s.a.cfg.Core.HostedRobot(name); ok {
 				name = r.Info().Name
 			}
 			err = fleetgate.Errorf(fleetgate.EUnavailable, "robot %q did not answer its agent within %s", name, deadline)
@@ -64,7 +64,7 @@ func (s *session) answer(resp *linkpb.Response) {
 }
 
 func (s *session) handle(ctx context.Context, req *linkpb.Request) (*linkpb.Response, error) {
-	robot, ok := s.a.cfg.Robots.Robot(req.GetRobotId())
+	robot, ok := s.a.cfg.Core.HostedRobot(req.GetRobotId())
 	if !ok {
 		return nil, fleetgate.Errorf(fleetgate.EOffline, "robot %s is not connected to this agent", req.GetRobotId())
 	}
@@ -79,8 +79,15 @@ func (s *session) handle(ctx context.Context, req *linkpb.Request) (*linkpb.Resp
 			return nil, err
 		}
 		return &linkpb.Response{Result: &linkpb.Response_Upload{Upload: done}}, nil
+	case *linkpb.Request_Publish:
+		// The agent's door decides, through the core; the cloud's check is never trusted.
+		p := op.Publish
+		if err := s.a.cfg.Core.UploadFromCloud(ctx, req.GetRobotId(), link.KeyFromWire(p.GetKey()), p.GetType(), p.GetPayload(), p.GetUser()); err != nil {
+			return nil, err
+		}
+		return &linkpb.Response{Result: &linkpb.Response_Done{Done: &linkpb.Empty{}}}, nil
 	default:
-		return link.Answer(ctx, robot, req, s.a.cfg.Door)
+		return link.Answer(ctx, robot, req, nil)
 	}
 }
 

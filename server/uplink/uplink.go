@@ -1,8 +1,10 @@
-// Package agent is the agent's end of the agent link: it dials the cloud, announces the
-// robots of this process, answers the cloud's requests from them, pushes their custom KPIs
-// and resource lists, uploads resource files the cloud asks for, and reconnects with
-// jittered exponential backoff. The local gateway keeps serving whatever the link does.
-package agent
+// Package uplink is the agent's end of the agent link, an adapter over the agent's core (Core)
+// beside the HTTP API's: it dials the cloud, announces the robots this process hosts, answers
+// the cloud's requests from them, lets cloud operators drive them through the agent's door,
+// pushes their custom KPIs, resource lists and the event log, uploads resource files the
+// cloud asks for, and reconnects with jittered exponential backoff. The local gateway keeps
+// serving whatever the link does. The wire protocol and the cloud's end are internal/link.
+package uplink
 
 import (
 	"context"
@@ -22,8 +24,6 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/door"
-	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
@@ -35,8 +35,8 @@ type Config struct {
 	CloudURL string
 	Key      string
 	Version  string
-	// Robots are the robots this process hosts.
-	Robots *fleet.Registry
+	// Core is the agent's core: its robots, their door and its event log. Required.
+	Core   Core
 	Logger *slog.Logger
 	// HTTPClient dials the cloud (TLS settings, proxies); nil: http.DefaultClient.
 	HTTPClient *http.Client
@@ -46,19 +46,11 @@ type Config struct {
 	ResourceScanEvery time.Duration
 	// MaxBackoff caps the wait between connection attempts (default 5 s).
 	MaxBackoff time.Duration
-	// Teleop lets cloud operators drive this agent's robots under its own control leases;
-	// nil: the cloud's teleoperation requests are refused.
-	Teleop Teleop
-	// Door is the one way to the input streams of this agent's robots (the local gateway's,
-	// which Teleop's controls go through too): the cloud's uploads pass it. nil: refused.
-	Door *door.Door
 	// LiveBudget caps the bytes per second of live samples sent to the cloud, shared fairly
 	// between the streams watched there; 0: no cap.
 	LiveBudget int64
 	// NoLive keeps the agent from opening its live connection (cloud live view off here).
 	NoLive bool
-	// Events is the local event log the link forwards to the cloud's; nil: none.
-	Events Events
 }
 
 // Backoff after a refused key: long enough not to trip the cloud's failure limit, which is
@@ -92,6 +84,9 @@ func New(cfg Config) (*Agent, error) {
 			return nil, err
 		}
 		urls = append(urls, u)
+	}
+	if cfg.Core == nil {
+		return nil, errors.New("uplink: no Core")
 	}
 	if cfg.Key == "" {
 		return nil, errors.New("an agent key is required to link to the cloud (fleetgate agents add on the cloud prints one)")
@@ -312,7 +307,7 @@ func (s *session) end() {
 // handshake sends hello and reads the cloud's welcome.
 func (s *session) handshake() (*linkpb.Welcome, error) {
 	s.heartbeat = link.HeartbeatInterval
-	s.robotsChanged = s.a.cfg.Robots.Changed()
+	s.robotsChanged = s.a.cfg.Core.HostedRobotsChanged()
 	hello := &linkpb.Hello{ProtocolVersion: link.ProtocolVersion, AgentVersion: s.a.cfg.Version, Robots: s.robotInfos()}
 	if err := s.write(&linkpb.Frame{Body: &linkpb.Frame_Hello{Hello: hello}}, 10*time.Second); err != nil {
 		return nil, err
@@ -346,7 +341,7 @@ func closeReason(err error) error {
 }
 
 func (s *session) robotInfos() []*linkpb.RobotInfo {
-	robots := s.a.cfg.Robots.Robots()
+	robots := s.a.cfg.Core.HostedRobots()
 	out := make([]*linkpb.RobotInfo, len(robots))
 	for i, r := range robots {
 		out[i] = link.InfoToWire(r.Info())
@@ -445,7 +440,7 @@ func (s *session) watchRobots() {
 		}
 		// The next signal is taken before the list is read: a change while the list is
 		// being sent is announced after it.
-		changed = s.a.cfg.Robots.Changed()
+		changed = s.a.cfg.Core.HostedRobotsChanged()
 		f := &linkpb.Frame{Body: &linkpb.Frame_Robots{Robots: &linkpb.RobotsChanged{Robots: s.robotInfos()}}}
 		for s.write(f, 10*time.Second) != nil {
 			if s.over() {
@@ -471,7 +466,7 @@ func (s *session) pushKPIs() {
 			return
 		case <-tick.C:
 		}
-		for _, r := range s.a.cfg.Robots.Robots() {
+		for _, r := range s.a.cfg.Core.HostedRobots() {
 			if s.isRefused(r.Info().ID) {
 				continue
 			}
@@ -499,7 +494,7 @@ func (s *session) pushResources() {
 	tick := time.NewTicker(s.a.cfg.ResourceScanEvery)
 	defer tick.Stop()
 	for {
-		for _, r := range s.a.cfg.Robots.Robots() {
+		for _, r := range s.a.cfg.Core.HostedRobots() {
 			if s.isRefused(r.Info().ID) {
 				continue
 			}

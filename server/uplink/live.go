@@ -1,4 +1,4 @@
-package agent
+package uplink
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"golang.org/x/time/rate"
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/link"
@@ -169,7 +170,7 @@ func (l *liveSender) unsubscribe(id uint64) {
 // follow reads the robot's stream into sub's slot until the cloud gives it up or it ends.
 func (l *liveSender) follow(ctx context.Context, sub *agentSub, robotID string, key fleetgate.StreamKey) {
 	defer sub.cancel()
-	robot, ok := l.s.a.cfg.Robots.Robot(robotID)
+	robot, ok := l.s.a.cfg.Core.HostedRobot(robotID)
 	if !ok {
 		l.ended(sub, fleetgate.Errorf(fleetgate.EOffline, "robot %s is not connected to this agent", robotID))
 		return
@@ -315,41 +316,46 @@ func (sub *agentSub) start(now time.Time, wait *time.Duration) bool {
 	return true
 }
 
-// budget is a token bucket of bytes per second, a second's worth deep; nil: no cap.
-type budget struct {
-	rate   float64
-	tokens float64
-	at     time.Time
-}
+// budget caps the live connection's bytes per second with a token bucket a second's worth
+// deep; nil: no cap.
+type budget struct{ bytes *rate.Limiter }
 
 func newBudget(bytesPerSecond int64) *budget {
 	if bytesPerSecond <= 0 {
 		return nil
 	}
-	return &budget{rate: float64(bytesPerSecond), tokens: float64(bytesPerSecond), at: time.Now()}
+	return &budget{rate.NewLimiter(rate.Limit(bytesPerSecond), int(bytesPerSecond))}
 }
 
-// take waits until n bytes fit the budget (a sample larger than a second's budget waits for
-// the bucket to be full, then goes); false when done closed meanwhile.
+// take waits until n bytes fit the budget; false when done closed meanwhile.
 func (b *budget) take(n int, done <-chan struct{}) bool {
 	if b == nil {
 		return true
 	}
-	now := time.Now()
-	b.tokens = min(b.rate, b.tokens+now.Sub(b.at).Seconds()*b.rate)
-	b.at = now
-	need := min(float64(n), b.rate)
-	if b.tokens < need {
-		wait := time.Duration((need - b.tokens) / b.rate * float64(time.Second))
-		select {
-		case <-time.After(wait):
-		case <-done:
-			return false
-		}
-		b.tokens, b.at = need, time.Now()
+	wait := b.reserve(time.Now(), n)
+	if wait <= 0 {
+		return true
 	}
-	b.tokens -= float64(n)
-	return true
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-done:
+		return false // the connection is over, and its budget with it
+	}
+}
+
+// reserve takes n bytes at now and returns how long their sample waits: until the bucket holds
+// them, or is full for a sample larger than a second's budget, whose bytes beyond that are
+// owed at once (the samples after it wait them off) rather than refused.
+func (b *budget) reserve(now time.Time, n int) time.Duration {
+	burst := b.bytes.Burst()
+	wait := b.bytes.ReserveN(now, min(n, burst)).DelayFrom(now)
+	for owed := n - burst; owed > 0; owed -= burst {
+		b.bytes.ReserveN(now, min(owed, burst))
+	}
+	return wait
 }
 
 // writeTimeout bounds one live frame's write: a connection that cannot take a frame for as

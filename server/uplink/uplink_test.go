@@ -1,4 +1,4 @@
-package agent
+package uplink
 
 import (
 	"net/http"
@@ -30,7 +30,7 @@ func TestLinkURL(t *testing.T) {
 // TestCloudURLList: --cloud takes the replicas' URLs separated by commas, each checked like
 // one; a bad one among them is refused with its reason.
 func TestCloudURLList(t *testing.T) {
-	a, err := New(Config{CloudURL: "http://r1:8080, https://r2.example.com", Key: "fga_x"})
+	a, err := New(Config{CloudURL: "http://r1:8080, https://r2.example.com", Key: "fga_x", Core: &fakeCore{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestCloudURLList(t *testing.T) {
 	if len(a.urls) != 2 || a.urls[0] != want[0] || a.urls[1] != want[1] {
 		t.Errorf("urls = %v, want %v", a.urls, want)
 	}
-	if _, err := New(Config{CloudURL: "http://r1:8080,http://user:pw@r2", Key: "fga_x"}); err == nil || !strings.Contains(err.Error(), "credentials") {
+	if _, err := New(Config{CloudURL: "http://r1:8080,http://user:pw@r2", Key: "fga_x", Core: &fakeCore{}}); err == nil || !strings.Contains(err.Error(), "credentials") {
 		t.Errorf("a list with a URL holding credentials: %v, want refused", err)
 	}
 }
@@ -72,12 +72,15 @@ func TestRefusedWait(t *testing.T) {
 	}
 }
 
-// TestNewChecksConfig: a missing key or a bad URL fails at start, not on the first dial.
+// TestNewChecksConfig: a missing key or core, or a bad URL, fails at start, not on the first dial.
 func TestNewChecksConfig(t *testing.T) {
-	if _, err := New(Config{CloudURL: "http://h", Key: ""}); err == nil {
+	if _, err := New(Config{CloudURL: "http://h", Key: "", Core: &fakeCore{}}); err == nil {
 		t.Error("no key accepted")
 	}
-	if _, err := New(Config{CloudURL: "h:1", Key: "fga_x"}); err == nil {
+	if _, err := New(Config{CloudURL: "h:1", Key: "fga_x", Core: &fakeCore{}}); err == nil {
 		t.Error("a URL without scheme accepted")
+	}
+	if _, err := New(Config{CloudURL: "http://h", Key: "fga_x"}); err == nil {
+		t.Error("no core accepted")
 	}
 }
