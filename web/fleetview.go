@@ -9,7 +9,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/views"
 )
 
@@ -36,7 +35,7 @@ func (p *Panel) fleetRows(c echo.Context) ([]fleetgate.Fleet, fleetgate.Fleet, [
 	if err != nil {
 		return nil, fleetgate.Fleet{}, nil, err
 	}
-	all = slices.DeleteFunc(all, func(r gateway.RobotRow) bool { return r.Robot.FleetID != chosen.ID })
+	all = slices.DeleteFunc(all, func(r fleetgate.RobotRow) bool { return r.Robot.FleetID != chosen.ID })
 	rows := p.withStatus(ctx, all)
 	sortByAlerts(rows)
 	return fleets, chosen, rows, nil

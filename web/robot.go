@@ -16,7 +16,7 @@ import (
 )
 
 // header loads what every robot tab shows, and checks the caller may see the robot (404).
-func (p *Panel) header(c echo.Context, tab string) (views.RobotHeader, gateway.RobotDetails, error) {
+func (p *Panel) header(c echo.Context, tab string) (views.RobotHeader, fleetgate.RobotDetails, error) {
 	ctx, caller := c.Request().Context(), Caller(c)
 	d, err := p.gw.Robot(ctx, caller, c.Param("robotId"))
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/views"
 )
 
@@ -50,7 +50,7 @@ func (p *Panel) robotsView(c echo.Context) (views.RobotsView, error) {
 	if v.Fleets, err = p.gw.OrgFleets(ctx, caller); err != nil {
 		return v, err
 	}
-	var rows []gateway.RobotRow
+	var rows []fleetgate.RobotRow
 	for _, r := range all {
 		if v.Fleet != "" && r.Robot.FleetID != v.Fleet {
 			continue
@@ -66,7 +66,7 @@ func (p *Panel) robotsView(c echo.Context) (views.RobotsView, error) {
 
 // withStatus reads the status of the rows' robots (battery, activity, alerts), side by side,
 // within robotReadTimeout.
-func (p *Panel) withStatus(ctx context.Context, rows []gateway.RobotRow) []views.RobotRow {
+func (p *Panel) withStatus(ctx context.Context, rows []fleetgate.RobotRow) []views.RobotRow {
 	ctx, cancel := context.WithTimeout(ctx, robotReadTimeout)
 	defer cancel()
 	statuses := p.gw.RobotStatuses(ctx, rows)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/kpi"
 	"github.com/fleetgate/fleetgate/internal/live"
@@ -174,7 +175,7 @@ func (h *v2) robot(c echo.Context) error {
 }
 
 // robotDetailsBody is endpoint 3's answer (S2's, respelled).
-func robotDetailsBody(d gateway.RobotDetails) robotDetailsResponse {
+func robotDetailsBody(d fleetgate.RobotDetails) robotDetailsResponse {
 	resp := robotDetailsResponse{
 		RobotData:        robotListItem{BasicData: basicData{ID: d.Robot.ID, Name: d.Robot.Name}, IsOnline: d.Online},
 		FleetName:        d.FleetName,
