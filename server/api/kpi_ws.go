@@ -1,8 +1,6 @@
 package api
 
 import (
-	"context"
-
 	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
 
@@ -63,7 +61,7 @@ func (h *kpiSocket) connect(c echo.Context) error {
 	// a goroutine of its own: the hub calls it under its lock, and closing waits for the reader.
 	ws := newWSConn(conn, frames)
 	cut := func() { go ws.Drop() }
-	sub, err := h.hub.Subscribe(kpi.Request{FleetID: view.FleetID, Token: bearer, View: kpiView(view), Abort: cut})
+	sub, err := h.hub.Subscribe(kpi.Request{FleetID: view.FleetID, Token: bearer, View: view.HubView(), Abort: cut})
 	if err != nil {
 		conn.Close(websocket.StatusGoingAway, "server shutting down")
 		return nil
@@ -71,31 +69,4 @@ func (h *kpiSocket) connect(c echo.Context) error {
 	// The socket gets goroutines of its own and the handler returns (see live.RunKPIs).
 	go live.RunKPIs(ws, sub, cut)
 	return nil
-}
-
-func kpiView(v gateway.KPIView) kpi.View { return kpi.View{All: v.All, Robots: v.RobotIDs} }
-
-// KPISource is the gateway core as the KPI hub needs it.
-func KPISource(gw *gateway.Gateway) kpi.Source { return kpiSource{gw} }
-
-type kpiSource struct{ gw *gateway.Gateway }
-
-func (s kpiSource) OnlineRobots(ctx context.Context, fleetID string) ([]kpi.Robot, error) {
-	robots, err := s.gw.OnlineFleetRobots(ctx, fleetID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]kpi.Robot, len(robots))
-	for i, r := range robots {
-		out[i] = kpi.Robot{ID: r.ID, Name: r.Name, Live: r.Live}
-	}
-	return out, nil
-}
-
-func (s kpiSource) Recheck(ctx context.Context, token, fleetID string) (kpi.View, error) {
-	v, err := s.gw.RefreshKPIView(ctx, token, fleetID)
-	if err != nil {
-		return kpi.View{}, err
-	}
-	return kpiView(v), nil
 }
