@@ -1,10 +1,16 @@
 package server
 
 import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"maps"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/tools/go/packages"
 )
 
 // TestDependencyRules keeps the layout's dependency rules (DESIGN.md section 2) true. Each
@@ -125,3 +131,117 @@ func TestDependencyRules(t *testing.T) {
 }
 
 func concat(lists ...[]string) []string { return slices.Concat(lists...) }
+
+// TestOnlyTheRootKnowsTheGateway keeps gateway.Gateway, the core's services together, the
+// composition root's (DESIGN.md section 12, "Edges"): an adapter takes the services it uses,
+// as small interfaces it declares, so that its handlers can be tested over fakes and nothing
+// hides which aggregate it reaches. Any use of the type in a package that may not know it
+// fails: naming it, or holding or calling through a value of it got elsewhere. The packages
+// checked are those that import the core or the server, and the adapters whatever they
+// import; their test files are not (end-to-end tests may drive a whole gateway).
+func TestOnlyTheRootKnowsTheGateway(t *testing.T) {
+	const mod = "github.com/fleetgate/fleetgate/"
+	const core = mod + "internal/gateway"
+	// The composition roots and the harnesses that run one, and the core itself.
+	mayKnow := []string{"server", "server/servertest", "cmd/", "bench/", "internal/gateway"}
+	adapters := []string{"server/api", "web", "views"}
+
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", mod+"...").Output()
+	if err != nil {
+		t.Fatalf("go list %s...: %v", mod, err)
+	}
+	var check []string
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		pkg, _ := strings.CutPrefix(f[0], mod)
+		known := slices.ContainsFunc(mayKnow, func(e string) bool { return pkg == e || (strings.HasSuffix(e, "/") && strings.HasPrefix(pkg, e)) })
+		if !known && (slices.Contains(adapters, pkg) || slices.Contains(f[1:], core) || slices.Contains(f[1:], mod+"server")) {
+			check = append(check, f[0])
+		}
+	}
+	for _, a := range adapters {
+		if !slices.Contains(check, mod+a) {
+			t.Fatalf("adapter %s is not among the packages checked (%v): update the test", a, check)
+		}
+	}
+
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedTypes | packages.NeedTypesInfo}, check...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	isGateway := func(obj *types.TypeName) bool {
+		return obj != nil && obj.Pkg() != nil && obj.Pkg().Path() == core && obj.Name() == "Gateway"
+	}
+	for _, p := range pkgs {
+		for _, e := range p.Errors {
+			t.Fatalf("loading %s: %v", p.PkgPath, e)
+		}
+		bad := map[string]bool{} // lines, one error each
+		line := func(pos token.Pos) string {
+			at := p.Fset.Position(pos)
+			return fmt.Sprintf("%s:%d", at.Filename, at.Line)
+		}
+		for id, obj := range p.TypesInfo.Uses {
+			if tn, ok := obj.(*types.TypeName); ok && isGateway(tn) {
+				bad[line(id.Pos())] = true
+			}
+		}
+		for expr, tv := range p.TypesInfo.Types {
+			if tv.Type != nil && mentions(tv.Type, isGateway) {
+				bad[line(expr.Pos())] = true
+			}
+		}
+		for _, pos := range slices.Sorted(maps.Keys(bad)) {
+			t.Errorf("%s: %s uses gateway.Gateway, which only the composition root may know: take the services it uses, as a small interface declared beside the handler", pos, p.PkgPath)
+		}
+	}
+}
+
+// mentions reports whether t is, or is built of, a named type that is.
+func mentions(t types.Type, is func(*types.TypeName) bool) bool {
+	switch t := t.(type) {
+	case *types.Alias:
+		return mentions(types.Unalias(t), is)
+	case *types.Named:
+		if is(t.Obj()) {
+			return true
+		}
+		for a := range t.TypeArgs().Types() {
+			if mentions(a, is) {
+				return true
+			}
+		}
+		return false // a named type's own make-up is checked where it is declared
+	case *types.Pointer:
+		return mentions(t.Elem(), is)
+	case *types.Slice:
+		return mentions(t.Elem(), is)
+	case *types.Array:
+		return mentions(t.Elem(), is)
+	case *types.Chan:
+		return mentions(t.Elem(), is)
+	case *types.Map:
+		return mentions(t.Key(), is) || mentions(t.Elem(), is)
+	case *types.Signature:
+		return mentions(t.Params(), is) || mentions(t.Results(), is)
+	case *types.Tuple:
+		for v := range t.Variables() {
+			if mentions(v.Type(), is) {
+				return true
+			}
+		}
+	case *types.Struct:
+		for f := range t.Fields() {
+			if mentions(f.Type(), is) {
+				return true
+			}
+		}
+	case *types.Interface:
+		for m := range t.Methods() {
+			if mentions(m.Type(), is) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -16,7 +16,7 @@ import (
 // the ones with alerts first.
 func (p *Panel) fleetRows(c echo.Context) ([]fleetgate.Fleet, fleetgate.Fleet, []views.RobotRow, error) {
 	ctx, caller := c.Request().Context(), Caller(c)
-	fleets, err := p.gw.OrgFleets(ctx, caller)
+	fleets, err := p.robots.OrgFleets(ctx, caller)
 	if err != nil {
 		return nil, fleetgate.Fleet{}, nil, err
 	}
@@ -31,7 +31,7 @@ func (p *Panel) fleetRows(c echo.Context) ([]fleetgate.Fleet, fleetgate.Fleet, [
 		}
 		chosen = fleets[i]
 	}
-	all, err := p.gw.RobotTable(ctx, caller)
+	all, err := p.robots.RobotTable(ctx, caller)
 	if err != nil {
 		return nil, fleetgate.Fleet{}, nil, err
 	}
@@ -72,7 +72,7 @@ func (p *Panel) fleetCameras(c echo.Context, f fleetgate.Fleet, rows []views.Rob
 			continue
 		}
 		wg.Go(func() {
-			streams, err := p.gw.Streams(ctx, Caller(c), r.Robot.ID)
+			streams, err := p.streams.Streams(ctx, Caller(c), r.Robot.ID)
 			if err != nil {
 				return
 			}

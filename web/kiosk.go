@@ -14,11 +14,11 @@ import (
 // kioskRows is the fleet's robots as the wall shows them.
 func (p *Panel) kioskRows(c echo.Context) (fleetgate.Fleet, []views.RobotRow, error) {
 	ctx, caller := c.Request().Context(), Caller(c)
-	f, err := p.gw.FleetForKiosk(ctx, caller, c.Param("fleetId"))
+	f, err := p.robots.FleetForKiosk(ctx, caller, c.Param("fleetId"))
 	if err != nil {
 		return f, nil, err
 	}
-	all, err := p.gw.RobotTable(ctx, caller)
+	all, err := p.robots.RobotTable(ctx, caller)
 	if err != nil {
 		return f, nil, err
 	}

@@ -43,11 +43,11 @@ func (p *Panel) robotsView(c echo.Context) (views.RobotsView, error) {
 		q.Set("online", v.Online)
 	}
 	v.Refresh = "/fragments/robots?" + q.Encode()
-	all, err := p.gw.RobotTable(ctx, caller)
+	all, err := p.robots.RobotTable(ctx, caller)
 	if err != nil {
 		return v, err
 	}
-	if v.Fleets, err = p.gw.OrgFleets(ctx, caller); err != nil {
+	if v.Fleets, err = p.robots.OrgFleets(ctx, caller); err != nil {
 		return v, err
 	}
 	var rows []fleetgate.RobotRow
@@ -69,7 +69,7 @@ func (p *Panel) robotsView(c echo.Context) (views.RobotsView, error) {
 func (p *Panel) withStatus(ctx context.Context, rows []fleetgate.RobotRow) []views.RobotRow {
 	ctx, cancel := context.WithTimeout(ctx, robotReadTimeout)
 	defer cancel()
-	statuses := p.gw.RobotStatuses(ctx, rows)
+	statuses := p.streams.RobotStatuses(ctx, rows)
 	out := make([]views.RobotRow, len(rows))
 	for i, r := range rows {
 		out[i] = views.RobotRow{RobotRow: r, Status: statuses[i]}

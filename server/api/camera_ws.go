@@ -80,9 +80,9 @@ func (h *streamSocket) openOutput(ctx context.Context, caller *gateway.Caller, r
 	var out live.Output
 	var err error
 	if q.camera != nil {
-		out, err = h.gw.OpenCameraStream(ctx, caller, robotID, q.sel, *q.camera)
+		out, err = h.live.OpenCameraStream(ctx, caller, robotID, q.sel, *q.camera)
 	} else {
-		out, err = h.gw.OpenLiveOutput(ctx, caller, robotID, q.sel)
+		out, err = h.live.OpenLiveOutput(ctx, caller, robotID, q.sel)
 	}
 	if err != nil || q.maxWidth == 0 {
 		return out, err

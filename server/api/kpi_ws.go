@@ -5,7 +5,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/kpi"
 	"github.com/fleetgate/fleetgate/internal/live"
 )
@@ -22,7 +21,8 @@ const (
 // kpiSocket is the fleet custom KPI route, /apigateway/v2/fleets/{fleetId}/custom-kpis: W1 on
 // the cloud, W2 on the local gateway (where the only fleet is local-fleet).
 type kpiSocket struct {
-	gw        *gateway.Gateway
+	accounts  Accounts
+	fleets    Fleets
 	hub       *kpi.Hub
 	localOnly bool
 }
@@ -34,7 +34,7 @@ func (h *kpiSocket) connect(c echo.Context) error {
 	if !isUpgrade(req) {
 		return fleetgate.Errorf(fleetgate.EInvalid, "this route is a WebSocket: send an upgrade request")
 	}
-	caller, bearer, err := socketCaller(c, h.gw)
+	caller, bearer, err := socketCaller(c, h.accounts)
 	if err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func (h *kpiSocket) connect(c echo.Context) error {
 	if h.localOnly && fleetID != fleetgate.LocalFleetID {
 		return fleetgate.Errorf(fleetgate.ENotFound, "fleet %q not found: the local gateway serves %s only", fleetID, fleetgate.LocalFleetID)
 	}
-	view, err := h.gw.OpenKPIView(ctx, caller, fleetID)
+	view, err := h.fleets.OpenKPIView(ctx, caller, fleetID)
 	if err != nil {
 		return err
 	}
