@@ -13,12 +13,13 @@ import (
 
 // mountPanel serves the control panel at / and its browser API under /panel/api, on both
 // gateways.
-func (s *Server) mountPanel(e *echo.Echo, opt api.Options) {
+func (s *Server) mountPanel(e *echo.Echo, svc api.Services, opt api.Options) {
 	cfg := web.Config{}
 	if s.cfg.Panel != nil {
 		cfg = *s.cfg.Panel
 	}
-	cfg.Gateway = s.gw
+	cfg.Accounts, cfg.Robots, cfg.Agents = s.gw.AccountService, s.gw.RobotService, s.gw.AgentService
+	cfg.Events, cfg.Streams = s.gw.EventService, s.gw.StreamService
 	cfg.Sessions = s.db.Sessions(cfg.Now)
 	// A request is encrypted when it came over TLS (--tls-cert; the agent's port answers
 	// both schemes), or when TLS ends in front of the gateway (an https --public-url).
@@ -33,7 +34,7 @@ func (s *Server) mountPanel(e *echo.Echo, opt api.Options) {
 	cfg.Logger = s.log
 	panel := web.New(cfg)
 	panel.Register(e)
-	api.RegisterMirror(e, s.gw, opt, web.APIPrefix, web.Caller, panel.APIMiddleware()...)
+	api.RegisterMirror(e, svc, opt, web.APIPrefix, web.Caller, panel.APIMiddleware()...)
 }
 
 // purgeSessions deletes expired panel sessions and socket tokens (run with the bearer purge).

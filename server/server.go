@@ -349,19 +349,37 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 	}
 	apiOpts := api.Options{PublicURL: s.cfg.PublicURL, LiveStreams: s.liveStreams(), Sessions: s.sessions,
 		KPIs: s.kpis, LocalFleetOnly: s.cfg.Mode == ModeAgent}
+	svc := s.apiServices()
 	// Panel socket tokens are spent before any upgrade route authenticates them.
-	e.Use(api.SpendSocketTokens(s.gw))
-	api.Register(e, s.gw, apiOpts)
-	s.mountPanel(e, apiOpts)
+	e.Use(api.SpendSocketTokens(svc.Accounts))
+	api.Register(e, svc, apiOpts)
+	s.mountPanel(e, svc, apiOpts)
 	if s.acceptor != nil {
 		e.GET(link.Path, s.agentLink)
 		if !s.cfg.NoCloudLive {
 			e.GET(link.LivePath, s.agentLive)
 		}
 	}
-	e.GET(gateway.FilesPrefix+":resourceId", api.Files(s.gw))
-	e.HEAD(gateway.FilesPrefix+":resourceId", api.Files(s.gw))
+	e.GET(gateway.FilesPrefix+":resourceId", api.Files(s.gw.AgentService))
+	e.HEAD(gateway.FilesPrefix+":resourceId", api.Files(s.gw.AgentService))
 	return e
+}
+
+// apiServices hands each route group of the API the service of the core it uses: only here,
+// at the composition root, are they one Gateway.
+func (s *Server) apiServices() api.Services {
+	return api.Services{
+		Accounts:      s.gw.AccountService,
+		Robots:        s.gw.RobotService,
+		Fleets:        s.gw.RobotService,
+		Resources:     s.gw.AgentService,
+		Streams:       s.gw.StreamService,
+		Metrics:       s.gw.StreamService,
+		Events:        s.gw.EventService,
+		Recordings:    s.gw.StreamService,
+		Live:          s.gw.StreamService,
+		SecondStreams: s.gw.NewLimitedStreams(),
+	}
 }
 
 // liveStreams says whether this gateway serves W3: the local gateway does, and the cloud

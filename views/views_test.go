@@ -11,7 +11,6 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/static"
 )
 
@@ -138,13 +137,13 @@ func TestHumanSize(t *testing.T) {
 
 func TestPoseWords(t *testing.T) {
 	cases := []struct {
-		s    gateway.RobotStatus
+		s    fleetgate.RobotStatus
 		want string
 	}{
-		{gateway.RobotStatus{}, "–"},
-		{gateway.RobotStatus{HasPose: true, Pose: gateway.Pose2D{X: 22.71, Y: 0.49, Yaw: 70 * math.Pi / 180}}, "x 22.7 m, y 0.5 m, 70°"},
-		{gateway.RobotStatus{HasPose: true, Pose: gateway.Pose2D{X: -1, Y: 2, Yaw: -math.Pi / 2}}, "x -1.0 m, y 2.0 m, 270°"},
-		{gateway.RobotStatus{HasPose: true, Pose: gateway.Pose2D{Yaw: -0.0001}}, "x 0.0 m, y 0.0 m, 0°"},
+		{fleetgate.RobotStatus{}, "–"},
+		{fleetgate.RobotStatus{HasPose: true, Pose: fleetgate.Pose2D{X: 22.71, Y: 0.49, Yaw: 70 * math.Pi / 180}}, "x 22.7 m, y 0.5 m, 70°"},
+		{fleetgate.RobotStatus{HasPose: true, Pose: fleetgate.Pose2D{X: -1, Y: 2, Yaw: -math.Pi / 2}}, "x -1.0 m, y 2.0 m, 270°"},
+		{fleetgate.RobotStatus{HasPose: true, Pose: fleetgate.Pose2D{Yaw: -0.0001}}, "x 0.0 m, y 0.0 m, 0°"},
 	}
 	for _, tc := range cases {
 		if got := PoseWords(tc.s); got != tc.want {

@@ -8,14 +8,13 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
 // Values in words and units, as an operator reads them.
 
 // PoseWords is a position as "x 22.7 m, y 0.5 m, 70°" (heading from the map's x axis,
 // counter-clockwise, 0 to 359°); "–" when the robot reports none.
-func PoseWords(s gateway.RobotStatus) string {
+func PoseWords(s fleetgate.RobotStatus) string {
 	if !s.HasPose {
 		return "–"
 	}
@@ -30,7 +29,7 @@ func PoseWords(s gateway.RobotStatus) string {
 }
 
 // BatteryWords is the charge in percent, "–" when unknown.
-func BatteryWords(s gateway.RobotStatus) string {
+func BatteryWords(s fleetgate.RobotStatus) string {
 	if !s.HasBattery {
 		return "–"
 	}
@@ -38,7 +37,7 @@ func BatteryWords(s gateway.RobotStatus) string {
 }
 
 // SpeedWords is the speed in m/s, "–" until two poses were read.
-func SpeedWords(s gateway.RobotStatus) string {
+func SpeedWords(s fleetgate.RobotStatus) string {
 	if !s.HasSpeed {
 		return "–"
 	}
@@ -80,7 +79,7 @@ func TimeOfDay(t time.Time) string {
 }
 
 // AlertClass styles an alert: critical ones red, warnings amber.
-func AlertClass(a gateway.Alert) string {
+func AlertClass(a fleetgate.Alert) string {
 	if a.Critical {
 		return "alert critical"
 	}
@@ -88,7 +87,7 @@ func AlertClass(a gateway.Alert) string {
 }
 
 // alertPrefix says the severity in words, for screen readers and colour-blind operators.
-func alertPrefix(a gateway.Alert) string {
+func alertPrefix(a fleetgate.Alert) string {
 	if a.Critical {
 		return "Alert: "
 	}
@@ -96,7 +95,7 @@ func alertPrefix(a gateway.Alert) string {
 }
 
 // AlertSummary is a robot's alerts in one line, "no alerts" when there are none.
-func AlertSummary(alerts []gateway.Alert) string {
+func AlertSummary(alerts []fleetgate.Alert) string {
 	if len(alerts) == 0 {
 		return "no alerts"
 	}
@@ -126,7 +125,7 @@ func viewLabel(s fleetgate.Stream) string {
 func isGrid(s fleetgate.Stream) bool { return strings.HasSuffix(s.Type, "OccupancyGrid") }
 
 // RobotStateName names a robot's state for data-robot-state: online, unconfirmed or offline.
-func RobotStateName(s gateway.RobotState) string {
+func RobotStateName(s fleetgate.RobotState) string {
 	switch {
 	case !s.Online:
 		return "offline"

@@ -21,24 +21,24 @@ func (p *Panel) adminView(c echo.Context) (views.AdminView, error) {
 		v.TLSFingerprint = p.tlsFingerprint()
 	}
 	var err error
-	if v.Users, err = p.gw.Users(ctx, caller); err != nil {
+	if v.Users, err = p.accounts.Users(ctx, caller); err != nil {
 		return v, err
 	}
-	if v.Agents, err = p.gw.OrgAgents(ctx, caller); err != nil {
+	if v.Agents, err = p.agents.OrgAgents(ctx, caller); err != nil {
 		return v, err
 	}
-	if v.Fleets, err = p.gw.OrgFleets(ctx, caller); err != nil {
+	if v.Fleets, err = p.robots.OrgFleets(ctx, caller); err != nil {
 		return v, err
 	}
-	if v.KioskTokens, err = p.gw.KioskTokens(ctx, caller); err != nil {
+	if v.KioskTokens, err = p.accounts.KioskTokens(ctx, caller); err != nil {
 		return v, err
 	}
-	rows, err := p.gw.RobotTable(ctx, caller)
+	rows, err := p.robots.RobotTable(ctx, caller)
 	if err != nil {
 		return v, err
 	}
 	for _, r := range rows {
-		d, err := p.gw.Robot(ctx, caller, r.Robot.ID)
+		d, err := p.robots.Robot(ctx, caller, r.Robot.ID)
 		if err != nil {
 			return v, err
 		}
@@ -73,7 +73,7 @@ func (p *Panel) adminResult(c echo.Context, anchor string, secret *views.Secret,
 }
 
 func (p *Panel) createUser(c echo.Context) error {
-	u, password, err := p.gw.CreateUser(c.Request().Context(), Caller(c), gateway.NewUserInput{
+	u, password, err := p.accounts.CreateUser(c.Request().Context(), Caller(c), gateway.NewUserInput{
 		Email: c.FormValue("email"), Name: c.FormValue("name"), OrgAdmin: c.FormValue("orgAdmin") == "1",
 	})
 	var s *views.Secret
@@ -87,9 +87,9 @@ func (p *Panel) userAction(c echo.Context) error {
 	ctx, caller, id := c.Request().Context(), Caller(c), c.Param("userId")
 	switch c.Param("action") {
 	case "disable", "enable":
-		return p.adminResult(c, "users", nil, p.gw.SetUserDisabled(ctx, caller, id, c.Param("action") == "disable"))
+		return p.adminResult(c, "users", nil, p.accounts.SetUserDisabled(ctx, caller, id, c.Param("action") == "disable"))
 	case "reset-password":
-		password, err := p.gw.ResetPassword(ctx, caller, id)
+		password, err := p.accounts.ResetPassword(ctx, caller, id)
 		var s *views.Secret
 		if err == nil {
 			s = &views.Secret{What: "new password", Value: password}
@@ -103,15 +103,15 @@ func (p *Panel) robotAction(c echo.Context) error {
 	ctx, caller, id := c.Request().Context(), Caller(c), c.Param("robotId")
 	switch c.Param("action") {
 	case "rename":
-		return p.adminResult(c, "robots", nil, p.gw.RenameRobot(ctx, caller, id, c.FormValue("name")))
+		return p.adminResult(c, "robots", nil, p.robots.RenameRobot(ctx, caller, id, c.FormValue("name")))
 	case "remove":
-		return p.adminResult(c, "robots", nil, p.gw.RemoveRobot(ctx, caller, id))
+		return p.adminResult(c, "robots", nil, p.robots.RemoveRobot(ctx, caller, id))
 	case "members":
 		role, err := strconv.Atoi(c.FormValue("role"))
 		if err != nil {
 			return p.adminResult(c, "robots", nil, fleetgate.Errorf(fleetgate.EInvalid, "role must be a number from 0 to 3"))
 		}
-		return p.adminResult(c, "robots", nil, p.gw.SetMemberRole(ctx, caller, id, c.FormValue("email"), fleetgate.Role(role)))
+		return p.adminResult(c, "robots", nil, p.robots.SetMemberRole(ctx, caller, id, c.FormValue("email"), fleetgate.Role(role)))
 	}
 	return echo.ErrNotFound
 }
@@ -119,7 +119,7 @@ func (p *Panel) robotAction(c echo.Context) error {
 // removeStaleRobots removes the records of the robots not online for gateway.StaleRobotAge
 // (organization admins only: the core refuses anyone else, 403).
 func (p *Panel) removeStaleRobots(c echo.Context) error {
-	_, err := p.gw.RemoveStaleRobots(c.Request().Context(), Caller(c), gateway.StaleRobotAge)
+	_, err := p.robots.RemoveStaleRobots(c.Request().Context(), Caller(c), gateway.StaleRobotAge)
 	return p.adminResult(c, "robots", nil, err)
 }
 
@@ -127,7 +127,7 @@ func (p *Panel) provisionAgent(c echo.Context) error {
 	if p.local {
 		return p.adminResult(c, "users", nil, fleetgate.Errorf(fleetgate.EInvalid, "a local gateway provisions no agents: provision them on the cloud (fleetgate serve)"))
 	}
-	a, key, err := p.gw.ProvisionAgent(c.Request().Context(), Caller(c), c.FormValue("name"), c.FormValue("fleet"))
+	a, key, err := p.agents.ProvisionAgent(c.Request().Context(), Caller(c), c.FormValue("name"), c.FormValue("fleet"))
 	var s *views.Secret
 	if err == nil {
 		s = &views.Secret{What: "agent key of " + a.Name, Value: key}
@@ -136,7 +136,7 @@ func (p *Panel) provisionAgent(c echo.Context) error {
 }
 
 func (p *Panel) revokeAgent(c echo.Context) error {
-	return p.adminResult(c, "agents", nil, p.gw.RevokeOrgAgent(c.Request().Context(), Caller(c), c.Param("agentId")))
+	return p.adminResult(c, "agents", nil, p.agents.RevokeOrgAgent(c.Request().Context(), Caller(c), c.Param("agentId")))
 }
 
 func (p *Panel) createKioskToken(c echo.Context) error {
@@ -148,7 +148,7 @@ func (p *Panel) createKioskToken(c echo.Context) error {
 	if fleet == "" {
 		return p.adminResult(c, "kiosks", nil, fleetgate.Errorf(fleetgate.EInvalid, "a kiosk token shows one fleet: choose it"))
 	}
-	secret, tok, err := p.gw.CreateMyAPIToken(c.Request().Context(), caller, gateway.NewAPITokenInput{
+	secret, tok, err := p.accounts.CreateMyAPIToken(c.Request().Context(), caller, gateway.NewAPITokenInput{
 		Name: c.FormValue("name"), Scope: fleetgate.ScopeRead, Fleet: fleet,
 	})
 	var s *views.Secret
@@ -163,5 +163,5 @@ func (p *Panel) revokeKioskToken(c echo.Context) error {
 	if !caller.User.OrgAdmin {
 		return fleetgate.Errorf(fleetgate.EForbidden, "only organization admins manage kiosk tokens")
 	}
-	return p.adminResult(c, "kiosks", nil, p.gw.RevokeMyAPIToken(c.Request().Context(), caller, c.Param("tokenId")))
+	return p.adminResult(c, "kiosks", nil, p.accounts.RevokeMyAPIToken(c.Request().Context(), caller, c.Param("tokenId")))
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/views"
 )
 
@@ -17,7 +16,7 @@ import (
 // the ones with alerts first.
 func (p *Panel) fleetRows(c echo.Context) ([]fleetgate.Fleet, fleetgate.Fleet, []views.RobotRow, error) {
 	ctx, caller := c.Request().Context(), Caller(c)
-	fleets, err := p.gw.OrgFleets(ctx, caller)
+	fleets, err := p.robots.OrgFleets(ctx, caller)
 	if err != nil {
 		return nil, fleetgate.Fleet{}, nil, err
 	}
@@ -32,11 +31,11 @@ func (p *Panel) fleetRows(c echo.Context) ([]fleetgate.Fleet, fleetgate.Fleet, [
 		}
 		chosen = fleets[i]
 	}
-	all, err := p.gw.RobotTable(ctx, caller)
+	all, err := p.robots.RobotTable(ctx, caller)
 	if err != nil {
 		return nil, fleetgate.Fleet{}, nil, err
 	}
-	all = slices.DeleteFunc(all, func(r gateway.RobotRow) bool { return r.Robot.FleetID != chosen.ID })
+	all = slices.DeleteFunc(all, func(r fleetgate.RobotRow) bool { return r.Robot.FleetID != chosen.ID })
 	rows := p.withStatus(ctx, all)
 	sortByAlerts(rows)
 	return fleets, chosen, rows, nil
@@ -73,7 +72,7 @@ func (p *Panel) fleetCameras(c echo.Context, f fleetgate.Fleet, rows []views.Rob
 			continue
 		}
 		wg.Go(func() {
-			streams, err := p.gw.Streams(ctx, Caller(c), r.Robot.ID)
+			streams, err := p.streams.Streams(ctx, Caller(c), r.Robot.ID)
 			if err != nil {
 				return
 			}

@@ -8,22 +8,21 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/views"
 )
 
 // kioskRows is the fleet's robots as the wall shows them.
 func (p *Panel) kioskRows(c echo.Context) (fleetgate.Fleet, []views.RobotRow, error) {
 	ctx, caller := c.Request().Context(), Caller(c)
-	f, err := p.gw.FleetForKiosk(ctx, caller, c.Param("fleetId"))
+	f, err := p.robots.FleetForKiosk(ctx, caller, c.Param("fleetId"))
 	if err != nil {
 		return f, nil, err
 	}
-	all, err := p.gw.RobotTable(ctx, caller)
+	all, err := p.robots.RobotTable(ctx, caller)
 	if err != nil {
 		return f, nil, err
 	}
-	var rows []gateway.RobotRow
+	var rows []fleetgate.RobotRow
 	for _, r := range all {
 		if r.Robot.FleetID == f.ID {
 			rows = append(rows, r)
@@ -59,7 +58,7 @@ func sortByAlerts(rows []views.RobotRow) {
 }
 
 // alertRank orders robots on the wall: critical alerts, then warnings, then the rest.
-func alertRank(s gateway.RobotStatus) int {
+func alertRank(s fleetgate.RobotStatus) int {
 	switch {
 	case s.Critical():
 		return 2

@@ -27,9 +27,9 @@ func (p *Panel) login(c echo.Context) error {
 	var caller *gateway.Caller
 	var err error
 	if token != "" {
-		caller, err = p.gw.TokenLogin(ctx, token, c.RealIP())
+		caller, err = p.accounts.TokenLogin(ctx, token, c.RealIP())
 	} else {
-		caller, err = p.gw.PasswordLogin(ctx, email, password, c.RealIP())
+		caller, err = p.accounts.PasswordLogin(ctx, email, password, c.RealIP())
 	}
 	if err != nil {
 		status := statusOf(err)
@@ -96,7 +96,7 @@ func (p *Panel) passwordPage(c echo.Context) error {
 
 func (p *Panel) setPassword(c echo.Context) error {
 	caller := Caller(c)
-	err := p.gw.SetPassword(c.Request().Context(), caller, c.FormValue("current"), c.FormValue("new"))
+	err := p.accounts.SetPassword(c.Request().Context(), caller, c.FormValue("current"), c.FormValue("new"))
 	if err != nil {
 		if statusOf(err) >= 500 {
 			return err
@@ -107,7 +107,7 @@ func (p *Panel) setPassword(c echo.Context) error {
 	// new session token.
 	if caller.Token.ID == "" {
 		ctx := c.Request().Context()
-		stamp, err := p.gw.PasswordStamp(ctx, caller.User.ID)
+		stamp, err := p.accounts.PasswordStamp(ctx, caller.User.ID)
 		if err != nil {
 			return err
 		}

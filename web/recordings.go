@@ -33,8 +33,8 @@ func (p *Panel) recordingsView(c echo.Context) (views.RecordingsView, error) {
 		return views.RecordingsView{}, err
 	}
 	v := views.RecordingsView{Nav: p.nav(c, d.Robot.Name+" · recordings", "robots"), Header: h, Now: p.now(),
-		CanRecord: p.gw.MayRecord(ctx, caller, h.ID), Form: views.RecordingForm{Duration: "30s"}}
-	v.Recordings, err = p.gw.Recordings(ctx, caller, h.ID)
+		CanRecord: p.streams.MayRecord(ctx, caller, h.ID), Form: views.RecordingForm{Duration: "30s"}}
+	v.Recordings, err = p.streams.Recordings(ctx, caller, h.ID)
 	if code := fleetgate.ErrorCode(err); code == fleetgate.EUnavailable || code == fleetgate.EInvalid {
 		v.Error, v.CanRecord = fleetgate.ErrorMessage(err), false
 		return v, nil
@@ -42,7 +42,7 @@ func (p *Panel) recordingsView(c echo.Context) (views.RecordingsView, error) {
 		return v, err
 	}
 	if v.CanRecord {
-		streams, err := p.gw.Streams(ctx, caller, h.ID)
+		streams, err := p.streams.Streams(ctx, caller, h.ID)
 		if code := fleetgate.ErrorCode(err); code == fleetgate.EUnavailable {
 			v.Error = fleetgate.ErrorMessage(err)
 		} else if err != nil {
@@ -85,7 +85,7 @@ func (p *Panel) startRecording(c echo.Context) error {
 	}
 	in, err := recordingInput(recordingForm(form))
 	if err == nil {
-		_, err = p.gw.StartRecording(ctx, caller, robotID, in)
+		_, err = p.streams.StartRecording(ctx, caller, robotID, in)
 	}
 	if err == nil {
 		return c.Redirect(http.StatusSeeOther, "/robots/"+robotID+"/recordings")
@@ -136,7 +136,7 @@ func recordingInput(f views.RecordingForm) (gateway.RecordingInput, error) {
 
 func (p *Panel) stopRecording(c echo.Context) error {
 	robotID := c.Param("robotId")
-	_, err := p.gw.StopRecording(c.Request().Context(), Caller(c), robotID, c.Param("recordingId"))
+	_, err := p.streams.StopRecording(c.Request().Context(), Caller(c), robotID, c.Param("recordingId"))
 	if err != nil {
 		return err
 	}

@@ -16,13 +16,13 @@ import (
 )
 
 // header loads what every robot tab shows, and checks the caller may see the robot (404).
-func (p *Panel) header(c echo.Context, tab string) (views.RobotHeader, gateway.RobotDetails, error) {
+func (p *Panel) header(c echo.Context, tab string) (views.RobotHeader, fleetgate.RobotDetails, error) {
 	ctx, caller := c.Request().Context(), Caller(c)
-	d, err := p.gw.Robot(ctx, caller, c.Param("robotId"))
+	d, err := p.robots.Robot(ctx, caller, c.Param("robotId"))
 	if err != nil {
 		return views.RobotHeader{}, d, err
 	}
-	role, err := p.gw.RobotRole(ctx, caller, d.Robot.ID)
+	role, err := p.robots.RobotRole(ctx, caller, d.Robot.ID)
 	if err != nil {
 		return views.RobotHeader{}, d, err
 	}
@@ -30,12 +30,20 @@ func (p *Panel) header(c echo.Context, tab string) (views.RobotHeader, gateway.R
 	if d.AgentName != "" {
 		agent = "agent " + d.AgentName
 	}
-	state, err := p.gw.RobotState(ctx, caller, d.Robot.ID)
+	state, err := p.streams.RobotState(ctx, caller, d.Robot.ID)
 	if err != nil {
 		return views.RobotHeader{}, d, err
 	}
 	return views.RobotHeader{ID: d.Robot.ID, Name: d.Robot.Name, FleetID: d.Robot.FleetID, State: state, Role: role, Tab: tab,
 		FleetName: d.FleetName, Agent: agent}, d, nil
+}
+
+// mountRobotPage mounts a robot's first page and the parts of it that refresh in place, each
+// behind mw.
+func (p *Panel) mountRobotPage(e *echo.Echo, mw ...echo.MiddlewareFunc) {
+	e.GET("/robots/:robotId", p.handle(p.robotPage), mw...)
+	e.GET("/robots/:robotId/status", p.handle(p.robotStatus), mw...)
+	e.GET("/robots/:robotId/state", p.handle(p.robotState), mw...)
 }
 
 // robotPage is the operate screen: the robot's live view, map, status and teleop controls.
@@ -49,14 +57,14 @@ func (p *Panel) robotPage(c echo.Context) error {
 	nav.Quiet = true
 	v := views.OperateView{Nav: nav, Header: h, Details: d, LiveHere: p.live, ThroughCloud: p.viaCloud}
 	v.Cameras = views.RobotCameras{Header: h, LiveHere: p.live,
-		CanOpen: h.Role >= fleetgate.RoleDeveloper && caller.CanAct() && p.gw.OpensCameras()}
+		CanOpen: h.Role >= fleetgate.RoleDeveloper && caller.CanAct() && p.streams.OpensCameras()}
 	v.Status = p.statusView(c, h.ID)
 	if d.Online {
 		// An offline robot, or one slow to list its streams, shows no views: the page
 		// still renders.
 		ctx, cancel := context.WithTimeout(c.Request().Context(), robotReadTimeout)
 		defer cancel()
-		if streams, err := p.gw.Streams(ctx, caller, h.ID); err == nil {
+		if streams, err := p.streams.Streams(ctx, caller, h.ID); err == nil {
 			v.Views = views.OperableViews(streams)
 			v.Pose = views.PoseStream(streams)
 			if h.Role >= fleetgate.RoleOperator && caller.CanAct() {
@@ -73,16 +81,16 @@ func (p *Panel) statusView(c echo.Context, robotID string) views.StatusView {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), robotReadTimeout)
 	defer cancel()
 	v := views.StatusView{RobotID: robotID, Now: p.now()}
-	v.Status, _ = p.gw.RobotStatus(ctx, Caller(c), robotID) // the header checked the caller may see it
+	v.Status, _ = p.streams.RobotStatus(ctx, Caller(c), robotID) // the header checked the caller may see it
 	if v.Status.Online && v.Status.State().Confirmed() {
-		v.Drivers, _ = p.gw.Controls(ctx, Caller(c), robotID) // a role that may not ask sees "nobody"
+		v.Drivers, _ = p.streams.Controls(ctx, Caller(c), robotID) // a role that may not ask sees "nobody"
 	}
 	return v
 }
 
 // robotStatus is the status card alone, refreshed in place every second.
 func (p *Panel) robotStatus(c echo.Context) error {
-	if _, err := p.gw.RobotRole(c.Request().Context(), Caller(c), c.Param("robotId")); err != nil {
+	if _, err := p.robots.RobotRole(c.Request().Context(), Caller(c), c.Param("robotId")); err != nil {
 		return err
 	}
 	return p.render(c, http.StatusOK, views.OperateStatus(p.statusView(c, c.Param("robotId"))))
@@ -94,7 +102,7 @@ func (p *Panel) robotStatus(c echo.Context) error {
 func (p *Panel) robotState(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), robotReadTimeout)
 	defer cancel()
-	st, err := p.gw.RobotState(ctx, Caller(c), c.Param("robotId"))
+	st, err := p.streams.RobotState(ctx, Caller(c), c.Param("robotId"))
 	if err != nil {
 		return err
 	}
@@ -109,7 +117,7 @@ func (p *Panel) streamsView(c echo.Context, component, name, source string) (vie
 		return views.StreamsView{}, err
 	}
 	v := views.StreamsView{Nav: p.nav(c, d.Robot.Name+" · streams", "robots"), Header: h, LiveHere: p.live, ThroughCloud: p.viaCloud}
-	streams, err := p.gw.Streams(ctx, caller, h.ID)
+	streams, err := p.streams.Streams(ctx, caller, h.ID)
 	if code := fleetgate.ErrorCode(err); code == fleetgate.EUnavailable {
 		return v, nil // offline: the page says it has no streams
 	} else if err != nil {
@@ -132,7 +140,7 @@ func (p *Panel) streamsView(c echo.Context, component, name, source string) (vie
 		sel := gateway.StreamSelector{Component: s.Component, Name: s.Name, Source: s.Source}
 		rctx, cancel := context.WithTimeout(ctx, robotReadTimeout)
 		defer cancel()
-		if b, err := p.gw.ReadStream(rctx, caller, h.ID, sel); err != nil {
+		if b, err := p.streams.ReadStream(rctx, caller, h.ID, sel); err != nil {
 			if statusOf(err) == http.StatusInternalServerError {
 				return v, err
 			}
@@ -143,7 +151,7 @@ func (p *Panel) streamsView(c echo.Context, component, name, source string) (vie
 	}
 	v.CanUpload = h.Role >= fleetgate.RoleDeveloper && caller.CanAct()
 	if v.CanUpload && s.Direction == fleetgate.Input {
-		if b, err := p.gw.Template(ctx, caller, s.Type); err == nil {
+		if b, err := p.streams.Template(ctx, caller, s.Type); err == nil {
 			v.Template = views.PrettyJSON(b)
 		}
 	}
@@ -160,7 +168,7 @@ func (p *Panel) streamValue(c echo.Context) error {
 	sel := gateway.StreamSelector{Component: c.QueryParam("component"), Name: c.QueryParam("stream"), Source: fleetgate.SourceType(src), Type: c.QueryParam("type")}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), robotReadTimeout)
 	defer cancel()
-	b, err := p.gw.ReadStream(ctx, Caller(c), c.Param("robotId"), sel)
+	b, err := p.streams.ReadStream(ctx, Caller(c), c.Param("robotId"), sel)
 	if code := fleetgate.ErrorCode(err); code == fleetgate.EUnavailable || code == fleetgate.EInvalid {
 		// The robot went offline or the stream has no value now: the page says so in place.
 		return p.render(c, http.StatusOK, views.StreamValue("", fleetgate.ErrorMessage(err)))
@@ -197,7 +205,7 @@ func (p *Panel) uploadStream(c echo.Context) error {
 		return fleetgate.Errorf(fleetgate.EInvalid, "choose a stream to send to")
 	}
 	body := c.FormValue("json")
-	err = p.gw.UploadStream(ctx, caller, v.Header.ID, gateway.UploadInput{
+	err = p.streams.UploadStream(ctx, caller, v.Header.ID, gateway.UploadInput{
 		Stream:   gateway.StreamSelector{Component: v.Selected.Component, Name: v.Selected.Name, Source: v.Selected.Source},
 		DataType: c.FormValue("type"),
 		JSON:     []byte(body),
@@ -237,7 +245,7 @@ func (p *Panel) metricsFragment(c echo.Context) error {
 // a name each and are the KPI wall's business.
 func (p *Panel) readMetrics(c echo.Context, robotID string) ([]views.MetricView, error) {
 	ctx, caller := c.Request().Context(), Caller(c)
-	types, err := p.gw.MetricTypes(ctx, caller, robotID)
+	types, err := p.streams.MetricTypes(ctx, caller, robotID)
 	if fleetgate.ErrorCode(err) == fleetgate.EUnavailable {
 		return nil, nil
 	} else if err != nil {
@@ -250,7 +258,7 @@ func (p *Panel) readMetrics(c echo.Context, robotID string) ([]views.MetricView,
 	var wg sync.WaitGroup
 	for i, t := range types {
 		wg.Go(func() {
-			_, m, err := p.gw.Metric(ctx, caller, robotID, t, "")
+			_, m, err := p.streams.Metric(ctx, caller, robotID, t, "")
 			reads[i] = views.MetricRead{Type: t, Metric: m}
 			if err != nil {
 				reads[i].Err = fleetgate.ErrorMessage(err)
@@ -272,7 +280,7 @@ func (p *Panel) resourcesPage(c echo.Context) error {
 		return err
 	}
 	v := views.ResourcesView{Nav: p.nav(c, d.Robot.Name+" · resources", "robots"), Header: h}
-	v.Resources, err = p.gw.ResourceDetails(c.Request().Context(), Caller(c), h.ID)
+	v.Resources, err = p.agents.ResourceDetails(c.Request().Context(), Caller(c), h.ID)
 	if code := fleetgate.ErrorCode(err); code == fleetgate.EUnavailable {
 		v.Error = fleetgate.ErrorMessage(err)
 	} else if err != nil {
@@ -283,7 +291,7 @@ func (p *Panel) resourcesPage(c echo.Context) error {
 
 // download follows a fresh pre-signed link: the page never holds one that could go stale.
 func (p *Panel) download(c echo.Context) error {
-	link, err := p.gw.ResourceLink(c.Request().Context(), Caller(c), c.Param("robotId"), c.Param("resourceId"))
+	link, err := p.agents.ResourceLink(c.Request().Context(), Caller(c), c.Param("robotId"), c.Param("resourceId"))
 	if err != nil {
 		return err
 	}
@@ -311,14 +319,14 @@ func (p *Panel) eventHistory(c echo.Context, robotID, action string) (views.Even
 	v := views.EventHistoryView{Action: action, AllRobots: robotID == "",
 		Filter: fleetgate.EventFilter{RobotID: robotID, FleetID: c.QueryParam("fleet"), AgentID: c.QueryParam("agent"), Limit: 200}}
 	var err error
-	if v.Rows, err = p.gw.EventHistory(ctx, caller, v.Filter); err != nil {
+	if v.Rows, err = p.events.EventHistory(ctx, caller, v.Filter); err != nil {
 		return v, err
 	}
-	if v.Fleets, err = p.gw.OrgFleets(ctx, caller); err != nil {
+	if v.Fleets, err = p.robots.OrgFleets(ctx, caller); err != nil {
 		return v, err
 	}
 	if !p.local { // a local gateway's entries are all its own
-		if v.Agents, err = p.gw.AgentChoices(ctx, caller); err != nil {
+		if v.Agents, err = p.events.AgentChoices(ctx, caller); err != nil {
 			return v, err
 		}
 	}
@@ -348,7 +356,7 @@ func (p *Panel) postEvent(c echo.Context) error {
 	ctx, caller := c.Request().Context(), Caller(c)
 	robotID := c.Param("robotId")
 	msg := c.FormValue("message")
-	_, err := p.gw.PostEvent(ctx, caller, gateway.PostEventInput{RobotID: robotID, FleetID: c.FormValue("fleetId"), Message: msg})
+	_, err := p.events.PostEvent(ctx, caller, gateway.PostEventInput{RobotID: robotID, FleetID: c.FormValue("fleetId"), Message: msg})
 	if err == nil {
 		return c.Redirect(http.StatusSeeOther, "/robots/"+robotID+"/events")
 	}

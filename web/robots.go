@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/views"
 )
 
@@ -43,14 +43,14 @@ func (p *Panel) robotsView(c echo.Context) (views.RobotsView, error) {
 		q.Set("online", v.Online)
 	}
 	v.Refresh = "/fragments/robots?" + q.Encode()
-	all, err := p.gw.RobotTable(ctx, caller)
+	all, err := p.robots.RobotTable(ctx, caller)
 	if err != nil {
 		return v, err
 	}
-	if v.Fleets, err = p.gw.OrgFleets(ctx, caller); err != nil {
+	if v.Fleets, err = p.robots.OrgFleets(ctx, caller); err != nil {
 		return v, err
 	}
-	var rows []gateway.RobotRow
+	var rows []fleetgate.RobotRow
 	for _, r := range all {
 		if v.Fleet != "" && r.Robot.FleetID != v.Fleet {
 			continue
@@ -66,10 +66,10 @@ func (p *Panel) robotsView(c echo.Context) (views.RobotsView, error) {
 
 // withStatus reads the status of the rows' robots (battery, activity, alerts), side by side,
 // within robotReadTimeout.
-func (p *Panel) withStatus(ctx context.Context, rows []gateway.RobotRow) []views.RobotRow {
+func (p *Panel) withStatus(ctx context.Context, rows []fleetgate.RobotRow) []views.RobotRow {
 	ctx, cancel := context.WithTimeout(ctx, robotReadTimeout)
 	defer cancel()
-	statuses := p.gw.RobotStatuses(ctx, rows)
+	statuses := p.streams.RobotStatuses(ctx, rows)
 	out := make([]views.RobotRow, len(rows))
 	for i, r := range rows {
 		out[i] = views.RobotRow{RobotRow: r, Status: statuses[i]}

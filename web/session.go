@@ -115,7 +115,7 @@ func (p *Panel) startSession(ctx context.Context, sm *scs.SessionManager, c *gat
 	}
 	now := p.now().UnixMilli()
 	if c.Token.ID == "" {
-		stamp, err := p.gw.PasswordStamp(ctx, c.User.ID)
+		stamp, err := p.accounts.PasswordStamp(ctx, c.User.ID)
 		if err != nil {
 			return err
 		}
@@ -151,7 +151,7 @@ func (p *Panel) userCaller(ctx context.Context) (*gateway.Caller, error) {
 		// was not Secure. Log in again. (Kiosk sessions are spared: walls run unattended.)
 		return nil, p.destroy(ctx, sm)
 	}
-	c, err := p.gw.SessionCaller(ctx, uid, tokenID, stamp)
+	c, err := p.accounts.SessionCaller(ctx, uid, tokenID, stamp)
 	if fleetgate.ErrorCode(err) == fleetgate.EUnauthorized {
 		return nil, p.destroy(ctx, sm)
 	} else if err != nil {
@@ -170,7 +170,7 @@ func (p *Panel) kioskCaller(ctx context.Context) (*gateway.Caller, error) {
 	if uid == "" {
 		return nil, nil
 	}
-	c, err := p.gw.SessionCaller(ctx, uid, sm.GetString(ctx, keyToken), "")
+	c, err := p.accounts.SessionCaller(ctx, uid, sm.GetString(ctx, keyToken), "")
 	if fleetgate.ErrorCode(err) == fleetgate.EUnauthorized {
 		return nil, p.destroy(ctx, sm)
 	}

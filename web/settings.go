@@ -14,10 +14,10 @@ func (p *Panel) settingsView(c echo.Context) (views.SettingsView, error) {
 	ctx, caller := c.Request().Context(), Caller(c)
 	v := views.SettingsView{Nav: p.nav(c, "Settings", "settings")}
 	var err error
-	if v.Tokens, err = p.gw.MyAPITokens(ctx, caller); err != nil {
+	if v.Tokens, err = p.accounts.MyAPITokens(ctx, caller); err != nil {
 		return v, err
 	}
-	v.Fleets, err = p.gw.OrgFleets(ctx, caller)
+	v.Fleets, err = p.robots.OrgFleets(ctx, caller)
 	return v, err
 }
 
@@ -34,7 +34,7 @@ func (p *Panel) settingsPage(c echo.Context) error {
 // createToken mints an API token; the settings page shows it once (a flash in memory: never
 // in a URL, on disk or in a log).
 func (p *Panel) createToken(c echo.Context) error {
-	secret, tok, err := p.gw.CreateMyAPIToken(c.Request().Context(), Caller(c), gateway.NewAPITokenInput{
+	secret, tok, err := p.accounts.CreateMyAPIToken(c.Request().Context(), Caller(c), gateway.NewAPITokenInput{
 		Name: c.FormValue("name"), Scope: c.FormValue("scope"), Fleet: c.FormValue("fleet"),
 	})
 	if err != nil {
@@ -47,7 +47,7 @@ func (p *Panel) createToken(c echo.Context) error {
 }
 
 func (p *Panel) revokeToken(c echo.Context) error {
-	if err := p.gw.RevokeMyAPIToken(c.Request().Context(), Caller(c), c.Param("tokenId")); err != nil {
+	if err := p.accounts.RevokeMyAPIToken(c.Request().Context(), Caller(c), c.Param("tokenId")); err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/settings")

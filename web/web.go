@@ -1,7 +1,8 @@
 // Package web is the control panel: session login (scs), the server-rendered pages, and the
 // browser's way into the API (the session-authenticated /panel/api mirror is mounted by the
 // API package with this package's Caller; WebSocket tokens are minted here). It reaches data
-// only through internal/gateway, with the API's permission checks.
+// only through the core's services, as the interfaces of services.go, with the API's
+// permission checks; the gateway as a whole is the composition root's.
 package web
 
 import (
@@ -13,7 +14,6 @@ import (
 	"github.com/alexedwards/scs/v2"
 	"github.com/labstack/echo/v4"
 
-	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/static"
 )
 
@@ -22,7 +22,12 @@ const APIPrefix = "/panel/api"
 
 // Config wires a Panel.
 type Config struct {
-	Gateway *gateway.Gateway
+	// The core's services (services.go); the composition root gives the gateway's.
+	Accounts Accounts
+	Robots   Robots
+	Agents   Agents
+	Events   Events
+	Streams  Streams
 	// Sessions keeps the sessions (internal/store's Sessions: hashed tokens in SQLite).
 	Sessions scs.CtxStore
 	// Now is the clock of the idle and absolute timeouts; time.Now when nil.
@@ -57,7 +62,11 @@ type Config struct {
 
 // Panel serves the control panel.
 type Panel struct {
-	gw             *gateway.Gateway
+	accounts       Accounts
+	robots         Robots
+	agents         Agents
+	events         Events
+	streams        Streams
 	now            func() time.Time
 	idle           time.Duration
 	absolute       time.Duration
@@ -85,7 +94,8 @@ const kioskLifetime = 400 * 24 * time.Hour
 
 // New returns a Panel over cfg.
 func New(cfg Config) *Panel {
-	p := &Panel{gw: cfg.Gateway, now: cfg.Now, idle: cfg.IdleTimeout, absolute: cfg.AbsoluteTimeout,
+	p := &Panel{accounts: cfg.Accounts, robots: cfg.Robots, agents: cfg.Agents, events: cfg.Events, streams: cfg.Streams,
+		now: cfg.Now, idle: cfg.IdleTimeout, absolute: cfg.AbsoluteTimeout,
 		frameKiosk: cfg.KioskFrameAncestors, live: cfg.LiveStreams, viaCloud: cfg.ThroughCloud, tlsFingerprint: cfg.TLSFingerprint, local: cfg.Local, where: cfg.Where, log: cfg.Logger, cop: http.NewCrossOriginProtection(),
 		tlsInFront: cfg.TLSInFront, httpsOnSamePort: cfg.HTTPSOnSamePort}
 	if p.now == nil {
@@ -147,9 +157,7 @@ func (p *Panel) Register(e *echo.Echo) {
 	e.GET("/fleet", p.handle(p.fleetPage), user...)
 	e.GET("/events", p.handle(p.allEventsPage), user...)
 	e.GET("/fleet/fragment", p.handle(p.fleetFragment), user...)
-	e.GET("/robots/:robotId", p.handle(p.robotPage), user...)
-	e.GET("/robots/:robotId/status", p.handle(p.robotStatus), user...)
-	e.GET("/robots/:robotId/state", p.handle(p.robotState), user...)
+	p.mountRobotPage(e, user...)
 	e.GET("/robots/:robotId/streams", p.handle(p.streamsPage), user...)
 	e.GET("/robots/:robotId/streams/value", p.handle(p.streamValue), user...)
 	e.POST("/robots/:robotId/streams/upload", p.handle(p.uploadStream), user...)

@@ -16,7 +16,7 @@ type wsTokenResponse struct {
 // as access_token on W1, W2 and W3; the socket then lives as long as this session.
 func (p *Panel) wsToken(c echo.Context) error {
 	ctx, caller := c.Request().Context(), Caller(c)
-	token, expires, err := p.gw.MintSocketToken(ctx, caller, p.sessionHash(ctx))
+	token, expires, err := p.accounts.MintSocketToken(ctx, caller, p.sessionHash(ctx))
 	if err != nil {
 		return err
 	}

@@ -238,11 +238,11 @@ func removeStaleRobots(ctx context.Context, args []string, stdout io.Writer) err
 	var stale age
 	var dryRun bool
 	gw, closeDB, err := offline(ctx, "robots remove", args, func(fs *flag.FlagSet) {
-		fs.Var(&stale, "stale", fmt.Sprintf("remove the robots not online for this long, e.g. %dd (at least 1d; required)", gateway.StaleRobotDays))
+		fs.Var(&stale, "stale", fmt.Sprintf("remove the robots not online for this long, e.g. %dd (at least 1d; required)", fleetgate.StaleRobotDays))
 		fs.BoolVar(&dryRun, "dry-run", false, "list the robots it would remove, and remove none")
 	}, func() error {
 		if stale == 0 {
-			return usagef("--stale is required, e.g. --stale %dd", gateway.StaleRobotDays)
+			return usagef("--stale is required, e.g. --stale %dd", fleetgate.StaleRobotDays)
 		}
 		if time.Duration(stale) < gateway.MinStaleAge {
 			return usagef("--stale must be at least 1d (24h): a robot that is merely switched off for the night stays")

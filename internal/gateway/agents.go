@@ -51,14 +51,6 @@ type AgentStore interface {
 	SyncedResources(ctx context.Context, robotID string) ([]fleetgate.ResourceRecord, error)
 }
 
-// AgentRow is an agent as the panel shows it: linked now or not, and when last heard from
-// (the newest heartbeat while linked; when its link ended otherwise).
-type AgentRow struct {
-	fleetgate.Agent
-	Connected bool
-	LastHeard time.Time
-}
-
 var agentKeyPattern = regexp.MustCompile(`^fga_[0-9A-Za-z]{40}$`)
 
 // ValidAgentKeyFormat reports whether s is shaped like an agent key: fga_ + 40 base62 chars.
@@ -190,7 +182,7 @@ func (ag *AgentService) ProvisionAgent(ctx context.Context, c *Caller, name, fle
 }
 
 // OrgAgents lists the agents (org admins only).
-func (ag *AgentService) OrgAgents(ctx context.Context, c *Caller) ([]AgentRow, error) {
+func (ag *AgentService) OrgAgents(ctx context.Context, c *Caller) ([]fleetgate.AgentRow, error) {
 	if err := requireOrgAdmin(c); err != nil {
 		return nil, err
 	}
@@ -198,15 +190,15 @@ func (ag *AgentService) OrgAgents(ctx context.Context, c *Caller) ([]AgentRow, e
 	if err != nil {
 		return nil, err
 	}
-	out := make([]AgentRow, len(agents))
+	out := make([]fleetgate.AgentRow, len(agents))
 	for i, a := range agents {
 		out[i] = ag.agentRow(a)
 	}
 	return out, nil
 }
 
-func (ag *AgentService) agentRow(a fleetgate.Agent) AgentRow {
-	row := AgentRow{Agent: a, LastHeard: a.LastSeen}
+func (ag *AgentService) agentRow(a fleetgate.Agent) fleetgate.AgentRow {
+	row := fleetgate.AgentRow{Agent: a, LastHeard: a.LastSeen}
 	if ag.agentLinks != nil {
 		if at, ok := ag.agentLinks(a.ID); ok {
 			row.Connected, row.LastHeard = true, at

@@ -186,20 +186,9 @@ func (es *EventService) EventsForwarded(ctx context.Context, ids []int64) error 
 	return es.store.MarkEventsForwarded(ctx, ids, es.now().UTC())
 }
 
-// EventRow is an event-log entry as the panel's history shows it.
-type EventRow struct {
-	fleetgate.Event
-	RobotName string
-	FleetName string
-	AgentName string // the local gateway it was posted on (the cloud's entries from agents)
-	// Author is who wrote it, as it must be shown (EventAuthor): never the bare author of an
-	// agent's entry.
-	Author string
-}
-
 // EventHistory lists the newest entries of the robots the caller may see, matching f, with
 // the names of their robot, fleet and agent.
-func (es *EventService) EventHistory(ctx context.Context, c *Caller, f fleetgate.EventFilter) ([]EventRow, error) {
+func (es *EventService) EventHistory(ctx context.Context, c *Caller, f fleetgate.EventFilter) ([]fleetgate.EventRow, error) {
 	robots, err := es.robots.visibleRobots(ctx, c)
 	if err != nil {
 		return nil, err
@@ -236,13 +225,13 @@ func (es *EventService) EventHistory(ctx context.Context, c *Caller, f fleetgate
 	if err != nil {
 		return nil, err
 	}
-	out := make([]EventRow, 0, min(len(events), want))
+	out := make([]fleetgate.EventRow, 0, min(len(events), want))
 	for _, e := range events {
 		name, ok := names[e.RobotID]
 		if !ok {
 			continue
 		}
-		out = append(out, EventRow{Event: e, RobotName: name, FleetName: fleetNames[e.FleetID], AgentName: agentNames[e.AgentID],
+		out = append(out, fleetgate.EventRow{Event: e, RobotName: name, FleetName: fleetNames[e.FleetID], AgentName: agentNames[e.AgentID],
 			Author: EventAuthor(e, agentNames[e.AgentID])})
 		if len(out) == want {
 			break
@@ -251,18 +240,15 @@ func (es *EventService) EventHistory(ctx context.Context, c *Caller, f fleetgate
 	return out, nil
 }
 
-// AgentChoice names an agent in a filter.
-type AgentChoice struct{ ID, Name string }
-
 // AgentChoices lists the agents of the caller's organization by name, for filters.
-func (es *EventService) AgentChoices(ctx context.Context, c *Caller) ([]AgentChoice, error) {
+func (es *EventService) AgentChoices(ctx context.Context, c *Caller) ([]fleetgate.AgentChoice, error) {
 	agents, err := es.store.Agents(ctx, c.User.OrgID)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]AgentChoice, len(agents))
+	out := make([]fleetgate.AgentChoice, len(agents))
 	for i, a := range agents {
-		out[i] = AgentChoice{ID: a.ID, Name: a.Name}
+		out[i] = fleetgate.AgentChoice{ID: a.ID, Name: a.Name}
 	}
 	return out, nil
 }

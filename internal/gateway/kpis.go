@@ -4,7 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/kpi"
 )
 
 // The fleet custom KPI socket (W1 on the cloud, W2 on the local gateway) and the fleet list
@@ -20,6 +20,9 @@ type KPIView struct {
 	// those of FleetID); when !All.
 	RobotIDs []string
 }
+
+// HubView is the view as the KPI hub applies it to a subscriber's frames.
+func (v KPIView) HubView() kpi.View { return kpi.View{All: v.All, Robots: v.RobotIDs} }
 
 // OpenKPIView resolves the caller's view of fleet fleetID for a KPI socket. ENotFound when
 // the fleet is unknown, of another organization, or not the one the caller's token is
@@ -50,16 +53,9 @@ func (rs *RobotService) kpiView(ctx context.Context, c *Caller, fleetID string) 
 	return v, nil
 }
 
-// OnlineRobot is a robot of a fleet that is connected now.
-type OnlineRobot struct {
-	ID   string
-	Name string
-	Live fleet.Robot
-}
-
 // OnlineFleetRobots lists the connected robots of a fleet, by name. It answers the KPI hub,
 // not a caller: the hub applies each subscriber's view.
-func (rs *RobotService) OnlineFleetRobots(ctx context.Context, fleetID string) ([]OnlineRobot, error) {
+func (rs *RobotService) OnlineFleetRobots(ctx context.Context, fleetID string) ([]kpi.Robot, error) {
 	f, err := rs.store.Fleet(ctx, fleetID)
 	if err != nil {
 		return nil, err
@@ -68,14 +64,33 @@ func (rs *RobotService) OnlineFleetRobots(ctx context.Context, fleetID string) (
 	if err != nil {
 		return nil, err
 	}
-	var out []OnlineRobot
+	var out []kpi.Robot
 	for _, r := range robots {
 		if r.FleetID != f.ID {
 			continue
 		}
 		if live, ok := rs.presence.Robot(r.ID); ok {
-			out = append(out, OnlineRobot{ID: r.ID, Name: r.Name, Live: live})
+			out = append(out, kpi.Robot{ID: r.ID, Name: r.Name, Live: live})
 		}
 	}
 	return out, nil
+}
+
+// KPISource is the core as the KPI hub asks it (kpi.Source): the connected robots of a fleet,
+// and what a socket's token may see of it now. It needs the accounts (the token) and the
+// robots (the view), so it is the gateway's, for the composition root to hand to the hub.
+func (g *Gateway) KPISource() kpi.Source { return kpiSource{g} }
+
+type kpiSource struct{ g *Gateway }
+
+func (s kpiSource) OnlineRobots(ctx context.Context, fleetID string) ([]kpi.Robot, error) {
+	return s.g.OnlineFleetRobots(ctx, fleetID)
+}
+
+func (s kpiSource) Recheck(ctx context.Context, token, fleetID string) (kpi.View, error) {
+	v, err := s.g.RefreshKPIView(ctx, token, fleetID)
+	if err != nil {
+		return kpi.View{}, err
+	}
+	return v.HubView(), nil
 }

@@ -101,6 +101,40 @@ func TestRefreshKPIView(t *testing.T) {
 	wantCode(t, "expired", err, fleetgate.EUnauthorized)
 }
 
+// TestKPISource is the core as the KPI hub asks it: the hub ends a token's subscriptions on
+// EUnauthorized alone, and applies the view it gets to every frame.
+func TestKPISource(t *testing.T) {
+	p := livePresence{}
+	w := newWorld(t, withPresence(p))
+	p[w.r1.ID] = &fleettest.Robot{ID: w.r1.ID, Name: w.r1.Name}
+	src := w.g.KPISource()
+
+	robots, err := src.OnlineRobots(w.ctx, w.fleet.ID)
+	if err != nil || len(robots) != 1 || robots[0].ID != w.r1.ID || robots[0].Name != w.r1.Name || robots[0].Live != fleet.Robot(p[w.r1.ID]) {
+		t.Fatalf("online robots %+v, %v; want r1 alone", robots, err)
+	}
+	_, err = src.OnlineRobots(w.ctx, uuid.NewString())
+	wantCode(t, "unknown fleet", err, fleetgate.ENotFound)
+
+	u := w.addUser(w.org.ID, "wall@example.com", false, map[string]fleetgate.Role{w.r2.ID: fleetgate.RoleOperator})
+	secret := gateway.NewAPIToken()
+	w.must(w.db.CreateAPIToken(w.ctx, fleetgate.APIToken{ID: uuid.NewString(), UserID: u.ID, Scope: fleetgate.ScopeRead,
+		Hash: gateway.HashSecret(secret), CreatedAt: w.clock.Now()}))
+	bearer, _, err := w.g.Login(w.ctx, secret, "192.0.2.1")
+	w.must(err)
+	v, err := src.Recheck(w.ctx, bearer, w.fleet.ID)
+	if err != nil || v.All || !slices.Equal(v.Robots, []string{w.r2.ID}) {
+		t.Errorf("view %+v, %v; want r2 alone", v, err)
+	}
+	admin, _, err := w.g.Login(w.ctx, w.adminSecret, "192.0.2.1")
+	w.must(err)
+	if v, err := src.Recheck(w.ctx, admin, w.fleet.ID); err != nil || !v.All {
+		t.Errorf("admin view %+v, %v; want all", v, err)
+	}
+	_, err = src.Recheck(w.ctx, "fgb_unknown", w.fleet.ID)
+	wantCode(t, "unknown bearer", err, fleetgate.EUnauthorized)
+}
+
 func sorted(s []string) []string { slices.Sort(s); return s }
 
 func TestOnlineFleetRobots(t *testing.T) {

@@ -97,7 +97,7 @@ func (rs *RobotService) agentHasRoom(ctx context.Context, agentID string) error 
 		return fleetgate.Errorf(fleetgate.EConflict,
 			"refused: this agent already has %d robots recorded on the cloud, the most one agent may register (the cloud's --agent-max-robots); "+
 				"an admin can remove those not online for %d days (fleetgate robots remove --stale %dd, or the panel's Administration page)",
-			n, StaleRobotDays, StaleRobotDays)
+			n, fleetgate.StaleRobotDays, fleetgate.StaleRobotDays)
 	}
 	return nil
 }

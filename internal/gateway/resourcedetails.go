@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
@@ -38,23 +37,14 @@ const mcapMIME = "application/mcap"
 // maxSummaries bounds the recordings whose summaries one listing reads.
 const maxSummaries = 100
 
-// ResourceDetail is a resource with what its file says of itself: for an MCAP recording,
-// its topics and the time its messages span.
-type ResourceDetail struct {
-	fleetgate.Resource
-	Topics   []string
-	Messages uint64
-	Duration time.Duration
-}
-
 // ResourceDetails is Resources with the summary of each MCAP recording read from its file
 // (the cloud's copy, or the robot's own), for the panel.
-func (ag *AgentService) ResourceDetails(ctx context.Context, c *Caller, robotID string) ([]ResourceDetail, error) {
+func (ag *AgentService) ResourceDetails(ctx context.Context, c *Caller, robotID string) ([]fleetgate.ResourceDetail, error) {
 	list, err := ag.Resources(ctx, c, robotID)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ResourceDetail, len(list))
+	out := make([]fleetgate.ResourceDetail, len(list))
 	read := 0
 	for i, res := range list {
 		out[i].Resource = res

@@ -75,38 +75,11 @@ type action struct {
 	what string // for the 403 message: "post events", "upload to streams", ...
 }
 
-// RobotDetails is endpoint 3's answer in domain terms.
-type RobotDetails struct {
-	Robot              fleetgate.Robot
-	Online             bool
-	FleetName          string
-	OrganizationName   string
-	OrgAdmins          []string               // emails
-	SharedUsers        []fleetgate.Membership // explicit memberships, by email
-	LatestAgentVersion string
-	// AgentName is the agent that announced the robot over the agent link ("" for the
-	// robots this gateway hosts).
-	AgentName string
-}
-
 // RobotSummary is a robot as lists show it.
 type RobotSummary struct {
 	ID     string
 	Name   string
 	Online bool
-}
-
-// RobotRow is a robot as the panel's fleet table shows it.
-type RobotRow struct {
-	Robot           fleetgate.Robot
-	FleetName       string
-	Online          bool
-	UpdateAvailable bool // the robot's agent is older than LatestAgentVersion
-	// AgentName is the agent that announced the robot over the agent link; empty for the
-	// robots this gateway hosts itself.
-	AgentName string
-	// Stale: not online for StaleRobotAge (an admin may remove the record: RemoveStaleRobots).
-	Stale bool
 }
 
 var actSettings = action{minRole: fleetgate.RoleAdmin, acts: true, what: "change robot settings"}
@@ -304,33 +277,33 @@ func (rs *RobotService) Robots(ctx context.Context, c *Caller) ([]RobotSummary, 
 }
 
 // Robot returns the details of one robot the caller may see.
-func (rs *RobotService) Robot(ctx context.Context, c *Caller, robotID string) (RobotDetails, error) {
+func (rs *RobotService) Robot(ctx context.Context, c *Caller, robotID string) (fleetgate.RobotDetails, error) {
 	r, _, err := rs.authorizeRobot(ctx, c, robotID, actView)
 	if err != nil {
-		return RobotDetails{}, err
+		return fleetgate.RobotDetails{}, err
 	}
 	fleet, err := rs.store.Fleet(ctx, r.FleetID)
 	if err != nil {
-		return RobotDetails{}, err
+		return fleetgate.RobotDetails{}, err
 	}
 	org, err := rs.store.Organization(ctx, r.OrgID)
 	if err != nil {
-		return RobotDetails{}, err
+		return fleetgate.RobotDetails{}, err
 	}
 	admins, err := rs.store.OrgAdmins(ctx, r.OrgID)
 	if err != nil {
-		return RobotDetails{}, err
+		return fleetgate.RobotDetails{}, err
 	}
 	members, err := rs.store.RobotMembers(ctx, r.ID)
 	if err != nil {
-		return RobotDetails{}, err
+		return fleetgate.RobotDetails{}, err
 	}
 	online := rs.presence.Online(r.ID)
 	if online {
 		// The stored time lags by up to the registry's keep-seen period; connected is now.
 		r.LastSeen = rs.now().UTC()
 	}
-	d := RobotDetails{
+	d := fleetgate.RobotDetails{
 		Robot:              r,
 		Online:             online,
 		FleetName:          fleet.Name,
@@ -346,7 +319,7 @@ func (rs *RobotService) Robot(ctx context.Context, c *Caller, robotID string) (R
 		if a, err := rs.store.Agent(ctx, r.AgentID); err == nil {
 			d.AgentName = a.Name
 		} else if fleetgate.ErrorCode(err) != fleetgate.ENotFound {
-			return RobotDetails{}, err
+			return fleetgate.RobotDetails{}, err
 		}
 	}
 	slices.Sort(d.OrgAdmins)
@@ -355,7 +328,7 @@ func (rs *RobotService) Robot(ctx context.Context, c *Caller, robotID string) (R
 }
 
 // RobotTable lists the robots the caller may see with their fleet, by name.
-func (rs *RobotService) RobotTable(ctx context.Context, c *Caller) ([]RobotRow, error) {
+func (rs *RobotService) RobotTable(ctx context.Context, c *Caller) ([]fleetgate.RobotRow, error) {
 	robots, err := rs.visibleRobots(ctx, c)
 	if err != nil {
 		return nil, err
@@ -378,10 +351,10 @@ func (rs *RobotService) RobotTable(ctx context.Context, c *Caller) ([]RobotRow, 
 			agentNames[a.ID] = a.Name
 		}
 	}
-	out := make([]RobotRow, 0, len(robots))
+	out := make([]fleetgate.RobotRow, 0, len(robots))
 	staleBefore := rs.now().Add(-StaleRobotAge)
 	for _, r := range robots {
-		row := RobotRow{Robot: r, FleetName: names[r.FleetID], Online: rs.presence.Online(r.ID), AgentName: agentNames[r.AgentID]}
+		row := fleetgate.RobotRow{Robot: r, FleetName: names[r.FleetID], Online: rs.presence.Online(r.ID), AgentName: agentNames[r.AgentID]}
 		row.Stale = !row.Online && staleSince(r, staleBefore)
 		if row.Online {
 			r.LastSeen = rs.now().UTC()

@@ -8,13 +8,8 @@ import (
 	"github.com/fleetgate/fleetgate"
 )
 
-// StaleRobotDays is how long a robot must have been away before the panel calls its record
-// stale and offers to remove it: robot records are permanent (agents announce robots, and
-// --agent-max-robots counts them), so the records of robots that are gone for good need a way out.
-const StaleRobotDays = 30
-
-// StaleRobotAge is StaleRobotDays as a duration.
-const StaleRobotAge = StaleRobotDays * 24 * time.Hour
+// StaleRobotAge is fleetgate.StaleRobotDays as a duration.
+const StaleRobotAge = fleetgate.StaleRobotDays * 24 * time.Hour
 
 // MinStaleAge is the shortest absence RemoveStaleRobots accepts. A connected robot's record is
 // refreshed every 30 s, so any age well above that never catches one online; a day also keeps

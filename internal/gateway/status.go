@@ -20,44 +20,6 @@ import (
 // and the ROS 1 source report, and any robot may), read at most once a second per robot
 // whatever the number of pages and kiosks asking.
 
-// AlertKind names what is wrong.
-type AlertKind string
-
-const (
-	AlertOffline AlertKind = "offline" // the robot is not connected
-	AlertBattery AlertKind = "battery" // battery under the threshold
-	AlertBlocked AlertKind = "blocked" // the robot says it is blocked or stuck
-	AlertStale   AlertKind = "stale"   // its newest data is older than the stale bound
-	// AlertUnconfirmed: the robot's agent has not answered for over ConfirmWithin, so its
-	// state is not known (its link may still be up).
-	AlertUnconfirmed AlertKind = "unconfirmed"
-)
-
-// ConfirmWithin is how old the last answer of a robot's agent may be for the panel to show
-// the robot's state: beyond it, the state is "not confirmed" (the safety rule: the panel never
-// tells an operator something about a robot it has not confirmed within 2 s).
-const ConfirmWithin = 2 * time.Second
-
-// RobotState is what the gateway can vouch for about a robot's connection now.
-type RobotState struct {
-	Online bool
-	// Silent is how long the robot's agent has not answered (zero for a robot of this
-	// process, and for one asked about less than a moment ago).
-	Silent time.Duration
-}
-
-// Confirmed reports whether the state is known: offline, or online and answering within
-// ConfirmWithin.
-func (s RobotState) Confirmed() bool { return !s.Online || s.Silent <= ConfirmWithin }
-
-// Alert is one thing wrong with a robot, in words. Critical alerts need someone now
-// (offline, blocked, battery under half the threshold); the others are warnings.
-type Alert struct {
-	Kind     AlertKind
-	Critical bool
-	Words    string
-}
-
 // AlertRules are the thresholds of the derived alerts.
 type AlertRules struct {
 	// BatteryBelow warns under this charge, in percent (default 20).
@@ -72,60 +34,25 @@ var DefaultAlertRules = AlertRules{BatteryBelow: 20, StaleAfter: 5 * time.Second
 // blockedActivities are the activities a robot reports when it cannot go on by itself.
 var blockedActivities = map[string]bool{"blocked": true, "stuck": true, "error": true, "fault": true, "emergency_stop": true, "estop": true}
 
-// Pose2D is a position on the map, in metres, and a heading in radians (0: along x).
-type Pose2D struct{ X, Y, Yaw float64 }
-
-// RobotStatus is what the panel shows of a robot now.
-type RobotStatus struct {
-	Online     bool
-	HasBattery bool
-	Battery    float64 // percent
-	Activity   string  // "" when the robot reports none
-	HasPose    bool
-	Pose       Pose2D
-	// Speed is how fast the pose moved between the robot's last two reads, in m/s (HasSpeed
-	// when two reads close enough in time were made).
-	HasSpeed bool
-	Speed    float64
-	Updated  time.Time // the newest KPI's time; zero when none was read
-	Stale    bool
-	// Silent is how long the robot's agent has not answered (RobotState).
-	Silent time.Duration
-	Alerts []Alert
-}
-
-// State is the robot's connection state within its status.
-func (s RobotStatus) State() RobotState { return RobotState{Online: s.Online, Silent: s.Silent} }
-
-// Critical reports whether any alert needs someone now.
-func (s RobotStatus) Critical() bool {
-	for _, a := range s.Alerts {
-		if a.Critical {
-			return true
-		}
-	}
-	return false
-}
-
 // DeriveAlerts lists what is wrong with s at now under rules, the most urgent first.
-func DeriveAlerts(s RobotStatus, rules AlertRules, now time.Time) []Alert {
+func DeriveAlerts(s fleetgate.RobotStatus, rules AlertRules, now time.Time) []fleetgate.Alert {
 	if !s.Online {
-		return []Alert{{Kind: AlertOffline, Critical: true, Words: "offline"}}
+		return []fleetgate.Alert{{Kind: fleetgate.AlertOffline, Critical: true, Words: "offline"}}
 	}
 	if !s.State().Confirmed() {
 		// Nothing else is known now either. Whole seconds, as the state says it (views).
-		return []Alert{{Kind: AlertUnconfirmed, Critical: true, Words: "not confirmed for " + ageWords(s.Silent.Truncate(time.Second)) + ": its gateway does not answer"}}
+		return []fleetgate.Alert{{Kind: fleetgate.AlertUnconfirmed, Critical: true, Words: "not confirmed for " + ageWords(s.Silent.Truncate(time.Second)) + ": its gateway does not answer"}}
 	}
-	var out []Alert
+	var out []fleetgate.Alert
 	if act := strings.ToLower(strings.TrimSpace(s.Activity)); blockedActivities[act] {
-		out = append(out, Alert{Kind: AlertBlocked, Critical: true, Words: act})
+		out = append(out, fleetgate.Alert{Kind: fleetgate.AlertBlocked, Critical: true, Words: act})
 	}
 	if s.HasBattery && s.Battery < rules.BatteryBelow {
-		out = append(out, Alert{Kind: AlertBattery, Critical: s.Battery < rules.BatteryBelow/2,
+		out = append(out, fleetgate.Alert{Kind: fleetgate.AlertBattery, Critical: s.Battery < rules.BatteryBelow/2,
 			Words: fmt.Sprintf("battery low (%.0f %%)", s.Battery)})
 	}
 	if s.Stale || (!s.Updated.IsZero() && now.Sub(s.Updated) > rules.StaleAfter) {
-		out = append(out, Alert{Kind: AlertStale, Words: "no fresh data for " + ageWords(now.Sub(s.Updated))})
+		out = append(out, fleetgate.Alert{Kind: fleetgate.AlertStale, Words: "no fresh data for " + ageWords(now.Sub(s.Updated))})
 	}
 	return out
 }
@@ -151,7 +78,7 @@ const maxSpeedGap = 10 * time.Second
 
 type cachedStatus struct {
 	at     time.Time
-	status RobotStatus
+	status fleetgate.RobotStatus
 }
 
 type statusCache struct {
@@ -162,23 +89,23 @@ type statusCache struct {
 // RobotStatuses reads the status of each row's robot side by side, within RobotReadTimeout;
 // a robot that does not answer in time is shown stale, not waited for. Rows come from
 // RobotTable, so the caller may see them.
-func (ss *StreamService) RobotStatuses(ctx context.Context, rows []RobotRow) []RobotStatus {
-	out := make([]RobotStatus, len(rows))
+func (ss *StreamService) RobotStatuses(ctx context.Context, rows []fleetgate.RobotRow) []fleetgate.RobotStatus {
+	out := make([]fleetgate.RobotStatus, len(rows))
 	var wg sync.WaitGroup
 	for i, r := range rows {
-		wg.Go(func() { out[i] = ss.robotStatus(ctx, r.Robot, RobotState{Online: r.Online}) })
+		wg.Go(func() { out[i] = ss.robotStatus(ctx, r.Robot, fleetgate.RobotState{Online: r.Online}) })
 	}
 	wg.Wait()
 	return out
 }
 
 // RobotStatus is the status of one robot the caller may see, as its operate screen shows it:
-// confirmed with the robot's agent (RobotState). The lists of robots (RobotStatuses) are not:
+// confirmed with the robot's agent (fleetgate.RobotState). The lists of robots (RobotStatuses) are not:
 // they show presence as the link's heartbeats keep it.
-func (ss *StreamService) RobotStatus(ctx context.Context, c *Caller, robotID string) (RobotStatus, error) {
+func (ss *StreamService) RobotStatus(ctx context.Context, c *Caller, robotID string) (fleetgate.RobotStatus, error) {
 	r, _, err := ss.robots.authorizeRobot(ctx, c, robotID, actView)
 	if err != nil {
-		return RobotStatus{}, err
+		return fleetgate.RobotStatus{}, err
 	}
 	st := ss.robotState(ctx, r.ID)
 	if !st.Confirmed() {
@@ -197,10 +124,10 @@ func (ss *StreamService) RobotStatus(ctx context.Context, c *Caller, robotID str
 
 // RobotState is whether a robot the caller may see is online, and how long its agent has not
 // answered: the panel's header and status card refresh it every second.
-func (ss *StreamService) RobotState(ctx context.Context, c *Caller, robotID string) (RobotState, error) {
+func (ss *StreamService) RobotState(ctx context.Context, c *Caller, robotID string) (fleetgate.RobotState, error) {
 	r, _, err := ss.robots.authorizeRobot(ctx, c, robotID, actView)
 	if err != nil {
-		return RobotState{}, err
+		return fleetgate.RobotState{}, err
 	}
 	return ss.robotState(ctx, r.ID), nil
 }
@@ -208,12 +135,12 @@ func (ss *StreamService) RobotState(ctx context.Context, c *Caller, robotID stri
 // robotState confirms robot id with its agent (fleet.Confirmer), waiting up to
 // RobotReadTimeout for an answer when the last one is old. A robot of this process is
 // confirmed by being here.
-func (ss *StreamService) robotState(ctx context.Context, id string) RobotState {
+func (ss *StreamService) robotState(ctx context.Context, id string) fleetgate.RobotState {
 	robot, ok := ss.presence.Robot(id)
 	if !ok {
-		return RobotState{}
+		return fleetgate.RobotState{}
 	}
-	st := RobotState{Online: true}
+	st := fleetgate.RobotState{Online: true}
 	if c, ok := fleet.As[fleet.Confirmer](robot); ok {
 		ctx, cancel := context.WithTimeout(ctx, RobotReadTimeout)
 		defer cancel()
@@ -222,9 +149,9 @@ func (ss *StreamService) robotState(ctx context.Context, id string) RobotState {
 	return st
 }
 
-func (ss *StreamService) robotStatus(ctx context.Context, r fleetgate.Robot, st RobotState) RobotStatus {
+func (ss *StreamService) robotStatus(ctx context.Context, r fleetgate.Robot, st fleetgate.RobotState) fleetgate.RobotStatus {
 	now := ss.now()
-	s := RobotStatus{Online: st.Online}
+	s := fleetgate.RobotStatus{Online: st.Online}
 	if st.Online {
 		s = ss.readStatus(ctx, r, now)
 		s.Silent = st.Silent
@@ -234,17 +161,17 @@ func (ss *StreamService) robotStatus(ctx context.Context, r fleetgate.Robot, st 
 }
 
 // readStatus is the robot's KPIs as a status, from the cache when read within statusCacheFor.
-func (ss *StreamService) readStatus(ctx context.Context, r fleetgate.Robot, now time.Time) RobotStatus {
+func (ss *StreamService) readStatus(ctx context.Context, r fleetgate.Robot, now time.Time) fleetgate.RobotStatus {
 	ss.statuses.mu.Lock()
 	prev, cached := ss.statuses.byID[r.ID]
 	ss.statuses.mu.Unlock()
 	if cached && now.Sub(prev.at) < statusCacheFor && now.Sub(prev.at) >= 0 {
 		return prev.status
 	}
-	s := RobotStatus{Online: true}
+	s := fleetgate.RobotStatus{Online: true}
 	live, ok := ss.presence.Robot(r.ID)
 	if !ok {
-		return RobotStatus{}
+		return fleetgate.RobotStatus{}
 	}
 	kpis, err := robotCall(ctx, r, live.KPIs)
 	if err != nil {
@@ -293,7 +220,7 @@ var (
 
 // applyKPI folds one KPI into s: pose (Pose or PoseStamped), battery (a number in percent, or
 // a BatteryState) and activity (a string). Values it cannot read are left out.
-func applyKPI(s *RobotStatus, k fleetgate.KPI) {
+func applyKPI(s *fleetgate.RobotStatus, k fleetgate.KPI) {
 	if k.Time.After(s.Updated) {
 		s.Updated = k.Time
 	}
@@ -321,7 +248,7 @@ func applyKPI(s *RobotStatus, k fleetgate.KPI) {
 			w = 1
 		}
 		s.HasPose = true
-		s.Pose = Pose2D{X: p.GetPosition().GetX(), Y: p.GetPosition().GetY(), Yaw: math.Atan2(2*(w*z+x*y), 1-2*(y*y+z*z))}
+		s.Pose = fleetgate.Pose2D{X: p.GetPosition().GetX(), Y: p.GetPosition().GetY(), Yaw: math.Atan2(2*(w*z+x*y), 1-2*(y*y+z*z))}
 	case "battery":
 		if k.DataType == kpiBattery {
 			b := &catalogpb.BatteryState{}

@@ -3,6 +3,8 @@ package gateway
 import (
 	"testing"
 	"time"
+
+	"github.com/fleetgate/fleetgate"
 )
 
 func TestDeriveAlerts(t *testing.T) {
@@ -11,27 +13,27 @@ func TestDeriveAlerts(t *testing.T) {
 	rules := DefaultAlertRules
 	cases := []struct {
 		name   string
-		status RobotStatus
-		want   []AlertKind
+		status fleetgate.RobotStatus
+		want   []fleetgate.AlertKind
 		crit   []bool
 	}{
-		{"offline says only that", RobotStatus{Online: false, HasBattery: true, Battery: 1}, []AlertKind{AlertOffline}, []bool{true}},
-		{"all well", RobotStatus{Online: true, HasBattery: true, Battery: 80, Activity: "moving", Updated: fresh}, nil, nil},
-		{"battery at the threshold is no alert", RobotStatus{Online: true, HasBattery: true, Battery: 20, Updated: fresh}, nil, nil},
-		{"battery low warns", RobotStatus{Online: true, HasBattery: true, Battery: 15, Updated: fresh}, []AlertKind{AlertBattery}, []bool{false}},
-		{"battery under half the threshold is critical", RobotStatus{Online: true, HasBattery: true, Battery: 9, Updated: fresh}, []AlertKind{AlertBattery}, []bool{true}},
-		{"blocked", RobotStatus{Online: true, Activity: "Blocked", Updated: fresh}, []AlertKind{AlertBlocked}, []bool{true}},
-		{"stuck", RobotStatus{Online: true, Activity: "stuck", Updated: fresh}, []AlertKind{AlertBlocked}, []bool{true}},
-		{"stale after 5 s", RobotStatus{Online: true, Updated: now.Add(-6 * time.Second)}, []AlertKind{AlertStale}, []bool{false}},
-		{"not stale at 5 s", RobotStatus{Online: true, Updated: now.Add(-5 * time.Second)}, nil, nil},
-		{"no answer is stale", RobotStatus{Online: true, Stale: true}, []AlertKind{AlertStale}, []bool{false}},
-		{"several, most urgent first", RobotStatus{Online: true, Activity: "blocked", HasBattery: true, Battery: 12, Updated: now.Add(-time.Minute)},
-			[]AlertKind{AlertBlocked, AlertBattery, AlertStale}, []bool{true, false, false}},
-		{"unknown battery is no alert", RobotStatus{Online: true, Updated: fresh}, nil, nil},
-		{"its agent silent for 2 s is still confirmed", RobotStatus{Online: true, Updated: fresh, Silent: ConfirmWithin}, nil, nil},
-		{"not confirmed beyond 2 s says only that", RobotStatus{Online: true, Activity: "blocked", HasBattery: true, Battery: 1, Silent: ConfirmWithin + time.Millisecond},
-			[]AlertKind{AlertUnconfirmed}, []bool{true}},
-		{"offline is offline, however silent", RobotStatus{Online: false, Silent: time.Minute}, []AlertKind{AlertOffline}, []bool{true}},
+		{"offline says only that", fleetgate.RobotStatus{Online: false, HasBattery: true, Battery: 1}, []fleetgate.AlertKind{fleetgate.AlertOffline}, []bool{true}},
+		{"all well", fleetgate.RobotStatus{Online: true, HasBattery: true, Battery: 80, Activity: "moving", Updated: fresh}, nil, nil},
+		{"battery at the threshold is no alert", fleetgate.RobotStatus{Online: true, HasBattery: true, Battery: 20, Updated: fresh}, nil, nil},
+		{"battery low warns", fleetgate.RobotStatus{Online: true, HasBattery: true, Battery: 15, Updated: fresh}, []fleetgate.AlertKind{fleetgate.AlertBattery}, []bool{false}},
+		{"battery under half the threshold is critical", fleetgate.RobotStatus{Online: true, HasBattery: true, Battery: 9, Updated: fresh}, []fleetgate.AlertKind{fleetgate.AlertBattery}, []bool{true}},
+		{"blocked", fleetgate.RobotStatus{Online: true, Activity: "Blocked", Updated: fresh}, []fleetgate.AlertKind{fleetgate.AlertBlocked}, []bool{true}},
+		{"stuck", fleetgate.RobotStatus{Online: true, Activity: "stuck", Updated: fresh}, []fleetgate.AlertKind{fleetgate.AlertBlocked}, []bool{true}},
+		{"stale after 5 s", fleetgate.RobotStatus{Online: true, Updated: now.Add(-6 * time.Second)}, []fleetgate.AlertKind{fleetgate.AlertStale}, []bool{false}},
+		{"not stale at 5 s", fleetgate.RobotStatus{Online: true, Updated: now.Add(-5 * time.Second)}, nil, nil},
+		{"no answer is stale", fleetgate.RobotStatus{Online: true, Stale: true}, []fleetgate.AlertKind{fleetgate.AlertStale}, []bool{false}},
+		{"several, most urgent first", fleetgate.RobotStatus{Online: true, Activity: "blocked", HasBattery: true, Battery: 12, Updated: now.Add(-time.Minute)},
+			[]fleetgate.AlertKind{fleetgate.AlertBlocked, fleetgate.AlertBattery, fleetgate.AlertStale}, []bool{true, false, false}},
+		{"unknown battery is no alert", fleetgate.RobotStatus{Online: true, Updated: fresh}, nil, nil},
+		{"its agent silent for 2 s is still confirmed", fleetgate.RobotStatus{Online: true, Updated: fresh, Silent: fleetgate.ConfirmWithin}, nil, nil},
+		{"not confirmed beyond 2 s says only that", fleetgate.RobotStatus{Online: true, Activity: "blocked", HasBattery: true, Battery: 1, Silent: fleetgate.ConfirmWithin + time.Millisecond},
+			[]fleetgate.AlertKind{fleetgate.AlertUnconfirmed}, []bool{true}},
+		{"offline is offline, however silent", fleetgate.RobotStatus{Online: false, Silent: time.Minute}, []fleetgate.AlertKind{fleetgate.AlertOffline}, []bool{true}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -50,11 +52,11 @@ func TestDeriveAlerts(t *testing.T) {
 
 func TestAlertWords(t *testing.T) {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	got := DeriveAlerts(RobotStatus{Online: true, HasBattery: true, Battery: 14.6, Updated: now.Add(-90 * time.Second)}, DefaultAlertRules, now)
+	got := DeriveAlerts(fleetgate.RobotStatus{Online: true, HasBattery: true, Battery: 14.6, Updated: now.Add(-90 * time.Second)}, DefaultAlertRules, now)
 	if got[0].Words != "battery low (15 %)" || got[1].Words != "no fresh data for 2 min" {
 		t.Errorf("words %q, %q", got[0].Words, got[1].Words)
 	}
-	got = DeriveAlerts(RobotStatus{Online: true, Silent: 3900 * time.Millisecond}, DefaultAlertRules, now)
+	got = DeriveAlerts(fleetgate.RobotStatus{Online: true, Silent: 3900 * time.Millisecond}, DefaultAlertRules, now)
 	if got[0].Words != "not confirmed for 3 s: its gateway does not answer" {
 		t.Errorf("words %q", got[0].Words)
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/live"
 )
@@ -80,30 +79,14 @@ func (h *streamSocket) openOutput(ctx context.Context, caller *gateway.Caller, r
 	var out live.Output
 	var err error
 	if q.camera != nil {
-		out, err = h.gw.OpenCameraStream(ctx, caller, robotID, q.sel, *q.camera)
+		out, err = h.live.OpenCameraStream(ctx, caller, robotID, q.sel, *q.camera)
 	} else {
-		out, err = h.gw.OpenLiveOutput(ctx, caller, robotID, q.sel)
+		out, err = h.live.OpenLiveOutput(ctx, caller, robotID, q.sel)
 	}
 	if err != nil || q.maxWidth == 0 {
 		return out, err
 	}
-	return scaledOutput{Output: out, width: q.maxWidth}, nil
-}
-
-// scaledOutput asks the source for images at most width pixels wide (camera sources scale,
-// once per width); its frames have a feed of their own, apart from the full-size ones.
-type scaledOutput struct {
-	live.Output
-	width int
-}
-
-func (o scaledOutput) RobotID() string {
-	return o.Output.RobotID() + "\x00width\x00" + strconv.Itoa(o.width)
-}
-
-func (o scaledOutput) Subscribe(ctx context.Context, opts fleetgate.SubscribeOptions) (fleetgate.Stream, *fleet.Subscription, error) {
-	opts.MaxWidth = o.width
-	return o.Output.Subscribe(ctx, opts)
+	return live.Scaled(out, q.maxWidth), nil
 }
 
 // maxWidthQuery reads maxWidth (an extension of W3 output): a viewer that wants camera

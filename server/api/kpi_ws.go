@@ -1,13 +1,10 @@
 package api
 
 import (
-	"context"
-
 	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/kpi"
 	"github.com/fleetgate/fleetgate/internal/live"
 )
@@ -24,7 +21,8 @@ const (
 // kpiSocket is the fleet custom KPI route, /apigateway/v2/fleets/{fleetId}/custom-kpis: W1 on
 // the cloud, W2 on the local gateway (where the only fleet is local-fleet).
 type kpiSocket struct {
-	gw        *gateway.Gateway
+	accounts  Accounts
+	fleets    Fleets
 	hub       *kpi.Hub
 	localOnly bool
 }
@@ -36,7 +34,7 @@ func (h *kpiSocket) connect(c echo.Context) error {
 	if !isUpgrade(req) {
 		return fleetgate.Errorf(fleetgate.EInvalid, "this route is a WebSocket: send an upgrade request")
 	}
-	caller, bearer, err := socketCaller(c, h.gw)
+	caller, bearer, err := socketCaller(c, h.accounts)
 	if err != nil {
 		return err
 	}
@@ -45,7 +43,7 @@ func (h *kpiSocket) connect(c echo.Context) error {
 	if h.localOnly && fleetID != fleetgate.LocalFleetID {
 		return fleetgate.Errorf(fleetgate.ENotFound, "fleet %q not found: the local gateway serves %s only", fleetID, fleetgate.LocalFleetID)
 	}
-	view, err := h.gw.OpenKPIView(ctx, caller, fleetID)
+	view, err := h.fleets.OpenKPIView(ctx, caller, fleetID)
 	if err != nil {
 		return err
 	}
@@ -63,7 +61,7 @@ func (h *kpiSocket) connect(c echo.Context) error {
 	// a goroutine of its own: the hub calls it under its lock, and closing waits for the reader.
 	ws := newWSConn(conn, frames)
 	cut := func() { go ws.Drop() }
-	sub, err := h.hub.Subscribe(kpi.Request{FleetID: view.FleetID, Token: bearer, View: kpiView(view), Abort: cut})
+	sub, err := h.hub.Subscribe(kpi.Request{FleetID: view.FleetID, Token: bearer, View: view.HubView(), Abort: cut})
 	if err != nil {
 		conn.Close(websocket.StatusGoingAway, "server shutting down")
 		return nil
@@ -71,31 +69,4 @@ func (h *kpiSocket) connect(c echo.Context) error {
 	// The socket gets goroutines of its own and the handler returns (see live.RunKPIs).
 	go live.RunKPIs(ws, sub, cut)
 	return nil
-}
-
-func kpiView(v gateway.KPIView) kpi.View { return kpi.View{All: v.All, Robots: v.RobotIDs} }
-
-// KPISource is the gateway core as the KPI hub needs it.
-func KPISource(gw *gateway.Gateway) kpi.Source { return kpiSource{gw} }
-
-type kpiSource struct{ gw *gateway.Gateway }
-
-func (s kpiSource) OnlineRobots(ctx context.Context, fleetID string) ([]kpi.Robot, error) {
-	robots, err := s.gw.OnlineFleetRobots(ctx, fleetID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]kpi.Robot, len(robots))
-	for i, r := range robots {
-		out[i] = kpi.Robot{ID: r.ID, Name: r.Name, Live: r.Live}
-	}
-	return out, nil
-}
-
-func (s kpiSource) Recheck(ctx context.Context, token, fleetID string) (kpi.View, error) {
-	v, err := s.gw.RefreshKPIView(ctx, token, fleetID)
-	if err != nil {
-		return kpi.View{}, err
-	}
-	return kpiView(v), nil
 }

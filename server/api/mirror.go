@@ -12,9 +12,8 @@ import (
 // authenticates: mw runs first (the panel's session), then caller says who is calling, and
 // the handlers find that caller where requireBearer puts it. Login and the WebSocket routes
 // are not mirrored: a session needs no bearer token, and sockets take /panel/ws-token's.
-func RegisterMirror(e *echo.Echo, gw *gateway.Gateway, opt Options, prefix string,
+func RegisterMirror(e *echo.Echo, svc Services, opt Options, prefix string,
 	caller func(echo.Context) *gateway.Caller, mw ...echo.MiddlewareFunc) {
-	h := &v2{gw: gw, publicURL: opt.PublicURL}
 	auth := append(mw[:len(mw):len(mw)], func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			who := caller(c)
@@ -25,29 +24,14 @@ func RegisterMirror(e *echo.Echo, gw *gateway.Gateway, opt Options, prefix strin
 			return next(c)
 		}
 	})
-	g := e.Group(prefix)
-	g.GET("/robots", h.robots, auth...)
-	g.GET("/robots/:robotId", h.robot, auth...)
-	g.GET("/robots/:robotId/resources", h.resources, auth...)
-	g.GET("/robots/:robotId/resource/:resourceId/download", h.download, auth...)
-	g.GET("/robots/:robotId/streams", h.streams, auth...)
-	g.GET("/robots/:robotId/stream", h.readStream, auth...)
-	g.GET("/streams/:messageType/stream", h.template, auth...)
-	g.POST("/robots/:robotId/upload-stream", h.upload, auth...)
-	g.GET("/robots/metrics", h.metrics, auth...)
-	g.GET("/robots/:robotId/metric/:metricId", h.metric, auth...)
-	g.POST("/events/log", h.postEvent, auth...)
-	registerRecordings(g, h, auth...)
-	g.GET("/robots/:robotId/controls", controlsList(gw), auth...)
-	kpis := &kpiSocket{gw: gw, hub: opt.KPIs, localOnly: opt.LocalFleetOnly}
-	g.GET("/fleets", kpis.fleets, auth...)
+	mountREST(e.Group(prefix), svc, opt, auth...)
 }
 
 // SpendSocketTokens lets a panel socket token (fgw_..., from /panel/ws-token) open exactly
 // one WebSocket upgrade: it is spent here, before the upgrade route authenticates it through
 // the gateway like any bearer. A spent, expired or unknown one is 401. Other requests and
 // other tokens pass untouched.
-func SpendSocketTokens(gw *gateway.Gateway) echo.MiddlewareFunc {
+func SpendSocketTokens(accounts Accounts) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
@@ -58,7 +42,7 @@ func SpendSocketTokens(gw *gateway.Gateway) echo.MiddlewareFunc {
 			if err != nil || !gateway.IsSocketToken(token) {
 				return next(c)
 			}
-			if err := gw.UseSocketToken(req.Context(), token); err != nil {
+			if err := accounts.UseSocketToken(req.Context(), token); err != nil {
 				return err
 			}
 			return next(c)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"time"
@@ -15,10 +16,19 @@ import (
 // list the recordings of a robot's streams that its agent writes to MCAP files. A finished
 // recording is also one of the robot's resources, with the same id.
 
-func registerRecordings(g *echo.Group, h *v2, mw ...echo.MiddlewareFunc) {
-	g.GET("/robots/:robotId/recordings", h.recordings, mw...)
-	g.POST("/robots/:robotId/recordings", h.startRecording, mw...)
-	g.POST("/robots/:robotId/recordings/:recordingId/stop", h.stopRecording, mw...)
+// Recordings is what the recordings routes ask of the core (gateway.StreamService).
+type Recordings interface {
+	Recordings(ctx context.Context, c *gateway.Caller, robotID string) ([]fleetgate.Recording, error)
+	StartRecording(ctx context.Context, c *gateway.Caller, robotID string, in gateway.RecordingInput) (fleetgate.Recording, error)
+	StopRecording(ctx context.Context, c *gateway.Caller, robotID, recordingID string) (fleetgate.Recording, error)
+}
+
+type recordingRoutes struct{ recordings Recordings }
+
+func (h recordingRoutes) mount(g *echo.Group, auth ...echo.MiddlewareFunc) {
+	g.GET("/robots/:robotId/recordings", h.list, auth...)
+	g.POST("/robots/:robotId/recordings", h.start, auth...)
+	g.POST("/robots/:robotId/recordings/:recordingId/stop", h.stop, auth...)
 }
 
 type recordingRequest struct {
@@ -82,8 +92,8 @@ func recordingOf(r fleetgate.Recording, now time.Time) recordingBody {
 	return b
 }
 
-func (h *v2) recordings(c echo.Context) error {
-	list, err := h.gw.Recordings(c.Request().Context(), callerOf(c), c.Param("robotId"))
+func (h recordingRoutes) list(c echo.Context) error {
+	list, err := h.recordings.Recordings(c.Request().Context(), callerOf(c), c.Param("robotId"))
 	if err != nil {
 		return err
 	}
@@ -95,7 +105,7 @@ func (h *v2) recordings(c echo.Context) error {
 	return c.JSON(http.StatusOK, resp)
 }
 
-func (h *v2) startRecording(c echo.Context) error {
+func (h recordingRoutes) start(c echo.Context) error {
 	var req recordingRequest
 	if err := decodeJSON(c, &req); err != nil {
 		return err
@@ -103,7 +113,7 @@ func (h *v2) startRecording(c echo.Context) error {
 	if math.IsNaN(req.DurationSeconds) || req.DurationSeconds < 0 || req.DurationSeconds > math.MaxInt64/float64(time.Second) {
 		return fleetgate.Errorf(fleetgate.EInvalid, "durationSeconds must be a number of seconds, 0 for until stopped")
 	}
-	rec, err := h.gw.StartRecording(c.Request().Context(), callerOf(c), c.Param("robotId"), gateway.RecordingInput{
+	rec, err := h.recordings.StartRecording(c.Request().Context(), callerOf(c), c.Param("robotId"), gateway.RecordingInput{
 		Streams: req.Streams, Duration: time.Duration(req.DurationSeconds * float64(time.Second)),
 		MaxBytes: req.MaxBytes, MaxRate: req.MaxRate,
 	})
@@ -113,8 +123,8 @@ func (h *v2) startRecording(c echo.Context) error {
 	return c.JSON(http.StatusCreated, recordingOf(rec, time.Now()))
 }
 
-func (h *v2) stopRecording(c echo.Context) error {
-	rec, err := h.gw.StopRecording(c.Request().Context(), callerOf(c), c.Param("robotId"), c.Param("recordingId"))
+func (h recordingRoutes) stop(c echo.Context) error {
+	rec, err := h.recordings.StopRecording(c.Request().Context(), callerOf(c), c.Param("robotId"), c.Param("recordingId"))
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -20,6 +21,24 @@ import (
 	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
+// Resources is what endpoints 4 and 5 (S3 and S4) ask of the core (gateway.AgentService).
+type Resources interface {
+	Resources(ctx context.Context, c *gateway.Caller, robotID string) ([]fleetgate.Resource, error)
+	// ResourceLink is a pre-signed path to the file, which Files serves.
+	ResourceLink(ctx context.Context, c *gateway.Caller, robotID, resourceID string) (string, error)
+}
+
+// resourceRoutes are endpoints 4 and 5.
+type resourceRoutes struct {
+	resources Resources
+	publicURL string // prefixes download links; empty: the request's scheme and host
+}
+
+func (h resourceRoutes) mount(g *echo.Group, auth ...echo.MiddlewareFunc) {
+	g.GET("/robots/:robotId/resources", h.list, auth...)
+	g.GET("/robots/:robotId/resource/:resourceId/download", h.download, auth...)
+}
+
 type resourceItem struct {
 	ResourceID string    `json:"resourceId"`
 	Name       string    `json:"name"`
@@ -32,9 +51,9 @@ type resourcesResponse struct {
 	Resources []resourceItem `json:"resources"`
 }
 
-// resources is endpoint 4.
-func (h *v2) resources(c echo.Context) error {
-	list, err := h.gw.Resources(c.Request().Context(), callerOf(c), c.Param("robotId"))
+// list is endpoint 4.
+func (h resourceRoutes) list(c echo.Context) error {
+	list, err := h.resources.Resources(c.Request().Context(), callerOf(c), c.Param("robotId"))
 	if err != nil {
 		return err
 	}
@@ -56,21 +75,47 @@ type downloadResponse struct {
 }
 
 // download is endpoint 5: a pre-signed absolute URL.
-func (h *v2) download(c echo.Context) error {
-	link, err := h.gw.ResourceLink(c.Request().Context(), callerOf(c), c.Param("robotId"), c.Param("resourceId"))
+func (h resourceRoutes) download(c echo.Context) error {
+	link, err := h.resources.ResourceLink(c.Request().Context(), callerOf(c), c.Param("robotId"), c.Param("resourceId"))
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, downloadResponse{URL: h.absolute(c, link)})
+	return c.JSON(http.StatusOK, downloadResponse{URL: absolute(c, h.publicURL, link)})
 }
 
 // absolute turns a gateway path into an absolute URL: the configured public URL, else the
 // request's own scheme and host.
-func (h *v2) absolute(c echo.Context, path string) string {
-	if h.publicURL != "" {
-		return strings.TrimRight(h.publicURL, "/") + path
+func absolute(c echo.Context, publicURL, path string) string {
+	if publicURL != "" {
+		return strings.TrimRight(publicURL, "/") + path
 	}
 	return c.Scheme() + "://" + c.Request().Host + path
+}
+
+// StreamOps read and write one stream: endpoints 7 and 9 (gateway.StreamService), and S6 and
+// S8 under the second convention's limit (gateway.LimitedStreams).
+type StreamOps interface {
+	ReadStream(ctx context.Context, c *gateway.Caller, robotID string, sel gateway.StreamSelector) ([]byte, error)
+	UploadStream(ctx context.Context, c *gateway.Caller, robotID string, in gateway.UploadInput) error
+}
+
+// Streams is what endpoints 6 to 9 ask of the core (gateway.StreamService).
+type Streams interface {
+	StreamOps
+	Streams(ctx context.Context, c *gateway.Caller, robotID string) ([]fleetgate.Stream, error)
+	// Template is a message type's empty message, as JSON.
+	Template(ctx context.Context, c *gateway.Caller, messageType string) ([]byte, error)
+}
+
+// streamRoutes are endpoints 6 to 9: a robot's streams, a read of one, a message type's
+// template and an upload.
+type streamRoutes struct{ streams Streams }
+
+func (h streamRoutes) mount(g *echo.Group, auth ...echo.MiddlewareFunc) {
+	g.GET("/robots/:robotId/streams", h.list, auth...)
+	g.GET("/robots/:robotId/stream", h.read, auth...)
+	g.GET("/streams/:messageType/stream", h.template, auth...)
+	g.POST("/robots/:robotId/upload-stream", h.upload, auth...)
 }
 
 // streamDescriptor is a stream as both conventions list it.
@@ -105,9 +150,9 @@ func nullable(s string) *string {
 	return &s
 }
 
-// streams is endpoint 6.
-func (h *v2) streams(c echo.Context) error {
-	list, err := h.gw.Streams(c.Request().Context(), callerOf(c), c.Param("robotId"))
+// list is endpoint 6.
+func (h streamRoutes) list(c echo.Context) error {
+	list, err := h.streams.Streams(c.Request().Context(), callerOf(c), c.Param("robotId"))
 	if err != nil {
 		return err
 	}
@@ -123,13 +168,13 @@ type streamReadResponse struct {
 	RobotStream string `json:"robotStream"`
 }
 
-// readStream is endpoint 7.
-func (h *v2) readStream(c echo.Context) error {
+// read is endpoint 7.
+func (h streamRoutes) read(c echo.Context) error {
 	sel, err := streamQuery(c)
 	if err != nil {
 		return err
 	}
-	data, err := h.gw.ReadStream(c.Request().Context(), callerOf(c), c.Param("robotId"), sel)
+	data, err := h.streams.ReadStream(c.Request().Context(), callerOf(c), c.Param("robotId"), sel)
 	if err != nil {
 		return err
 	}
@@ -188,12 +233,12 @@ type templateResponse struct {
 }
 
 // template is endpoint 8.
-func (h *v2) template(c echo.Context) error {
+func (h streamRoutes) template(c echo.Context) error {
 	name, err := messageTypeParam(c, "messageType")
 	if err != nil {
 		return err
 	}
-	t, err := h.gw.Template(c.Request().Context(), callerOf(c), name)
+	t, err := h.streams.Template(c.Request().Context(), callerOf(c), name)
 	if err != nil {
 		return err
 	}
@@ -232,12 +277,12 @@ func readUpload(c echo.Context) (gateway.UploadInput, error) {
 }
 
 // upload is endpoint 9.
-func (h *v2) upload(c echo.Context) error {
+func (h streamRoutes) upload(c echo.Context) error {
 	in, err := readUpload(c)
 	if err != nil {
 		return err
 	}
-	if err := h.gw.UploadStream(c.Request().Context(), callerOf(c), c.Param("robotId"), in); err != nil {
+	if err := h.streams.UploadStream(c.Request().Context(), callerOf(c), c.Param("robotId"), in); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusOK)
@@ -279,6 +324,22 @@ func streamJSONField(raw json.RawMessage) ([]byte, error) {
 	}
 }
 
+// Metrics is what endpoints 10 and 11 (S9 to S11) ask of the core (gateway.StreamService).
+type Metrics interface {
+	MetricTypes(ctx context.Context, c *gateway.Caller, robotID string) ([]fleetgate.MetricType, error)
+	// VisibleMetricTypes is S9's list: the union over the caller's online robots.
+	VisibleMetricTypes(ctx context.Context, c *gateway.Caller) ([]fleetgate.MetricType, error)
+	Metric(ctx context.Context, c *gateway.Caller, robotID string, typ fleetgate.MetricType, name string) (fleetgate.Robot, fleetgate.Metric, error)
+}
+
+// metricRoutes are endpoints 10 and 11.
+type metricRoutes struct{ metrics Metrics }
+
+func (h metricRoutes) mount(g *echo.Group, auth ...echo.MiddlewareFunc) {
+	g.GET("/robots/metrics", h.list, auth...)
+	g.GET("/robots/:robotId/metric/:metricId", h.metric, auth...)
+}
+
 type metricListItem struct {
 	MetricType int    `json:"metricType"`
 	MetricName string `json:"metricName"`
@@ -288,13 +349,13 @@ type metricsResponse struct {
 	Metrics []metricListItem `json:"metrics"`
 }
 
-// metrics is endpoint 10.
-func (h *v2) metrics(c echo.Context) error {
+// list is endpoint 10.
+func (h metricRoutes) list(c echo.Context) error {
 	robotID, err := requireQuery(c, "robotId")
 	if err != nil {
 		return err
 	}
-	types, err := h.gw.MetricTypes(c.Request().Context(), callerOf(c), robotID)
+	types, err := h.metrics.MetricTypes(c.Request().Context(), callerOf(c), robotID)
 	if err != nil {
 		return err
 	}
@@ -316,7 +377,7 @@ type metricResponse struct {
 }
 
 // metric is endpoint 11.
-func (h *v2) metric(c echo.Context) error {
+func (h metricRoutes) metric(c echo.Context) error {
 	id, err := strconv.Atoi(c.Param("metricId"))
 	if err != nil {
 		return fleetgate.Errorf(fleetgate.EInvalid, "metricId %q is not a metric type number", c.Param("metricId"))
@@ -325,7 +386,7 @@ func (h *v2) metric(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	r, m, err := h.gw.Metric(c.Request().Context(), callerOf(c), c.Param("robotId"), fleetgate.MetricType(id), name)
+	r, m, err := h.metrics.Metric(c.Request().Context(), callerOf(c), c.Param("robotId"), fleetgate.MetricType(id), name)
 	if err != nil {
 		return err
 	}
@@ -393,12 +454,17 @@ func two(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
+// ResourceFiles opens the file a signed download link names (gateway.AgentService).
+type ResourceFiles interface {
+	OpenLink(ctx context.Context, method, path string, query url.Values, resourceID string) (fleet.ResourceFile, fleetgate.Resource, error)
+}
+
 // Files serves signed downloads at /files/{resourceId}: no bearer token, the signature is
 // the authority. Range requests work (http.ServeContent).
-func Files(gw *gateway.Gateway) echo.HandlerFunc {
+func Files(files ResourceFiles) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		f, res, err := gw.OpenLink(req.Context(), req.Method, req.URL.Path, req.URL.Query(), c.Param("resourceId"))
+		f, res, err := files.OpenLink(req.Context(), req.Method, req.URL.Path, req.URL.Query(), c.Param("resourceId"))
 		if err != nil {
 			return err
 		}

@@ -44,7 +44,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
 // SecondPrefix is the API root of the second convention.
@@ -52,28 +51,34 @@ const SecondPrefix = "/apigateway"
 
 // registerSecond mounts the second convention's routes, authenticated per route as v2's are
 // so that a wrong method answers 405.
-func registerSecond(e *echo.Echo, gw *gateway.Gateway, opt Options) {
-	h := &second{gw: gw, streams: gw.NewLimitedStreams(), v2: &v2{gw: gw, publicURL: opt.PublicURL}}
+func registerSecond(e *echo.Echo, svc Services, opt Options) {
+	h := &second{accounts: svc.Accounts, robots: svc.Robots, resources: svc.Resources, streams: svc.Streams,
+		limited: svc.SecondStreams, metrics: svc.Metrics, publicURL: opt.PublicURL}
 	g := e.Group(SecondPrefix)
 	g.POST("/login", h.login)
 
-	authed := requireBearer(gw)
-	g.GET("/robots", h.robots, authed)
-	g.GET("/robot/:robotId", h.robot, authed)
-	g.GET("/robot/:robotId/resources", h.resources, authed)
+	authed := requireBearer(svc.Accounts)
+	g.GET("/robots", h.robotList, authed)
+	g.GET("/robot/:robotId", h.robotDetails, authed)
+	g.GET("/robot/:robotId/resources", h.resourceList, authed)
 	g.GET("/robot/:robotId/resource/:resourceId/download", h.download, authed)
 	g.GET("/robot/:robotId/streams", h.streamList, authed)
 	g.GET("/robot/:robotId/stream", h.readStream, authed)
 	g.GET("/streams/:streamType/stream", h.template, authed)
 	g.POST("/robot/:robotId/streams/upload-stream", h.upload, authed)
-	g.GET("/robots/metrics", h.metrics, authed)
+	g.GET("/robots/metrics", h.metricTypes, authed)
 	g.GET("/robot/:robotId/metric/:metricType", h.metric, authed)
 }
 
+// second serves the second convention over the interfaces of v2's route groups.
 type second struct {
-	gw      *gateway.Gateway
-	streams *gateway.LimitedStreams
-	v2      *v2 // its absolute(): download links are made alike
+	accounts  Accounts
+	robots    Robots
+	resources Resources
+	streams   Streams   // the stream list and templates
+	limited   StreamOps // reads and uploads, under the stream operation limit
+	metrics   Metrics
+	publicURL string // download links are made as v2's (absolute)
 }
 
 type secondLoginRequest struct {
@@ -86,34 +91,34 @@ func (h *second) login(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	bearer, _, err := h.gw.Login(c.Request().Context(), req.UserToken, c.RealIP())
+	bearer, _, err := h.accounts.Login(c.Request().Context(), req.UserToken, c.RealIP())
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, "bearer "+bearer)
 }
 
-// robots is S1.
-func (h *second) robots(c echo.Context) error {
-	robots, err := h.gw.Robots(c.Request().Context(), callerOf(c))
+// robotList is S1.
+func (h *second) robotList(c echo.Context) error {
+	robots, err := h.robots.Robots(c.Request().Context(), callerOf(c))
 	if err != nil {
 		return err
 	}
 	return writeAs(c, http.StatusOK, robotsBody(robots), pascalCase)
 }
 
-// robot is S2.
-func (h *second) robot(c echo.Context) error {
-	d, err := h.gw.Robot(c.Request().Context(), callerOf(c), c.Param("robotId"))
+// robotDetails is S2.
+func (h *second) robotDetails(c echo.Context) error {
+	d, err := h.robots.Robot(c.Request().Context(), callerOf(c), c.Param("robotId"))
 	if err != nil {
 		return err
 	}
 	return writeAs(c, http.StatusOK, robotDetailsBody(d), pascalCase)
 }
 
-// resources is S3: a bare JSON array.
-func (h *second) resources(c echo.Context) error {
-	list, err := h.gw.Resources(c.Request().Context(), callerOf(c), c.Param("robotId"))
+// resourceList is S3: a bare JSON array.
+func (h *second) resourceList(c echo.Context) error {
+	list, err := h.resources.Resources(c.Request().Context(), callerOf(c), c.Param("robotId"))
 	if err != nil {
 		return err
 	}
@@ -123,16 +128,16 @@ func (h *second) resources(c echo.Context) error {
 
 // download is S4.
 func (h *second) download(c echo.Context) error {
-	link, err := h.gw.ResourceLink(c.Request().Context(), callerOf(c), c.Param("robotId"), c.Param("resourceId"))
+	link, err := h.resources.ResourceLink(c.Request().Context(), callerOf(c), c.Param("robotId"), c.Param("resourceId"))
 	if err != nil {
 		return err
 	}
-	return writeAs(c, http.StatusOK, downloadResponse{URL: h.v2.absolute(c, link)}, pascalCase)
+	return writeAs(c, http.StatusOK, downloadResponse{URL: absolute(c, h.publicURL, link)}, pascalCase)
 }
 
 // streamList is S5.
 func (h *second) streamList(c echo.Context) error {
-	list, err := h.gw.Streams(c.Request().Context(), callerOf(c), c.Param("robotId"))
+	list, err := h.streams.Streams(c.Request().Context(), callerOf(c), c.Param("robotId"))
 	if err != nil {
 		return err
 	}
@@ -152,7 +157,7 @@ func (h *second) readStream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	data, err := h.streams.ReadStream(c.Request().Context(), callerOf(c), c.Param("robotId"), sel)
+	data, err := h.limited.ReadStream(c.Request().Context(), callerOf(c), c.Param("robotId"), sel)
 	if err != nil {
 		return err
 	}
@@ -169,7 +174,7 @@ func (h *second) template(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	t, err := h.gw.Template(c.Request().Context(), callerOf(c), name)
+	t, err := h.streams.Template(c.Request().Context(), callerOf(c), name)
 	if err != nil {
 		return err
 	}
@@ -183,15 +188,15 @@ func (h *second) upload(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.streams.UploadStream(c.Request().Context(), callerOf(c), c.Param("robotId"), in); err != nil {
+	if err := h.limited.UploadStream(c.Request().Context(), callerOf(c), c.Param("robotId"), in); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusOK)
 }
 
-// metrics is S9: no robot id, the union over the caller's online robots.
-func (h *second) metrics(c echo.Context) error {
-	types, err := h.gw.VisibleMetricTypes(c.Request().Context(), callerOf(c))
+// metricTypes is S9: no robot id, the union over the caller's online robots.
+func (h *second) metricTypes(c echo.Context) error {
+	types, err := h.metrics.VisibleMetricTypes(c.Request().Context(), callerOf(c))
 	if err != nil {
 		return err
 	}
@@ -208,7 +213,7 @@ func (h *second) metric(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	r, m, err := h.gw.Metric(c.Request().Context(), callerOf(c), c.Param("robotId"), fleetgate.MetricType(typ), name)
+	r, m, err := h.metrics.Metric(c.Request().Context(), callerOf(c), c.Param("robotId"), fleetgate.MetricType(typ), name)
 	if err != nil {
 		return err
 	}

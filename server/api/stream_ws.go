@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -21,8 +22,21 @@ const maxRateLimit = 1000
 // streamSocket is the W3 route: /apigateway/v2/robots/{robotId}/streams/connect. It checks
 // and upgrades; the session itself is internal/live's.
 type streamSocket struct {
-	gw       *gateway.Gateway
+	accounts Accounts
+	live     Live
 	sessions *live.Sessions
+}
+
+// Live is what W3 and the control list ask of the core (gateway.StreamService): authorised
+// live inputs and outputs, which internal/live runs, and who holds which input.
+type Live interface {
+	// CheckCameraTarget refuses a camera named by address before the caller is known (501
+	// where this gateway opens none).
+	CheckCameraTarget(t *gateway.CameraTarget) error
+	OpenLiveInput(ctx context.Context, c *gateway.Caller, robotID string, sel gateway.StreamSelector) (live.Input, error)
+	OpenLiveOutput(ctx context.Context, c *gateway.Caller, robotID string, sel gateway.StreamSelector) (live.Output, error)
+	OpenCameraStream(ctx context.Context, c *gateway.Caller, robotID string, sel gateway.StreamSelector, t gateway.CameraTarget) (live.Output, error)
+	Controls(ctx context.Context, c *gateway.Caller, robotID string) ([]fleetgate.Held, error)
 }
 
 // liveQuery is W3's query string.
@@ -121,12 +135,12 @@ func socketToken(req *http.Request) (string, error) {
 
 // socketCaller authenticates an upgrade request by its socket token (socketToken), checks
 // where it comes from (checkSocketOrigin) and records the caller for the request log line.
-func socketCaller(c echo.Context, gw *gateway.Gateway) (caller *gateway.Caller, bearer string, err error) {
+func socketCaller(c echo.Context, accounts Accounts) (caller *gateway.Caller, bearer string, err error) {
 	bearer, err = socketToken(c.Request())
 	if err != nil {
 		return nil, "", err
 	}
-	caller, err = gw.Authenticate(c.Request().Context(), bearer)
+	caller, err = accounts.Authenticate(c.Request().Context(), bearer)
 	if err != nil {
 		return nil, "", err
 	}
@@ -165,17 +179,17 @@ func (h *streamSocket) connect(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.gw.CheckCameraTarget(q.camera); err != nil {
+	if err := h.live.CheckCameraTarget(q.camera); err != nil {
 		return err
 	}
-	caller, bearer, err := socketCaller(c, h.gw)
+	caller, bearer, err := socketCaller(c, h.accounts)
 	if err != nil {
 		return err
 	}
 	ctx := req.Context()
-	recheck := h.gw.SocketRecheck(bearer)
+	recheck := h.accounts.SocketRecheck(bearer)
 	if q.input {
-		in, err := h.gw.OpenLiveInput(ctx, caller, c.Param("robotId"), q.sel)
+		in, err := h.live.OpenLiveInput(ctx, caller, c.Param("robotId"), q.sel)
 		if err != nil {
 			return err
 		}
@@ -225,9 +239,9 @@ type controlsResponse struct {
 
 // controlsList is GET /robots/{robotId}/controls (an extension): who drives which input
 // stream, since browsers see a refused upgrade only as close code 1006.
-func controlsList(gw *gateway.Gateway) echo.HandlerFunc {
+func controlsList(lv Live) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		held, err := gw.Controls(c.Request().Context(), callerOf(c), c.Param("robotId"))
+		held, err := lv.Controls(c.Request().Context(), callerOf(c), c.Param("robotId"))
 		if err != nil {
 			return err
 		}

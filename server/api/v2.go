@@ -1,14 +1,17 @@
-// Package api serves the gateway API over HTTP: the v2 REST endpoints (and, as they land,
-// the second convention and the WebSocket upgrade routes), bearer authentication and
-// problem+json errors. It reaches data only through internal/gateway.
+// Package api serves the gateway API over HTTP: the v2 REST endpoints, the second convention
+// and the WebSocket upgrade routes, bearer authentication and problem+json errors. It reaches
+// data only through the core's services, each as the small interface its route group
+// declares (Services); the gateway as a whole is the composition root's.
 package api
 
 import (
+	"context"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/kpi"
 	"github.com/fleetgate/fleetgate/internal/live"
@@ -32,50 +35,77 @@ type Options struct {
 	LocalFleetOnly bool
 }
 
+// Services are the core's services the API serves, each as the small interface its handlers
+// declare beside them: the gateway's services satisfy them, and a handler test gives a fake of
+// the one its route group uses. The composition root (package server) fills them.
+type Services struct {
+	Accounts   Accounts   // bearer and socket tokens, login
+	Robots     Robots     // endpoints 2 and 3
+	Fleets     Fleets     // the fleet list and the KPI sockets' views
+	Resources  Resources  // endpoints 4 and 5
+	Streams    Streams    // endpoints 6 to 9
+	Metrics    Metrics    // endpoints 10 and 11
+	Events     Events     // endpoint 12
+	Recordings Recordings // the recordings extension
+	Live       Live       // W3 and the list of who drives what
+	// SecondStreams are the second convention's stream reads and uploads, under its limit of
+	// one operation a second (gateway.LimitedStreams): one per server, since it holds the limit.
+	SecondStreams StreamOps
+}
+
 // Register mounts the API routes on e.
-func Register(e *echo.Echo, gw *gateway.Gateway, opt Options) {
-	h := &v2{gw: gw, publicURL: opt.PublicURL}
-	registerSecond(e, gw, opt)
+func Register(e *echo.Echo, svc Services, opt Options) {
+	registerSecond(e, svc, opt)
 	g := e.Group(V2Prefix)
-	g.POST("/auth/login", h.login)
+	g.POST("/auth/login", accountRoutes{svc.Accounts}.login)
 
 	// Authentication is per route: an echo group with middleware also catches every
 	// unmatched path and method below its prefix, so a wrong method would answer 401 or 404
 	// (GET /auth/login asked for a bearer token) instead of 405.
-	authed := requireBearer(gw)
-	g.GET("/robots", h.robots, authed)
-	g.GET("/robots/:robotId", h.robot, authed)
-	g.GET("/robots/:robotId/resources", h.resources, authed)
-	g.GET("/robots/:robotId/resource/:resourceId/download", h.download, authed)
-	g.GET("/robots/:robotId/streams", h.streams, authed)
-	g.GET("/robots/:robotId/stream", h.readStream, authed)
-	g.GET("/streams/:messageType/stream", h.template, authed)
-	g.POST("/robots/:robotId/upload-stream", h.upload, authed)
-	g.GET("/robots/metrics", h.metrics, authed)
-	g.GET("/robots/:robotId/metric/:metricId", h.metric, authed)
+	mountREST(g, svc, opt, requireBearer(svc.Accounts))
 
-	ws := &streamSocket{gw: gw, sessions: opt.Sessions}
+	ws := &streamSocket{accounts: svc.Accounts, live: svc.Live, sessions: opt.Sessions}
 	if ws.sessions == nil {
 		ws.sessions = live.NewSessions(nil)
 	}
-	g.GET("/robots/:robotId/controls", controlsList(gw), authed)
 	if opt.LiveStreams {
 		// Its token may come in the query (browsers): the handler authenticates itself.
 		g.GET("/robots/:robotId/streams/connect", ws.connect)
 	}
-	g.POST("/events/log", h.postEvent, authed)
-	registerRecordings(g, h, authed)
-
-	kpis := &kpiSocket{gw: gw, hub: opt.KPIs, localOnly: opt.LocalFleetOnly}
-	g.GET("/fleets", kpis.fleets, authed)
+	kpis := &kpiSocket{accounts: svc.Accounts, fleets: svc.Fleets, hub: opt.KPIs, localOnly: opt.LocalFleetOnly}
 	// Its token may come in the query (browsers): the handler authenticates itself.
 	g.GET("/fleets/:fleetId/custom-kpis", kpis.connect)
 }
 
-type v2 struct {
-	gw        *gateway.Gateway
-	publicURL string
+// mountREST mounts the v2 REST routes that the API and the panel's mirror both serve, each
+// behind auth.
+func mountREST(g *echo.Group, svc Services, opt Options, auth ...echo.MiddlewareFunc) {
+	robotRoutes{svc.Robots}.mount(g, auth...)
+	resourceRoutes{svc.Resources, opt.PublicURL}.mount(g, auth...)
+	streamRoutes{svc.Streams}.mount(g, auth...)
+	metricRoutes{svc.Metrics}.mount(g, auth...)
+	eventRoutes{svc.Events}.mount(g, auth...)
+	recordingRoutes{svc.Recordings}.mount(g, auth...)
+	g.GET("/robots/:robotId/controls", controlsList(svc.Live), auth...)
+	g.GET("/fleets", fleetList(svc.Fleets, opt.LocalFleetOnly), auth...)
 }
+
+// Robots is what endpoints 2 and 3 (S1 and S2) ask of the core (gateway.RobotService).
+type Robots interface {
+	Robots(ctx context.Context, c *gateway.Caller) ([]gateway.RobotSummary, error)
+	Robot(ctx context.Context, c *gateway.Caller, robotID string) (fleetgate.RobotDetails, error)
+}
+
+// robotRoutes are endpoints 2 and 3.
+type robotRoutes struct{ robots Robots }
+
+func (h robotRoutes) mount(g *echo.Group, auth ...echo.MiddlewareFunc) {
+	g.GET("/robots", h.list, auth...)
+	g.GET("/robots/:robotId", h.details, auth...)
+}
+
+// accountRoutes is endpoint 1.
+type accountRoutes struct{ accounts Accounts }
 
 type loginRequest struct {
 	UserToken string `json:"userToken"`
@@ -86,12 +116,12 @@ type loginResponse struct {
 }
 
 // login is endpoint 1: an API token for a bearer token.
-func (h *v2) login(c echo.Context) error {
+func (h accountRoutes) login(c echo.Context) error {
 	var req loginRequest
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	bearer, _, err := h.gw.Login(c.Request().Context(), req.UserToken, c.RealIP())
+	bearer, _, err := h.accounts.Login(c.Request().Context(), req.UserToken, c.RealIP())
 	if err != nil {
 		return err
 	}
@@ -112,9 +142,9 @@ type robotsResponse struct {
 	RobotDataList []robotListItem `json:"robotDataList"`
 }
 
-// robots is endpoint 2.
-func (h *v2) robots(c echo.Context) error {
-	robots, err := h.gw.Robots(c.Request().Context(), callerOf(c))
+// list is endpoint 2.
+func (h robotRoutes) list(c echo.Context) error {
+	robots, err := h.robots.Robots(c.Request().Context(), callerOf(c))
 	if err != nil {
 		return err
 	}
@@ -164,9 +194,9 @@ type configuration struct {
 	Version string `json:"version"`
 }
 
-// robot is endpoint 3.
-func (h *v2) robot(c echo.Context) error {
-	d, err := h.gw.Robot(c.Request().Context(), callerOf(c), c.Param("robotId"))
+// details is endpoint 3.
+func (h robotRoutes) details(c echo.Context) error {
+	d, err := h.robots.Robot(c.Request().Context(), callerOf(c), c.Param("robotId"))
 	if err != nil {
 		return err
 	}
@@ -174,7 +204,7 @@ func (h *v2) robot(c echo.Context) error {
 }
 
 // robotDetailsBody is endpoint 3's answer (S2's, respelled).
-func robotDetailsBody(d gateway.RobotDetails) robotDetailsResponse {
+func robotDetailsBody(d fleetgate.RobotDetails) robotDetailsResponse {
 	resp := robotDetailsResponse{
 		RobotData:        robotListItem{BasicData: basicData{ID: d.Robot.ID, Name: d.Robot.Name}, IsOnline: d.Online},
 		FleetName:        d.FleetName,
@@ -193,26 +223,4 @@ func robotDetailsBody(d gateway.RobotDetails) robotDetailsResponse {
 		resp.Members.SharedUsers.UserPermissions[i] = userPermission{UserID: m.UserEmail, PermissionType: int(m.Role)}
 	}
 	return resp
-}
-
-// postEvent is endpoint 12: its fields are query parameters and it takes no body.
-func (h *v2) postEvent(c echo.Context) error {
-	var in gateway.PostEventInput
-	var err error
-	if in.RobotID, err = requireQuery(c, "robotId"); err != nil {
-		return err
-	}
-	if in.FleetID, err = queryParam(c, "fleetId"); err != nil {
-		return err
-	}
-	if in.Message, err = requireQuery(c, "message"); err != nil {
-		return err
-	}
-	if err := refuseBody(c); err != nil {
-		return err
-	}
-	if _, err := h.gw.PostEvent(c.Request().Context(), callerOf(c), in); err != nil {
-		return err
-	}
-	return c.NoContent(http.StatusOK)
 }
