@@ -2,9 +2,6 @@ package gateway
 
 import (
 	"context"
-	"sync"
-
-	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/door"
@@ -42,11 +39,8 @@ type remoteInput struct {
 
 func (in *remoteInput) Stream() fleetgate.Stream { return in.stream }
 
-func (in *remoteInput) Drive(onFault func(error)) live.Driver {
-	f := &forwarder{ctl: in.ctl, onFault: onFault, stopped: make(chan struct{})}
-	go f.watch()
-	return f
-}
+// Drive hands the session's commands straight to the agent (live.Forward).
+func (in *remoteInput) Drive(onFault func(error)) live.Driver { return live.Forward(in.ctl, onFault) }
 
 func (in *remoteInput) Connected() bool {
 	select {
@@ -62,54 +56,6 @@ func (in *remoteInput) Release() { in.ctl.Release() }
 
 func (in *remoteInput) Name() string {
 	return in.robot.Name + " (" + in.robot.ID + ") " + in.stream.Component + "/" + in.stream.Name + " through its agent"
-}
-
-// forwarder is the Driver of a remotely governed stream.
-type forwarder struct {
-	ctl      fleet.RemoteControl
-	onFault  func(error)
-	stopOnce sync.Once
-	stopped  chan struct{}
-}
-
-func (f *forwarder) Command(m proto.Message) error {
-	payload, err := proto.Marshal(m)
-	if err == nil {
-		err = f.ctl.Command(payload)
-	}
-	if err != nil {
-		return publishFailed(err)
-	}
-	return nil
-}
-
-// Stop lets go: the agent publishes the zero (and so would its deadman, and its end of a lost
-// link). The cloud cannot see that zero arrive, so Stop reports no error of its own.
-func (f *forwarder) Stop() error {
-	f.stopOnce.Do(func() {
-		close(f.stopped)
-		f.ctl.Release()
-	})
-	return nil
-}
-
-// watch ends the session when the agent ends the control.
-func (f *forwarder) watch() {
-	select {
-	case <-f.stopped:
-	case <-f.ctl.Done():
-		// The agent's (or the link's) words go with the close: "the robot's gateway stopped
-		// answering; it stops the robot by itself" says more than the close code can.
-		err := f.ctl.Err()
-		code, words := fleetgate.EUnavailable, "publishing to the robot failed"
-		if fleetgate.Is(err, fleetgate.EOffline) {
-			code, words = fleetgate.EOffline, "the robot went offline"
-		}
-		if err != nil {
-			words += ": " + fleetgate.ErrorMessage(err)
-		}
-		f.onFault(&fleetgate.Error{Code: code, Message: words, Err: err})
-	}
 }
 
 // OpenControlForCloud is the agent's side of a cloud operator's teleoperation: control of

@@ -1,0 +1,69 @@
+package live
+
+import (
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/fleet"
+)
+
+// Forward is the Driver of an input stream another process governs (fleet.RemoteControl: a
+// robot behind the agent link, seen from the cloud): each command is serialized and handed on,
+// and the agent's door holds it to the robot's speeds, paces it and watches the deadman. The
+// session's commands so go from here straight to the link, without passing the core again.
+// onFault is called once when the governing process ends the control (the robot went away, a
+// publish failed, the agent stopped answering), with its words.
+func Forward(ctl fleet.RemoteControl, onFault func(error)) Driver {
+	f := &forwarder{ctl: ctl, onFault: onFault, stopped: make(chan struct{})}
+	go f.watch()
+	return f
+}
+
+type forwarder struct {
+	ctl      fleet.RemoteControl
+	onFault  func(error)
+	stopOnce sync.Once
+	stopped  chan struct{}
+}
+
+func (f *forwarder) Command(m proto.Message) error {
+	payload, err := proto.Marshal(m)
+	if err == nil {
+		err = f.ctl.Command(payload)
+	}
+	if err != nil {
+		return &fleetgate.Error{Code: fleetgate.EUnavailable, Message: "publishing to the robot failed", Err: err}
+	}
+	return nil
+}
+
+// Stop lets go: the agent publishes the zero (and so would its deadman, and its end of a lost
+// link). The cloud cannot see that zero arrive, so Stop reports no error of its own.
+func (f *forwarder) Stop() error {
+	f.stopOnce.Do(func() {
+		close(f.stopped)
+		f.ctl.Release()
+	})
+	return nil
+}
+
+// watch ends the session when the agent ends the control.
+func (f *forwarder) watch() {
+	select {
+	case <-f.stopped:
+	case <-f.ctl.Done():
+		// The agent's (or the link's) words go with the close: "the robot's gateway stopped
+		// answering; it stops the robot by itself" says more than the close code can.
+		err := f.ctl.Err()
+		code, words := fleetgate.EUnavailable, "publishing to the robot failed"
+		if fleetgate.Is(err, fleetgate.EOffline) {
+			code, words = fleetgate.EOffline, "the robot went offline"
+		}
+		if err != nil {
+			words += ": " + fleetgate.ErrorMessage(err)
+		}
+		f.onFault(&fleetgate.Error{Code: code, Message: words, Err: err})
+	}
+}

@@ -1,0 +1,70 @@
+package live
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/proto/catalogpb"
+)
+
+// remoteControl is a fleet.RemoteControl that keeps what it is given.
+type remoteControl struct {
+	mu       sync.Mutex
+	sent     [][]byte
+	released int
+	fail     error
+	done     chan struct{}
+	err      error
+}
+
+func (c *remoteControl) Command(payload []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sent = append(c.sent, payload)
+	return c.fail
+}
+func (c *remoteControl) Release()              { c.mu.Lock(); c.released++; c.mu.Unlock() }
+func (c *remoteControl) Done() <-chan struct{} { return c.done }
+func (c *remoteControl) Err() error            { <-c.done; return c.err }
+
+// TestForwardHandsCommandsToTheAgent: a cloud operator's command goes to the agent serialized,
+// a failed hand-on is unavailable, Stop lets go once, and the agent's end of the control ends
+// the session with its words.
+func TestForwardHandsCommandsToTheAgent(t *testing.T) {
+	ctl := &remoteControl{done: make(chan struct{})}
+	faults := make(chan error, 1)
+	d := Forward(ctl, func(err error) { faults <- err })
+	cmd := &catalogpb.Twist{Linear: &catalogpb.Vector3{X: 0.5}}
+	if err := d.Command(cmd); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := proto.Marshal(cmd)
+	if len(ctl.sent) != 1 || string(ctl.sent[0]) != string(want) {
+		t.Fatalf("the agent got %v, want the command serialized", ctl.sent)
+	}
+	ctl.fail = errors.New("link write: broken pipe")
+	if err := d.Command(cmd); !fleetgate.Is(err, fleetgate.EUnavailable) || strings.Contains(fleetgate.ErrorMessage(err), "broken pipe") {
+		t.Fatalf("a command the link could not take: %v, want unavailable in words of ours", err)
+	}
+	ctl.err = fleetgate.Errorf(fleetgate.EUnavailable, "the robot's gateway stopped answering; it stops the robot by itself")
+	close(ctl.done)
+	select {
+	case err := <-faults:
+		if !fleetgate.Is(err, fleetgate.EUnavailable) || !strings.Contains(fleetgate.ErrorMessage(err), "stopped answering") {
+			t.Fatalf("the session ended with %v, want the agent's words", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the agent's end of the control did not end the session")
+	}
+	d.Stop()
+	d.Stop()
+	if ctl.released != 1 {
+		t.Fatalf("released %d times, want once", ctl.released)
+	}
+}
