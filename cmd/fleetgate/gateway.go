@@ -298,7 +298,7 @@ func runVersion(_ context.Context, args []string, stdout io.Writer) error {
 	if err := parse(newFlagSet("version"), args); err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, "fleetgate", version())
+	fmt.Fprintln(stdout, stamp())
 	return nil
 }
 

@@ -41,7 +41,7 @@ func commands() []command {
 		{"robots", "robots add | list | remove --stale 30d: record, list or remove robots (offline)", runRobots},
 		{"events", "events list: print the event log (offline)", runEvents},
 		{"record", "record start | stop | list: a robot's recordings, on a running gateway (--url, --token)", runRecord},
-		{"version", "print the version", runVersion},
+		{"version", "print the version, commit and date of this build (also: fleetgate --version)", runVersion},
 	}
 }
 
@@ -70,6 +70,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return usagef("a command is required")
 		}
 		return nil
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return runVersion(ctx, args[1:], stdout)
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
