@@ -40,6 +40,8 @@ func commands() []command {
 		{"agents", "agents add | list | revoke: provision, list or revoke agents (offline)", runAgents},
 		{"robots", "robots add | list | remove --stale 30d: record, list or remove robots (offline)", runRobots},
 		{"events", "events list: print the event log (offline)", runEvents},
+		{"backup", "backup --data DIR --out FILE: a consistent copy of a gateway's store and keys, also while it runs", runBackup},
+		{"restore", "restore --from FILE --data DIR: put a backup back (the gateway stopped)", runRestore},
 		{"record", "record start | stop | list: a robot's recordings, on a running gateway (--url, --token)", runRecord},
 		{"version", "print the version, commit and date of this build (also: fleetgate --version)", runVersion},
 	}

@@ -52,6 +52,13 @@ func Snapshot(ctx context.Context, path, into string) (schema int, err error) {
 	if err := giveSidecarsTheOwnerOf(abs); err != nil {
 		return 0, err
 	}
+	// VACUUM INTO writes into an empty file as it finds it: made here, it is the owner's
+	// only (the store holds token hashes).
+	f, err := os.OpenFile(into, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return 0, fmt.Errorf("store: %w", err)
+	}
+	f.Close()
 	if _, err := conn.ExecContext(ctx, `VACUUM INTO ?`, into); err != nil {
 		return 0, fmt.Errorf("store: copying %s: %w", path, err)
 	}

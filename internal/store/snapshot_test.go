@@ -76,6 +76,9 @@ func TestSnapshotWhileWriting(t *testing.T) {
 		if schema != LatestSchema() {
 			t.Errorf("snapshot %d: schema %d, want %d", i, schema, LatestSchema())
 		}
+		if st, err := os.Stat(into); err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("snapshot %d: %v, mode %v; want 0600: the store holds token hashes", i, err, st.Mode())
+		}
 		n, maxID := countEvents(t, into)
 		if n < before || n > after || maxID != n {
 			t.Errorf("snapshot %d: %d entries (highest id %d); %d were acknowledged before it and %d after", i, n, maxID, before, after)
