@@ -134,6 +134,11 @@ func runBackup(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 		if d.IsDir() {
+			if rel == "demo-agents" {
+				// serve --demo's agents: live stores of their own, made anew when missing.
+				left = append(left, rel+"/")
+				return filepath.SkipDir
+			}
 			if *storeOnly && slices.Contains(bulkDirs, rel) {
 				left = append(left, rel+"/")
 				return filepath.SkipDir

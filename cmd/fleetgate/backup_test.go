@@ -260,6 +260,12 @@ func TestBackupStoreOnlyAndUsage(t *testing.T) {
 	if err := os.WriteFile(recording, []byte("a recording"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// serve --demo's agents keep live stores of their own there, never copied as files.
+	demoStore := filepath.Join(dir, "demo-agents", "demo-agent-1", "fleetgate.db")
+	os.MkdirAll(filepath.Dir(demoStore), 0o700)
+	if err := os.WriteFile(demoStore, []byte("a live store"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		flag     string
 		included bool
@@ -275,6 +281,9 @@ func TestBackupStoreOnlyAndUsage(t *testing.T) {
 		}
 		if fileExists(filepath.Join(restored, "recordings", "r.mcap")) != c.included || strings.Contains(stdout, "left out recordings/") == c.included {
 			t.Errorf("backup %s: the recording restored: %v (want %v); stdout %q", c.flag, !c.included, c.included, stdout)
+		}
+		if fileExists(filepath.Join(restored, "demo-agents")) || !strings.Contains(stdout, "left out demo-agents/") {
+			t.Errorf("backup %s copied the demo agents' live stores; stdout %q", c.flag, stdout)
 		}
 		// The server admits the restored store: its admin token logs in.
 		r := start(t, nil, "serve", "--data", restored, "--listen", "127.0.0.1:0")

@@ -42,7 +42,7 @@ func flagsOf(t *testing.T, line []string, wrap func(*flag.FlagSet)) (*flag.FlagS
 		}
 	}
 	helpOutput = &help
-	t.Cleanup(func() { flagSetSeen, helpOutput = nil, nil })
+	t.Cleanup(func() { flagSetSeen, helpOutput = nil, os.Stderr })
 	err := run(context.Background(), append(slices.Clone(line), "-h"), io.Discard, io.Discard)
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("fleetgate %s -h: %v, want the help", strings.Join(line, " "), err)
