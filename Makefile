@@ -1,5 +1,5 @@
 # Convenience targets; the scripts are the source of truth (CI runs scripts/test.sh).
-.PHONY: test generate build agent-ros2 demo bench bench-cluster bench-cluster-w1 cluster-demo durability deadman soak kiosk-soak
+.PHONY: test generate build agent-ros2 packages demo bench bench-cluster bench-cluster-w1 cluster-demo durability deadman soak kiosk-soak
 
 test:
 	./scripts/test.sh
@@ -14,6 +14,12 @@ build:
 # leaves out. Needs a C compiler, pkg-config and Debian's cyclonedds-dev (docs/ros2.md).
 agent-ros2:
 	CGO_ENABLED=1 go build -tags ros2 -o bin/fleetgate ./cmd/fleetgate
+
+# Debian packages into dist/ (docs/operations.md): fleetgate for amd64 and arm64 (pure Go,
+# cross-built) and fleetgate-ros2 for amd64 (cgo, needs cyclonedds-dev), built with nfpm
+# (a Go tool pinned in go.mod); the version comes from git (packaging/version.sh).
+packages:
+	./packaging/build.sh
 
 demo:
 	go run ./cmd/fleetgate demo

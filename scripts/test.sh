@@ -40,6 +40,11 @@ need_packages postgresql
 # The cloud's replicas are tested as a user runs them: three serve processes on a real
 # PostgreSQL and Debian's nats-server (JetStream), behind Debian's haproxy (server/cluster_test.go).
 need_packages nats-server haproxy
+# The Debian packages (packaging/package_test.go): systemd-analyze verifies the units, and as
+# root the test installs, upgrades and purges the package built with nfpm (a Go tool, compiled
+# here once rather than within the test's time).
+need_packages systemd
+go tool nfpm --version >/dev/null
 command -v npm >/dev/null || need_packages nodejs npm
 protoc --version
 node --version

@@ -47,8 +47,18 @@ func required(flagName string, value *string) func() error {
 	}
 }
 
+// verbs are the verbs of the commands that have them ("token create", "agents add").
+var verbs = map[string][]string{
+	"token":  {"create"},
+	"agents": {"add", "list", "revoke"},
+	"robots": {"add", "list", "remove"},
+	"events": {"list"},
+	"record": {"start", "stop", "list"},
+}
+
 // subcommand splits "token create ..." into its verb and the rest.
-func subcommand(group string, args []string, verbs ...string) (string, []string, error) {
+func subcommand(group string, args []string) (string, []string, error) {
+	verbs := verbs[group]
 	if len(args) == 0 {
 		return "", nil, usagef("fleetgate %s needs one of: %v", group, verbs)
 	}
@@ -61,7 +71,7 @@ func subcommand(group string, args []string, verbs ...string) (string, []string,
 }
 
 func runToken(ctx context.Context, args []string, stdout io.Writer) error {
-	_, rest, err := subcommand("token", args, "create")
+	_, rest, err := subcommand("token", args)
 	if err != nil {
 		return err
 	}
@@ -85,7 +95,7 @@ func runToken(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 func runAgents(ctx context.Context, args []string, stdout io.Writer) error {
-	verb, rest, err := subcommand("agents", args, "add", "list", "revoke")
+	verb, rest, err := subcommand("agents", args)
 	if err != nil {
 		return err
 	}
@@ -186,7 +196,7 @@ func ensureFleet(ctx context.Context, gw *gateway.Gateway, fleet string, stdout 
 }
 
 func runRobots(ctx context.Context, args []string, stdout io.Writer) error {
-	verb, rest, err := subcommand("robots", args, "add", "list", "remove")
+	verb, rest, err := subcommand("robots", args)
 	if err != nil {
 		return err
 	}
@@ -308,7 +318,7 @@ func (a *age) Set(s string) error {
 }
 
 func runEvents(ctx context.Context, args []string, stdout io.Writer) error {
-	_, rest, err := subcommand("events", args, "list")
+	_, rest, err := subcommand("events", args)
 	if err != nil {
 		return err
 	}

@@ -59,6 +59,13 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	cloudCfg.NoCloudLive, agentCfg.NoCloudLive = !*cloudLive, !*cloudLive
 	agentCfg.RecordingsQuota = int64(quota)
 
+	for _, dir := range []string{cloudCfg.DataDir, agentCfg.DataDir} {
+		release, err := lockGatewayData(dir)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	cloud, err := server.Open(ctx, cloudCfg)
 	if err != nil {
 		return fmt.Errorf("cloud gateway: %w", err)

@@ -287,6 +287,11 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	cfg.NoCloudLive, cfg.LinkLiveBudget = !*cloudLive, liveBudget
 	cfg.TrustedProxies = trustedProxies
 	cfg.RecordingsQuota = int64(quota)
+	release, err := lockGatewayData(g.data)
+	if err != nil {
+		return err
+	}
+	defer release()
 	srv, err := server.Open(ctx, cfg)
 	if err != nil {
 		return err
@@ -298,7 +303,7 @@ func runVersion(_ context.Context, args []string, stdout io.Writer) error {
 	if err := parse(newFlagSet("version"), args); err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, "fleetgate", version())
+	fmt.Fprintln(stdout, stamp())
 	return nil
 }
 

@@ -40,8 +40,10 @@ func commands() []command {
 		{"agents", "agents add | list | revoke: provision, list or revoke agents (offline)", runAgents},
 		{"robots", "robots add | list | remove --stale 30d: record, list or remove robots (offline)", runRobots},
 		{"events", "events list: print the event log (offline)", runEvents},
+		{"backup", "backup --data DIR --out FILE: a consistent copy of a gateway's store and keys, also while it runs", runBackup},
+		{"restore", "restore --from FILE --data DIR: put a backup back (the gateway stopped)", runRestore},
 		{"record", "record start | stop | list: a robot's recordings, on a running gateway (--url, --token)", runRecord},
-		{"version", "print the version", runVersion},
+		{"version", "print the version, commit and date of this build (also: fleetgate --version)", runVersion},
 	}
 }
 
@@ -70,6 +72,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return usagef("a command is required")
 		}
 		return nil
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return runVersion(ctx, args[1:], stdout)
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {

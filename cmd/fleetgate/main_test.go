@@ -255,8 +255,13 @@ func TestUsageErrorsExit2(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	stdout, _, code := runCLI(t, nil, "version")
-	if code != 0 || !strings.HasPrefix(stdout, "fleetgate ") {
+	if code != 0 || !regexp.MustCompile(`^fleetgate \S+ \(commit \S+, \S+\)\n$`).MatchString(stdout) {
 		t.Fatalf("version: code %d, %q", code, stdout)
+	}
+	for _, flag := range []string{"--version", "-version"} {
+		if again, _, code := runCLI(t, nil, flag); code != 0 || again != stdout {
+			t.Errorf("fleetgate %s: code %d, %q; want %q", flag, code, again, stdout)
+		}
 	}
 }
 

@@ -70,8 +70,8 @@ type apiFlags struct {
 }
 
 func (a *apiFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&a.url, "url", "http://localhost:19992", "URL of the running gateway (cloud or agent); env FLEETGATE_URL")
-	fs.StringVar(&a.token, "token", "", "an API token (fgt_...) or a bearer token; env FLEETGATE_TOKEN (prefer it: a flag shows in ps)")
+	fs.StringVar(&a.url, "url", "http://localhost:19992", "URL of the running gateway (cloud or agent)")
+	fs.StringVar(&a.token, "token", "", "an API token (fgt_...) or a bearer token (prefer FLEETGATE_TOKEN: a flag shows in ps)")
 }
 
 // connect logs in with an API token (a bearer token is used as it is).
@@ -197,7 +197,7 @@ func (r recordingOut) topics() string {
 }
 
 func runRecord(ctx context.Context, args []string, stdout io.Writer) error {
-	verb, rest, err := subcommand("record", args, "start", "stop", "list")
+	verb, rest, err := subcommand("record", args)
 	if err != nil {
 		return err
 	}
