@@ -32,7 +32,7 @@ type room struct {
 // package of the module is in one room; docs/packages.md draws them.
 var floors = [][]room{
 	{{"binaries", "the fleetgate command, the bench tools, the docs' link check",
-		[]string{"cmd/fleetgate", "bench/gateway", "bench/loadclient", "bench/w1client", "bench/kpiclient", "docs"}}},
+		[]string{"cmd/fleetgate", "bench/gateway", "bench/loadclient", "bench/w1client", "bench/kpiclient", "docs", "packaging"}}},
 	{{"composition root", "builds everything and runs the server; real servers for tests",
 		[]string{"server", "server/servertest"}}},
 	{{"adapters", "HTTP, the panel and the store, around the core",
@@ -83,13 +83,14 @@ const (
 var rules = []rule{
 	// Binaries.
 	{"cmd/fleetgate", []string{"", "internal/cluster", "internal/gateway", "internal/record", "internal/source/camera", "internal/source/camera/gstreamer",
-		"internal/source/ros1", "internal/source/ros2", "internal/source/ros2/dds", "internal/store/postgres", "server"}, nil,
-		"the command turns flags into the server's configuration; the offline admin commands open the core on the store"},
+		"internal/source/ros1", "internal/source/ros2", "internal/source/ros2/dds", "internal/store", "internal/store/postgres", "server"}, nil,
+		"the command turns flags into the server's configuration; the offline admin commands open the core on the store (backup and restore: its file)"},
 	{"bench/gateway", []string{"", "internal/fleet/fleettest", "proto/catalogpb", "server"}, nil, whyBench},
 	{"bench/loadclient", nil, nil, whyBench + ": it speaks only the wire"},
 	{"bench/w1client", nil, nil, whyBench + ": it speaks only the wire"},
 	{"bench/kpiclient", nil, nil, whyBench + ": it speaks only the wire"},
 	{"docs", nil, nil, "the docs' package holds only their test"},
+	{"packaging", nil, nil, "the Debian packages' directory holds only their test"},
 
 	// The composition root.
 	{"server", []string{"", "internal/blob", "internal/cluster", "internal/door", "internal/fleet", "internal/gateway", "internal/hoststat",
