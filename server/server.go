@@ -359,7 +359,10 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 	// Panel socket tokens are spent before any upgrade route authenticates them.
 	e.Use(api.SpendSocketTokens(svc.Accounts))
 	api.Register(e, svc, apiOpts)
-	s.mountPanel(e, svc, apiOpts)
+	panel := s.mountPanel(e, svc, apiOpts)
+	// echo's router answers an unknown address with ErrNotFound: the panel's page, unless
+	// a program asked.
+	e.HTTPErrorHandler = panelNotFound(e.HTTPErrorHandler, panel.NotFound)
 	if s.acceptor != nil {
 		e.GET(link.Path, s.agentLink)
 		if !s.cfg.NoCloudLive {
