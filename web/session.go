@@ -35,9 +35,7 @@ const callerKey = "web.caller"
 
 // Why a session ended, said on the login page it goes back to (toLogin). A token's
 // revocation, a disabled account or a changed password: the core's words (SessionCaller).
-var (
-	errOldSession = fleetgate.Errorf(fleetgate.EUnauthorized, "sessions began before this version of fleetgate end once")
-)
+var errOldSession = fleetgate.Errorf(fleetgate.EUnauthorized, "it began under an older version of fleetgate")
 
 func errIdle(d time.Duration) error {
 	return fleetgate.Errorf(fleetgate.EUnauthorized, "it was not used for %s", spell(d))
