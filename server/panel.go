@@ -2,18 +2,21 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/server/api"
 	"github.com/fleetgate/fleetgate/web"
 )
 
 // mountPanel serves the control panel at / and its browser API under /panel/api, on both
 // gateways.
-func (s *Server) mountPanel(e *echo.Echo, svc api.Services, opt api.Options) {
+func (s *Server) mountPanel(e *echo.Echo, svc api.Services, opt api.Options) *web.Panel {
 	cfg := web.Config{}
 	if s.cfg.Panel != nil {
 		cfg = *s.cfg.Panel
@@ -35,6 +38,30 @@ func (s *Server) mountPanel(e *echo.Echo, svc api.Services, opt api.Options) {
 	panel := web.New(cfg)
 	panel.Register(e)
 	api.RegisterMirror(e, svc, opt, web.APIPrefix, web.Caller, panel.APIMiddleware()...)
+	return panel
+}
+
+// programPaths are the addresses of programs (the APIs, the agent link, download links):
+// an unknown one answers problem+json. Every other address is the panel's, where a person
+// typed or followed it.
+var programPaths = []string{api.SecondPrefix, web.APIPrefix, "/agentlink",
+	strings.TrimSuffix(gateway.FilesPrefix, "/"), "/healthz", "/openapi.json"}
+
+// panelNotFound answers an address that no route knows with the panel's 404 page, outside
+// the programs' addresses; every other error goes to apiErrors.
+func panelNotFound(apiErrors echo.HTTPErrorHandler, page echo.HandlerFunc) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		path := c.Request().URL.Path
+		if !errors.Is(err, echo.ErrNotFound) || c.Response().Committed || slices.ContainsFunc(programPaths, func(prefix string) bool {
+			return path == prefix || strings.HasPrefix(path, prefix+"/")
+		}) {
+			apiErrors(err, c)
+			return
+		}
+		if perr := page(c); perr != nil {
+			apiErrors(perr, c)
+		}
+	}
 }
 
 // purgeSessions deletes expired panel sessions and socket tokens (run with the bearer purge).

@@ -107,6 +107,9 @@ type Config struct {
 	// TrustedProxies are the proxies in front of this gateway (--trusted-proxy): from a peer
 	// in one of them, X-Forwarded-For names the client (clientaddr.go); none: never believed.
 	TrustedProxies []netip.Prefix
+	// CORSOrigins are the origins whose pages may call the API (/apigateway/...) from a
+	// browser with a bearer token (--cors-origin); none: same-origin only.
+	CORSOrigins []string
 	// Panel adjusts the panel (tests inject its clock and timeouts); nil: defaults.
 	Panel *web.Config
 	// Cameras configures the agent's cameras (the cloud ignores it).
@@ -341,6 +344,9 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 		},
 	}))
 	e.Use(api.LimitBody)
+	if len(s.cfg.CORSOrigins) > 0 {
+		e.Use(api.CORS(s.cfg.CORSOrigins))
+	}
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/openapi.json", api.OpenAPI)
@@ -353,7 +359,10 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 	// Panel socket tokens are spent before any upgrade route authenticates them.
 	e.Use(api.SpendSocketTokens(svc.Accounts))
 	api.Register(e, svc, apiOpts)
-	s.mountPanel(e, svc, apiOpts)
+	panel := s.mountPanel(e, svc, apiOpts)
+	// echo's router answers an unknown address with ErrNotFound: the panel's page, unless
+	// a program asked.
+	e.HTTPErrorHandler = panelNotFound(e.HTTPErrorHandler, panel.NotFound)
 	if s.acceptor != nil {
 		e.GET(link.Path, s.agentLink)
 		if !s.cfg.NoCloudLive {

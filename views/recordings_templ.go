@@ -266,7 +266,7 @@ func Recordings(v RecordingsView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "\" placeholder=\"30s\" size=\"10\"></div><div><label for=\"maxSize\">Size limit in MiB (optional)</label> <input id=\"maxSize\" name=\"maxSize\" type=\"number\" min=\"1\" value=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "\" placeholder=\"until stopped\" size=\"14\"></div><div><label for=\"maxSize\">Size limit in MiB (optional)</label> <input id=\"maxSize\" name=\"maxSize\" type=\"number\" min=\"1\" value=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -14,7 +14,7 @@ import (
 
 func (p *Panel) loginPage(c echo.Context) error {
 	fl := p.takeFlash(c)
-	return p.render(c, http.StatusOK, views.Login(views.LoginView{Next: localPath(c.QueryParam("next")), Error: fl.Error, Email: fl.Form.Get("email")}))
+	return p.render(c, http.StatusOK, views.Login(views.LoginView{Next: localPath(c.QueryParam("next")), Error: fl.Error, Notice: fl.Notice, Email: fl.Form.Get("email")}))
 }
 
 // login opens a session with an email and password, or with an API token: a kiosk token

@@ -452,3 +452,96 @@ func TestPasswordChangeEndsTheOtherSessions(t *testing.T) {
 	wantRedirect(t, "a session begun with the old password", elsewhere.get("/"), "/login")
 	wantRedirect(t, "login with the new password", elsewhere.loginPassword("admin@localhost", "a new password"), "/")
 }
+
+// follow is the page a redirect leads to, fetched as the browser would.
+func (b *browser) follow(what string, p page) page {
+	b.t.Helper()
+	if p.status != http.StatusSeeOther {
+		b.t.Fatalf("%s: status %d, want a redirect (303)\n%s", what, p.status, p.body)
+	}
+	return b.get(p.header.Get("Location"))
+}
+
+// A session that ends under the browser goes to the login page, which says why: the token
+// it was opened with was revoked, the idle timeout. A bare visit to the login page says nothing.
+func TestEndedSessionSaysWhyOnTheLoginPage(t *testing.T) {
+	s := openPanel(t)
+	ctx := context.Background()
+	admin, _ := s.Store.UserByEmail(ctx, gateway.BootstrapAdminEmail)
+	secret, tok := s.AddToken(admin.ID, fleetgate.ScopeFull, "")
+	b := s.browser(t)
+	wantRedirect(t, "token login", b.post("/login", url.Values{"token": {secret}}), "/")
+	wantStatus(t, "a page while the token lives", b.get("/settings"), http.StatusOK)
+	if err := s.Store.RevokeAPIToken(ctx, tok.ID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	ended := b.get("/settings")
+	wantRedirect(t, "a page after the revocation", ended, "/login?next=%2Fsettings")
+	login := b.follow("a page after the revocation", ended)
+	wantStatus(t, "login page", login, http.StatusOK)
+	wantBody(t, "login page after the revocation", login, "Your session ended: the API token of this session was revoked. Log in again.")
+	if again := b.get("/login"); strings.Contains(again.body, "Your session ended") {
+		t.Error("the login page says the session ended once more on a reload")
+	}
+
+	s.setPassword(t, gateway.BootstrapAdminEmail, "admin password")
+	b = s.browser(t)
+	wantRedirect(t, "password login", b.loginPassword("admin@localhost", "admin password"), "/")
+	s.clock.Advance(31 * time.Minute)
+	wantBody(t, "login page after the idle timeout", b.follow("idle", b.get("/")), "Your session ended: it was not used for 30 minutes.")
+
+	// The panel's API says it in its 401.
+	b = s.browser(t)
+	secret, tok = s.AddToken(admin.ID, fleetgate.ScopeFull, "")
+	wantRedirect(t, "token login", b.post("/login", url.Values{"token": {secret}}), "/")
+	if err := s.Store.RevokeAPIToken(ctx, tok.ID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	api := b.get(web.APIPrefix + "/robots")
+	wantStatus(t, "panel API after the revocation", api, http.StatusUnauthorized)
+	wantBody(t, "panel API after the revocation", api, "the API token of this session was revoked")
+
+	if fresh := s.browser(t).get("/login"); strings.Contains(fresh.body, "Your session ended") {
+		t.Error("a first visit to the login page says a session ended")
+	}
+}
+
+// An unknown address is the panel's: it answers the panel's 404 page, in HTML. Under the
+// API's prefixes (and the agent link's, the files') it stays a problem+json 404.
+func TestUnknownAddressIsThePanels404Page(t *testing.T) {
+	s := openPanel(t)
+	b := s.browser(t)
+	wantRedirect(t, "login", b.post("/login", url.Values{"token": {servertest.AdminToken}}), "/")
+	for _, anon := range []bool{false, true} {
+		who := b
+		if anon {
+			who = s.browser(t)
+		}
+		for _, path := range []string{"/no-such-page", "/robots/some-robot/no-such-tab", "/panel/no-such", "/admin/x/y/z", "/static-no"} {
+			p := who.get(path)
+			wantStatus(t, path, p, http.StatusNotFound)
+			if ct := p.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+				t.Errorf("GET %s (anonymous %v): Content-Type %q, want the panel's HTML page", path, anon, ct)
+			}
+			wantBody(t, path, p, "<h1>Not Found</h1>", "there is no page at this address", `href="/"`)
+			if p.header.Get("Content-Security-Policy") == "" {
+				t.Errorf("GET %s: the 404 page has no Content-Security-Policy", path)
+			}
+		}
+		for _, path := range []string{"/apigateway/v2/no-such-route", "/apigateway/no-such", "/apigateway", web.APIPrefix + "/no-such", web.APIPrefix,
+			"/agentlink/v1/no-such", "/files", "/healthz/x"} {
+			p := who.get(path)
+			if p.status != http.StatusNotFound || p.header.Get("Content-Type") != "application/problem+json" {
+				t.Errorf("GET %s (anonymous %v): %d %q, want 404 application/problem+json\n%s", path, anon, p.status, p.header.Get("Content-Type"), p.body)
+			}
+		}
+	}
+	head := b.do("HEAD", "/no-such-page", nil, nil)
+	if head.status != http.StatusNotFound || !strings.HasPrefix(head.header.Get("Content-Type"), "text/html") || head.body != "" {
+		t.Errorf("HEAD /no-such-page: %d %q %d bytes", head.status, head.header.Get("Content-Type"), len(head.body))
+	}
+	// A known page asked with another method is still a 405, not a 404.
+	if p := b.post("/fleet", nil); p.status != http.StatusMethodNotAllowed {
+		t.Errorf("POST /fleet: %d, want 405", p.status)
+	}
+}

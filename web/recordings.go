@@ -33,7 +33,7 @@ func (p *Panel) recordingsView(c echo.Context) (views.RecordingsView, error) {
 		return views.RecordingsView{}, err
 	}
 	v := views.RecordingsView{Nav: p.nav(c, d.Robot.Name+" · recordings", "robots"), Header: h, Now: p.now(),
-		CanRecord: p.streams.MayRecord(ctx, caller, h.ID), Form: views.RecordingForm{Duration: "30s"}}
+		CanRecord: p.streams.MayRecord(ctx, caller, h.ID)}
 	v.Recordings, err = p.streams.Recordings(ctx, caller, h.ID)
 	if code := fleetgate.ErrorCode(err); code == fleetgate.EUnavailable || code == fleetgate.EInvalid {
 		v.Error, v.CanRecord = fleetgate.ErrorMessage(err), false

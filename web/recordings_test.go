@@ -51,6 +51,8 @@ var stopAction = regexp.MustCompile(`action="(/robots/[^"]+/recordings/[^"]+/sto
 // TestRecordingsTab: a developer starts a recording of chosen streams from the robot's
 // page and stops it; an operator follows but may not act; the finished file is among the
 // resources with its streams and duration.
+var durationInput = regexp.MustCompile(`<input id="duration" name="duration" value="([^"]*)"`)
+
 func TestRecordingsTab(t *testing.T) {
 	a, bot := openRecordingAgent(t)
 	r := "/robots/" + a.robot
@@ -66,6 +68,10 @@ func TestRecordingsTab(t *testing.T) {
 
 	p = dev.get(r + "/recordings")
 	wantBody(t, "the developer's tab", p, "Start recording", `value="base/pose"`)
+	// Empty means until stopped, as its label says: nothing is filled in for the user.
+	if m := durationInput.FindStringSubmatch(p.body); m == nil || m[1] != "" {
+		t.Errorf("the duration field: %q, want it empty (until stopped)", m)
+	}
 	if strings.Contains(p.body, `value="base/cmd_vel"`) {
 		t.Error("an input stream is offered for recording")
 	}

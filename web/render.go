@@ -56,7 +56,7 @@ func statusOf(err error) int {
 func (p *Panel) fail(c echo.Context, err error) error {
 	status := statusOf(err)
 	if status == http.StatusUnauthorized {
-		return p.toLogin(c)
+		return p.toLogin(c, nil)
 	}
 	detail := fleetgate.ErrorMessage(err)
 	var he *echo.HTTPError

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,8 +33,32 @@ const seenGranularity = time.Minute
 
 const callerKey = "web.caller"
 
-// errExpired sends a person back to the login page.
-var errExpired = fleetgate.Errorf(fleetgate.EUnauthorized, "your session has ended; log in again")
+// Why a session ended, said on the login page it goes back to (toLogin). A token's
+// revocation, a disabled account or a changed password: the core's words (SessionCaller).
+var errOldSession = fleetgate.Errorf(fleetgate.EUnauthorized, "it began under an older version of fleetgate")
+
+func errIdle(d time.Duration) error {
+	return fleetgate.Errorf(fleetgate.EUnauthorized, "it was not used for %s", spell(d))
+}
+
+func errTooOld(d time.Duration) error {
+	return fleetgate.Errorf(fleetgate.EUnauthorized, "a session lasts at most %s", spell(d))
+}
+
+// spell is a timeout in words: "30 minutes", "12 hours".
+func spell(d time.Duration) string {
+	if d >= time.Hour && d%time.Hour == 0 {
+		return plural(int(d/time.Hour), "hour")
+	}
+	return plural(int(d.Round(time.Minute)/time.Minute), "minute")
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
+}
 
 // loadSessions loads both sessions (a person's, a kiosk's) from this scheme's cookies and
 // writes them back, with their cookies, just before the response header goes out.
@@ -139,21 +164,24 @@ func (p *Panel) userCaller(ctx context.Context) (*gateway.Caller, error) {
 	now := p.now()
 	created := time.UnixMilli(sm.GetInt64(ctx, keyCreated))
 	seen := time.UnixMilli(sm.GetInt64(ctx, keySeen))
-	if now.Sub(created) >= p.absolute || now.Sub(seen) >= p.idle {
-		return nil, p.destroy(ctx, sm)
+	if now.Sub(created) >= p.absolute {
+		return nil, p.destroy(ctx, sm, errTooOld(p.absolute))
+	}
+	if now.Sub(seen) >= p.idle {
+		return nil, p.destroy(ctx, sm, errIdle(p.idle))
 	}
 	tokenID, stamp := sm.GetString(ctx, keyToken), sm.GetString(ctx, keyStamp)
 	if tokenID == "" && stamp == "" {
-		return nil, p.destroy(ctx, sm) // a password session from before stamps: log in again
+		return nil, p.destroy(ctx, sm, errOldSession) // a password session from before stamps
 	}
 	if !sm.Exists(ctx, keyTLS) {
 		// From before sessions knew their scheme: made over HTTPS perhaps, under a cookie that
 		// was not Secure. Log in again. (Kiosk sessions are spared: walls run unattended.)
-		return nil, p.destroy(ctx, sm)
+		return nil, p.destroy(ctx, sm, errOldSession)
 	}
 	c, err := p.accounts.SessionCaller(ctx, uid, tokenID, stamp)
 	if fleetgate.ErrorCode(err) == fleetgate.EUnauthorized {
-		return nil, p.destroy(ctx, sm)
+		return nil, p.destroy(ctx, sm, err)
 	} else if err != nil {
 		return nil, err
 	}
@@ -172,16 +200,17 @@ func (p *Panel) kioskCaller(ctx context.Context) (*gateway.Caller, error) {
 	}
 	c, err := p.accounts.SessionCaller(ctx, uid, sm.GetString(ctx, keyToken), "")
 	if fleetgate.ErrorCode(err) == fleetgate.EUnauthorized {
-		return nil, p.destroy(ctx, sm)
+		return nil, p.destroy(ctx, sm, err)
 	}
 	return c, err
 }
 
-func (p *Panel) destroy(ctx context.Context, sm *scs.SessionManager) error {
+// destroy ends a session; why (an EUnauthorized) is what the login page will say.
+func (p *Panel) destroy(ctx context.Context, sm *scs.SessionManager, why error) error {
 	if err := sm.Destroy(ctx); err != nil {
 		return fleetgate.Internal(err)
 	}
-	return errExpired
+	return why
 }
 
 // sessionHash is the stored hash of the session the caller came from (the person's, as
@@ -201,11 +230,13 @@ func (p *Panel) sessionHash(ctx context.Context) string {
 func (p *Panel) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		caller, err := p.userCaller(c.Request().Context())
-		if err != nil && fleetgate.ErrorCode(err) != fleetgate.EUnauthorized {
+		if fleetgate.ErrorCode(err) == fleetgate.EUnauthorized {
+			return p.toLogin(c, err) // the session just ended: the login page says why
+		} else if err != nil {
 			return p.fail(c, err)
 		}
 		if caller == nil {
-			return p.toLogin(c)
+			return p.toLogin(c, nil)
 		}
 		if mustChangePassword(caller) && c.Path() != "/password" {
 			// An admin made this password: it is replaced before anything else.
@@ -225,11 +256,13 @@ func mustChangePassword(c *gateway.Caller) bool {
 func (p *Panel) requireKioskOrUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		caller, err := eitherCaller(c.Request().Context(), p.kioskCaller, p.userCaller)
-		if err != nil {
+		if fleetgate.ErrorCode(err) == fleetgate.EUnauthorized {
+			return p.toLogin(c, err)
+		} else if err != nil {
 			return p.fail(c, err)
 		}
 		if caller == nil {
-			return p.toLogin(c)
+			return p.toLogin(c, nil)
 		}
 		c.Set(callerKey, caller)
 		return next(c)
@@ -240,7 +273,9 @@ func (p *Panel) requireKioskOrUser(next echo.HandlerFunc) echo.HandlerFunc {
 func (p *Panel) requireAPICaller(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		caller, err := eitherCaller(c.Request().Context(), p.userCaller, p.kioskCaller)
-		if err != nil {
+		if fleetgate.ErrorCode(err) == fleetgate.EUnauthorized {
+			return fleetgate.Errorf(fleetgate.EUnauthorized, "your panel session ended: %s; log in at /login", fleetgate.ErrorMessage(err))
+		} else if err != nil {
 			return err
 		}
 		if caller == nil {
@@ -254,15 +289,18 @@ func (p *Panel) requireAPICaller(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// eitherCaller is the session's caller as first finds it, else as second does; nil, nil when
-// neither finds one (an EUnauthorized from either means none). Other errors are the store's.
+// eitherCaller is the session's caller as first finds it, else as second does. When neither
+// finds one: nil and nil, or an EUnauthorized saying why a session of this browser just
+// ended (first's reason before second's). Other errors are the store's.
 func eitherCaller(ctx context.Context, first, second func(context.Context) (*gateway.Caller, error)) (*gateway.Caller, error) {
 	caller, err := first(ctx)
-	if caller == nil && (err == nil || fleetgate.ErrorCode(err) == fleetgate.EUnauthorized) {
-		caller, err = second(ctx)
+	if caller != nil || (err != nil && fleetgate.ErrorCode(err) != fleetgate.EUnauthorized) {
+		return caller, err
 	}
-	if caller == nil && fleetgate.ErrorCode(err) == fleetgate.EUnauthorized {
-		err = nil
+	ended := err
+	caller, err = second(ctx)
+	if caller == nil && ended != nil && (err == nil || fleetgate.ErrorCode(err) == fleetgate.EUnauthorized) {
+		err = ended
 	}
 	return caller, err
 }
@@ -275,9 +313,10 @@ func Caller(c echo.Context) *gateway.Caller {
 }
 
 // toLogin sends a browser without a session to the login page, to come back here (a GET)
-// or to the start page afterwards. A fragment refreshing in place gets a bare 401 instead:
-// its script cannot follow a login form.
-func (p *Panel) toLogin(c echo.Context) error {
+// or to the start page afterwards; when a session just ended (ended: why, an
+// EUnauthorized), the login page says why. A fragment refreshing in place gets a bare 401
+// instead: its script cannot follow a login form.
+func (p *Panel) toLogin(c echo.Context, ended error) error {
 	req := c.Request()
 	if strings.HasSuffix(req.URL.Path, "/fragment") || strings.HasPrefix(req.URL.Path, "/fragments/") {
 		return c.NoContent(http.StatusUnauthorized)
@@ -286,7 +325,11 @@ func (p *Panel) toLogin(c echo.Context) error {
 	if req.Method == http.MethodGet {
 		next = req.URL.RequestURI()
 	}
-	return c.Redirect(http.StatusSeeOther, "/login?next="+url.QueryEscape(next))
+	to := "/login?next=" + url.QueryEscape(next)
+	if ended == nil {
+		return c.Redirect(http.StatusSeeOther, to)
+	}
+	return p.redirectFlash(c, to, flash{Notice: "Your session ended: " + fleetgate.ErrorMessage(ended) + ". Log in again."})
 }
 
 // localPath keeps a post-login destination on this site: "/x" yes, "//evil" or "http://" no.

@@ -14,6 +14,7 @@ import (
 	"github.com/alexedwards/scs/v2"
 	"github.com/labstack/echo/v4"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/static"
 )
 
@@ -191,6 +192,15 @@ func (p *Panel) Register(e *echo.Echo) {
 
 	api := p.APIMiddleware()
 	e.POST("/panel/ws-token", p.wsToken, api...)
+}
+
+// NotFound answers an address that no route knows with the panel's 404 page. The
+// composition root calls it for every such address outside the API's (whose answer stays a
+// problem+json). It is no route: a catch-all route would turn every 405 into a 404.
+func (p *Panel) NotFound(c echo.Context) error {
+	return p.toHTTPS(p.pageHeaders(false)(p.handle(func(echo.Context) error {
+		return fleetgate.Errorf(fleetgate.ENotFound, "there is no page at this address: check it, or start again from the robots")
+	})))(c)
 }
 
 // headAsGet answers HEAD of a page as its GET (net/http drops the body of a HEAD answer):

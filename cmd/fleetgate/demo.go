@@ -84,6 +84,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "fleetgate demo\n  cloud gateway: %s\n  local gateway: %s\n  admin API token (both): %s\n",
 		cloud.URL(), agent.URL(), token)
+	fmt.Fprintf(stdout, "panel: open %s and log in with the admin API token (the \"API token\" form)\n", cloud.URL())
 	fmt.Fprintf(stdout, "try: curl -s -X POST %s/apigateway/v2/auth/login -H 'content-type: application/json' -d '{\"userToken\":\"%s\"}'\n", cloud.URL(), token)
 
 	errs := make(chan error, 2)

@@ -61,6 +61,31 @@ func trustedProxyFlag(dst *[]netip.Prefix) func(string) error {
 	}
 }
 
+// corsOriginFlag adds the origins of --cors-origin to dst, comma-separated or repeated, each
+// as browsers write it in the Origin header (lower case, no default port), so that the
+// middleware compares strings.
+func corsOriginFlag(dst *[]string) func(string) error {
+	return func(v string) error {
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s == "" {
+				continue
+			}
+			if !validOrigin(s) {
+				return fmt.Errorf("%q is not an origin: http(s)://host[:port], no path", s)
+			}
+			u, _ := url.Parse(strings.ToLower(s))
+			if port := u.Port(); u.Scheme == "http" && port == "80" || u.Scheme == "https" && port == "443" {
+				u.Host = u.Hostname()
+				if strings.Contains(u.Host, ":") {
+					u.Host = "[" + u.Host + "]"
+				}
+			}
+			*dst = append(*dst, u.Scheme+"://"+u.Host)
+		}
+		return nil
+	}
+}
+
 // gatewayFlags are the flags common to serve, agent and demo.
 type gatewayFlags struct {
 	listen        string
@@ -200,11 +225,13 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	agentMaxRobots := gateway.DefaultAgentMaxRobots
 	var liveBudget int64
 	var trustedProxies []netip.Prefix
+	var corsOrigins []string
 	quota := byteSize(record.DefaultQuota)
 	fs := newFlagSet(name)
 	g.register(fs, defaultListen)
 	cloudLive := fs.Bool("cloud-live", true, "live view and teleoperation through the cloud (W3 tunnelled over the agent link, an extension); false: the cloud answers 404 there")
 	fs.Func("trusted-proxy", "proxies in front of this gateway (CIDRs or addresses, comma-separated): from them, X-Forwarded-For names the client for login limits and logs; default: nobody, the header is ignored", trustedProxyFlag(&trustedProxies))
+	fs.Func("cors-origin", "origins (http(s)://host[:port], comma-separated) whose pages may call the API (/apigateway/...) from a browser with a bearer token: preflights and Access-Control-Allow-Origin, never credentials; the panel stays same-origin; default: none", corsOriginFlag(&corsOrigins))
 	if mode == server.ModeAgent {
 		// With no other robot source configured, the agent hosts one simulated robot.
 		sim.register(fs, 1)
@@ -286,6 +313,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	}
 	cfg.NoCloudLive, cfg.LinkLiveBudget = !*cloudLive, liveBudget
 	cfg.TrustedProxies = trustedProxies
+	cfg.CORSOrigins = corsOrigins
 	cfg.RecordingsQuota = int64(quota)
 	release, err := lockGatewayData(g.data)
 	if err != nil {

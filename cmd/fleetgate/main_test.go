@@ -232,6 +232,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"kiosk frame ancestors with a second source", nil, []string{"serve", "--kiosk-frame-ancestors", "https://a.example https://b.example"}, "--kiosk-frame-ancestors"},
 		{"trusted proxy not a CIDR", nil, []string{"serve", "--data", dir, "--trusted-proxy", "10.0.0.0/33"}, "trusted-proxy: \"10.0.0.0/33\" is neither a CIDR"},
 		{"trusted proxy from env", []string{"FLEETGATE_TRUSTED_PROXY=10.0.0.0/8,haproxy"}, []string{"agent", "--data", dir}, "FLEETGATE_TRUSTED_PROXY"},
+		{"cors origin with a path", nil, []string{"serve", "--data", dir, "--cors-origin", "https://dash.example/app"}, `-cors-origin: "https://dash.example/app" is not an origin`},
+		{"cors origin of everyone", []string{"FLEETGATE_CORS_ORIGIN=*"}, []string{"agent", "--data", dir}, "FLEETGATE_CORS_ORIGIN"},
 		{"trusted proxy of everyone", nil, []string{"serve", "--data", dir, "--trusted-proxy", "0.0.0.0/0"}, "trusts every address"},
 		{"token without user", nil, []string{"token", "create", "--data", dir}, "--user is required"},
 		{"robots without verb", nil, []string{"robots"}, "needs one of"},
@@ -366,12 +368,27 @@ func TestEnvironmentConfiguresTheServer(t *testing.T) {
 		"FLEETGATE_ADMIN_TOKEN=" + testToken,
 		"FLEETGATE_LOG_FORMAT=json",
 		"FLEETGATE_METRICS_LISTEN=127.0.0.1:0",
+		"FLEETGATE_CORS_ORIGIN=http://dash.example:3000, HTTPS://Ops.example:443",
 	}, "serve")
 	if _, err := os.Stat(filepath.Join(dir, "fleetgate.db")); err != nil {
 		t.Fatalf("FLEETGATE_DATA ignored: %v", err)
 	}
 	bearer := login(t, p.URL, testToken)
 	api(t, "GET", p.URL+"/apigateway/v2/robots?access_token=SECRETVALUE", bearer, nil)
+	// FLEETGATE_CORS_ORIGIN's origins, as browsers write them, may call the API.
+	for _, origin := range []string{"http://dash.example:3000", "https://ops.example"} {
+		req, _ := http.NewRequest("OPTIONS", p.URL+"/apigateway/v2/robots", nil)
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "GET")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Access-Control-Allow-Origin"); resp.StatusCode != http.StatusNoContent || got != origin {
+			t.Errorf("preflight from %s: %d, Access-Control-Allow-Origin %q", origin, resp.StatusCode, got)
+		}
+	}
 
 	var metricsURL string
 	deadline := time.Now().Add(5 * time.Second)

@@ -76,8 +76,8 @@ function terminate(p: ChildProcess): Promise<void> {
   });
 }
 
-/** agentArgs are added to the agent's command line (cameras, for one). */
-export async function startFleet(opts: { agentArgs?: string[] } = {}): Promise<Fleet> {
+/** agentArgs are added to the agent's command line (cameras, for one), cloudArgs to the cloud's. */
+export async function startFleet(opts: { agentArgs?: string[]; cloudArgs?: string[] } = {}): Promise<Fleet> {
   const dir = mkdtempSync(path.join(tmpdir(), "fleetgate-e2e-"));
   const bin = path.join(dir, "fleetgate");
   // The binary embeds static/dist: bundle the current sources first (the same bytes as the
@@ -108,7 +108,7 @@ export async function startFleet(opts: { agentArgs?: string[] } = {}): Promise<F
     const [cloudPort, agentPort] = [await freePort(), await freePort()];
     const cloud = `http://127.0.0.1:${cloudPort}`;
     const agent = `http://127.0.0.1:${agentPort}`;
-    const c = start(["serve", "--data", path.join(dir, "cloud"), "--listen", `127.0.0.1:${cloudPort}`, "--admin-token", adminToken]);
+    const c = start(["serve", "--data", path.join(dir, "cloud"), "--listen", `127.0.0.1:${cloudPort}`, "--admin-token", adminToken, ...(opts.cloudArgs ?? [])]);
     await waitHealthy(cloud, c.p, c.log);
     const key = execFileSync(bin, ["agents", "add", "--data", path.join(dir, "cloud"), "--name", "e2e"], { encoding: "utf8" });
     const agentKey = /fga_\S+/.exec(key)?.[0];

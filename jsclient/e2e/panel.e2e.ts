@@ -388,6 +388,7 @@ describe("local gateway panel", () => {
       // The first operator leaves: the second does not get the robot by itself.
       await agentPage.click("[data-widget=teleop] button[data-action=stop]");
       await eventually(async () => /Nobody drives/.test((await holderLine.textContent()) ?? ""), "the second page seeing nobody drive", 5000);
+      expect((await widgetData(second.page, "[data-widget=teleop]")).status).not.toContain("controlled by another operator");
       await new Promise((res) => setTimeout(res, 2500));
       expect((await widgetData(second.page, "[data-widget=teleop]")).control).toBe("released");
       const controls = await agentContext.request.get(`/panel/api/robots/${r}/controls`);
@@ -396,6 +397,9 @@ describe("local gateway panel", () => {
       // Its own click does.
       await takeControl(second.page);
       await eventually(async () => /You drive since/.test((await holderLine.textContent()) ?? ""), "you drive");
+      // Under "You drive", nothing says the robot is another operator's any more.
+      expect((await widgetData(second.page, "[data-widget=teleop]")).status).not.toContain("controlled by another operator");
+      await shot(second.page, "07b-teleop-taken");
     } finally {
       await second.context.close();
     }

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
 
 	"github.com/fleetgate/fleetgate"
@@ -63,7 +62,7 @@ func (h *kpiSocket) connect(c echo.Context) error {
 	cut := func() { go ws.Drop() }
 	sub, err := h.hub.Subscribe(kpi.Request{FleetID: view.FleetID, Token: bearer, View: view.HubView(), Abort: cut})
 	if err != nil {
-		conn.Close(websocket.StatusGoingAway, "server shutting down")
+		ws.End(fleetgate.Errorf(fleetgate.EGoingAway, "server shutting down")) // the hub stopped: 1001, by the edge table
 		return nil
 	}
 	// The socket gets goroutines of its own and the handler returns (see live.RunKPIs).

@@ -231,8 +231,18 @@ func segmentDistance(x, y, ax, ay, bx, by float64) float64 {
 	return math.Hypot(x-(ax+t*dx), y-(ay+t*dy))
 }
 
+// minFreeAhead is the open floor every robot has in front of it at the start: a first
+// forward command moves it (a robot that started facing a wall 0.9 m away looked broken to
+// whoever tried the demo first).
+const minFreeAhead = 3.0
+
+// freeRunCap bounds the free run startPoses compares: past it, an aisle is long enough, and
+// the seed's order of headings decides.
+const freeRunCap = 8.0
+
 // startPoses picks n start poses with room around them, away from the obstacles' paths and
-// from each other, deterministically for the seed.
+// from each other, each facing along an aisle with at least minFreeAhead of open floor in
+// front of it (no box, no other robot), deterministically for the seed.
 func (w *world) startPoses(n int, seed int64) ([]pose, error) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x57a7_7505))
 	var poses []pose
@@ -242,7 +252,7 @@ func (w *world) startPoses(n int, seed int64) ([]pose, error) {
 		}
 		x := 0.8 + rng.Float64()*(w.width-1.6)
 		y := 0.8 + rng.Float64()*(w.depth-1.6)
-		th := (rng.Float64()*2 - 1) * math.Pi
+		first := rng.IntN(4) // which of the four aisle directions wins a tie
 		if w.clearance(x, y) < robotRadius+0.3 {
 			continue
 		}
@@ -259,11 +269,59 @@ func (w *world) startPoses(n int, seed int64) ([]pose, error) {
 				break
 			}
 		}
+		if !ok {
+			continue
+		}
+		// Face the longest open run of the four directions the aisles take.
+		best, bestRun := pose{}, -1.0
+		for k := range 4 {
+			th := aisleHeadings[(first+k)%4]
+			if run := w.freeRun(pose{x, y, th}, poses, freeRunCap); run > bestRun {
+				best, bestRun = pose{x, y, th}, run
+			}
+		}
+		if bestRun < minFreeAhead {
+			continue
+		}
+		// Nor may this robot stand in the way of one placed before it.
+		for _, p := range poses {
+			if w.freeRun(p, []pose{best}, minFreeAhead) < minFreeAhead {
+				ok = false
+				break
+			}
+		}
 		if ok {
-			poses = append(poses, pose{x, y, th})
+			poses = append(poses, best)
 		}
 	}
 	return poses, nil
+}
+
+// aisleHeadings are the directions the aisles run: east, north, west, south.
+var aisleHeadings = [4]float64{0, math.Pi / 2, math.Pi, -math.Pi / 2}
+
+// freeRunStep is the resolution of freeRun.
+const freeRunStep = 0.05
+
+// freeRun is how far a robot at p can drive straight ahead, up to limit, before its body
+// touches a static box or one of the robots at others.
+func (w *world) freeRun(p pose, others []pose, limit float64) float64 {
+	dx, dy := math.Cos(p.theta), math.Sin(p.theta)
+	d := 0.0
+	for d < limit {
+		next := math.Min(d+freeRunStep, limit)
+		x, y := p.x+next*dx, p.y+next*dy
+		if !w.freeOfBoxes(x, y, robotRadius) {
+			return d
+		}
+		for _, o := range others {
+			if math.Hypot(x-o.x, y-o.y) < 2*robotRadius {
+				return d
+			}
+		}
+		d = next
+	}
+	return d
 }
 
 // pose is a position on the floor and a heading (yaw, radians, counter-clockwise from +x).

@@ -118,12 +118,22 @@ export function mountTeleop(el: HTMLElement): void {
     void refreshHolder();
   };
 
+  /** The state line says another operator holds the robot (this page's click was refused). */
+  let refused = false;
+  /** Once this page drives, or nobody does, the refusal is old news: the state line drops it. */
+  const forgetRefusal = (now: string): void => {
+    if (!refused) return;
+    refused = false;
+    status.figures(now);
+  };
   const showHolder = (h: ControlItem | null): void => {
     if (inControl() && socket?.state === "live") {
       holder.textContent = `You drive${drivingSince ? " since " + drivingSince.toLocaleTimeString() : ""}.`;
       delete el.dataset.heldBy; // held by another operator: this page's own control is data-control
+      forgetRefusal("stopped");
       return;
     }
+    if (!h) forgetRefusal("");
     if (h) {
       holder.textContent = `${h.owner} drives since ${new Date(h.since).toLocaleTimeString()}.`;
       el.dataset.heldBy = h.owner;
@@ -150,6 +160,7 @@ export function mountTeleop(el: HTMLElement): void {
     take.disabled = false;
     if (h) {
       status.figures(`controlled by another operator (${h.owner}); take control when they release it`);
+      refused = true;
       return;
     }
     let mine: LiveSocket | null = null; // the callbacks run before openLive returns, too
