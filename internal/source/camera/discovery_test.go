@@ -3,53 +3,19 @@ package camera
 import (
 	"context"
 	"net"
-	"os"
-	"os/exec"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/fleetgate/fleetgate/internal/source/camera/cameratest"
 )
 
-// netnsChild marks the copy of this test binary that runs inside the test's own network
-// namespace.
-const netnsChild = "FLEETGATE_CAMERA_NETNS_CHILD"
-
 // TestWSDiscoveryInOwnNetworkNamespace probes for ONVIF devices and finds the test
 // responder. Multicast must never reach the host's networks, so the probe and the responder
-// run in a network namespace made for the test (unshare -n) whose only interface is its own
-// loopback, with multicast on and routed there: the test binary runs itself again inside it.
+// run in a network namespace made for the test whose only interface is its own loopback,
+// with multicast on and routed there.
 func TestWSDiscoveryInOwnNetworkNamespace(t *testing.T) {
-	if os.Getenv(netnsChild) == "1" {
+	if inOwnNetwork(t, "ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo") {
 		discoverInNamespace(t)
-		return
-	}
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		t.Fatal("the discovery test needs unshare (Debian: util-linux)")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Fatal("the discovery test needs ip (Debian: iproute2)")
-	}
-	args := []string{"--net"}
-	if os.Getuid() != 0 {
-		args = append(args, "--map-root-user") // a user namespace gives the rights to set up its network
-	}
-	setup := `ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && exec "$0" "$@"`
-	args = append(args, "--", "sh", "-c", setup, os.Args[0], "-test.run=^TestWSDiscoveryInOwnNetworkNamespace$", "-test.v", "-test.count=1")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, unshare, args...)
-	cmd.Env = append(os.Environ(), netnsChild+"=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestWSDiscoveryInOwnNetworkNamespace") {
-		t.Fatalf("the probe inside the test's network namespace failed (%v):\n%s", err, out)
-	}
-	for line := range strings.SplitSeq(string(out), "\n") {
-		if strings.Contains(line, "discovery_test.go") {
-			t.Log(strings.TrimSpace(line))
-		}
 	}
 }
 
