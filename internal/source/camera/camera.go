@@ -594,7 +594,7 @@ func checkStreamURI(uri string) (string, error) {
 func (c *Camera) httpClient() *http.Client {
 	d := &net.Dialer{Timeout: ioTimeout}
 	if c.cfg.Policy != nil {
-		d.Control = c.cfg.Policy.dialControl
+		d.Control, d.Resolver = c.cfg.Policy.dialControl, c.cfg.Policy.Resolver
 	}
 	return &http.Client{
 		Timeout:       c.cfg.StartTimeout,
