@@ -210,7 +210,7 @@ func TestRTSPRedirectToRefusedAddress(t *testing.T) {
 				t.Fatalf("%d connections and %d datagrams reached the loopback listener", conns, datagrams)
 			}
 			if told != "camera adhoc: "+wordsRedirect {
-				t.Fatalf("the viewer was told %q, want the refused redirect", told)
+				t.Fatalf("the viewer was told %q, want the refused redirect; log %s", told, logs)
 			}
 			if len(cam.seen()) == 0 {
 				t.Fatal("the camera was never asked")

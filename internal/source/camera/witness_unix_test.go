@@ -16,30 +16,36 @@ func (w *loopbackWitness) reached() (connections, datagrams int) {
 	if err != nil {
 		panic(err)
 	}
-	raw.Read(func(fd uintptr) bool {
+	// Control, not Read: a listener's RawConn refuses Read (EINVAL) without calling it. The
+	// socket is non-blocking: Accept says EAGAIN once no connection is waiting.
+	if err := raw.Control(func(fd uintptr) {
 		for {
 			nfd, _, err := syscall.Accept(int(fd))
 			if err != nil {
-				return true // EAGAIN: no more waiting
+				return
 			}
 			syscall.Close(nfd)
 			connections++
 		}
-	})
+	}); err != nil {
+		panic(err)
+	}
 	buf := make([]byte, 2048)
 	for _, u := range []*net.UDPConn{w.udp, w.rtcp} {
 		raw, err := u.SyscallConn()
 		if err != nil {
 			panic(err)
 		}
-		raw.Read(func(fd uintptr) bool {
+		if err := raw.Control(func(fd uintptr) {
 			for {
 				if _, _, err := syscall.Recvfrom(int(fd), buf, syscall.MSG_DONTWAIT); err != nil {
-					return true
+					return
 				}
 				datagrams++
 			}
-		})
+		}); err != nil {
+			panic(err)
+		}
 	}
 	return connections, datagrams
 }
