@@ -28,8 +28,10 @@ type CameraConfig struct {
 	// (--camera-allow-private).
 	AllowPrivate bool
 	// Discovery lists the ONVIF devices that answer WS-Discovery on the local network
-	// (--onvif-discovery).
-	Discovery bool
+	// (--onvif-discovery), at most OnvifMaxCameras of them (--onvif-max-cameras; 0:
+	// camera.DefaultMaxDiscovered), under the policy of cameras opened by address.
+	Discovery       bool
+	OnvifMaxCameras int
 	// Devices lists the host's V4L2 capture devices (--camera-devices).
 	Devices bool
 }
@@ -154,7 +156,7 @@ func (s *Server) startCameraHost(ctx context.Context) error {
 	}
 	hc := camera.HostConfig{Info: info, Cameras: c.own, Camera: c.cameraConfig("", camera.Spec{}), Devices: devices, Log: c.log}
 	if c.cfg.Discovery {
-		hc.Discover = camera.Discover
+		hc.Discover, hc.MaxDiscovered, hc.Policy = camera.Discover, c.cfg.OnvifMaxCameras, &c.adhoc.policy
 	}
 	host := camera.NewHost(hc)
 	c.mu.Lock()

@@ -3,6 +3,8 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"image/jpeg"
 	"net/http"
@@ -81,8 +83,17 @@ func streamsOf(t *testing.T, s *servertest.Server, bearer, robotID string) []str
 
 // w3 dials a W3 output socket; the query is added to the robot's connect URL.
 func w3(ctx context.Context, s *servertest.Server, bearer, robotID string, q url.Values) (*websocket.Conn, *http.Response, error) {
+	return w3Protocols(ctx, s, bearer, robotID, q)
+}
+
+// w3Protocols is w3 offering subprotocols (the panel's "fleetgate" first).
+func w3Protocols(ctx context.Context, s *servertest.Server, bearer, robotID string, q url.Values, protocols ...string) (*websocket.Conn, *http.Response, error) {
 	u := "ws" + strings.TrimPrefix(s.URL, "http") + "/apigateway/v2/robots/" + robotID + "/streams/connect?" + q.Encode()
-	conn, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"bearer " + bearer}}})
+	opts := &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"bearer " + bearer}}}
+	if len(protocols) > 0 {
+		opts.Subprotocols = append([]string{"fleetgate"}, protocols...)
+	}
+	conn, resp, err := websocket.Dial(ctx, u, opts)
 	if conn != nil {
 		conn.SetReadLimit(16 << 20)
 	}
@@ -259,8 +270,21 @@ func TestCameraFaultsOverW3(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, reason := closedWith(ctx, conn)
-	if code != websocket.StatusInternalError || !strings.Contains(reason, "refused") || time.Since(start) > 5*time.Second {
+	// In words, and nothing a port scanner could read: no system error, address or port.
+	if code != websocket.StatusInternalError || !strings.HasSuffix(reason, "camera dock: the camera did not answer") || time.Since(start) > 5*time.Second {
 		t.Fatalf("a viewer of an unreachable camera: %d %q after %s", code, reason, time.Since(start))
+	}
+	served, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, leak := range []string{"refused", "127.0.0.1", served.Port(), "dial", "tcp"} {
+		if strings.Contains(reason, leak) {
+			t.Fatalf("the reason %q says %q", reason, leak)
+		}
+	}
+	if !strings.Contains(s.Logs(), "Connection refused") {
+		t.Fatalf("the agent's log does not keep the detail")
 	}
 	t.Logf("unreachable camera: 1011 %q after %s", reason, time.Since(start).Round(time.Millisecond))
 	// The camera comes back: a reconnecting viewer gets images.
@@ -271,6 +295,12 @@ func TestCameraFaultsOverW3(t *testing.T) {
 	}
 	defer conn.CloseNow()
 	jpegFrames(t, ctx, conn, 3)
+}
+
+// cameraProtocol is the panel's subprotocol with a camera's credentials.
+func cameraProtocol(user, password string) string {
+	b, _ := json.Marshal(map[string]string{"username": user, "password": password})
+	return "fleetgate.camera." + base64.RawURLEncoding.EncodeToString(b)
 }
 
 // adhocQuery is a W3 query for a camera by address.
@@ -327,6 +357,39 @@ func TestAdhocCameraOverW3(t *testing.T) {
 		defer conn.CloseNow()
 		jpegFrames(t, ctx, conn, 3)
 	})
+	// The panel's camera form: the credentials travel in a subprotocol, never in the URL (a
+	// browser prints a refused upgrade's URL in its console), and are not echoed.
+	t.Run("RTSP with the credentials in the panel's subprotocol", func(t *testing.T) {
+		conn, resp, err := w3Protocols(ctx, s, developer, simID, adhocQuery("5", srv.URL(), "", ""), cameraProtocol(user, password))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.CloseNow()
+		if got := resp.Header.Get("Sec-WebSocket-Protocol"); got != "fleetgate" {
+			t.Fatalf("selected subprotocol %q, want fleetgate", got)
+		}
+		jpegFrames(t, ctx, conn, 3)
+		conn, _, err = w3Protocols(ctx, s, developer, simID, adhocQuery("5", srv.URL(), "", ""), cameraProtocol(user, "wrong-guess"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, reason := closedWith(ctx, conn); code != websocket.StatusInternalError || !strings.HasSuffix(reason, "camera mine: the camera refused the credentials") {
+			t.Fatalf("wrong credentials in the subprotocol: closed %d %q", code, reason)
+		}
+		for _, bad := range []struct {
+			q        url.Values
+			protocol string
+		}{
+			{adhocQuery("5", srv.URL(), user, password), cameraProtocol(user, password)}, // both
+			{url.Values{"streamName": {"mine"}, "source": {"5"}}, cameraProtocol(user, password)},
+			{adhocQuery("5", srv.URL(), "", ""), "fleetgate.camera.not*base64"},
+			{adhocQuery("5", srv.URL(), "", ""), "fleetgate.camera." + base64.RawURLEncoding.EncodeToString([]byte(`{"user":"x"}`))},
+		} {
+			if _, resp, err := w3Protocols(ctx, s, developer, simID, bad.q, bad.protocol); err == nil || resp == nil || resp.StatusCode != http.StatusBadRequest {
+				t.Fatalf("%v with %s: %v %v, want 400", bad.q, bad.protocol, resp, err)
+			}
+		}
+	})
 	t.Run("wrong credentials", func(t *testing.T) {
 		start := time.Now()
 		conn, _, err := w3(ctx, s, developer, simID, adhocQuery("5", srv.URL(), user, "wrong-guess"))
@@ -334,8 +397,8 @@ func TestAdhocCameraOverW3(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, reason := closedWith(ctx, conn)
-		if code != websocket.StatusInternalError || !strings.Contains(reason, "401") || time.Since(start) > 5*time.Second {
-			t.Fatalf("closed %d %q after %s, want 1011 with the camera's 401 within 5 s", code, reason, time.Since(start))
+		if code != websocket.StatusInternalError || !strings.HasSuffix(reason, "camera mine: the camera refused the credentials") || time.Since(start) > 5*time.Second {
+			t.Fatalf("closed %d %q after %s, want 1011 saying the camera refused the credentials within 5 s", code, reason, time.Since(start))
 		}
 	})
 	t.Run("an operator may not", func(t *testing.T) {

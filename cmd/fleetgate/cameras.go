@@ -2,6 +2,8 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/fleetgate/fleetgate/internal/source/camera"
@@ -13,6 +15,7 @@ type cameraFlags struct {
 	cameras      []camera.Configured
 	allowPrivate bool
 	discovery    bool
+	onvifMax     int
 	devices      bool
 }
 
@@ -37,9 +40,17 @@ func (c *cameraFlags) register(fs *flag.FlagSet) {
 	})
 	fs.BoolVar(&c.allowPrivate, "camera-allow-private", false, "let cameras opened by address from the live stream socket reach loopback and link-local addresses")
 	fs.BoolVar(&c.discovery, "onvif-discovery", false, "list the ONVIF cameras that answer WS-Discovery on the local network")
+	fs.Func("onvif-max-cameras", fmt.Sprintf("list at most `N` ONVIF cameras found by discovery, counted across every answer (default %d)", camera.DefaultMaxDiscovered), func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxCameras*16 {
+			return usagef("--onvif-max-cameras takes a number from 1 to %d", maxCameras*16)
+		}
+		c.onvifMax = n
+		return nil
+	})
 	fs.BoolVar(&c.devices, "camera-devices", true, "list the host's video capture devices (/dev/video*) as cameras")
 }
 
 func (c *cameraFlags) config() server.CameraConfig {
-	return server.CameraConfig{Cameras: c.cameras, AllowPrivate: c.allowPrivate, Discovery: c.discovery, Devices: c.devices}
+	return server.CameraConfig{Cameras: c.cameras, AllowPrivate: c.allowPrivate, Discovery: c.discovery, OnvifMaxCameras: c.onvifMax, Devices: c.devices}
 }

@@ -1,6 +1,6 @@
 // Cameras in the panel, in a real browser: an agent whose sim-1 has an RTSP camera (GStreamer's
 // RTSP server, the same as the Go tests' peer), shown on the robot page, and a camera opened by
-// its address from the robot page's form, with credentials, and with wrong ones.
+// its address from the robot page's form, with credentials (never in a URL), and with wrong ones.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { Page } from "playwright-core";
@@ -62,13 +62,20 @@ describe("cameras", () => {
     await shot(page, "cameras-01-robot-page");
   });
 
-  it("opens a camera by its address from the form, with its credentials", async () => {
+  it("opens a camera by its address from the form, with its credentials, none in a URL", async () => {
+    const socketURLs: string[] = [];
+    page.on("websocket", (ws) => socketURLs.push(ws.url()));
     await page.fill(".camera-form input[name=url]", adhocURL);
     await page.fill(".camera-form input[name=username]", "viewer");
     await page.fill(".camera-form input[name=password]", "pw-e2e");
     await page.click(".camera-form button[type=submit]");
     const sel = "[data-widget=camera-form] [data-widget=camera]";
     await eventually(async () => Number((await cameraState(sel)).frames) >= 3, "frames of the camera opened by address", 20_000);
+    // The credentials went in the socket's subprotocol: a refused upgrade's URL is printed
+    // in the browser's console.
+    const camera = socketURLs.filter((u) => u.includes("url="));
+    expect(camera.length).toBeGreaterThan(0);
+    for (const u of camera) expect(u).not.toMatch(/pw-e2e|viewer|username|password/);
     await shot(page, "cameras-02-opened-by-address");
   });
 
@@ -76,7 +83,7 @@ describe("cameras", () => {
     await page.fill(".camera-form input[name=password]", "not-the-password");
     await page.click(".camera-form button[type=submit]");
     const sel = "[data-widget=camera-form] [data-widget=camera]";
-    await eventually(async () => /401/.test((await cameraState(sel)).status), "the camera's 401 under the view", 20_000);
+    await eventually(async () => /the camera refused the credentials/.test((await cameraState(sel)).status), "the refusal in words under the view", 20_000);
     await shot(page, "cameras-03-refused");
   });
 

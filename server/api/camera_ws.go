@@ -14,8 +14,10 @@ import (
 )
 
 // W3 output from cameras named by address: source 4 (ONVIF) or 5 (RTSP) with url, 6
-// (device) with endpoint, and optional username and password; and maxWidth, an extension.
-// The checks are the core's (gateway.OpenCameraStream); this file reads the query.
+// (device) with endpoint, and optional username and password (in the query, as the
+// contract has them, or in the panel's camera subprotocol, which keeps them out of the
+// URL); and maxWidth, an extension. The checks are the core's (gateway.OpenCameraStream);
+// this file reads the query.
 
 // maxCameraParam bounds url, endpoint, username and password.
 const maxCameraParam = 2048
@@ -37,6 +39,21 @@ func cameraQuery(c echo.Context, sel gateway.StreamSelector, input bool) (*gatew
 			return nil, fleetgate.Errorf(fleetgate.EInvalid, "%s is longer than %d bytes", p.name, maxCameraParam)
 		}
 		*p.dst = v
+	}
+	user, password, inProtocol, err := protocolCameraCredentials(c.Request())
+	if err != nil {
+		return nil, err
+	}
+	if inProtocol {
+		switch {
+		case t.Username != "" || t.Password != "":
+			return nil, fleetgate.Errorf(fleetgate.EInvalid, "give the camera's credentials in the query or in the subprotocol, not both")
+		case t.URL == "":
+			return nil, fleetgate.Errorf(fleetgate.EInvalid, "camera credentials in the subprotocol go with url")
+		case len(user) > maxCameraParam || len(password) > maxCameraParam:
+			return nil, fleetgate.Errorf(fleetgate.EInvalid, "username and password are at most %d bytes", maxCameraParam)
+		}
+		t.Username, t.Password = user, password
 	}
 	if t == (gateway.CameraTarget{}) {
 		return nil, nil

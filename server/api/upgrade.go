@@ -1,6 +1,9 @@
 package api
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -19,18 +22,56 @@ import (
 const (
 	socketProtocol      = "fleetgate"
 	tokenProtocolPrefix = "fleetgate.token."
+	// cameraProtocolPrefix carries the credentials of a camera opened by address (W3
+	// source 4 or 5 with url), for the same reason: the panel's camera form never puts
+	// them in the URL. What follows the prefix is the base64url (no padding) of the JSON
+	// object {"username": ..., "password": ...}.
+	cameraProtocolPrefix = "fleetgate.camera."
 )
 
 // protocolToken is the token offered as a WebSocket subprotocol, or "".
 func protocolToken(req *http.Request) string {
+	token, _ := offeredProtocol(req, tokenProtocolPrefix)
+	return token
+}
+
+// offeredProtocol is what follows prefix in the first subprotocol offered with it.
+func offeredProtocol(req *http.Request, prefix string) (string, bool) {
 	for _, header := range req.Header.Values("Sec-WebSocket-Protocol") {
 		for _, p := range strings.Split(header, ",") {
-			if token, ok := strings.CutPrefix(strings.TrimSpace(p), tokenProtocolPrefix); ok {
-				return token
+			if v, ok := strings.CutPrefix(strings.TrimSpace(p), prefix); ok {
+				return v, true
 			}
 		}
 	}
-	return ""
+	return "", false
+}
+
+// protocolCameraCredentials reads the camera credentials offered as a subprotocol
+// (cameraProtocolPrefix); ok false when none are.
+func protocolCameraCredentials(req *http.Request) (username, password string, ok bool, err error) {
+	v, ok := offeredProtocol(req, cameraProtocolPrefix)
+	if !ok {
+		return "", "", false, nil
+	}
+	invalid := fleetgate.Errorf(fleetgate.EInvalid, "the %s subprotocol must carry base64url JSON {\"username\", \"password\"}", cameraProtocolPrefix+"…")
+	if len(v) > 4*maxCameraParam {
+		return "", "", false, invalid
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(v)
+	if err != nil {
+		return "", "", false, invalid
+	}
+	var creds struct {
+		Username string `json:"username"`
+		Password string `json:"password"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&creds) != nil {
+		return "", "", false, invalid
+	}
+	return creds.Username, creds.Password, true, nil
 }
 
 // acceptOptions are the options of every API socket: no compression (DESIGN section 9), the

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -376,8 +377,15 @@ func (g *generation) supervise(ctx context.Context) {
 		}
 		streamed = streamed || images > 0
 		if images == 0 && (!streamed || !isTimeout(err)) {
-			c.log.Warn("camera unreachable", "err", err)
-			c.retire(g, fleetgate.Errorf(fleetgate.EUnavailable, "camera %s: %v", c.cfg.Name, err))
+			words := wordsOf(err, c.cfg.Spec.Source == fleetgate.SourceDevice)
+			// Under the policy, whoever typed the address must not learn its port's state
+			// from the time either: a closed port, a filtered one and one that speaks
+			// something else all take the start timeout to be told.
+			if c.cfg.Policy != nil && words == wordsNoAnswer && !c.sleepUntil(ctx, started.Add(c.cfg.StartTimeout)) {
+				return
+			}
+			c.log.Warn("camera unreachable", "err", err, "told", words)
+			c.retire(g, &fleetgate.Error{Code: fleetgate.EUnavailable, Message: fmt.Sprintf("camera %s: %s", c.cfg.Name, words), Err: err})
 			return
 		}
 		if c.cfg.Clock.Now().Sub(started) >= backoffReset {
@@ -395,11 +403,38 @@ func (g *generation) supervise(ctx context.Context) {
 	}
 }
 
+// sleepUntil waits for the camera's clock to reach t; false when ctx ended first.
+func (c *Camera) sleepUntil(ctx context.Context, t time.Time) bool {
+	d := t.Sub(c.cfg.Clock.Now())
+	if d <= 0 {
+		return true
+	}
+	timer := clock.NewTimer(c.cfg.Clock, d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
+}
+
 // timeoutError is an attempt that ended because the camera said nothing in time, as
 // opposed to one it refused.
 type timeoutError string
 
 func (e timeoutError) Error() string { return string(e) }
+
+// words is what viewers are told of the timeout: the camera answered, or it did not.
+func (e timeoutError) words() string {
+	switch {
+	case e == errStalled:
+		return wordsStalled
+	case strings.HasPrefix(string(e), noImagePrefix):
+		return wordsNoImage
+	}
+	return wordsNoAnswer
+}
 
 func isTimeout(err error) bool {
 	var te timeoutError
@@ -408,6 +443,10 @@ func isTimeout(err error) bool {
 
 // errStalled ends an attempt whose camera went quiet.
 const errStalled = timeoutError("no image for too long")
+
+// noImagePrefix begins the timeout of a first attempt whose camera answered (ffprobe read
+// its stream) but sent no image in time.
+const noImagePrefix = "the camera answered but sent no image"
 
 // attempt opens the camera and publishes its images until it ends or stalls, or ctx ends;
 // it reports how many images came.
@@ -461,7 +500,7 @@ func (g *generation) attempt(ctx context.Context) (int, error) {
 			}
 			stall = clock.NewTimer(c.cfg.Clock, c.cfg.StallTimeout)
 		case <-firstC:
-			return 0, timeoutError(fmt.Sprintf("the camera answered but sent no image within %s", c.cfg.FirstImage))
+			return 0, timeoutError(fmt.Sprintf("%s within %s", noImagePrefix, c.cfg.FirstImage))
 		case <-stallC:
 			return images, errStalled
 		case <-ctx.Done():
@@ -502,9 +541,10 @@ func (c *Camera) open(ctx context.Context) (producer, error) {
 	return startFFmpeg(c.cfg.Tools, in, codec, c.cfg.MaxFrame)
 }
 
-// input is what ffmpeg opens for the camera's Spec, checked against the policy: an RTSP
-// URL pinned to the address the policy allowed, so that a second lookup cannot lead
-// elsewhere.
+// input is what ffmpeg opens for the camera's Spec. Under the policy, the camera's host is
+// looked up and checked once, and ffmpeg reaches it through a relay that connects to that
+// address only (pinned, so that a second lookup cannot lead elsewhere) and checks every
+// later hop (rtsprelay.go).
 func (c *Camera) input(ctx context.Context) (input, error) {
 	s := c.cfg.Spec
 	if s.Source == fleetgate.SourceDevice {
@@ -520,27 +560,31 @@ func (c *Camera) input(ctx context.Context) (input, error) {
 			return input{}, err
 		}
 	}
+	full, err := withCredentials(streamURL, s.Username, s.Password)
+	if err != nil {
+		return input{}, err
+	}
+	in := input{url: full, udp: s.UDP, secrets: []string{s.Password}, log: c.log}
 	if c.cfg.Policy != nil {
 		ip, err := c.cfg.Policy.Resolve(ctx, hostOf(streamURL))
 		if err != nil {
 			return input{}, err
 		}
-		if streamURL, err = withHost(streamURL, ip.String()); err != nil {
+		if in.first, err = hopTo(streamURL, ip); err != nil {
 			return input{}, err
 		}
+		in.guard = c.cfg.Policy
+		// ffmpeg runs RTSP over TLS on TCP only: so does the relay's.
+		in.udp = in.udp && !in.first.tls
 	}
-	full, err := withCredentials(streamURL, s.Username, s.Password)
-	if err != nil {
-		return input{}, err
-	}
-	return input{url: full, udp: s.UDP, secrets: []string{s.Password}}, nil
+	return in, nil
 }
 
 // checkStreamURI accepts the stream URI an ONVIF device answered when it is RTSP.
 func checkStreamURI(uri string) (string, error) {
 	s, err := ParseURL(uri)
 	if err != nil || s.Source != fleetgate.SourceRTSP {
-		return "", fmt.Errorf("the ONVIF device answered a stream URI that is not RTSP: %q", redactURL(uri))
+		return "", failed(wordsONVIFNoStream, fmt.Errorf("the ONVIF device answered a stream URI that is not RTSP: %q", redactURL(uri)))
 	}
 	return s.URL, nil
 }
@@ -550,7 +594,7 @@ func checkStreamURI(uri string) (string, error) {
 func (c *Camera) httpClient() *http.Client {
 	d := &net.Dialer{Timeout: ioTimeout}
 	if c.cfg.Policy != nil {
-		d.Control = c.cfg.Policy.dialControl
+		d.Control, d.Resolver = c.cfg.Policy.dialControl, c.cfg.Policy.Resolver
 	}
 	return &http.Client{
 		Timeout:       c.cfg.StartTimeout,

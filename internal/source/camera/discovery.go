@@ -38,10 +38,16 @@ type Device struct {
 // maxProbeMatch bounds one answer datagram.
 const maxProbeMatch = 64 << 10
 
+// DefaultMaxDiscovered is how many ONVIF devices discovery lists at most
+// (--onvif-max-cameras): anyone on the local link may answer a probe, as many times and
+// with as many devices as they like, and each device listed is a camera the agent may open.
+const DefaultMaxDiscovered = 64
+
 // Discover sends a WS-Discovery probe for ONVIF network video transmitters on every
 // interface that is up and multicast-capable, with a time-to-live of one (it never leaves
-// the local link), and collects the answers until ctx ends.
-func Discover(ctx context.Context) ([]Device, error) {
+// the local link), and collects the answers until ctx ends: at most limit devices (distinct
+// endpoints) across all the answers, the first ones that came.
+func Discover(ctx context.Context, limit int) ([]Device, error) {
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4zero})
 	if err != nil {
 		return nil, fmt.Errorf("ws-discovery: %w", err)
@@ -85,6 +91,9 @@ func Discover(ctx context.Context) ([]Device, error) {
 			return devices, nil // the deadline: the answers are in
 		}
 		for _, d := range parseProbeMatches(buf[:n], id) {
+			if len(devices) >= limit {
+				return devices, nil
+			}
 			if !seen[d.Endpoint] {
 				seen[d.Endpoint] = true
 				devices = append(devices, d)

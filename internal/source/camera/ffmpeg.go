@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
@@ -45,6 +46,30 @@ type input struct {
 	device string
 	// secrets are blanked from ffmpeg's messages.
 	secrets []string
+	// guard, when set, is the address policy the camera is under, and first the hop to the
+	// camera it allowed: ffmpeg then reaches the camera through an rtspRelay only.
+	guard *AddressPolicy
+	first hop
+	log   *slog.Logger
+}
+
+// relayed returns in as ffmpeg opens it through a relay of its own (nil when in is not
+// under the policy); the caller closes the relay once ffmpeg has ended.
+func (in input) relayed() (input, *rtspRelay, error) {
+	if in.guard == nil {
+		return in, nil, nil
+	}
+	r, err := startRelay(*in.guard, in.first, in.log)
+	if err != nil {
+		return input{}, nil, err
+	}
+	local, err := r.local(in.url)
+	if err != nil {
+		r.Close()
+		return input{}, nil, err
+	}
+	in.url = local
+	return in, r, nil
 }
 
 // ioTimeout bounds connecting and handshakes (ONVIF's HTTP, TLS).
@@ -59,6 +84,10 @@ const rtspIOTimeout = 10 * time.Second
 // ffconcat script, and RTSP with its transports. No file, no http, no other protocol that a
 // crafted stream could point it at.
 const networkProtocols = "pipe,rtsp,rtsps,rtp,srtp,tcp,udp,tls"
+
+// relayedProtocols are all ffmpeg may open for a camera through the relay, which speaks TLS
+// itself.
+const relayedProtocols = "pipe,rtsp,rtp,tcp,udp"
 
 // ffconcat is the script that hands ffmpeg a network camera's URL through a pipe (fd 3): the
 // URL carries the credentials, so it must never appear on ffmpeg's command line, which every
@@ -92,7 +121,11 @@ func (in input) inputArgs() []string {
 	if in.device != "" {
 		return []string{"-f", "v4l2", "-i", in.device}
 	}
-	return []string{"-f", "concat", "-safe", "0", "-protocol_whitelist", networkProtocols,
+	protocols := networkProtocols
+	if in.guard != nil {
+		protocols = relayedProtocols
+	}
+	return []string{"-f", "concat", "-safe", "0", "-protocol_whitelist", protocols,
 		"-probesize", "32", "-analyzeduration", "100000", "-fflags", "nobuffer", "-flags", "low_delay", "-i", "pipe:3"}
 }
 
@@ -145,8 +178,25 @@ func killGroup(cmd *exec.Cmd, sig syscall.Signal) error {
 // codecMJPEG is what ffprobe calls an MJPEG stream: passed through without re-encoding.
 const codecMJPEG = "mjpeg"
 
-// probe asks ffprobe for the codec of in's first video stream.
+// probe asks ffprobe for the codec of in's first video stream (through a relay of its own
+// when in is under the address policy).
 func probe(ctx context.Context, tools Tools, in input) (string, error) {
+	in, relay, err := in.relayed()
+	if err != nil {
+		return "", err
+	}
+	if relay == nil {
+		return runProbe(ctx, tools, in)
+	}
+	codec, err := runProbe(ctx, tools, in)
+	relay.Close()
+	if err != nil {
+		return "", relay.failure(err)
+	}
+	return codec, nil
+}
+
+func runProbe(ctx context.Context, tools Tools, in input) (string, error) {
 	args := append([]string{"-hide_banner", "-loglevel", "error", "-select_streams", "v:0",
 		"-show_entries", "stream=codec_name", "-of", "json"}, in.inputArgs()...)
 	cmd, started, err := in.command(ctx, tools.FFprobe, args)
@@ -178,7 +228,7 @@ func probe(ctx context.Context, tools Tools, in input) (string, error) {
 		return "", fmt.Errorf("reading ffprobe's answer: %w", err)
 	}
 	if len(result.Streams) == 0 || result.Streams[0].CodecName == "" {
-		return "", errors.New("the camera offers no video stream")
+		return "", failed(wordsUnreadable, errors.New("the camera offers no video stream"))
 	}
 	return result.Streams[0].CodecName, nil
 }
@@ -220,11 +270,25 @@ type ffmpegProcess struct {
 	once   sync.Once
 	errs   *tail
 	in     input
-	err    error // set before frames closes
+	relay  *rtspRelay // the camera's relay, closed once ffmpeg is reaped; nil when none
+	err    error      // set before frames closes
 }
 
-// startFFmpeg starts ffmpeg reading in.
+// startFFmpeg starts ffmpeg reading in (through a relay of its own when in is under the
+// address policy).
 func startFFmpeg(tools Tools, in input, codec string, maxFrame int) (*ffmpegProcess, error) {
+	in, relay, err := in.relayed()
+	if err != nil {
+		return nil, err
+	}
+	p, err := runFFmpeg(tools, in, codec, maxFrame, relay)
+	if err != nil && relay != nil {
+		relay.Close()
+	}
+	return p, err
+}
+
+func runFFmpeg(tools Tools, in input, codec string, maxFrame int, relay *rtspRelay) (*ffmpegProcess, error) {
 	args := append([]string{"-hide_banner", "-nostdin", "-nostats", "-loglevel", "error"}, in.inputArgs()...)
 	args = append(args, outputArgs(codec)...)
 	cmd, started, err := in.command(nil, tools.FFmpeg, args)
@@ -236,7 +300,7 @@ func startFFmpeg(tools Tools, in input, codec string, maxFrame int) (*ffmpegProc
 		started(err)
 		return nil, err
 	}
-	p := &ffmpegProcess{cmd: cmd, frames: make(chan Frame, 1), stop: make(chan struct{}), errs: &tail{}, in: in}
+	p := &ffmpegProcess{cmd: cmd, frames: make(chan Frame, 1), stop: make(chan struct{}), errs: &tail{}, in: in, relay: relay}
 	cmd.Stderr = p.errs
 	err = cmd.Start()
 	started(err)
@@ -265,6 +329,9 @@ func (p *ffmpegProcess) read(frames *FrameReader) {
 	// then reap it.
 	killGroup(p.cmd, syscall.SIGKILL)
 	waitErr := p.cmd.Wait()
+	if p.relay != nil {
+		p.relay.Close()
+	}
 	select {
 	case <-p.stop:
 		p.err = errors.New("stopped")
@@ -273,6 +340,9 @@ func (p *ffmpegProcess) read(frames *FrameReader) {
 			p.err = fmt.Errorf("unreadable camera output: %v", readErr)
 		} else {
 			p.err = errors.New(p.errs.reason(waitErr, p.in.secrets))
+		}
+		if p.relay != nil {
+			p.err = p.relay.failure(p.err)
 		}
 	}
 }

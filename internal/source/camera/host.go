@@ -25,10 +25,18 @@ type HostConfig struct {
 	Camera Config
 	// Devices lists the host's video capture devices (ListDevices); nil: none are listed.
 	Devices func() []VideoDevice
-	// Discover probes for ONVIF devices (Discover) every DiscoverEvery; nil: off.
-	Discover      func(context.Context) ([]Device, error)
+	// Discover probes for ONVIF devices (Discover), at most MaxDiscovered of them, every
+	// DiscoverEvery; nil: off.
+	Discover      func(ctx context.Context, limit int) ([]Device, error)
 	DiscoverEvery time.Duration
-	Log           *slog.Logger
+	// MaxDiscovered bounds the ONVIF devices listed, across every answer of every probe;
+	// 0: DefaultMaxDiscovered.
+	MaxDiscovered int
+	// Policy is the address policy of the ONVIF devices discovery finds, as of the cameras
+	// opened by address: whoever answers a probe names the address the agent connects to.
+	// nil: none (the agent's own tests).
+	Policy *AddressPolicy
+	Log    *slog.Logger
 }
 
 // Host is the robot of the agent's own cameras: the configured cameras that belong to no
@@ -42,6 +50,7 @@ type Host struct {
 	devices    map[string]*Camera // by device path
 	devScanned time.Time
 	discovered map[string]*Camera // by device service URL
+	refused    map[string]bool    // device service URLs the policy refused, logged once
 	closed     bool
 }
 
@@ -59,7 +68,10 @@ func NewHost(cfg HostConfig) *Host {
 	if cfg.DiscoverEvery <= 0 {
 		cfg.DiscoverEvery = time.Minute
 	}
-	return &Host{cfg: cfg, devices: map[string]*Camera{}, discovered: map[string]*Camera{}}
+	if cfg.MaxDiscovered <= 0 {
+		cfg.MaxDiscovered = DefaultMaxDiscovered
+	}
+	return &Host{cfg: cfg, devices: map[string]*Camera{}, discovered: map[string]*Camera{}, refused: map[string]bool{}}
 }
 
 // Run probes for ONVIF devices until ctx ends, when discovery is on.
@@ -71,7 +83,7 @@ func (h *Host) Run(ctx context.Context) {
 	defer t.Stop()
 	for {
 		probeCtx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		found, err := h.cfg.Discover(probeCtx)
+		found, err := h.cfg.Discover(probeCtx, h.cfg.MaxDiscovered)
 		cancel()
 		if err != nil && ctx.Err() == nil {
 			h.cfg.Log.Warn("ONVIF discovery failed", "err", err)
@@ -87,7 +99,9 @@ func (h *Host) Run(ctx context.Context) {
 }
 
 // setDiscovered replaces the discovered cameras; one still answering keeps its camera (and
-// its viewers).
+// its viewers). Under the policy, a device at a refused address is not listed (one whose
+// name leads there is refused when it opens, as a camera opened by address is), and at most
+// MaxDiscovered are, whatever found holds.
 func (h *Host) setDiscovered(found []Device) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -95,7 +109,16 @@ func (h *Host) setDiscovered(found []Device) {
 		return
 	}
 	next := map[string]*Camera{}
+	refused := map[string]bool{}
+	dropped := 0
 	for _, d := range found {
+		if next[d.XAddr] != nil || refused[d.XAddr] {
+			continue
+		}
+		if len(next) >= h.cfg.MaxDiscovered {
+			dropped++
+			continue
+		}
 		if c := h.discovered[d.XAddr]; c != nil {
 			next[d.XAddr] = c
 			continue
@@ -104,17 +127,29 @@ func (h *Host) setDiscovered(found []Device) {
 		if err != nil {
 			continue
 		}
+		if h.cfg.Policy != nil {
+			if err := h.cfg.Policy.CheckLiteral(hostOf(spec.URL)); err != nil {
+				refused[d.XAddr] = true
+				if !h.refused[d.XAddr] {
+					h.cfg.Log.Warn("ONVIF device not listed", "address", d.XAddr, "err", err)
+				}
+				continue
+			}
+		}
 		cfg := h.cfg.Camera
-		cfg.Name, cfg.Spec = discoveredName(d), spec
+		cfg.Name, cfg.Spec, cfg.Policy = discoveredName(d), spec, h.cfg.Policy
 		next[d.XAddr] = New(cfg)
 		h.cfg.Log.Info("ONVIF device found", "name", cfg.Name, "address", d.XAddr)
+	}
+	if dropped > 0 {
+		h.cfg.Log.Warn("ONVIF devices not listed: over the limit (--onvif-max-cameras)", "limit", h.cfg.MaxDiscovered, "dropped", dropped)
 	}
 	for addr, c := range h.discovered {
 		if next[addr] == nil {
 			go c.Close()
 		}
 	}
-	h.discovered = next
+	h.discovered, h.refused = next, refused
 }
 
 var notNameChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)

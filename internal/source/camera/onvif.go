@@ -82,7 +82,7 @@ func (o *ONVIF) StreamURI(ctx context.Context) (string, error) {
 		}
 	}
 	if token == "" {
-		return "", errors.New("the ONVIF device has no media profile")
+		return "", failed(wordsONVIFNoStream, errors.New("the ONVIF device has no media profile"))
 	}
 	var stream struct {
 		URI string `xml:"Body>GetStreamUriResponse>MediaUri>Uri"`
@@ -95,7 +95,7 @@ func (o *ONVIF) StreamURI(ctx context.Context) (string, error) {
 	}
 	uri := strings.TrimSpace(stream.URI)
 	if uri == "" {
-		return "", errors.New("the ONVIF device answered no stream URI")
+		return "", failed(wordsONVIFNoStream, errors.New("the ONVIF device answered no stream URI"))
 	}
 	return uri, nil
 }
@@ -109,7 +109,10 @@ func sameOrigin(a, b string) bool {
 // errNotAuthorized is an ONVIF refusal of the credentials.
 var errNotAuthorized = errors.New("the ONVIF device refused the credentials")
 
-// call posts one SOAP request and decodes the answer into out.
+// call posts one SOAP request and decodes the answer into out. Its errors say, in words
+// for viewers, whether the device refused (the credentials, the request) or did not answer
+// as an ONVIF device at all: an address that is no such device reads the same whatever
+// listens there.
 func (o *ONVIF) call(ctx context.Context, endpoint, action, body string, out any) error {
 	envelope := `<?xml version="1.0" encoding="UTF-8"?><s:Envelope xmlns:s="` + nsSOAP + `"><s:Header>` +
 		o.security() + `</s:Header><s:Body>` + body + `</s:Body></s:Envelope>`
@@ -124,15 +127,19 @@ func (o *ONVIF) call(ctx context.Context, endpoint, action, body string, out any
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("ONVIF device: %w", unwrapURLError(err))
+		err = fmt.Errorf("ONVIF device: %w", unwrapURLError(err))
+		if errors.Is(err, ErrRefusedAddress) {
+			return err
+		}
+		return failed(wordsNoAnswer, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxSOAPResponse+1))
 	if err != nil {
-		return fmt.Errorf("ONVIF device: %w", err)
+		return failed(wordsNoAnswer, fmt.Errorf("ONVIF device: %w", err))
 	}
 	if len(data) > maxSOAPResponse {
-		return errors.New("ONVIF device: answer over 1 MiB")
+		return failed(wordsNoAnswer, errors.New("ONVIF device: answer over 1 MiB"))
 	}
 	var fault struct {
 		Subcode string `xml:"Body>Fault>Code>Subcode>Value"`
@@ -140,18 +147,18 @@ func (o *ONVIF) call(ctx context.Context, endpoint, action, body string, out any
 	}
 	if xml.Unmarshal(data, &fault) == nil && (fault.Reason != "" || fault.Subcode != "") {
 		if strings.Contains(fault.Subcode, "NotAuthorized") || resp.StatusCode == http.StatusUnauthorized {
-			return fmt.Errorf("%w (%s)", errNotAuthorized, oneLine(fault.Reason))
+			return failed(wordsCredentials, fmt.Errorf("%w (%s)", errNotAuthorized, oneLine(fault.Reason)))
 		}
-		return fmt.Errorf("ONVIF device: %s", oneLine(cmp.Or(fault.Reason, fault.Subcode)))
+		return failed(wordsONVIFFault, fmt.Errorf("ONVIF device: %s", oneLine(cmp.Or(fault.Reason, fault.Subcode))))
 	}
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return fmt.Errorf("%w (HTTP %d)", errNotAuthorized, resp.StatusCode)
+		return failed(wordsCredentials, fmt.Errorf("%w (HTTP %d)", errNotAuthorized, resp.StatusCode))
 	case resp.StatusCode != http.StatusOK:
-		return fmt.Errorf("ONVIF device: HTTP %d", resp.StatusCode)
+		return failed(wordsNoAnswer, fmt.Errorf("ONVIF device: HTTP %d", resp.StatusCode))
 	}
 	if err := xml.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("ONVIF device: unreadable answer: %w", err)
+		return failed(wordsNoAnswer, fmt.Errorf("ONVIF device: unreadable answer: %w", err))
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package camera
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"path"
 	"regexp"
@@ -152,23 +151,6 @@ func hostOf(rawURL string) string {
 		return ""
 	}
 	return u.Hostname()
-}
-
-// withHost returns rawURL with its host replaced by ip (the address a policy checked), the
-// port kept.
-func withHost(rawURL, ip string) (string, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "", err
-	}
-	if p := u.Port(); p != "" {
-		u.Host = net.JoinHostPort(ip, p)
-	} else if strings.Contains(ip, ":") {
-		u.Host = "[" + ip + "]"
-	} else {
-		u.Host = ip
-	}
-	return u.String(), nil
 }
 
 // withCredentials returns rawURL with the credentials in its user part: only ever written to

@@ -34,3 +34,15 @@ export function socketURL(path: string, params: Record<string, string | number |
 export function socketProtocols(token: string): string[] {
   return ["fleetgate", `fleetgate.token.${token}`];
 }
+
+/**
+ * The subprotocol that carries a camera's credentials for W3 (a camera opened by address):
+ * the base64url (no padding) of {"username", "password"} as JSON. Like the token, never in
+ * the URL, and never echoed.
+ */
+export function cameraProtocol(username: string, password: string): string {
+  const bytes = new TextEncoder().encode(JSON.stringify({ username, password }));
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return "fleetgate.camera." + btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}

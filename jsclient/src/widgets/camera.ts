@@ -11,11 +11,11 @@ import { StatusLine } from "./status.js";
 import { openLive, readStream, streamOf, type StreamRef } from "./stream.js";
 
 /**
- * Mounts a camera canvas on el. extra adds W3 query parameters: a camera opened by address
- * (url, username, password) passes them here, never through the page. The returned function
- * stops the live socket.
+ * Mounts a camera canvas on el. extra adds W3 query parameters (a camera opened by address
+ * passes its url here, never through the page), protocols subprotocols (its credentials,
+ * never in the URL). The returned function stops the live socket.
  */
-export function mountCamera(el: HTMLElement, extra: Record<string, string> = {}): () => void {
+export function mountCamera(el: HTMLElement, extra: Record<string, string> = {}, protocols: string[] = []): () => void {
   const ref = streamOf(el);
   const canvas = document.createElement("canvas");
   canvas.className = "camera";
@@ -27,7 +27,7 @@ export function mountCamera(el: HTMLElement, extra: Record<string, string> = {})
     snapshots(el, ref, canvas, status);
     return () => {};
   }
-  return live(el, ref, canvas, status, extra);
+  return live(el, ref, canvas, status, extra, protocols);
 }
 
 class FrameStats {
@@ -82,7 +82,14 @@ async function draw(canvas: HTMLCanvasElement, p: Payload): Promise<boolean> {
   return false;
 }
 
-function live(el: HTMLElement, ref: StreamRef, canvas: HTMLCanvasElement, status: StatusLine, extra: Record<string, string>): () => void {
+function live(
+  el: HTMLElement,
+  ref: StreamRef,
+  canvas: HTMLCanvasElement,
+  status: StatusLine,
+  extra: Record<string, string>,
+  protocols: string[],
+): () => void {
   const stats = new FrameStats();
   let waiting: ArrayBuffer | null = null;
   let busy = false;
@@ -123,6 +130,7 @@ function live(el: HTMLElement, ref: StreamRef, canvas: HTMLCanvasElement, status
       },
     },
     extra,
+    protocols,
   );
   const timer = setInterval(figures, 500);
   return () => {

@@ -1,8 +1,11 @@
 // The form that opens a camera by its address on the robot page (local gateway, Developer
 // and above): an RTSP URL, or an ONVIF device's http(s) URL, with optional credentials. The
-// camera is watched through W3 with source 5 (RTSP) or 4 (ONVIF) and url, username and
-// password in the socket's query: the agent connects to the camera for this socket only.
-// The credentials stay in this page's memory; they are never put in the page or stored.
+// camera is watched through W3 with source 5 (RTSP) or 4 (ONVIF) and url in the socket's
+// query, the credentials in its subprotocol (cameraProtocol): never in a URL, which a browser
+// prints in its console when the upgrade is refused. The agent connects to the camera for
+// this socket only. The credentials stay in this page's memory; they are never put in the
+// page or stored.
+import { cameraProtocol } from "../net/token.js";
 import { mountCamera } from "./camera.js";
 
 const imageType = "Platform.Messages.sensor_msgs.CompressedImage";
@@ -25,6 +28,33 @@ export function cameraSource(address: string): { source: string } | { error: str
     default:
       return { error: `${u.protocol} is not a camera address: rtsp://, rtsps:// or http(s):// (ONVIF)` };
   }
+}
+
+/** How the form opens a camera: the W3 query parameters and the subprotocols that carry its credentials. */
+export interface CameraOpening {
+  source: string;
+  params: Record<string, string>;
+  protocols: string[];
+}
+
+/**
+ * The W3 opening of a camera typed into the form: credentials typed in the URL's user part
+ * are taken out of it and carried like the fields' (not both), so that no URL holds them.
+ */
+export function cameraOpening(address: string, username: string, password: string): CameraOpening | { error: string } {
+  const kind = cameraSource(address);
+  if ("error" in kind) return kind;
+  const u = new URL(address);
+  if (u.username || u.password) {
+    if (username || password) return { error: "give the credentials in the address or in the fields, not both" };
+    username = decodeURIComponent(u.username);
+    password = decodeURIComponent(u.password);
+    u.username = "";
+    u.password = "";
+    address = u.href;
+  }
+  const protocols = username || password ? [cameraProtocol(username, password)] : [];
+  return { source: kind.source, params: { url: address }, protocols };
 }
 
 export function mountCameraForm(el: HTMLElement): void {
@@ -55,7 +85,7 @@ export function mountCameraForm(el: HTMLElement): void {
     ev.preventDefault();
     const data = new FormData(form);
     const address = String(data.get("url") ?? "").trim();
-    const kind = cameraSource(address);
+    const kind = cameraOpening(address, String(data.get("username") ?? ""), String(data.get("password") ?? ""));
     if ("error" in kind) {
       error.textContent = kind.error;
       error.hidden = false;
@@ -68,12 +98,7 @@ export function mountCameraForm(el: HTMLElement): void {
     cam.className = "widget";
     Object.assign(cam.dataset, { widget: "camera", mounted: "1", mode: "live", robotId, component: "", stream: "camera-by-address", source: kind.source, type: imageType });
     view.append(cam);
-    const extra: Record<string, string> = { url: address };
-    const username = String(data.get("username") ?? "");
-    const password = String(data.get("password") ?? "");
-    if (username) extra.username = username;
-    if (password) extra.password = password;
-    stop = mountCamera(cam, extra);
+    stop = mountCamera(cam, kind.params, kind.protocols);
     closeButton.hidden = false;
     el.dataset.state = "open";
   });

@@ -34,10 +34,16 @@ export function openLive(
   direction: "output" | "input",
   opt: Omit<LiveSocketOptions, "url" | "token" | "protocols">,
   extra: Record<string, string> = {},
+  protocols: string[] = [],
 ): LiveSocket {
   const path = `/apigateway/v2/robots/${encodeURIComponent(s.robotId)}/streams/connect`;
   const params = { ...liveParams(s, direction), ...extra };
-  const sock = new LiveSocket({ ...opt, token: () => mintSocketToken(), url: socketURL(path, params), protocols: socketProtocols });
+  const sock = new LiveSocket({
+    ...opt,
+    token: () => mintSocketToken(),
+    url: socketURL(path, params),
+    protocols: (token) => [...socketProtocols(token), ...protocols],
+  });
   sock.start();
   return sock;
 }

@@ -1,1 +1,0 @@
-import{a}from"./chunk-FCY24SAI.js";import"./chunk-5MA45F64.js";export{a as mountCamera};
