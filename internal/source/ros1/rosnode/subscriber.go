@@ -40,6 +40,11 @@ const (
 	maxRetry = 5 * time.Second
 )
 
+// maxPublishers bounds the connections of one subscription, and so the publisher URIs a
+// publisherUpdate (or the master's answer) is taken at: a robot has a few publishers of a
+// topic, and a peer listing thousands must not make the agent dial thousands.
+const maxPublishers = 64
+
 // refusal is a failure that retrying the same publisher cannot fix (it refused our type): the
 // connection waits until the publisher is listed anew.
 type refusal struct{ msg string }
@@ -59,6 +64,8 @@ type Subscription struct {
 	closed  bool
 	refused error // the last publisher's refusal, for callers waiting in vain
 	wg      sync.WaitGroup
+	// cutLogged rate-limits the log line of a publisher list cut to maxPublishers.
+	cutLogged time.Time
 }
 
 // Refused is why a publisher of the topic refused this subscription (an md5sum mismatch),
@@ -134,25 +141,52 @@ func (s *Subscription) update(uris []string) {
 	if s.closed {
 		return
 	}
-	want := map[string]bool{}
-	for _, u := range uris {
-		if u == s.n.api {
-			continue // our own publication of the same topic
-		}
-		want[u] = true
-		if _, ok := s.conns[u]; !ok {
-			c := &subConn{sub: s, uri: u, id: s.n.connIDs.Add(1)}
-			c.ctx, c.cancel = context.WithCancel(s.ctx)
-			s.conns[u] = c
-			s.wg.Go(c.run)
-		}
-	}
+	want := s.wantLocked(uris)
 	for u, c := range s.conns {
 		if !want[u] {
 			c.cancel()
 			delete(s.conns, u)
 		}
 	}
+	for _, u := range uris {
+		if _, ok := s.conns[u]; want[u] && !ok {
+			c := &subConn{sub: s, uri: u, id: s.n.connIDs.Add(1)}
+			c.ctx, c.cancel = context.WithCancel(s.ctx)
+			s.conns[u] = c
+			s.wg.Go(c.run)
+		}
+	}
+}
+
+// wantLocked is the publishers to be connected to: those of uris but ours, at most
+// maxPublishers, the ones connected already first so that a long list does not drop them.
+// s.mu is held.
+func (s *Subscription) wantLocked(uris []string) map[string]bool {
+	want := map[string]bool{}
+	listed := map[string]bool{}
+	for _, u := range uris {
+		if u == s.n.api {
+			continue // our own publication of the same topic
+		}
+		listed[u] = true
+		if _, ok := s.conns[u]; ok && len(want) < maxPublishers {
+			want[u] = true
+		}
+	}
+	for _, u := range uris {
+		if len(want) >= maxPublishers {
+			break
+		}
+		if u != s.n.api {
+			want[u] = true
+		}
+	}
+	if len(listed) > len(want) && time.Since(s.cutLogged) > time.Minute {
+		s.cutLogged = time.Now()
+		s.n.log.Warn("a topic lists more publishers than the agent connects to (logged once a minute)",
+			"topic", s.opts.Topic, "publishers", len(listed), "connected", maxPublishers)
+	}
+	return want
 }
 
 // Close unregisters the subscription and closes its connections.
