@@ -339,7 +339,7 @@ func TestMetrics(t *testing.T) {
 		{"/metric/14", `{` + basic + `,"metric":{"$type":7,"name":"AgentSwMetric","value":{"updateAvailable":true}}}`},
 		{"/metric/30", `{` + basic + `,"metric":{"$type":8,"name":"AgentOperationalStateMetric","value":{"agentStatus":10,"version":"1.2.3"}}}`},
 		{"/metric/15", `{` + basic + `,"metric":{"$type":10,"name":"AgentRecordingMetric","agentRecordings":{"agentRecorders":[
-			{"recorderType":"rosbag","recorderState":"Recording","startTime":"2026-11-20T08:30:00Z","endTime":"2026-11-20T09:32:03Z","id":"rec-1","errorType":"","duration":"1:02:03","droppedSamples":0}]}}}`},
+			{"recorderType":"rosbag","recorderState":"Recording","startTime":"2026-11-20T08:30:00Z","endTime":"2026-11-20T09:32:03Z","id":"rec-1","errorType":"","duration":"01:02:03","droppedSamples":0}]}}}`},
 		{"/metric/16", `{` + basic + `,"metric":{"$type":11,"name":"ComponentInfoMetric","componentInfosDto":{"componentsInfoDto":[
 			{"componentId":"base","componentUuid":"6d1f0c9e-2b1a-4f5e-9c1d-0a1b2c3d4e5f","version":"1.2.3","componentName":"base","componentState":"Active"}]}}}`},
 		{"/metric/17", `{` + basic + `,"metric":{"$type":12,"name":"ConfigInfoMetric","configInfoDto":{"configName":"warehouse","version":"4","configState":"Ready"}}}`},
