@@ -21,6 +21,9 @@ type SubscribeOptions struct {
 	// OnMessage receives each message, which it owns. It is called by one goroutine per
 	// publisher, so calls for different publishers may run at once.
 	OnMessage func(msg []byte, from Connection)
+	// OnConnect, when set, learns of each publisher connected, before its first message: a
+	// quiet topic's publisher has said its type and definition all the same.
+	OnConnect func(from Connection)
 	// MaxMessage caps a message's size (tcpros.MaxMessage when 0).
 	MaxMessage int
 }
@@ -335,6 +338,9 @@ func (c *subConn) session() (got bool, err error) {
 	}
 	from := Connection{Publisher: h["callerid"], Type: h["type"], MD5: h["md5sum"], Definition: h["message_definition"], Latching: h["latching"] == "1"}
 	conn.SetDeadline(time.Time{})
+	if s.opts.OnConnect != nil {
+		s.opts.OnConnect(from)
+	}
 	c.setConnected(true)
 	defer c.setConnected(false)
 	for {
