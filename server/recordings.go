@@ -16,7 +16,7 @@ func RecordingsDir(dataDir string) string { return filepath.Join(dataDir, "recor
 // stop, so that they end as "agent shutdown", not as robots gone offline.
 func (s *Server) openRecorder(dataDir string) (*record.Recorder, error) {
 	rec, err := record.Open(record.Config{
-		Dir: RecordingsDir(dataDir), Quota: s.cfg.RecordingsQuota, Logger: s.log, Library: "fleetgate " + s.cfg.Version,
+		Dir: RecordingsDir(dataDir), Quota: s.cfg.RecordingsQuota, RobotQuota: s.cfg.RecordingsRobotQuota, Logger: s.log, Library: "fleetgate " + s.cfg.Version,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("opening the recordings: %w", err)

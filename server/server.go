@@ -87,6 +87,9 @@ type Config struct {
 	ROS2 *ROS2Config
 	// RecordingsQuota bounds the bytes of an agent's recordings (0: record.DefaultQuota).
 	RecordingsQuota int64
+	// RecordingsRobotQuota bounds the bytes of one robot's recordings (0: half of
+	// RecordingsQuota).
+	RecordingsRobotQuota int64
 	// Cloud is the cloud gateway's URL an agent links to, with AgentKey; empty: the agent
 	// runs alone.
 	Cloud    string

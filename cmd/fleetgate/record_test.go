@@ -76,7 +76,7 @@ func TestRecordCommandsAndKill9(t *testing.T) {
 	}
 	time.Sleep(500 * time.Millisecond)
 	out, stderr, code = runCLI(t, env, "record", "stop", "--robot", "sim-1")
-	if code != 0 || !strings.Contains(out, "stopped after 0:00:0") {
+	if code != 0 || !strings.Contains(out, "stopped after 00:00:0") {
 		t.Fatalf("record stop: exit %d, %q %s", code, out, stderr)
 	}
 	if _, stderr, code := runCLI(t, env, "record", "stop", "--robot", "sim-1"); code != 1 || !strings.Contains(stderr, "no running recording") {

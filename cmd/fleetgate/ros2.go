@@ -42,7 +42,7 @@ func (r *ros2Flags) register(fs *flag.FlagSet) {
 	fs.Func("ros2-robot", "a ROS 2 robot as NAME=/namespace (repeat for several); default: one robot per namespace that has cmd_vel or odom, the rest the root's", listFlag(&r.robots))
 	fs.StringVar(&r.name, "ros2-name", "", "name of the robot of the root namespace (default: the host name)")
 	fs.StringVar(&r.poseTopic, "ros2-pose-topic", ros2.DefaultPoseTopic, "pose topic, relative to each robot's namespace (nav_msgs/Odometry or geometry_msgs/PoseStamped): Position metric and pose KPI")
-	fs.Var(&r.maxSample, "ros2-max-sample", "largest ROS 2 sample taken, e.g. 64MiB; larger ones are dropped with a log line")
+	fs.Var(&r.maxSample, "ros2-max-sample", "largest ROS 2 sample taken, e.g. 64MiB; larger ones are dropped as they arrive, never reassembled")
 	fs.Float64Var(&r.maxLinear, "ros2-max-linear", ros2.DefaultMaxLinear, "the ROS 2 robots' top linear speed in m/s: drive commands are clamped to it")
 	fs.Float64Var(&r.maxAngular, "ros2-max-angular", ros2.DefaultMaxAngular, "the ROS 2 robots' top turn rate in rad/s: drive commands are clamped to it")
 }

@@ -482,7 +482,8 @@ func TestROS2PeerRestart(t *testing.T) {
 	}
 }
 
-// Faults: a sample over --ros2-max-sample is dropped with a log line (the other topics go on);
+// Faults: a sample over --ros2-max-sample is dropped as it arrives, never reassembled, and
+// Cyclone's warning of it (a reliable publisher's) reaches the agent's log (the other topics go on);
 // bytes that are not the topic's type are refused with a log line; a subscriber that asks for
 // transient-local durability on cmd_vel gets no commands, and the agent says why.
 func TestROS2Faults(t *testing.T) {
@@ -491,7 +492,7 @@ func TestROS2Faults(t *testing.T) {
 	}
 	peers := ros2Peers(t)
 	peer := peers[0]
-	base := ros2test.Start(t, peer.path, "--domain", strconv.Itoa(peer.domain), "--image-hz", "5", "--cloud-hz", "0", "--cmd-transient-local")
+	base := ros2test.Start(t, peer.path, "--domain", strconv.Itoa(peer.domain), "--image-hz", "5", "--image-reliable", "--cloud-hz", "0", "--cmd-transient-local")
 	agent, bearer, robot := ros2Agent(t, peer.domain, "bot", "--ros2-max-sample", "512KiB")
 	waitStreams(t, robot, bearer, "/camera/image/compressed", "/odom", "/cmd_vel")
 
@@ -540,7 +541,7 @@ func TestROS2Faults(t *testing.T) {
 		return strings.Contains(agent.Stderr(), "does not decode")
 	})
 	rostest.Eventually(t, 10*time.Second, "the agent logs the oversize samples", func() bool {
-		return strings.Contains(agent.Stderr(), "over the size limit")
+		return strings.Contains(agent.Stderr(), "dropping oversize")
 	})
 	// Nothing came through either socket, and the robot's other topics flow.
 	short, cancelShort := context.WithTimeout(ctx, 500*time.Millisecond)

@@ -203,3 +203,18 @@ func (r *Robot) StopRecording(ctx context.Context, id string) (fleetgate.Recordi
 func (r *Robot) Recordings(ctx context.Context) ([]fleetgate.Recording, error) {
 	return r.client().Recordings(ctx)
 }
+
+var _ fleet.MessageTemplates = (*Robot)(nil)
+
+// MessageTemplate asks the holding replica for the template of a type outside the catalog, when the
+// robot lists it (the list is cached): robots that do not are not asked.
+func (r *Robot) MessageTemplate(ctx context.Context, messageType string) ([]byte, error) {
+	streams, err := r.Streams(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !link.ListsOutputType(streams, messageType) {
+		return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no output stream of type %s", r.info.Name, messageType)
+	}
+	return r.client().MessageTemplate(ctx, messageType)
+}

@@ -31,3 +31,13 @@ type MessageDefinitions interface {
 	// output stream key; ENotFound when the source does not know it (yet).
 	MessageDefinition(ctx context.Context, key fleetgate.StreamKey) (encoding string, definition string, err error)
 }
+
+// MessageTemplates is offered by robots whose streams carry types outside the catalog and
+// whose source knows their definitions (a ROS 1 topic's, from its publisher): the template
+// of endpoint 8 for such a type.
+type MessageTemplates interface {
+	// MessageTemplate returns an empty message of messageType as JSON, from the definition
+	// of an output stream of the robot that carries it; ENotFound when no stream of the
+	// robot carries the type, or its definition could not be learnt before ctx ended.
+	MessageTemplate(ctx context.Context, messageType string) ([]byte, error)
+}

@@ -119,7 +119,9 @@ func (ss *StreamService) ReadStream(ctx context.Context, c *Caller, robotID stri
 	return out, nil
 }
 
-// Template is endpoint 8 (and S7): the JSON of an empty message of a catalog type.
+// Template is endpoint 8 (and S7): the JSON of an empty message of a catalog type, or of a
+// type outside the catalog that a robot of the caller lists (rosgraph_msgs/Log on ROS 1),
+// from that robot's own definition of it.
 func (ss *StreamService) Template(ctx context.Context, c *Caller, messageType string) ([]byte, error) {
 	// The contract allows ROS names too: geometry_msgs/msg/Twist and geometry_msgs/Twist are
 	// Platform.Messages.geometry_msgs.Twist, and answer its template.
@@ -128,12 +130,48 @@ func (ss *StreamService) Template(ctx context.Context, c *Caller, messageType st
 	}
 	t, err := msgs.Template(messageType)
 	if errors.Is(err, msgs.ErrUnknownType) {
-		return nil, fleetgate.Errorf(fleetgate.ENotFound, "message type %q is not in the catalog", messageType)
+		return ss.robotTemplate(ctx, c, messageType)
 	}
 	if err != nil {
 		return nil, fleetgate.Internal(err)
 	}
 	return t, nil
+}
+
+// TemplateTimeout bounds the search for a template among the caller's robots: a source may
+// have to connect to a quiet topic's publisher to learn its definition.
+const TemplateTimeout = 3 * time.Second
+
+// robotTemplate asks the caller's online robots whose sources know definitions for the
+// template of a type outside the catalog; the first that carries the type answers.
+func (ss *StreamService) robotTemplate(ctx context.Context, c *Caller, messageType string) ([]byte, error) {
+	notFound := fleetgate.Errorf(fleetgate.ENotFound, "message type %q is not in the catalog, and no robot of yours online on this gateway lists it with its definition", messageType)
+	robots, err := ss.robots.visibleRobots(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, TemplateTimeout)
+	defer cancel()
+	for _, r := range robots {
+		live, ok := ss.presence.Robot(r.ID)
+		if !ok {
+			continue
+		}
+		templates, ok := fleet.As[fleet.MessageTemplates](live)
+		if !ok {
+			continue
+		}
+		t, err := templates.MessageTemplate(ctx, messageType)
+		switch {
+		case err == nil:
+			return t, nil
+		case ctx.Err() != nil:
+			return nil, notFound
+		case !fleetgate.Is(err, fleetgate.ENotFound):
+			ss.log.Warn("a robot could not give the template of a type it lists", "robot", r.Name, "type", messageType, "err", err)
+		}
+	}
+	return nil, notFound
 }
 
 // UploadInput is endpoint 9's body in domain terms.

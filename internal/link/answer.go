@@ -77,6 +77,16 @@ func Answer(ctx context.Context, robot fleet.Robot, req *linkpb.Request, in *doo
 		return &linkpb.Response{Result: &linkpb.Response_Resources{Resources: &linkpb.ResourceList{Resources: ResourcesToWire(list)}}}, nil
 	case *linkpb.Request_Recording:
 		return recording(ctx, robot, op.Recording)
+	case *linkpb.Request_Template:
+		templates, ok := fleet.As[fleet.MessageTemplates](robot)
+		if !ok {
+			return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %s knows no message definitions", robot.Info().Name)
+		}
+		t, err := templates.MessageTemplate(ctx, op.Template)
+		if err != nil {
+			return nil, err
+		}
+		return &linkpb.Response{Result: &linkpb.Response_TemplateJson{TemplateJson: t}}, nil
 	default:
 		return nil, fleetgate.Errorf(fleetgate.EInvalid, "request %T is not known here; upgrade this side", req.GetOp())
 	}

@@ -139,3 +139,30 @@ func (c Client) StopRecording(ctx context.Context, id string) (fleetgate.Recordi
 func (c Client) Recordings(ctx context.Context) ([]fleetgate.Recording, error) {
 	return c.recording(ctx, &linkpb.RecordingControl{Action: &linkpb.RecordingControl_List{List: &linkpb.Empty{}}}, -1)
 }
+
+// MessageTemplate asks the robot's host for the template of a type outside the catalog
+// (fleet.MessageTemplates). A host too old to know the request has none to give.
+func (c Client) MessageTemplate(ctx context.Context, messageType string) ([]byte, error) {
+	resp, err := c.Do(ctx, &linkpb.Request{Op: &linkpb.Request_Template{Template: messageType}})
+	if fleetgate.Is(err, fleetgate.EInvalid) {
+		return nil, fleetgate.Errorf(fleetgate.ENotFound, "%s does not give message templates (an older build)", c.Peer)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if resp.GetTemplateJson() == nil {
+		return nil, c.unexpected(resp)
+	}
+	return resp.GetTemplateJson(), nil
+}
+
+// ListsOutputType reports whether streams has an output stream of messageType: a robot
+// elsewhere is asked for a template only when it lists the type.
+func ListsOutputType(streams []fleetgate.Stream, messageType string) bool {
+	for _, s := range streams {
+		if s.Direction == fleetgate.Output && s.Type == messageType {
+			return true
+		}
+	}
+	return false
+}

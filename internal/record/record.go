@@ -1,8 +1,9 @@
 // Package record is the agent's recorder: it records chosen output streams of a robot into
 // MCAP files (internal/mcap), subscribing like any viewer so that live viewers never wait for
 // it (a disk slower than the streams drops samples, and counts them), within limits per
-// recording (duration, size, rate per stream) and a storage quota per agent that deletes the
-// oldest finished recordings first. A finished file is a resource of its robot (Wrap); a file
+// recording (duration, size, rate per stream), slots and a storage quota per agent and per
+// robot; room is made by deleting the oldest finished recordings of the robot that needs it,
+// never another robot's. A finished file is a resource of its robot (Wrap); a file
 // a crash left open is finalised at the next start (Open).
 package record
 
@@ -30,9 +31,12 @@ import (
 const (
 	DefaultQuota = 2 << 30 // bytes of recordings an agent keeps
 	MaxActive    = 16      // recordings written at once, on all robots of an agent
-	MaxStreams   = 64
-	MaxDuration  = 7 * 24 * time.Hour
-	MaxRate      = 1000 // samples per second and stream
+	// MaxActivePerRobot is a robot's share of the slots: the Developers of one robot cannot
+	// take them all.
+	MaxActivePerRobot = MaxActive / 2
+	MaxStreams        = 64
+	MaxDuration       = 7 * 24 * time.Hour
+	MaxRate           = 1000 // samples per second and stream
 	// minRoom is what a new recording needs free in the quota (after evictions) to start.
 	minRoom = 1 << 20
 )
@@ -49,9 +53,13 @@ type Config struct {
 	// Dir holds the recordings: <id>.mcap and its description <id>.json.
 	Dir string
 	// Quota bounds the bytes of all recordings (DefaultQuota when 0).
-	Quota  int64
-	Clock  clock.Clock // clock.Real when nil
-	Logger *slog.Logger
+	Quota int64
+	// RobotQuota bounds the bytes of one robot's recordings (half of Quota when 0; at most
+	// Quota): below the agent's quota, so that one robot's recordings cannot take the room
+	// another needs.
+	RobotQuota int64
+	Clock      clock.Clock // clock.Real when nil
+	Logger     *slog.Logger
 	// Library is written in the files' headers (the agent's name and version).
 	Library string
 
@@ -111,6 +119,10 @@ func Open(cfg Config) (*Recorder, error) {
 	if cfg.Quota <= 0 {
 		cfg.Quota = DefaultQuota
 	}
+	if cfg.RobotQuota <= 0 {
+		cfg.RobotQuota = cfg.Quota / 2
+	}
+	cfg.RobotQuota = min(cfg.RobotQuota, cfg.Quota)
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real()
 	}
@@ -138,7 +150,7 @@ func Open(cfg Config) (*Recorder, error) {
 		return nil, err
 	}
 	r.mu.Lock()
-	r.makeRoomLocked(0)
+	r.trimLocked()
 	r.mu.Unlock()
 	return r, nil
 }
@@ -187,7 +199,6 @@ func (r *Recorder) start(ctx context.Context, robot *Robot, req fleetgate.Record
 		ID: uuid.NewString(), RobotID: info.ID, RobotName: info.Name, State: fleetgate.RecordingActive,
 		Start: now.UTC().Truncate(time.Millisecond), Duration: req.Duration, MaxBytes: req.MaxBytes, MaxRate: req.MaxRate,
 	}
-	m.Name = fileName(info.Name, m.Start)
 	for _, p := range plans {
 		m.Streams = append(m.Streams, streamMeta{Component: p.stream.Component, Name: p.stream.Name,
 			Source: int(p.stream.Source), Type: p.stream.Type, Topic: p.topic})
@@ -198,20 +209,28 @@ func (r *Recorder) start(ctx context.Context, robot *Robot, req fleetgate.Record
 		r.mu.Unlock()
 		return fleetgate.Recording{}, fleetgate.Errorf(fleetgate.EUnavailable, "the recorder is shutting down")
 	}
-	active := 0
+	active, ours := 0, 0
 	for _, e := range r.entries {
 		if e.s != nil {
 			active++
+			if e.meta.RobotID == info.ID {
+				ours++
+			}
 		}
+	}
+	if ours >= MaxActivePerRobot {
+		r.mu.Unlock()
+		return fleetgate.Recording{}, fleetgate.Errorf(fleetgate.EUnavailable, "%d recordings are running on robot %s, its most: stop one first", ours, info.Name)
 	}
 	if active >= MaxActive {
 		r.mu.Unlock()
 		return fleetgate.Recording{}, fleetgate.Errorf(fleetgate.EUnavailable, "%d recordings are running on this agent: stop one first", active)
 	}
-	if !r.makeRoomLocked(minRoom) {
+	if !r.makeRoomLocked(info.ID, minRoom) {
 		r.mu.Unlock()
-		return fleetgate.Recording{}, fleetgate.Errorf(fleetgate.EUnavailable, "the recordings quota (%s) is taken by recordings being written", humanBytes(r.cfg.Quota))
+		return fleetgate.Recording{}, fleetgate.Errorf(fleetgate.EUnavailable, "%s", r.noRoomLocked(info.ID, info.Name, minRoom))
 	}
+	m.Name = r.uniqueNameLocked(fileName(info.Name, m.Start))
 	// The description goes to disk before the file: a file without one is never left.
 	if err := r.saveMeta(m); err != nil {
 		r.mu.Unlock()
@@ -319,10 +338,28 @@ func fileName(robot string, start time.Time) string {
 	return fmt.Sprintf("%s_%s.mcap", clean, start.UTC().Format("20060102-150405"))
 }
 
-// usageLocked is the bytes the recordings take: the files kept and those being written.
-func (r *Recorder) usageLocked() int64 {
+// uniqueNameLocked is name, or, when a recording has it already (two started in the same
+// second), name with a number: a file saved from the panel must not overwrite another.
+func (r *Recorder) uniqueNameLocked(name string) string {
+	taken := map[string]bool{}
+	for _, e := range r.entries {
+		taken[e.meta.Name] = true
+	}
+	base := strings.TrimSuffix(name, ".mcap")
+	for i := 2; taken[name]; i++ {
+		name = fmt.Sprintf("%s-%d.mcap", base, i)
+	}
+	return name
+}
+
+// usageLocked is the bytes the recordings take, of robotID ("": of every robot): the files
+// kept and those being written.
+func (r *Recorder) usageLocked(robotID string) int64 {
 	var n int64
 	for _, e := range r.entries {
+		if robotID != "" && e.meta.RobotID != robotID {
+			continue
+		}
 		switch {
 		case e.s != nil:
 			n += e.s.size.Load()
@@ -333,24 +370,72 @@ func (r *Recorder) usageLocked() int64 {
 	return n
 }
 
-// makeRoomLocked deletes the oldest finished recordings until need more bytes fit in the
-// quota; it never deletes one being written. It reports whether they fit.
-func (r *Recorder) makeRoomLocked(need int64) bool {
-	for r.usageLocked()+need > r.cfg.Quota {
-		var oldest *entry
-		for _, e := range r.entries {
-			if e.s == nil && e.file && (oldest == nil || e.meta.Start.Before(oldest.meta.Start)) {
-				oldest = e
-			}
-		}
+// makeRoomLocked deletes robotID's oldest finished recordings until need more bytes of it fit
+// in the robot's quota and in the agent's; it never deletes one being written, nor another
+// robot's (whose Developers may not be the same). It reports whether they fit.
+func (r *Recorder) makeRoomLocked(robotID string, need int64) bool {
+	for r.usageLocked(robotID)+need > r.cfg.RobotQuota || r.usageLocked("")+need > r.cfg.Quota {
+		oldest := r.oldestFinishedLocked(robotID)
 		if oldest == nil {
 			return false
 		}
-		r.removeLocked(oldest)
-		r.log.Info("recording deleted for the quota", "recording", oldest.meta.ID, "robot", oldest.meta.RobotName,
-			"size", oldest.meta.Size, "quota", r.cfg.Quota)
+		r.evictLocked(oldest)
 	}
 	return true
+}
+
+// noRoomLocked says why robotID's recordings have no room left (makeRoomLocked failed).
+func (r *Recorder) noRoomLocked(robotID, robotName string, need int64) string {
+	if r.usageLocked(robotID)+need > r.cfg.RobotQuota {
+		return fmt.Sprintf("robot %s's recordings quota (%s) is taken by its recordings being written", robotName, humanBytes(r.cfg.RobotQuota))
+	}
+	return fmt.Sprintf("the agent's recordings quota (%s) is taken by other robots' recordings, and robot %s has no finished recording to delete", humanBytes(r.cfg.Quota), robotName)
+}
+
+// trimLocked brings the recordings kept within the quotas, which may have shrunk since they
+// were made: each robot's oldest finished first, then the agent's.
+func (r *Recorder) trimLocked() {
+	robots := map[string]bool{}
+	for _, e := range r.entries {
+		robots[e.meta.RobotID] = true
+	}
+	for id := range robots {
+		for r.usageLocked(id) > r.cfg.RobotQuota {
+			oldest := r.oldestFinishedLocked(id)
+			if oldest == nil {
+				break
+			}
+			r.evictLocked(oldest)
+		}
+	}
+	for r.usageLocked("") > r.cfg.Quota {
+		oldest := r.oldestFinishedLocked("")
+		if oldest == nil {
+			break
+		}
+		r.evictLocked(oldest)
+	}
+}
+
+// oldestFinishedLocked is the oldest complete recording of robotID ("": of any robot), nil
+// if there is none.
+func (r *Recorder) oldestFinishedLocked(robotID string) *entry {
+	var oldest *entry
+	for _, e := range r.entries {
+		if robotID != "" && e.meta.RobotID != robotID {
+			continue
+		}
+		if e.s == nil && e.file && (oldest == nil || e.meta.Start.Before(oldest.meta.Start)) {
+			oldest = e
+		}
+	}
+	return oldest
+}
+
+func (r *Recorder) evictLocked(e *entry) {
+	r.removeLocked(e)
+	r.log.Info("recording deleted for the quota", "recording", e.meta.ID, "robot", e.meta.RobotName,
+		"size", e.meta.Size, "quota", r.cfg.Quota, "robot_quota", r.cfg.RobotQuota)
 }
 
 func (r *Recorder) removeLocked(e *entry) {

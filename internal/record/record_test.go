@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -422,6 +423,7 @@ func recordBytes(t *testing.T, robot *Robot, raw testRobot, n int) fleetgate.Rec
 func TestQuotaEviction(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Quota = 3 << 20
+	cfg.RobotQuota = cfg.Quota // one robot: the agent's quota is its own
 	rec := openRecorder(t, cfg)
 	raw := newTestRobot("robot1")
 	robot := rec.Wrap(raw)
@@ -470,6 +472,129 @@ func TestQuotaEviction(t *testing.T) {
 	start(t, robot, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}})
 	if exists(c.ID) {
 		t.Fatal("a new recording did not make room")
+	}
+}
+
+// growUntilFailed feeds images to running recording id until the quota fails it.
+func growUntilFailed(t *testing.T, robot *Robot, raw testRobot, id string) fleetgate.Recording {
+	t.Helper()
+	var got fleetgate.Recording
+	for i := 0; got.State != fleetgate.RecordingFailed; i++ {
+		before := recording(t, robot, id).Messages
+		raw.Emit(imageKey, typeImage, imagePayload(i, 50<<10))
+		waitFor(t, "the image written or the quota hit", func() bool {
+			got = recording(t, robot, id)
+			return got.Messages > before || got.State != fleetgate.RecordingActive
+		})
+		if i > 200 {
+			t.Fatal("the quota never stopped the recording")
+		}
+	}
+	return waitFinished(t, robot, id)
+}
+
+// TestQuotaPerRobot: a robot's recordings stay within its share of the agent's quota, and
+// the room one robot needs is never taken from another robot's recordings.
+func TestQuotaPerRobot(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Quota = 4 << 20 // each robot's: 2 MiB, by default
+	rec := openRecorder(t, cfg)
+	rawA, rawB := newTestRobot("robot1"), newTestRobot("robot2")
+	a, b := rec.Wrap(rawA), rec.Wrap(rawB)
+	exists := func(id string) bool { _, err := os.Stat(rec.path(id)); return err == nil }
+
+	// Robot 1 records more than its share: its own oldest go.
+	a1 := recordBytes(t, a, rawA, 900<<10)
+	a2 := recordBytes(t, a, rawA, 900<<10)
+	a3 := recordBytes(t, a, rawA, 900<<10)
+	if exists(a1.ID) || !exists(a2.ID) || !exists(a3.ID) {
+		t.Fatalf("robot 1 past its quota: its oldest exists %v, the next two %v %v", exists(a1.ID), exists(a2.ID), exists(a3.ID))
+	}
+	rec.mu.Lock()
+	usedA := rec.usageLocked(a.Info().ID)
+	rec.mu.Unlock()
+	if usedA > rec.cfg.RobotQuota {
+		t.Fatalf("robot 1 keeps %d bytes of recordings; its quota is %d", usedA, rec.cfg.RobotQuota)
+	}
+
+	// Robot 2 starts, and grows until its own share is full: it fails itself, and robot 1's
+	// recordings are all kept.
+	b1 := start(t, b, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{imageKey}})
+	done := growUntilFailed(t, b, rawB, b1.ID)
+	if !exists(a2.ID) || !exists(a3.ID) {
+		t.Fatalf("robot 2's recording deleted robot 1's: %v %v", exists(a2.ID), exists(a3.ID))
+	}
+	if done.ErrorType != fleetgate.RecordingQuotaExceeded || !strings.Contains(done.Reason, "robot2") {
+		t.Fatalf("robot 2's recording past its quota: %+v", done)
+	}
+	// Its next recording makes room from its own finished one.
+	start(t, b, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}})
+	if exists(b1.ID) || !exists(a2.ID) || !exists(a3.ID) {
+		t.Fatalf("robot 2's next recording: its own old one exists %v, robot 1's %v %v", exists(b1.ID), exists(a2.ID), exists(a3.ID))
+	}
+}
+
+// TestQuotaNeverTakesAnotherRobots: when the agent's quota is full of one robot's finished
+// recordings, another robot with none of its own is refused, and nothing is deleted.
+func TestQuotaNeverTakesAnotherRobots(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Quota = 3 << 20
+	cfg.RobotQuota = cfg.Quota
+	rec := openRecorder(t, cfg)
+	rawA, rawB := newTestRobot("robot1"), newTestRobot("robot2")
+	a, b := rec.Wrap(rawA), rec.Wrap(rawB)
+	a1 := recordBytes(t, a, rawA, 1200<<10)
+	a2 := recordBytes(t, a, rawA, 1200<<10)
+
+	_, err := b.StartRecording(bg, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}})
+	if fleetgate.ErrorCode(err) != fleetgate.EUnavailable || !strings.Contains(err.Error(), "no finished recording") {
+		t.Fatalf("robot 2 with the quota full of robot 1's recordings: %v", err)
+	}
+	for _, id := range []string{a1.ID, a2.ID} {
+		if _, err := os.Stat(rec.path(id)); err != nil {
+			t.Fatalf("robot 1's recording %s: %v", id, err)
+		}
+	}
+}
+
+// TestSlotsPerRobot: one robot takes at most its share of the agent's recording slots, so
+// another robot can still record.
+func TestSlotsPerRobot(t *testing.T) {
+	rec := openRecorder(t, testConfig(t))
+	a, b := rec.Wrap(newTestRobot("robot1")), rec.Wrap(newTestRobot("robot2"))
+	for range MaxActivePerRobot {
+		start(t, a, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}})
+	}
+	_, err := a.StartRecording(bg, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}})
+	if fleetgate.ErrorCode(err) != fleetgate.EUnavailable || !strings.Contains(err.Error(), "robot1") {
+		t.Fatalf("robot 1's recording past its slots: %v", err)
+	}
+	start(t, b, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}})
+}
+
+// TestFileNamesUniqueInOneSecond: recordings of a robot started in the same second are
+// offered under different file names.
+func TestFileNamesUniqueInOneSecond(t *testing.T) {
+	clock := clocktest.NewAt(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
+	cfg := testConfig(t)
+	cfg.Clock = clock
+	rec := openRecorder(t, cfg)
+	robot := rec.Wrap(newTestRobot("robot1"))
+	names := map[string]bool{}
+	for i := range 3 {
+		r := start(t, robot, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey}})
+		if _, err := robot.StopRecording(bg, r.ID); err != nil {
+			t.Fatal(err)
+		}
+		res, ok := rec.resource(robot.Info().ID, r.ID)
+		if !ok {
+			t.Fatalf("recording %d is not a resource", i)
+		}
+		if names[res.Name] {
+			t.Fatalf("two recordings started in one second are both %s", res.Name)
+		}
+		names[res.Name] = true
+		clock.Advance(300 * time.Millisecond)
 	}
 }
 

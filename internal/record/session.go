@@ -337,10 +337,14 @@ func (s *session) writeItems(items []item) {
 			}
 		}
 		s.r.mu.Lock()
-		room := s.r.makeRoomLocked(need)
+		room := s.r.makeRoomLocked(s.meta.RobotID, need)
+		var why string
+		if !room {
+			why = s.r.noRoomLocked(s.meta.RobotID, s.meta.RobotName, need)
+		}
 		s.r.mu.Unlock()
 		if !room {
-			s.limit("the recordings quota is full of recordings being written", fleetgate.RecordingQuotaExceeded, fleetgate.RecordingFailed)
+			s.limit(why, fleetgate.RecordingQuotaExceeded, fleetgate.RecordingFailed)
 			return
 		}
 		if err := s.w.WriteMessage(m); err != nil {

@@ -1119,6 +1119,7 @@ type Request struct {
 	//	*Request_Upload
 	//	*Request_TakeControl
 	//	*Request_Controls
+	//	*Request_Template
 	//	*Request_Recording
 	Op            isRequest_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
@@ -1273,6 +1274,15 @@ func (x *Request) GetControls() *Empty {
 	return nil
 }
 
+func (x *Request) GetTemplate() string {
+	if x != nil {
+		if x, ok := x.Op.(*Request_Template); ok {
+			return x.Template
+		}
+	}
+	return ""
+}
+
 func (x *Request) GetRecording() *RecordingControl {
 	if x != nil {
 		if x, ok := x.Op.(*Request_Recording); ok {
@@ -1330,6 +1340,13 @@ type Request_Controls struct {
 	Controls *Empty `protobuf:"bytes,13,opt,name=controls,proto3,oneof"`
 }
 
+type Request_Template struct {
+	// template asks for an empty message, as JSON, of a type outside the catalog that an
+	// output stream of the robot carries, from the robot's own definition of it
+	// (fleet.MessageTemplates; endpoint 8). Answered with template_json.
+	Template string `protobuf:"bytes,14,opt,name=template,proto3,oneof"`
+}
+
 type Request_Recording struct {
 	// Numbers from 20 on are the recorder's (fleet.RecordingControl).
 	Recording *RecordingControl `protobuf:"bytes,20,opt,name=recording,proto3,oneof"`
@@ -1354,6 +1371,8 @@ func (*Request_Upload) isRequest_Op() {}
 func (*Request_TakeControl) isRequest_Op() {}
 
 func (*Request_Controls) isRequest_Op() {}
+
+func (*Request_Template) isRequest_Op() {}
 
 func (*Request_Recording) isRequest_Op() {}
 
@@ -1915,6 +1934,7 @@ type Response struct {
 	//	*Response_Granted
 	//	*Response_Held
 	//	*Response_Controls
+	//	*Response_TemplateJson
 	//	*Response_Recordings
 	Result        isResponse_Result `protobuf_oneof:"result"`
 	unknownFields protoimpl.UnknownFields
@@ -2071,6 +2091,15 @@ func (x *Response) GetControls() *ControlList {
 	return nil
 }
 
+func (x *Response) GetTemplateJson() []byte {
+	if x != nil {
+		if x, ok := x.Result.(*Response_TemplateJson); ok {
+			return x.TemplateJson
+		}
+	}
+	return nil
+}
+
 func (x *Response) GetRecordings() *RecordingList {
 	if x != nil {
 		if x, ok := x.Result.(*Response_Recordings); ok {
@@ -2128,6 +2157,10 @@ type Response_Controls struct {
 	Controls *ControlList `protobuf:"bytes,13,opt,name=controls,proto3,oneof"`
 }
 
+type Response_TemplateJson struct {
+	TemplateJson []byte `protobuf:"bytes,14,opt,name=template_json,json=templateJson,proto3,oneof"` // template: the empty message
+}
+
 type Response_Recordings struct {
 	Recordings *RecordingList `protobuf:"bytes,20,opt,name=recordings,proto3,oneof"` // answers recording: one for start and stop, all for list
 }
@@ -2153,6 +2186,8 @@ func (*Response_Granted) isResponse_Result() {}
 func (*Response_Held) isResponse_Result() {}
 
 func (*Response_Controls) isResponse_Result() {}
+
+func (*Response_TemplateJson) isResponse_Result() {}
 
 func (*Response_Recordings) isResponse_Result() {}
 
@@ -4500,7 +4535,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\tStreamKey\x12\x1c\n" +
 	"\tcomponent\x18\x01 \x01(\tR\tcomponent\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
-	"\x06source\x18\x03 \x01(\x05R\x06source\"\xb3\x05\n" +
+	"\x06source\x18\x03 \x01(\x05R\x06source\"\xd1\x05\n" +
 	"\aRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x19\n" +
 	"\brobot_id\x18\x02 \x01(\tR\arobotId\x12\x1f\n" +
@@ -4516,7 +4551,8 @@ const file_platform_link_link_proto_rawDesc = "" +
 	" \x01(\v2\x14.Platform.Link.EmptyH\x00R\tresources\x127\n" +
 	"\x06upload\x18\v \x01(\v2\x1d.Platform.Link.ResourceUploadH\x00R\x06upload\x12?\n" +
 	"\ftake_control\x18\f \x01(\v2\x1a.Platform.Link.TakeControlH\x00R\vtakeControl\x122\n" +
-	"\bcontrols\x18\r \x01(\v2\x14.Platform.Link.EmptyH\x00R\bcontrols\x12?\n" +
+	"\bcontrols\x18\r \x01(\v2\x14.Platform.Link.EmptyH\x00R\bcontrols\x12\x1c\n" +
+	"\btemplate\x18\x0e \x01(\tH\x00R\btemplate\x12?\n" +
 	"\trecording\x18\x14 \x01(\v2\x1f.Platform.Link.RecordingControlH\x00R\trecordingB\x04\n" +
 	"\x02op\"l\n" +
 	"\vTakeControl\x12*\n" +
@@ -4554,7 +4590,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\vresource_id\x18\x01 \x01(\tR\n" +
 	"resourceId\x12\x16\n" +
 	"\x06offset\x18\x02 \x01(\x03R\x06offset\x12\x12\n" +
-	"\x04size\x18\x03 \x01(\x03R\x04size\"\xd4\x05\n" +
+	"\x04size\x18\x03 \x01(\x03R\x04size\"\xfb\x05\n" +
 	"\bResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12*\n" +
 	"\x05error\x18\x02 \x01(\v2\x14.Platform.Link.ErrorR\x05error\x125\n" +
@@ -4569,7 +4605,8 @@ const file_platform_link_link_proto_rawDesc = "" +
 	" \x01(\v2\x19.Platform.Link.UploadDoneH\x00R\x06upload\x120\n" +
 	"\agranted\x18\v \x01(\v2\x14.Platform.Link.EmptyH\x00R\agranted\x120\n" +
 	"\x04held\x18\f \x01(\v2\x1a.Platform.Link.ControlHeldH\x00R\x04held\x128\n" +
-	"\bcontrols\x18\r \x01(\v2\x1a.Platform.Link.ControlListH\x00R\bcontrols\x12>\n" +
+	"\bcontrols\x18\r \x01(\v2\x1a.Platform.Link.ControlListH\x00R\bcontrols\x12%\n" +
+	"\rtemplate_json\x18\x0e \x01(\fH\x00R\ftemplateJson\x12>\n" +
 	"\n" +
 	"recordings\x18\x14 \x01(\v2\x1c.Platform.Link.RecordingListH\x00R\n" +
 	"recordingsB\b\n" +
@@ -4978,6 +5015,7 @@ func file_platform_link_link_proto_init() {
 		(*Request_Upload)(nil),
 		(*Request_TakeControl)(nil),
 		(*Request_Controls)(nil),
+		(*Request_Template)(nil),
 		(*Request_Recording)(nil),
 	}
 	file_platform_link_link_proto_msgTypes[24].OneofWrappers = []any{
@@ -4992,6 +5030,7 @@ func file_platform_link_link_proto_init() {
 		(*Response_Granted)(nil),
 		(*Response_Held)(nil),
 		(*Response_Controls)(nil),
+		(*Response_TemplateJson)(nil),
 		(*Response_Recordings)(nil),
 	}
 	file_platform_link_link_proto_msgTypes[37].OneofWrappers = []any{

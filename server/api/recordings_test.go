@@ -70,7 +70,7 @@ func TestRecordingsAPI(t *testing.T) {
 	var started recording
 	send(t, w.Server, apiCase{method: "POST", target: base, header: jsonBody(w.admin), body: start, wantStatus: http.StatusCreated}).JSON(t, &started)
 	if started.RecorderState != "Recording" || started.EndTime != nil || started.ResourceID != "" || started.Limits.DurationSeconds != 600 ||
-		started.Limits.MaxRate != 50 || len(started.Streams) != 1 || started.Streams[0].Topic != "/base/pose" || started.Duration != "0:00:00" {
+		started.Limits.MaxRate != 50 || len(started.Streams) != 1 || started.Streams[0].Topic != "/base/pose" || started.Duration != "00:00:00" {
 		t.Fatalf("started: %+v", started)
 	}
 	bot.Emit(poseKey, "Platform.Messages.geometry_msgs.PoseStamped", []byte{0x0a, 0x00})

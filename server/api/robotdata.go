@@ -438,13 +438,14 @@ func metricBody(m fleetgate.Metric) map[string]any {
 	return out
 }
 
-// hms formats a duration as the contract's hh:mm:ss.
+// hms formats a duration as the contract's hh:mm:ss: two digits of hours at least
+// ("00:00:04"; a 7-day recording is "168:00:00").
 func hms(d time.Duration) string {
 	if d < 0 {
 		d = 0
 	}
 	s := int64(d / time.Second)
-	return strconv.FormatInt(s/3600, 10) + ":" + two(s/60%60) + ":" + two(s%60)
+	return two(s/3600) + ":" + two(s/60%60) + ":" + two(s%60)
 }
 
 func two(n int64) string {

@@ -197,6 +197,45 @@ func TestTemplateAnswer(t *testing.T) {
 	send(t, w.Server, apiCase{method: "GET", target: "/streams/geometry_msgs%2Fmsg%2FNope/stream", header: bearer(w.admin), wantStatus: 404})
 }
 
+// templateRobot lists a type outside the catalog and knows its definition, as a ROS 1
+// robot knows rosgraph_msgs/Log from its publisher.
+type templateRobot struct{ *fleettest.Robot }
+
+const logTemplate = `{"header":{"seq":0,"stamp":{"secs":0,"nsecs":0},"frame_id":""},"level":0,"name":"","msg":"","file":"","function":"","line":0,"topics":[]}`
+
+func (r templateRobot) MessageTemplate(ctx context.Context, messageType string) ([]byte, error) {
+	if messageType == "rosgraph_msgs/Log" {
+		return []byte(logTemplate), nil
+	}
+	return nil, fleetgate.Errorf(fleetgate.ENotFound, "no topic of type %s", messageType)
+}
+
+// Endpoint 8 answers the template of a type outside the catalog that a robot of the caller
+// lists, from the robot's own definition; a caller who may not see that robot gets 404.
+func TestTemplateOfATypeARobotLists(t *testing.T) {
+	w := newWorld(t)
+	bot := templateRobot{&fleettest.Robot{ID: w.secondRobot.ID, Name: w.secondRobot.Name, StreamList: []fleetgate.Stream{
+		{Name: "/rosout", Type: "rosgraph_msgs/Log", Direction: fleetgate.Output, Source: fleetgate.SourceROS1},
+	}}}
+	if err := w.Registry().Add(context.Background(), bot, w.secondFleet.ID); err != nil {
+		t.Fatal(err)
+	}
+	resp := send(t, w.Server, apiCase{method: "GET", target: "/streams/rosgraph_msgs%2FLog/stream", header: bearer(w.kiosk), wantStatus: 200})
+	var out struct{ EmptyJSON string }
+	resp.JSON(t, &out)
+	if out.EmptyJSON != logTemplate {
+		t.Errorf("rosgraph_msgs/Log template %s, want %s", out.EmptyJSON, logTemplate)
+	}
+	// The operator has no role on the robot that lists it, another organization none at all.
+	for _, who := range []string{w.operator, w.otherAdmin} {
+		resp := send(t, w.Server, apiCase{method: "GET", target: "/streams/rosgraph_msgs%2FLog/stream", header: bearer(who), wantStatus: 404})
+		if !strings.Contains(string(resp.Body), "no robot of yours") {
+			t.Errorf("404 without saying why: %s", resp.Body)
+		}
+	}
+	send(t, w.Server, apiCase{method: "GET", target: "/streams/custom_msgs%2FNope/stream", header: bearer(w.admin), wantStatus: 404})
+}
+
 // waitInputsFree waits until nobody holds robotID's input streams: an upload takes its stream
 // for as long as its commands come, and lets go with the deadman's zero 500 ms after the last.
 // A test of what uploads answer waits for it between uploaders, as two scripts would.
@@ -339,7 +378,7 @@ func TestMetrics(t *testing.T) {
 		{"/metric/14", `{` + basic + `,"metric":{"$type":7,"name":"AgentSwMetric","value":{"updateAvailable":true}}}`},
 		{"/metric/30", `{` + basic + `,"metric":{"$type":8,"name":"AgentOperationalStateMetric","value":{"agentStatus":10,"version":"1.2.3"}}}`},
 		{"/metric/15", `{` + basic + `,"metric":{"$type":10,"name":"AgentRecordingMetric","agentRecordings":{"agentRecorders":[
-			{"recorderType":"rosbag","recorderState":"Recording","startTime":"2026-11-20T08:30:00Z","endTime":"2026-11-20T09:32:03Z","id":"rec-1","errorType":"","duration":"1:02:03","droppedSamples":0}]}}}`},
+			{"recorderType":"rosbag","recorderState":"Recording","startTime":"2026-11-20T08:30:00Z","endTime":"2026-11-20T09:32:03Z","id":"rec-1","errorType":"","duration":"01:02:03","droppedSamples":0}]}}}`},
 		{"/metric/16", `{` + basic + `,"metric":{"$type":11,"name":"ComponentInfoMetric","componentInfosDto":{"componentsInfoDto":[
 			{"componentId":"base","componentUuid":"6d1f0c9e-2b1a-4f5e-9c1d-0a1b2c3d4e5f","version":"1.2.3","componentName":"base","componentState":"Active"}]}}}`},
 		{"/metric/17", `{` + basic + `,"metric":{"$type":12,"name":"ConfigInfoMetric","configInfoDto":{"configName":"warehouse","version":"4","configState":"Ready"}}}`},

@@ -253,7 +253,7 @@ func TestSecondAnswers(t *testing.T) {
 		{"/metric/14", `{"$type":7,"Name":"AgentSwMetric","Value":{"UpdateAvailable":true}}`},
 		{"/metric/30", `{"$type":8,"Name":"AgentOperationalStateMetric","Value":{"AgentStatus":10,"Version":"1.2.3"}}`},
 		{"/metric/15", `{"$type":10,"Name":"AgentRecordingMetric","AgentRecordings":{"AgentRecorders":[
-			{"RecorderType":"rosbag","RecorderState":"Recording","StartTime":"2026-11-20T08:30:00Z","EndTime":"2026-11-20T09:32:03Z","Id":"rec-1","ErrorType":"","Duration":"1:02:03","DroppedSamples":0}]}}`},
+			{"RecorderType":"rosbag","RecorderState":"Recording","StartTime":"2026-11-20T08:30:00Z","EndTime":"2026-11-20T09:32:03Z","Id":"rec-1","ErrorType":"","Duration":"01:02:03","DroppedSamples":0}]}}`},
 		{"/metric/16", `{"$type":11,"Name":"ComponentInfoMetric","ComponentInfosDto":{"ComponentsInfoDto":[
 			{"ComponentId":"base","ComponentUuid":"6d1f0c9e-2b1a-4f5e-9c1d-0a1b2c3d4e5f","Version":"1.2.3","ComponentName":"base","ComponentState":"Active"}]}}`},
 		{"/metric/17", `{"$type":12,"Name":"ConfigInfoMetric","ConfigInfoDto":{"ConfigName":"warehouse","Version":"4","ConfigState":"Ready"}}`},

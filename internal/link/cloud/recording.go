@@ -5,6 +5,7 @@ import (
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/link"
 )
 
 var _ fleet.RecordingControl = (*RemoteRobot)(nil)
@@ -19,4 +20,19 @@ func (r *RemoteRobot) StopRecording(ctx context.Context, id string) (fleetgate.R
 
 func (r *RemoteRobot) Recordings(ctx context.Context) ([]fleetgate.Recording, error) {
 	return r.client().Recordings(ctx)
+}
+
+var _ fleet.MessageTemplates = (*RemoteRobot)(nil)
+
+// MessageTemplate asks the agent for the template of a type outside the catalog, when the
+// robot lists it (the list is cached): robots that do not are not asked.
+func (r *RemoteRobot) MessageTemplate(ctx context.Context, messageType string) ([]byte, error) {
+	streams, err := r.Streams(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !link.ListsOutputType(streams, messageType) {
+		return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no output stream of type %s", r.info.Name, messageType)
+	}
+	return r.client().MessageTemplate(ctx, messageType)
 }

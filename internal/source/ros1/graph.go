@@ -169,12 +169,16 @@ func (g *graph) Codec(rosType string) (*rosmsg.Codec, error) { return rosmsg.Cod
 // md5sum (a publisher of another definition refuses, and says so); any other type as "*",
 // and its first publisher's definition is kept for recorders.
 func (g *graph) Subscribe(ctx context.Context, t rosgraph.Topic, deliver func([]byte)) (rosgraph.Reader, error) {
-	opts := rosnode.SubscribeOptions{Topic: t.Name, Type: "*", MD5: "*", OnMessage: func(msg []byte, from rosnode.Connection) {
-		if from.Definition != "" {
-			g.noteDefinition(t, from.Definition)
-		}
-		deliver(msg)
-	}}
+	opts := rosnode.SubscribeOptions{Topic: t.Name, Type: "*", MD5: "*",
+		OnMessage: func(msg []byte, _ rosnode.Connection) { deliver(msg) },
+		// At the connection, not the first message: a quiet topic (a robot's /rosout) has a
+		// definition, and a template, all the same.
+		OnConnect: func(from rosnode.Connection) {
+			if from.Definition != "" {
+				g.noteDefinition(t, from.Definition)
+			}
+		},
+	}
 	if rosmsg.CatalogType(t.Type) != "" {
 		c, err := rosmsg.CodecFor(t.Type)
 		if err != nil {
@@ -260,4 +264,53 @@ func (r *Robot) MessageDefinition(ctx context.Context, key fleetgate.StreamKey) 
 		return "ros1msg", def, nil
 	}
 	return "", "", fleetgate.Errorf(fleetgate.ENotFound, "no publisher of %s has sent its message definition yet", t.Name)
+}
+
+// definitionPoll is how often MessageTemplate looks for the definition a new connection
+// brought.
+const definitionPoll = 20 * time.Millisecond
+
+// MessageTemplate is endpoint 8's template of a type outside the catalog that an output
+// topic of the robot carries (fleet.MessageTemplates): an empty message as JSON, from the
+// definition the topic's publisher sends. A topic nobody follows yet is followed until its
+// publisher has sent it, or ctx ends.
+func (r *Robot) MessageTemplate(ctx context.Context, messageType string) ([]byte, error) {
+	streams, err := r.Streams(ctx)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(streams, func(s fleetgate.Stream) bool {
+		return s.Direction == fleetgate.Output && s.Type == messageType
+	})
+	if i < 0 {
+		return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %s has no output topic of type %s", r.cfg.Name, messageType)
+	}
+	key := streams[i].Key()
+	_, def, err := r.MessageDefinition(ctx, key)
+	if fleetgate.Is(err, fleetgate.ENotFound) {
+		// The publisher sends the definition in its connection header: connect, and wait.
+		sub, serr := r.Subscribe(ctx, key, fleetgate.SubscribeOptions{})
+		if serr != nil {
+			return nil, serr
+		}
+		defer sub.Close()
+		tick := time.NewTicker(definitionPoll)
+		defer tick.Stop()
+		for fleetgate.Is(err, fleetgate.ENotFound) {
+			select {
+			case <-ctx.Done():
+				return nil, fleetgate.Errorf(fleetgate.ENotFound, "no publisher of %s sent the definition of %s in time", streams[i].Name, messageType)
+			case <-tick.C:
+			}
+			_, def, err = r.MessageDefinition(ctx, key)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	spec, err := rosmsg.ParseFullText(messageType, def)
+	if err != nil {
+		return nil, fleetgate.Errorf(fleetgate.EUnavailable, "the definition of %s that %s's publisher sent: %v", messageType, streams[i].Name, err)
+	}
+	return spec.EmptyJSON(), nil
 }

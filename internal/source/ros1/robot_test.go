@@ -413,3 +413,26 @@ while not rospy.is_shutdown():
 		t.Errorf("logged %d times", n)
 	}
 }
+
+// A type outside the catalog that a topic carries has a template, from the definition its
+// publisher sends (rospy's /rosout, rosgraph_msgs/Log); a type no topic carries has none.
+func TestMessageTemplateOfAListedType(t *testing.T) {
+	m := rostest.StartMaster(t)
+	m.Python(t, robotScript)
+	r, _, _ := startRobot(t, m, Config{})
+	streamsOf(t, r, "/rosout", "/accel")
+	for typ, want := range map[string]string{
+		"rosgraph_msgs/Log":   `{"header":{"seq":0,"stamp":{"secs":0,"nsecs":0},"frame_id":""},"level":0,"name":"","msg":"","file":"","function":"","line":0,"topics":[]}`,
+		"geometry_msgs/Accel": `{"linear":{"x":0,"y":0,"z":0},"angular":{"x":0,"y":0,"z":0}}`,
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		got, err := r.MessageTemplate(ctx, typ)
+		cancel()
+		if err != nil || string(got) != want {
+			t.Errorf("%s: template %s, %v; want %s", typ, got, err, want)
+		}
+	}
+	if _, err := r.MessageTemplate(context.Background(), "custom_msgs/Nope"); !fleetgate.Is(err, fleetgate.ENotFound) {
+		t.Errorf("a type no topic carries: %v", err)
+	}
+}

@@ -72,7 +72,8 @@ const (
 )
 
 // Robot is the robot of one ROS master: a ROS-graph robot (rosgraph) over the master's
-// topic list and TCPROS. It implements fleet.Robot and fleet.MessageDefinitions.
+// topic list and TCPROS. It implements fleet.Robot, fleet.MessageDefinitions and
+// fleet.MessageTemplates.
 type Robot struct {
 	*rosgraph.Robot
 	cfg   Config
@@ -88,6 +89,7 @@ type Robot struct {
 var (
 	_ fleet.Robot              = (*Robot)(nil)
 	_ fleet.MessageDefinitions = (*Robot)(nil)
+	_ fleet.MessageTemplates   = (*Robot)(nil)
 )
 
 // Start starts the node and the loop that follows the master. The robot goes online through

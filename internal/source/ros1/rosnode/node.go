@@ -27,7 +27,9 @@ type Config struct {
 	Name      string // the node's name (caller id), e.g. /fleetgate_1a2b3c4d
 	MasterURI string // http://host:11311/
 	// Host is the address other nodes reach this node at: ROS_HOSTNAME, else ROS_IP, else the
-	// machine's host name (see AdvertisedHost). A loopback address also binds to loopback only.
+	// machine's host name (see AdvertisedHost). The node's servers listen on that address
+	// only (a name: on the address it resolves to here), except for the host name taken when
+	// neither variable is set, where they listen on every interface as a ROS node does.
 	Host   string
 	Logger *slog.Logger
 }
@@ -35,16 +37,23 @@ type Config struct {
 // AdvertisedHost is the host a ROS node advertises, as ROS reads it from the environment:
 // ROS_HOSTNAME, then ROS_IP, then the machine's host name.
 func AdvertisedHost() string {
+	h, _ := advertisedHost()
+	return h
+}
+
+// advertisedHost is AdvertisedHost, and whether the environment named it (rather than the
+// machine's host name standing in).
+func advertisedHost() (host string, named bool) {
 	if h := os.Getenv("ROS_HOSTNAME"); h != "" {
-		return h
+		return h, true
 	}
 	if ip := os.Getenv("ROS_IP"); ip != "" {
-		return ip
+		return ip, true
 	}
 	if h, err := os.Hostname(); err == nil && h != "" {
-		return h
+		return h, false
 	}
-	return "127.0.0.1"
+	return "127.0.0.1", true
 }
 
 // Timeouts of the node's own servers and of the calls it makes.
@@ -83,21 +92,25 @@ func Start(cfg Config) (*Node, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	// The servers listen where the node is advertised, and nowhere else: a node API and a
+	// TCPROS port on every interface would be open to networks the robot never uses.
+	bind := cfg.Host
 	if cfg.Host == "" {
-		cfg.Host = AdvertisedHost()
+		var named bool
+		cfg.Host, named = advertisedHost()
+		if named {
+			bind = cfg.Host
+		}
 	}
 	if cfg.Name == "" || cfg.Name[0] != '/' {
 		return nil, fmt.Errorf("rosnode: node name %q must start with /", cfg.Name)
 	}
-	bind := ""
-	if ip := net.ParseIP(cfg.Host); ip != nil && ip.IsLoopback() {
-		bind = cfg.Host
-	}
 	apiLn, err := net.Listen("tcp", net.JoinHostPort(bind, "0"))
 	if err != nil {
-		return nil, fmt.Errorf("rosnode: node API listener: %w", err)
+		return nil, fmt.Errorf("rosnode: node API listener on the advertised address %s (ROS_IP or ROS_HOSTNAME must be an address of this machine): %w", cfg.Host, err)
 	}
-	tcpLn, err := net.Listen("tcp", net.JoinHostPort(bind, "0"))
+	// A name resolves to several addresses; TCPROS takes the one the node API got.
+	tcpLn, err := net.Listen("tcp", net.JoinHostPort(boundHost(apiLn, bind), "0"))
 	if err != nil {
 		apiLn.Close()
 		return nil, fmt.Errorf("rosnode: TCPROS listener: %w", err)
@@ -130,6 +143,14 @@ func Start(cfg Config) (*Node, error) {
 		n.acceptTCPROS()
 	}()
 	return n, nil
+}
+
+// boundHost is the address ln listens on, or "" (every interface) when bind was.
+func boundHost(ln net.Listener, bind string) string {
+	if bind == "" {
+		return ""
+	}
+	return ln.Addr().(*net.TCPAddr).IP.String()
 }
 
 // Name is the node's caller id.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -517,4 +518,157 @@ func TestSubscriberCap(t *testing.T) {
 	if h, err := dial(); err != nil || !strings.Contains(h["error"], "subscribers already") {
 		t.Errorf("one too many: %v, %v", h, err)
 	}
+}
+
+// A publisherUpdate listing 3,000 publishers (a hostile peer on the robot's network, which may
+// call the node API unasked) makes the node connect to at most 64 of them, and costs the
+// agent no more than 10 MB.
+func TestPublisherUpdateFlood(t *testing.T) {
+	m := rostest.StartMaster(t)
+	n, logs := startNode(t, m, "/fleetgate_flood")
+	spec := stringSpec(t)
+	if _, err := n.Subscribe(context.Background(), SubscribeOptions{Topic: "/flood", Type: spec.Type, MD5: spec.MD5,
+		OnMessage: func([]byte, Connection) {}}); err != nil {
+		t.Fatal(err)
+	}
+
+	// One fake publisher behind 3,000 URIs: every requestTopic names a TCPROS port that
+	// takes the connection and then sends nothing.
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tcp.Close() })
+	var mu sync.Mutex
+	accepted, asked := 0, map[string]bool{}
+	go func() {
+		for {
+			c, err := tcp.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			accepted++
+			mu.Unlock()
+			t.Cleanup(func() { c.Close() })
+		}
+	}()
+	port := tcp.Addr().(*net.TCPAddr).Port
+	api := http.NewServeMux()
+	api.Handle("/", &xmlrpc.Handler{Methods: map[string]xmlrpc.Method{
+		"requestTopic": func(ctx context.Context, _ []any) (any, error) {
+			return []any{1, "", []any{"TCPROS", "127.0.0.1", port}}, nil
+		},
+	}})
+	apiLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked[r.URL.Path] = true
+		mu.Unlock()
+		api.ServeHTTP(w, r)
+	})}
+	go srv.Serve(apiLn)
+	t.Cleanup(func() { srv.Close() })
+	uris := make([]any, 3000)
+	for i := range uris {
+		uris[i] = fmt.Sprintf("http://%s/publisher%04d/", apiLn.Addr(), i)
+	}
+
+	before := heapAndStacks()
+	var c xmlrpc.Client
+	v, err := c.Call(context.Background(), n.URI(), "publisherUpdate", "/master", "/flood", uris)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := v.([]any); len(code) == 0 || code[0] != 1 {
+		t.Fatalf("publisherUpdate answered %v", v)
+	}
+	// The node's own account, at once: no more than 64 connections are even begun.
+	info, err := call(context.Background(), &c, n.URI(), "getBusInfo", "/test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conns, _ := info.([]any); len(conns) != maxPublishers {
+		t.Fatalf("the node keeps %d publisher connections for /flood, want %d", len(conns), maxPublishers)
+	}
+	rostest.Eventually(t, 20*time.Second, "64 publishers are connected", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return accepted >= maxPublishers
+	})
+	mu.Lock()
+	gotAccepted, gotAsked := accepted, len(asked)
+	mu.Unlock()
+	if gotAccepted > maxPublishers || gotAsked > maxPublishers {
+		t.Errorf("%d TCPROS connections, %d publishers asked; at most %d", gotAccepted, gotAsked, maxPublishers)
+	}
+	if after := heapAndStacks(); after > before+10<<20 {
+		t.Errorf("the node grew from %d to %d bytes (heap and stacks): more than 10 MB", before, after)
+	}
+	if !strings.Contains(logs.String(), "more publishers than the agent connects to") {
+		t.Error("the cut list is not logged")
+	}
+}
+
+// heapAndStacks is the memory the process holds in its heap and goroutine stacks, after a
+// collection.
+func heapAndStacks() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapInuse + ms.StackInuse
+}
+
+// The node's servers listen on the address the node advertises, never on every interface:
+// on the one a name resolves to, and on a ROS_IP that is not loopback.
+func TestListensOnTheAdvertisedAddressOnly(t *testing.T) {
+	m := rostest.StartMaster(t)
+	hosts := []string{"localhost", "127.0.0.1"}
+	if ip := nonLoopbackAddress(t); ip != "" {
+		hosts = append(hosts, ip)
+	}
+	for i, host := range hosts {
+		t.Run(host, func(t *testing.T) {
+			n, err := Start(Config{Name: fmt.Sprintf("/fleetgate_bind%d", i), MasterURI: m.URI, Host: host})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer n.Close()
+			want := host
+			if host == "localhost" {
+				want = ""
+			}
+			for _, ln := range []net.Listener{n.apiLn, n.tcpros} {
+				ip := ln.Addr().(*net.TCPAddr).IP
+				if ip.IsUnspecified() || want != "" && ip.String() != want || want == "" && !ip.IsLoopback() {
+					t.Errorf("a server listens on %s; the node advertises %s", ln.Addr(), host)
+				}
+			}
+			if !strings.Contains(n.URI(), host) {
+				t.Errorf("the node advertises %s, not %s", n.URI(), host)
+			}
+		})
+	}
+	// An address that is not this machine's is refused at start, in words.
+	if _, err := Start(Config{Name: "/fleetgate_elsewhere", MasterURI: m.URI, Host: "203.0.113.7"}); err == nil || !strings.Contains(err.Error(), "ROS_IP or ROS_HOSTNAME") {
+		t.Errorf("a node advertising another machine's address started: %v", err)
+	}
+}
+
+// nonLoopbackAddress is an IPv4 address of one of this machine's interfaces other than
+// loopback, "" when it has none.
+func nonLoopbackAddress(t *testing.T) string {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if ipn, ok := a.(*net.IPNet); ok && !ipn.IP.IsLoopback() && ipn.IP.To4() != nil {
+			return ipn.IP.String()
+		}
+	}
+	return ""
 }

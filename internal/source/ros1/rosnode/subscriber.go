@@ -21,6 +21,9 @@ type SubscribeOptions struct {
 	// OnMessage receives each message, which it owns. It is called by one goroutine per
 	// publisher, so calls for different publishers may run at once.
 	OnMessage func(msg []byte, from Connection)
+	// OnConnect, when set, learns of each publisher connected, before its first message: a
+	// quiet topic's publisher has said its type and definition all the same.
+	OnConnect func(from Connection)
 	// MaxMessage caps a message's size (tcpros.MaxMessage when 0).
 	MaxMessage int
 }
@@ -39,6 +42,11 @@ const (
 	minRetry = 100 * time.Millisecond
 	maxRetry = 5 * time.Second
 )
+
+// maxPublishers bounds the connections of one subscription, and so the publisher URIs a
+// publisherUpdate (or the master's answer) is taken at: a robot has a few publishers of a
+// topic, and a peer listing thousands must not make the agent dial thousands.
+const maxPublishers = 64
 
 // refusal is a failure that retrying the same publisher cannot fix (it refused our type): the
 // connection waits until the publisher is listed anew.
@@ -59,6 +67,8 @@ type Subscription struct {
 	closed  bool
 	refused error // the last publisher's refusal, for callers waiting in vain
 	wg      sync.WaitGroup
+	// cutLogged rate-limits the log line of a publisher list cut to maxPublishers.
+	cutLogged time.Time
 }
 
 // Refused is why a publisher of the topic refused this subscription (an md5sum mismatch),
@@ -134,25 +144,52 @@ func (s *Subscription) update(uris []string) {
 	if s.closed {
 		return
 	}
-	want := map[string]bool{}
-	for _, u := range uris {
-		if u == s.n.api {
-			continue // our own publication of the same topic
-		}
-		want[u] = true
-		if _, ok := s.conns[u]; !ok {
-			c := &subConn{sub: s, uri: u, id: s.n.connIDs.Add(1)}
-			c.ctx, c.cancel = context.WithCancel(s.ctx)
-			s.conns[u] = c
-			s.wg.Go(c.run)
-		}
-	}
+	want := s.wantLocked(uris)
 	for u, c := range s.conns {
 		if !want[u] {
 			c.cancel()
 			delete(s.conns, u)
 		}
 	}
+	for _, u := range uris {
+		if _, ok := s.conns[u]; want[u] && !ok {
+			c := &subConn{sub: s, uri: u, id: s.n.connIDs.Add(1)}
+			c.ctx, c.cancel = context.WithCancel(s.ctx)
+			s.conns[u] = c
+			s.wg.Go(c.run)
+		}
+	}
+}
+
+// wantLocked is the publishers to be connected to: those of uris but ours, at most
+// maxPublishers, the ones connected already first so that a long list does not drop them.
+// s.mu is held.
+func (s *Subscription) wantLocked(uris []string) map[string]bool {
+	want := map[string]bool{}
+	listed := map[string]bool{}
+	for _, u := range uris {
+		if u == s.n.api {
+			continue // our own publication of the same topic
+		}
+		listed[u] = true
+		if _, ok := s.conns[u]; ok && len(want) < maxPublishers {
+			want[u] = true
+		}
+	}
+	for _, u := range uris {
+		if len(want) >= maxPublishers {
+			break
+		}
+		if u != s.n.api {
+			want[u] = true
+		}
+	}
+	if len(listed) > len(want) && time.Since(s.cutLogged) > time.Minute {
+		s.cutLogged = time.Now()
+		s.n.log.Warn("a topic lists more publishers than the agent connects to (logged once a minute)",
+			"topic", s.opts.Topic, "publishers", len(listed), "connected", maxPublishers)
+	}
+	return want
 }
 
 // Close unregisters the subscription and closes its connections.
@@ -301,6 +338,9 @@ func (c *subConn) session() (got bool, err error) {
 	}
 	from := Connection{Publisher: h["callerid"], Type: h["type"], MD5: h["md5sum"], Definition: h["message_definition"], Latching: h["latching"] == "1"}
 	conn.SetDeadline(time.Time{})
+	if s.opts.OnConnect != nil {
+		s.opts.OnConnect(from)
+	}
 	c.setConnected(true)
 	defer c.setConnected(false)
 	for {

@@ -81,13 +81,22 @@ func configXML(cfg Config) string {
 		}
 		b.WriteString(`</Peers>`)
 	}
-	// Cyclone's own MaxSampleSize is left at its default (2 GiB): it would drop a larger
-	// sample without a word to us. The raw sertype refuses one over MaxSample instead, before
-	// copying it, and the reader logs it.
-	b.WriteString(`</Discovery><Internal><SocketReceiveBufferSize min="default" max="8MB"/></Internal>`)
+	// Cyclone's MaxSampleSize is the cap: a sample announced larger is dropped as its first
+	// fragment arrives, so no peer makes the agent reassemble one of 2 GiB (Cyclone's
+	// default); Cyclone's warning reaches the agent's log (logsink.go). The raw sertype
+	// refuses one over MaxSample as well, before copying it.
+	fmt.Fprintf(&b, `</Discovery><Internal><SocketReceiveBufferSize min="default" max="8MB"/><MaxSampleSize>%d B</MaxSampleSize></Internal>`, maxSampleSize(cfg))
 	b.WriteString(cfg.XML)
 	b.WriteString(`</Domain></CycloneDDS>`)
 	return b.String()
+}
+
+// maxSampleSize is cfg.MaxSample as Cyclone takes it: the default when unset, at most 2 GiB.
+func maxSampleSize(cfg Config) int {
+	if cfg.MaxSample <= 0 {
+		return DefaultMaxSample
+	}
+	return min(cfg.MaxSample, 1<<31-1)
 }
 
 func xmlEscape(s string) string {

@@ -4,6 +4,7 @@ package dds_test
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -139,4 +140,79 @@ func TestTransportWithPeers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A sample over the cap is dropped by Cyclone as its first fragment arrives, never
+// reassembled: Cyclone's MaxSampleSize is the agent's cap, so a peer cannot make the agent
+// hold a sample of up to 2 GiB. Cyclone's warning reaches the agent's log; the raw sertype,
+// which would refuse the sample only once it is whole, never sees it.
+func TestOversizeSampleDroppedBeforeReassembly(t *testing.T) {
+	if !ros2test.InNetns(t) {
+		return
+	}
+	peers := ros2test.Build(t)
+	var logs syncBuffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	found := make(chan dds.Endpoint, 100)
+	p, err := dds.Open(dds.Config{Domain: 9, MaxSample: 256 << 10, Logger: log, OnEvent: func(ev dds.Event) {
+		if !ev.Gone && ev.Topic == "rt/camera/image/compressed" {
+			found <- ev.Endpoint
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ros2test.Start(t, peers.Cyclone, "--domain", "9", "--image-hz", "10", "--image-bytes", fmt.Sprint(1<<20), "--image-reliable",
+		"--cloud-hz", "0", "--scan-hz", "0", "--odom-hz", "0", "--battery-hz", "0")
+	var image dds.Endpoint
+	select {
+	case image = <-found:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the peer's camera was not discovered")
+	}
+	delivered := make(chan int, 10)
+	r, err := p.Reader(image.Topic, image.Type, image.QoS, func(b []byte) {
+		select {
+		case delivered <- len(b):
+		default:
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(logs.String(), "dropping oversize") {
+		if time.Now().After(deadline) {
+			t.Fatalf("Cyclone's warning of an oversize sample is not in the agent's log (sertype %d, qos %+v):\n%s", r.SertypeOversize(), image.QoS, logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := r.SertypeOversize(); n != 0 {
+		t.Errorf("%d samples of 1 MiB were reassembled before being refused; the cap is 256 KiB", n)
+	}
+	select {
+	case n := <-delivered:
+		t.Errorf("a sample of %d bytes was delivered past the cap", n)
+	default:
+	}
+}
+
+// syncBuffer is a log destination that tests read while DDS threads write to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

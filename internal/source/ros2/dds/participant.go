@@ -7,6 +7,8 @@ package dds
 #include <stdlib.h>
 #include "rawcdr.h"
 
+void fleetgate_log_to_go(void);
+
 static dds_qos_t *fleetgate_qos(int reliable, int transient_local, int depth) {
 	dds_qos_t *q = dds_create_qos();
 	dds_qset_reliability(q, reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT, DDS_MSECS(100));
@@ -72,6 +74,9 @@ type Participant struct {
 	done      chan struct{}
 }
 
+// logToGo installs Cyclone's log sink once per process.
+var logToGo sync.Once
+
 func ddsErr(what string, rc C.dds_return_t) error {
 	return fmt.Errorf("dds: %s: %s", what, C.GoString(C.dds_strretcode(rc)))
 }
@@ -88,6 +93,8 @@ func Open(cfg Config) (*Participant, error) {
 		return nil, fmt.Errorf("dds: domain id %d is not within 0..232", cfg.Domain)
 	}
 	C.rawcdr_set_max_sample(C.uint32_t(min(cfg.MaxSample, 1<<31)))
+	cycloneLog.use(cfg.Logger)
+	logToGo.Do(func() { C.fleetgate_log_to_go() })
 	xml := C.CString(configXML(cfg))
 	defer C.free(unsafe.Pointer(xml))
 	p := &Participant{cfg: cfg, log: cfg.Logger, readers: map[uint64]*Reader{}, nextID: firstReader,
@@ -350,6 +357,10 @@ func (r *Reader) take() {
 		}
 	}
 }
+
+// sertypeOversize is how many samples of the topic reached the raw sertype whole, only to be
+// refused there for their size: with Cyclone's own MaxSampleSize set, none.
+func (r *Reader) sertypeOversize() uint32 { return uint32(C.rawcdr_oversize(r.st)) }
 
 // checkOversize logs the samples dropped for their size, at most once a minute per topic.
 func (r *Reader) checkOversize() {
