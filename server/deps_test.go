@@ -54,7 +54,7 @@ var floors = [][]room{
 		[]string{"internal/clock", "internal/clock/clocktest", "internal/edge", "internal/limit", "internal/mcap", "internal/mcap/mcaptest",
 			"internal/blob", "internal/hoststat", "internal/cluster/natstest", "internal/store/postgres/pgtest"}}},
 	{{"vocabulary", "the root package's domain types and coded error, the message catalog, the wire types",
-		[]string{"", "internal/msgs", "proto/catalogpb", "proto/streampb", "proto/linkpb", "proto/clusterpb"}}},
+		[]string{"", "internal/msgs", "proto/catalogpb", "proto/streampb", "proto/linkpb", "proto/clusterpb", "proto/foxglovepb"}}},
 }
 
 // rule states what one package imports of this module, exactly: a new import is a decision
@@ -186,6 +186,7 @@ var rules = []rule{
 	{"proto/streampb", []string{"proto/catalogpb"}, nil, "generated wire types"},
 	{"proto/linkpb", []string{"proto/catalogpb"}, nil, "generated wire types"},
 	{"proto/clusterpb", []string{"proto/linkpb"}, nil, "generated wire types"},
+	{"proto/foxglovepb", nil, nil, "generated wire types (Foxglove's own schemas)"},
 }
 
 // gatewayType names the packages that may name the core's concrete type, gateway.Gateway:
