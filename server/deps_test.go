@@ -104,7 +104,7 @@ var rules = []rule{
 	// Adapters. server/api and web take the core's services; part 1 of issue 30 narrows them
 	// to small interfaces, and their rows then lose internal/fleet, internal/kpi, internal/live...
 	{"server/api", []string{"", "internal/edge", "internal/fleet", "internal/gateway", "internal/kpi", "internal/live",
-		"internal/live/output", "internal/live/teleop"}, noSQL,
+		"internal/live/foxglove", "internal/live/output", "internal/live/teleop"}, noSQL,
 		"the API reaches data only through the core, never the store or a robot source"},
 	{"server/uplink", []string{"", "internal/fleet", "internal/link", "internal/live", "internal/live/output",
 		"internal/live/teleop", "proto/linkpb"}, concat(noSQL, noEcho),
