@@ -90,6 +90,15 @@ func TestFoxgloveClientThroughTheCloud(t *testing.T) {
 		}
 	})
 
+	t.Run("the local gateway serves the same route", func(t *testing.T) {
+		local := "ws" + strings.TrimPrefix(agent.URL, "http") + "/apigateway/v2/robots/" + robot + "/foxglove?access_token=" + testToken
+		c := startFoxgloveClient(t, "", "watch", local, "/camera/image")
+		c.until(t, 20*time.Second, "a camera image on the local gateway", func(e foxgloveEvent) bool {
+			return e.Event == "message" && e.Topic == "/camera/image"
+		})
+		c.close()
+	})
+
 	// A bearer token in the subprotocol, as a client that keeps it out of URLs sends it.
 	driver := startFoxgloveClient(t, bearer, "drive", route, "/base/cmd_vel", "3")
 

@@ -110,3 +110,20 @@ func TestProtobufSchema(t *testing.T) {
 		t.Errorf("an unknown type: %v", err)
 	}
 }
+
+// FuzzParseClient: whatever a client sends, parsing answers or refuses; it never panics, and
+// a client message's payload is the bytes after its header.
+func FuzzParseClient(f *testing.F) {
+	f.Add([]byte(`{"op":"subscribe","subscriptions":[{"id":1,"channelId":2}]}`))
+	f.Add([]byte(`{"op":"advertise","channels":[{"id":1,"topic":"/cmd_vel","encoding":"json","schemaName":"geometry_msgs/Twist"}]}`))
+	f.Add([]byte{1, 2, 0, 0, 0, '{', '}'})
+	f.Add([]byte{2, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if op, err := ParseClientOp(data); err == nil && op.Op == "" {
+			t.Errorf("%q: parsed without an op", data)
+		}
+		if m, err := ParseClientMessage(data); err == nil && (len(data) < 5 || !bytes.Equal(m.Payload, data[5:])) {
+			t.Errorf("% x: payload % x", data, m.Payload)
+		}
+	})
+}
