@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/live"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/server/servertest"
 )
@@ -157,4 +159,52 @@ func TestFoxgloveTokenRevoked(t *testing.T) {
 	if !isZeroTwist(twistOf(t, p[len(p)-1])) {
 		t.Errorf("the last command after the revocation is not the zero")
 	}
+}
+
+// TestFoxgloveSubscribeRefused: a subscription the robot refuses (its stream gone since the
+// listing) ends saying why and its channel is withdrawn (until a listing finds the stream
+// again: TestFoxgloveChannelsFollowTheRobot); the session goes on.
+func TestFoxgloveSubscribeRefused(t *testing.T) {
+	defer live.SetFoxgloveRefresh(time.Hour)() // the listings are the test's own
+	a := newLiveAgent(t)
+	f := a.foxglove(t, "access_token="+a.admin, nil)
+	_, ids := f.channels(t)
+	a.bot.Lock()
+	saved := a.bot.StreamList
+	a.bot.StreamList = slices.DeleteFunc(slices.Clone(saved), func(s fleetgate.Stream) bool { return s.Name == "scan" })
+	a.bot.Unlock()
+	f.subscribe(t, 1, ids["/lidar/scan"])
+	if m := f.status(t); m.Level != 2 || !strings.Contains(m.Message, "/lidar/scan") {
+		t.Errorf("status %+v; want the scan's refusal", m)
+	}
+	if m := f.until(t, "the scan withdrawn", func(m fgMessage) bool { return m.Op == "unadvertise" }); len(m.ChannelIDs) != 1 || m.ChannelIDs[0] != ids["/lidar/scan"] {
+		t.Errorf("unadvertised %v", m.ChannelIDs)
+	}
+	// The subscription id is free again, and the pose still served.
+	f.subscribe(t, 1, ids["/base/pose"])
+	waitFor(t, "the pose subscription", func() bool { return a.bot.Subscribers(poseKey) == 1 })
+	if a.bot.Subscribers(scanKey) != 0 {
+		t.Error("the refused subscription holds the scan")
+	}
+}
+
+// TestFoxgloveMessageTooBig: a client message over the limit closes the socket with 1009,
+// and a publication ends with the zero first.
+func TestFoxgloveMessageTooBig(t *testing.T) {
+	a := newLiveAgent(t)
+	f := a.foxglove(t, "access_token="+a.admin, nil)
+	f.channels(t)
+	f.advertise(t, 1, "/base/cmd_vel", "json", "")
+	waitFor(t, "a command at the robot", func() bool {
+		f.publish(t, 1, `{"linear":{"x":0.3}}`)
+		return len(a.bot.Published()) > 0
+	})
+	f.sendRaw(t, websocket.MessageText, []byte(`{"op":"subscribe","x":"`+strings.Repeat("x", live.MaxFoxgloveMessage)+`"}`))
+	if code := closeCode(t, f.conn); code != websocket.StatusMessageTooBig {
+		t.Errorf("close %d, want 1009", code)
+	}
+	waitFor(t, "the zero", func() bool {
+		p := a.bot.Published()
+		return isZeroTwist(twistOf(t, p[len(p)-1]))
+	})
 }
