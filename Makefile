@@ -24,7 +24,7 @@ packages:
 demo:
 	go run ./cmd/fleetgate demo
 
-# The one bench command (about 12 minutes, loopback only): fleetgate against Foxglove's
+# The one bench command (about 15 minutes, loopback only): fleetgate against Foxglove's
 # WebSocket protocol server and other baselines, in the same run; writes docs/performance.md.
 bench:
 	./scripts/bench.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one bench command (make bench): loopback only, bounded (about 12 minutes on 2 cores),
+# The one bench command (make bench): loopback only, bounded (about 15 minutes on 2 cores),
 # never fails on speed. It runs every scenario of docs/performance.md, each figure beside a
 # baseline measured in the same run (Foxglove's WebSocket protocol server in a process of its
 # own, raw pass-through, /healthz, the local gateway), prints the tables and writes
@@ -65,6 +65,10 @@ run relay 300 go test -run '^$' -bench 'BenchmarkRelayThroughput' -benchtime 1s 
 
 step "2. fan-out 10/50/200 viewers, fleetgate vs Foxglove's server"
 run fanout 400 ./bin/loadclient fanout -viewers 10,50,200 -rounds "${FANOUT_ROUNDS:-3}" \
+	-duration "${FANOUT_DURATION:-8s}" -warmup 2s
+
+step "2b. the same fan-out on fleetgate's Foxglove route (docs/foxglove.md) vs Foxglove's server"
+run fanout-foxglove 400 ./bin/loadclient fanout -route foxglove -viewers 10,50,200 -rounds "${FANOUT_ROUNDS:-3}" \
 	-duration "${FANOUT_DURATION:-8s}" -warmup 2s
 
 step "3. slow viewer at 3 MB/s beside 10 healthy ones"
@@ -159,7 +163,7 @@ go_summary "$log_dir/relay.log" "$log_dir/teleop.log" "$log_dir/kpi.log" "$log_d
 # Every scenario ends with rows "| measurement | measured | target | result |", the result
 # met, MISSED or info.
 targets() {
-	grep -hE '\| (met|MISSED|info) \|$' "$log_dir/go-summary.md" "$log_dir"/{fanout,slow,idle,json,rest}.log 2>/dev/null | grep -v '^| measurement'
+	grep -hE '\| (met|MISSED|info) \|$' "$log_dir/go-summary.md" "$log_dir"/{fanout,fanout-foxglove,slow,idle,json,rest}.log 2>/dev/null | grep -v '^| measurement'
 }
 missed=$(targets | grep -c '| MISSED |' || true)
 
@@ -205,13 +209,14 @@ raw() { # title file
 	if [ -s "$log_dir/failures" ]; then echo "Could not run:"; echo; sed 's/^/- /' "$log_dir/failures"; echo; fi
 	section "1, 6, 7, 9. Go benchmarks: relay vs raw pass-through, teleop, KPI fan-out, cloud path" "$log_dir/go-summary.md"
 	section "2. Fan-out: fleetgate vs Foxglove's server" "$log_dir/fanout.log"
+	section "2b. Fan-out on the Foxglove route: fleetgate vs Foxglove's server" "$log_dir/fanout-foxglove.log"
 	section "3. Slow viewer" "$log_dir/slow.log"
 	section "4. Memory per idle socket" "$log_dir/idle.log"
 	section "5. JSON output" "$log_dir/json.log"
 	section "8. REST" "$log_dir/rest.log"
 	echo "## Raw output"
 	echo
-	for s in relay fanout slow idle json teleop kpi rest cloud; do raw "$s" "$log_dir/$s.log"; done
+	for s in relay fanout fanout-foxglove slow idle json teleop kpi rest cloud; do raw "$s" "$log_dir/$s.log"; done
 } >"$out"
 echo
 echo "$missed target(s) missed; report: $out (raw output: $log_dir)"

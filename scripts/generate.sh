@@ -11,7 +11,7 @@ out=$(go tool templ generate -path . 2>&1) || { echo "$out"; exit 1; }
 
 # protobuf: Go next to the sources' go_package, TypeScript into jsclient/gen.
 protos=$(cd proto && find . -name '*.proto' | sed 's|^\./||' | LC_ALL=C sort)
-rm -rf proto/catalogpb proto/streampb proto/linkpb proto/clusterpb jsclient/gen
+rm -rf proto/catalogpb proto/streampb proto/linkpb proto/clusterpb proto/foxglovepb jsclient/gen
 mkdir -p jsclient/gen
 plugin_go=$(mktemp -d)
 trap 'rm -rf "$plugin_go"' EXIT

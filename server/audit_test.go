@@ -40,6 +40,7 @@ var routeAuth = []struct {
 	{regexp.MustCompile(`^(GET|HEAD) /files/:resourceId$`), authSigned},
 	{regexp.MustCompile(`^GET /apigateway/v2/robots/:robotId/streams/connect$`), authUpgrade},
 	{regexp.MustCompile(`^GET /apigateway/v2/fleets/:fleetId/custom-kpis$`), authUpgrade},
+	{regexp.MustCompile(`^GET /apigateway/v2/robots/:robotId/foxglove$`), authUpgrade},
 	{regexp.MustCompile(`^GET /agentlink/v1/(connect|live)$`), authAgent},
 	{regexp.MustCompile(`^\w+ /apigateway/`), authBearer},
 	{regexp.MustCompile(`^\w+ /`), authSession}, // the panel and its API mirror

@@ -49,12 +49,12 @@ var floors = [][]room{
 	},
 	{{"robot contract and live engines", "the robot contract and its door, live sessions, teleop policy, the KPI hub, the recorder",
 		[]string{"internal/fleet", "internal/fleet/fleettest", "internal/door", "internal/door/doortest", "internal/live",
-			"internal/live/output", "internal/live/teleop", "internal/kpi", "internal/record"}}},
+			"internal/live/output", "internal/live/teleop", "internal/live/foxglove", "internal/kpi", "internal/record"}}},
 	{{"libraries", "one job each, knowing nothing of robots' rules",
 		[]string{"internal/clock", "internal/clock/clocktest", "internal/edge", "internal/limit", "internal/mcap", "internal/mcap/mcaptest",
 			"internal/blob", "internal/hoststat", "internal/cluster/natstest", "internal/store/postgres/pgtest"}}},
 	{{"vocabulary", "the root package's domain types and coded error, the message catalog, the wire types",
-		[]string{"", "internal/msgs", "proto/catalogpb", "proto/streampb", "proto/linkpb", "proto/clusterpb"}}},
+		[]string{"", "internal/msgs", "proto/catalogpb", "proto/streampb", "proto/linkpb", "proto/clusterpb", "proto/foxglovepb"}}},
 }
 
 // rule states what one package imports of this module, exactly: a new import is a decision
@@ -104,7 +104,7 @@ var rules = []rule{
 	// Adapters. server/api and web take the core's services; part 1 of issue 30 narrows them
 	// to small interfaces, and their rows then lose internal/fleet, internal/kpi, internal/live...
 	{"server/api", []string{"", "internal/edge", "internal/fleet", "internal/gateway", "internal/kpi", "internal/live",
-		"internal/live/output", "internal/live/teleop"}, noSQL,
+		"internal/live/foxglove", "internal/live/output", "internal/live/teleop"}, noSQL,
 		"the API reaches data only through the core, never the store or a robot source"},
 	{"server/uplink", []string{"", "internal/fleet", "internal/link", "internal/live", "internal/live/output",
 		"internal/live/teleop", "proto/linkpb"}, concat(noSQL, noEcho),
@@ -156,9 +156,13 @@ var rules = []rule{
 	{"internal/door", []string{"", "internal/clock", "internal/fleet", "internal/live/teleop", "internal/msgs"}, concat(noSQL, noHTTP),
 		"the one way to a robot's input streams: the teleop policy over the robot contract, below the core, no HTTP"},
 	{"internal/door/doortest", []string{"", "internal/door", "internal/fleet"}, concat(noSQL, noHTTP), "sources' tests send commands through a door"},
-	{"internal/live", []string{"", "internal/fleet", "internal/kpi", "internal/live/output", "internal/live/teleop"}, concat(noSQL, noHTTP),
+	{"internal/live", []string{"", "internal/fleet", "internal/kpi", "internal/live/foxglove", "internal/live/output", "internal/live/teleop",
+		"internal/msgs"}, concat(noSQL, noHTTP),
 		"live sessions run over a connection interface on grants the core hands out: no HTTP, no socket library, no core"},
-	{"internal/live/output", []string{"", "internal/msgs", "proto/catalogpb", "proto/streampb"}, concat(noSQL, noHTTP), "W3 output frames are built from samples alone"},
+	{"internal/live/output", []string{"", "internal/msgs", "proto/catalogpb", "proto/foxglovepb", "proto/streampb"}, concat(noSQL, noHTTP),
+		"W3 and Foxglove output frames are built from samples alone"},
+	{"internal/live/foxglove", []string{"internal/mcap", "proto/catalogpb", "proto/foxglovepb"}, concat(noSQL, noHTTP),
+		"the Foxglove protocol's framing and schemas are pure: the session is internal/live's"},
 	{"internal/live/teleop", []string{"", "internal/clock", "internal/msgs", "proto/catalogpb"}, concat(noSQL, noHTTP),
 		"the teleop policy is pure: commands, limits, the rate cap and the deadman"},
 	{"internal/kpi", []string{"", "internal/fleet", "internal/msgs"}, concat(noSQL, []string{"net/http"}),
@@ -186,6 +190,7 @@ var rules = []rule{
 	{"proto/streampb", []string{"proto/catalogpb"}, nil, "generated wire types"},
 	{"proto/linkpb", []string{"proto/catalogpb"}, nil, "generated wire types"},
 	{"proto/clusterpb", []string{"proto/linkpb"}, nil, "generated wire types"},
+	{"proto/foxglovepb", nil, nil, "generated wire types (Foxglove's own schemas)"},
 }
 
 // gatewayType names the packages that may name the core's concrete type, gateway.Gateway:

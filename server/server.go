@@ -390,6 +390,8 @@ func (s *Server) apiServices() api.Services {
 		Events:        s.gw.EventService,
 		Recordings:    s.gw.StreamService,
 		Live:          s.gw.StreamService,
+		Foxglove:      s.gw.StreamService,
+		ToolTokens:    s.gw.AccountService,
 		SecondStreams: s.gw.NewLimitedStreams(),
 	}
 }

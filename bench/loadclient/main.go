@@ -45,13 +45,21 @@ func main() {
 	healthy := fs.Int("healthy", 10, "slow: healthy viewers beside the slow one")
 	clients := fs.Int("clients", 32, "rest: keep-alive clients")
 	servers := fs.String("servers", "fleetgate,foxglove", "slow: the servers to run")
+	route := fs.String("route", "w3", "fan-out: fleetgate's route, w3 or foxglove (its Foxglove WebSocket protocol route)")
 	fs.Parse(os.Args[2:])
 	cfg.rate = 30
 
 	var err error
 	switch os.Args[1] {
 	case "fanout":
-		err = fanout(cfg, ints(*viewers), *rounds, *warmup, *duration)
+		switch *route {
+		case "w3":
+			err = fanout(cfg, fleetgate, ints(*viewers), *rounds, *warmup, *duration)
+		case "foxglove":
+			err = fanout(cfg, fleetgateFoxglove, ints(*viewers), *rounds, *warmup, *duration)
+		default:
+			err = fmt.Errorf("unknown route %q", *route)
+		}
 	case "slow":
 		err = slow(cfg, strings.Split(*servers, ","), *healthy, *slowRate, *warmup, *duration)
 	case "idle":
@@ -211,10 +219,10 @@ func verdict(ok bool) string {
 	return "MISSED"
 }
 
-// other is the order of a round: alternating which server goes first.
-func order(round int) []string {
+// order is the order of a round: alternating which server goes first.
+func order(round int, fg string) []string {
 	if round%2 == 0 {
-		return []string{fleetgate, foxglove}
+		return []string{fg, foxglove}
 	}
-	return []string{foxglove, fleetgate}
+	return []string{foxglove, fg}
 }

@@ -60,11 +60,16 @@ func fanoutRun(kind string, cfg serverConfig, n int, warmup, d time.Duration) (f
 	return r, nil
 }
 
-// fanout runs each viewer count in alternating rounds against both servers and prints each
-// round, the medians and the ratios against the targets.
-func fanout(cfg serverConfig, counts []int, rounds int, warmup, d time.Duration) error {
-	fmt.Printf("### Fan-out: %d KiB frames at %.0f Hz, %d alternating rounds of %s (after %s warm-up)\n\n",
-		cfg.frame>>10, cfg.rate, rounds, d, warmup)
+// fanout runs each viewer count in alternating rounds against fleetgate (kind fg: W3, or its
+// Foxglove route) and Foxglove's server, and prints each round, the medians and the ratios:
+// against the targets for W3, as information for the Foxglove route (which has none).
+func fanout(cfg serverConfig, fg string, counts []int, rounds int, warmup, d time.Duration) error {
+	route := "W3"
+	if fg == fleetgateFoxglove {
+		route = "the Foxglove route"
+	}
+	fmt.Printf("### Fan-out on %s: %d KiB frames at %.0f Hz, %d alternating rounds of %s (after %s warm-up)\n\n",
+		route, cfg.frame>>10, cfg.rate, rounds, d, warmup)
 	fmt.Println("| viewers | round | server | fps (slowest viewer) | p50 ms | p99 ms | max ms | MB/s delivered | server CPU (cores) | GB per CPU-s | load average |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 	type ratios struct{ p99, perCPU, fgFPS, fgP99, foxP99, fgPerCPU, foxPerCPU []float64 }
@@ -74,7 +79,7 @@ func fanout(cfg serverConfig, counts []int, rounds int, warmup, d time.Duration)
 		all[n] = rt
 		for round := range rounds {
 			res := map[string]fanoutResult{}
-			for _, kind := range order(round) {
+			for _, kind := range order(round, fg) {
 				r, err := fanoutRun(kind, cfg, n, warmup, d)
 				if err != nil {
 					return err
@@ -83,12 +88,12 @@ func fanout(cfg serverConfig, counts []int, rounds int, warmup, d time.Duration)
 				fmt.Printf("| %d | %d | %s | %.2f | %.2f | %.2f | %.2f | %.0f | %.2f | %.2f | %s |\n",
 					n, round+1, kind, r.fpsMin, r.p50, r.p99, r.max, r.mbps, r.cpu, r.gbPerCPU, r.load)
 			}
-			fg, fox := res[fleetgate], res[foxglove]
-			rt.p99 = append(rt.p99, fg.p99/fox.p99)
-			rt.perCPU = append(rt.perCPU, fg.gbPerCPU/fox.gbPerCPU)
-			rt.fgFPS = append(rt.fgFPS, fg.fpsMin)
-			rt.fgP99, rt.foxP99 = append(rt.fgP99, fg.p99), append(rt.foxP99, fox.p99)
-			rt.fgPerCPU, rt.foxPerCPU = append(rt.fgPerCPU, fg.gbPerCPU), append(rt.foxPerCPU, fox.gbPerCPU)
+			ours, fox := res[fg], res[foxglove]
+			rt.p99 = append(rt.p99, ours.p99/fox.p99)
+			rt.perCPU = append(rt.perCPU, ours.gbPerCPU/fox.gbPerCPU)
+			rt.fgFPS = append(rt.fgFPS, ours.fpsMin)
+			rt.fgP99, rt.foxP99 = append(rt.fgP99, ours.p99), append(rt.foxP99, fox.p99)
+			rt.fgPerCPU, rt.foxPerCPU = append(rt.fgPerCPU, ours.gbPerCPU), append(rt.foxPerCPU, fox.gbPerCPU)
 		}
 	}
 	fmt.Println()
@@ -96,6 +101,10 @@ func fanout(cfg serverConfig, counts []int, rounds int, warmup, d time.Duration)
 	fmt.Println("|---|---|---|---|")
 	missed := 0
 	row := func(label, measured, target string, ok bool) {
+		if fg == fleetgateFoxglove { // no target: the figures beside Foxglove's
+			fmt.Printf("| %s (Foxglove route) | %s | | info |\n", label, measured)
+			return
+		}
 		if !ok {
 			missed++
 		}
@@ -112,7 +121,7 @@ func fanout(cfg serverConfig, counts []int, rounds int, warmup, d time.Duration)
 		if n >= 50 {
 			row(label, measured, "≥ 1.5", perCPU >= 1.5)
 		} else {
-			fmt.Printf("| %s | %s | | info |\n", label, measured)
+			fmt.Printf("| %s%s | %s | | info |\n", label, map[bool]string{true: " (Foxglove route)"}[fg == fleetgateFoxglove], measured)
 		}
 		fps := slices.Min(rt.fgFPS)
 		row(fmt.Sprintf("fan-out %d viewers: fleetgate's slowest viewer, worst round", n), fmt.Sprintf("%.2f fps", fps), "≥ 29.5", fps >= 29.5)

@@ -17,6 +17,9 @@ import (
 const (
 	fleetgate = "fleetgate"
 	foxglove  = "foxglove"
+	// fleetgateFoxglove is fleetgate's bench gateway read on its Foxglove route
+	// (/apigateway/v2/robots/{robotId}/foxglove) with Foxglove's protocol, rather than W3.
+	fleetgateFoxglove = "fleetgate-foxglove"
 )
 
 // serverProc is a server under test in a process of its own, which the load client starts,
@@ -45,7 +48,7 @@ func startServer(kind string, cfg serverConfig) (*serverProc, error) {
 	frame := strconv.Itoa(cfg.frame)
 	var cmd *exec.Cmd
 	switch kind {
-	case fleetgate:
+	case fleetgate, fleetgateFoxglove:
 		cmd = exec.Command(cfg.gatewayBin, "-frame", frame, "-rate", rate,
 			"-cloud-rate", strconv.FormatFloat(cfg.cloudRate, 'f', -1, 64))
 		if dir := os.Getenv("FLEETGATE_BENCH_PROFILE"); dir != "" {

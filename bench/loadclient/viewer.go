@@ -69,6 +69,12 @@ func dialStream(ctx context.Context, s *serverProc, frame int, query string) (*v
 		if err == nil {
 			err = foxgloveSubscribe(ctx, v.conn, "camera")
 		}
+	case fleetgateFoxglove:
+		v.conn, _, err = websocket.Dial(ctx, s.wsURL()+"/apigateway/v2/robots/"+s.hello.Robot+"/foxglove",
+			&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"bearer " + s.hello.Token}}, Subprotocols: []string{foxgloveProto}})
+		if err == nil {
+			err = foxgloveSubscribe(ctx, v.conn, "/camera/image")
+		}
 	}
 	if err != nil {
 		if v.conn != nil {
@@ -147,6 +153,13 @@ func (v *viewer) run(record bool) {
 
 // stamp is when frame was published, on received's clock.
 func (v *viewer) stamp(frame []byte, received time.Time) (time.Time, bool) {
+	if v.kind == fleetgateFoxglove {
+		// The same header; fleetgate's timestamp is the sample's time, the wall clock.
+		if len(frame) < 13 || frame[0] != 1 {
+			return time.Time{}, false
+		}
+		return time.Unix(0, int64(binary.LittleEndian.Uint64(frame[5:13]))), true
+	}
 	if v.kind == foxglove {
 		// messageData: opcode 1, subscription id (u32), timestamp (u64 ns), payload. The
 		// timestamp is CLOCK_MONOTONIC (bench/foxglove-server.mjs).

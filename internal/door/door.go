@@ -35,10 +35,11 @@ type Path string
 
 // The paths that end at a robot's input stream (docs/reliability.md, "The doors").
 const (
-	PathW3      Path = "W3"                           // a W3 input socket on this gateway
-	PathCloudW3 Path = "W3 through the cloud"         // a cloud operator's control over the agent link
-	PathUpload  Path = "upload-stream"                // endpoint 9 or S8 on this gateway
-	PathLink    Path = "upload-stream from the cloud" // an upload the cloud (or a replica) forwarded over the agent link
+	PathW3       Path = "W3"                           // a W3 input socket on this gateway
+	PathCloudW3  Path = "W3 through the cloud"         // a cloud operator's control over the agent link
+	PathUpload   Path = "upload-stream"                // endpoint 9 or S8 on this gateway
+	PathLink     Path = "upload-stream from the cloud" // an upload the cloud (or a replica) forwarded over the agent link
+	PathFoxglove Path = "Foxglove"                     // clientPublish on the Foxglove WebSocket route on this gateway
 )
 
 // Who sends a command: the user (an email, as leases name their holders) and the path.

@@ -103,6 +103,21 @@ type relay struct {
 	held     fleetgate.Sample
 	busy     sync.WaitGroup // the writer, for end
 	drainFn  func()         // r.drain, made once: a go statement of a method value allocates
+
+	// A relay that is one of a session's several (a Foxglove subscription) writes through
+	// send, which frames the sample for its client, and ends with fail rather than the
+	// session. nil: the relay is the session (W3).
+	send func(output.Frame, fleetgate.Sample) error
+	fail func(why error)
+}
+
+// stop ends what the relay serves with why: its session, or its part of one (fail).
+func (r *relay) stop(why error) {
+	if r.fail != nil {
+		r.fail(why)
+		return
+	}
+	r.s.stop(why)
 }
 
 // kick is the subscription's OnReady.
@@ -182,7 +197,7 @@ func (r *relay) step() step {
 	if !ok {
 		select {
 		case <-r.sub.Done():
-			r.s.stop(sourceFailed(r.sub.Err()))
+			r.stop(sourceFailed(r.sub.Err()))
 			return stepStopped
 		default:
 			return stepDone
@@ -221,12 +236,16 @@ func (r *relay) paced() {
 func (r *relay) write(sample fleetgate.Sample) step {
 	frame, err := r.feed.Frame(sample, r.variant)
 	if err != nil {
-		r.s.stop(frameFailed(err))
+		r.stop(frameFailed(err))
 		return stepStopped
 	}
-	r.s.writing.set(time.Now())
-	err = r.s.conn.Write(frame, r.text)
-	r.s.writing.set(time.Time{})
+	if r.send != nil {
+		err = r.send(frame, sample)
+	} else {
+		r.s.writing.set(time.Now())
+		err = r.s.conn.Write(frame, r.text)
+		r.s.writing.set(time.Time{})
+	}
 	if err != nil {
 		r.s.stop(errClientGone)
 		return stepStopped

@@ -48,6 +48,8 @@ type Services struct {
 	Events     Events     // endpoint 12
 	Recordings Recordings // the recordings extension
 	Live       Live       // W3 and the list of who drives what
+	Foxglove   Foxglove   // the Foxglove WebSocket route (an extension)
+	ToolTokens ToolTokens // the tokens in a desktop tool's URL (the Foxglove route)
 	// SecondStreams are the second convention's stream reads and uploads, under its limit of
 	// one operation a second (gateway.LimitedStreams): one per server, since it holds the limit.
 	SecondStreams StreamOps
@@ -71,6 +73,10 @@ func Register(e *echo.Echo, svc Services, opt Options) {
 	if opt.LiveStreams {
 		// Its token may come in the query (browsers): the handler authenticates itself.
 		g.GET("/robots/:robotId/streams/connect", ws.connect)
+		if svc.Foxglove != nil && svc.ToolTokens != nil {
+			fox := &foxgloveSocket{tokens: svc.ToolTokens, robots: svc.Foxglove, sessions: ws.sessions}
+			g.GET("/robots/:robotId/foxglove", fox.connect) // authenticates itself, as W3 does
+		}
 	}
 	kpis := &kpiSocket{accounts: svc.Accounts, fleets: svc.Fleets, hub: opt.KPIs, localOnly: opt.LocalFleetOnly}
 	// Its token may come in the query (browsers): the handler authenticates itself.

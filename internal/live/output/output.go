@@ -30,6 +30,9 @@ type Format int
 const (
 	Protobuf Format = iota // binary frames, one MessageStream envelope each
 	JSON                   // text frames, the typed message as plain JSON
+	// Foxglove is the message alone, as a Foxglove WebSocket channel carries it behind the
+	// protocol's per-client header (foxglove.go): no envelope, never gzipped.
+	Foxglove
 )
 
 // Limits of JSON output (the contract's): beyond them the socket closes with 1009.
@@ -159,6 +162,9 @@ func encode(stream fleetgate.Stream, s fleetgate.Sample, v Variant) (Frame, erro
 		if payload, err = DownsamplePointCloud(payload, v.MaxPoints); err != nil {
 			return Frame{}, err
 		}
+	}
+	if v.Format == Foxglove {
+		return foxgloveFrame(s, payload)
 	}
 	if v.Format == JSON {
 		if len(payload) > MaxJSONDecoded {

@@ -1,0 +1,117 @@
+package gateway
+
+import (
+	"context"
+
+	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door"
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/live"
+)
+
+// OpenFoxglove makes the checks of a request for the Foxglove WebSocket route
+// (/apigateway/v2/robots/{robotId}/foxglove) after authentication and before the upgrade: 404
+// (robot unknown or invisible), 501 (a local-fleet robot hosted by another agent). Role:
+// Operator, to watch; driving (the protocol's clientPublish) needs a token that may act too,
+// checked again each time the client advertises a channel. The robot may be offline: the
+// session says so and lists its streams once it is back.
+func (ss *StreamService) OpenFoxglove(ctx context.Context, c *Caller, robotID string) (live.Foxglove, error) {
+	r, err := ss.openLive(ctx, c, robotID, actWatch)
+	if err != nil {
+		return nil, err
+	}
+	_, _, mayNot := ss.robots.authorizeRobot(ctx, c, robotID, actDrive)
+	return &foxgloveRobot{ss: ss, c: c, robot: r, mayPublish: mayNot == nil}, nil
+}
+
+// foxgloveRobot is a robot authorised for a Foxglove session: live.Foxglove. It finds the
+// robot's connection at each call, since a session outlives a robot's reconnection.
+type foxgloveRobot struct {
+	ss         *StreamService
+	c          *Caller
+	robot      fleetgate.Robot
+	mayPublish bool
+}
+
+func (f *foxgloveRobot) RobotID() string   { return f.robot.ID }
+func (f *foxgloveRobot) RobotName() string { return f.robot.Name }
+func (f *foxgloveRobot) MayPublish() bool  { return f.mayPublish }
+
+// live is the robot's connection now.
+func (f *foxgloveRobot) live() (fleet.Robot, error) {
+	robot, ok := f.ss.presence.Robot(f.robot.ID)
+	if !ok {
+		return nil, fleetgate.Errorf(fleetgate.EUnavailable, "robot %q is offline", f.robot.Name)
+	}
+	return robot, nil
+}
+
+func (f *foxgloveRobot) Streams(ctx context.Context) ([]fleetgate.Stream, error) {
+	robot, err := f.live()
+	if err != nil {
+		return nil, err
+	}
+	return robotCall(ctx, f.robot, robot.Streams)
+}
+
+// Definition asks the robot's source for its definition of a type outside the catalog
+// (fleet.MessageDefinitions: a ROS 1 robot's topics). A robot that gives none (the simulator,
+// a ROS 2 robot, a robot behind the agent link) is ENotFound.
+func (f *foxgloveRobot) Definition(ctx context.Context, key fleetgate.StreamKey) (string, string, error) {
+	robot, err := f.live()
+	if err != nil {
+		return "", "", err
+	}
+	defs, ok := fleet.As[fleet.MessageDefinitions](robot)
+	if !ok {
+		return "", "", fleetgate.Errorf(fleetgate.ENotFound, "the robot's source gives no message definitions")
+	}
+	type definition struct{ encoding, text string }
+	d, err := robotCall(ctx, f.robot, func(ctx context.Context) (definition, error) {
+		enc, text, err := defs.MessageDefinition(ctx, key)
+		return definition{enc, text}, err
+	})
+	return d.encoding, d.text, err
+}
+
+// Output is stream s as a W3 output request names it; it is resolved again when subscribed.
+func (f *foxgloveRobot) Output(s fleetgate.Stream) live.Output {
+	robot, _ := f.ss.presence.Robot(f.robot.ID)
+	return liveOutput{ss: f.ss, robot: f.robot, live: robot,
+		sel: StreamSelector{Component: s.Component, Name: s.Name, Source: s.Source, Type: s.Type}}
+}
+
+// Publish takes control of input stream key for a Foxglove client's channel, with the same
+// checks as a W3 input socket (OpenLiveInput): the caller may drive, the stream is an input of
+// a command type, and its one lease is the caller's (fleetgate.HeldError otherwise), at this
+// gateway's door for a robot hosted here, or at the robot's agent (whose door governs it) for
+// one behind the link.
+func (f *foxgloveRobot) Publish(ctx context.Context, key fleetgate.StreamKey) (live.Input, error) {
+	r, _, err := f.ss.robots.authorizeRobot(ctx, f.c, f.robot.ID, actDrive)
+	if err != nil {
+		return nil, err
+	}
+	robot, err := f.live()
+	if err != nil {
+		return nil, err
+	}
+	sel := StreamSelector{Component: key.Component, Name: key.Name, Source: key.Source}
+	s, err := f.ss.resolveStream(ctx, r, robot, sel)
+	if err != nil {
+		return nil, err
+	}
+	if s.Direction != fleetgate.Input {
+		return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no input stream %s", r.Name, sel)
+	}
+	if !liveInputTypes[s.Type] {
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "stream %s takes %s; input streams take only Twist or AckermannDriveStamped", sel, s.Type)
+	}
+	if rd, ok := fleet.As[fleet.RemoteDriven](robot); ok {
+		return f.ss.takeRemoteControl(ctx, f.c, r, robot, rd, s, sel)
+	}
+	ctl, err := f.ss.door.Take(ctx, robot, s.Key(), door.Who{User: f.c.User.Email, Path: door.PathFoxglove})
+	if err != nil {
+		return nil, robotError(r, err)
+	}
+	return &liveInput{ss: f.ss, robot: r, live: robot, ctl: ctl}, nil
+}
