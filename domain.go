@@ -130,6 +130,63 @@ type Event struct {
 	// over the agent link (the cloud's log): the agent, and the entry's id in its own log.
 	AgentID  string
 	OriginID int64
+	// Type and Severity sort the log (an entry posted without them is a note, of info).
+	Type     EventType
+	Severity EventSeverity
+	// RecordingID names the recording this entry made or describes, when there is one.
+	RecordingID string
+}
+
+// EventType says what an event-log entry records.
+type EventType string
+
+const (
+	EventNote      EventType = "note"      // a user's message (endpoint 12's)
+	EventTeleop    EventType = "teleop"    // control taken, released, lost or refused
+	EventAlert     EventType = "alert"     // an alert raised or cleared
+	EventRecording EventType = "recording" // a recording started or finished
+	EventSystem    EventType = "system"    // the gateway's own
+)
+
+// EventTypes lists every EventType, in the order the panel offers them.
+var EventTypes = []EventType{EventNote, EventTeleop, EventAlert, EventRecording, EventSystem}
+
+// EventSeverity says how much an event-log entry matters.
+type EventSeverity string
+
+const (
+	SeverityInfo    EventSeverity = "info"
+	SeverityWarning EventSeverity = "warning"
+	SeverityError   EventSeverity = "error"
+)
+
+// EventSeverities lists every EventSeverity, least first.
+var EventSeverities = []EventSeverity{SeverityInfo, SeverityWarning, SeverityError}
+
+// ParseEventType reads an EventType; "" is EventNote.
+func ParseEventType(s string) (EventType, error) {
+	if s == "" {
+		return EventNote, nil
+	}
+	for _, t := range EventTypes {
+		if string(t) == s {
+			return t, nil
+		}
+	}
+	return "", Errorf(EInvalid, "type %q is not one of note, teleop, alert, recording, system", s)
+}
+
+// ParseEventSeverity reads an EventSeverity; "" is SeverityInfo.
+func ParseEventSeverity(s string) (EventSeverity, error) {
+	if s == "" {
+		return SeverityInfo, nil
+	}
+	for _, v := range EventSeverities {
+		if string(v) == s {
+			return v, nil
+		}
+	}
+	return "", Errorf(EInvalid, "severity %q is not one of info, warning, error", s)
 }
 
 // EventFilter selects event-log entries; empty fields match all.
@@ -138,6 +195,24 @@ type EventFilter struct {
 	FleetID string
 	AgentID string
 	Limit   int
+
+	// RobotIDs, when not nil, keeps the entries of these robots only (none when empty): the
+	// robots a caller may see.
+	RobotIDs []string
+	Author   string    // the author's email, exactly
+	From, To time.Time // created at or after From, before To
+	Text     string    // a substring of the message, any case
+	Type     EventType
+	Severity EventSeverity
+	// After continues a listing after the last entry of its previous page.
+	After *EventCursor
+}
+
+// EventCursor is where a listing of the log (newest first: by creation time, then id)
+// stopped.
+type EventCursor struct {
+	CreatedAt time.Time
+	ID        int64
 }
 
 // ResourceRecord is what the store keeps of a resource once a download link was made for
