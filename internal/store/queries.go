@@ -352,14 +352,21 @@ func eventWhere(f fleetgate.EventFilter) (string, []any) {
 	eq("author_email", f.Author)
 	eq("entry_type", string(f.Type))
 	eq("severity", string(f.Severity))
-	if f.RobotIDs != nil {
-		if len(f.RobotIDs) == 0 {
-			conds = append(conds, "1 = 0")
-		} else {
-			conds = append(conds, "robot_id IN (?"+strings.Repeat(", ?", len(f.RobotIDs)-1)+")")
-			for _, id := range f.RobotIDs {
-				args = append(args, id)
-			}
+	switch {
+	case f.RobotIDs == nil:
+	case len(f.RobotIDs) == 0:
+		conds = append(conds, "1 = 0")
+	case len(f.RobotIDs) == 1:
+		conds = append(conds, "robot_id = ?") // events_robot_time gives one robot's entries in order
+		args = append(args, f.RobotIDs[0])
+	default:
+		// The robots a caller may see are most of an organization's: the entries are read in
+		// order from events_time and each is checked, never all of them sorted for a page.
+		// robot_id || '' keeps both backends' planners off the robot index, whose rows of
+		// several robots would have to be sorted first.
+		conds = append(conds, "robot_id || '' IN (?"+strings.Repeat(", ?", len(f.RobotIDs)-1)+")")
+		for _, id := range f.RobotIDs {
+			args = append(args, id)
 		}
 	}
 	if !f.From.IsZero() {
@@ -377,8 +384,8 @@ func eventWhere(f fleetgate.EventFilter) (string, []any) {
 	}
 	if f.After != nil {
 		at := millis(f.After.CreatedAt)
-		conds = append(conds, "(created_at < ? OR (created_at = ? AND id < ?))")
-		args = append(args, at, at, f.After.ID)
+		conds = append(conds, "(created_at, id) < (?, ?)") // a row value: the index seeks to it
+		args = append(args, at, f.After.ID)
 	}
 	if len(conds) == 0 {
 		return "", nil
