@@ -1,6 +1,12 @@
 package fleetgate
 
-import "time"
+import (
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Role is a user's permission on one robot, with the contract's numbering.
 type Role int
@@ -213,6 +219,33 @@ type EventFilter struct {
 type EventCursor struct {
 	CreatedAt time.Time
 	ID        int64
+}
+
+// String is the cursor as clients carry it (opaque to them); a nil cursor is "".
+func (c *EventCursor) String() string {
+	if c == nil {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "%d.%d", c.CreatedAt.UnixMilli(), c.ID))
+}
+
+// ParseEventCursor reads a cursor String gave.
+func ParseEventCursor(s string) (*EventCursor, error) {
+	bad := Errorf(EInvalid, "cursor %q is not one this gateway gave", s)
+	if len(s) > 64 {
+		return nil, bad
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, bad
+	}
+	at, id, ok := strings.Cut(string(raw), ".")
+	ms, err1 := strconv.ParseInt(at, 10, 64)
+	n, err2 := strconv.ParseInt(id, 10, 64)
+	if !ok || err1 != nil || err2 != nil || n < 0 {
+		return nil, bad
+	}
+	return &EventCursor{CreatedAt: time.UnixMilli(ms).UTC(), ID: n}, nil
 }
 
 // ResourceRecord is what the store keeps of a resource once a download link was made for

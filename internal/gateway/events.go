@@ -206,48 +206,6 @@ func (es *EventService) EventsForwarded(ctx context.Context, ids []int64) error 
 	return es.store.MarkEventsForwarded(ctx, ids, es.now().UTC())
 }
 
-// EventHistory lists the newest entries of the robots the caller may see, matching f, with
-// the names of their robot, fleet and agent.
-func (es *EventService) EventHistory(ctx context.Context, c *Caller, f fleetgate.EventFilter) ([]fleetgate.EventRow, error) {
-	robots, err := es.robots.visibleRobots(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	names := make(map[string]string, len(robots))
-	for _, r := range robots {
-		names[r.ID] = r.Name
-	}
-	if f.RobotID != "" && names[f.RobotID] == "" {
-		return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %q not found", f.RobotID)
-	}
-	fleetNames, agentNames, err := es.orgNames(ctx, c.User.OrgID)
-	if err != nil {
-		return nil, err
-	}
-	if f.Limit <= 0 || f.Limit > 1000 {
-		f.Limit = 200
-	}
-	want := f.Limit
-	f.Limit = min(1000, want*4) // entries of robots the caller may not see are left out below
-	events, err := es.store.Events(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]fleetgate.EventRow, 0, min(len(events), want))
-	for _, e := range events {
-		name, ok := names[e.RobotID]
-		if !ok {
-			continue
-		}
-		out = append(out, fleetgate.EventRow{Event: e, RobotName: name, FleetName: fleetNames[e.FleetID], AgentName: agentNames[e.AgentID],
-			Author: EventAuthor(e, agentNames[e.AgentID])})
-		if len(out) == want {
-			break
-		}
-	}
-	return out, nil
-}
-
 // The page sizes of QueryEvents.
 const (
 	DefaultEventPage = 100

@@ -2,10 +2,8 @@ package api
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -109,7 +107,7 @@ func (h eventRoutes) list(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		page := eventPage{Events: make([]eventJSON, len(rows)), NextCursor: encodeCursor(next)}
+		page := eventPage{Events: make([]eventJSON, len(rows)), NextCursor: next.String()}
 		for i, r := range rows {
 			page.Events[i] = eventOf(r)
 		}
@@ -240,7 +238,7 @@ func eventFilterOf(c echo.Context) (fleetgate.EventFilter, error) {
 	if v, err := queryParam(c, "cursor"); err != nil {
 		return f, err
 	} else if v != "" {
-		if f.After, err = decodeCursor(v); err != nil {
+		if f.After, err = fleetgate.ParseEventCursor(v); err != nil {
 			return f, err
 		}
 	}
@@ -269,30 +267,4 @@ func queryTime(c echo.Context, name string) (time.Time, error) {
 		return time.Time{}, fleetgate.Errorf(fleetgate.EInvalid, "%s %q is not an RFC 3339 time (2026-11-27T08:00:00Z)", name, v)
 	}
 	return t, nil
-}
-
-// A cursor is opaque to clients: where the previous page's last entry was, in the log's order.
-func encodeCursor(c *fleetgate.EventCursor) string {
-	if c == nil {
-		return ""
-	}
-	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "%d.%d", c.CreatedAt.UnixMilli(), c.ID))
-}
-
-func decodeCursor(s string) (*fleetgate.EventCursor, error) {
-	bad := fleetgate.Errorf(fleetgate.EInvalid, "cursor %q is not one this API gave", s)
-	if len(s) > 64 {
-		return nil, bad
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return nil, bad
-	}
-	at, id, ok := strings.Cut(string(raw), ".")
-	ms, err1 := strconv.ParseInt(at, 10, 64)
-	n, err2 := strconv.ParseInt(id, 10, 64)
-	if !ok || err1 != nil || err2 != nil || n < 0 {
-		return nil, bad
-	}
-	return &fleetgate.EventCursor{CreatedAt: time.UnixMilli(ms).UTC(), ID: n}, nil
 }
