@@ -95,4 +95,21 @@ func TestEventLogAPIOnBothGateways(t *testing.T) {
 	if rows[1][8] != "'=cmd|' /C calc'!A0" || rows[1][10] != "warning" || rows[3][8] != "shift started" {
 		t.Errorf("export rows %q", rows[1:])
 	}
+
+	// The door journals control: an upload on the local gateway takes the stream and the
+	// deadman ends it, two teleop entries on both gateways.
+	upload := `{"componentName":"base","streamName":"cmd_vel","source":1,"dataType":"Platform.Messages.geometry_msgs.Twist","streamJson":"{\"linear\":{\"x\":0.2}}"}`
+	up, _ := http.NewRequest("POST", agent.URL+"/apigateway/v2/robots/"+robot+"/upload-stream", strings.NewReader(upload))
+	up.Header.Set("Authorization", "bearer "+localBearer)
+	up.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(up); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("upload: %v %v", resp, err)
+	}
+	for name, gw := range map[string]struct{ base, bearer string }{"local": {agent.URL, localBearer}, "cloud": {cloud.URL, cloudBearer}} {
+		waitFor(t, 10*time.Second, name+": the upload's two teleop entries", func() bool {
+			teleop := list(gw.base, gw.bearer, url.Values{"type": {"teleop"}}).Events
+			return len(teleop) == 2 && strings.HasPrefix(teleop[1].Message, "took control of base/cmd_vel") &&
+				strings.HasPrefix(teleop[0].Message, "the deadman stopped the robot")
+		})
+	}
 }

@@ -99,6 +99,25 @@ func (es *EventService) PostEvent(ctx context.Context, c *Caller, in PostEventIn
 	return e, nil
 }
 
+// RecordEvent stores an entry the gateway itself makes (a control change, a refusal), for
+// a robot it hosts; its message is cut to MaxEventMessage. A linked agent forwards it to the
+// cloud like a posted one.
+func (es *EventService) RecordEvent(ctx context.Context, e fleetgate.Event) error {
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = es.now().UTC()
+	}
+	if len(e.Message) > MaxEventMessage {
+		e.Message = strings.ToValidUTF8(e.Message[:MaxEventMessage], "")
+	}
+	if err := es.store.CreateEvent(ctx, &e); err != nil {
+		return err
+	}
+	if es.posted != nil {
+		es.posted()
+	}
+	return nil
+}
+
 // MaxEventAuthor is the longest author an agent's entry keeps, in bytes (an email address
 // is at most 254).
 const MaxEventAuthor = 254
