@@ -1,5 +1,5 @@
 # Convenience targets; the scripts are the source of truth (CI runs scripts/test.sh).
-.PHONY: test generate build agent-ros2 packages demo bench bench-cluster bench-cluster-w1 cluster-demo durability deadman soak kiosk-soak
+.PHONY: test generate build agent-ros2 packages demo bench bench-events bench-cluster bench-cluster-w1 cluster-demo durability deadman soak kiosk-soak
 
 test:
 	./scripts/test.sh
@@ -32,6 +32,11 @@ bench:
 # The cloud as replicas: three serve processes, PostgreSQL, NATS and haproxy (docs/cluster.md).
 cluster-demo:
 	./scripts/cluster-demo.sh
+
+# The event log's export (GET /apigateway/v2/events?format=jsonl) of 100,000 and 1,000,000
+# entries: entries per second and the server's peak heap of each (flat: streamed).
+bench-events:
+	FLEETGATE_BENCH_EVENTS=$${FLEETGATE_BENCH_EVENTS:-1000000} go test -run '^$$' -bench BenchmarkEventExport -benchtime 1x -timeout 30m -v ./server
 
 # The replicas' benchmark: 10,000 agent links over three replicas (memory per link, CPU per
 # 1,000 agents) and the cross-replica stream read against a same-replica one.

@@ -1,6 +1,12 @@
 package fleetgate
 
-import "time"
+import (
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Role is a user's permission on one robot, with the contract's numbering.
 type Role int
@@ -130,6 +136,63 @@ type Event struct {
 	// over the agent link (the cloud's log): the agent, and the entry's id in its own log.
 	AgentID  string
 	OriginID int64
+	// Type and Severity sort the log (an entry posted without them is a note, of info).
+	Type     EventType
+	Severity EventSeverity
+	// RecordingID names the recording this entry made or describes, when there is one.
+	RecordingID string
+}
+
+// EventType says what an event-log entry records.
+type EventType string
+
+const (
+	EventNote      EventType = "note"      // a user's message (endpoint 12's)
+	EventTeleop    EventType = "teleop"    // control taken, released, lost or refused
+	EventAlert     EventType = "alert"     // an alert raised or cleared
+	EventRecording EventType = "recording" // a recording started or finished
+	EventSystem    EventType = "system"    // the gateway's own
+)
+
+// EventTypes lists every EventType, in the order the panel offers them.
+var EventTypes = []EventType{EventNote, EventTeleop, EventAlert, EventRecording, EventSystem}
+
+// EventSeverity says how much an event-log entry matters.
+type EventSeverity string
+
+const (
+	SeverityInfo    EventSeverity = "info"
+	SeverityWarning EventSeverity = "warning"
+	SeverityError   EventSeverity = "error"
+)
+
+// EventSeverities lists every EventSeverity, least first.
+var EventSeverities = []EventSeverity{SeverityInfo, SeverityWarning, SeverityError}
+
+// ParseEventType reads an EventType; "" is EventNote.
+func ParseEventType(s string) (EventType, error) {
+	if s == "" {
+		return EventNote, nil
+	}
+	for _, t := range EventTypes {
+		if string(t) == s {
+			return t, nil
+		}
+	}
+	return "", Errorf(EInvalid, "type %q is not one of note, teleop, alert, recording, system", s)
+}
+
+// ParseEventSeverity reads an EventSeverity; "" is SeverityInfo.
+func ParseEventSeverity(s string) (EventSeverity, error) {
+	if s == "" {
+		return SeverityInfo, nil
+	}
+	for _, v := range EventSeverities {
+		if string(v) == s {
+			return v, nil
+		}
+	}
+	return "", Errorf(EInvalid, "severity %q is not one of info, warning, error", s)
 }
 
 // EventFilter selects event-log entries; empty fields match all.
@@ -138,6 +201,51 @@ type EventFilter struct {
 	FleetID string
 	AgentID string
 	Limit   int
+
+	// RobotIDs, when not nil, keeps the entries of these robots only (none when empty): the
+	// robots a caller may see.
+	RobotIDs []string
+	Author   string    // the author's email, exactly
+	From, To time.Time // created at or after From, before To
+	Text     string    // a substring of the message, any case
+	Type     EventType
+	Severity EventSeverity
+	// After continues a listing after the last entry of its previous page.
+	After *EventCursor
+}
+
+// EventCursor is where a listing of the log (newest first: by creation time, then id)
+// stopped.
+type EventCursor struct {
+	CreatedAt time.Time
+	ID        int64
+}
+
+// String is the cursor as clients carry it (opaque to them); a nil cursor is "".
+func (c *EventCursor) String() string {
+	if c == nil {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "%d.%d", c.CreatedAt.UnixMilli(), c.ID))
+}
+
+// ParseEventCursor reads a cursor String gave.
+func ParseEventCursor(s string) (*EventCursor, error) {
+	bad := Errorf(EInvalid, "cursor %q is not one this gateway gave", s)
+	if len(s) > 64 {
+		return nil, bad
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, bad
+	}
+	at, id, ok := strings.Cut(string(raw), ".")
+	ms, err1 := strconv.ParseInt(at, 10, 64)
+	n, err2 := strconv.ParseInt(id, 10, 64)
+	if !ok || err1 != nil || err2 != nil || n < 0 {
+		return nil, bad
+	}
+	return &EventCursor{CreatedAt: time.UnixMilli(ms).UTC(), ID: n}, nil
 }
 
 // ResourceRecord is what the store keeps of a resource once a download link was made for

@@ -138,7 +138,7 @@ func TestForeignAgentCannotWriteAnotherFleetsEventLog(t *testing.T) {
 	if err != nil || len(own) != 1 || own[0].AgentID != agentB.ID {
 		t.Fatalf("agent B's robot's log: %+v, %v; want its entry, from agent B", own, err)
 	}
-	rows, err := gw.EventHistory(ctx, orgAdmin(t, cloud), fleetgate.EventFilter{})
+	rows, _, err := gw.QueryEvents(ctx, orgAdmin(t, cloud), fleetgate.EventFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,6 +126,7 @@ type Server struct {
 	db      *store.DB
 	gw      *gateway.Gateway
 	door    *door.Door // the one way to the input streams of the robots hosted here
+	journal *journal   // the door's changes, as teleop entries of the event log
 	echo    *echo.Echo
 	http    *http.Server
 	ln      net.Listener
@@ -214,7 +215,8 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		presence = s.cluster
 	}
 	revoking := revokingStore{DB: db, revoked: func() { s.tokensChanged(true) }}
-	s.door = door.New(door.Config{Log: s.log})
+	s.journal = newJournal(s.log)
+	s.door = door.New(door.Config{Log: s.log, Journal: s.journal.add})
 	gwCfg := gateway.Config{
 		Door:               s.door,
 		Store:              revoking,
@@ -259,6 +261,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	if s.events != nil {
 		s.events.gw = s.gw
 	}
+	s.journal.record = s.gw.RecordEvent
 	s.openKPIs()
 	if err := s.openLink(archive); err != nil {
 		s.closeFiles()
@@ -555,6 +558,7 @@ func (s *Server) Run(ctx context.Context) error {
 		defer wg.Done()
 		s.purgeBearerTokens(runCtx)
 	}()
+	wg.Go(func() { s.journal.run(runCtx) })
 	s.runLink(runCtx, &wg)
 	s.runCluster(runCtx, &wg)
 	s.runKPIs(runCtx, &wg)

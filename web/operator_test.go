@@ -3,10 +3,13 @@ package web_test
 import (
 	"bufio"
 	"context"
+	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -150,6 +153,43 @@ func TestEventLogPage(t *testing.T) {
 	none := a.as(t, "none")
 	if p := none.get("/events"); strings.Contains(p.body, "battery swapped") {
 		t.Error("a user without the robot sees its events")
+	}
+
+	// Type, severity and text filters, a page of 100 with the next, and the export of the view.
+	sameOrigin := http.Header{"Sec-Fetch-Site": {"same-origin"}}
+	wantStatus(t, "post an alert", op.do("POST", "/panel/api/events/log?robotId="+a.robot+"&message=pallet+dropped&type=alert&severity=error", nil, sameOrigin), http.StatusOK)
+	alerts := op.get("/events?type=alert&severity=error")
+	wantBody(t, "alerts", alerts, "pallet dropped", "alert, error", `<option value="alert" selected>`)
+	if strings.Contains(alerts.body, "battery swapped") {
+		t.Error("the type filter shows a note")
+	}
+	if p := op.get("/events?q=PALLET"); !strings.Contains(p.body, "pallet dropped") || strings.Contains(p.body, "battery swapped") {
+		t.Error("the text filter: want the alert alone")
+	}
+	if p := op.get("/events?from=2000-01-01&to=2000-01-02"); strings.Contains(p.body, "pallet dropped") {
+		t.Error("the date filter shows today's entry in a day of 2000")
+	}
+	wantStatus(t, "a date in words", op.get("/events?from=yesterday"), http.StatusBadRequest)
+	for i := range 100 {
+		wantStatus(t, "post", op.do("POST", fmt.Sprintf("/panel/api/events/log?robotId=%s&message=filler+%d", a.robot, i), nil, sameOrigin), http.StatusOK)
+	}
+	first := op.get("/events")
+	older := regexp.MustCompile(`<a href="([^"]+)" rel="next">Older entries</a>`).FindStringSubmatch(first.body)
+	if older == nil || !strings.Contains(first.body, "filler 99") || strings.Contains(first.body, "pallet dropped") {
+		t.Fatal("the first page: want the newest 100 entries and a link to older ones")
+	}
+	second := op.get(html.UnescapeString(older[1]))
+	wantBody(t, "the older page", second, "pallet dropped", "battery swapped")
+	if strings.Contains(second.body, "filler 99") || strings.Contains(second.body, "Older entries") {
+		t.Error("the second page repeats the first, or says there is a third")
+	}
+	export := regexp.MustCompile(`<a href="([^"]+)" download>CSV</a>`).FindStringSubmatch(op.get("/events?type=alert").body)
+	if export == nil {
+		t.Fatal("no CSV export link")
+	}
+	csv := op.get(html.UnescapeString(export[1]))
+	if wantStatus(t, "export", csv, http.StatusOK); strings.Count(csv.body, "\n") != 2 || !strings.Contains(csv.body, "pallet dropped") {
+		t.Errorf("the export of the alerts:\n%s", csv.body)
 	}
 }
 

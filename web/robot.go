@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -312,15 +313,70 @@ func (p *Panel) eventsView(c echo.Context) (views.EventsView, error) {
 	return v, nil
 }
 
-// eventHistory is the history of the robot (every robot the caller may see when robotID is
-// empty) filtered by the query's fleet and agent.
+// eventHistory is a page of the history of the robot (every robot the caller may see when
+// robotID is empty), filtered by the query as GET /apigateway/v2/events is, with links to the
+// next page and to the filtered view's export.
 func (p *Panel) eventHistory(c echo.Context, robotID, action string) (views.EventHistoryView, error) {
 	ctx, caller := c.Request().Context(), Caller(c)
-	v := views.EventHistoryView{Action: action, AllRobots: robotID == "",
-		Filter: fleetgate.EventFilter{RobotID: robotID, FleetID: c.QueryParam("fleet"), AgentID: c.QueryParam("agent"), Limit: 200}}
+	q := c.QueryParams()
+	v := views.EventHistoryView{Action: action, AllRobots: robotID == "", Types: fleetgate.EventTypes, Severities: fleetgate.EventSeverities,
+		From: q.Get("from"), To: q.Get("to"),
+		Filter: fleetgate.EventFilter{RobotID: robotID, FleetID: q.Get("fleet"), AgentID: q.Get("agent"), Text: q.Get("q"), Limit: 100}}
 	var err error
-	if v.Rows, err = p.events.EventHistory(ctx, caller, v.Filter); err != nil {
+	if q.Get("type") != "" {
+		if v.Filter.Type, err = fleetgate.ParseEventType(q.Get("type")); err != nil {
+			return v, err
+		}
+	}
+	if q.Get("severity") != "" {
+		if v.Filter.Severity, err = fleetgate.ParseEventSeverity(q.Get("severity")); err != nil {
+			return v, err
+		}
+	}
+	// The form's dates are whole days of UTC, the time every table of the panel shows.
+	if v.Filter.From, err = panelDay(v.From, "from", 0); err != nil {
 		return v, err
+	}
+	if v.Filter.To, err = panelDay(v.To, "to", 1); err != nil {
+		return v, err
+	}
+	if cur := q.Get("cursor"); cur != "" {
+		if v.Filter.After, err = fleetgate.ParseEventCursor(cur); err != nil {
+			return v, err
+		}
+	}
+	rows, next, err := p.events.QueryEvents(ctx, caller, v.Filter)
+	if err != nil {
+		return v, err
+	}
+	v.Rows = rows
+	// The same filter, as the API takes it: the next page, and the export.
+	api := url.Values{}
+	for name, value := range map[string]string{"robotId": robotID, "fleetId": v.Filter.FleetID, "agent": v.Filter.AgentID, "q": v.Filter.Text,
+		"type": string(v.Filter.Type), "severity": string(v.Filter.Severity)} {
+		if value != "" {
+			api.Set(name, value)
+		}
+	}
+	if !v.Filter.From.IsZero() {
+		api.Set("from", v.Filter.From.Format(time.RFC3339))
+	}
+	if !v.Filter.To.IsZero() {
+		api.Set("to", v.Filter.To.Format(time.RFC3339))
+	}
+	api.Set("format", "csv")
+	v.ExportCSV = APIPrefix + "/events?" + api.Encode()
+	api.Set("format", "jsonl")
+	v.ExportJSONL = APIPrefix + "/events?" + api.Encode()
+	if next != nil {
+		more := url.Values{}
+		for name, values := range q {
+			if name != "cursor" {
+				more[name] = values
+			}
+		}
+		more.Set("cursor", next.String())
+		v.Older = action + "?" + more.Encode()
 	}
 	if v.Fleets, err = p.robots.OrgFleets(ctx, caller); err != nil {
 		return v, err
@@ -331,6 +387,19 @@ func (p *Panel) eventHistory(c echo.Context, robotID, action string) (views.Even
 		}
 	}
 	return v, nil
+}
+
+// panelDay reads a date of the history's form (2026-11-27) as the start of that day in UTC,
+// plus days; "" is no bound.
+func panelDay(s, name string, days int) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, fleetgate.Errorf(fleetgate.EInvalid, "%s %q is not a date (2026-11-27)", name, s)
+	}
+	return d.AddDate(0, 0, days), nil
 }
 
 // allEventsPage is every robot's event history.

@@ -63,7 +63,7 @@ type Agents interface {
 
 // Events are the event log: its history, the agents to filter it by, and new entries.
 type Events interface {
-	EventHistory(ctx context.Context, c *gateway.Caller, f fleetgate.EventFilter) ([]fleetgate.EventRow, error)
+	QueryEvents(ctx context.Context, c *gateway.Caller, f fleetgate.EventFilter) ([]fleetgate.EventRow, *fleetgate.EventCursor, error)
 	AgentChoices(ctx context.Context, c *gateway.Caller) ([]fleetgate.AgentChoice, error)
 	PostEvent(ctx context.Context, c *gateway.Caller, in gateway.PostEventInput) (fleetgate.Event, error)
 }

@@ -66,12 +66,28 @@ type Config struct {
 	// CallTimeout bounds each robot call of Send (DefaultCallTimeout when 0), within the
 	// caller's deadline.
 	CallTimeout time.Duration
+	// Journal, when set, is told every change of a stream's control and every refusal the
+	// log writes (so within its rate): the event log's teleop entries. It is called on the
+	// door's goroutines and must not block.
+	Journal func(Change)
+}
+
+// Change is a moment of an input stream's control worth an event-log entry.
+type Change struct {
+	At      time.Time
+	RobotID string
+	Key     fleetgate.StreamKey
+	Who     Who
+	// What says it in words: "took control of base/cmd_vel (W3)", "refused: ...".
+	What    string
+	Refusal bool
 }
 
 // Door holds every input stream of the robots hosted here. Safe for concurrent use.
 type Door struct {
 	clock          clock.Clock
 	log            *refusalLog
+	journal        func(Change)
 	minInterval    time.Duration
 	deadman        time.Duration
 	publishTimeout time.Duration
@@ -96,8 +112,18 @@ func New(cfg Config) *Door {
 	if cfg.CallTimeout <= 0 {
 		cfg.CallTimeout = DefaultCallTimeout
 	}
-	return &Door{clock: cfg.Clock, log: newRefusalLog(cfg.Log, cfg.Clock), minInterval: cfg.MinInterval,
+	journal := cfg.Journal
+	if journal == nil {
+		journal = func(Change) {}
+	}
+	return &Door{clock: cfg.Clock, log: newRefusalLog(cfg.Log, cfg.Clock, journal), journal: journal, minInterval: cfg.MinInterval,
 		deadman: cfg.Deadman, publishTimeout: cfg.PublishTimeout, callTimeout: cfg.CallTimeout, leases: map[target]*lease{}}
+}
+
+// tell journals a change of l's control.
+func (d *Door) tell(l *lease, what string) {
+	d.journal(Change{At: d.clock.Now(), RobotID: l.target.robotID, Key: l.target.key, Who: Who{User: l.owner.Owner, Path: l.path},
+		What: what + " " + l.target.key.Component + "/" + l.target.key.Name + " (" + string(l.path) + ")"})
 }
 
 // target is one input stream of one robot: what a lease holds.
@@ -117,6 +143,7 @@ type lease struct {
 	driven Driven // the robot as it was connected when the lease began
 	ctl    *teleop.Controller
 	upload bool
+	ended  sync.Once // journals the end once
 
 	faultMu sync.Mutex
 	onFault func(error)
@@ -152,7 +179,9 @@ func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 		// The user's own upload gives way to their socket: its zero goes out before the
 		// socket's first command can.
 		old.ctl.Stop()
+		old.end("handed over to a live session:")
 	}
+	d.tell(l, "took control of")
 	return &Control{l: l}, nil
 }
 
@@ -275,11 +304,28 @@ func (d *Door) newLease(t target, driven Driven, stream fleetgate.Stream, who Wh
 		cfg.OnDeadman = func() {
 			if l.ctl.RetireIfIdle() {
 				d.forget(l)
+				l.end("the deadman stopped the robot (no command for " + d.deadmanOrDefault().String() + ") and released")
 			}
 		}
 	}
 	l.ctl = teleop.NewController(cfg)
+	if upload {
+		d.tell(l, "took control of")
+	}
 	return l
+}
+
+// end journals the end of l's control, once.
+func (l *lease) end(how string) {
+	l.ended.Do(func() { l.d.tell(l, how) })
+}
+
+// deadmanOrDefault is the deadman the controllers use.
+func (d *Door) deadmanOrDefault() time.Duration {
+	if d.deadman > 0 {
+		return d.deadman
+	}
+	return teleop.DefaultDeadman
 }
 
 // fault is a publish that failed outside Stop: the lease's session ends (its handler zeroes
@@ -301,6 +347,7 @@ func (l *lease) fault(err error) {
 func (d *Door) retire(l *lease) {
 	d.forget(l)
 	l.ctl.Stop()
+	l.end("lost control (the robot did not take a command) of")
 }
 
 // forget frees l's target, unless somebody else holds it now.
@@ -378,7 +425,10 @@ func (d *Door) Close() {
 	d.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, l := range leases {
-		wg.Go(func() { l.ctl.Stop() })
+		wg.Go(func() {
+			l.ctl.Stop()
+			l.end("the gateway stopped: zeroed and released")
+		})
 	}
 	wg.Wait()
 }
@@ -418,6 +468,7 @@ func (c *Control) Command(m proto.Message) error {
 func (c *Control) Stop() error {
 	err := c.l.ctl.Stop()
 	c.l.d.forget(c.l)
+	c.l.end("released")
 	return err
 }
 

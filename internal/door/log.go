@@ -1,6 +1,7 @@
 package door
 
 import (
+	"fmt"
 	"log/slog"
 	"sync"
 
@@ -21,16 +22,17 @@ const (
 
 // refusalLog writes one warning per refused command, within a rate (a token bucket).
 type refusalLog struct {
-	log   *slog.Logger
-	clock clock.Clock
-	lines *rate.Limiter
+	log     *slog.Logger
+	clock   clock.Clock
+	lines   *rate.Limiter
+	journal func(Change)
 
 	mu         sync.Mutex
 	suppressed int
 }
 
-func newRefusalLog(log *slog.Logger, c clock.Clock) *refusalLog {
-	return &refusalLog{log: log, clock: c, lines: rate.NewLimiter(refusalsPerSecond, refusalBurst)}
+func newRefusalLog(log *slog.Logger, c clock.Clock, journal func(Change)) *refusalLog {
+	return &refusalLog{log: log, clock: c, lines: rate.NewLimiter(refusalsPerSecond, refusalBurst), journal: journal}
 }
 
 // refused logs that who's command for robot's stream key was refused, and why.
@@ -51,4 +53,9 @@ func (r *refusalLog) refused(robot fleet.Robot, key fleetgate.StreamKey, who Who
 		args = append(args, "refusals_not_logged", suppressed)
 	}
 	r.log.Warn("the door refused a command", args...)
+	what := "refused a command for " + key.Component + "/" + key.Name + " (" + string(who.Path) + "): " + why
+	if suppressed > 0 {
+		what += fmt.Sprintf(" (and %d more not told)", suppressed)
+	}
+	r.journal(Change{At: r.clock.Now(), RobotID: info.ID, Key: key, Who: who, What: what, Refusal: true})
 }

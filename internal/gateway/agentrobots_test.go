@@ -79,7 +79,7 @@ func TestAgentEventsOnlyForItsRobots(t *testing.T) {
 	_, err = e.g.SaveAgentEvents(e.ctx, "agent-b", []fleetgate.Event{forged})
 	e.must(err)
 	admin := e.login(e.adminSecret)
-	rows, err := e.g.EventHistory(e.ctx, admin, fleetgate.EventFilter{RobotID: robotB.ID})
+	rows, _, err := e.g.QueryEvents(e.ctx, admin, fleetgate.EventFilter{RobotID: robotB.ID})
 	e.must(err)
 	for _, r := range rows {
 		if strings.ContainsAny(r.AuthorEmail, "\n\r") || len(r.AuthorEmail) > gateway.MaxEventAuthor {

@@ -3,6 +3,7 @@ package gateway
 import (
 	"cmp"
 	"context"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -47,6 +48,9 @@ type PostEventInput struct {
 	RobotID string
 	FleetID string // optional
 	Message string
+	// Type and Severity are extensions; empty: a note, of info.
+	Type     fleetgate.EventType
+	Severity fleetgate.EventSeverity
 }
 
 // PostEvent records a user's event-log message. When it returns nil the entry is on disk.
@@ -77,6 +81,14 @@ func (es *EventService) PostEvent(ctx context.Context, c *Caller, in PostEventIn
 		AuthorEmail: c.User.Email,
 		Message:     in.Message,
 		CreatedAt:   es.now().UTC(),
+		Type:        cmp.Or(in.Type, fleetgate.EventNote),
+		Severity:    cmp.Or(in.Severity, fleetgate.SeverityInfo),
+	}
+	if _, err := fleetgate.ParseEventType(string(e.Type)); err != nil {
+		return fleetgate.Event{}, err
+	}
+	if _, err := fleetgate.ParseEventSeverity(string(e.Severity)); err != nil {
+		return fleetgate.Event{}, err
 	}
 	if err := es.store.CreateEvent(ctx, &e); err != nil {
 		return fleetgate.Event{}, err
@@ -85,6 +97,25 @@ func (es *EventService) PostEvent(ctx context.Context, c *Caller, in PostEventIn
 		es.posted() // a local gateway's link forwards it to the cloud
 	}
 	return e, nil
+}
+
+// RecordEvent stores an entry the gateway itself makes (a control change, a refusal), for
+// a robot it hosts; its message is cut to MaxEventMessage. A linked agent forwards it to the
+// cloud like a posted one.
+func (es *EventService) RecordEvent(ctx context.Context, e fleetgate.Event) error {
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = es.now().UTC()
+	}
+	if len(e.Message) > MaxEventMessage {
+		e.Message = strings.ToValidUTF8(e.Message[:MaxEventMessage], "")
+	}
+	if err := es.store.CreateEvent(ctx, &e); err != nil {
+		return err
+	}
+	if es.posted != nil {
+		es.posted()
+	}
+	return nil
 }
 
 // MaxEventAuthor is the longest author an agent's entry keeps, in bytes (an email address
@@ -133,6 +164,14 @@ func (es *EventService) SaveAgentEvents(ctx context.Context, agentID string, eve
 		}
 		e.Message = strings.ToValidUTF8(e.Message, "\uFFFD")
 		e.AuthorEmail = cleanAuthor(e.AuthorEmail)
+		// An agent newer than this cloud may know types this one does not: they are kept as
+		// what this one knows (a note; info), never refused, like the rules above.
+		if _, err := fleetgate.ParseEventType(string(e.Type)); err != nil || e.Type == "" {
+			e.Type = fleetgate.EventNote
+		}
+		if _, err := fleetgate.ParseEventSeverity(string(e.Severity)); err != nil || e.Severity == "" {
+			e.Severity = fleetgate.SeverityInfo
+		}
 		if e.CreatedAt.IsZero() {
 			e.CreatedAt = es.now().UTC()
 		}
@@ -186,58 +225,91 @@ func (es *EventService) EventsForwarded(ctx context.Context, ids []int64) error 
 	return es.store.MarkEventsForwarded(ctx, ids, es.now().UTC())
 }
 
-// EventHistory lists the newest entries of the robots the caller may see, matching f, with
-// the names of their robot, fleet and agent.
-func (es *EventService) EventHistory(ctx context.Context, c *Caller, f fleetgate.EventFilter) ([]fleetgate.EventRow, error) {
+// The page sizes of QueryEvents.
+const (
+	DefaultEventPage = 100
+	MaxEventPage     = 1000
+)
+
+// QueryEvents is GET /apigateway/v2/events: a page of the entries about the robots the caller
+// may see (an Operator sees the robots they may see, as in the panel) matching f, newest first,
+// with the names of their robot, fleet and agent, and where the next page starts (nil: this
+// was the last). A robot or fleet the caller may not see is not found. f.FleetID keeps the
+// entries of the robots in that fleet; f.Limit is the page size (0: DefaultEventPage, at most
+// MaxEventPage).
+func (es *EventService) QueryEvents(ctx context.Context, c *Caller, f fleetgate.EventFilter) ([]fleetgate.EventRow, *fleetgate.EventCursor, error) {
+	switch {
+	case f.Limit == 0:
+		f.Limit = DefaultEventPage
+	case f.Limit < 0 || f.Limit > MaxEventPage:
+		return nil, nil, fleetgate.Errorf(fleetgate.EInvalid, "limit is %d; it must be 1 to %d", f.Limit, MaxEventPage)
+	}
 	robots, err := es.robots.visibleRobots(ctx, c)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if f.FleetID != "" {
+		if _, err := es.robots.visibleFleet(ctx, c, f.FleetID); err != nil {
+			return nil, nil, err
+		}
+		robots = slices.DeleteFunc(robots, func(r fleetgate.Robot) bool { return r.FleetID != f.FleetID })
+		f.FleetID = ""
 	}
 	names := make(map[string]string, len(robots))
+	f.RobotIDs = make([]string, 0, len(robots))
 	for _, r := range robots {
 		names[r.ID] = r.Name
+		f.RobotIDs = append(f.RobotIDs, r.ID)
 	}
-	if f.RobotID != "" && names[f.RobotID] == "" {
-		return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %q not found", f.RobotID)
+	if f.RobotID != "" {
+		if _, ok := names[f.RobotID]; !ok {
+			return nil, nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %q not found", f.RobotID)
+		}
+		f.RobotIDs = []string{f.RobotID}
 	}
-	fleets, err := es.store.Fleets(ctx, c.User.OrgID)
+	fleetNames, agentNames, err := es.orgNames(ctx, c.User.OrgID)
 	if err != nil {
-		return nil, err
-	}
-	fleetNames := map[string]string{}
-	for _, fl := range fleets {
-		fleetNames[fl.ID] = fl.Name
-	}
-	agents, err := es.store.Agents(ctx, c.User.OrgID)
-	if err != nil {
-		return nil, err
-	}
-	agentNames := map[string]string{}
-	for _, a := range agents {
-		agentNames[a.ID] = a.Name
-	}
-	if f.Limit <= 0 || f.Limit > 1000 {
-		f.Limit = 200
+		return nil, nil, err
 	}
 	want := f.Limit
-	f.Limit = min(1000, want*4) // entries of robots the caller may not see are left out below
+	f.Limit++ // one more tells whether a next page exists
 	events, err := es.store.Events(ctx, f)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([]fleetgate.EventRow, 0, min(len(events), want))
-	for _, e := range events {
-		name, ok := names[e.RobotID]
-		if !ok {
-			continue
-		}
-		out = append(out, fleetgate.EventRow{Event: e, RobotName: name, FleetName: fleetNames[e.FleetID], AgentName: agentNames[e.AgentID],
-			Author: EventAuthor(e, agentNames[e.AgentID])})
-		if len(out) == want {
-			break
-		}
+	var next *fleetgate.EventCursor
+	if len(events) > want {
+		events = events[:want]
+		last := events[want-1]
+		next = &fleetgate.EventCursor{CreatedAt: last.CreatedAt, ID: last.ID}
 	}
-	return out, nil
+	out := make([]fleetgate.EventRow, len(events))
+	for i, e := range events {
+		out[i] = fleetgate.EventRow{Event: e, RobotName: names[e.RobotID], FleetName: fleetNames[e.FleetID], AgentName: agentNames[e.AgentID],
+			Author: EventAuthor(e, agentNames[e.AgentID])}
+	}
+	return out, next, nil
+}
+
+// orgNames maps the ids of an organization's fleets and agents to their names.
+func (es *EventService) orgNames(ctx context.Context, orgID string) (fleets, agents map[string]string, err error) {
+	fl, err := es.store.Fleets(ctx, orgID)
+	if err != nil {
+		return nil, nil, err
+	}
+	fleets = make(map[string]string, len(fl))
+	for _, f := range fl {
+		fleets[f.ID] = f.Name
+	}
+	ag, err := es.store.Agents(ctx, orgID)
+	if err != nil {
+		return nil, nil, err
+	}
+	agents = make(map[string]string, len(ag))
+	for _, a := range ag {
+		agents[a.ID] = a.Name
+	}
+	return fleets, agents, nil
 }
 
 // AgentChoices lists the agents of the caller's organization by name, for filters.

@@ -73,6 +73,7 @@ func TestPostEventRecordsAuthorAndTime(t *testing.T) {
 	want := fleetgate.Event{
 		ID: ev.ID, RobotID: w.r1.ID, FleetID: w.fleet.ID, UserID: c.User.ID,
 		AuthorEmail: "op@example.com", Message: "battery swapped", CreatedAt: w.clock.Now(),
+		Type: fleetgate.EventNote, Severity: fleetgate.SeverityInfo,
 	}
 	if ev.ID <= 0 || ev != want {
 		t.Errorf("PostEvent = %+v, want %+v", ev, want)

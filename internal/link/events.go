@@ -13,7 +13,8 @@ const MaxEventBatch = 100
 func EventsToWire(events []fleetgate.Event) []*linkpb.LocalEvent {
 	out := make([]*linkpb.LocalEvent, len(events))
 	for i, e := range events {
-		out[i] = &linkpb.LocalEvent{LocalId: e.ID, RobotId: e.RobotID, AuthorEmail: e.AuthorEmail, Message: e.Message, CreatedAt: Time(e.CreatedAt)}
+		out[i] = &linkpb.LocalEvent{LocalId: e.ID, RobotId: e.RobotID, AuthorEmail: e.AuthorEmail, Message: e.Message, CreatedAt: Time(e.CreatedAt),
+			Type: string(e.Type), Severity: string(e.Severity)}
 	}
 	return out
 }
@@ -23,7 +24,8 @@ func EventsToWire(events []fleetgate.Event) []*linkpb.LocalEvent {
 func EventsFromWire(wire []*linkpb.LocalEvent) []fleetgate.Event {
 	out := make([]fleetgate.Event, len(wire))
 	for i, e := range wire {
-		out[i] = fleetgate.Event{OriginID: e.GetLocalId(), RobotID: e.GetRobotId(), AuthorEmail: e.GetAuthorEmail(), Message: e.GetMessage(), CreatedAt: FromTime(e.GetCreatedAt())}
+		out[i] = fleetgate.Event{OriginID: e.GetLocalId(), RobotID: e.GetRobotId(), AuthorEmail: e.GetAuthorEmail(), Message: e.GetMessage(), CreatedAt: FromTime(e.GetCreatedAt()),
+			Type: fleetgate.EventType(e.GetType()), Severity: fleetgate.EventSeverity(e.GetSeverity())}
 	}
 	return out
 }

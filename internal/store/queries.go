@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/fleetgate/fleetgate"
@@ -284,9 +286,11 @@ func (db *DB) CreateAgent(ctx context.Context, a fleetgate.Agent) error {
 }
 
 func (db *DB) CreateEvent(ctx context.Context, e *fleetgate.Event) error {
+	e.Type, e.Severity = cmp.Or(e.Type, fleetgate.EventNote), cmp.Or(e.Severity, fleetgate.SeverityInfo)
 	return wrap(db.write(ctx, func(tx *writeTx) error {
-		return tx.QueryRowContext(ctx, `INSERT INTO events (robot_id, fleet_id, user_id, author_email, message, created_at) VALUES (?, ?, ?, ?, ?, ?)
-			RETURNING id`, e.RobotID, nullString(e.FleetID), nullString(e.UserID), e.AuthorEmail, e.Message, millis(e.CreatedAt)).Scan(&e.ID)
+		return tx.QueryRowContext(ctx, `INSERT INTO events (robot_id, fleet_id, user_id, author_email, message, created_at, entry_type, severity, recording_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, e.RobotID, nullString(e.FleetID), nullString(e.UserID), e.AuthorEmail, e.Message, millis(e.CreatedAt),
+			string(e.Type), string(e.Severity), nullString(e.RecordingID)).Scan(&e.ID)
 	}))
 }
 
@@ -296,8 +300,9 @@ func (db *DB) CreateEvent(ctx context.Context, e *fleetgate.Event) error {
 func (db *DB) CreateAgentEvents(ctx context.Context, events []fleetgate.Event) error {
 	return wrap(db.write(ctx, func(tx *writeTx) error {
 		for _, e := range events {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO events (robot_id, fleet_id, user_id, author_email, message, created_at, agent_id, origin_id)
-				VALUES (?, ?, NULL, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, e.RobotID, nullString(e.FleetID), e.AuthorEmail, e.Message, millis(e.CreatedAt), e.AgentID, e.OriginID); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO events (robot_id, fleet_id, user_id, author_email, message, created_at, agent_id, origin_id, entry_type, severity)
+				VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, e.RobotID, nullString(e.FleetID), e.AuthorEmail, e.Message, millis(e.CreatedAt), e.AgentID, e.OriginID,
+				string(cmp.Or(e.Type, fleetgate.EventNote)), string(cmp.Or(e.Severity, fleetgate.SeverityInfo))); err != nil {
 				return err
 			}
 		}
@@ -323,15 +328,77 @@ func (db *DB) MarkEventsForwarded(ctx context.Context, ids []int64, at time.Time
 	}))
 }
 
-// Events lists the newest entries matching f (empty fields match all), newest first.
+// Events lists the newest entries matching f (empty fields match all), newest first: by
+// creation time, then id.
 func (db *DB) Events(ctx context.Context, f fleetgate.EventFilter) ([]fleetgate.Event, error) {
-	return db.events(ctx, `WHERE (?1 = '' OR robot_id = ?1) AND (?2 = '' OR fleet_id = ?2) AND (?3 = '' OR agent_id = ?3)
-		ORDER BY id DESC LIMIT ?4`, f.RobotID, f.FleetID, f.AgentID, f.Limit)
+	where, args := eventWhere(f)
+	return db.events(ctx, where+` ORDER BY created_at DESC, id DESC LIMIT ?`, append(args, f.Limit)...)
 }
+
+// eventWhere is the WHERE clause of f, with its arguments in order (plain ? placeholders,
+// so that a clause can be left out).
+func eventWhere(f fleetgate.EventFilter) (string, []any) {
+	var conds []string
+	var args []any
+	eq := func(column, value string) {
+		if value != "" {
+			conds = append(conds, column+" = ?")
+			args = append(args, value)
+		}
+	}
+	eq("robot_id", f.RobotID)
+	eq("fleet_id", f.FleetID)
+	eq("agent_id", f.AgentID)
+	eq("author_email", f.Author)
+	eq("entry_type", string(f.Type))
+	eq("severity", string(f.Severity))
+	switch {
+	case f.RobotIDs == nil:
+	case len(f.RobotIDs) == 0:
+		conds = append(conds, "1 = 0")
+	case len(f.RobotIDs) == 1:
+		conds = append(conds, "robot_id = ?") // events_robot_time gives one robot's entries in order
+		args = append(args, f.RobotIDs[0])
+	default:
+		// The robots a caller may see are most of an organization's: the entries are read in
+		// order from events_time and each is checked, never all of them sorted for a page.
+		// robot_id || '' keeps both backends' planners off the robot index, whose rows of
+		// several robots would have to be sorted first.
+		conds = append(conds, "robot_id || '' IN (?"+strings.Repeat(", ?", len(f.RobotIDs)-1)+")")
+		for _, id := range f.RobotIDs {
+			args = append(args, id)
+		}
+	}
+	if !f.From.IsZero() {
+		conds = append(conds, "created_at >= ?")
+		args = append(args, millis(f.From))
+	}
+	if !f.To.IsZero() {
+		conds = append(conds, "created_at < ?")
+		args = append(args, millis(f.To))
+	}
+	if f.Text != "" {
+		// LOWER on both sides: SQLite's LIKE ignores the case of ASCII only, PostgreSQL's none.
+		conds = append(conds, `LOWER(message) LIKE ? ESCAPE '\'`)
+		args = append(args, "%"+likeEscaper.Replace(strings.ToLower(f.Text))+"%")
+	}
+	if f.After != nil {
+		at := millis(f.After.CreatedAt)
+		conds = append(conds, "(created_at, id) < (?, ?)") // a row value: the index seeks to it
+		args = append(args, at, f.After.ID)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return "WHERE " + strings.Join(conds, " AND "), args
+}
+
+// likeEscaper makes a text match itself in a LIKE pattern with ESCAPE '\'.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 func (db *DB) events(ctx context.Context, where string, args ...any) ([]fleetgate.Event, error) {
 	rows, err := db.reader.QueryContext(ctx, `SELECT id, robot_id, COALESCE(fleet_id, ''), COALESCE(user_id, ''), author_email, message, created_at,
-		COALESCE(agent_id, ''), COALESCE(origin_id, 0) FROM events `+where, args...)
+		COALESCE(agent_id, ''), COALESCE(origin_id, 0), entry_type, severity, COALESCE(recording_id, '') FROM events `+where, args...)
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -340,7 +407,8 @@ func (db *DB) events(ctx context.Context, where string, args ...any) ([]fleetgat
 	for rows.Next() {
 		var e fleetgate.Event
 		var created sql.NullInt64
-		if err := rows.Scan(&e.ID, &e.RobotID, &e.FleetID, &e.UserID, &e.AuthorEmail, &e.Message, &created, &e.AgentID, &e.OriginID); err != nil {
+		if err := rows.Scan(&e.ID, &e.RobotID, &e.FleetID, &e.UserID, &e.AuthorEmail, &e.Message, &created, &e.AgentID, &e.OriginID,
+			&e.Type, &e.Severity, &e.RecordingID); err != nil {
 			return nil, wrap(err)
 		}
 		e.CreatedAt = fromMillis(created)

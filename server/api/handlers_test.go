@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -242,6 +243,25 @@ func (f fakeEvents) PostEvent(_ context.Context, c *gateway.Caller, in gateway.P
 	return fleetgate.Event{}, fleetgate.Errorf(fleetgate.ENotFound, "robot %q not found", in.RobotID)
 }
 
+// QueryEvents answers two entries of r1 and a next page, and refuses robot r9.
+func (f fakeEvents) QueryEvents(_ context.Context, c *gateway.Caller, filter fleetgate.EventFilter) ([]fleetgate.EventRow, *fleetgate.EventCursor, error) {
+	f.asked.add(c, "QueryEvents", filter)
+	if filter.RobotID == "r9" {
+		return nil, nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %q not found", filter.RobotID)
+	}
+	at := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
+	rows := []fleetgate.EventRow{
+		{Event: fleetgate.Event{ID: 7, RobotID: "r1", AgentID: "a1", AuthorEmail: "op@example.com", Message: "=HYPERLINK(\"x\")", CreatedAt: at,
+			Type: fleetgate.EventAlert, Severity: fleetgate.SeverityError, RecordingID: "rec-1"}, RobotName: "tugger", AgentName: "dock-7", Author: "op@example.com via agent dock-7"},
+		{Event: fleetgate.Event{ID: 5, RobotID: "r1", FleetID: "f1", AuthorEmail: "op@example.com", Message: "docked", CreatedAt: at.Add(-time.Second),
+			Type: fleetgate.EventNote, Severity: fleetgate.SeverityInfo}, RobotName: "tugger", FleetName: "main", Author: "op@example.com"},
+	}
+	if filter.After == nil {
+		return rows, &fleetgate.EventCursor{CreatedAt: at.Add(-time.Second), ID: 5}, nil
+	}
+	return nil, nil, nil
+}
+
 // TestEventRoutes: endpoint 12 over a fake of Events. Its fields are query parameters and it
 // takes no body.
 func TestEventRoutes(t *testing.T) {
@@ -262,6 +282,10 @@ func TestEventRoutes(t *testing.T) {
 			wantCalls: []call{{fakeCaller, "PostEvent", gateway.PostEventInput{RobotID: "r9", FleetID: "", Message: "hi"}}}},
 		{name: "post without a token", method: http.MethodPost, target: "/events/log?robotId=r1&message=hi", bearer: "-", wantStatus: http.StatusUnauthorized},
 		{name: "get", method: http.MethodGet, target: "/events/log?robotId=r1&message=hi", wantStatus: http.StatusMethodNotAllowed},
+		{name: "post an alert", method: http.MethodPost, target: "/events/log?robotId=r1&message=hi&type=alert&severity=warning", wantStatus: http.StatusOK,
+			wantCalls: []call{{fakeCaller, "PostEvent", gateway.PostEventInput{RobotID: "r1", Message: "hi", Type: fleetgate.EventAlert, Severity: fleetgate.SeverityWarning}}}},
+		{name: "post of an unknown type", method: http.MethodPost, target: "/events/log?robotId=r1&message=hi&type=gossip", wantStatus: http.StatusBadRequest},
+		{name: "post of an unknown severity", method: http.MethodPost, target: "/events/log?robotId=r1&message=hi&severity=dire", wantStatus: http.StatusBadRequest},
 	}
 	for _, rc := range cases {
 		t.Run(rc.name, func(t *testing.T) { rc.run(t, e, asked) })

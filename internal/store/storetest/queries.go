@@ -504,7 +504,8 @@ func testEvents(t *testing.T, open Opener) {
 	events, err := db.Events(ctx, fleetgate.EventFilter{RobotID: "r-1", Limit: 10})
 	must(t, err)
 	first := events[len(events)-1]
-	want := fleetgate.Event{ID: ids[0], RobotID: "r-1", FleetID: "fleet-1", UserID: "user-1", AuthorEmail: "a@b", Message: "r-1", CreatedAt: base}
+	want := fleetgate.Event{ID: ids[0], RobotID: "r-1", FleetID: "fleet-1", UserID: "user-1", AuthorEmail: "a@b", Message: "r-1", CreatedAt: base,
+		Type: fleetgate.EventNote, Severity: fleetgate.SeverityInfo}
 	if first != want {
 		t.Errorf("first event = %+v, want %+v", first, want)
 	}

@@ -44,6 +44,7 @@ var tests = []struct {
 	{"AgentRobotRecords", testAgentRobotRecords},
 	{"SyncedResources", testSyncedResources},
 	{"EventForwarding", testEventForwarding},
+	{"EventQuery", testEventQuery},
 	{"SessionsStoreOnlyHashesAndExpire", testSessionsStoreOnlyHashesAndExpire},
 	{"UseSocketTokenOnce", testUseSocketTokenOnce},
 	{"ConcurrentCreateEvent", testConcurrentCreateEvent},
