@@ -167,13 +167,14 @@ func (g *graph) Codec(rosType string) (*rosmsg.Codec, error) { return rosmsg.Cod
 
 // Subscribe subscribes the node to an output topic. A catalog type is asked for with its
 // md5sum (a publisher of another definition refuses, and says so); any other type as "*",
-// and its first publisher's definition is kept for recorders.
-func (g *graph) Subscribe(ctx context.Context, t rosgraph.Topic, deliver func([]byte)) (rosgraph.Reader, error) {
+// and its first publisher's definition is kept for recorders. A message of a publisher that
+// latches (its connection header's latching=1) is delivered latched.
+func (g *graph) Subscribe(ctx context.Context, t rosgraph.Topic, deliver func([]byte, bool)) (rosgraph.Reader, error) {
 	opts := rosnode.SubscribeOptions{Topic: t.Name, Type: "*", MD5: "*", OnMessage: func(msg []byte, from rosnode.Connection) {
 		if from.Definition != "" {
 			g.noteDefinition(t, from.Definition)
 		}
-		deliver(msg)
+		deliver(msg, from.Latching)
 	}}
 	if rosmsg.CatalogType(t.Type) != "" {
 		c, err := rosmsg.CodecFor(t.Type)
