@@ -2388,11 +2388,14 @@ func (x *StreamList) GetStreams() []*Stream {
 }
 
 type Sample struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Type          string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
-	Payload       []byte                 `protobuf:"bytes,2,opt,name=payload,proto3" json:"payload,omitempty"`
-	Time          *catalogpb.Time        `protobuf:"bytes,3,opt,name=time,proto3" json:"time,omitempty"`
-	Seq           uint64                 `protobuf:"varint,4,opt,name=seq,proto3" json:"seq,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Type    string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	Payload []byte                 `protobuf:"bytes,2,opt,name=payload,proto3" json:"payload,omitempty"`
+	Time    *catalogpb.Time        `protobuf:"bytes,3,opt,name=time,proto3" json:"time,omitempty"`
+	Seq     uint64                 `protobuf:"varint,4,opt,name=seq,proto3" json:"seq,omitempty"`
+	// latched: the publisher keeps the sample for late joiners (fleetgate.Sample.Latched), so
+	// the receiving side hands it to a new viewer whatever its age.
+	Latched       bool `protobuf:"varint,5,opt,name=latched,proto3" json:"latched,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2453,6 +2456,13 @@ func (x *Sample) GetSeq() uint64 {
 		return x.Seq
 	}
 	return 0
+}
+
+func (x *Sample) GetLatched() bool {
+	if x != nil {
+		return x.Latched
+	}
+	return false
 }
 
 type MetricTypes struct {
@@ -4613,12 +4623,13 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"maxAngular\"=\n" +
 	"\n" +
 	"StreamList\x12/\n" +
-	"\astreams\x18\x01 \x03(\v2\x15.Platform.Link.StreamR\astreams\"\x88\x01\n" +
+	"\astreams\x18\x01 \x03(\v2\x15.Platform.Link.StreamR\astreams\"\xa2\x01\n" +
 	"\x06Sample\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x18\n" +
 	"\apayload\x18\x02 \x01(\fR\apayload\x12>\n" +
 	"\x04time\x18\x03 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\x04time\x12\x10\n" +
-	"\x03seq\x18\x04 \x01(\x04R\x03seq\"#\n" +
+	"\x03seq\x18\x04 \x01(\x04R\x03seq\x12\x18\n" +
+	"\alatched\x18\x05 \x01(\bR\alatched\"#\n" +
 	"\vMetricTypes\x12\x14\n" +
 	"\x05types\x18\x01 \x03(\x05R\x05types\"1\n" +
 	"\x05Usage\x12\x12\n" +

@@ -166,7 +166,7 @@ func (r *Robot) Subscribe(ctx context.Context, key fleetgate.StreamKey, opts fle
 		if at.IsZero() {
 			at = time.Now() // a value without a time is the robot's current one, produced now
 		}
-		t.Publish(v.Payload, at)
+		t.PublishLatched(v.Payload, at, v.Latched)
 	}
 	return t.Subscribe()
 }
