@@ -48,6 +48,8 @@ const (
 	Error_KIND_MALFORMED       Error_Kind = 12
 	Error_KIND_GONE            Error_Kind = 13
 	Error_KIND_GOING_AWAY      Error_Kind = 14
+	// KIND_NO_SAMPLE: the robot answers, but the stream read gave no sample by the deadline.
+	Error_KIND_NO_SAMPLE Error_Kind = 15
 )
 
 // Enum value maps for Error_Kind.
@@ -68,6 +70,7 @@ var (
 		12: "KIND_MALFORMED",
 		13: "KIND_GONE",
 		14: "KIND_GOING_AWAY",
+		15: "KIND_NO_SAMPLE",
 	}
 	Error_Kind_value = map[string]int32{
 		"KIND_INTERNAL":        0,
@@ -85,6 +88,7 @@ var (
 		"KIND_MALFORMED":       12,
 		"KIND_GONE":            13,
 		"KIND_GOING_AWAY":      14,
+		"KIND_NO_SAMPLE":       15,
 	}
 )
 
@@ -4583,12 +4587,12 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\n" +
 	"recordings\x18\x14 \x01(\v2\x1c.Platform.Link.RecordingListH\x00R\n" +
 	"recordingsB\b\n" +
-	"\x06result\"\xe3\x03\n" +
+	"\x06result\"\xf7\x03\n" +
 	"\x05Error\x12-\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x19.Platform.Link.Error.KindR\x04kind\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x14\n" +
 	"\x05owner\x18\x03 \x01(\tR\x05owner\x12@\n" +
-	"\x05since\x18\x04 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\x05since\"\xb8\x02\n" +
+	"\x05since\x18\x04 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\x05since\"\xcc\x02\n" +
 	"\x04Kind\x12\x11\n" +
 	"\rKIND_INTERNAL\x10\x00\x12\x12\n" +
 	"\x0eKIND_NOT_FOUND\x10\x01\x12\x10\n" +
@@ -4605,7 +4609,8 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x10KIND_UNSUPPORTED\x10\v\x12\x12\n" +
 	"\x0eKIND_MALFORMED\x10\f\x12\r\n" +
 	"\tKIND_GONE\x10\r\x12\x13\n" +
-	"\x0fKIND_GOING_AWAY\x10\x0e\"\xaf\x02\n" +
+	"\x0fKIND_GOING_AWAY\x10\x0e\x12\x12\n" +
+	"\x0eKIND_NO_SAMPLE\x10\x0f\"\xaf\x02\n" +
 	"\x06Stream\x12\x1c\n" +
 	"\tcomponent\x18\x01 \x01(\tR\tcomponent\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +

@@ -207,7 +207,7 @@ func (in *inbound) read(ctx context.Context) (fleetgate.Sample, error) {
 	if err == nil {
 		return s, nil
 	}
-	if ctx.Err() != nil {
+	if errors.Is(ctx.Err(), context.Canceled) {
 		return fleetgate.Sample{}, ctx.Err()
 	}
 	in.mu.Lock()
@@ -219,7 +219,9 @@ func (in *inbound) read(ctx context.Context) (fleetgate.Sample, error) {
 		}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fleetgate.Sample{}, fleetgate.Errorf(fleetgate.EUnavailable, "no message on %s within %v", in.topic.Name, in.r.cfg.ReadTimeout)
+		// The graph answers, the topic stayed quiet until the caller's deadline or ReadTimeout:
+		// not an unreachable robot.
+		return fleetgate.Sample{}, fleet.NoSample(fleetgate.StreamKey{Name: in.topic.Name})
 	}
 	return fleetgate.Sample{}, err
 }

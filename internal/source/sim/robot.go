@@ -364,7 +364,7 @@ func (r *robot) Read(ctx context.Context, key fleetgate.StreamKey) (fleetgate.Sa
 	}
 	s, ok := o.topic.Latest()
 	if !ok { // every other stream is published from the start
-		return fleetgate.Sample{}, fleetgate.Errorf(fleetgate.EUnavailable, "%s/%s has no value yet", key.Component, key.Name)
+		return fleetgate.Sample{}, fleet.NoSample(key)
 	}
 	return s, nil
 }
