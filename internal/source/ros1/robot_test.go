@@ -470,3 +470,26 @@ rospy.spin()
 		t.Errorf("the late viewer got sample %d of %v, want %d of %v", late.Seq, late.Time, got.Seq, got.Time)
 	}
 }
+
+// TestQuietTopicIsNoSample: a topic rospy advertises and never publishes is read with a wait
+// for its first message until the caller's deadline, then answered as a quiet stream
+// (ENoSample, "no sample yet on /quiet"), not as a robot that does not answer.
+func TestQuietTopicIsNoSample(t *testing.T) {
+	m := rostest.StartMaster(t)
+	m.Python(t, `
+import rospy
+from nav_msgs.msg import Odometry
+rospy.init_node('quiet')
+pub = rospy.Publisher('/quiet', Odometry, queue_size=1)
+print('ready', flush=True)
+rospy.spin()
+`)
+	r, _, _ := startRobot(t, m, Config{})
+	streamsOf(t, r, "/quiet")
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	_, err := r.Read(ctx, key("/quiet"))
+	if !fleetgate.Is(err, fleetgate.ENoSample) || fleetgate.ErrorMessage(err) != "no sample yet on /quiet" {
+		t.Errorf("a read of a quiet topic: %v; want ENoSample \"no sample yet on /quiet\"", err)
+	}
+}
