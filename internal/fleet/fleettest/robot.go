@@ -157,11 +157,11 @@ func (r *Robot) Read(ctx context.Context, key fleetgate.StreamKey) (fleetgate.Sa
 			return fleetgate.Sample{}, err
 		}
 		defer sub.Close()
-		s, err := sub.Next(ctx)
+		first, err := sub.Next(ctx)
 		if errors.Is(err, context.DeadlineExceeded) {
-			return s, fleet.NoSample(key)
+			return first, fleet.NoSample(key)
 		}
-		return s, err
+		return first, err
 	}
 	r.Unlock()
 	if !ok {
