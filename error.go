@@ -46,6 +46,9 @@ const (
 	// EGoingAway: a live session's other end goes away: the server shuts down, or a
 	// controller stopped answering pings (close 1001; over HTTP, 503).
 	EGoingAway = "going_away"
+	// ENoSample: a reachable robot's output stream gave no sample by the request's deadline
+	// (a camera still starting, a quiet topic): 504, where 503 says the robot is unreachable.
+	ENoSample = "no_sample"
 )
 
 // Error is the domain error. Message is safe to show to the caller; internal details

@@ -102,6 +102,11 @@ type Sample struct {
 	Payload []byte
 	Time    time.Time
 	Seq     uint64 // counts the samples of its stream from 1
+	// Latched says the publisher keeps this sample for whoever joins later: a ROS 1 topic
+	// published with latching, a ROS 2 writer of transient-local durability, a static stream
+	// (the simulated map). A new viewer gets it whatever its age (Time says how old), where a
+	// periodic sensor's old sample is never shown as live.
+	Latched bool
 }
 
 // SubscribeOptions are what a subscriber needs of an output stream's samples. The zero value

@@ -351,6 +351,8 @@ func TestOpenAPIFollowsTheContract(t *testing.T) {
 		{"the panel's subprotocol on W1/W2", doc.parameter(op("get", kpis), "Sec-WebSocket-Protocol", "header")},
 		{"ROS type names on endpoint 8", doc.parameter(op("get", v2+"/streams/{messageType}/stream"), "messageType", "path")},
 		{"ROS type names on S7", doc.parameter(op("get", sc+"/streams/{streamType}/stream"), "streamType", "path")},
+		{"the 504 no_sample of endpoint 7 (a quiet stream)", responseOf(doc, op("get", v2+"/robots/{robotId}/stream"), "504")},
+		{"the 504 no_sample of S6 (a quiet stream)", responseOf(doc, op("get", sc+"/robot/{robotId}/stream"), "504")},
 		{"speed limits on endpoint 9 (400 beyond 10x)", op("post", v2+"/robots/{robotId}/upload-stream")},
 		{"speed limits on S8 (400 beyond 10x)", op("post", sc+"/robot/{robotId}/streams/upload-stream")},
 	}

@@ -165,6 +165,28 @@ func TestCloudLive(t *testing.T) {
 		}
 	})
 
+	t.Run("the map, published once when the agent started, reaches viewers joining late", func(t *testing.T) {
+		// After the throttled uplink's subtest, not before: its frame ages are measured on a
+		// link that carried nothing else of late. Two cloud viewers at once (the second joins the cloud's copy of the stream, which
+		// holds the map already) and one on the agent: each gets the map as its first frame,
+		// its publish time saying how old it is.
+		for _, v := range []struct{ where, base, bearer string }{
+			{"the cloud", cloud.URL, bearer}, {"the cloud, a second viewer", cloud.URL, bearer}, {"the agent", agent.URL, login(t, agent.URL, testToken)},
+		} {
+			conn := dialW3(t, v.base, v.bearer, twist, "componentName=map&streamName=map&source=1")
+			defer conn.CloseNow()
+			env := readEnvelope(t, conn)
+			published := time.Unix(int64(env.GetPublishTime().GetSec()), int64(env.GetPublishTime().GetNanosec()))
+			if env.GetDataType() != "Platform.Messages.nav_msgs.OccupancyGrid" {
+				t.Errorf("%s: the first frame is a %s", v.where, env.GetDataType())
+			}
+			// The premise: a sample this old is never handed to a new viewer of a periodic stream.
+			if age := time.Since(published); age <= time.Second {
+				t.Fatalf("%s: the map is only %v old; the test needs it older than the freshness window", v.where, age)
+			}
+		}
+	})
+
 	t.Run("kill -9 of the agent: cloud viewers get 1001 within the heartbeat bound", func(t *testing.T) {
 		conn := dialW3(t, cloud.URL, bearer, twist, camera)
 		defer conn.CloseNow()

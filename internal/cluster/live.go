@@ -116,7 +116,7 @@ func (rl *relay) feed(ctx context.Context) {
 	sub, err := n.nc.Subscribe(rl.subject, func(m *nats.Msg) {
 		s := &linkpb.Sample{}
 		if proto.Unmarshal(m.Data, s) == nil {
-			rl.topic.Publish(s.GetPayload(), link.FromTime(s.GetTime()))
+			rl.topic.PublishLatched(s.GetPayload(), link.FromTime(s.GetTime()), s.GetLatched())
 		}
 	})
 	if err != nil {

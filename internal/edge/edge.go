@@ -67,6 +67,9 @@ var table = []Row{
 	{fleetgate.EOffline, http.StatusServiceUnavailable, fleetgate.EUnavailable, websocket.StatusGoingAway, linkpb.Error_KIND_OFFLINE},
 	// Server shutdown, a controller that stopped answering pings.
 	{fleetgate.EGoingAway, http.StatusServiceUnavailable, fleetgate.EUnavailable, websocket.StatusGoingAway, linkpb.Error_KIND_GOING_AWAY},
+	// Endpoint 7 (S6) on a reachable robot whose stream gave no sample in time: the gateway
+	// waited for it, as a gateway waits for its upstream. Live: the output bootstrap failed.
+	{fleetgate.ENoSample, http.StatusGatewayTimeout, fleetgate.ENoSample, websocket.StatusInternalError, linkpb.Error_KIND_NO_SAMPLE},
 }
 
 // MethodNotAllowed is the problem code of a 405, an answer only the HTTP router gives: the

@@ -145,7 +145,7 @@ func TestProblemOfStatus(t *testing.T) {
 			t.Errorf("ProblemOf(%d) = %q, want %q", status, got, want)
 		}
 	}
-	want := []string{"conflict", "forbidden", "internal", "invalid", "method_not_allowed", "not_found", "not_implemented",
+	want := []string{"conflict", "forbidden", "internal", "invalid", "method_not_allowed", "no_sample", "not_found", "not_implemented",
 		"rate_limited", "too_large", "unauthorized", "unavailable", "unsupported_media_type"}
 	if got := ProblemCodes(); !slices.Equal(got, want) {
 		t.Errorf("ProblemCodes = %v, want %v", got, want)

@@ -376,6 +376,39 @@ func TestTopicNeverHandsOutAStaleSample(t *testing.T) {
 	}
 }
 
+// TestTopicHandsOutALatchedSampleWhateverItsAge: a latched sample (a map published once, a
+// ROS 1 latched topic, a transient-local writer) reaches every new subscriber however old it
+// is, with its own time; a periodic sample published after it is fresh-ruled again.
+func TestTopicHandsOutALatchedSampleWhateverItsAge(t *testing.T) {
+	start := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := start
+	topic := fleet.NewTopic("T", nil)
+	topic.SetClock(func() time.Time { return now })
+	topic.PublishLatched([]byte("map"), start, true)
+	for i, at := range []time.Duration{time.Second, 10 * time.Minute, 48 * time.Hour} {
+		now = start.Add(at)
+		sub, err := topic.Subscribe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, ok := sub.Take()
+		if !ok || string(s.Payload) != "map" || !s.Latched || !s.Time.Equal(start) {
+			t.Errorf("subscriber %d, %v after the map: %q latched=%v at %v, pending %v", i+1, at, s.Payload, s.Latched, s.Time, ok)
+		}
+		sub.Close()
+	}
+	topic.Publish([]byte("not latched"), now)
+	now = now.Add(time.Minute)
+	sub, err := topic.Subscribe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if s, ok := sub.Take(); ok {
+		t.Errorf("a minute-old sample that is not latched was handed out: %q", s.Payload)
+	}
+}
+
 type decorated struct{ fleet.Robot }
 
 func (d decorated) Unwrap() fleet.Robot { return d.Robot }

@@ -33,7 +33,8 @@ type Topic struct {
 // many sources compute only while someone reads, so the latest sample may be minutes old, and
 // a viewer must not be shown it as live. A sample older than twice the stream's period (the
 // gap between its last two samples), and never older than this, is not handed out; the
-// subscriber waits for the next one.
+// subscriber waits for the next one. A latched sample (fleetgate.Sample.Latched) is handed
+// out whatever its age: its publisher may never send another (a map).
 const MaxCachedAge = time.Second
 
 // NewTopic returns a topic of message type typ. onActive may be nil; it must not subscribe to
@@ -48,10 +49,16 @@ func (t *Topic) Type() string { return t.typ }
 // Publish stores payload as the latest sample and hands it to every subscriber. payload must
 // not be modified afterwards.
 func (t *Topic) Publish(payload []byte, at time.Time) fleetgate.Sample {
+	return t.PublishLatched(payload, at, false)
+}
+
+// PublishLatched is Publish of a sample whose publisher says whether it keeps it for late
+// joiners (fleetgate.Sample.Latched): a new subscriber gets a latched sample whatever its age.
+func (t *Topic) PublishLatched(payload []byte, at time.Time, latched bool) fleetgate.Sample {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.seq++
-	s := fleetgate.Sample{Type: t.typ, Payload: payload, Time: at, Seq: t.seq}
+	s := fleetgate.Sample{Type: t.typ, Payload: payload, Time: at, Seq: t.seq, Latched: latched}
 	t.prevTime = t.last.Time
 	t.last = s
 	for sub := range t.subs {
@@ -74,8 +81,9 @@ func (t *Topic) Subscribers() int {
 	return len(t.subs)
 }
 
-// Subscribe opens a subscription. The latest sample, when there is one and it is fresh
-// (freshLocked), is pending at once so a new viewer does not wait a period for its first frame.
+// Subscribe opens a subscription. The latest sample, when there is one and it is latched or
+// fresh (freshLocked), is pending at once so a new viewer does not wait a period for its first
+// frame, nor forever for a map published once.
 func (t *Topic) Subscribe() (*Subscription, error) {
 	t.activeMu.Lock()
 	defer t.activeMu.Unlock()
@@ -86,7 +94,7 @@ func (t *Topic) Subscribe() (*Subscription, error) {
 		return nil, err
 	}
 	sub := &Subscription{topic: t, ready: make(chan struct{}, 1), done: make(chan struct{})}
-	if t.seq > 0 && t.freshLocked() {
+	if t.seq > 0 && (t.last.Latched || t.freshLocked()) {
 		sub.offer(t.last)
 	}
 	t.subs[sub] = struct{}{}

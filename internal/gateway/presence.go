@@ -13,6 +13,12 @@ import (
 // not answered by then is reported unavailable (503) rather than holding the caller.
 const RobotReadTimeout = time.Second
 
+// StreamReadWait bounds endpoint 7's wait for a stream's first sample when the stream has none
+// yet (a camera starting, a quiet topic): a robot that answers but whose stream stays quiet
+// this long is ENoSample. Robots that do not answer are told apart by the sources and the link
+// (offline, unreachable agent: 503 at once).
+const StreamReadWait = 5 * time.Second
+
 var _ fleet.Tracker = (*Gateway)(nil)
 
 // RobotOnline records a robot that connected: its record is created or refreshed. A robot of

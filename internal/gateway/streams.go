@@ -108,9 +108,18 @@ func (ss *StreamService) ReadStream(ctx context.Context, c *Caller, robotID stri
 	if s.Direction == fleetgate.Input {
 		return nil, fleetgate.Errorf(fleetgate.EInvalid, "stream %s is an input stream; only output streams can be read", sel)
 	}
-	sample, err := robotCall(ctx, r, func(ctx context.Context) (fleetgate.Sample, error) { return live.Read(ctx, s.Key()) })
+	// A reachable robot's stream may have no sample yet (a camera starting, a quiet topic):
+	// the read waits for one up to the request's deadline, StreamReadWait at most, and the
+	// source answers a stream still quiet then ENoSample (504), never the 503 of a robot that
+	// is not there.
+	readCtx, cancel := context.WithTimeout(ctx, StreamReadWait)
+	defer cancel()
+	sample, err := fleet.ReadFirst(readCtx, live, s.Key())
+	if errors.Is(err, context.DeadlineExceeded) {
+		return nil, &fleetgate.Error{Code: fleetgate.EUnavailable, Message: "robot " + quote(r.Name) + " did not answer within " + StreamReadWait.String(), Err: err}
+	}
 	if err != nil {
-		return nil, err
+		return nil, robotError(r, err)
 	}
 	out, err := msgs.PayloadToJSON(sample.Type, sample.Payload)
 	if err != nil {

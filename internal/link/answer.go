@@ -23,7 +23,7 @@ func Answer(ctx context.Context, robot fleet.Robot, req *linkpb.Request, in *doo
 		}
 		return &linkpb.Response{Result: &linkpb.Response_Streams{Streams: StreamsToWire(streams)}}, nil
 	case *linkpb.Request_Read:
-		sample, err := robot.Read(ctx, KeyFromWire(op.Read))
+		sample, err := fleet.ReadFirst(ctx, robot, KeyFromWire(op.Read))
 		if err != nil {
 			return nil, err
 		}

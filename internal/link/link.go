@@ -153,11 +153,11 @@ func StreamsFromWire(l *linkpb.StreamList) []fleetgate.Stream {
 }
 
 func SampleToWire(s fleetgate.Sample) *linkpb.Sample {
-	return &linkpb.Sample{Type: s.Type, Payload: s.Payload, Time: Time(s.Time), Seq: s.Seq}
+	return &linkpb.Sample{Type: s.Type, Payload: s.Payload, Time: Time(s.Time), Seq: s.Seq, Latched: s.Latched}
 }
 
 func SampleFromWire(s *linkpb.Sample) fleetgate.Sample {
-	return fleetgate.Sample{Type: s.GetType(), Payload: s.GetPayload(), Time: FromTime(s.GetTime()), Seq: s.GetSeq()}
+	return fleetgate.Sample{Type: s.GetType(), Payload: s.GetPayload(), Time: FromTime(s.GetTime()), Seq: s.GetSeq(), Latched: s.GetLatched()}
 }
 
 func KPIsToWire(kpis []fleetgate.KPI) []*linkpb.KPI {

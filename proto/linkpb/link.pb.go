@@ -48,6 +48,8 @@ const (
 	Error_KIND_MALFORMED       Error_Kind = 12
 	Error_KIND_GONE            Error_Kind = 13
 	Error_KIND_GOING_AWAY      Error_Kind = 14
+	// KIND_NO_SAMPLE: the robot answers, but the stream read gave no sample by the deadline.
+	Error_KIND_NO_SAMPLE Error_Kind = 15
 )
 
 // Enum value maps for Error_Kind.
@@ -68,6 +70,7 @@ var (
 		12: "KIND_MALFORMED",
 		13: "KIND_GONE",
 		14: "KIND_GOING_AWAY",
+		15: "KIND_NO_SAMPLE",
 	}
 	Error_Kind_value = map[string]int32{
 		"KIND_INTERNAL":        0,
@@ -85,6 +88,7 @@ var (
 		"KIND_MALFORMED":       12,
 		"KIND_GONE":            13,
 		"KIND_GOING_AWAY":      14,
+		"KIND_NO_SAMPLE":       15,
 	}
 )
 
@@ -2439,11 +2443,14 @@ func (x *StreamList) GetStreams() []*Stream {
 }
 
 type Sample struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Type          string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
-	Payload       []byte                 `protobuf:"bytes,2,opt,name=payload,proto3" json:"payload,omitempty"`
-	Time          *catalogpb.Time        `protobuf:"bytes,3,opt,name=time,proto3" json:"time,omitempty"`
-	Seq           uint64                 `protobuf:"varint,4,opt,name=seq,proto3" json:"seq,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Type    string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	Payload []byte                 `protobuf:"bytes,2,opt,name=payload,proto3" json:"payload,omitempty"`
+	Time    *catalogpb.Time        `protobuf:"bytes,3,opt,name=time,proto3" json:"time,omitempty"`
+	Seq     uint64                 `protobuf:"varint,4,opt,name=seq,proto3" json:"seq,omitempty"`
+	// latched: the publisher keeps the sample for late joiners (fleetgate.Sample.Latched), so
+	// the receiving side hands it to a new viewer whatever its age.
+	Latched       bool `protobuf:"varint,5,opt,name=latched,proto3" json:"latched,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2504,6 +2511,13 @@ func (x *Sample) GetSeq() uint64 {
 		return x.Seq
 	}
 	return 0
+}
+
+func (x *Sample) GetLatched() bool {
+	if x != nil {
+		return x.Latched
+	}
+	return false
 }
 
 type MetricTypes struct {
@@ -4628,12 +4642,12 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\n" +
 	"recordings\x18\x14 \x01(\v2\x1c.Platform.Link.RecordingListH\x00R\n" +
 	"recordingsB\b\n" +
-	"\x06result\"\xe3\x03\n" +
+	"\x06result\"\xf7\x03\n" +
 	"\x05Error\x12-\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x19.Platform.Link.Error.KindR\x04kind\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x14\n" +
 	"\x05owner\x18\x03 \x01(\tR\x05owner\x12@\n" +
-	"\x05since\x18\x04 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\x05since\"\xb8\x02\n" +
+	"\x05since\x18\x04 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\x05since\"\xcc\x02\n" +
 	"\x04Kind\x12\x11\n" +
 	"\rKIND_INTERNAL\x10\x00\x12\x12\n" +
 	"\x0eKIND_NOT_FOUND\x10\x01\x12\x10\n" +
@@ -4650,7 +4664,8 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x10KIND_UNSUPPORTED\x10\v\x12\x12\n" +
 	"\x0eKIND_MALFORMED\x10\f\x12\r\n" +
 	"\tKIND_GONE\x10\r\x12\x13\n" +
-	"\x0fKIND_GOING_AWAY\x10\x0e\"\xaf\x02\n" +
+	"\x0fKIND_GOING_AWAY\x10\x0e\x12\x12\n" +
+	"\x0eKIND_NO_SAMPLE\x10\x0f\"\xaf\x02\n" +
 	"\x06Stream\x12\x1c\n" +
 	"\tcomponent\x18\x01 \x01(\tR\tcomponent\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
@@ -4668,12 +4683,13 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"maxAngular\"=\n" +
 	"\n" +
 	"StreamList\x12/\n" +
-	"\astreams\x18\x01 \x03(\v2\x15.Platform.Link.StreamR\astreams\"\x88\x01\n" +
+	"\astreams\x18\x01 \x03(\v2\x15.Platform.Link.StreamR\astreams\"\xa2\x01\n" +
 	"\x06Sample\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x18\n" +
 	"\apayload\x18\x02 \x01(\fR\apayload\x12>\n" +
 	"\x04time\x18\x03 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\x04time\x12\x10\n" +
-	"\x03seq\x18\x04 \x01(\x04R\x03seq\"#\n" +
+	"\x03seq\x18\x04 \x01(\x04R\x03seq\x12\x18\n" +
+	"\alatched\x18\x05 \x01(\bR\alatched\"#\n" +
 	"\vMetricTypes\x12\x14\n" +
 	"\x05types\x18\x01 \x03(\x05R\x05types\"1\n" +
 	"\x05Usage\x12\x12\n" +

@@ -17,6 +17,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
+	"github.com/fleetgate/fleetgate/server/api"
 	"github.com/fleetgate/fleetgate/server/servertest"
 )
 
@@ -171,6 +172,61 @@ func TestSlowRobotAnswers503WithinASecond(t *testing.T) {
 	}
 	if !strings.Contains(string(resp.Body), "did not answer within 1s") {
 		t.Errorf("detail does not say the robot was too slow: %s", resp.Body)
+	}
+}
+
+// TestQuietStreamAnswers504NoSample: endpoint 7 of a reachable robot whose stream has no
+// sample yet (a camera starting, a quiet topic) waits for the first one up to the request's
+// deadline (gateway.StreamReadWait): one that comes meanwhile is the answer; a stream still
+// quiet then is 504 no_sample in words, never the 503 of a robot that is not there.
+func TestQuietStreamAnswers504NoSample(t *testing.T) {
+	w := newRobotWorld(t)
+	odomKey := fleetgate.StreamKey{Component: "base", Name: "odom", Source: fleetgate.SourceComponent}
+	const odomType = "Platform.Messages.nav_msgs.Odometry"
+	w.bot.Lock()
+	w.bot.WaitFirst = true
+	w.bot.StreamList = append(w.bot.StreamList, fleetgate.Stream{Component: "base", Name: "odom", Type: odomType, Direction: fleetgate.Output, Source: fleetgate.SourceComponent})
+	w.bot.Unlock()
+	read := apiCase{method: "GET", target: w.robotPath("/stream?componentName=base&streamName=odom"), header: bearer(w.admin)}
+
+	start := time.Now()
+	c := read
+	c.wantStatus = http.StatusGatewayTimeout
+	resp := send(t, w.Server, c)
+	took := time.Since(start)
+	var p struct{ Code, Detail string }
+	resp.JSON(t, &p)
+	if p.Code != "no_sample" || p.Detail != "no sample yet on base/odom" {
+		t.Errorf("a quiet stream: code %q, detail %q; want no_sample, \"no sample yet on base/odom\"", p.Code, p.Detail)
+	}
+	// It waited for a sample (not the 1 s of a robot's answer), and no longer than the deadline.
+	if took < gateway.StreamReadWait/2 || took > gateway.StreamReadWait+2*time.Second {
+		t.Errorf("answered after %v; the wait is %v", took, gateway.StreamReadWait)
+	}
+
+	// A first sample that comes while the request waits (a camera that started) is the answer.
+	odom, err := proto.Marshal(&catalogpb.Odometry{ChildFrameId: "base_link"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan servertest.Response, 1)
+	go func() {
+		answered <- w.DoRaw(read.method, api.V2Prefix+read.target, read.header, nil)
+	}()
+	var got servertest.Response
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+waiting:
+	for {
+		select {
+		case got = <-answered:
+			break waiting
+		case <-tick.C:
+			w.bot.Emit(odomKey, odomType, odom)
+		}
+	}
+	if got.Status != http.StatusOK || !strings.Contains(string(got.Body), "base_link") {
+		t.Errorf("a sample that came during the wait: %d %s", got.Status, got.Body)
 	}
 }
 

@@ -245,7 +245,7 @@ func (l *liveSender) write() {
 		end := min(out.off+link.LiveChunk, len(out.payload))
 		part := out.payload[out.off:end]
 		f := &linkpb.LiveFrame{Body: &linkpb.LiveFrame_Sample{Sample: &linkpb.LiveSample{Id: sub.id,
-			Sample: &linkpb.Sample{Type: out.smp.Type, Payload: part, Time: link.Time(out.smp.Time), Seq: out.smp.Seq},
+			Sample: &linkpb.Sample{Type: out.smp.Type, Payload: part, Time: link.Time(out.smp.Time), Seq: out.smp.Seq, Latched: out.smp.Latched},
 			Offset: uint64(out.off), Size: uint64(len(out.payload))}}}
 		out.off = end
 		if out.off == len(out.payload) {

@@ -6,6 +6,7 @@ package fleettest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"slices"
 	"sync"
@@ -50,6 +51,9 @@ type Robot struct {
 	FileInfo   []fleetgate.Resource
 	// Delay makes every call wait this long (or until the caller's deadline).
 	Delay time.Duration
+	// WaitFirst makes Read of an output stream without a value wait for its first Emit, or
+	// the caller's deadline, as a camera starting or a quiet topic does; else it is ENotFound.
+	WaitFirst bool
 	// PublishErr, when set, is what Publish returns (after recording nothing).
 	PublishErr error
 
@@ -143,8 +147,23 @@ func (r *Robot) Read(ctx context.Context, key fleetgate.StreamKey) (fleetgate.Sa
 		return fleetgate.Sample{}, err
 	}
 	r.Lock()
-	defer r.Unlock()
 	v, ok := r.Values[key]
+	s, isStream := r.stream(key)
+	if !ok && r.WaitFirst && isStream && s.Direction != fleetgate.Input {
+		t := r.topic(key, s.Type)
+		r.Unlock()
+		sub, err := t.Subscribe()
+		if err != nil {
+			return fleetgate.Sample{}, err
+		}
+		defer sub.Close()
+		first, err := sub.Next(ctx)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return first, fleet.NoSample(key)
+		}
+		return first, err
+	}
+	r.Unlock()
 	if !ok {
 		return fleetgate.Sample{}, fleetgate.Errorf(fleetgate.ENotFound, "no value on %s/%s", key.Component, key.Name)
 	}
@@ -166,7 +185,7 @@ func (r *Robot) Subscribe(ctx context.Context, key fleetgate.StreamKey, opts fle
 		if at.IsZero() {
 			at = time.Now() // a value without a time is the robot's current one, produced now
 		}
-		t.Publish(v.Payload, at)
+		t.PublishLatched(v.Payload, at, v.Latched)
 	}
 	return t.Subscribe()
 }

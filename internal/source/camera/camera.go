@@ -207,7 +207,8 @@ func (c *Camera) Subscribe() (*fleet.Subscription, error) {
 }
 
 // Read returns a current image: the latest when it is fresh, else the next one, starting
-// the camera if nobody watches (it lingers, so that the next read is quick).
+// the camera if nobody watches (it lingers, so that the next read is quick). A camera still
+// starting at the caller's deadline is ENoSample, not a device that does not answer.
 func (c *Camera) Read(ctx context.Context) (fleetgate.Sample, error) {
 	g, err := c.current()
 	if err != nil {
@@ -224,6 +225,9 @@ func (c *Camera) Read(ctx context.Context) (fleetgate.Sample, error) {
 	defer sub.Close()
 	for {
 		s, err := sub.Next(ctx)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fleetgate.Sample{}, fleet.NoSample(c.stream.Key())
+		}
 		if err != nil {
 			return fleetgate.Sample{}, err
 		}

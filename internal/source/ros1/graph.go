@@ -167,10 +167,11 @@ func (g *graph) Codec(rosType string) (*rosmsg.Codec, error) { return rosmsg.Cod
 
 // Subscribe subscribes the node to an output topic. A catalog type is asked for with its
 // md5sum (a publisher of another definition refuses, and says so); any other type as "*",
-// and its first publisher's definition is kept for recorders.
-func (g *graph) Subscribe(ctx context.Context, t rosgraph.Topic, deliver func([]byte)) (rosgraph.Reader, error) {
+// and its first publisher's definition is kept for recorders. A message of a publisher that
+// latches (its connection header's latching=1) is delivered latched.
+func (g *graph) Subscribe(ctx context.Context, t rosgraph.Topic, deliver func([]byte, bool)) (rosgraph.Reader, error) {
 	opts := rosnode.SubscribeOptions{Topic: t.Name, Type: "*", MD5: "*",
-		OnMessage: func(msg []byte, _ rosnode.Connection) { deliver(msg) },
+		OnMessage: func(msg []byte, from rosnode.Connection) { deliver(msg, from.Latching) },
 		// At the connection, not the first message: a quiet topic (a robot's /rosout) has a
 		// definition, and a template, all the same.
 		OnConnect: func(from rosnode.Connection) {

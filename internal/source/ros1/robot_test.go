@@ -436,3 +436,83 @@ func TestMessageTemplateOfAListedType(t *testing.T) {
 		t.Errorf("a type no topic carries: %v", err)
 	}
 }
+
+// TestLatchedMapReachesALateViewer: rospy publishes /map once, latched (as map_server does).
+// The first viewer gets it as the node connects; a second viewer joining well after the
+// freshness window, while the first still watches (the same reader: rospy sends nothing
+// more), gets it at once too, latched and with its own time.
+func TestLatchedMapReachesALateViewer(t *testing.T) {
+	m := rostest.StartMaster(t)
+	m.Python(t, `
+import rospy
+from nav_msgs.msg import OccupancyGrid
+rospy.init_node('map_server')
+pub = rospy.Publisher('/map', OccupancyGrid, queue_size=1, latch=True)
+g = OccupancyGrid()
+g.header.frame_id = 'map'
+g.info.resolution, g.info.width, g.info.height = 0.05, 4, 2
+g.data = [0, 100, 0, 100, -1, 0, 0, 0]
+pub.publish(g)
+print('ready', flush=True)
+rospy.spin()
+`)
+	r, _, _ := startRobot(t, m, Config{})
+	streamsOf(t, r, "/map")
+	ctx := context.Background()
+	first, err := r.Subscribe(ctx, key("/map"), fleetgate.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+	got, err := first.Next(wait)
+	cancel()
+	if err != nil {
+		t.Fatalf("the first viewer: %v", err)
+	}
+	if !got.Latched {
+		t.Error("the map of a latching publisher is not latched")
+	}
+	// The age under test, not a synchronisation: the map must be older than any periodic
+	// sample a new viewer is given.
+	time.Sleep(time.Until(got.Time.Add(fleet.MaxCachedAge + 500*time.Millisecond)))
+	second, err := r.Subscribe(ctx, key("/map"), fleetgate.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	late, ok := second.Take()
+	if !ok {
+		t.Fatalf("a viewer joining %v after the latched map got nothing", time.Since(got.Time).Round(time.Millisecond))
+	}
+	var grid catalogpb.OccupancyGrid
+	if err := proto.Unmarshal(late.Payload, &grid); err != nil || grid.GetInfo().GetWidth() != 4 || len(grid.GetData()) != 8 {
+		t.Errorf("not the map: %v %v", &grid, err)
+	}
+	if late.Seq != got.Seq || !late.Time.Equal(got.Time) {
+		t.Errorf("the late viewer got sample %d of %v, want %d of %v", late.Seq, late.Time, got.Seq, got.Time)
+	}
+}
+
+// TestQuietTopicIsNoSample: a topic rospy advertises and never publishes is read with a wait
+// for its first message until the caller's deadline, then answered as a quiet stream
+// (ENoSample, "no sample yet on /quiet"), not as a robot that does not answer.
+func TestQuietTopicIsNoSample(t *testing.T) {
+	m := rostest.StartMaster(t)
+	m.Python(t, `
+import rospy
+from nav_msgs.msg import Odometry
+rospy.init_node('quiet')
+pub = rospy.Publisher('/quiet', Odometry, queue_size=1)
+print('ready', flush=True)
+rospy.spin()
+`)
+	r, _, _ := startRobot(t, m, Config{})
+	streamsOf(t, r, "/quiet")
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	_, err := r.Read(ctx, key("/quiet"))
+	if !fleetgate.Is(err, fleetgate.ENoSample) || fleetgate.ErrorMessage(err) != "no sample yet on /quiet" {
+		t.Errorf("a read of a quiet topic: %v; want ENoSample \"no sample yet on /quiet\"", err)
+	}
+}

@@ -111,13 +111,13 @@ func (n *namespace) discovered(t rosgraph.Topic) (topicInfo, error) {
 }
 
 // Subscribe makes a DDS reader of an output topic with its publishers' QoS.
-func (n *namespace) Subscribe(_ context.Context, t rosgraph.Topic, deliver func([]byte)) (rosgraph.Reader, error) {
+func (n *namespace) Subscribe(_ context.Context, t rosgraph.Topic, deliver func([]byte, bool)) (rosgraph.Reader, error) {
 	ti, err := n.discovered(t)
 	if err != nil {
 		return nil, err
 	}
 	rd := &reader{n: n, name: t.Name, ddsType: ti.ddsType, deliver: deliver, qos: ti.qos}
-	if rd.dds, err = n.s.p.Reader(ddsTopic(t.Name), ti.ddsType, ti.qos, deliver); err != nil {
+	if rd.dds, err = n.s.p.Reader(ddsTopic(t.Name), ti.ddsType, ti.qos, rd.deliverAs(ti.qos)); err != nil {
 		return nil, err
 	}
 	n.mu.Lock()
@@ -155,7 +155,7 @@ type reader struct {
 	n       *namespace
 	name    string
 	ddsType string
-	deliver func([]byte)
+	deliver func([]byte, bool)
 
 	mu     sync.Mutex
 	qos    dds.QoS
@@ -170,7 +170,7 @@ func (rd *reader) follow(qos dds.QoS) {
 		rd.mu.Unlock()
 		return
 	}
-	next, err := rd.n.s.p.Reader(ddsTopic(rd.name), rd.ddsType, qos, rd.deliver)
+	next, err := rd.n.s.p.Reader(ddsTopic(rd.name), rd.ddsType, qos, rd.deliverAs(qos))
 	if err != nil {
 		rd.mu.Unlock()
 		rd.n.log.Warn("following the publishers' QoS", "topic", rd.name, "err", err)
@@ -181,6 +181,13 @@ func (rd *reader) follow(qos dds.QoS) {
 	rd.mu.Unlock()
 	old.Close()
 	rd.n.log.Info("reader follows its publishers' QoS", "topic", rd.name, "reliable", qos.Reliable, "transient_local", qos.TransientLocal)
+}
+
+// deliverAs is the delivery of a DDS reader of qos: transient-local durability is what the
+// publishers keep for late joiners (every one of them, as the reader follows them: a map),
+// so its samples are latched.
+func (rd *reader) deliverAs(qos dds.QoS) func([]byte) {
+	return func(msg []byte) { rd.deliver(msg, qos.TransientLocal) }
 }
 
 func (rd *reader) Close() {

@@ -76,7 +76,7 @@ func (in *inbound) startLocked(ctx context.Context) error {
 		return nil
 	}
 	fanout := fleet.NewTopic(in.typ, in.onActive)
-	rd, err := in.r.transport.Subscribe(ctx, in.topic, func(msg []byte) { in.deliver(fanout, msg) })
+	rd, err := in.r.transport.Subscribe(ctx, in.topic, func(msg []byte, latched bool) { in.deliver(fanout, msg, latched) })
 	if err != nil {
 		return fleetgate.Errorf(fleetgate.EUnavailable, "reading %s: %v", in.topic.Name, err)
 	}
@@ -85,9 +85,10 @@ func (in *inbound) startLocked(ctx context.Context) error {
 	return nil
 }
 
-// deliver converts a message to the catalog's type and publishes it on fanout. Bytes that do
-// not decode are dropped with a log line (once a minute per topic), never a crash.
-func (in *inbound) deliver(fanout *fleet.Topic, msg []byte) {
+// deliver converts a message to the catalog's type and publishes it on fanout, latched as its
+// publisher said (a latched message reaches a viewer joining later, whatever its age). Bytes
+// that do not decode are dropped with a log line (once a minute per topic), never a crash.
+func (in *inbound) deliver(fanout *fleet.Topic, msg []byte, latched bool) {
 	now := time.Now()
 	payload := msg
 	if in.codec != nil {
@@ -105,7 +106,7 @@ func (in *inbound) deliver(fanout *fleet.Topic, msg []byte) {
 			return
 		}
 	}
-	fanout.Publish(payload, now)
+	fanout.PublishLatched(payload, now, latched)
 }
 
 func (in *inbound) subscribe(ctx context.Context) (*fleet.Subscription, error) {
@@ -206,7 +207,7 @@ func (in *inbound) read(ctx context.Context) (fleetgate.Sample, error) {
 	if err == nil {
 		return s, nil
 	}
-	if ctx.Err() != nil {
+	if errors.Is(ctx.Err(), context.Canceled) {
 		return fleetgate.Sample{}, ctx.Err()
 	}
 	in.mu.Lock()
@@ -218,7 +219,9 @@ func (in *inbound) read(ctx context.Context) (fleetgate.Sample, error) {
 		}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fleetgate.Sample{}, fleetgate.Errorf(fleetgate.EUnavailable, "no message on %s within %v", in.topic.Name, in.r.cfg.ReadTimeout)
+		// The graph answers, the topic stayed quiet until the caller's deadline or ReadTimeout:
+		// not an unreachable robot.
+		return fleetgate.Sample{}, fleet.NoSample(fleetgate.StreamKey{Name: in.topic.Name})
 	}
 	return fleetgate.Sample{}, err
 }

@@ -52,8 +52,9 @@ type Transport interface {
 	// Topics lists the robot's topics now, by name; it may answer from a recent list.
 	Topics(ctx context.Context) (map[string]Topic, error)
 	// Subscribe starts reading output topic t: deliver gets each message as the transport
-	// serialises it, from any goroutine, until the Reader closes.
-	Subscribe(ctx context.Context, t Topic, deliver func(msg []byte)) (Reader, error)
+	// serialises it, from any goroutine, until the Reader closes; latched says its publisher
+	// keeps it for late joiners (ROS 1 latching, ROS 2 transient-local durability).
+	Subscribe(ctx context.Context, t Topic, deliver func(msg []byte, latched bool)) (Reader, error)
 	// Advertise makes the writer of input topic t, whose messages c serialises.
 	Advertise(ctx context.Context, t Topic, c *rosmsg.Codec) (Writer, error)
 	// Codec is the codec between the catalog and the transport's serialisation of rosType,

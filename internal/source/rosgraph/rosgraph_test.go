@@ -40,7 +40,7 @@ type fakeGraph struct {
 type fakeReader struct {
 	g       *fakeGraph
 	name    string
-	deliver func([]byte)
+	deliver func([]byte, bool)
 	once    sync.Once
 }
 
@@ -106,7 +106,7 @@ func (g *fakeGraph) Topics(context.Context) (map[string]Topic, error) {
 	return maps.Clone(g.topics), nil
 }
 
-func (g *fakeGraph) Subscribe(_ context.Context, t Topic, deliver func([]byte)) (Reader, error) {
+func (g *fakeGraph) Subscribe(_ context.Context, t Topic, deliver func([]byte, bool)) (Reader, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	r := &fakeReader{g: g, name: t.Name, deliver: deliver}
@@ -148,7 +148,7 @@ func (g *fakeGraph) emit(t *testing.T, topic string, m proto.Message) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.deliver(b)
+	r.deliver(b, false)
 	return true
 }
 
@@ -372,7 +372,9 @@ func TestRead(t *testing.T) {
 		t.Fatalf("read %+v, %v; want the latest message at once", s, err)
 	}
 
-	if _, err := f.r.Read(ctx, key("/accel")); !fleetgate.Is(err, fleetgate.EUnavailable) || !strings.Contains(err.Error(), "no message on /accel") {
+	// A silent topic of a graph that answers is a stream with no sample yet, not a robot that
+	// is not there.
+	if _, err := f.r.Read(ctx, key("/accel")); !fleetgate.Is(err, fleetgate.ENoSample) || fleetgate.ErrorMessage(err) != "no sample yet on /accel" {
 		t.Errorf("a read of a silent topic: %v", err)
 	}
 	g.mu.Lock()
@@ -403,7 +405,7 @@ func TestRead(t *testing.T) {
 		g.mu.Lock()
 		r := g.readers["/raw"]
 		g.mu.Unlock()
-		r.deliver([]byte{1, 2, 3})
+		r.deliver([]byte{1, 2, 3}, false)
 	}()
 	if s, err := f.r.Read(ctx, key("/raw")); err != nil || s.Type != "my_pkg/Thing" || !bytes.Equal(s.Payload, []byte{1, 2, 3}) {
 		t.Errorf("an opaque read: %+v, %v", s, err)
@@ -424,7 +426,7 @@ func TestBadBytesAreDropped(t *testing.T) {
 	r := g.readers["/odom"]
 	g.mu.Unlock()
 	for range 3 {
-		r.deliver([]byte{0xff})
+		r.deliver([]byte{0xff}, false)
 	}
 	g.emit(t, "/odom", &catalogpb.Odometry{ChildFrameId: "good"})
 	s, err := sub.Next(context.Background())

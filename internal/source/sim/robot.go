@@ -161,7 +161,8 @@ func (r *robot) publishState(at time.Time) {
 	r.pose.topic.Publish(posePayload(&b, at), at)
 	r.odom.topic.Publish(odomPayload(&b, at), at)
 	r.battery.topic.Publish(batteryPayload(&b, r.serial(), at), at)
-	r.grid.topic.Publish(r.sim.mapSample.Payload, r.sim.mapSample.Time)
+	// The map is static: published once, latched, so a viewer joining an hour later gets it.
+	r.grid.topic.PublishLatched(r.sim.mapSample.Payload, r.sim.mapSample.Time, true)
 }
 
 func (r *robot) serial() string { return "SIM-" + r.info.ID[:8] }
@@ -363,7 +364,7 @@ func (r *robot) Read(ctx context.Context, key fleetgate.StreamKey) (fleetgate.Sa
 	}
 	s, ok := o.topic.Latest()
 	if !ok { // every other stream is published from the start
-		return fleetgate.Sample{}, fleetgate.Errorf(fleetgate.EUnavailable, "%s/%s has no value yet", key.Component, key.Name)
+		return fleetgate.Sample{}, fleet.NoSample(key)
 	}
 	return s, nil
 }

@@ -348,3 +348,39 @@ func TestStateStreamsAlwaysReadable(t *testing.T) {
 		t.Errorf("walls %d %d, floor %d; want 100 100 0", cell(0.1, 5), cell(10, 9.9), cell(5, 5))
 	}
 }
+
+// TestMapReachesViewersJoiningLate: the map is published once, when the simulation starts,
+// and latched: a viewer joining long after (this simulation started at testStart, months
+// before the wall clock the topics' freshness rule reads) gets it at once, a second viewer
+// too, with the map's own time. The pose, a periodic stream just as old, is not shown as live.
+func TestMapReachesViewersJoiningLate(t *testing.T) {
+	s := mustNewSim(t, Config{}, nil)
+	r := s.Robots()[0]
+	ctx := context.Background()
+	for viewer := range 2 {
+		sub, err := r.Subscribe(ctx, mapKey, fleetgate.SubscribeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sub.Close()
+		smp, ok := sub.Take()
+		if !ok {
+			t.Fatalf("viewer %d joining %v after the map got nothing", viewer+1, time.Since(testStart).Round(time.Hour))
+		}
+		var grid catalogpb.OccupancyGrid
+		if err := proto.Unmarshal(smp.Payload, &grid); err != nil || len(grid.Data) != int(grid.Info.Width*grid.Info.Height) || grid.Info.Width == 0 {
+			t.Errorf("viewer %d: not the map: %v", viewer+1, err)
+		}
+		if !smp.Latched || !smp.Time.Equal(testStart) {
+			t.Errorf("viewer %d: latched=%v at %v, want latched at %v", viewer+1, smp.Latched, smp.Time, testStart)
+		}
+	}
+	pose, err := r.Subscribe(ctx, poseKey, fleetgate.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pose.Close()
+	if smp, ok := pose.Take(); ok {
+		t.Errorf("a pose of %v was handed out as live", smp.Time)
+	}
+}
