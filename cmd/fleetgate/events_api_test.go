@@ -105,11 +105,20 @@ func TestEventLogAPIOnBothGateways(t *testing.T) {
 	if resp, err := http.DefaultClient.Do(up); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("upload: %v %v", resp, err)
 	}
+	// And the edge's refusal of x = 50 (before the door), a warning entry.
+	refused, _ := http.NewRequest("POST", agent.URL+"/apigateway/v2/robots/"+robot+"/upload-stream", strings.NewReader(strings.Replace(upload, `0.2`, `50`, 1)))
+	refused.Header.Set("Authorization", "bearer "+localBearer)
+	refused.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(refused); err != nil || resp.StatusCode != 400 {
+		t.Fatalf("upload of x = 50: %v %v", resp, err)
+	}
 	for name, gw := range map[string]struct{ base, bearer string }{"local": {agent.URL, localBearer}, "cloud": {cloud.URL, cloudBearer}} {
-		waitFor(t, 10*time.Second, name+": the upload's two teleop entries", func() bool {
-			teleop := list(gw.base, gw.bearer, url.Values{"type": {"teleop"}}).Events
+		waitFor(t, 10*time.Second, name+": the upload's two teleop entries and the refusal", func() bool {
+			teleop := list(gw.base, gw.bearer, url.Values{"type": {"teleop"}, "severity": {"info"}}).Events
+			refusals := list(gw.base, gw.bearer, url.Values{"type": {"teleop"}, "severity": {"warning"}}).Events
 			return len(teleop) == 2 && strings.HasPrefix(teleop[1].Message, "took control of base/cmd_vel") &&
-				strings.HasPrefix(teleop[0].Message, "the deadman stopped the robot")
+				strings.HasPrefix(teleop[0].Message, "the deadman stopped the robot") &&
+				len(refusals) == 1 && strings.Contains(refusals[0].Message, "linear.x 50 m/s is beyond 10x")
 		})
 	}
 }

@@ -144,6 +144,8 @@ type lease struct {
 	ctl    *teleop.Controller
 	upload bool
 	ended  sync.Once // journals the end once
+	// robotName names the robot in the log lines of a session's refusals.
+	robotName string
 
 	faultMu sync.Mutex
 	onFault func(error)
@@ -173,6 +175,7 @@ func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 		return nil, fleetgate.HeldError(old.owner)
 	}
 	l := d.newLease(t, driven, stream, who, false)
+	l.robotName = robot.Info().Name
 	d.leases[t] = l
 	d.mu.Unlock()
 	if old != nil {
@@ -183,6 +186,13 @@ func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 	}
 	d.tell(l, "took control of")
 	return &Control{l: l}, nil
+}
+
+// Refused logs and journals a command of who that an edge refused before it reached the door
+// (a cloud's REST upload beyond 10x is refused there and never forwarded): the same line and
+// entry as a refusal here, on the gateway that refused it.
+func (d *Door) Refused(robot fleet.Robot, key fleetgate.StreamKey, who Who, err error) {
+	d.log.refused(robot, key, who, fleetgate.ErrorMessage(err))
 }
 
 // Send is one command of who (a REST upload, or one the cloud forwarded) to robot's input
@@ -457,6 +467,7 @@ func (c *Control) Command(m proto.Message) error {
 		return fmt.Errorf("door: a command that is not a %s", c.l.stream.Type)
 	}
 	if err := teleop.LimitCommand(m, c.l.stream.Limits); err != nil {
+		c.l.d.log.refusedTo(c.l.target.robotID, c.l.robotName, c.l.target.key, Who{User: c.l.owner.Owner, Path: c.l.path}, fleetgate.ErrorMessage(err))
 		return err
 	}
 	c.l.ctl.Command(m)

@@ -11,6 +11,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/clock/clocktest"
 	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
+	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
 // The door journals every change of a stream's control (the event log's teleop entries):
@@ -54,6 +55,12 @@ func TestDoorJournalsControlChanges(t *testing.T) {
 		t.Fatalf("bob's upload while alice drives: %v", err)
 	}
 	want("a refusal", "bob@example.com: refused a command for base/cmd_vel (upload-stream): stream base/cmd_vel is controlled by alice@example.com since 2026-03-01T12:00:00Z")
+	if err := ctl.Command(&catalogpb.Twist{Linear: &catalogpb.Vector3{X: 50}}); !fleetgate.Is(err, fleetgate.EInvalid) {
+		t.Fatalf("alice's x = 50: %v", err)
+	}
+	want("a session's command beyond 10x", "alice@example.com: refused a command for base/cmd_vel (W3): linear.x 50 m/s is beyond 10x the robot's limit of 1 m/s")
+	d.Refused(r, cmdVel, bob, fleetgate.Errorf(fleetgate.EInvalid, "linear.x 60 m/s is beyond 10x the robot's limit of 1 m/s"))
+	want("an edge's refusal", "bob@example.com: refused a command for base/cmd_vel (upload-stream): linear.x 60 m/s is beyond 10x the robot's limit of 1 m/s")
 	ctl.Stop()
 	want("release", "alice@example.com: released base/cmd_vel (W3)")
 

@@ -37,6 +37,12 @@ func newRefusalLog(log *slog.Logger, c clock.Clock, journal func(Change)) *refus
 
 // refused logs that who's command for robot's stream key was refused, and why.
 func (r *refusalLog) refused(robot fleet.Robot, key fleetgate.StreamKey, who Who, why string) {
+	info := robot.Info()
+	r.refusedTo(info.ID, info.Name, key, who, why)
+}
+
+// refusedTo is refused for a robot known by its id and name.
+func (r *refusalLog) refusedTo(robotID, robotName string, key fleetgate.StreamKey, who Who, why string) {
 	r.mu.Lock()
 	if !r.lines.AllowN(r.clock.Now(), 1) {
 		r.suppressed++
@@ -46,8 +52,7 @@ func (r *refusalLog) refused(robot fleet.Robot, key fleetgate.StreamKey, who Who
 	suppressed := r.suppressed
 	r.suppressed = 0
 	r.mu.Unlock()
-	info := robot.Info()
-	args := []any{"robot", info.Name, "robot_id", info.ID, "stream", key.Component + "/" + key.Name,
+	args := []any{"robot", robotName, "robot_id", robotID, "stream", key.Component + "/" + key.Name,
 		"user", who.User, "path", string(who.Path), "why", why}
 	if suppressed > 0 {
 		args = append(args, "refusals_not_logged", suppressed)
@@ -57,5 +62,5 @@ func (r *refusalLog) refused(robot fleet.Robot, key fleetgate.StreamKey, who Who
 	if suppressed > 0 {
 		what += fmt.Sprintf(" (and %d more not told)", suppressed)
 	}
-	r.journal(Change{At: r.clock.Now(), RobotID: info.ID, Key: key, Who: who, What: what, Refusal: true})
+	r.journal(Change{At: r.clock.Now(), RobotID: robotID, Key: key, Who: who, What: what, Refusal: true})
 }

@@ -221,7 +221,9 @@ func (ss *StreamService) UploadStream(ctx context.Context, c *Caller, robotID st
 	}
 	// Commands (Twist, Ackermann) are held to the robot's declared speeds here as on W3:
 	// clamped, and refused beyond 10x. The door of the robot's host checks again.
+	who := door.Who{User: c.User.Email, Path: door.PathUpload}
 	if err := teleop.LimitCommand(m, s.Limits); err != nil {
+		ss.door.Refused(robot, s.Key(), who, err)
 		return &fleetgate.Error{Code: fleetgate.ErrorCode(err), Message: "streamJson: " + fleetgate.ErrorMessage(err), Err: err}
 	}
 	payload, err := proto.Marshal(m)
@@ -229,7 +231,7 @@ func (ss *StreamService) UploadStream(ctx context.Context, c *Caller, robotID st
 		return fleetgate.Internal(err)
 	}
 	// The door bounds each of its calls to the robot as robotCall does.
-	if err := ss.door.Send(ctx, robot, s.Key(), in.DataType, payload, door.Who{User: c.User.Email, Path: door.PathUpload}); err != nil {
+	if err := ss.door.Send(ctx, robot, s.Key(), in.DataType, payload, who); err != nil {
 		return robotError(r, err)
 	}
 	return nil
