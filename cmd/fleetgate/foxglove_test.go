@@ -212,6 +212,33 @@ func TestFoxgloveROS1DefinitionThroughTheCloud(t *testing.T) {
 	}
 }
 
+// Through a replica that does not hold the agent's link, the definition comes from the holding
+// replica (which asked the agent): rospy's /rosout, a rosgraph_msgs/Log, is a ros1msg channel.
+func TestFoxgloveROS1DefinitionThroughAnotherReplica(t *testing.T) {
+	w := newDoorsWorld(t)
+	var rosbot string
+	for _, r := range w.robots {
+		if r.name == "rosbot" {
+			rosbot = r.id
+		}
+	}
+	route := "ws" + strings.TrimPrefix(w.r2.URL, "http") + "/apigateway/v2/robots/" + rosbot + "/foxglove?access_token=" + testToken
+	watcher := startFoxgloveClient(t, "", "watch", route)
+	watcher.until(t, 30*time.Second, "/rosout as a ros1msg channel", func(e foxgloveEvent) bool {
+		if e.Event == "status" && strings.Contains(e.Text, "/rosout") {
+			t.Fatalf("/rosout is not a channel: %s", e.Text)
+		}
+		if e.Event != "channel" || e.Topic != "/rosout" {
+			return false
+		}
+		if e.Encoding != "ros1" || e.SchemaEncoding != "ros1msg" || e.SchemaName != "rosgraph_msgs/Log" ||
+			!strings.Contains(e.Schema, "MSG: std_msgs/Header") {
+			t.Errorf("channel /rosout: %+v; want ros1 rosgraph_msgs/Log with its ros1msg definition", e)
+		}
+		return true
+	})
+}
+
 // foxgloveEvent is a line of testdata/foxglove-client.mjs.
 type foxgloveEvent struct {
 	Event          string
