@@ -71,16 +71,20 @@ func (f *foxgloveRobot) Definition(ctx context.Context, key fleetgate.StreamKey)
 	type definition struct{ encoding, text string }
 	d, err := robotCall(ctx, f.robot, func(ctx context.Context) (definition, error) {
 		enc, text, err := defs.MessageDefinition(ctx, key)
-		if fleetgate.Is(err, fleetgate.ENotFound) && key.Source == fleetgate.SourceROS1 {
-			enc, text, err = learnROS1Definition(ctx, robot, defs, key)
-		}
 		return definition{enc, text}, err
 	})
+	if fleetgate.Is(err, fleetgate.ENotFound) && key.Source == fleetgate.SourceROS1 {
+		d, err = robotCall(ctx, f.robot, func(ctx context.Context) (definition, error) {
+			enc, text, err := learnROS1Definition(ctx, robot, defs, key)
+			return definition{enc, text}, err
+		})
+	}
 	return d.encoding, d.text, err
 }
 
 // rosDefinitionWait bounds how long a Foxglove session follows a ROS 1 topic to learn its
-// type's definition: the session lists every stream each refresh, within one deadline.
+// type's definition (within RobotReadTimeout too): the session lists every stream each
+// refresh, within one deadline, so a silent publisher must not hold up the others.
 const rosDefinitionWait = time.Second
 
 // rosDefinitionPoll is how often the definition is asked for meanwhile (through the cloud,
