@@ -57,8 +57,9 @@ func (f *foxgloveRobot) Streams(ctx context.Context) ([]fleetgate.Stream, error)
 
 // Definition asks the robot's source for its definition of a type outside the catalog
 // (fleet.MessageDefinitions: a ROS 1 robot's topics, here or behind the agent link, whose
-// agent is asked). A robot that gives none (the simulator, a ROS 2 robot, a robot whose agent
-// is older than the link's definition request) is ENotFound.
+// agent is asked; a topic nobody follows yet is followed briefly to learn it). A robot that
+// gives none (the simulator, a ROS 2 robot) is ENotFound, one whose agent is older than the
+// link's definition request ENotImplemented.
 func (f *foxgloveRobot) Definition(ctx context.Context, key fleetgate.StreamKey) (string, string, error) {
 	robot, err := f.live()
 	if err != nil {
@@ -74,8 +75,9 @@ func (f *foxgloveRobot) Definition(ctx context.Context, key fleetgate.StreamKey)
 		return definition{enc, text}, err
 	})
 	if fleetgate.Is(err, fleetgate.ENotFound) && key.Source == fleetgate.SourceROS1 {
+		unknown := err
 		d, err = robotCall(ctx, f.robot, func(ctx context.Context) (definition, error) {
-			enc, text, err := learnROS1Definition(ctx, robot, defs, key)
+			enc, text, err := learnROS1Definition(ctx, robot, defs, key, unknown)
 			return definition{enc, text}, err
 		})
 	}
@@ -93,8 +95,9 @@ const rosDefinitionPoll = 50 * time.Millisecond
 
 // learnROS1Definition follows ROS 1 topic key until its definition is known: a publisher
 // sends it in the connection header when a subscriber connects, so a topic nobody follows
-// has none yet. Through the cloud the subscription makes the agent connect.
-func learnROS1Definition(ctx context.Context, robot fleet.Robot, defs fleet.MessageDefinitions, key fleetgate.StreamKey) (string, string, error) {
+// has none yet. Through the cloud the subscription makes the agent connect. A publisher that
+// sends none in time leaves the source's own answer (unknown, then the last one asked).
+func learnROS1Definition(ctx context.Context, robot fleet.Robot, defs fleet.MessageDefinitions, key fleetgate.StreamKey, unknown error) (string, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, rosDefinitionWait)
 	defer cancel()
 	sub, err := robot.Subscribe(ctx, key, fleetgate.SubscribeOptions{})
@@ -107,12 +110,19 @@ func learnROS1Definition(ctx context.Context, robot fleet.Robot, defs fleet.Mess
 	for {
 		select {
 		case <-ctx.Done():
-			return "", "", fleetgate.Errorf(fleetgate.ENotFound, "no publisher of %s sent its message definition within %v", key.Name, rosDefinitionWait)
+			return "", "", unknown
 		case <-tick.C:
 		}
 		enc, text, err := defs.MessageDefinition(ctx, key)
-		if !fleetgate.Is(err, fleetgate.ENotFound) {
-			return enc, text, err
+		switch {
+		case err == nil:
+			return enc, text, nil
+		case fleetgate.Is(err, fleetgate.ENotFound):
+			unknown = err
+		case ctx.Err() != nil:
+			return "", "", unknown
+		default:
+			return "", "", err
 		}
 	}
 }
