@@ -8,6 +8,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"math"
@@ -16,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fleetgate/fleetgate/internal/source/ros1/rostest"
 )
 
 func TestFoxgloveClientThroughTheCloud(t *testing.T) {
@@ -144,6 +147,98 @@ func TestFoxgloveClientThroughTheCloud(t *testing.T) {
 	})
 }
 
+// rosAccel publishes a type outside the catalog (geometry_msgs/Accel), relayed as ROS 1 bytes.
+const rosAccel = `
+import rospy
+from geometry_msgs.msg import Accel
+rospy.init_node('accel')
+acc = Accel()
+acc.linear.x, acc.angular.z = 3.25, -1.0
+pub = rospy.Publisher('/accel', Accel, queue_size=1)
+print('ready', flush=True)
+r = rospy.Rate(5)
+while not rospy.is_shutdown():
+    pub.publish(acc)
+    r.sleep()
+`
+
+// A ROS 1 topic of a type outside the catalog, through the cloud: the cloud asks the agent for
+// the type's definition over the link, and Foxglove gets a ros1/ros1msg channel with it.
+func TestFoxgloveROS1DefinitionThroughTheCloud(t *testing.T) {
+	m := rostest.StartMaster(t)
+	m.Python(t, rosAccel) // returns once it publishes
+	cloudDir := t.TempDir()
+	cloud := startLogged(t, "cloud", nil, "serve", "--data", cloudDir, "--listen", "127.0.0.1:0", "--admin-token", testToken)
+	key := addAgent(t, cloudDir, "rosfox")
+	agent := startLogged(t, "agent", append(m.Env(), "ROS_IP=127.0.0.1", "FLEETGATE_AGENT_KEY="+key), "agent", "--data", t.TempDir(),
+		"--listen", "127.0.0.1:0", "--admin-token", testToken, "--ros1", m.URI, "--ros1-name", "rosbot", "--cloud", cloud.URL)
+	var robot string
+	waitFor(t, 20*time.Second, "the ROS robot on the agent", func() bool {
+		robot = robotIDsByName(agent.URL, login(t, agent.URL, testToken))["rosbot"]
+		return robot != ""
+	})
+	bearer := login(t, cloud.URL, testToken)
+	waitFor(t, 20*time.Second, "the ROS robot online on the cloud", func() bool {
+		return robotsOnline(cloud.URL, bearer, []string{robot}, true)
+	})
+	route := "ws" + strings.TrimPrefix(cloud.URL, "http") + "/apigateway/v2/robots/" + robot + "/foxglove?access_token=" + testToken
+	watcher := startFoxgloveClient(t, "", "watch", route, "/accel")
+	var channel foxgloveEvent
+	watcher.until(t, 30*time.Second, "an Accel message on /accel", func(e foxgloveEvent) bool {
+		switch {
+		case e.Event == "status" && strings.Contains(e.Text, "/accel"):
+			t.Fatalf("/accel is not a channel: %s", e.Text)
+		case e.Event == "channel" && e.Topic == "/accel":
+			channel = e
+		case e.Event == "message" && e.Topic == "/accel":
+			var msg struct {
+				Bytes int
+				Hex   string
+			}
+			decode(t, e.Message, &msg)
+			if want := hex.EncodeToString(rawAccel()); msg.Hex != want {
+				t.Errorf("/accel message %s; want the ROS 1 bytes %s", msg.Hex, want)
+			}
+			return true
+		}
+		return false
+	})
+	if channel.Encoding != "ros1" || channel.SchemaEncoding != "ros1msg" || channel.SchemaName != "geometry_msgs/Accel" {
+		t.Errorf("channel /accel: %+v; want ros1 geometry_msgs/Accel with a ros1msg schema", channel)
+	}
+	// rospy's definition: the type's fields, then each type it embeds.
+	if !strings.Contains(channel.Schema, "Vector3  linear") || !strings.Contains(channel.Schema, "MSG: geometry_msgs/Vector3") {
+		t.Errorf("schema of /accel:\n%s\nwant geometry_msgs/Accel's definition", channel.Schema)
+	}
+}
+
+// Through a replica that does not hold the agent's link, the definition comes from the holding
+// replica (which asked the agent): rospy's /rosout, a rosgraph_msgs/Log, is a ros1msg channel.
+func TestFoxgloveROS1DefinitionThroughAnotherReplica(t *testing.T) {
+	w := newDoorsWorld(t)
+	var rosbot string
+	for _, r := range w.robots {
+		if r.name == "rosbot" {
+			rosbot = r.id
+		}
+	}
+	route := "ws" + strings.TrimPrefix(w.r2.URL, "http") + "/apigateway/v2/robots/" + rosbot + "/foxglove?access_token=" + testToken
+	watcher := startFoxgloveClient(t, "", "watch", route)
+	watcher.until(t, 30*time.Second, "/rosout as a ros1msg channel", func(e foxgloveEvent) bool {
+		if e.Event == "status" && strings.Contains(e.Text, "/rosout") {
+			t.Fatalf("/rosout is not a channel: %s", e.Text)
+		}
+		if e.Event != "channel" || e.Topic != "/rosout" {
+			return false
+		}
+		if e.Encoding != "ros1" || e.SchemaEncoding != "ros1msg" || e.SchemaName != "rosgraph_msgs/Log" ||
+			!strings.Contains(e.Schema, "MSG: std_msgs/Header") {
+			t.Errorf("channel /rosout: %+v; want ros1 rosgraph_msgs/Log with its ros1msg definition", e)
+		}
+		return true
+	})
+}
+
 // foxgloveEvent is a line of testdata/foxglove-client.mjs.
 type foxgloveEvent struct {
 	Event          string
@@ -151,6 +246,7 @@ type foxgloveEvent struct {
 	SchemaName     string
 	Encoding       string
 	SchemaEncoding string
+	Schema         string          // channel: a text schema (a ROS message definition)
 	Message        json.RawMessage // decoded with the channel's schema, as JSON
 	Status         int             // refused: the HTTP status
 	Level          int             // status

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -217,4 +218,20 @@ func (r *Robot) MessageTemplate(ctx context.Context, messageType string) ([]byte
 		return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no output stream of type %s", r.info.Name, messageType)
 	}
 	return r.client().MessageTemplate(ctx, messageType)
+}
+
+var _ fleet.MessageDefinitions = (*Robot)(nil)
+
+// MessageDefinition asks the holding replica for the definition of the type of output stream
+// key (its agent's answer, which that replica caches): a stream the robot does not list as an
+// output is not asked for. A replica older than the request refuses it (ENotImplemented).
+func (r *Robot) MessageDefinition(ctx context.Context, key fleetgate.StreamKey) (string, string, error) {
+	streams, err := r.Streams(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	if !slices.ContainsFunc(streams, func(s fleetgate.Stream) bool { return s.Key() == key && s.Direction == fleetgate.Output }) {
+		return "", "", fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no output stream %s", r.info.Name, key.Name)
+	}
+	return r.client().MessageDefinition(ctx, key)
 }

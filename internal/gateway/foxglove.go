@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"time"
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/door"
@@ -55,8 +56,10 @@ func (f *foxgloveRobot) Streams(ctx context.Context) ([]fleetgate.Stream, error)
 }
 
 // Definition asks the robot's source for its definition of a type outside the catalog
-// (fleet.MessageDefinitions: a ROS 1 robot's topics). A robot that gives none (the simulator,
-// a ROS 2 robot, a robot behind the agent link) is ENotFound.
+// (fleet.MessageDefinitions: a ROS 1 robot's topics, here or behind the agent link, whose
+// agent is asked; a topic nobody follows yet is followed briefly to learn it). A robot that
+// gives none (the simulator, a ROS 2 robot) is ENotFound, one whose agent is older than the
+// link's definition request ENotImplemented.
 func (f *foxgloveRobot) Definition(ctx context.Context, key fleetgate.StreamKey) (string, string, error) {
 	robot, err := f.live()
 	if err != nil {
@@ -71,7 +74,57 @@ func (f *foxgloveRobot) Definition(ctx context.Context, key fleetgate.StreamKey)
 		enc, text, err := defs.MessageDefinition(ctx, key)
 		return definition{enc, text}, err
 	})
+	if fleetgate.Is(err, fleetgate.ENotFound) && key.Source == fleetgate.SourceROS1 {
+		unknown := err
+		d, err = robotCall(ctx, f.robot, func(ctx context.Context) (definition, error) {
+			enc, text, err := learnROS1Definition(ctx, robot, defs, key, unknown)
+			return definition{enc, text}, err
+		})
+	}
 	return d.encoding, d.text, err
+}
+
+// rosDefinitionWait bounds how long a Foxglove session follows a ROS 1 topic to learn its
+// type's definition (within RobotReadTimeout too): the session lists every stream each
+// refresh, within one deadline, so a silent publisher must not hold up the others.
+const rosDefinitionWait = time.Second
+
+// rosDefinitionPoll is how often the definition is asked for meanwhile (through the cloud,
+// each time a round trip to the agent).
+const rosDefinitionPoll = 50 * time.Millisecond
+
+// learnROS1Definition follows ROS 1 topic key until its definition is known: a publisher
+// sends it in the connection header when a subscriber connects, so a topic nobody follows
+// has none yet. Through the cloud the subscription makes the agent connect. A publisher that
+// sends none in time leaves the source's own answer (unknown, then the last one asked).
+func learnROS1Definition(ctx context.Context, robot fleet.Robot, defs fleet.MessageDefinitions, key fleetgate.StreamKey, unknown error) (string, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, rosDefinitionWait)
+	defer cancel()
+	sub, err := robot.Subscribe(ctx, key, fleetgate.SubscribeOptions{})
+	if err != nil {
+		return "", "", err
+	}
+	defer sub.Close()
+	tick := time.NewTicker(rosDefinitionPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return "", "", unknown
+		case <-tick.C:
+		}
+		enc, text, err := defs.MessageDefinition(ctx, key)
+		switch {
+		case err == nil:
+			return enc, text, nil
+		case fleetgate.Is(err, fleetgate.ENotFound):
+			unknown = err
+		case ctx.Err() != nil:
+			return "", "", unknown
+		default:
+			return "", "", err
+		}
+	}
 }
 
 // Output is stream s as a W3 output request names it; it is resolved again when subscribed.

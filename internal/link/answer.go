@@ -87,9 +87,28 @@ func Answer(ctx context.Context, robot fleet.Robot, req *linkpb.Request, in *doo
 			return nil, err
 		}
 		return &linkpb.Response{Result: &linkpb.Response_TemplateJson{TemplateJson: t}}, nil
+	case *linkpb.Request_Definition:
+		return definition(ctx, robot, op.Definition)
 	default:
 		return nil, fleetgate.Errorf(fleetgate.EInvalid, "request %T is not known here; upgrade this side", req.GetOp())
 	}
+}
+
+// definition serves a stream type's definition from the robot's source, when it gives them
+// and the definition fits MaxDefinitionBytes.
+func definition(ctx context.Context, robot fleet.Robot, key *linkpb.StreamKey) (*linkpb.Response, error) {
+	defs, ok := fleet.As[fleet.MessageDefinitions](robot)
+	if !ok {
+		return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %s knows no message definitions", robot.Info().Name)
+	}
+	enc, text, err := defs.MessageDefinition(ctx, KeyFromWire(key))
+	if err != nil {
+		return nil, err
+	}
+	if len(text) > MaxDefinitionBytes {
+		return nil, fleetgate.Errorf(fleetgate.ETooLarge, "the definition of %s is %d bytes; the link carries at most %d", key.GetName(), len(text), MaxDefinitionBytes)
+	}
+	return &linkpb.Response{Result: &linkpb.Response_Definition{Definition: &linkpb.MessageDefinition{Encoding: enc, Text: text}}}, nil
 }
 
 // recording serves the recorder's requests: start and stop answer with the one recording,

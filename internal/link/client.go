@@ -156,6 +156,32 @@ func (c Client) MessageTemplate(ctx context.Context, messageType string) ([]byte
 	return resp.GetTemplateJson(), nil
 }
 
+// MaxDefinitionBytes bounds a type's definition on the link, both ways: a ROS 1 definition
+// with every type it embeds is a few KiB (sensor_msgs/PointCloud2: 2), so a bigger one is a
+// fault, and a definition is cached for the link's session.
+const MaxDefinitionBytes = 256 << 10
+
+// MessageDefinition asks the robot's host for the definition of the type of output stream key
+// (fleet.MessageDefinitions). A host too old to know the request refuses it: ENotImplemented,
+// which tells it from a definition not known yet (ENotFound), worth asking for again.
+func (c Client) MessageDefinition(ctx context.Context, key fleetgate.StreamKey) (string, string, error) {
+	resp, err := c.Do(ctx, &linkpb.Request{Op: &linkpb.Request_Definition{Definition: KeyToWire(key)}})
+	if fleetgate.Is(err, fleetgate.EInvalid) {
+		return "", "", fleetgate.Errorf(fleetgate.ENotImplemented, "%s does not give message definitions (an older build)", c.Peer)
+	}
+	if err != nil {
+		return "", "", err
+	}
+	d := resp.GetDefinition()
+	if d == nil {
+		return "", "", c.unexpected(resp)
+	}
+	if len(d.Text) > MaxDefinitionBytes {
+		return "", "", fleetgate.Errorf(fleetgate.ETooLarge, "%s sent a definition of %d bytes; at most %d are taken", c.Peer, len(d.Text), MaxDefinitionBytes)
+	}
+	return d.Encoding, d.Text, nil
+}
+
 // ListsOutputType reports whether streams has an output stream of messageType: a robot
 // elsewhere is asked for a template only when it lists the type.
 func ListsOutputType(streams []fleetgate.Stream, messageType string) bool {

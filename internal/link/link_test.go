@@ -106,3 +106,22 @@ func TestResourcesRoundTrip(t *testing.T) {
 		t.Errorf("%#v came back as %#v", list, back)
 	}
 }
+
+// An agent older than the definition request refuses it as unknown (INVALID): the client says
+// not implemented, which the cloud remembers; a definition over the bound is not taken.
+func TestClientMessageDefinition(t *testing.T) {
+	key := fleetgate.StreamKey{Name: "/accel", Source: fleetgate.SourceROS1}
+	older := Client{Peer: "the agent", Do: func(context.Context, *linkpb.Request) (*linkpb.Response, error) {
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "request *linkpb.Request_Definition is not known here; upgrade this side")
+	}}
+	if _, _, err := older.MessageDefinition(context.Background(), key); !fleetgate.Is(err, fleetgate.ENotImplemented) {
+		t.Errorf("an older agent: %v", err)
+	}
+	huge := Client{Peer: "the agent", Do: func(context.Context, *linkpb.Request) (*linkpb.Response, error) {
+		d := &linkpb.MessageDefinition{Encoding: "ros1msg", Text: strings.Repeat("x", MaxDefinitionBytes+1)}
+		return &linkpb.Response{Result: &linkpb.Response_Definition{Definition: d}}, nil
+	}}
+	if _, _, err := huge.MessageDefinition(context.Background(), key); !fleetgate.Is(err, fleetgate.ETooLarge) {
+		t.Errorf("a definition over %d bytes: %v", MaxDefinitionBytes, err)
+	}
+}

@@ -116,7 +116,7 @@ func (x Error_Kind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Error_Kind.Descriptor instead.
 func (Error_Kind) EnumDescriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{25, 0}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{26, 0}
 }
 
 type Frame struct {
@@ -1140,6 +1140,7 @@ type Request struct {
 	//	*Request_TakeControl
 	//	*Request_Controls
 	//	*Request_Template
+	//	*Request_Definition
 	//	*Request_Recording
 	Op            isRequest_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
@@ -1303,6 +1304,15 @@ func (x *Request) GetTemplate() string {
 	return ""
 }
 
+func (x *Request) GetDefinition() *StreamKey {
+	if x != nil {
+		if x, ok := x.Op.(*Request_Definition); ok {
+			return x.Definition
+		}
+	}
+	return nil
+}
+
 func (x *Request) GetRecording() *RecordingControl {
 	if x != nil {
 		if x, ok := x.Op.(*Request_Recording); ok {
@@ -1367,6 +1377,14 @@ type Request_Template struct {
 	Template string `protobuf:"bytes,14,opt,name=template,proto3,oneof"`
 }
 
+type Request_Definition struct {
+	// definition asks for the robot's own definition of the type of an output stream outside
+	// the catalog (fleet.MessageDefinitions: a ROS 1 topic's message_definition), which the
+	// cloud's Foxglove route advertises as the stream's schema. Answered with definition; an
+	// agent older than this answers INVALID, and the stream stays out of Foxglove's channels.
+	Definition *StreamKey `protobuf:"bytes,15,opt,name=definition,proto3,oneof"`
+}
+
 type Request_Recording struct {
 	// Numbers from 20 on are the recorder's (fleet.RecordingControl).
 	Recording *RecordingControl `protobuf:"bytes,20,opt,name=recording,proto3,oneof"`
@@ -1393,6 +1411,8 @@ func (*Request_TakeControl) isRequest_Op() {}
 func (*Request_Controls) isRequest_Op() {}
 
 func (*Request_Template) isRequest_Op() {}
+
+func (*Request_Definition) isRequest_Op() {}
 
 func (*Request_Recording) isRequest_Op() {}
 
@@ -1955,6 +1975,7 @@ type Response struct {
 	//	*Response_Held
 	//	*Response_Controls
 	//	*Response_TemplateJson
+	//	*Response_Definition
 	//	*Response_Recordings
 	Result        isResponse_Result `protobuf_oneof:"result"`
 	unknownFields protoimpl.UnknownFields
@@ -2120,6 +2141,15 @@ func (x *Response) GetTemplateJson() []byte {
 	return nil
 }
 
+func (x *Response) GetDefinition() *MessageDefinition {
+	if x != nil {
+		if x, ok := x.Result.(*Response_Definition); ok {
+			return x.Definition
+		}
+	}
+	return nil
+}
+
 func (x *Response) GetRecordings() *RecordingList {
 	if x != nil {
 		if x, ok := x.Result.(*Response_Recordings); ok {
@@ -2181,6 +2211,10 @@ type Response_TemplateJson struct {
 	TemplateJson []byte `protobuf:"bytes,14,opt,name=template_json,json=templateJson,proto3,oneof"` // template: the empty message
 }
 
+type Response_Definition struct {
+	Definition *MessageDefinition `protobuf:"bytes,15,opt,name=definition,proto3,oneof"` // definition: the stream type's definition
+}
+
 type Response_Recordings struct {
 	Recordings *RecordingList `protobuf:"bytes,20,opt,name=recordings,proto3,oneof"` // answers recording: one for start and stop, all for list
 }
@@ -2209,7 +2243,63 @@ func (*Response_Controls) isResponse_Result() {}
 
 func (*Response_TemplateJson) isResponse_Result() {}
 
+func (*Response_Definition) isResponse_Result() {}
+
 func (*Response_Recordings) isResponse_Result() {}
+
+// MessageDefinition is a type's definition as the robot's source gives it: its encoding (an
+// MCAP schema encoding, "ros1msg") and text, at most link.MaxDefinitionBytes.
+type MessageDefinition struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Encoding      string                 `protobuf:"bytes,1,opt,name=encoding,proto3" json:"encoding,omitempty"`
+	Text          string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MessageDefinition) Reset() {
+	*x = MessageDefinition{}
+	mi := &file_platform_link_link_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MessageDefinition) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MessageDefinition) ProtoMessage() {}
+
+func (x *MessageDefinition) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MessageDefinition.ProtoReflect.Descriptor instead.
+func (*MessageDefinition) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *MessageDefinition) GetEncoding() string {
+	if x != nil {
+		return x.Encoding
+	}
+	return ""
+}
+
+func (x *MessageDefinition) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
 
 type Error struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2225,7 +2315,7 @@ type Error struct {
 
 func (x *Error) Reset() {
 	*x = Error{}
-	mi := &file_platform_link_link_proto_msgTypes[25]
+	mi := &file_platform_link_link_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2237,7 +2327,7 @@ func (x *Error) String() string {
 func (*Error) ProtoMessage() {}
 
 func (x *Error) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[25]
+	mi := &file_platform_link_link_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2250,7 +2340,7 @@ func (x *Error) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Error.ProtoReflect.Descriptor instead.
 func (*Error) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{25}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Error) GetKind() Error_Kind {
@@ -2300,7 +2390,7 @@ type Stream struct {
 
 func (x *Stream) Reset() {
 	*x = Stream{}
-	mi := &file_platform_link_link_proto_msgTypes[26]
+	mi := &file_platform_link_link_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2312,7 +2402,7 @@ func (x *Stream) String() string {
 func (*Stream) ProtoMessage() {}
 
 func (x *Stream) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[26]
+	mi := &file_platform_link_link_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2325,7 +2415,7 @@ func (x *Stream) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stream.ProtoReflect.Descriptor instead.
 func (*Stream) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{26}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Stream) GetComponent() string {
@@ -2407,7 +2497,7 @@ type StreamList struct {
 
 func (x *StreamList) Reset() {
 	*x = StreamList{}
-	mi := &file_platform_link_link_proto_msgTypes[27]
+	mi := &file_platform_link_link_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2419,7 +2509,7 @@ func (x *StreamList) String() string {
 func (*StreamList) ProtoMessage() {}
 
 func (x *StreamList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[27]
+	mi := &file_platform_link_link_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2432,7 +2522,7 @@ func (x *StreamList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamList.ProtoReflect.Descriptor instead.
 func (*StreamList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{27}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *StreamList) GetStreams() []*Stream {
@@ -2457,7 +2547,7 @@ type Sample struct {
 
 func (x *Sample) Reset() {
 	*x = Sample{}
-	mi := &file_platform_link_link_proto_msgTypes[28]
+	mi := &file_platform_link_link_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2469,7 +2559,7 @@ func (x *Sample) String() string {
 func (*Sample) ProtoMessage() {}
 
 func (x *Sample) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[28]
+	mi := &file_platform_link_link_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2482,7 +2572,7 @@ func (x *Sample) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sample.ProtoReflect.Descriptor instead.
 func (*Sample) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{28}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Sample) GetType() string {
@@ -2529,7 +2619,7 @@ type MetricTypes struct {
 
 func (x *MetricTypes) Reset() {
 	*x = MetricTypes{}
-	mi := &file_platform_link_link_proto_msgTypes[29]
+	mi := &file_platform_link_link_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2541,7 +2631,7 @@ func (x *MetricTypes) String() string {
 func (*MetricTypes) ProtoMessage() {}
 
 func (x *MetricTypes) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[29]
+	mi := &file_platform_link_link_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2554,7 +2644,7 @@ func (x *MetricTypes) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetricTypes.ProtoReflect.Descriptor instead.
 func (*MetricTypes) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{29}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *MetricTypes) GetTypes() []int32 {
@@ -2574,7 +2664,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_platform_link_link_proto_msgTypes[30]
+	mi := &file_platform_link_link_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2586,7 +2676,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[30]
+	mi := &file_platform_link_link_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2599,7 +2689,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{30}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Usage) GetUsed() float64 {
@@ -2631,7 +2721,7 @@ type Recorder struct {
 
 func (x *Recorder) Reset() {
 	*x = Recorder{}
-	mi := &file_platform_link_link_proto_msgTypes[31]
+	mi := &file_platform_link_link_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2643,7 +2733,7 @@ func (x *Recorder) String() string {
 func (*Recorder) ProtoMessage() {}
 
 func (x *Recorder) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[31]
+	mi := &file_platform_link_link_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2656,7 +2746,7 @@ func (x *Recorder) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recorder.ProtoReflect.Descriptor instead.
 func (*Recorder) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{31}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Recorder) GetId() string {
@@ -2717,7 +2807,7 @@ type Recorders struct {
 
 func (x *Recorders) Reset() {
 	*x = Recorders{}
-	mi := &file_platform_link_link_proto_msgTypes[32]
+	mi := &file_platform_link_link_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2729,7 +2819,7 @@ func (x *Recorders) String() string {
 func (*Recorders) ProtoMessage() {}
 
 func (x *Recorders) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[32]
+	mi := &file_platform_link_link_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2742,7 +2832,7 @@ func (x *Recorders) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recorders.ProtoReflect.Descriptor instead.
 func (*Recorders) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{32}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *Recorders) GetRecorders() []*Recorder {
@@ -2765,7 +2855,7 @@ type ComponentInfo struct {
 
 func (x *ComponentInfo) Reset() {
 	*x = ComponentInfo{}
-	mi := &file_platform_link_link_proto_msgTypes[33]
+	mi := &file_platform_link_link_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2777,7 +2867,7 @@ func (x *ComponentInfo) String() string {
 func (*ComponentInfo) ProtoMessage() {}
 
 func (x *ComponentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[33]
+	mi := &file_platform_link_link_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2790,7 +2880,7 @@ func (x *ComponentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ComponentInfo.ProtoReflect.Descriptor instead.
 func (*ComponentInfo) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{33}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ComponentInfo) GetId() string {
@@ -2837,7 +2927,7 @@ type Components struct {
 
 func (x *Components) Reset() {
 	*x = Components{}
-	mi := &file_platform_link_link_proto_msgTypes[34]
+	mi := &file_platform_link_link_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2849,7 +2939,7 @@ func (x *Components) String() string {
 func (*Components) ProtoMessage() {}
 
 func (x *Components) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[34]
+	mi := &file_platform_link_link_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2862,7 +2952,7 @@ func (x *Components) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Components.ProtoReflect.Descriptor instead.
 func (*Components) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{34}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *Components) GetComponents() []*ComponentInfo {
@@ -2883,7 +2973,7 @@ type ConfigInfo struct {
 
 func (x *ConfigInfo) Reset() {
 	*x = ConfigInfo{}
-	mi := &file_platform_link_link_proto_msgTypes[35]
+	mi := &file_platform_link_link_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2895,7 +2985,7 @@ func (x *ConfigInfo) String() string {
 func (*ConfigInfo) ProtoMessage() {}
 
 func (x *ConfigInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[35]
+	mi := &file_platform_link_link_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2908,7 +2998,7 @@ func (x *ConfigInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigInfo.ProtoReflect.Descriptor instead.
 func (*ConfigInfo) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{35}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ConfigInfo) GetName() string {
@@ -2942,7 +3032,7 @@ type AgentOperationalState struct {
 
 func (x *AgentOperationalState) Reset() {
 	*x = AgentOperationalState{}
-	mi := &file_platform_link_link_proto_msgTypes[36]
+	mi := &file_platform_link_link_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2954,7 +3044,7 @@ func (x *AgentOperationalState) String() string {
 func (*AgentOperationalState) ProtoMessage() {}
 
 func (x *AgentOperationalState) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[36]
+	mi := &file_platform_link_link_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2967,7 +3057,7 @@ func (x *AgentOperationalState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentOperationalState.ProtoReflect.Descriptor instead.
 func (*AgentOperationalState) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{36}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *AgentOperationalState) GetAgentStatus() int32 {
@@ -3012,7 +3102,7 @@ type Metric struct {
 
 func (x *Metric) Reset() {
 	*x = Metric{}
-	mi := &file_platform_link_link_proto_msgTypes[37]
+	mi := &file_platform_link_link_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3024,7 +3114,7 @@ func (x *Metric) String() string {
 func (*Metric) ProtoMessage() {}
 
 func (x *Metric) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[37]
+	mi := &file_platform_link_link_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3037,7 +3127,7 @@ func (x *Metric) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Metric.ProtoReflect.Descriptor instead.
 func (*Metric) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{37}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Metric) GetType() int32 {
@@ -3272,7 +3362,7 @@ type KPI struct {
 
 func (x *KPI) Reset() {
 	*x = KPI{}
-	mi := &file_platform_link_link_proto_msgTypes[38]
+	mi := &file_platform_link_link_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3284,7 +3374,7 @@ func (x *KPI) String() string {
 func (*KPI) ProtoMessage() {}
 
 func (x *KPI) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[38]
+	mi := &file_platform_link_link_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3297,7 +3387,7 @@ func (x *KPI) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPI.ProtoReflect.Descriptor instead.
 func (*KPI) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{38}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *KPI) GetName() string {
@@ -3337,7 +3427,7 @@ type KPIList struct {
 
 func (x *KPIList) Reset() {
 	*x = KPIList{}
-	mi := &file_platform_link_link_proto_msgTypes[39]
+	mi := &file_platform_link_link_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3349,7 +3439,7 @@ func (x *KPIList) String() string {
 func (*KPIList) ProtoMessage() {}
 
 func (x *KPIList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[39]
+	mi := &file_platform_link_link_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3362,7 +3452,7 @@ func (x *KPIList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPIList.ProtoReflect.Descriptor instead.
 func (*KPIList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{39}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *KPIList) GetKpis() []*KPI {
@@ -3382,7 +3472,7 @@ type KPIValues struct {
 
 func (x *KPIValues) Reset() {
 	*x = KPIValues{}
-	mi := &file_platform_link_link_proto_msgTypes[40]
+	mi := &file_platform_link_link_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3394,7 +3484,7 @@ func (x *KPIValues) String() string {
 func (*KPIValues) ProtoMessage() {}
 
 func (x *KPIValues) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[40]
+	mi := &file_platform_link_link_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3407,7 +3497,7 @@ func (x *KPIValues) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPIValues.ProtoReflect.Descriptor instead.
 func (*KPIValues) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{40}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *KPIValues) GetRobotId() string {
@@ -3442,7 +3532,7 @@ type Resource struct {
 
 func (x *Resource) Reset() {
 	*x = Resource{}
-	mi := &file_platform_link_link_proto_msgTypes[41]
+	mi := &file_platform_link_link_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3454,7 +3544,7 @@ func (x *Resource) String() string {
 func (*Resource) ProtoMessage() {}
 
 func (x *Resource) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[41]
+	mi := &file_platform_link_link_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3467,7 +3557,7 @@ func (x *Resource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Resource.ProtoReflect.Descriptor instead.
 func (*Resource) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{41}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *Resource) GetId() string {
@@ -3535,7 +3625,7 @@ type ResourceList struct {
 
 func (x *ResourceList) Reset() {
 	*x = ResourceList{}
-	mi := &file_platform_link_link_proto_msgTypes[42]
+	mi := &file_platform_link_link_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3547,7 +3637,7 @@ func (x *ResourceList) String() string {
 func (*ResourceList) ProtoMessage() {}
 
 func (x *ResourceList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[42]
+	mi := &file_platform_link_link_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3560,7 +3650,7 @@ func (x *ResourceList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceList.ProtoReflect.Descriptor instead.
 func (*ResourceList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{42}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ResourceList) GetResources() []*Resource {
@@ -3580,7 +3670,7 @@ type ResourcesChanged struct {
 
 func (x *ResourcesChanged) Reset() {
 	*x = ResourcesChanged{}
-	mi := &file_platform_link_link_proto_msgTypes[43]
+	mi := &file_platform_link_link_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3592,7 +3682,7 @@ func (x *ResourcesChanged) String() string {
 func (*ResourcesChanged) ProtoMessage() {}
 
 func (x *ResourcesChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[43]
+	mi := &file_platform_link_link_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3605,7 +3695,7 @@ func (x *ResourcesChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourcesChanged.ProtoReflect.Descriptor instead.
 func (*ResourcesChanged) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{43}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ResourcesChanged) GetRobotId() string {
@@ -3633,7 +3723,7 @@ type ResourceChunk struct {
 
 func (x *ResourceChunk) Reset() {
 	*x = ResourceChunk{}
-	mi := &file_platform_link_link_proto_msgTypes[44]
+	mi := &file_platform_link_link_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3645,7 +3735,7 @@ func (x *ResourceChunk) String() string {
 func (*ResourceChunk) ProtoMessage() {}
 
 func (x *ResourceChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[44]
+	mi := &file_platform_link_link_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3658,7 +3748,7 @@ func (x *ResourceChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceChunk.ProtoReflect.Descriptor instead.
 func (*ResourceChunk) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{44}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ResourceChunk) GetRequestId() uint64 {
@@ -3693,7 +3783,7 @@ type UploadDone struct {
 
 func (x *UploadDone) Reset() {
 	*x = UploadDone{}
-	mi := &file_platform_link_link_proto_msgTypes[45]
+	mi := &file_platform_link_link_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3705,7 +3795,7 @@ func (x *UploadDone) String() string {
 func (*UploadDone) ProtoMessage() {}
 
 func (x *UploadDone) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[45]
+	mi := &file_platform_link_link_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3718,7 +3808,7 @@ func (x *UploadDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadDone.ProtoReflect.Descriptor instead.
 func (*UploadDone) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{45}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *UploadDone) GetSize() int64 {
@@ -3750,7 +3840,7 @@ type RecordingControl struct {
 
 func (x *RecordingControl) Reset() {
 	*x = RecordingControl{}
-	mi := &file_platform_link_link_proto_msgTypes[46]
+	mi := &file_platform_link_link_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3762,7 +3852,7 @@ func (x *RecordingControl) String() string {
 func (*RecordingControl) ProtoMessage() {}
 
 func (x *RecordingControl) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[46]
+	mi := &file_platform_link_link_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3775,7 +3865,7 @@ func (x *RecordingControl) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordingControl.ProtoReflect.Descriptor instead.
 func (*RecordingControl) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{46}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *RecordingControl) GetAction() isRecordingControl_Action {
@@ -3846,7 +3936,7 @@ type RecordingStart struct {
 
 func (x *RecordingStart) Reset() {
 	*x = RecordingStart{}
-	mi := &file_platform_link_link_proto_msgTypes[47]
+	mi := &file_platform_link_link_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3858,7 +3948,7 @@ func (x *RecordingStart) String() string {
 func (*RecordingStart) ProtoMessage() {}
 
 func (x *RecordingStart) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[47]
+	mi := &file_platform_link_link_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3871,7 +3961,7 @@ func (x *RecordingStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordingStart.ProtoReflect.Descriptor instead.
 func (*RecordingStart) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{47}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *RecordingStart) GetStreams() []*StreamKey {
@@ -3913,7 +4003,7 @@ type RecordedStream struct {
 
 func (x *RecordedStream) Reset() {
 	*x = RecordedStream{}
-	mi := &file_platform_link_link_proto_msgTypes[48]
+	mi := &file_platform_link_link_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3925,7 +4015,7 @@ func (x *RecordedStream) String() string {
 func (*RecordedStream) ProtoMessage() {}
 
 func (x *RecordedStream) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[48]
+	mi := &file_platform_link_link_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3938,7 +4028,7 @@ func (x *RecordedStream) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordedStream.ProtoReflect.Descriptor instead.
 func (*RecordedStream) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{48}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *RecordedStream) GetKey() *StreamKey {
@@ -3981,7 +4071,7 @@ type Recording struct {
 
 func (x *Recording) Reset() {
 	*x = Recording{}
-	mi := &file_platform_link_link_proto_msgTypes[49]
+	mi := &file_platform_link_link_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3993,7 +4083,7 @@ func (x *Recording) String() string {
 func (*Recording) ProtoMessage() {}
 
 func (x *Recording) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[49]
+	mi := &file_platform_link_link_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4006,7 +4096,7 @@ func (x *Recording) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recording.ProtoReflect.Descriptor instead.
 func (*Recording) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{49}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *Recording) GetId() string {
@@ -4095,7 +4185,7 @@ type RecordingList struct {
 
 func (x *RecordingList) Reset() {
 	*x = RecordingList{}
-	mi := &file_platform_link_link_proto_msgTypes[50]
+	mi := &file_platform_link_link_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4107,7 +4197,7 @@ func (x *RecordingList) String() string {
 func (*RecordingList) ProtoMessage() {}
 
 func (x *RecordingList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[50]
+	mi := &file_platform_link_link_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4120,7 +4210,7 @@ func (x *RecordingList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordingList.ProtoReflect.Descriptor instead.
 func (*RecordingList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{50}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *RecordingList) GetRecordings() []*Recording {
@@ -4150,7 +4240,7 @@ type LiveFrame struct {
 
 func (x *LiveFrame) Reset() {
 	*x = LiveFrame{}
-	mi := &file_platform_link_link_proto_msgTypes[51]
+	mi := &file_platform_link_link_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4162,7 +4252,7 @@ func (x *LiveFrame) String() string {
 func (*LiveFrame) ProtoMessage() {}
 
 func (x *LiveFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[51]
+	mi := &file_platform_link_link_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4175,7 +4265,7 @@ func (x *LiveFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveFrame.ProtoReflect.Descriptor instead.
 func (*LiveFrame) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{51}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *LiveFrame) GetBody() isLiveFrame_Body {
@@ -4265,7 +4355,7 @@ type LiveSubscribe struct {
 
 func (x *LiveSubscribe) Reset() {
 	*x = LiveSubscribe{}
-	mi := &file_platform_link_link_proto_msgTypes[52]
+	mi := &file_platform_link_link_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4277,7 +4367,7 @@ func (x *LiveSubscribe) String() string {
 func (*LiveSubscribe) ProtoMessage() {}
 
 func (x *LiveSubscribe) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[52]
+	mi := &file_platform_link_link_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4290,7 +4380,7 @@ func (x *LiveSubscribe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveSubscribe.ProtoReflect.Descriptor instead.
 func (*LiveSubscribe) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{52}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *LiveSubscribe) GetId() uint64 {
@@ -4337,7 +4427,7 @@ type LiveUnsubscribe struct {
 
 func (x *LiveUnsubscribe) Reset() {
 	*x = LiveUnsubscribe{}
-	mi := &file_platform_link_link_proto_msgTypes[53]
+	mi := &file_platform_link_link_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4349,7 +4439,7 @@ func (x *LiveUnsubscribe) String() string {
 func (*LiveUnsubscribe) ProtoMessage() {}
 
 func (x *LiveUnsubscribe) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[53]
+	mi := &file_platform_link_link_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4362,7 +4452,7 @@ func (x *LiveUnsubscribe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveUnsubscribe.ProtoReflect.Descriptor instead.
 func (*LiveUnsubscribe) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{53}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *LiveUnsubscribe) GetId() uint64 {
@@ -4388,7 +4478,7 @@ type LiveSample struct {
 
 func (x *LiveSample) Reset() {
 	*x = LiveSample{}
-	mi := &file_platform_link_link_proto_msgTypes[54]
+	mi := &file_platform_link_link_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4400,7 +4490,7 @@ func (x *LiveSample) String() string {
 func (*LiveSample) ProtoMessage() {}
 
 func (x *LiveSample) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[54]
+	mi := &file_platform_link_link_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4413,7 +4503,7 @@ func (x *LiveSample) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveSample.ProtoReflect.Descriptor instead.
 func (*LiveSample) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{54}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *LiveSample) GetId() uint64 {
@@ -4454,7 +4544,7 @@ type LiveEnded struct {
 
 func (x *LiveEnded) Reset() {
 	*x = LiveEnded{}
-	mi := &file_platform_link_link_proto_msgTypes[55]
+	mi := &file_platform_link_link_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4466,7 +4556,7 @@ func (x *LiveEnded) String() string {
 func (*LiveEnded) ProtoMessage() {}
 
 func (x *LiveEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[55]
+	mi := &file_platform_link_link_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4479,7 +4569,7 @@ func (x *LiveEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveEnded.ProtoReflect.Descriptor instead.
 func (*LiveEnded) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{55}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *LiveEnded) GetId() uint64 {
@@ -4567,7 +4657,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\tStreamKey\x12\x1c\n" +
 	"\tcomponent\x18\x01 \x01(\tR\tcomponent\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
-	"\x06source\x18\x03 \x01(\x05R\x06source\"\xd1\x05\n" +
+	"\x06source\x18\x03 \x01(\x05R\x06source\"\x8d\x06\n" +
 	"\aRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x19\n" +
 	"\brobot_id\x18\x02 \x01(\tR\arobotId\x12\x1f\n" +
@@ -4584,7 +4674,10 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x06upload\x18\v \x01(\v2\x1d.Platform.Link.ResourceUploadH\x00R\x06upload\x12?\n" +
 	"\ftake_control\x18\f \x01(\v2\x1a.Platform.Link.TakeControlH\x00R\vtakeControl\x122\n" +
 	"\bcontrols\x18\r \x01(\v2\x14.Platform.Link.EmptyH\x00R\bcontrols\x12\x1c\n" +
-	"\btemplate\x18\x0e \x01(\tH\x00R\btemplate\x12?\n" +
+	"\btemplate\x18\x0e \x01(\tH\x00R\btemplate\x12:\n" +
+	"\n" +
+	"definition\x18\x0f \x01(\v2\x18.Platform.Link.StreamKeyH\x00R\n" +
+	"definition\x12?\n" +
 	"\trecording\x18\x14 \x01(\v2\x1f.Platform.Link.RecordingControlH\x00R\trecordingB\x04\n" +
 	"\x02op\"l\n" +
 	"\vTakeControl\x12*\n" +
@@ -4622,7 +4715,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\vresource_id\x18\x01 \x01(\tR\n" +
 	"resourceId\x12\x16\n" +
 	"\x06offset\x18\x02 \x01(\x03R\x06offset\x12\x12\n" +
-	"\x04size\x18\x03 \x01(\x03R\x04size\"\xfb\x05\n" +
+	"\x04size\x18\x03 \x01(\x03R\x04size\"\xbf\x06\n" +
 	"\bResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12*\n" +
 	"\x05error\x18\x02 \x01(\v2\x14.Platform.Link.ErrorR\x05error\x125\n" +
@@ -4638,11 +4731,17 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\agranted\x18\v \x01(\v2\x14.Platform.Link.EmptyH\x00R\agranted\x120\n" +
 	"\x04held\x18\f \x01(\v2\x1a.Platform.Link.ControlHeldH\x00R\x04held\x128\n" +
 	"\bcontrols\x18\r \x01(\v2\x1a.Platform.Link.ControlListH\x00R\bcontrols\x12%\n" +
-	"\rtemplate_json\x18\x0e \x01(\fH\x00R\ftemplateJson\x12>\n" +
+	"\rtemplate_json\x18\x0e \x01(\fH\x00R\ftemplateJson\x12B\n" +
+	"\n" +
+	"definition\x18\x0f \x01(\v2 .Platform.Link.MessageDefinitionH\x00R\n" +
+	"definition\x12>\n" +
 	"\n" +
 	"recordings\x18\x14 \x01(\v2\x1c.Platform.Link.RecordingListH\x00R\n" +
 	"recordingsB\b\n" +
-	"\x06result\"\xf7\x03\n" +
+	"\x06result\"C\n" +
+	"\x11MessageDefinition\x12\x1a\n" +
+	"\bencoding\x18\x01 \x01(\tR\bencoding\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"\xf7\x03\n" +
 	"\x05Error\x12-\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x19.Platform.Link.Error.KindR\x04kind\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x14\n" +
@@ -4856,7 +4955,7 @@ func file_platform_link_link_proto_rawDescGZIP() []byte {
 }
 
 var file_platform_link_link_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 56)
+var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
 var file_platform_link_link_proto_goTypes = []any{
 	(Error_Kind)(0),               // 0: Platform.Link.Error.Kind
 	(*Frame)(nil),                 // 1: Platform.Link.Frame
@@ -4884,38 +4983,39 @@ var file_platform_link_link_proto_goTypes = []any{
 	(*MetricQuery)(nil),           // 23: Platform.Link.MetricQuery
 	(*ResourceUpload)(nil),        // 24: Platform.Link.ResourceUpload
 	(*Response)(nil),              // 25: Platform.Link.Response
-	(*Error)(nil),                 // 26: Platform.Link.Error
-	(*Stream)(nil),                // 27: Platform.Link.Stream
-	(*StreamList)(nil),            // 28: Platform.Link.StreamList
-	(*Sample)(nil),                // 29: Platform.Link.Sample
-	(*MetricTypes)(nil),           // 30: Platform.Link.MetricTypes
-	(*Usage)(nil),                 // 31: Platform.Link.Usage
-	(*Recorder)(nil),              // 32: Platform.Link.Recorder
-	(*Recorders)(nil),             // 33: Platform.Link.Recorders
-	(*ComponentInfo)(nil),         // 34: Platform.Link.ComponentInfo
-	(*Components)(nil),            // 35: Platform.Link.Components
-	(*ConfigInfo)(nil),            // 36: Platform.Link.ConfigInfo
-	(*AgentOperationalState)(nil), // 37: Platform.Link.AgentOperationalState
-	(*Metric)(nil),                // 38: Platform.Link.Metric
-	(*KPI)(nil),                   // 39: Platform.Link.KPI
-	(*KPIList)(nil),               // 40: Platform.Link.KPIList
-	(*KPIValues)(nil),             // 41: Platform.Link.KPIValues
-	(*Resource)(nil),              // 42: Platform.Link.Resource
-	(*ResourceList)(nil),          // 43: Platform.Link.ResourceList
-	(*ResourcesChanged)(nil),      // 44: Platform.Link.ResourcesChanged
-	(*ResourceChunk)(nil),         // 45: Platform.Link.ResourceChunk
-	(*UploadDone)(nil),            // 46: Platform.Link.UploadDone
-	(*RecordingControl)(nil),      // 47: Platform.Link.RecordingControl
-	(*RecordingStart)(nil),        // 48: Platform.Link.RecordingStart
-	(*RecordedStream)(nil),        // 49: Platform.Link.RecordedStream
-	(*Recording)(nil),             // 50: Platform.Link.Recording
-	(*RecordingList)(nil),         // 51: Platform.Link.RecordingList
-	(*LiveFrame)(nil),             // 52: Platform.Link.LiveFrame
-	(*LiveSubscribe)(nil),         // 53: Platform.Link.LiveSubscribe
-	(*LiveUnsubscribe)(nil),       // 54: Platform.Link.LiveUnsubscribe
-	(*LiveSample)(nil),            // 55: Platform.Link.LiveSample
-	(*LiveEnded)(nil),             // 56: Platform.Link.LiveEnded
-	(*catalogpb.Time)(nil),        // 57: Platform.Messages.builtin_interfaces.Time
+	(*MessageDefinition)(nil),     // 26: Platform.Link.MessageDefinition
+	(*Error)(nil),                 // 27: Platform.Link.Error
+	(*Stream)(nil),                // 28: Platform.Link.Stream
+	(*StreamList)(nil),            // 29: Platform.Link.StreamList
+	(*Sample)(nil),                // 30: Platform.Link.Sample
+	(*MetricTypes)(nil),           // 31: Platform.Link.MetricTypes
+	(*Usage)(nil),                 // 32: Platform.Link.Usage
+	(*Recorder)(nil),              // 33: Platform.Link.Recorder
+	(*Recorders)(nil),             // 34: Platform.Link.Recorders
+	(*ComponentInfo)(nil),         // 35: Platform.Link.ComponentInfo
+	(*Components)(nil),            // 36: Platform.Link.Components
+	(*ConfigInfo)(nil),            // 37: Platform.Link.ConfigInfo
+	(*AgentOperationalState)(nil), // 38: Platform.Link.AgentOperationalState
+	(*Metric)(nil),                // 39: Platform.Link.Metric
+	(*KPI)(nil),                   // 40: Platform.Link.KPI
+	(*KPIList)(nil),               // 41: Platform.Link.KPIList
+	(*KPIValues)(nil),             // 42: Platform.Link.KPIValues
+	(*Resource)(nil),              // 43: Platform.Link.Resource
+	(*ResourceList)(nil),          // 44: Platform.Link.ResourceList
+	(*ResourcesChanged)(nil),      // 45: Platform.Link.ResourcesChanged
+	(*ResourceChunk)(nil),         // 46: Platform.Link.ResourceChunk
+	(*UploadDone)(nil),            // 47: Platform.Link.UploadDone
+	(*RecordingControl)(nil),      // 48: Platform.Link.RecordingControl
+	(*RecordingStart)(nil),        // 49: Platform.Link.RecordingStart
+	(*RecordedStream)(nil),        // 50: Platform.Link.RecordedStream
+	(*Recording)(nil),             // 51: Platform.Link.Recording
+	(*RecordingList)(nil),         // 52: Platform.Link.RecordingList
+	(*LiveFrame)(nil),             // 53: Platform.Link.LiveFrame
+	(*LiveSubscribe)(nil),         // 54: Platform.Link.LiveSubscribe
+	(*LiveUnsubscribe)(nil),       // 55: Platform.Link.LiveUnsubscribe
+	(*LiveSample)(nil),            // 56: Platform.Link.LiveSample
+	(*LiveEnded)(nil),             // 57: Platform.Link.LiveEnded
+	(*catalogpb.Time)(nil),        // 58: Platform.Messages.builtin_interfaces.Time
 }
 var file_platform_link_link_proto_depIdxs = []int32{
 	5,  // 0: Platform.Link.Frame.hello:type_name -> Platform.Link.Hello
@@ -4925,9 +5025,9 @@ var file_platform_link_link_proto_depIdxs = []int32{
 	25, // 4: Platform.Link.Frame.response:type_name -> Platform.Link.Response
 	10, // 5: Platform.Link.Frame.heartbeat:type_name -> Platform.Link.Heartbeat
 	11, // 6: Platform.Link.Frame.robots:type_name -> Platform.Link.RobotsChanged
-	41, // 7: Platform.Link.Frame.kpis:type_name -> Platform.Link.KPIValues
-	45, // 8: Platform.Link.Frame.chunk:type_name -> Platform.Link.ResourceChunk
-	44, // 9: Platform.Link.Frame.resources:type_name -> Platform.Link.ResourcesChanged
+	42, // 7: Platform.Link.Frame.kpis:type_name -> Platform.Link.KPIValues
+	46, // 8: Platform.Link.Frame.chunk:type_name -> Platform.Link.ResourceChunk
+	45, // 9: Platform.Link.Frame.resources:type_name -> Platform.Link.ResourcesChanged
 	12, // 10: Platform.Link.Frame.accepted:type_name -> Platform.Link.RobotsAccepted
 	16, // 11: Platform.Link.Frame.command:type_name -> Platform.Link.ControlCommand
 	17, // 12: Platform.Link.Frame.release:type_name -> Platform.Link.ControlRelease
@@ -4935,10 +5035,10 @@ var file_platform_link_link_proto_depIdxs = []int32{
 	2,  // 14: Platform.Link.Frame.events:type_name -> Platform.Link.EventBatch
 	4,  // 15: Platform.Link.Frame.events_stored:type_name -> Platform.Link.EventsStored
 	3,  // 16: Platform.Link.EventBatch.events:type_name -> Platform.Link.LocalEvent
-	57, // 17: Platform.Link.LocalEvent.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
+	58, // 17: Platform.Link.LocalEvent.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
 	6,  // 18: Platform.Link.Hello.robots:type_name -> Platform.Link.RobotInfo
 	8,  // 19: Platform.Link.Welcome.refused:type_name -> Platform.Link.RobotRefused
-	57, // 20: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
+	58, // 20: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
 	6,  // 21: Platform.Link.RobotsChanged.robots:type_name -> Platform.Link.RobotInfo
 	8,  // 22: Platform.Link.RobotsAccepted.refused:type_name -> Platform.Link.RobotRefused
 	21, // 23: Platform.Link.Request.streams:type_name -> Platform.Link.Empty
@@ -4951,68 +5051,70 @@ var file_platform_link_link_proto_depIdxs = []int32{
 	24, // 30: Platform.Link.Request.upload:type_name -> Platform.Link.ResourceUpload
 	15, // 31: Platform.Link.Request.take_control:type_name -> Platform.Link.TakeControl
 	21, // 32: Platform.Link.Request.controls:type_name -> Platform.Link.Empty
-	47, // 33: Platform.Link.Request.recording:type_name -> Platform.Link.RecordingControl
-	13, // 34: Platform.Link.TakeControl.key:type_name -> Platform.Link.StreamKey
-	26, // 35: Platform.Link.ControlEnded.error:type_name -> Platform.Link.Error
-	13, // 36: Platform.Link.ControlHeld.key:type_name -> Platform.Link.StreamKey
-	57, // 37: Platform.Link.ControlHeld.since:type_name -> Platform.Messages.builtin_interfaces.Time
-	19, // 38: Platform.Link.ControlList.controls:type_name -> Platform.Link.ControlHeld
-	13, // 39: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
-	26, // 40: Platform.Link.Response.error:type_name -> Platform.Link.Error
-	28, // 41: Platform.Link.Response.streams:type_name -> Platform.Link.StreamList
-	29, // 42: Platform.Link.Response.sample:type_name -> Platform.Link.Sample
-	21, // 43: Platform.Link.Response.done:type_name -> Platform.Link.Empty
-	30, // 44: Platform.Link.Response.metric_types:type_name -> Platform.Link.MetricTypes
-	38, // 45: Platform.Link.Response.metric:type_name -> Platform.Link.Metric
-	40, // 46: Platform.Link.Response.kpis:type_name -> Platform.Link.KPIList
-	43, // 47: Platform.Link.Response.resources:type_name -> Platform.Link.ResourceList
-	46, // 48: Platform.Link.Response.upload:type_name -> Platform.Link.UploadDone
-	21, // 49: Platform.Link.Response.granted:type_name -> Platform.Link.Empty
-	19, // 50: Platform.Link.Response.held:type_name -> Platform.Link.ControlHeld
-	20, // 51: Platform.Link.Response.controls:type_name -> Platform.Link.ControlList
-	51, // 52: Platform.Link.Response.recordings:type_name -> Platform.Link.RecordingList
-	0,  // 53: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
-	57, // 54: Platform.Link.Error.since:type_name -> Platform.Messages.builtin_interfaces.Time
-	27, // 55: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
-	57, // 56: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	57, // 57: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	57, // 58: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	32, // 59: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
-	34, // 60: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
-	21, // 61: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
-	31, // 62: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
-	57, // 63: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
-	37, // 64: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
-	33, // 65: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
-	35, // 66: Platform.Link.Metric.components:type_name -> Platform.Link.Components
-	36, // 67: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
-	57, // 68: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	39, // 69: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
-	39, // 70: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
-	57, // 71: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
-	42, // 72: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
-	42, // 73: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
-	48, // 74: Platform.Link.RecordingControl.start:type_name -> Platform.Link.RecordingStart
-	21, // 75: Platform.Link.RecordingControl.list:type_name -> Platform.Link.Empty
-	13, // 76: Platform.Link.RecordingStart.streams:type_name -> Platform.Link.StreamKey
-	13, // 77: Platform.Link.RecordedStream.key:type_name -> Platform.Link.StreamKey
-	49, // 78: Platform.Link.Recording.streams:type_name -> Platform.Link.RecordedStream
-	57, // 79: Platform.Link.Recording.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	57, // 80: Platform.Link.Recording.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	48, // 81: Platform.Link.Recording.request:type_name -> Platform.Link.RecordingStart
-	50, // 82: Platform.Link.RecordingList.recordings:type_name -> Platform.Link.Recording
-	53, // 83: Platform.Link.LiveFrame.subscribe:type_name -> Platform.Link.LiveSubscribe
-	54, // 84: Platform.Link.LiveFrame.unsubscribe:type_name -> Platform.Link.LiveUnsubscribe
-	55, // 85: Platform.Link.LiveFrame.sample:type_name -> Platform.Link.LiveSample
-	56, // 86: Platform.Link.LiveFrame.ended:type_name -> Platform.Link.LiveEnded
-	13, // 87: Platform.Link.LiveSubscribe.key:type_name -> Platform.Link.StreamKey
-	29, // 88: Platform.Link.LiveSample.sample:type_name -> Platform.Link.Sample
-	26, // 89: Platform.Link.LiveEnded.error:type_name -> Platform.Link.Error
-	90, // [90:90] is the sub-list for method output_type
-	90, // [90:90] is the sub-list for method input_type
-	90, // [90:90] is the sub-list for extension type_name
-	90, // [90:90] is the sub-list for extension extendee
-	0,  // [0:90] is the sub-list for field type_name
+	13, // 33: Platform.Link.Request.definition:type_name -> Platform.Link.StreamKey
+	48, // 34: Platform.Link.Request.recording:type_name -> Platform.Link.RecordingControl
+	13, // 35: Platform.Link.TakeControl.key:type_name -> Platform.Link.StreamKey
+	27, // 36: Platform.Link.ControlEnded.error:type_name -> Platform.Link.Error
+	13, // 37: Platform.Link.ControlHeld.key:type_name -> Platform.Link.StreamKey
+	58, // 38: Platform.Link.ControlHeld.since:type_name -> Platform.Messages.builtin_interfaces.Time
+	19, // 39: Platform.Link.ControlList.controls:type_name -> Platform.Link.ControlHeld
+	13, // 40: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
+	27, // 41: Platform.Link.Response.error:type_name -> Platform.Link.Error
+	29, // 42: Platform.Link.Response.streams:type_name -> Platform.Link.StreamList
+	30, // 43: Platform.Link.Response.sample:type_name -> Platform.Link.Sample
+	21, // 44: Platform.Link.Response.done:type_name -> Platform.Link.Empty
+	31, // 45: Platform.Link.Response.metric_types:type_name -> Platform.Link.MetricTypes
+	39, // 46: Platform.Link.Response.metric:type_name -> Platform.Link.Metric
+	41, // 47: Platform.Link.Response.kpis:type_name -> Platform.Link.KPIList
+	44, // 48: Platform.Link.Response.resources:type_name -> Platform.Link.ResourceList
+	47, // 49: Platform.Link.Response.upload:type_name -> Platform.Link.UploadDone
+	21, // 50: Platform.Link.Response.granted:type_name -> Platform.Link.Empty
+	19, // 51: Platform.Link.Response.held:type_name -> Platform.Link.ControlHeld
+	20, // 52: Platform.Link.Response.controls:type_name -> Platform.Link.ControlList
+	26, // 53: Platform.Link.Response.definition:type_name -> Platform.Link.MessageDefinition
+	52, // 54: Platform.Link.Response.recordings:type_name -> Platform.Link.RecordingList
+	0,  // 55: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
+	58, // 56: Platform.Link.Error.since:type_name -> Platform.Messages.builtin_interfaces.Time
+	28, // 57: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
+	58, // 58: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	58, // 59: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	58, // 60: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	33, // 61: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
+	35, // 62: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
+	21, // 63: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
+	32, // 64: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
+	58, // 65: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
+	38, // 66: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
+	34, // 67: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
+	36, // 68: Platform.Link.Metric.components:type_name -> Platform.Link.Components
+	37, // 69: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
+	58, // 70: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	40, // 71: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
+	40, // 72: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
+	58, // 73: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
+	43, // 74: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
+	43, // 75: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
+	49, // 76: Platform.Link.RecordingControl.start:type_name -> Platform.Link.RecordingStart
+	21, // 77: Platform.Link.RecordingControl.list:type_name -> Platform.Link.Empty
+	13, // 78: Platform.Link.RecordingStart.streams:type_name -> Platform.Link.StreamKey
+	13, // 79: Platform.Link.RecordedStream.key:type_name -> Platform.Link.StreamKey
+	50, // 80: Platform.Link.Recording.streams:type_name -> Platform.Link.RecordedStream
+	58, // 81: Platform.Link.Recording.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	58, // 82: Platform.Link.Recording.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	49, // 83: Platform.Link.Recording.request:type_name -> Platform.Link.RecordingStart
+	51, // 84: Platform.Link.RecordingList.recordings:type_name -> Platform.Link.Recording
+	54, // 85: Platform.Link.LiveFrame.subscribe:type_name -> Platform.Link.LiveSubscribe
+	55, // 86: Platform.Link.LiveFrame.unsubscribe:type_name -> Platform.Link.LiveUnsubscribe
+	56, // 87: Platform.Link.LiveFrame.sample:type_name -> Platform.Link.LiveSample
+	57, // 88: Platform.Link.LiveFrame.ended:type_name -> Platform.Link.LiveEnded
+	13, // 89: Platform.Link.LiveSubscribe.key:type_name -> Platform.Link.StreamKey
+	30, // 90: Platform.Link.LiveSample.sample:type_name -> Platform.Link.Sample
+	27, // 91: Platform.Link.LiveEnded.error:type_name -> Platform.Link.Error
+	92, // [92:92] is the sub-list for method output_type
+	92, // [92:92] is the sub-list for method input_type
+	92, // [92:92] is the sub-list for extension type_name
+	92, // [92:92] is the sub-list for extension extendee
+	0,  // [0:92] is the sub-list for field type_name
 }
 
 func init() { file_platform_link_link_proto_init() }
@@ -5050,6 +5152,7 @@ func file_platform_link_link_proto_init() {
 		(*Request_TakeControl)(nil),
 		(*Request_Controls)(nil),
 		(*Request_Template)(nil),
+		(*Request_Definition)(nil),
 		(*Request_Recording)(nil),
 	}
 	file_platform_link_link_proto_msgTypes[24].OneofWrappers = []any{
@@ -5065,9 +5168,10 @@ func file_platform_link_link_proto_init() {
 		(*Response_Held)(nil),
 		(*Response_Controls)(nil),
 		(*Response_TemplateJson)(nil),
+		(*Response_Definition)(nil),
 		(*Response_Recordings)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[37].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[38].OneofWrappers = []any{
 		(*Metric_None)(nil),
 		(*Metric_IntValue)(nil),
 		(*Metric_LongValue)(nil),
@@ -5082,12 +5186,12 @@ func file_platform_link_link_proto_init() {
 		(*Metric_Components)(nil),
 		(*Metric_Config)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[46].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[47].OneofWrappers = []any{
 		(*RecordingControl_Start)(nil),
 		(*RecordingControl_Stop)(nil),
 		(*RecordingControl_List)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[51].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[52].OneofWrappers = []any{
 		(*LiveFrame_Subscribe)(nil),
 		(*LiveFrame_Unsubscribe)(nil),
 		(*LiveFrame_Sample)(nil),
@@ -5099,7 +5203,7 @@ func file_platform_link_link_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platform_link_link_proto_rawDesc), len(file_platform_link_link_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   56,
+			NumMessages:   57,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

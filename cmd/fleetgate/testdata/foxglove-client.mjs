@@ -46,9 +46,11 @@ createInterface({ input: process.stdin }).on("close", () => {
 });
 
 // A channel's decoder, made of its advertised schema alone: protobuf channels carry a
-// FileDescriptorSet; other encodings are counted, not decoded.
+// FileDescriptorSet; other encodings (ROS 1 raw types) are given as their bytes, in hex.
 function decoder(channel) {
-  if (channel.encoding !== "protobuf") return (data) => ({ bytes: data.byteLength });
+  if (channel.encoding !== "protobuf") {
+    return (data) => ({ bytes: data.byteLength, hex: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("hex") });
+  }
   const set = fromBinary(FileDescriptorSetSchema, Buffer.from(channel.schema, "base64"));
   const desc = createFileRegistry(set).getMessage(channel.schemaName);
   if (!desc) throw new Error(`schema of ${channel.topic} has no message ${channel.schemaName}`);
@@ -68,7 +70,9 @@ if (mode === "watch") {
   const subs = new Map(); // subscription id -> { topic, decode }
   client.on("advertise", (channels) => {
     for (const ch of channels) {
-      print({ event: "channel", id: ch.id, topic: ch.topic, encoding: ch.encoding, schemaName: ch.schemaName, schemaEncoding: ch.schemaEncoding ?? "" });
+      // A text schema (a ROS message definition) is printed too; a FileDescriptorSet is not.
+      const schema = ch.encoding === "protobuf" ? "" : ch.schema;
+      print({ event: "channel", id: ch.id, topic: ch.topic, encoding: ch.encoding, schemaName: ch.schemaName, schemaEncoding: ch.schemaEncoding ?? "", schema });
       if (!topics.has(ch.topic)) continue;
       let decode;
       try {

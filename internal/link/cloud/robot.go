@@ -25,6 +25,7 @@ type RemoteRobot struct {
 	info    fleetgate.Info
 	kpis    atomic.Pointer[pushedKPIs]
 	streams atomic.Pointer[cachedStreams]
+	defs    definitions
 }
 
 // streamsFresh is how long a robot's stream list is reused: every REST stream read resolves

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/link/link.proto.
  */
 export const file_platform_link_link: GenFile = /*@__PURE__*/
-  fileDesc("ChhwbGF0Zm9ybS9saW5rL2xpbmsucHJvdG8SDVBsYXRmb3JtLkxpbmsiggYKBUZyYW1lEiUKBWhlbGxvGAEgASgLMhQuUGxhdGZvcm0uTGluay5IZWxsb0gAEikKB3dlbGNvbWUYAiABKAsyFi5QbGF0Zm9ybS5MaW5rLldlbGNvbWVIABIpCgdyZWZ1c2FsGAMgASgLMhYuUGxhdGZvcm0uTGluay5SZWZ1c2FsSAASKQoHcmVxdWVzdBgEIAEoCzIWLlBsYXRmb3JtLkxpbmsuUmVxdWVzdEgAEisKCHJlc3BvbnNlGAUgASgLMhcuUGxhdGZvcm0uTGluay5SZXNwb25zZUgAEi0KCWhlYXJ0YmVhdBgGIAEoCzIYLlBsYXRmb3JtLkxpbmsuSGVhcnRiZWF0SAASLgoGcm9ib3RzGAcgASgLMhwuUGxhdGZvcm0uTGluay5Sb2JvdHNDaGFuZ2VkSAASKAoEa3BpcxgIIAEoCzIYLlBsYXRmb3JtLkxpbmsuS1BJVmFsdWVzSAASLQoFY2h1bmsYCSABKAsyHC5QbGF0Zm9ybS5MaW5rLlJlc291cmNlQ2h1bmtIABI0CglyZXNvdXJjZXMYCiABKAsyHy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlc0NoYW5nZWRIABIxCghhY2NlcHRlZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUm9ib3RzQWNjZXB0ZWRIABIwCgdjb21tYW5kGAwgASgLMh0uUGxhdGZvcm0uTGluay5Db250cm9sQ29tbWFuZEgAEjAKB3JlbGVhc2UYDSABKAsyHS5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xSZWxlYXNlSAASNAoNY29udHJvbF9lbmRlZBgOIAEoCzIbLlBsYXRmb3JtLkxpbmsuQ29udHJvbEVuZGVkSAASKwoGZXZlbnRzGA8gASgLMhkuUGxhdGZvcm0uTGluay5FdmVudEJhdGNoSAASNAoNZXZlbnRzX3N0b3JlZBgQIAEoCzIbLlBsYXRmb3JtLkxpbmsuRXZlbnRzU3RvcmVkSABCBgoEYm9keSI3CgpFdmVudEJhdGNoEikKBmV2ZW50cxgBIAMoCzIZLlBsYXRmb3JtLkxpbmsuTG9jYWxFdmVudCK3AQoKTG9jYWxFdmVudBIQCghsb2NhbF9pZBgBIAEoAxIQCghyb2JvdF9pZBgCIAEoCRIUCgxhdXRob3JfZW1haWwYAyABKAkSDwoHbWVzc2FnZRgEIAEoCRI+CgpjcmVhdGVkX2F0GAUgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSDAoEdHlwZRgGIAEoCRIQCghzZXZlcml0eRgHIAEoCSIhCgxFdmVudHNTdG9yZWQSEQoJbG9jYWxfaWRzGAEgAygDImIKBUhlbGxvEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SFQoNYWdlbnRfdmVyc2lvbhgCIAEoCRIoCgZyb2JvdHMYAyADKAsyGC5QbGF0Zm9ybS5MaW5rLlJvYm90SW5mbyJpCglSb2JvdEluZm8SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRITCgtjb25maWdfbmFtZRgDIAEoCRIWCg5jb25maWdfdmVyc2lvbhgEIAEoCRIVCg1hZ2VudF92ZXJzaW9uGAUgASgJIpQBCgdXZWxjb21lEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SEAoIYWdlbnRfaWQYAiABKAkSEAoIZmxlZXRfaWQYAyABKAkSHQoVaGVhcnRiZWF0X2ludGVydmFsX21zGAQgASgNEiwKB3JlZnVzZWQYBSADKAsyGy5QbGF0Zm9ybS5MaW5rLlJvYm90UmVmdXNlZCIqCgxSb2JvdFJlZnVzZWQSCgoCaWQYASABKAkSDgoGcmVhc29uGAIgASgJIjEKB1JlZnVzYWwSDgoGcmVhc29uGAEgASgJEhYKDnJldHJ5X2FmdGVyX21zGAIgASgNIkUKCUhlYXJ0YmVhdBI4CgRzZW50GAEgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUiOQoNUm9ib3RzQ2hhbmdlZBIoCgZyb2JvdHMYASADKAsyGC5QbGF0Zm9ybS5MaW5rLlJvYm90SW5mbyI+Cg5Sb2JvdHNBY2NlcHRlZBIsCgdyZWZ1c2VkGAEgAygLMhsuUGxhdGZvcm0uTGluay5Sb2JvdFJlZnVzZWQiPAoJU3RyZWFtS2V5EhEKCWNvbXBvbmVudBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnNvdXJjZRgDIAEoBSLGBAoHUmVxdWVzdBIKCgJpZBgBIAEoBBIQCghyb2JvdF9pZBgCIAEoCRITCgtkZWFkbGluZV9tcxgDIAEoDRInCgdzdHJlYW1zGAQgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEigKBHJlYWQYBSABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleUgAEikKB3B1Ymxpc2gYBiABKAsyFi5QbGF0Zm9ybS5MaW5rLlB1Ymxpc2hIABIsCgxtZXRyaWNfdHlwZXMYByABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASLAoGbWV0cmljGAggASgLMhouUGxhdGZvcm0uTGluay5NZXRyaWNRdWVyeUgAEiQKBGtwaXMYCSABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASKQoJcmVzb3VyY2VzGAogASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEi8KBnVwbG9hZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUmVzb3VyY2VVcGxvYWRIABIyCgx0YWtlX2NvbnRyb2wYDCABKAsyGi5QbGF0Zm9ybS5MaW5rLlRha2VDb250cm9sSAASKAoIY29udHJvbHMYDSABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASEgoIdGVtcGxhdGUYDiABKAlIABI0CglyZWNvcmRpbmcYFCABKAsyHy5QbGF0Zm9ybS5MaW5rLlJlY29yZGluZ0NvbnRyb2xIAEIECgJvcCJWCgtUYWtlQ29udHJvbBIlCgNrZXkYASABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRISCgpjb250cm9sX2lkGAIgASgJEgwKBHVzZXIYAyABKAkiNQoOQ29udHJvbENvbW1hbmQSEgoKY29udHJvbF9pZBgBIAEoCRIPCgdwYXlsb2FkGAIgASgMIiQKDkNvbnRyb2xSZWxlYXNlEhIKCmNvbnRyb2xfaWQYASABKAkiRwoMQ29udHJvbEVuZGVkEhIKCmNvbnRyb2xfaWQYASABKAkSIwoFZXJyb3IYAiABKAsyFC5QbGF0Zm9ybS5MaW5rLkVycm9yIn4KC0NvbnRyb2xIZWxkEiUKA2tleRgBIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5Eg0KBW93bmVyGAIgASgJEjkKBXNpbmNlGAMgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUiOwoLQ29udHJvbExpc3QSLAoIY29udHJvbHMYASADKAsyGi5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xIZWxkIgcKBUVtcHR5Il0KB1B1Ymxpc2gSJQoDa2V5GAEgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXkSDAoEdHlwZRgCIAEoCRIPCgdwYXlsb2FkGAMgASgMEgwKBHVzZXIYBCABKAkiKQoLTWV0cmljUXVlcnkSDAoEdHlwZRgBIAEoBRIMCgRuYW1lGAIgASgJIkMKDlJlc291cmNlVXBsb2FkEhMKC3Jlc291cmNlX2lkGAEgASgJEg4KBm9mZnNldBgCIAEoAxIMCgRzaXplGAMgASgDIvgECghSZXNwb25zZRIKCgJpZBgBIAEoBBIjCgVlcnJvchgCIAEoCzIULlBsYXRmb3JtLkxpbmsuRXJyb3ISLAoHc3RyZWFtcxgDIAEoCzIZLlBsYXRmb3JtLkxpbmsuU3RyZWFtTGlzdEgAEicKBnNhbXBsZRgEIAEoCzIVLlBsYXRmb3JtLkxpbmsuU2FtcGxlSAASJAoEZG9uZRgFIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIyCgxtZXRyaWNfdHlwZXMYBiABKAsyGi5QbGF0Zm9ybS5MaW5rLk1ldHJpY1R5cGVzSAASJwoGbWV0cmljGAcgASgLMhUuUGxhdGZvcm0uTGluay5NZXRyaWNIABImCgRrcGlzGAggASgLMhYuUGxhdGZvcm0uTGluay5LUElMaXN0SAASMAoJcmVzb3VyY2VzGAkgASgLMhsuUGxhdGZvcm0uTGluay5SZXNvdXJjZUxpc3RIABIrCgZ1cGxvYWQYCiABKAsyGS5QbGF0Zm9ybS5MaW5rLlVwbG9hZERvbmVIABInCgdncmFudGVkGAsgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEioKBGhlbGQYDCABKAsyGi5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xIZWxkSAASLgoIY29udHJvbHMYDSABKAsyGi5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xMaXN0SAASFwoNdGVtcGxhdGVfanNvbhgOIAEoDEgAEjIKCnJlY29yZGluZ3MYFCABKAsyHC5QbGF0Zm9ybS5MaW5rLlJlY29yZGluZ0xpc3RIAEIICgZyZXN1bHQi2gMKBUVycm9yEicKBGtpbmQYASABKA4yGS5QbGF0Zm9ybS5MaW5rLkVycm9yLktpbmQSDwoHbWVzc2FnZRgCIAEoCRINCgVvd25lchgDIAEoCRI5CgVzaW5jZRgEIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lIswCCgRLaW5kEhEKDUtJTkRfSU5URVJOQUwQABISCg5LSU5EX05PVF9GT1VORBABEhAKDEtJTkRfSU5WQUxJRBACEhAKDEtJTkRfT0ZGTElORRADEhQKEEtJTkRfVU5BVkFJTEFCTEUQBBIRCg1LSU5EX0NPTkZMSUNUEAUSFQoRS0lORF9VTkFVVEhPUklaRUQQBhISCg5LSU5EX0ZPUkJJRERFThAHEhUKEUtJTkRfUkFURV9MSU1JVEVEEAgSGAoUS0lORF9OT1RfSU1QTEVNRU5URUQQCRISCg5LSU5EX1RPT19MQVJHRRAKEhQKEEtJTkRfVU5TVVBQT1JURUQQCxISCg5LSU5EX01BTEZPUk1FRBAMEg0KCUtJTkRfR09ORRANEhMKD0tJTkRfR09JTkdfQVdBWRAOEhIKDktJTkRfTk9fU0FNUExFEA8ixgEKBlN0cmVhbRIRCgljb21wb25lbnQYASABKAkSDAoEbmFtZRgCIAEoCRIMCgR0eXBlGAMgASgJEhEKCWRpcmVjdGlvbhgEIAEoCRIOCgZzb3VyY2UYBSABKAUSFAoMZGlzcGxheV9uYW1lGAYgASgJEhIKCnNvdXJjZV91cmwYByABKAkSFwoPc291cmNlX2VuZHBvaW50GAggASgJEhIKCm1heF9saW5lYXIYCSABKAESEwoLbWF4X2FuZ3VsYXIYCiABKAEiNAoKU3RyZWFtTGlzdBImCgdzdHJlYW1zGAEgAygLMhUuUGxhdGZvcm0uTGluay5TdHJlYW0ifwoGU2FtcGxlEgwKBHR5cGUYASABKAkSDwoHcGF5bG9hZBgCIAEoDBI4CgR0aW1lGAMgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSCwoDc2VxGAQgASgEEg8KB2xhdGNoZWQYBSABKAgiHAoLTWV0cmljVHlwZXMSDQoFdHlwZXMYASADKAUiJAoFVXNhZ2USDAoEdXNlZBgBIAEoARINCgVsaW1pdBgCIAEoASLWAQoIUmVjb3JkZXISCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRINCgVzdGF0ZRgDIAEoCRI+CgpzdGFydF90aW1lGAQgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSPAoIZW5kX3RpbWUYBSABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRISCgplcnJvcl90eXBlGAYgASgJEg8KB2Ryb3BwZWQYByABKAMiNwoJUmVjb3JkZXJzEioKCXJlY29yZGVycxgBIAMoCzIXLlBsYXRmb3JtLkxpbmsuUmVjb3JkZXIiVwoNQ29tcG9uZW50SW5mbxIKCgJpZBgBIAEoCRIMCgR1dWlkGAIgASgJEgwKBG5hbWUYAyABKAkSDwoHdmVyc2lvbhgEIAEoCRINCgVzdGF0ZRgFIAEoCSI+CgpDb21wb25lbnRzEjAKCmNvbXBvbmVudHMYASADKAsyHC5QbGF0Zm9ybS5MaW5rLkNvbXBvbmVudEluZm8iOgoKQ29uZmlnSW5mbxIMCgRuYW1lGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSDQoFc3RhdGUYAyABKAkiPgoVQWdlbnRPcGVyYXRpb25hbFN0YXRlEhQKDGFnZW50X3N0YXR1cxgBIAEoBRIPCgd2ZXJzaW9uGAIgASgJIpUECgZNZXRyaWMSDAoEdHlwZRgBIAEoBRIMCgRuYW1lGAIgASgJEiQKBG5vbmUYAyABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASEwoJaW50X3ZhbHVlGAQgASgDSAASFAoKbG9uZ192YWx1ZRgFIAEoA0gAEhYKDGRvdWJsZV92YWx1ZRgGIAEoAUgAEhYKDHN0cmluZ192YWx1ZRgHIAEoCUgAEhQKCmJvb2xfdmFsdWUYCCABKAhIABIlCgV1c2FnZRgJIAEoCzIULlBsYXRmb3JtLkxpbmsuVXNhZ2VIABI8CgZleHBpcnkYCiABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZUgAEhoKEHVwZGF0ZV9hdmFpbGFibGUYCyABKAhIABJBChFvcGVyYXRpb25hbF9zdGF0ZRgMIAEoCzIkLlBsYXRmb3JtLkxpbmsuQWdlbnRPcGVyYXRpb25hbFN0YXRlSAASLQoJcmVjb3JkZXJzGA0gASgLMhguUGxhdGZvcm0uTGluay5SZWNvcmRlcnNIABIvCgpjb21wb25lbnRzGA4gASgLMhkuUGxhdGZvcm0uTGluay5Db21wb25lbnRzSAASKwoGY29uZmlnGA8gASgLMhkuUGxhdGZvcm0uTGluay5Db25maWdJbmZvSABCBwoFdmFsdWUicQoDS1BJEgwKBG5hbWUYASABKAkSEQoJZGF0YV90eXBlGAIgASgJEg8KB3BheWxvYWQYAyABKAwSOAoEdGltZRgEIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lIisKB0tQSUxpc3QSIAoEa3BpcxgBIAMoCzISLlBsYXRmb3JtLkxpbmsuS1BJIj8KCUtQSVZhbHVlcxIQCghyb2JvdF9pZBgBIAEoCRIgCgRrcGlzGAIgAygLMhIuUGxhdGZvcm0uTGluay5LUEkivAEKCFJlc291cmNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEQoJbWltZV90eXBlGAMgASgJEhEKCWZpbGVfdHlwZRgEIAEoCRIMCgRzaXplGAUgASgDEj4KCmNyZWF0ZWRfYXQYBiABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRIOCgZzaGEyNTYYByABKAkSEgoKYWRtaW5fb25seRgIIAEoCCI6CgxSZXNvdXJjZUxpc3QSKgoJcmVzb3VyY2VzGAEgAygLMhcuUGxhdGZvcm0uTGluay5SZXNvdXJjZSJQChBSZXNvdXJjZXNDaGFuZ2VkEhAKCHJvYm90X2lkGAEgASgJEioKCXJlc291cmNlcxgCIAMoCzIXLlBsYXRmb3JtLkxpbmsuUmVzb3VyY2UiQQoNUmVzb3VyY2VDaHVuaxISCgpyZXF1ZXN0X2lkGAEgASgEEg4KBm9mZnNldBgCIAEoAxIMCgRkYXRhGAMgASgMIioKClVwbG9hZERvbmUSDAoEc2l6ZRgBIAEoAxIOCgZzaGEyNTYYAiABKAkiggEKEFJlY29yZGluZ0NvbnRyb2wSLgoFc3RhcnQYASABKAsyHS5QbGF0Zm9ybS5MaW5rLlJlY29yZGluZ1N0YXJ0SAASDgoEc3RvcBgCIAEoCUgAEiQKBGxpc3QYAyABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SABCCAoGYWN0aW9uInUKDlJlY29yZGluZ1N0YXJ0EikKB3N0cmVhbXMYASADKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRITCgtkdXJhdGlvbl9tcxgCIAEoAxIRCgltYXhfYnl0ZXMYAyABKAMSEAoIbWF4X3JhdGUYBCABKAEiVAoOUmVjb3JkZWRTdHJlYW0SJQoDa2V5GAEgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXkSDAoEdHlwZRgCIAEoCRINCgV0b3BpYxgDIAEoCSLZAgoJUmVjb3JkaW5nEgoKAmlkGAEgASgJEi4KB3N0cmVhbXMYAiADKAsyHS5QbGF0Zm9ybS5MaW5rLlJlY29yZGVkU3RyZWFtEg0KBXN0YXRlGAMgASgJEhIKCmVycm9yX3R5cGUYBCABKAkSDgoGcmVhc29uGAUgASgJEj4KCnN0YXJ0X3RpbWUYBiABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRI8CghlbmRfdGltZRgHIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEi4KB3JlcXVlc3QYCCABKAsyHS5QbGF0Zm9ybS5MaW5rLlJlY29yZGluZ1N0YXJ0EgwKBHNpemUYCSABKAMSEAoIbWVzc2FnZXMYCiABKAMSDwoHZHJvcHBlZBgLIAEoAyI9Cg1SZWNvcmRpbmdMaXN0EiwKCnJlY29yZGluZ3MYASADKAsyGC5QbGF0Zm9ybS5MaW5rLlJlY29yZGluZyLVAQoJTGl2ZUZyYW1lEjEKCXN1YnNjcmliZRgBIAEoCzIcLlBsYXRmb3JtLkxpbmsuTGl2ZVN1YnNjcmliZUgAEjUKC3Vuc3Vic2NyaWJlGAIgASgLMh4uUGxhdGZvcm0uTGluay5MaXZlVW5zdWJzY3JpYmVIABIrCgZzYW1wbGUYAyABKAsyGS5QbGF0Zm9ybS5MaW5rLkxpdmVTYW1wbGVIABIpCgVlbmRlZBgEIAEoCzIYLlBsYXRmb3JtLkxpbmsuTGl2ZUVuZGVkSABCBgoEYm9keSJ6Cg1MaXZlU3Vic2NyaWJlEgoKAmlkGAEgASgEEhAKCHJvYm90X2lkGAIgASgJEiUKA2tleRgDIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EhAKCG1heF9yYXRlGAQgASgBEhIKCmRvd25zYW1wbGUYBSABKAgiHQoPTGl2ZVVuc3Vic2NyaWJlEgoKAmlkGAEgASgEIl0KCkxpdmVTYW1wbGUSCgoCaWQYASABKAQSJQoGc2FtcGxlGAIgASgLMhUuUGxhdGZvcm0uTGluay5TYW1wbGUSDgoGb2Zmc2V0GAMgASgEEgwKBHNpemUYBCABKAQiPAoJTGl2ZUVuZGVkEgoKAmlkGAEgASgEEiMKBWVycm9yGAIgASgLMhQuUGxhdGZvcm0uTGluay5FcnJvckItWitnaXRodWIuY29tL2ZsZWV0Z2F0ZS9mbGVldGdhdGUvcHJvdG8vbGlua3BiYgZwcm90bzM", [file_platform_messages_builtin_interfaces]);
+  fileDesc("ChhwbGF0Zm9ybS9saW5rL2xpbmsucHJvdG8SDVBsYXRmb3JtLkxpbmsiggYKBUZyYW1lEiUKBWhlbGxvGAEgASgLMhQuUGxhdGZvcm0uTGluay5IZWxsb0gAEikKB3dlbGNvbWUYAiABKAsyFi5QbGF0Zm9ybS5MaW5rLldlbGNvbWVIABIpCgdyZWZ1c2FsGAMgASgLMhYuUGxhdGZvcm0uTGluay5SZWZ1c2FsSAASKQoHcmVxdWVzdBgEIAEoCzIWLlBsYXRmb3JtLkxpbmsuUmVxdWVzdEgAEisKCHJlc3BvbnNlGAUgASgLMhcuUGxhdGZvcm0uTGluay5SZXNwb25zZUgAEi0KCWhlYXJ0YmVhdBgGIAEoCzIYLlBsYXRmb3JtLkxpbmsuSGVhcnRiZWF0SAASLgoGcm9ib3RzGAcgASgLMhwuUGxhdGZvcm0uTGluay5Sb2JvdHNDaGFuZ2VkSAASKAoEa3BpcxgIIAEoCzIYLlBsYXRmb3JtLkxpbmsuS1BJVmFsdWVzSAASLQoFY2h1bmsYCSABKAsyHC5QbGF0Zm9ybS5MaW5rLlJlc291cmNlQ2h1bmtIABI0CglyZXNvdXJjZXMYCiABKAsyHy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlc0NoYW5nZWRIABIxCghhY2NlcHRlZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUm9ib3RzQWNjZXB0ZWRIABIwCgdjb21tYW5kGAwgASgLMh0uUGxhdGZvcm0uTGluay5Db250cm9sQ29tbWFuZEgAEjAKB3JlbGVhc2UYDSABKAsyHS5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xSZWxlYXNlSAASNAoNY29udHJvbF9lbmRlZBgOIAEoCzIbLlBsYXRmb3JtLkxpbmsuQ29udHJvbEVuZGVkSAASKwoGZXZlbnRzGA8gASgLMhkuUGxhdGZvcm0uTGluay5FdmVudEJhdGNoSAASNAoNZXZlbnRzX3N0b3JlZBgQIAEoCzIbLlBsYXRmb3JtLkxpbmsuRXZlbnRzU3RvcmVkSABCBgoEYm9keSI3CgpFdmVudEJhdGNoEikKBmV2ZW50cxgBIAMoCzIZLlBsYXRmb3JtLkxpbmsuTG9jYWxFdmVudCK3AQoKTG9jYWxFdmVudBIQCghsb2NhbF9pZBgBIAEoAxIQCghyb2JvdF9pZBgCIAEoCRIUCgxhdXRob3JfZW1haWwYAyABKAkSDwoHbWVzc2FnZRgEIAEoCRI+CgpjcmVhdGVkX2F0GAUgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSDAoEdHlwZRgGIAEoCRIQCghzZXZlcml0eRgHIAEoCSIhCgxFdmVudHNTdG9yZWQSEQoJbG9jYWxfaWRzGAEgAygDImIKBUhlbGxvEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SFQoNYWdlbnRfdmVyc2lvbhgCIAEoCRIoCgZyb2JvdHMYAyADKAsyGC5QbGF0Zm9ybS5MaW5rLlJvYm90SW5mbyJpCglSb2JvdEluZm8SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRITCgtjb25maWdfbmFtZRgDIAEoCRIWCg5jb25maWdfdmVyc2lvbhgEIAEoCRIVCg1hZ2VudF92ZXJzaW9uGAUgASgJIpQBCgdXZWxjb21lEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SEAoIYWdlbnRfaWQYAiABKAkSEAoIZmxlZXRfaWQYAyABKAkSHQoVaGVhcnRiZWF0X2ludGVydmFsX21zGAQgASgNEiwKB3JlZnVzZWQYBSADKAsyGy5QbGF0Zm9ybS5MaW5rLlJvYm90UmVmdXNlZCIqCgxSb2JvdFJlZnVzZWQSCgoCaWQYASABKAkSDgoGcmVhc29uGAIgASgJIjEKB1JlZnVzYWwSDgoGcmVhc29uGAEgASgJEhYKDnJldHJ5X2FmdGVyX21zGAIgASgNIkUKCUhlYXJ0YmVhdBI4CgRzZW50GAEgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUiOQoNUm9ib3RzQ2hhbmdlZBIoCgZyb2JvdHMYASADKAsyGC5QbGF0Zm9ybS5MaW5rLlJvYm90SW5mbyI+Cg5Sb2JvdHNBY2NlcHRlZBIsCgdyZWZ1c2VkGAEgAygLMhsuUGxhdGZvcm0uTGluay5Sb2JvdFJlZnVzZWQiPAoJU3RyZWFtS2V5EhEKCWNvbXBvbmVudBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnNvdXJjZRgDIAEoBSL2BAoHUmVxdWVzdBIKCgJpZBgBIAEoBBIQCghyb2JvdF9pZBgCIAEoCRITCgtkZWFkbGluZV9tcxgDIAEoDRInCgdzdHJlYW1zGAQgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEigKBHJlYWQYBSABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleUgAEikKB3B1Ymxpc2gYBiABKAsyFi5QbGF0Zm9ybS5MaW5rLlB1Ymxpc2hIABIsCgxtZXRyaWNfdHlwZXMYByABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASLAoGbWV0cmljGAggASgLMhouUGxhdGZvcm0uTGluay5NZXRyaWNRdWVyeUgAEiQKBGtwaXMYCSABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASKQoJcmVzb3VyY2VzGAogASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEi8KBnVwbG9hZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUmVzb3VyY2VVcGxvYWRIABIyCgx0YWtlX2NvbnRyb2wYDCABKAsyGi5QbGF0Zm9ybS5MaW5rLlRha2VDb250cm9sSAASKAoIY29udHJvbHMYDSABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASEgoIdGVtcGxhdGUYDiABKAlIABIuCgpkZWZpbml0aW9uGA8gASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXlIABI0CglyZWNvcmRpbmcYFCABKAsyHy5QbGF0Zm9ybS5MaW5rLlJlY29yZGluZ0NvbnRyb2xIAEIECgJvcCJWCgtUYWtlQ29udHJvbBIlCgNrZXkYASABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRISCgpjb250cm9sX2lkGAIgASgJEgwKBHVzZXIYAyABKAkiNQoOQ29udHJvbENvbW1hbmQSEgoKY29udHJvbF9pZBgBIAEoCRIPCgdwYXlsb2FkGAIgASgMIiQKDkNvbnRyb2xSZWxlYXNlEhIKCmNvbnRyb2xfaWQYASABKAkiRwoMQ29udHJvbEVuZGVkEhIKCmNvbnRyb2xfaWQYASABKAkSIwoFZXJyb3IYAiABKAsyFC5QbGF0Zm9ybS5MaW5rLkVycm9yIn4KC0NvbnRyb2xIZWxkEiUKA2tleRgBIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5Eg0KBW93bmVyGAIgASgJEjkKBXNpbmNlGAMgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUiOwoLQ29udHJvbExpc3QSLAoIY29udHJvbHMYASADKAsyGi5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xIZWxkIgcKBUVtcHR5Il0KB1B1Ymxpc2gSJQoDa2V5GAEgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXkSDAoEdHlwZRgCIAEoCRIPCgdwYXlsb2FkGAMgASgMEgwKBHVzZXIYBCABKAkiKQoLTWV0cmljUXVlcnkSDAoEdHlwZRgBIAEoBRIMCgRuYW1lGAIgASgJIkMKDlJlc291cmNlVXBsb2FkEhMKC3Jlc291cmNlX2lkGAEgASgJEg4KBm9mZnNldBgCIAEoAxIMCgRzaXplGAMgASgDIrAFCghSZXNwb25zZRIKCgJpZBgBIAEoBBIjCgVlcnJvchgCIAEoCzIULlBsYXRmb3JtLkxpbmsuRXJyb3ISLAoHc3RyZWFtcxgDIAEoCzIZLlBsYXRmb3JtLkxpbmsuU3RyZWFtTGlzdEgAEicKBnNhbXBsZRgEIAEoCzIVLlBsYXRmb3JtLkxpbmsuU2FtcGxlSAASJAoEZG9uZRgFIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIyCgxtZXRyaWNfdHlwZXMYBiABKAsyGi5QbGF0Zm9ybS5MaW5rLk1ldHJpY1R5cGVzSAASJwoGbWV0cmljGAcgASgLMhUuUGxhdGZvcm0uTGluay5NZXRyaWNIABImCgRrcGlzGAggASgLMhYuUGxhdGZvcm0uTGluay5LUElMaXN0SAASMAoJcmVzb3VyY2VzGAkgASgLMhsuUGxhdGZvcm0uTGluay5SZXNvdXJjZUxpc3RIABIrCgZ1cGxvYWQYCiABKAsyGS5QbGF0Zm9ybS5MaW5rLlVwbG9hZERvbmVIABInCgdncmFudGVkGAsgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEioKBGhlbGQYDCABKAsyGi5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xIZWxkSAASLgoIY29udHJvbHMYDSABKAsyGi5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xMaXN0SAASFwoNdGVtcGxhdGVfanNvbhgOIAEoDEgAEjYKCmRlZmluaXRpb24YDyABKAsyIC5QbGF0Zm9ybS5MaW5rLk1lc3NhZ2VEZWZpbml0aW9uSAASMgoKcmVjb3JkaW5ncxgUIAEoCzIcLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nTGlzdEgAQggKBnJlc3VsdCIzChFNZXNzYWdlRGVmaW5pdGlvbhIQCghlbmNvZGluZxgBIAEoCRIMCgR0ZXh0GAIgASgJItoDCgVFcnJvchInCgRraW5kGAEgASgOMhkuUGxhdGZvcm0uTGluay5FcnJvci5LaW5kEg8KB21lc3NhZ2UYAiABKAkSDQoFb3duZXIYAyABKAkSOQoFc2luY2UYBCABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZSLMAgoES2luZBIRCg1LSU5EX0lOVEVSTkFMEAASEgoOS0lORF9OT1RfRk9VTkQQARIQCgxLSU5EX0lOVkFMSUQQAhIQCgxLSU5EX09GRkxJTkUQAxIUChBLSU5EX1VOQVZBSUxBQkxFEAQSEQoNS0lORF9DT05GTElDVBAFEhUKEUtJTkRfVU5BVVRIT1JJWkVEEAYSEgoOS0lORF9GT1JCSURERU4QBxIVChFLSU5EX1JBVEVfTElNSVRFRBAIEhgKFEtJTkRfTk9UX0lNUExFTUVOVEVEEAkSEgoOS0lORF9UT09fTEFSR0UQChIUChBLSU5EX1VOU1VQUE9SVEVEEAsSEgoOS0lORF9NQUxGT1JNRUQQDBINCglLSU5EX0dPTkUQDRITCg9LSU5EX0dPSU5HX0FXQVkQDhISCg5LSU5EX05PX1NBTVBMRRAPIsYBCgZTdHJlYW0SEQoJY29tcG9uZW50GAEgASgJEgwKBG5hbWUYAiABKAkSDAoEdHlwZRgDIAEoCRIRCglkaXJlY3Rpb24YBCABKAkSDgoGc291cmNlGAUgASgFEhQKDGRpc3BsYXlfbmFtZRgGIAEoCRISCgpzb3VyY2VfdXJsGAcgASgJEhcKD3NvdXJjZV9lbmRwb2ludBgIIAEoCRISCgptYXhfbGluZWFyGAkgASgBEhMKC21heF9hbmd1bGFyGAogASgBIjQKClN0cmVhbUxpc3QSJgoHc3RyZWFtcxgBIAMoCzIVLlBsYXRmb3JtLkxpbmsuU3RyZWFtIn8KBlNhbXBsZRIMCgR0eXBlGAEgASgJEg8KB3BheWxvYWQYAiABKAwSOAoEdGltZRgDIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEgsKA3NlcRgEIAEoBBIPCgdsYXRjaGVkGAUgASgIIhwKC01ldHJpY1R5cGVzEg0KBXR5cGVzGAEgAygFIiQKBVVzYWdlEgwKBHVzZWQYASABKAESDQoFbGltaXQYAiABKAEi1gEKCFJlY29yZGVyEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAkSDQoFc3RhdGUYAyABKAkSPgoKc3RhcnRfdGltZRgEIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEjwKCGVuZF90aW1lGAUgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSEgoKZXJyb3JfdHlwZRgGIAEoCRIPCgdkcm9wcGVkGAcgASgDIjcKCVJlY29yZGVycxIqCglyZWNvcmRlcnMYASADKAsyFy5QbGF0Zm9ybS5MaW5rLlJlY29yZGVyIlcKDUNvbXBvbmVudEluZm8SCgoCaWQYASABKAkSDAoEdXVpZBgCIAEoCRIMCgRuYW1lGAMgASgJEg8KB3ZlcnNpb24YBCABKAkSDQoFc3RhdGUYBSABKAkiPgoKQ29tcG9uZW50cxIwCgpjb21wb25lbnRzGAEgAygLMhwuUGxhdGZvcm0uTGluay5Db21wb25lbnRJbmZvIjoKCkNvbmZpZ0luZm8SDAoEbmFtZRgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEg0KBXN0YXRlGAMgASgJIj4KFUFnZW50T3BlcmF0aW9uYWxTdGF0ZRIUCgxhZ2VudF9zdGF0dXMYASABKAUSDwoHdmVyc2lvbhgCIAEoCSKVBAoGTWV0cmljEgwKBHR5cGUYASABKAUSDAoEbmFtZRgCIAEoCRIkCgRub25lGAMgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEhMKCWludF92YWx1ZRgEIAEoA0gAEhQKCmxvbmdfdmFsdWUYBSABKANIABIWCgxkb3VibGVfdmFsdWUYBiABKAFIABIWCgxzdHJpbmdfdmFsdWUYByABKAlIABIUCgpib29sX3ZhbHVlGAggASgISAASJQoFdXNhZ2UYCSABKAsyFC5QbGF0Zm9ybS5MaW5rLlVzYWdlSAASPAoGZXhwaXJ5GAogASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWVIABIaChB1cGRhdGVfYXZhaWxhYmxlGAsgASgISAASQQoRb3BlcmF0aW9uYWxfc3RhdGUYDCABKAsyJC5QbGF0Zm9ybS5MaW5rLkFnZW50T3BlcmF0aW9uYWxTdGF0ZUgAEi0KCXJlY29yZGVycxgNIAEoCzIYLlBsYXRmb3JtLkxpbmsuUmVjb3JkZXJzSAASLwoKY29tcG9uZW50cxgOIAEoCzIZLlBsYXRmb3JtLkxpbmsuQ29tcG9uZW50c0gAEisKBmNvbmZpZxgPIAEoCzIZLlBsYXRmb3JtLkxpbmsuQ29uZmlnSW5mb0gAQgcKBXZhbHVlInEKA0tQSRIMCgRuYW1lGAEgASgJEhEKCWRhdGFfdHlwZRgCIAEoCRIPCgdwYXlsb2FkGAMgASgMEjgKBHRpbWUYBCABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZSIrCgdLUElMaXN0EiAKBGtwaXMYASADKAsyEi5QbGF0Zm9ybS5MaW5rLktQSSI/CglLUElWYWx1ZXMSEAoIcm9ib3RfaWQYASABKAkSIAoEa3BpcxgCIAMoCzISLlBsYXRmb3JtLkxpbmsuS1BJIrwBCghSZXNvdXJjZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCW1pbWVfdHlwZRgDIAEoCRIRCglmaWxlX3R5cGUYBCABKAkSDAoEc2l6ZRgFIAEoAxI+CgpjcmVhdGVkX2F0GAYgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSDgoGc2hhMjU2GAcgASgJEhIKCmFkbWluX29ubHkYCCABKAgiOgoMUmVzb3VyY2VMaXN0EioKCXJlc291cmNlcxgBIAMoCzIXLlBsYXRmb3JtLkxpbmsuUmVzb3VyY2UiUAoQUmVzb3VyY2VzQ2hhbmdlZBIQCghyb2JvdF9pZBgBIAEoCRIqCglyZXNvdXJjZXMYAiADKAsyFy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlIkEKDVJlc291cmNlQ2h1bmsSEgoKcmVxdWVzdF9pZBgBIAEoBBIOCgZvZmZzZXQYAiABKAMSDAoEZGF0YRgDIAEoDCIqCgpVcGxvYWREb25lEgwKBHNpemUYASABKAMSDgoGc2hhMjU2GAIgASgJIoIBChBSZWNvcmRpbmdDb250cm9sEi4KBXN0YXJ0GAEgASgLMh0uUGxhdGZvcm0uTGluay5SZWNvcmRpbmdTdGFydEgAEg4KBHN0b3AYAiABKAlIABIkCgRsaXN0GAMgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAQggKBmFjdGlvbiJ1Cg5SZWNvcmRpbmdTdGFydBIpCgdzdHJlYW1zGAEgAygLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXkSEwoLZHVyYXRpb25fbXMYAiABKAMSEQoJbWF4X2J5dGVzGAMgASgDEhAKCG1heF9yYXRlGAQgASgBIlQKDlJlY29yZGVkU3RyZWFtEiUKA2tleRgBIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EgwKBHR5cGUYAiABKAkSDQoFdG9waWMYAyABKAki2QIKCVJlY29yZGluZxIKCgJpZBgBIAEoCRIuCgdzdHJlYW1zGAIgAygLMh0uUGxhdGZvcm0uTGluay5SZWNvcmRlZFN0cmVhbRINCgVzdGF0ZRgDIAEoCRISCgplcnJvcl90eXBlGAQgASgJEg4KBnJlYXNvbhgFIAEoCRI+CgpzdGFydF90aW1lGAYgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSPAoIZW5kX3RpbWUYByABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRIuCgdyZXF1ZXN0GAggASgLMh0uUGxhdGZvcm0uTGluay5SZWNvcmRpbmdTdGFydBIMCgRzaXplGAkgASgDEhAKCG1lc3NhZ2VzGAogASgDEg8KB2Ryb3BwZWQYCyABKAMiPQoNUmVjb3JkaW5nTGlzdBIsCgpyZWNvcmRpbmdzGAEgAygLMhguUGxhdGZvcm0uTGluay5SZWNvcmRpbmci1QEKCUxpdmVGcmFtZRIxCglzdWJzY3JpYmUYASABKAsyHC5QbGF0Zm9ybS5MaW5rLkxpdmVTdWJzY3JpYmVIABI1Cgt1bnN1YnNjcmliZRgCIAEoCzIeLlBsYXRmb3JtLkxpbmsuTGl2ZVVuc3Vic2NyaWJlSAASKwoGc2FtcGxlGAMgASgLMhkuUGxhdGZvcm0uTGluay5MaXZlU2FtcGxlSAASKQoFZW5kZWQYBCABKAsyGC5QbGF0Zm9ybS5MaW5rLkxpdmVFbmRlZEgAQgYKBGJvZHkiegoNTGl2ZVN1YnNjcmliZRIKCgJpZBgBIAEoBBIQCghyb2JvdF9pZBgCIAEoCRIlCgNrZXkYAyABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRIQCghtYXhfcmF0ZRgEIAEoARISCgpkb3duc2FtcGxlGAUgASgIIh0KD0xpdmVVbnN1YnNjcmliZRIKCgJpZBgBIAEoBCJdCgpMaXZlU2FtcGxlEgoKAmlkGAEgASgEEiUKBnNhbXBsZRgCIAEoCzIVLlBsYXRmb3JtLkxpbmsuU2FtcGxlEg4KBm9mZnNldBgDIAEoBBIMCgRzaXplGAQgASgEIjwKCUxpdmVFbmRlZBIKCgJpZBgBIAEoBBIjCgVlcnJvchgCIAEoCzIULlBsYXRmb3JtLkxpbmsuRXJyb3JCLVorZ2l0aHViLmNvbS9mbGVldGdhdGUvZmxlZXRnYXRlL3Byb3RvL2xpbmtwYmIGcHJvdG8z", [file_platform_messages_builtin_interfaces]);
 
 /**
  * @generated from message Platform.Link.Frame
@@ -589,6 +589,17 @@ export type Request = Message<"Platform.Link.Request"> & {
     case: "template";
   } | {
     /**
+     * definition asks for the robot's own definition of the type of an output stream outside
+     * the catalog (fleet.MessageDefinitions: a ROS 1 topic's message_definition), which the
+     * cloud's Foxglove route advertises as the stream's schema. Answered with definition; an
+     * agent older than this answers INVALID, and the stream stays out of Foxglove's channels.
+     *
+     * @generated from field: Platform.Link.StreamKey definition = 15;
+     */
+    value: StreamKey;
+    case: "definition";
+  } | {
+    /**
      * Numbers from 20 on are the recorder's (fleet.RecordingControl).
      *
      * @generated from field: Platform.Link.RecordingControl recording = 20;
@@ -949,6 +960,14 @@ export type Response = Message<"Platform.Link.Response"> & {
     case: "templateJson";
   } | {
     /**
+     * definition: the stream type's definition
+     *
+     * @generated from field: Platform.Link.MessageDefinition definition = 15;
+     */
+    value: MessageDefinition;
+    case: "definition";
+  } | {
+    /**
      * answers recording: one for start and stop, all for list
      *
      * @generated from field: Platform.Link.RecordingList recordings = 20;
@@ -964,6 +983,31 @@ export type Response = Message<"Platform.Link.Response"> & {
  */
 export const ResponseSchema: GenMessage<Response> = /*@__PURE__*/
   messageDesc(file_platform_link_link, 24);
+
+/**
+ * MessageDefinition is a type's definition as the robot's source gives it: its encoding (an
+ * MCAP schema encoding, "ros1msg") and text, at most link.MaxDefinitionBytes.
+ *
+ * @generated from message Platform.Link.MessageDefinition
+ */
+export type MessageDefinition = Message<"Platform.Link.MessageDefinition"> & {
+  /**
+   * @generated from field: string encoding = 1;
+   */
+  encoding: string;
+
+  /**
+   * @generated from field: string text = 2;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message Platform.Link.MessageDefinition.
+ * Use `create(MessageDefinitionSchema)` to create a new message.
+ */
+export const MessageDefinitionSchema: GenMessage<MessageDefinition> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 25);
 
 /**
  * @generated from message Platform.Link.Error
@@ -998,7 +1042,7 @@ export type Error = Message<"Platform.Link.Error"> & {
  * Use `create(ErrorSchema)` to create a new message.
  */
 export const ErrorSchema: GenMessage<Error> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 25);
+  messageDesc(file_platform_link_link, 26);
 
 /**
  * @generated from enum Platform.Link.Error.Kind
@@ -1097,7 +1141,7 @@ export enum Error_Kind {
  * Describes the enum Platform.Link.Error.Kind.
  */
 export const Error_KindSchema: GenEnum<Error_Kind> = /*@__PURE__*/
-  enumDesc(file_platform_link_link, 25, 0);
+  enumDesc(file_platform_link_link, 26, 0);
 
 /**
  * @generated from message Platform.Link.Stream
@@ -1161,7 +1205,7 @@ export type Stream = Message<"Platform.Link.Stream"> & {
  * Use `create(StreamSchema)` to create a new message.
  */
 export const StreamSchema: GenMessage<Stream> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 26);
+  messageDesc(file_platform_link_link, 27);
 
 /**
  * @generated from message Platform.Link.StreamList
@@ -1178,7 +1222,7 @@ export type StreamList = Message<"Platform.Link.StreamList"> & {
  * Use `create(StreamListSchema)` to create a new message.
  */
 export const StreamListSchema: GenMessage<StreamList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 27);
+  messageDesc(file_platform_link_link, 28);
 
 /**
  * @generated from message Platform.Link.Sample
@@ -1218,7 +1262,7 @@ export type Sample = Message<"Platform.Link.Sample"> & {
  * Use `create(SampleSchema)` to create a new message.
  */
 export const SampleSchema: GenMessage<Sample> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 28);
+  messageDesc(file_platform_link_link, 29);
 
 /**
  * @generated from message Platform.Link.MetricTypes
@@ -1235,7 +1279,7 @@ export type MetricTypes = Message<"Platform.Link.MetricTypes"> & {
  * Use `create(MetricTypesSchema)` to create a new message.
  */
 export const MetricTypesSchema: GenMessage<MetricTypes> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 29);
+  messageDesc(file_platform_link_link, 30);
 
 /**
  * @generated from message Platform.Link.Usage
@@ -1257,7 +1301,7 @@ export type Usage = Message<"Platform.Link.Usage"> & {
  * Use `create(UsageSchema)` to create a new message.
  */
 export const UsageSchema: GenMessage<Usage> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 30);
+  messageDesc(file_platform_link_link, 31);
 
 /**
  * @generated from message Platform.Link.Recorder
@@ -1304,7 +1348,7 @@ export type Recorder = Message<"Platform.Link.Recorder"> & {
  * Use `create(RecorderSchema)` to create a new message.
  */
 export const RecorderSchema: GenMessage<Recorder> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 31);
+  messageDesc(file_platform_link_link, 32);
 
 /**
  * @generated from message Platform.Link.Recorders
@@ -1321,7 +1365,7 @@ export type Recorders = Message<"Platform.Link.Recorders"> & {
  * Use `create(RecordersSchema)` to create a new message.
  */
 export const RecordersSchema: GenMessage<Recorders> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 32);
+  messageDesc(file_platform_link_link, 33);
 
 /**
  * @generated from message Platform.Link.ComponentInfo
@@ -1358,7 +1402,7 @@ export type ComponentInfo = Message<"Platform.Link.ComponentInfo"> & {
  * Use `create(ComponentInfoSchema)` to create a new message.
  */
 export const ComponentInfoSchema: GenMessage<ComponentInfo> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 33);
+  messageDesc(file_platform_link_link, 34);
 
 /**
  * @generated from message Platform.Link.Components
@@ -1375,7 +1419,7 @@ export type Components = Message<"Platform.Link.Components"> & {
  * Use `create(ComponentsSchema)` to create a new message.
  */
 export const ComponentsSchema: GenMessage<Components> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 34);
+  messageDesc(file_platform_link_link, 35);
 
 /**
  * @generated from message Platform.Link.ConfigInfo
@@ -1402,7 +1446,7 @@ export type ConfigInfo = Message<"Platform.Link.ConfigInfo"> & {
  * Use `create(ConfigInfoSchema)` to create a new message.
  */
 export const ConfigInfoSchema: GenMessage<ConfigInfo> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 35);
+  messageDesc(file_platform_link_link, 36);
 
 /**
  * @generated from message Platform.Link.AgentOperationalState
@@ -1424,7 +1468,7 @@ export type AgentOperationalState = Message<"Platform.Link.AgentOperationalState
  * Use `create(AgentOperationalStateSchema)` to create a new message.
  */
 export const AgentOperationalStateSchema: GenMessage<AgentOperationalState> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 36);
+  messageDesc(file_platform_link_link, 37);
 
 /**
  * @generated from message Platform.Link.Metric
@@ -1531,7 +1575,7 @@ export type Metric = Message<"Platform.Link.Metric"> & {
  * Use `create(MetricSchema)` to create a new message.
  */
 export const MetricSchema: GenMessage<Metric> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 37);
+  messageDesc(file_platform_link_link, 38);
 
 /**
  * @generated from message Platform.Link.KPI
@@ -1563,7 +1607,7 @@ export type KPI = Message<"Platform.Link.KPI"> & {
  * Use `create(KPISchema)` to create a new message.
  */
 export const KPISchema: GenMessage<KPI> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 38);
+  messageDesc(file_platform_link_link, 39);
 
 /**
  * @generated from message Platform.Link.KPIList
@@ -1580,7 +1624,7 @@ export type KPIList = Message<"Platform.Link.KPIList"> & {
  * Use `create(KPIListSchema)` to create a new message.
  */
 export const KPIListSchema: GenMessage<KPIList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 39);
+  messageDesc(file_platform_link_link, 40);
 
 /**
  * @generated from message Platform.Link.KPIValues
@@ -1602,7 +1646,7 @@ export type KPIValues = Message<"Platform.Link.KPIValues"> & {
  * Use `create(KPIValuesSchema)` to create a new message.
  */
 export const KPIValuesSchema: GenMessage<KPIValues> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 40);
+  messageDesc(file_platform_link_link, 41);
 
 /**
  * @generated from message Platform.Link.Resource
@@ -1658,7 +1702,7 @@ export type Resource = Message<"Platform.Link.Resource"> & {
  * Use `create(ResourceSchema)` to create a new message.
  */
 export const ResourceSchema: GenMessage<Resource> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 41);
+  messageDesc(file_platform_link_link, 42);
 
 /**
  * @generated from message Platform.Link.ResourceList
@@ -1675,7 +1719,7 @@ export type ResourceList = Message<"Platform.Link.ResourceList"> & {
  * Use `create(ResourceListSchema)` to create a new message.
  */
 export const ResourceListSchema: GenMessage<ResourceList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 42);
+  messageDesc(file_platform_link_link, 43);
 
 /**
  * @generated from message Platform.Link.ResourcesChanged
@@ -1697,7 +1741,7 @@ export type ResourcesChanged = Message<"Platform.Link.ResourcesChanged"> & {
  * Use `create(ResourcesChangedSchema)` to create a new message.
  */
 export const ResourcesChangedSchema: GenMessage<ResourcesChanged> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 43);
+  messageDesc(file_platform_link_link, 44);
 
 /**
  * @generated from message Platform.Link.ResourceChunk
@@ -1724,7 +1768,7 @@ export type ResourceChunk = Message<"Platform.Link.ResourceChunk"> & {
  * Use `create(ResourceChunkSchema)` to create a new message.
  */
 export const ResourceChunkSchema: GenMessage<ResourceChunk> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 44);
+  messageDesc(file_platform_link_link, 45);
 
 /**
  * UploadDone ends an upload: size and hex SHA-256 of bytes [0, size) of the file.
@@ -1748,7 +1792,7 @@ export type UploadDone = Message<"Platform.Link.UploadDone"> & {
  * Use `create(UploadDoneSchema)` to create a new message.
  */
 export const UploadDoneSchema: GenMessage<UploadDone> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 45);
+  messageDesc(file_platform_link_link, 46);
 
 /**
  * RecordingControl starts, stops or lists the recordings of a robot (fleet.RecordingControl).
@@ -1787,7 +1831,7 @@ export type RecordingControl = Message<"Platform.Link.RecordingControl"> & {
  * Use `create(RecordingControlSchema)` to create a new message.
  */
 export const RecordingControlSchema: GenMessage<RecordingControl> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 46);
+  messageDesc(file_platform_link_link, 47);
 
 /**
  * @generated from message Platform.Link.RecordingStart
@@ -1825,7 +1869,7 @@ export type RecordingStart = Message<"Platform.Link.RecordingStart"> & {
  * Use `create(RecordingStartSchema)` to create a new message.
  */
 export const RecordingStartSchema: GenMessage<RecordingStart> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 47);
+  messageDesc(file_platform_link_link, 48);
 
 /**
  * @generated from message Platform.Link.RecordedStream
@@ -1852,7 +1896,7 @@ export type RecordedStream = Message<"Platform.Link.RecordedStream"> & {
  * Use `create(RecordedStreamSchema)` to create a new message.
  */
 export const RecordedStreamSchema: GenMessage<RecordedStream> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 48);
+  messageDesc(file_platform_link_link, 49);
 
 /**
  * @generated from message Platform.Link.Recording
@@ -1921,7 +1965,7 @@ export type Recording = Message<"Platform.Link.Recording"> & {
  * Use `create(RecordingSchema)` to create a new message.
  */
 export const RecordingSchema: GenMessage<Recording> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 49);
+  messageDesc(file_platform_link_link, 50);
 
 /**
  * @generated from message Platform.Link.RecordingList
@@ -1938,7 +1982,7 @@ export type RecordingList = Message<"Platform.Link.RecordingList"> & {
  * Use `create(RecordingListSchema)` to create a new message.
  */
 export const RecordingListSchema: GenMessage<RecordingList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 50);
+  messageDesc(file_platform_link_link, 51);
 
 /**
  * The live connection: a second WebSocket from the agent at /agentlink/v1/live, opened after
@@ -1993,7 +2037,7 @@ export type LiveFrame = Message<"Platform.Link.LiveFrame"> & {
  * Use `create(LiveFrameSchema)` to create a new message.
  */
 export const LiveFrameSchema: GenMessage<LiveFrame> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 51);
+  messageDesc(file_platform_link_link, 52);
 
 /**
  * @generated from message Platform.Link.LiveSubscribe
@@ -2036,7 +2080,7 @@ export type LiveSubscribe = Message<"Platform.Link.LiveSubscribe"> & {
  * Use `create(LiveSubscribeSchema)` to create a new message.
  */
 export const LiveSubscribeSchema: GenMessage<LiveSubscribe> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 52);
+  messageDesc(file_platform_link_link, 53);
 
 /**
  * @generated from message Platform.Link.LiveUnsubscribe
@@ -2053,7 +2097,7 @@ export type LiveUnsubscribe = Message<"Platform.Link.LiveUnsubscribe"> & {
  * Use `create(LiveUnsubscribeSchema)` to create a new message.
  */
 export const LiveUnsubscribeSchema: GenMessage<LiveUnsubscribe> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 53);
+  messageDesc(file_platform_link_link, 54);
 
 /**
  * LiveSample carries a sample, or a part of one: a large sample goes in parts of at most
@@ -2090,7 +2134,7 @@ export type LiveSample = Message<"Platform.Link.LiveSample"> & {
  * Use `create(LiveSampleSchema)` to create a new message.
  */
 export const LiveSampleSchema: GenMessage<LiveSample> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 54);
+  messageDesc(file_platform_link_link, 55);
 
 /**
  * @generated from message Platform.Link.LiveEnded
@@ -2112,5 +2156,5 @@ export type LiveEnded = Message<"Platform.Link.LiveEnded"> & {
  * Use `create(LiveEndedSchema)` to create a new message.
  */
 export const LiveEndedSchema: GenMessage<LiveEnded> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 55);
+  messageDesc(file_platform_link_link, 56);
 
