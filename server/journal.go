@@ -8,10 +8,11 @@ import (
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/door"
+	"github.com/fleetgate/fleetgate/internal/record"
 )
 
-// The door's journal: every change of a stream's control and every refusal the door logs
-// become teleop entries of the event log, on the gateway that hosts the robot (and, through a
+// The gateway's journal: every change of a stream's control and every refusal the door logs
+// become teleop entries of the event log, a recording's start and end a recording entry, on the gateway that hosts the robot (and, through a
 // linked agent's outbox, on the cloud). The door must never wait for the store: changes queue
 // here and one goroutine writes them; when the queue is full they are counted, not kept.
 
@@ -24,6 +25,7 @@ type journal struct {
 
 	mu      sync.Mutex
 	dropped int
+	stopped bool // run has returned
 	done    chan struct{}
 }
 
@@ -37,6 +39,36 @@ func (j *journal) add(c door.Change) {
 		Type: fleetgate.EventTeleop, Severity: fleetgate.SeverityInfo}
 	if c.Refusal {
 		e.Severity = fleetgate.SeverityWarning
+	}
+	j.queueEvent(e)
+}
+
+// systemAuthor is the author of the entries the gateway writes of its own accord.
+const systemAuthor = "fleetgate"
+
+// addRecording is record.Config.Journal: a recording's start and end.
+func (j *journal) addRecording(m record.Milestone) {
+	e := fleetgate.Event{RobotID: m.RobotID, AuthorEmail: systemAuthor, Message: m.What, CreatedAt: m.At.UTC(),
+		Type: fleetgate.EventRecording, Severity: fleetgate.SeverityInfo, RecordingID: m.Recording}
+	if m.Failed {
+		e.Severity = fleetgate.SeverityError
+	}
+	j.queueEvent(e)
+}
+
+// queueEvent queues e for the writer; once the writer has stopped (the recordings that the
+// shutdown completes end after it), e is written here, within a second.
+func (j *journal) queueEvent(e fleetgate.Event) {
+	j.mu.Lock()
+	stopped := j.stopped
+	j.mu.Unlock()
+	if stopped {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if err := j.record(ctx, e); err != nil {
+			j.log.Warn("an entry of the event log was not stored", "robot_id", e.RobotID, "err", err)
+		}
+		return
 	}
 	select {
 	case j.queue <- e:
@@ -74,7 +106,18 @@ func (j *journal) run(ctx context.Context) {
 				case e := <-j.queue:
 					write(flush, e)
 				default:
-					return
+					j.mu.Lock()
+					j.stopped = true
+					j.mu.Unlock()
+					// What was queued before the flag was seen goes out too.
+					for {
+						select {
+						case e := <-j.queue:
+							write(flush, e)
+						default:
+							return
+						}
+					}
 				}
 			}
 		}

@@ -17,6 +17,7 @@ func RecordingsDir(dataDir string) string { return filepath.Join(dataDir, "recor
 func (s *Server) openRecorder(dataDir string) (*record.Recorder, error) {
 	rec, err := record.Open(record.Config{
 		Dir: RecordingsDir(dataDir), Quota: s.cfg.RecordingsQuota, RobotQuota: s.cfg.RecordingsRobotQuota, Logger: s.log, Library: "fleetgate " + s.cfg.Version,
+		Journal: s.journal.addRecording,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("opening the recordings: %w", err)

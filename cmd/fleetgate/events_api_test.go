@@ -121,4 +121,25 @@ func TestEventLogAPIOnBothGateways(t *testing.T) {
 				len(refusals) == 1 && strings.Contains(refusals[0].Message, "linear.x 50 m/s is beyond 10x")
 		})
 	}
+
+	// A recording's start and end are entries of their own, linked to the recording.
+	if status, body := postJSON(t, agent.URL+"/apigateway/v2/robots/"+robot+"/recordings", localBearer, `{"streams":["base/pose"],"durationSeconds":1}`); status != 200 && status != 201 {
+		t.Fatalf("start a recording: %d %s", status, body)
+	}
+	type recordingEntry struct{ Message, Severity, RecordingID string }
+	for name, gw := range map[string]struct{ base, bearer string }{"local": {agent.URL, localBearer}, "cloud": {cloud.URL, cloudBearer}} {
+		var entries []recordingEntry
+		waitFor(t, 15*time.Second, name+": the recording's start and end", func() bool {
+			var p struct{ Events []recordingEntry }
+			if s := api(t, "GET", gw.base+"/apigateway/v2/events?type=recording", gw.bearer, &p); s != 200 {
+				t.Fatalf("%s: GET events?type=recording: %d", name, s)
+			}
+			entries = p.Events
+			return len(entries) == 2
+		})
+		if !strings.Contains(entries[1].Message, "started (1 streams)") || !strings.Contains(entries[0].Message, "finished: 1s") ||
+			entries[0].RecordingID == "" || entries[0].RecordingID != entries[1].RecordingID || entries[0].Severity != "info" {
+			t.Errorf("%s: the recording's entries %+v", name, entries)
+		}
+	}
 }

@@ -164,6 +164,10 @@ func (es *EventService) SaveAgentEvents(ctx context.Context, agentID string, eve
 		}
 		e.Message = strings.ToValidUTF8(e.Message, "\uFFFD")
 		e.AuthorEmail = cleanAuthor(e.AuthorEmail)
+		// A recording's id is a UUID; anything else an agent sends names nothing here.
+		if len(e.RecordingID) > 64 || !utf8.ValidString(e.RecordingID) {
+			e.RecordingID = ""
+		}
 		// An agent newer than this cloud may know types this one does not: they are kept as
 		// what this one knows (a note; info), never refused, like the rules above.
 		if _, err := fleetgate.ParseEventType(string(e.Type)); err != nil || e.Type == "" {

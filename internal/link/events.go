@@ -14,7 +14,7 @@ func EventsToWire(events []fleetgate.Event) []*linkpb.LocalEvent {
 	out := make([]*linkpb.LocalEvent, len(events))
 	for i, e := range events {
 		out[i] = &linkpb.LocalEvent{LocalId: e.ID, RobotId: e.RobotID, AuthorEmail: e.AuthorEmail, Message: e.Message, CreatedAt: Time(e.CreatedAt),
-			Type: string(e.Type), Severity: string(e.Severity)}
+			Type: string(e.Type), Severity: string(e.Severity), RecordingId: e.RecordingID}
 	}
 	return out
 }
@@ -25,7 +25,7 @@ func EventsFromWire(wire []*linkpb.LocalEvent) []fleetgate.Event {
 	out := make([]fleetgate.Event, len(wire))
 	for i, e := range wire {
 		out[i] = fleetgate.Event{OriginID: e.GetLocalId(), RobotID: e.GetRobotId(), AuthorEmail: e.GetAuthorEmail(), Message: e.GetMessage(), CreatedAt: FromTime(e.GetCreatedAt()),
-			Type: fleetgate.EventType(e.GetType()), Severity: fleetgate.EventSeverity(e.GetSeverity())}
+			Type: fleetgate.EventType(e.GetType()), Severity: fleetgate.EventSeverity(e.GetSeverity()), RecordingID: e.GetRecordingId()}
 	}
 	return out
 }

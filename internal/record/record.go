@@ -72,8 +72,22 @@ type Config struct {
 	SyncEvery  time.Duration
 	QueueBytes int
 
+	// Journal, when set, is told when a recording starts and when its file is complete (the
+	// event log's recording entries). It is called with no lock held and must not block.
+	Journal func(Milestone)
+
 	// create creates a recording's file; tests replace it with slow or size-capped files.
 	create func(path string) (file, error)
+}
+
+// Milestone is a recording's start or end, for the event log.
+type Milestone struct {
+	At        time.Time
+	RobotID   string
+	Recording string // its id
+	// What says it in words: "recording sim-1-20261127-233351.mcap started (4 streams)".
+	What   string
+	Failed bool // it ended with an error (its file may be incomplete)
 }
 
 // file is what a recording writes to: an *os.File, or a test's stand-in for a full or slow
@@ -251,6 +265,7 @@ func (r *Recorder) start(ctx context.Context, robot *Robot, req fleetgate.Record
 	}
 	r.log.Info("recording started", "robot", info.Name, "recording", m.ID, "streams", len(plans),
 		"duration", req.Duration, "max_bytes", req.MaxBytes, "max_rate", req.MaxRate)
+	r.tell(Milestone{At: m.Start, RobotID: m.RobotID, Recording: m.ID, What: fmt.Sprintf("recording %s started (%d streams)", m.Name, len(plans))})
 	return s.snapshot(), nil
 }
 
@@ -500,6 +515,11 @@ func (r *Recorder) list(robotID string) []fleetgate.Recording {
 
 // finished is called by a session whose file is complete (or could not be made so).
 func (r *Recorder) finished(m meta, fileOK bool) {
+	what := fmt.Sprintf("recording %s finished: %s, %s, %d messages", m.Name, m.End.Sub(m.Start).Round(time.Second), humanBytes(m.Size), m.Messages)
+	if m.ErrorType != "" {
+		what = fmt.Sprintf("recording %s ended with %s: %s", m.Name, m.ErrorType, m.Reason)
+	}
+	defer r.tell(Milestone{At: m.End, RobotID: m.RobotID, Recording: m.ID, What: what, Failed: m.ErrorType != "" || !fileOK})
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e, ok := r.entries[m.ID]
@@ -512,6 +532,13 @@ func (r *Recorder) finished(m meta, fileOK bool) {
 	}
 	if !fileOK && !m.NeedsRecovery {
 		r.removeLocked(e)
+	}
+}
+
+// tell journals a milestone, when the recorder has a journal.
+func (r *Recorder) tell(m Milestone) {
+	if r.cfg.Journal != nil {
+		r.cfg.Journal(m)
 	}
 }
 

@@ -300,9 +300,9 @@ func (db *DB) CreateEvent(ctx context.Context, e *fleetgate.Event) error {
 func (db *DB) CreateAgentEvents(ctx context.Context, events []fleetgate.Event) error {
 	return wrap(db.write(ctx, func(tx *writeTx) error {
 		for _, e := range events {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO events (robot_id, fleet_id, user_id, author_email, message, created_at, agent_id, origin_id, entry_type, severity)
-				VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, e.RobotID, nullString(e.FleetID), e.AuthorEmail, e.Message, millis(e.CreatedAt), e.AgentID, e.OriginID,
-				string(cmp.Or(e.Type, fleetgate.EventNote)), string(cmp.Or(e.Severity, fleetgate.SeverityInfo))); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO events (robot_id, fleet_id, user_id, author_email, message, created_at, agent_id, origin_id, entry_type, severity, recording_id)
+				VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, e.RobotID, nullString(e.FleetID), e.AuthorEmail, e.Message, millis(e.CreatedAt), e.AgentID, e.OriginID,
+				string(cmp.Or(e.Type, fleetgate.EventNote)), string(cmp.Or(e.Severity, fleetgate.SeverityInfo)), nullString(e.RecordingID)); err != nil {
 				return err
 			}
 		}

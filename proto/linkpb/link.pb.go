@@ -479,8 +479,9 @@ type LocalEvent struct {
 	AuthorEmail   string                 `protobuf:"bytes,3,opt,name=author_email,json=authorEmail,proto3" json:"author_email,omitempty"`
 	Message       string                 `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
 	CreatedAt     *catalogpb.Time        `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	Type          string                 `protobuf:"bytes,6,opt,name=type,proto3" json:"type,omitempty"`         // fleetgate.EventType; empty (an older agent): a note
-	Severity      string                 `protobuf:"bytes,7,opt,name=severity,proto3" json:"severity,omitempty"` // fleetgate.EventSeverity; empty: info
+	Type          string                 `protobuf:"bytes,6,opt,name=type,proto3" json:"type,omitempty"`                                  // fleetgate.EventType; empty (an older agent): a note
+	Severity      string                 `protobuf:"bytes,7,opt,name=severity,proto3" json:"severity,omitempty"`                          // fleetgate.EventSeverity; empty: info
+	RecordingId   string                 `protobuf:"bytes,8,opt,name=recording_id,json=recordingId,proto3" json:"recording_id,omitempty"` // the recording the entry made or describes (the agent's id of it)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -560,6 +561,13 @@ func (x *LocalEvent) GetType() string {
 func (x *LocalEvent) GetSeverity() string {
 	if x != nil {
 		return x.Severity
+	}
+	return ""
+}
+
+func (x *LocalEvent) GetRecordingId() string {
+	if x != nil {
+		return x.RecordingId
 	}
 	return ""
 }
@@ -4612,7 +4620,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x04body\"?\n" +
 	"\n" +
 	"EventBatch\x121\n" +
-	"\x06events\x18\x01 \x03(\v2\x19.Platform.Link.LocalEventR\x06events\"\xfa\x01\n" +
+	"\x06events\x18\x01 \x03(\v2\x19.Platform.Link.LocalEventR\x06events\"\x9d\x02\n" +
 	"\n" +
 	"LocalEvent\x12\x19\n" +
 	"\blocal_id\x18\x01 \x01(\x03R\alocalId\x12\x19\n" +
@@ -4622,7 +4630,8 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x05 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\tcreatedAt\x12\x12\n" +
 	"\x04type\x18\x06 \x01(\tR\x04type\x12\x1a\n" +
-	"\bseverity\x18\a \x01(\tR\bseverity\"+\n" +
+	"\bseverity\x18\a \x01(\tR\bseverity\x12!\n" +
+	"\frecording_id\x18\b \x01(\tR\vrecordingId\"+\n" +
 	"\fEventsStored\x12\x1b\n" +
 	"\tlocal_ids\x18\x01 \x03(\x03R\blocalIds\"\x89\x01\n" +
 	"\x05Hello\x12)\n" +
