@@ -30,6 +30,12 @@ func TestJournalOfARecording(t *testing.T) {
 	emitWritten(t, robot, raw, r.ID, poseKey, typePose, posePayload(1))
 	clock.Advance(4 * time.Second)
 	waitFinished(t, robot, r.ID)
+	// The end is told once the recording's state is saved, just after the list shows it.
+	waitFor(t, "the end told to the journal", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(told) >= 2
+	})
 
 	mu.Lock()
 	defer mu.Unlock()
