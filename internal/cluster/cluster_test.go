@@ -57,6 +57,14 @@ func (a *fakeAgents) Linked() []cloud.LinkedAgent {
 	return append([]cloud.LinkedAgent(nil), a.linked...)
 }
 
+// setLinked replaces the links, as an acceptor's change would, under the lock the replica's
+// Linked takes (it reads them on its own goroutine).
+func (a *fakeAgents) setLinked(linked []cloud.LinkedAgent) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.linked = linked
+}
+
 func (a *fakeAgents) Fence(agentID string, link uint64, reason string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -310,7 +318,7 @@ func TestNewerClaimFencesTheOlderLink(t *testing.T) {
 	a, b, c := startReplica(t, nats.URL(), "a"), startReplica(t, nats.URL(), "b"), startReplica(t, nats.URL(), "c")
 	ctx := ctxFor(t, 5*time.Second)
 	robotA := testRobot()
-	a.agents.linked = []cloud.LinkedAgent{{ID: "agent-1", Link: 1, LastHeard: time.Now()}}
+	a.agents.setLinked([]cloud.LinkedAgent{{ID: "agent-1", Link: 1, LastHeard: time.Now()}})
 	if err := a.node.Claim(ctx, "agent-1", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +329,7 @@ func TestNewerClaimFencesTheOlderLink(t *testing.T) {
 	})
 	// The agent links to b (a still thinks it holds it: a partition, or a silent drop).
 	robotB := testRobot()
-	b.agents.linked = []cloud.LinkedAgent{{ID: "agent-1", Link: 9, LastHeard: time.Now()}}
+	b.agents.setLinked([]cloud.LinkedAgent{{ID: "agent-1", Link: 9, LastHeard: time.Now()}})
 	if err := b.node.Claim(ctx, "agent-1", 9); err != nil {
 		t.Fatal(err)
 	}
@@ -340,9 +348,7 @@ func TestNewerClaimFencesTheOlderLink(t *testing.T) {
 	}
 	// a releasing its (replaced) claim leaves b's in place: a later claim by a still fences b.
 	a.node.Release("agent-1", 1)
-	a.agents.mu.Lock()
-	a.agents.linked = nil
-	a.agents.mu.Unlock()
+	a.agents.setLinked(nil)
 	time.Sleep(3 * period)
 	if f := b.agents.fencedNow(); len(f) != 0 {
 		t.Errorf("a stale release fenced the holder: %v", f)
