@@ -153,11 +153,8 @@ func (f *foxgloveRobot) Publish(ctx context.Context, key fleetgate.StreamKey) (l
 	if err != nil {
 		return nil, err
 	}
-	if s.Direction != fleetgate.Input {
-		return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no input stream %s", r.Name, sel)
-	}
-	if !liveInputTypes[s.Type] {
-		return nil, fleetgate.Errorf(fleetgate.EInvalid, "stream %s takes %s; input streams take only Twist or AckermannDriveStamped", sel, s.Type)
+	if err := drivable(r, s, sel); err != nil {
+		return nil, err
 	}
 	if rd, ok := fleet.As[fleet.RemoteDriven](robot); ok {
 		return f.ss.takeRemoteControl(ctx, f.c, r, robot, rd, s, sel)

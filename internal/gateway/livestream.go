@@ -38,6 +38,18 @@ func (ss *StreamService) OpenLiveOutput(ctx context.Context, c *Caller, robotID 
 	return liveOutput{ss: ss, robot: r, live: robot, sel: sel}, nil
 }
 
+// drivable refuses a stream a live session cannot drive: an output (404), or an input of a
+// type other than Twist or Ackermann (400). W3 and the Foxglove route check alike.
+func drivable(r fleetgate.Robot, s fleetgate.Stream, sel StreamSelector) error {
+	if s.Direction != fleetgate.Input {
+		return fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no input stream %s", r.Name, sel)
+	}
+	if !liveInputTypes[s.Type] {
+		return fleetgate.Errorf(fleetgate.EInvalid, "stream %s takes %s; input streams take only Twist or AckermannDriveStamped", sel, s.Type)
+	}
+	return nil
+}
+
 // OpenLiveInput makes the checks of a W3 input request, after authentication and before the
 // upgrade, in the contract's order: 400 (a type or source input cannot have), 404 (robot
 // unknown, invisible or offline; input stream or type unresolved), 501 (hosted by another
@@ -66,11 +78,8 @@ func (ss *StreamService) OpenLiveInput(ctx context.Context, c *Caller, robotID s
 		}
 		return nil, err
 	}
-	if s.Direction != fleetgate.Input {
-		return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no input stream %s", r.Name, sel)
-	}
-	if !liveInputTypes[s.Type] {
-		return nil, fleetgate.Errorf(fleetgate.EInvalid, "stream %s takes %s; input streams take only Twist or AckermannDriveStamped", sel, s.Type)
+	if err := drivable(r, s, sel); err != nil {
+		return nil, err
 	}
 	if rd, ok := fleet.As[fleet.RemoteDriven](robot); ok {
 		return ss.takeRemoteControl(ctx, c, r, robot, rd, s, sel)
