@@ -68,13 +68,13 @@ func (s *session) command(cmd *linkpb.ControlCommand) {
 	}
 	m, err := teleop.DecodeCommand(c.stream.Type, teleop.FormatProtobuf, true, cmd.GetPayload())
 	if err == nil {
-		err = teleop.LimitCommand(m, c.stream.Limits)
+		// The driver is the door's control: it holds the command to the stream's speeds, and
+		// logs and journals a refusal, as for every other path.
+		err = c.driver.Command(m)
 	}
 	if err != nil {
 		c.end(&fleetgate.Error{Code: fleetgate.EInvalid, Message: "a command the agent refused: " + fleetgate.ErrorMessage(err), Err: err})
-		return
 	}
-	c.driver.Command(m)
 }
 
 // maxEarlyReleases bounds the releases kept for controls not granted yet.
