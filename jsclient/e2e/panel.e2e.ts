@@ -300,6 +300,33 @@ describe("local gateway panel", () => {
     await agentPage.keyboard.up("ArrowRight");
   });
 
+  it("a click outside the widget while a key is held stops the robot within 500 ms, and the release drives nothing", async () => {
+    const r = await twistRobot();
+    await agentPage.setViewportSize({ width: 1280, height: 900 });
+    await agentPage.goto(streamPage(r, "base", "cmd_vel"));
+    await takeControl(agentPage);
+    await agentPage.click("[data-widget=teleop] .teleop p.muted");
+    const hold = holdKey(agentPage, "ArrowLeft");
+    try {
+      await eventually(async () => (await odom(r)).w > 1, "turning", 5000);
+      // The page's heading: outside the widget, and nothing that takes a key.
+      await agentPage.click("h1");
+      const clicked = Date.now();
+      await eventually(async () => Math.abs((await odom(r)).w) < 0.01, "stopped after the click outside", 2000);
+      const after = Date.now() - clicked;
+      console.log(`click outside: robot stopped ${after} ms after the click`);
+      expect(after).toBeLessThan(500);
+      expect((await widgetData(agentPage, "[data-widget=teleop]")).stopped).toBe("focus");
+    } finally {
+      await hold.release();
+    }
+    // The key's release (and its repeats until then) drove nothing more.
+    const sent = Number((await widgetData(agentPage, "[data-widget=teleop]")).sent);
+    await new Promise((res) => setTimeout(res, 500));
+    expect(Number((await widgetData(agentPage, "[data-widget=teleop]")).sent)).toBe(sent);
+    expect(Math.abs((await odom(r)).w)).toBeLessThan(0.01);
+  });
+
   for (const [what, disturb] of [
     ["a blur", (p: Page) => p.evaluate(() => window.dispatchEvent(new Event("blur")))],
     [
