@@ -42,10 +42,24 @@ const (
 	PathFoxglove Path = "Foxglove"                     // clientPublish on the Foxglove WebSocket route on this gateway
 )
 
-// Who sends a command: the user (an email, as leases name their holders) and the path.
+// Who sends a command: the user (an email) and the path.
 type Who struct {
 	User string
 	Path Path
+}
+
+// fromCloud says the command came over the agent link: its user signed in on the cloud.
+func (p Path) fromCloud() bool { return p == PathCloudW3 || p == PathLink }
+
+// holder names who's lease. A cloud account and an account of this gateway are different
+// people even when they share an email (a demo's admin@localhost, a site that made its
+// accounts the cloud's): one must never drive through the other's lease, so the cloud's
+// users are named apart.
+func (w Who) holder() string {
+	if w.Path.fromCloud() {
+		return w.User + " via the cloud"
+	}
+	return w.User
 }
 
 // Defaults of Config: a session's publish is short (its commands wait behind it); a one-shot
@@ -122,7 +136,7 @@ func New(cfg Config) *Door {
 
 // tell journals a change of l's control.
 func (d *Door) tell(l *lease, what string) {
-	d.journal(Change{At: d.clock.Now(), RobotID: l.target.robotID, Key: l.target.key, Who: Who{User: l.owner.Owner, Path: l.path},
+	d.journal(Change{At: d.clock.Now(), RobotID: l.target.robotID, Key: l.target.key, Who: l.who,
 		What: what + " " + l.target.key.Component + "/" + l.target.key.Name + " (" + string(l.path) + ")"})
 }
 
@@ -138,6 +152,7 @@ type lease struct {
 	d      *Door
 	target target
 	owner  fleetgate.Held
+	who    Who // who took it, as they came (the journal's author is their email)
 	path   Path
 	stream fleetgate.Stream
 	driven Driven // the robot as it was connected when the lease began
@@ -169,7 +184,7 @@ func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 		return nil, errClosed
 	}
 	old := d.leases[t]
-	if old != nil && !(old.upload && old.owner.Owner == who.User) {
+	if old != nil && !(old.upload && old.owner.Owner == who.holder()) {
 		d.mu.Unlock()
 		d.log.refused(robot, key, who, "held by "+old.owner.Owner+" ("+string(old.path)+")")
 		return nil, fleetgate.HeldError(old.owner)
@@ -271,7 +286,7 @@ func (d *Door) uploadLease(t target, driven Driven, stream fleetgate.Stream, who
 		return nil, nil, errClosed
 	}
 	if held := d.leases[t]; held != nil {
-		if held.owner.Owner != who.User {
+		if held.owner.Owner != who.holder() {
 			return nil, nil, fleetgate.HeldError(held.owner)
 		}
 		if held.driven == driven {
@@ -288,8 +303,8 @@ func (d *Door) uploadLease(t target, driven Driven, stream fleetgate.Stream, who
 
 // newLease makes the lease of t for who, with its controller. d.mu is held.
 func (d *Door) newLease(t target, driven Driven, stream fleetgate.Stream, who Who, upload bool) *lease {
-	l := &lease{d: d, target: t, path: who.Path, stream: stream, driven: driven, upload: upload,
-		owner: fleetgate.Held{Key: t.key, Owner: who.User, Since: d.clock.Now()}}
+	l := &lease{d: d, target: t, who: who, path: who.Path, stream: stream, driven: driven, upload: upload,
+		owner: fleetgate.Held{Key: t.key, Owner: who.holder(), Since: d.clock.Now()}}
 	timeout := d.publishTimeout
 	if upload {
 		timeout = d.callTimeout
@@ -467,7 +482,7 @@ func (c *Control) Command(m proto.Message) error {
 		return fmt.Errorf("door: a command that is not a %s", c.l.stream.Type)
 	}
 	if err := teleop.LimitCommand(m, c.l.stream.Limits); err != nil {
-		c.l.d.log.refusedTo(c.l.target.robotID, c.l.robotName, c.l.target.key, Who{User: c.l.owner.Owner, Path: c.l.path}, fleetgate.ErrorMessage(err))
+		c.l.d.log.refusedTo(c.l.target.robotID, c.l.robotName, c.l.target.key, c.l.who, fleetgate.ErrorMessage(err))
 		return err
 	}
 	c.l.ctl.Command(m)

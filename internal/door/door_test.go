@@ -497,3 +497,56 @@ func nanValue() float64 {
 	var zero float64
 	return zero / zero
 }
+
+// An account of the cloud and an account of this gateway are two people even with one email:
+// neither drives through the other's lease, on any path; the cloud user's own paths (their
+// control and their forwarded uploads) are one holder.
+func TestTheCloudsUserIsNotTheGatewaysUserOfTheSameEmail(t *testing.T) {
+	const email = "admin@localhost"
+	local := []door.Who{{User: email, Path: door.PathW3}, {User: email, Path: door.PathUpload}, {User: email, Path: door.PathFoxglove}}
+	cloud := []door.Who{{User: email, Path: door.PathCloudW3}, {User: email, Path: door.PathLink}}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name          string
+		holder        door.Who
+		heldBy        string
+		others, peers []door.Who
+	}{
+		{"the cloud's user holds", cloud[0], email + " via the cloud", local, cloud[1:]},
+		{"the gateway's user holds", local[0], email, cloud, local[1:]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, _, _ := newDoor(t)
+			r := newRobot()
+			if _, err := d.Take(ctx, r, cmdVel, tc.holder); err != nil {
+				t.Fatal(err)
+			}
+			for _, who := range tc.others {
+				err := d.Send(ctx, r, cmdVel, twist, fleettest.TwistPayload(0.5, 0), who)
+				if held, ok := fleetgate.HeldBy(err); !ok || held.Owner != tc.heldBy {
+					t.Fatalf("Send by %v = %v, want held by %s", who, err, tc.heldBy)
+				}
+				if _, err := d.Take(ctx, r, cmdVel, who); !fleetgate.Is(err, fleetgate.EConflict) {
+					t.Fatalf("Take by %v = %v, want a conflict", who, err)
+				}
+			}
+			wantTwists(t, r)
+			for _, who := range tc.peers {
+				if who.Path == door.PathFoxglove || who.Path == door.PathCloudW3 {
+					continue // a second socket of the holder's is a second controller: refused as today
+				}
+				if err := d.Send(ctx, r, cmdVel, twist, fleettest.TwistPayload(0.5, 0), who); err != nil {
+					t.Fatalf("the holder's own upload (%v): %v", who, err)
+				}
+			}
+		})
+	}
+	d, _, _ := newDoor(t)
+	r := newRobot()
+	if _, err := d.Take(ctx, r, cmdVel, cloud[0]); err != nil {
+		t.Fatal(err)
+	}
+	if h := d.Held(robot1); len(h) != 1 || h[0].Owner != email+" via the cloud" {
+		t.Fatalf("Held = %+v, want the cloud's user named apart", h)
+	}
+}

@@ -40,11 +40,11 @@ func TestCloudControlPassesTheAgentsDoor(t *testing.T) {
 	}
 	// Nobody else drives meanwhile, local or not, socket or upload.
 	_, err = w.g.OpenLiveInput(w.ctx, w.callers["developer"], w.r1.ID, cmdVel)
-	if held, ok := fleetgate.HeldBy(err); !ok || held.Owner != "op@cloud.example.com" {
+	if held, ok := fleetgate.HeldBy(err); !ok || held.Owner != "op@cloud.example.com via the cloud" {
 		t.Errorf("a local W3 socket while the cloud operator drives: %v", err)
 	}
 	err = w.g.UploadStream(w.ctx, w.callers["developer"], w.r1.ID, twistUpload(cmdVel))
-	if held, ok := fleetgate.HeldBy(err); !ok || held.Owner != "op@cloud.example.com" {
+	if held, ok := fleetgate.HeldBy(err); !ok || held.Owner != "op@cloud.example.com via the cloud" {
 		t.Errorf("an upload while the cloud operator drives: %v", err)
 	}
 	if err := driver.Stop(); err != nil {
