@@ -1,5 +1,5 @@
 # Convenience targets; the scripts are the source of truth (CI runs scripts/test.sh).
-.PHONY: test generate build agent-ros2 packages demo bench bench-events bench-cluster bench-cluster-w1 cluster-demo durability deadman soak kiosk-soak
+.PHONY: test generate build agent-ros2 packages demo bench bench-netshape bench-events bench-cluster bench-cluster-w1 cluster-demo durability deadman soak kiosk-soak
 
 test:
 	./scripts/test.sh
@@ -35,6 +35,11 @@ cluster-demo:
 
 # The event log's export (GET /apigateway/v2/events?format=jsonl) of 100,000 and 1,000,000
 # entries: entries per second and the server's peak heap of each (flat: streamed).
+# The user-space shaped link (internal/netshape) with no impairment against a plain veth pair
+# between the same namespaces: what shaped benchmarks owe to the helper itself.
+bench-netshape:
+	go test -run '^$$' -bench UnimpairedVersusVeth -benchtime 5x ./internal/netshape
+
 bench-events:
 	FLEETGATE_BENCH_EVENTS=$${FLEETGATE_BENCH_EVENTS:-1000000} go test -run '^$$' -bench BenchmarkEventExport -benchtime 1x -timeout 30m -v ./server
 

@@ -52,7 +52,7 @@ var floors = [][]room{
 			"internal/live/output", "internal/live/teleop", "internal/live/foxglove", "internal/kpi", "internal/record"}}},
 	{{"libraries", "one job each, knowing nothing of robots' rules",
 		[]string{"internal/clock", "internal/clock/clocktest", "internal/edge", "internal/limit", "internal/mcap", "internal/mcap/mcaptest",
-			"internal/blob", "internal/hoststat", "internal/cluster/natstest", "internal/store/postgres/pgtest"}}},
+			"internal/blob", "internal/hoststat", "internal/netshape", "internal/cluster/natstest", "internal/store/postgres/pgtest"}}},
 	{{"vocabulary", "the root package's domain types and coded error, the message catalog, the wire types",
 		[]string{"", "internal/msgs", "proto/catalogpb", "proto/streampb", "proto/linkpb", "proto/clusterpb", "proto/foxglovepb"}}},
 }
@@ -180,6 +180,7 @@ var rules = []rule{
 	{"internal/mcap/mcaptest", nil, nil, "MCAP readers for tests"},
 	{"internal/blob", nil, noSQL, whyLibrary},
 	{"internal/hoststat", []string{""}, noSQL, "the host's load, in the root vocabulary's metrics"},
+	{"internal/netshape", []string{"internal/clock"}, concat(noSQL, noHTTP), "a shaped network link for tests and benchmarks, knowing nothing of robots or gateways"},
 	{"internal/cluster/natstest", nil, nil, "a real nats-server for tests, knowing nothing of the cluster"},
 	{"internal/store/postgres/pgtest", nil, nil, "a real PostgreSQL server for tests, knowing nothing of the store"},
 
