@@ -416,6 +416,11 @@ func (s *Server) healthz(c echo.Context) error {
 		if s.uplink.Connected() {
 			body["cloud"] = "linked"
 		}
+		// The link's TCP congestion control (bbr where the kernel offers it): on a site's
+		// slow uplink it decides how long pictures and commands queue.
+		if cc := s.uplink.Congestion(); cc != "" {
+			body["linkCongestion"] = cc
+		}
 	}
 	return c.JSON(http.StatusOK, body)
 }

@@ -52,6 +52,19 @@ type Upload struct {
 // ErrUploadBusy until it is committed or closed. On resume the partial file is read once to
 // rebuild its hash.
 func (d *Dir) StartUpload(id, version string) (*Upload, error) {
+	return d.startUpload(id, version, false)
+}
+
+// StartGrowth is StartUpload for a file that only grows (a log): a new version begins with the
+// bytes of the committed file of id, when there is one, instead of with nothing, so that only
+// the appended bytes travel. The sender checks that prefix against Sum before it sends the rest;
+// a version that did not grow from it fails Commit (ErrCorrupt), and the caller then starts
+// the next upload with StartUpload (Discard drops the seeded partial at once).
+func (d *Dir) StartGrowth(id, version string) (*Upload, error) {
+	return d.startUpload(id, version, true)
+}
+
+func (d *Dir) startUpload(id, version string, grow bool) (*Upload, error) {
 	final, err := d.path(id)
 	if err != nil {
 		return nil, err
@@ -73,14 +86,14 @@ func (d *Dir) StartUpload(id, version string) (*Upload, error) {
 		vers:  filepath.Join(dir, id+".version"),
 		sum:   sha256.New(),
 	}
-	if err := u.open(dir, version); err != nil {
+	if err := u.open(dir, version, grow); err != nil {
 		d.unlockUpload(id)
 		return nil, err
 	}
 	return u, nil
 }
 
-func (u *Upload) open(dir, version string) error {
+func (u *Upload) open(dir, version string, grow bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("blob: %w", err)
 	}
@@ -93,6 +106,11 @@ func (u *Upload) open(dir, version string) error {
 		// empty or missing partial, never old data under the new version.
 		if err := os.Remove(u.data); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("blob: %w", err)
+		}
+		if grow {
+			if err := u.seed(); err != nil {
+				return err
+			}
 		}
 		if err := writeAtomic(u.vers, func(f *os.File) error {
 			_, err := f.WriteString(version)
@@ -112,6 +130,43 @@ func (u *Upload) open(dir, version string) error {
 	}
 	u.f, u.off = f, n
 	return nil
+}
+
+// seed copies the committed file, if any, into the partial file (a growth's prefix). A crash
+// during the copy leaves a partial without its version: the next upload starts at 0.
+func (u *Upload) seed() error {
+	src, err := os.Open(u.final)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("blob: %w", err)
+	}
+	defer src.Close()
+	return writeAtomic(u.data, func(f *os.File) error {
+		_, err := io.Copy(f, src)
+		return err
+	})
+}
+
+// Sum is the SHA-256 (hex) of the bytes received so far, [0, Offset()).
+func (u *Upload) Sum() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return hex.EncodeToString(u.sum.Sum(nil))
+}
+
+// Discard ends the upload and drops what it holds: the next upload of the id starts at 0.
+func (u *Upload) Discard() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.f == nil {
+		return
+	}
+	defer u.finish()
+	u.f.Close()
+	os.Remove(u.data)
+	os.Remove(u.vers)
 }
 
 // Offset is the number of bytes received so far: where the next Write starts.

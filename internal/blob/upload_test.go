@@ -548,3 +548,45 @@ func TestPruneLeftovers(t *testing.T) {
 		t.Errorf("upload after pruning resumes at %d, want 0", u.Offset())
 	}
 }
+
+// A file that grew starts from the committed copy: only the new bytes are written, Sum is the
+// prefix's hash the sender checks, and a version that did not grow from it fails Commit.
+func TestUploadGrowthStartsFromTheCommittedCopy(t *testing.T) {
+	d, _ := mustOpenDir(t)
+	u, err := d.StartGrowth(id1, "v1") // nothing committed yet: from 0
+	if err != nil || u.Offset() != 0 {
+		t.Fatalf("StartGrowth of a new file: offset %d, %v", u.Offset(), err)
+	}
+	write(t, u, "line 1\n")
+	mustCommit(t, u, "line 1\n")
+
+	u, err = d.StartGrowth(id1, "v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Offset() != 7 || u.Sum() != sum("line 1\n") {
+		t.Fatalf("growth starts at %d with sum %s, want 7 and the copy's", u.Offset(), u.Sum())
+	}
+	write(t, u, "line 2\n")
+	mustCommit(t, u, "line 1\nline 2\n")
+	if got := readAll(t, d, id1); got != "line 1\nline 2\n" {
+		t.Fatalf("Open = %q", got)
+	}
+
+	// Rewritten from its start: the sender finds the prefix differs and the upload is
+	// discarded, or (an older sender) Commit finds the whole differs.
+	u, _ = d.StartGrowth(id1, "v3")
+	u.Discard()
+	if u, _ = d.StartUpload(id1, "v3"); u.Offset() != 0 {
+		t.Fatalf("after Discard the next upload starts at %d, want 0", u.Offset())
+	}
+	u.Close()
+	u, _ = d.StartGrowth(id1, "v4")
+	write(t, u, "line 3\n")
+	if err := u.Commit(21, sum("rotated\nline 3\nmore\n")); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Commit of a version that did not grow from the copy: %v, want ErrCorrupt", err)
+	}
+	if got := readAll(t, d, id1); got != "line 1\nline 2\n" {
+		t.Fatalf("the committed copy changed: %q", got)
+	}
+}

@@ -15,8 +15,8 @@ import (
 )
 
 // LiveChunk is the largest part of a sample on the live connection: a stream's turn costs the
-// others at most this many bytes of waiting (32 ms at 1 MB/s).
-const LiveChunk = 32 << 10
+// others at most this many bytes of waiting (16 ms at 1 MB/s, 65 ms on a 2 Mbit/s uplink).
+const LiveChunk = 16 << 10
 
 // LivePath is where the cloud accepts an agent's live connection (LiveFrame in link.proto):
 // the samples of the streams cloud viewers watch, on a connection of their own so that nothing

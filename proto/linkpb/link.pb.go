@@ -1909,7 +1909,13 @@ type ResourceUpload struct {
 	Offset     int64                  `protobuf:"varint,2,opt,name=offset,proto3" json:"offset,omitempty"`
 	// size is the file's size as listed: the agent sends bytes [offset, size) of that version,
 	// and answers INVALID when the file no longer has them.
-	Size          int64 `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
+	Size int64 `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
+	// prefix_sha256, when set, is the SHA-256 (hex) of the bytes [0, offset) the cloud holds:
+	// the agent answers INVALID, sending nothing, when its file's differ. The cloud sends an
+	// earlier version's bytes as the prefix of a file that grew (a log only appends), so that
+	// only the appended bytes travel; an agent that predates the field sends the rest anyway
+	// and the whole file's SHA-256 in UploadDone still decides.
+	PrefixSha256  string `protobuf:"bytes,4,opt,name=prefix_sha256,json=prefixSha256,proto3" json:"prefix_sha256,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1963,6 +1969,13 @@ func (x *ResourceUpload) GetSize() int64 {
 		return x.Size
 	}
 	return 0
+}
+
+func (x *ResourceUpload) GetPrefixSha256() string {
+	if x != nil {
+		return x.PrefixSha256
+	}
+	return ""
 }
 
 type Response struct {
@@ -4719,12 +4732,13 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x04user\x18\x04 \x01(\tR\x04user\"5\n" +
 	"\vMetricQuery\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\x05R\x04type\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"]\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\x82\x01\n" +
 	"\x0eResourceUpload\x12\x1f\n" +
 	"\vresource_id\x18\x01 \x01(\tR\n" +
 	"resourceId\x12\x16\n" +
 	"\x06offset\x18\x02 \x01(\x03R\x06offset\x12\x12\n" +
-	"\x04size\x18\x03 \x01(\x03R\x04size\"\xbf\x06\n" +
+	"\x04size\x18\x03 \x01(\x03R\x04size\x12#\n" +
+	"\rprefix_sha256\x18\x04 \x01(\tR\fprefixSha256\"\xbf\x06\n" +
 	"\bResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12*\n" +
 	"\x05error\x18\x02 \x01(\v2\x14.Platform.Link.ErrorR\x05error\x125\n" +

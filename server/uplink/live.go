@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -58,8 +59,9 @@ func (s *session) runLive() {
 // liveConnection dials the live connection and serves it until it or the session ends.
 func (s *session) liveConnection() error {
 	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
+	ctx = withDialed(ctx, func(c *net.TCPConn) { s.conns.live.Store(c) })
 	conn, resp, err := websocket.Dial(ctx, strings.TrimSuffix(s.url, link.Path)+link.LivePath, &websocket.DialOptions{
-		HTTPClient:      s.a.liveClient(),
+		HTTPClient:      s.a.client(true),
 		HTTPHeader:      http.Header{link.KeyHeader: {s.a.cfg.Key}},
 		CompressionMode: websocket.CompressionDisabled,
 	})
@@ -74,6 +76,8 @@ func (s *session) liveConnection() error {
 	conn.SetReadLimit(64 << 10) // the cloud sends small frames only
 	l := &liveSender{s: s, conn: conn, subs: map[uint64]*agentSub{}, ready: make(chan struct{}, 1), done: make(chan struct{})}
 	defer l.close()
+	s.conns.sender.Store(l)
+	defer s.conns.sender.CompareAndSwap(l, nil)
 	stop := context.AfterFunc(s.ctx, func() { conn.Close(websocket.StatusGoingAway, "the link closed") })
 	defer stop()
 	go l.write()
@@ -94,18 +98,6 @@ func (s *session) liveConnection() error {
 	}
 }
 
-// liveClient dials with TCP_NOTSENT_LOWAT on the socket, so that unsent samples wait in their
-// one-sample slots (where newer ones replace them) and not in the kernel.
-func (a *Agent) liveClient() *http.Client {
-	if a.cfg.HTTPClient != nil {
-		return a.cfg.HTTPClient
-	}
-	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: setNotSentLowat}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.DialContext = d.DialContext
-	return &http.Client{Transport: tr}
-}
-
 // liveSender serves one live connection.
 type liveSender struct {
 	s     *session
@@ -116,6 +108,9 @@ type liveSender struct {
 	mu   sync.Mutex
 	subs map[uint64]*agentSub
 	last uint64 // the id whose sample went out last, for the round robin
+
+	// busy: a sample is going out or waits for its turn (the bulk lane waits for it).
+	busy atomic.Bool
 }
 
 // agentSub is one stream the cloud watches.
@@ -222,13 +217,14 @@ func (l *liveSender) close() {
 }
 
 // write sends the waiting samples, a part of at most link.LiveChunk bytes per stream per
-// turn (round robin), within their rates and the budget.
+// turn (round robin, small samples first), within their rates and the budget.
 func (l *liveSender) write() {
 	budget := newBudget(l.s.a.cfg.LiveBudget)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
 		sub, wait := l.pick(time.Now())
+		l.busy.Store(sub != nil)
 		if sub == nil {
 			if wait > 0 {
 				timer.Reset(wait)
@@ -274,15 +270,36 @@ func (l *liveSender) pick(now time.Time) (*agentSub, time.Duration) {
 	slices.Sort(ids)
 	start, _ := slices.BinarySearch(ids, l.last+1)
 	var wait time.Duration
-	for i := range ids {
-		sub := l.subs[ids[(start+i)%len(ids)]]
-		if sub.sending == nil && !sub.start(now, &wait) {
-			continue
+	// Two lanes: small samples (a pose, odometry, a scan) first, so that feedback never waits
+	// behind a picture's parts; then every stream in turn.
+	for _, smallOnly := range []bool{true, false} {
+		for i := range ids {
+			sub := l.subs[ids[(start+i)%len(ids)]]
+			if smallOnly && !sub.small() {
+				continue
+			}
+			if sub.sending == nil && !sub.start(now, &wait) {
+				continue
+			}
+			l.last = sub.id
+			return sub, 0
 		}
-		l.last = sub.id
-		return sub, 0
 	}
 	return nil, wait
+}
+
+// smallSample is the largest sample of the feedback lane: one part, under 70 ms at 2 Mbit/s.
+const smallSample = 16 << 10
+
+// small reports whether sub's sample going out, or else the one waiting, is of the feedback
+// lane. Called by the writer only.
+func (sub *agentSub) small() bool {
+	if sub.sending != nil {
+		return len(sub.sending.payload) <= smallSample
+	}
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	return sub.has && len(sub.pending.Payload) <= smallSample
 }
 
 // start begins sending sub's waiting sample if its rate allows; otherwise it lowers *wait to

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/fleetgate/fleetgate"
@@ -91,8 +92,9 @@ func (s *session) handle(ctx context.Context, req *linkpb.Request) (*linkpb.Resp
 	}
 }
 
-// upload sends bytes [offset, size) of a resource file as chunks and answers with the size
-// and SHA-256 of bytes [0, size): the cloud checks its copy, resumed or not, against them.
+// upload sends bytes [offset, size) of a resource file as chunks, in the bulk lane, and
+// answers with the size and SHA-256 of bytes [0, size): the cloud checks its copy, resumed,
+// grown from an earlier version or not, against them.
 // A file that no longer has size bytes is INVALID: the cloud starts over with the new one.
 func (s *session) upload(ctx context.Context, robot fleet.Robot, requestID uint64, u *linkpb.ResourceUpload) (*linkpb.UploadDone, error) {
 	size, offset := u.GetSize(), u.GetOffset()
@@ -120,8 +122,16 @@ func (s *session) upload(ctx context.Context, robot fleet.Robot, requestID uint6
 			return nil, &fleetgate.Error{Code: fleetgate.EUnavailable, Message: err.Error(), Err: err}
 		}
 	}
-	buf := make([]byte, link.ChunkSize)
+	if want := u.GetPrefixSha256(); want != "" && !strings.EqualFold(want, hex.EncodeToString(h.Sum(nil))) {
+		// The cloud's copy is of an earlier version that this one did not grow from.
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "resource %s changed within its first %d bytes: it is sent whole", res.Name, offset)
+	}
+	buf := make([]byte, bulkChunk)
 	for pos := offset; pos < size; {
+		// The bulk lane: the chunk goes when control and live frames leave room (lanes.go).
+		if err := s.bulkTurn(ctx); err != nil {
+			return nil, &fleetgate.Error{Code: fleetgate.EUnavailable, Message: "the upload was stopped: " + err.Error(), Err: err}
+		}
 		n, err := io.ReadFull(f, buf[:min(int64(len(buf)), size-pos)])
 		if err != nil {
 			return nil, fleetgate.Errorf(fleetgate.EInvalid, "reading resource %s: %v", res.Name, err)

@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -73,6 +74,9 @@ type Agent struct {
 	urls      []string // the link endpoints, tried in turn
 	next      int      // the one the next session dials (Run's goroutine only)
 	connected atomic.Bool
+
+	ccMu sync.Mutex
+	cc   string // the congestion control of the last connection (Congestion)
 }
 
 // New checks cfg and returns an Agent; Run starts it.
@@ -171,8 +175,10 @@ func (a *Agent) Run(ctx context.Context) {
 func (a *Agent) session(ctx context.Context) (time.Duration, error) {
 	url := a.urls[a.next]
 	dialCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	var control *net.TCPConn
+	dialCtx = withDialed(dialCtx, func(c *net.TCPConn) { control = c })
 	conn, resp, err := websocket.Dial(dialCtx, url, &websocket.DialOptions{
-		HTTPClient:      a.cfg.HTTPClient,
+		HTTPClient:      a.client(false),
 		HTTPHeader:      http.Header{link.KeyHeader: {a.cfg.Key}},
 		CompressionMode: websocket.CompressionDisabled,
 	})
@@ -184,6 +190,7 @@ func (a *Agent) session(ctx context.Context) (time.Duration, error) {
 	conn.SetReadLimit(link.MaxFrame)
 	s := &session{a: a, url: url, conn: conn, done: make(chan struct{}), sem: make(chan struct{}, maxConcurrentRequests),
 		controls: map[string]*cloudControl{}, released: map[string]struct{}{}, eventsStored: make(chan []int64, 1)}
+	s.conns.control.Store(control)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	defer s.end()
 	s.lastHeard.Store(time.Now().UnixNano())
@@ -284,6 +291,8 @@ type session struct {
 
 	refusedMu sync.Mutex
 	refused   map[string]bool // robots the cloud refused at the last announcement (noteRefused)
+
+	conns linkConns // the lanes' view of the connections (lanes.go)
 }
 
 // over reports whether the session has ended. A write can fail without that (its timeout

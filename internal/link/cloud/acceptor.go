@@ -106,7 +106,11 @@ type Config struct {
 	// MaxRobots is how many robots one announcement of an agent may register (default
 	// DefaultMaxRobots); the rest are refused. The core bounds the records an agent holds.
 	MaxRobots int
-	Now       func() time.Time
+	// ResyncEvery is the least time between two uploads of a resource the archive holds in
+	// an earlier version (default DefaultResyncEvery): a log that grows with every request
+	// is copied at most this often.
+	ResyncEvery time.Duration
+	Now         func() time.Time
 }
 
 // helloTimeout bounds the wait for an agent's first frame.
@@ -499,4 +503,16 @@ func (a *Archive) publish(ctx context.Context, id string, size int64, sha256hex 
 // StartUpload begins or resumes receiving a version of resource id.
 func (a *Archive) StartUpload(id, version string) (*blob.Upload, error) {
 	return a.dir.StartUpload(id, version)
+}
+
+// StartGrowth begins receiving a version of resource id that grew from the one archived
+// (blob.Dir.StartGrowth), fetched from the replicas' shared files first where this replica
+// lacks it.
+func (a *Archive) StartGrowth(id, version string) (*blob.Upload, error) {
+	if a.shared != nil && !a.dir.Has(id) {
+		if f, err := a.Open(id); err == nil {
+			f.Close()
+		}
+	}
+	return a.dir.StartGrowth(id, version)
 }

@@ -227,6 +227,7 @@ func newWorldBeating(t *testing.T, interval time.Duration) *world {
 	w.acc = cloud.New(cloud.Config{
 		Core: w.core, Registry: w.registry, Archive: cloud.NewArchive(dir), Logger: log,
 		Heartbeat: interval, RecheckEvery: 50 * time.Millisecond, PruneEvery: 50 * time.Millisecond,
+		ResyncEvery: resyncEvery,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -8,13 +8,19 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/blob"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
 
-// uploadRate is the slowest transfer an upload's deadline allows for, on top of uploadSlack.
+// An upload's deadlines. The agent sends files in its bulk lane, which on a busy uplink gets
+// as little as a chunk a second: the whole upload's deadline allows for that rate, and a
+// watchdog ends an upload that makes no progress for uploadIdle instead.
 const (
-	uploadRate  = 256 << 10 // bytes per second
+	uploadRate  = 16 << 10 // bytes per second: the agent's bulk floor (server/uplink/lanes.go)
 	uploadSlack = 30 * time.Second
+	uploadIdle  = 30 * time.Second
+	// DefaultResyncEvery is Config.ResyncEvery's default.
+	DefaultResyncEvery = time.Minute
 	// prefixHashRate is the slowest hashing of a resumed upload's first part (an SD card on
 	// a small robot computer) the deadline allows for.
 	prefixHashRate = 16 << 20 // bytes per second
@@ -30,16 +36,25 @@ type syncer struct {
 
 	mu    sync.Mutex
 	queue []wanted // oldest first; one entry per resource id
+	// synced is when each resource was last archived by this session (Config.ResyncEvery).
+	synced map[string]time.Time
+	// whole are the resources whose next upload starts at 0: their agent's file did not grow
+	// from the archived version.
+	whole map[string]bool
 }
 
 // wanted is a version of a resource file the archive lacks.
 type wanted struct {
 	robotID string
 	res     fleetgate.Resource
+	// grown: the archive holds an earlier version, which the upload starts from (a growth).
+	grown bool
+	// notBefore holds the upload back (Config.ResyncEvery).
+	notBefore time.Time
 }
 
 func newSyncer(s *session) *syncer {
-	return &syncer{s: s, wake: make(chan struct{}, 1)}
+	return &syncer{s: s, wake: make(chan struct{}, 1), synced: map[string]time.Time{}, whole: map[string]bool{}}
 }
 
 // listed takes the agent's list of robotID's resources and queues the files whose version
@@ -65,10 +80,19 @@ func (y *syncer) listed(robotID string, list []fleetgate.Resource, wire []*linkp
 		if !isUUID(res.ID) || res.Size < 0 || res.Name == "" {
 			continue
 		}
-		if h, ok := held[res.ID]; ok && h.Size == res.Size && h.CreatedAt.Equal(res.CreatedAt.UTC().Truncate(time.Millisecond)) {
+		h, ok := held[res.ID]
+		if ok && h.Size == res.Size && h.CreatedAt.Equal(res.CreatedAt.UTC().Truncate(time.Millisecond)) {
 			continue
 		}
-		y.queue = append(removeID(y.queue, res.ID), wanted{robotID: robotID, res: res})
+		w := wanted{robotID: robotID, res: res, grown: ok && h.Size < res.Size}
+		if last, ok := y.synced[res.ID]; ok {
+			every := y.s.acc.cfg.ResyncEvery
+			if every <= 0 {
+				every = DefaultResyncEvery
+			}
+			w.notBefore = last.Add(every)
+		}
+		y.queue = append(removeID(y.queue, res.ID), w)
 	}
 	select {
 	case y.wake <- struct{}{}:
@@ -86,96 +110,165 @@ func removeID(q []wanted, id string) []wanted {
 	return out
 }
 
-func (y *syncer) next() (wanted, bool) {
+// next takes the oldest queued upload that may go now; with none, wait is how long until
+// one held back may (0: none is queued).
+func (y *syncer) next(now time.Time) (w wanted, ok bool, wait time.Duration) {
 	y.mu.Lock()
 	defer y.mu.Unlock()
-	if len(y.queue) == 0 {
-		return wanted{}, false
+	for i, w := range y.queue {
+		if d := w.notBefore.Sub(now); d > 0 {
+			if wait == 0 || d < wait {
+				wait = d
+			}
+			continue
+		}
+		y.queue = append(y.queue[:i:i], y.queue[i+1:]...)
+		if y.whole[w.res.ID] {
+			w.grown = false
+		}
+		return w, true, 0
 	}
-	w := y.queue[0]
-	y.queue = y.queue[1:]
-	return w, true
+	return wanted{}, false, wait
+}
+
+// again queues w at once, sent whole: its agent's file did not grow from the archived version.
+func (y *syncer) again(w wanted) {
+	y.mu.Lock()
+	y.whole[w.res.ID] = true
+	w.grown, w.notBefore = false, time.Time{}
+	y.queue = append(removeID(y.queue, w.res.ID), w)
+	y.mu.Unlock()
+}
+
+// done notes that w is archived.
+func (y *syncer) done(w wanted) {
+	y.mu.Lock()
+	y.synced[w.res.ID] = y.s.acc.now()
+	delete(y.whole, w.res.ID)
+	y.mu.Unlock()
 }
 
 // run uploads queued files until the session ends.
 func (y *syncer) run() {
+	held := time.NewTimer(time.Hour)
+	defer held.Stop()
 	for {
-		w, ok := y.next()
+		w, ok, wait := y.next(y.s.acc.now())
 		if !ok {
+			if wait > 0 {
+				held.Reset(wait)
+			}
 			select {
 			case <-y.s.done:
 				return
 			case <-y.wake:
-				continue
+			case <-held.C:
 			}
+			continue
 		}
 		start := y.s.acc.now()
-		if err := y.upload(w); err != nil {
+		sent, err := y.upload(w)
+		if err != nil {
 			select {
 			case <-y.s.done:
 				return // the partial file stays; the next session resumes it
 			default:
 			}
+			if errors.Is(err, errNotGrown) {
+				y.s.log.Info("resource changed, not only grown: sending it whole", "robot", w.robotID, "resource", w.res.ID, "name", w.res.Name, "err", err)
+				y.again(w)
+				continue
+			}
 			y.s.log.Warn("resource upload failed", "robot", w.robotID, "resource", w.res.ID, "name", w.res.Name, "err", err)
 			continue
 		}
+		y.done(w)
 		y.s.log.Info("resource uploaded", "robot", w.robotID, "resource", w.res.ID, "name", w.res.Name,
-			"size", w.res.Size, "took", y.s.acc.now().Sub(start).Round(time.Millisecond))
+			"size", w.res.Size, "sent", sent, "took", y.s.acc.now().Sub(start).Round(time.Millisecond))
 	}
 }
 
-// upload fetches one file version from the agent, from where an earlier attempt stopped.
-func (y *syncer) upload(w wanted) error {
+// errNotGrown: the agent's file is not the archived version with bytes appended.
+var errNotGrown = errors.New("the file did not grow from the archived version")
+
+// upload fetches one file version from the agent, from where an earlier attempt stopped or,
+// for a file that grew, from the end of the archived version. sent is the bytes that crossed.
+func (y *syncer) upload(w wanted) (sent int64, err error) {
 	r := y.s.robot(w.robotID)
 	if r == nil {
-		return errors.New("the robot left")
+		return 0, errors.New("the robot left")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	err := y.s.acc.cfg.Core.MayArchive(ctx, w.robotID, w.res.ID)
+	err = y.s.acc.cfg.Core.MayArchive(ctx, w.robotID, w.res.ID)
 	cancel()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	version := fmt.Sprintf("%d@%d", w.res.Size, w.res.CreatedAt.UnixNano())
-	up, err := y.s.acc.cfg.Archive.StartUpload(w.res.ID, version)
+	start := y.s.acc.cfg.Archive.StartUpload
+	if w.grown {
+		start = y.s.acc.cfg.Archive.StartGrowth
+	}
+	up, err := start(w.res.ID, version)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer up.Close()
 	offset := up.Offset()
-	if offset > 0 {
-		y.s.log.Info("resuming resource upload", "robot", w.robotID, "resource", w.res.ID, "offset", offset, "size", w.res.Size)
+	if offset > w.res.Size {
+		up.Discard() // the archived version is longer: not a growth
+		return 0, errNotGrown
 	}
-	// The agent hashes the bytes the archive has before it sends the rest.
-	timeout := uploadSlack + time.Duration((w.res.Size-offset)/uploadRate+offset/prefixHashRate)*time.Second
-	ctx, cancel = context.WithTimeout(context.Background(), timeout)
+	if offset > 0 {
+		y.s.log.Info("resuming resource upload", "robot", w.robotID, "resource", w.res.ID, "offset", offset, "size", w.res.Size, "grown", w.grown)
+	}
+	// The agent hashes the bytes the archive has before it sends the rest; then a watchdog
+	// ends an upload that stalls, however long the whole may take in the bulk lane.
+	firstChunk := uploadSlack + time.Duration(offset/prefixHashRate)*time.Second
+	ctx, cancel = context.WithTimeout(context.Background(), firstChunk+time.Duration((w.res.Size-offset)/uploadRate)*time.Second)
 	defer cancel()
-	resp, err := y.s.request(ctx, r, &linkpb.Request{Op: &linkpb.Request_Upload{Upload: &linkpb.ResourceUpload{
-		ResourceId: w.res.ID, Offset: offset, Size: w.res.Size,
-	}}}, func(ch *linkpb.ResourceChunk) error {
+	watchdog := time.AfterFunc(firstChunk, cancel)
+	defer watchdog.Stop()
+	req := &linkpb.ResourceUpload{ResourceId: w.res.ID, Offset: offset, Size: w.res.Size}
+	if offset > 0 {
+		req.PrefixSha256 = up.Sum()
+	}
+	resp, err := y.s.request(ctx, r, &linkpb.Request{Op: &linkpb.Request_Upload{Upload: req}}, func(ch *linkpb.ResourceChunk) error {
+		watchdog.Reset(uploadIdle)
+		sent += int64(len(ch.GetData()))
 		return up.Write(ch.GetOffset(), ch.GetData())
 	})
 	// An INVALID answer means the file changed under the agent; its next list has a new
-	// version, whose StartUpload discards this partial.
+	// version, whose StartUpload discards this partial. After a prefix (a resume, a growth),
+	// the prefix may be what changed: the file is sent whole next.
 	if err != nil {
-		return err
+		if offset > 0 && fleetgate.Is(err, fleetgate.EInvalid) {
+			up.Discard()
+			return sent, fmt.Errorf("%w: %v", errNotGrown, err)
+		}
+		return sent, err
 	}
 	done := resp.GetUpload()
 	if done == nil {
-		return unexpected(resp)
+		return sent, unexpected(resp)
 	}
 	if done.GetSize() != w.res.Size {
-		return fmt.Errorf("the agent sent %d bytes of a %d-byte file", done.GetSize(), w.res.Size)
+		return sent, fmt.Errorf("the agent sent %d bytes of a %d-byte file", done.GetSize(), w.res.Size)
 	}
 	if err := up.Commit(done.GetSize(), done.GetSha256()); err != nil {
-		return err
+		if offset > 0 && errors.Is(err, blob.ErrCorrupt) {
+			// An agent that predates the prefix check sent the rest of a file whose
+			// beginning changed.
+			return sent, fmt.Errorf("%w: %v", errNotGrown, err)
+		}
+		return sent, err
 	}
-	pctx, pcancel := context.WithTimeout(context.Background(), uploadSlack+time.Duration(done.GetSize()/uploadRate)*time.Second)
+	pctx, pcancel := context.WithTimeout(context.Background(), uploadSlack+time.Duration(done.GetSize()/(256<<10))*time.Second)
 	defer pcancel()
 	if err := y.s.acc.cfg.Archive.publish(pctx, w.res.ID, done.GetSize(), done.GetSha256()); err != nil {
-		return err
+		return sent, err
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return y.s.acc.cfg.Core.SaveArchivedResource(ctx, w.robotID, w.res, done.GetSha256())
+	return sent, y.s.acc.cfg.Core.SaveArchivedResource(ctx, w.robotID, w.res, done.GetSha256())
 }
