@@ -1,5 +1,5 @@
 # Convenience targets; the scripts are the source of truth (CI runs scripts/test.sh).
-.PHONY: test generate build agent-ros2 packages demo bench bench-netshape bench-events bench-cluster bench-cluster-w1 cluster-demo durability deadman soak kiosk-soak
+.PHONY: test generate build agent-ros2 packages demo bench bench-netshape bench-uplink bench-events bench-cluster bench-cluster-w1 cluster-demo durability deadman soak kiosk-soak
 
 test:
 	./scripts/test.sh
@@ -39,6 +39,13 @@ cluster-demo:
 # between the same namespaces: what shaped benchmarks owe to the helper itself.
 bench-netshape:
 	go test -run '^$$' -bench UnimpairedVersusVeth -benchtime 5x ./internal/netshape
+
+# The agent behind a shaped uplink (internal/netshape, namespaces of its own: needs root), the
+# profiles of issue 31, before (no lanes, CUBIC) and after (lanes, BBR) in one run: fps, picture
+# age, the operator seeing the robot react, teleop opens. FLEETGATE_BENCH_REPORT=FILE writes
+# the table.
+bench-uplink:
+	go test -run '^$$' -bench BenchmarkUplink -benchtime 1x -timeout 30m -v ./cmd/fleetgate
 
 bench-events:
 	FLEETGATE_BENCH_EVENTS=$${FLEETGATE_BENCH_EVENTS:-1000000} go test -run '^$$' -bench BenchmarkEventExport -benchtime 1x -timeout 30m -v ./server

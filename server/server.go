@@ -105,6 +105,10 @@ type Config struct {
 	NoCloudLive bool
 	// LinkLiveBudget caps an agent's live samples to the cloud, in bytes per second (0: none).
 	LinkLiveBudget int64
+	// LinkCongestion is the TCP congestion control of the agent link's sockets ("": the
+	// system's); LinkNoLanes sends bulk as fast as the link takes it (for comparison).
+	LinkCongestion string
+	LinkNoLanes    bool
 	// KioskFrameAncestors is the one origin allowed to frame the panel's kiosk pages.
 	KioskFrameAncestors string
 	// TrustedProxies are the proxies in front of this gateway (--trusted-proxy): from a peer

@@ -224,6 +224,8 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	var demoAgents int
 	agentMaxRobots := gateway.DefaultAgentMaxRobots
 	var liveBudget int64
+	var linkCongestion string
+	linkLanes := true
 	var trustedProxies []netip.Prefix
 	var corsOrigins []string
 	quota := byteSize(record.DefaultQuota)
@@ -242,6 +244,8 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		fs.StringVar(&cloudURL, "cloud", "", "URL of the cloud gateway to link to (fleetgate serve), or the comma-separated URLs of its replicas, tried in turn; empty: run alone")
 		fs.StringVar(&agentKey, "agent-key", "", "this agent's key from fleetgate agents add on the cloud (prefer FLEETGATE_AGENT_KEY: a flag shows in ps)")
 		fs.Int64Var(&liveBudget, "link-live-budget", 0, "bytes per second of live samples the agent sends the cloud, shared fairly between the watched streams (0: no cap)")
+		fs.StringVar(&linkCongestion, "link-congestion", "bbr", "TCP congestion control of the link's sockets: bbr (paces to the uplink, keeps its queue short), or another the kernel offers (cubic, reno); empty: the system's")
+		fs.BoolVar(&linkLanes, "link-lanes", true, "send on the link in lanes: control, small live samples, pictures, then bulk (resources, recordings, the log) with what they leave; false sends bulk as fast as the link takes it, as before (to compare)")
 		fs.Var(&quota, "recordings-quota", "bytes of recordings the agent keeps, e.g. 2GiB; the oldest finished go first (default 2GiB)")
 		fs.Var(&robotQuota, "recordings-robot-quota", "bytes of one robot's recordings the agent keeps, below --recordings-quota so that one robot cannot take the room of another; its oldest finished go first (default: half of --recordings-quota)")
 	} else {
@@ -314,6 +318,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		return usagef("--replica names a replica: it goes with --nats")
 	}
 	cfg.NoCloudLive, cfg.LinkLiveBudget = !*cloudLive, liveBudget
+	cfg.LinkCongestion, cfg.LinkNoLanes = linkCongestion, !linkLanes
 	cfg.TrustedProxies = trustedProxies
 	cfg.CORSOrigins = corsOrigins
 	cfg.RecordingsQuota, cfg.RecordingsRobotQuota = int64(quota), int64(robotQuota)

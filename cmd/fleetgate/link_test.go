@@ -302,7 +302,14 @@ type loggedProcess struct {
 // process is killed at cleanup; when the test failed, the end of its log is printed.
 func startLogged(t testing.TB, name string, env []string, args ...string) *loggedProcess {
 	t.Helper()
-	p := &loggedProcess{name: name, cmd: exec.Command(binary, args...), log: filepath.Join(t.TempDir(), name+".log"), done: make(chan struct{})}
+	return startLoggedCmd(t, name, exec.Command(binary, args...), env)
+}
+
+// startLoggedCmd is startLogged running cmd (fleetgate, or a command that runs it).
+func startLoggedCmd(t testing.TB, name string, cmd *exec.Cmd, env []string) *loggedProcess {
+	t.Helper()
+	args := cmd.Args
+	p := &loggedProcess{name: name, cmd: cmd, log: filepath.Join(t.TempDir(), name+".log"), done: make(chan struct{})}
 	f, err := os.Create(p.log)
 	if err != nil {
 		t.Fatal(err)

@@ -3,13 +3,16 @@
 package netshape
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -245,3 +248,49 @@ func ip(args ...string) error {
 }
 
 var _ io.Closer = (*Link)(nil)
+
+// Dialer returns a DialContext that makes its sockets inside namespace ns (l.Site or
+// l.Cloud): a test's clients reach the processes there while the test stays where it is.
+// The socket is made on a thread moved into ns for that moment; the connection then works
+// from any thread.
+func (l *Link) Dialer(ns string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		type result struct {
+			conn net.Conn
+			err  error
+		}
+		done := make(chan result, 1)
+		go func() {
+			// The goroutine's thread changes namespace: it is locked, and if it cannot be
+			// moved back it is never unlocked, so the runtime ends it with the goroutine.
+			runtime.LockOSThread()
+			home, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				runtime.UnlockOSThread()
+				done <- result{err: err}
+				return
+			}
+			defer unix.Close(home)
+			target, err := unix.Open("/run/netns/"+ns, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				runtime.UnlockOSThread()
+				done <- result{err: fmt.Errorf("namespace %s: %w", ns, err)}
+				return
+			}
+			defer unix.Close(target)
+			if err := unix.Setns(target, unix.CLONE_NEWNET); err != nil {
+				runtime.UnlockOSThread()
+				done <- result{err: fmt.Errorf("entering namespace %s: %w", ns, err)}
+				return
+			}
+			var d net.Dialer
+			conn, err := d.DialContext(ctx, network, addr)
+			if unix.Setns(home, unix.CLONE_NEWNET) == nil {
+				runtime.UnlockOSThread()
+			}
+			done <- result{conn, err}
+		}()
+		r := <-done
+		return r.conn, r.err
+	}
+}

@@ -4,6 +4,7 @@ package netshape_test
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -298,4 +299,40 @@ func median(d []time.Duration) time.Duration {
 	}
 	slices.Sort(d)
 	return d[len(d)/2]
+}
+
+// The test's own connections, made in the site's namespace with Dialer, cross the link to a
+// process in the cloud's, and the test process stays where it was.
+func TestDialerMakesSocketsInTheNamespace(t *testing.T) {
+	l := openLink(t, netshape.Config{})
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := net.JoinHostPort(l.CloudAddr.String(), "7002")
+	recv := l.Command(l.Cloud, self)
+	recv.Env = append(os.Environ(), "NETSHAPE_ROLE=receiver", "NETSHAPE_ADDR="+addr)
+	out, _ := recv.StdoutPipe()
+	if err := recv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { recv.Process.Kill(); recv.Wait() }()
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "listening\n" {
+		t.Fatalf("receiver: %q", line)
+	}
+	conn, err := l.Dialer(l.Site)(context.Background(), "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.Write([]byte("through the link"))
+	conn.(*net.TCPConn).CloseWrite()
+	answer, _ := bufio.NewReader(conn).ReadString('\n')
+	want := sha256.Sum256([]byte("through the link"))
+	if answer != fmt.Sprintf("16 %x\n", want) {
+		t.Fatalf("the receiver answered %q", answer)
+	}
+	if up, _ := l.Stats(); up.Delivered == 0 {
+		t.Fatal("the connection did not cross the link")
+	}
 }

@@ -16,21 +16,34 @@ import (
 //  4. bulk (resource files, recordings, the log) on the link connection, a chunk at a time,
 //     only when neither connection has a backlog and no live sample waits.
 //
-// A chunk of bulk joins the link connection's kernel queue only while it holds under
-// bulkBacklog unsent bytes, so a control frame never waits behind more than that. Before,
-// a 2 MB log re-uploaded every 10 s filled the queue: at 2 Mbit/s teleop opens failed (12 of
-// 12) and the live streams closed, "agent connected but too slow".
+// A chunk of bulk goes only while the link connection has less than a window of bytes not
+// yet acknowledged (unsent, or on their way in the uplink's queue), so a control frame never
+// waits behind more than that; and only while the live connection is idle too, or after the
+// chunk has waited bulkFloor. Before, a 2 MB log re-uploaded every 10 s filled the queues: at
+// 2 Mbit/s teleop opens failed (12 of 12) and the live streams closed, "agent connected but
+// too slow".
 const (
 	// bulkChunk is the largest chunk of a bulk transfer (64 ms at 2 Mbit/s).
 	bulkChunk = 16 << 10
-	// bulkBacklog is the most unsent bytes a connection may hold for a bulk chunk to go.
-	bulkBacklog = 16 << 10
+	// bulkQueueTime is the most queueing a window of bulk may cost the other lanes, at the
+	// rate the link is measured to deliver: on a fast link the window grows past a chunk.
+	bulkQueueTime = 20 * time.Millisecond
 	// bulkFloor is the longest a chunk waits for the live lanes to be idle: a camera that
 	// fills the uplink slows bulk to a chunk a second (128 kbit/s), never to nothing.
 	bulkFloor = time.Second
 	// bulkPoll is how often a waiting chunk looks again.
 	bulkPoll = 10 * time.Millisecond
 )
+
+// sendQueue is a socket's bytes not yet acknowledged, and the rate it delivers (bytes a
+// second, the kernel's latest measure).
+type sendQueue struct {
+	unsent, inFlight int
+	rate             int64
+	minRTT           time.Duration
+}
+
+func (q sendQueue) bytes() int { return q.unsent + q.inFlight }
 
 // linkConns are the session's TCP connections to the cloud, where the agent dialed them
 // itself (nil otherwise: a configured client that is not an *http.Transport).
@@ -40,33 +53,39 @@ type linkConns struct {
 	sender  atomic.Pointer[liveSender]
 }
 
-// backlogUnder reports whether conn holds under limit unsent bytes (true when it is not
-// known: nothing to wait for).
-func backlogUnder(conn *net.TCPConn, limit int) bool {
+// queue is conn's send queue; a connection not known, or a kernel that does not say, has
+// none (nothing to wait for).
+func queue(conn *net.TCPConn) sendQueue {
 	if conn == nil {
+		return sendQueue{}
+	}
+	q, _ := queueOf(conn)
+	return q
+}
+
+// bulkMayGo reports whether a chunk of bulk may go now, after waiting waited.
+func (c *linkConns) bulkMayGo(waited time.Duration) bool {
+	control, live := queue(c.control.Load()), queue(c.live.Load())
+	window := max(bulkChunk, int(max(control.rate, live.rate)*int64(bulkQueueTime)/int64(time.Second)))
+	if control.bytes() >= window {
+		return false // the last chunks (or control frames) are still in the uplink's queue
+	}
+	if waited >= bulkFloor {
 		return true
 	}
-	n, ok := unsentBytes(conn)
-	return !ok || n < limit
-}
-
-// liveIdle reports whether no live sample waits to go and the live connection has no backlog.
-func (c *linkConns) liveIdle() bool {
 	if l := c.sender.Load(); l != nil && l.busy.Load() {
-		return false
+		return false // a live sample waits or goes out
 	}
-	return backlogUnder(c.live.Load(), bulkBacklog)
+	return live.bytes() < window
 }
 
-// bulkTurn waits until a chunk of bulk data may go on the link connection (see the lanes
-// above): its backlog is under bulkBacklog, and the live lanes are idle or the chunk has
-// waited bulkFloor.
+// bulkTurn waits until a chunk of bulk data may go on the link connection (bulkMayGo).
 func (s *session) bulkTurn(ctx context.Context) error {
+	if s.a.cfg.NoLanes {
+		return nil
+	}
 	start := time.Now()
-	for {
-		if backlogUnder(s.conns.control.Load(), bulkBacklog) && (s.conns.liveIdle() || time.Since(start) >= bulkFloor) {
-			return nil
-		}
+	for !s.conns.bulkMayGo(time.Since(start)) {
 		t := time.NewTimer(bulkPoll)
 		select {
 		case <-ctx.Done():
@@ -78,6 +97,7 @@ func (s *session) bulkTurn(ctx context.Context) error {
 		case <-t.C:
 		}
 	}
+	return nil
 }
 
 // dialedKey carries, in a dial's context, the function that takes the connection dialed.
@@ -134,7 +154,10 @@ func (a *Agent) tune(conn *net.TCPConn, live bool) {
 	if err != nil {
 		return
 	}
-	cerr := setCongestion(raw)
+	var cerr error
+	if a.cfg.Congestion != "" {
+		cerr = setCongestion(raw, a.cfg.Congestion)
+	}
 	if live {
 		setNotSentLowat(raw)
 	}
@@ -148,7 +171,7 @@ func (a *Agent) tune(conn *net.TCPConn, live bool) {
 	a.ccMu.Unlock()
 	if changed {
 		if cerr != nil {
-			a.log.Warn("the link's TCP congestion control", "using", used, "wanted", congestionControl, "why_not", cerr.Error())
+			a.log.Warn("the link's TCP congestion control", "using", used, "wanted", a.cfg.Congestion, "why_not", cerr.Error())
 		} else {
 			a.log.Info("the link's TCP congestion control", "using", used)
 		}

@@ -31,7 +31,7 @@ func tcpPair(t *testing.T, live bool) (client, server *net.TCPConn, a *Agent) {
 		}
 		close(accepted)
 	}()
-	a = &Agent{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	a = &Agent{cfg: Config{Congestion: "bbr"}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	var got *net.TCPConn
 	dial := a.client(live).Transport.(*http.Transport).DialContext
 	conn, err := dial(withDialed(context.Background(), func(c *net.TCPConn) { got = c }), "tcp", ln.Addr().String())
@@ -53,15 +53,15 @@ func TestLinkSocketsUseBBR(t *testing.T) {
 		t.Skip("NOT POSSIBLE HERE: choosing the congestion control needs Linux")
 	}
 	client, _, a := tcpPair(t, true)
-	if got := congestionOf(client); got != congestionControl {
-		t.Fatalf("congestion control %q, want %q", got, congestionControl)
+	if got := congestionOf(client); got != "bbr" {
+		t.Fatalf("congestion control %q, want bbr", got)
 	}
-	if a.Congestion() != congestionControl {
+	if a.Congestion() != "bbr" {
 		t.Fatalf("Congestion() = %q", a.Congestion())
 	}
 }
 
-// A chunk of bulk waits while the link connection holds a backlog, and goes once the cloud
+// A chunk of bulk waits while the link connection holds a queue, and goes once the cloud
 // has read it; it waits for a busy live sender too, but no longer than bulkFloor.
 func TestBulkWaitsForTheOtherLanes(t *testing.T) {
 	if runtime.GOOS != "linux" {
@@ -77,7 +77,7 @@ func TestBulkWaitsForTheOtherLanes(t *testing.T) {
 	client.SetWriteBuffer(4 << 20)
 	go client.Write(make([]byte, 8<<20))
 	deadline := time.Now().Add(5 * time.Second)
-	for backlogUnder(client, bulkBacklog) {
+	for queue(client).bytes() < bulkChunk {
 		if time.Now().After(deadline) {
 			t.Fatal("the backlog never grew")
 		}
@@ -123,24 +123,24 @@ func TestBulkWaitsForTheOtherLanes(t *testing.T) {
 // The feedback lane: a pose that arrives while pictures go out part by part goes before the
 // pictures' next parts, though the round robin would serve the other camera first.
 func TestSmallSamplesGoBeforeAPicturesParts(t *testing.T) {
-	l := &liveSender{subs: map[uint64]*agentSub{}}
+	l := &liveSender{s: &session{a: &Agent{}}, subs: map[uint64]*agentSub{}}
 	front, rear, pose := &agentSub{id: 1}, &agentSub{id: 2}, &agentSub{id: 3}
 	l.subs[1], l.subs[2], l.subs[3] = front, rear, pose
 	now := time.Now()
 	front.pending, front.has = fleetgate.Sample{Type: "jpeg", Payload: make([]byte, 100<<10)}, true
 	rear.pending, rear.has = fleetgate.Sample{Type: "jpeg", Payload: make([]byte, 100<<10)}, true
-	if sub, _ := l.pick(now); sub != front {
+	if sub, _ := l.pick(now, true); sub != front {
 		t.Fatalf("picked %+v, want the front camera: only pictures wait", sub)
 	}
 	pose.pending, pose.has = fleetgate.Sample{Type: "pose", Payload: make([]byte, 200)}, true
-	if sub, _ := l.pick(now); sub != pose {
+	if sub, _ := l.pick(now, true); sub != pose {
 		t.Fatalf("picked %+v, want the pose before the rear camera's turn", sub)
 	}
 	pose.sending = nil // it went in one part
-	if sub, _ := l.pick(now); sub != front {
+	if sub, _ := l.pick(now, true); sub != front {
 		t.Fatalf("picked %+v, want the front camera's next part, in turn after the pose", sub)
 	}
-	if sub, _ := l.pick(now); sub != rear {
+	if sub, _ := l.pick(now, true); sub != rear {
 		t.Fatalf("picked %+v, want the rear camera, in turn", sub)
 	}
 }

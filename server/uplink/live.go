@@ -223,8 +223,8 @@ func (l *liveSender) write() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		sub, wait := l.pick(time.Now())
-		l.busy.Store(sub != nil)
+		sub, wait := l.pick(time.Now(), l.pictureRoom())
+		l.busy.Store(sub != nil || wait == pictureRetry)
 		if sub == nil {
 			if wait > 0 {
 				timer.Reset(wait)
@@ -260,7 +260,7 @@ func (l *liveSender) write() {
 // pick takes the stream whose part goes next: the first after the last one served that has a
 // sample going out, or a waiting one its rate allows now (which then starts going out). With
 // none, wait is how long until a rate-held one may go (0: none is waiting).
-func (l *liveSender) pick(now time.Time) (*agentSub, time.Duration) {
+func (l *liveSender) pick(now time.Time, pictureRoom bool) (*agentSub, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ids := make([]uint64, 0, len(l.subs))
@@ -275,7 +275,13 @@ func (l *liveSender) pick(now time.Time) (*agentSub, time.Duration) {
 	for _, smallOnly := range []bool{true, false} {
 		for i := range ids {
 			sub := l.subs[ids[(start+i)%len(ids)]]
-			if smallOnly && !sub.small() {
+			if smallOnly && (l.s.a.cfg.NoLanes || !sub.small()) {
+				continue
+			}
+			if !pictureRoom && !sub.small() {
+				if sub.sending != nil || sub.waiting() {
+					wait = pictureRetry // the uplink's queue is full: it waits, newer frames replace it
+				}
 				continue
 			}
 			if sub.sending == nil && !sub.start(now, &wait) {
@@ -286,6 +292,41 @@ func (l *liveSender) pick(now time.Time) (*agentSub, time.Duration) {
 		}
 	}
 	return nil, wait
+}
+
+// waiting reports whether a sample waits in sub's slot.
+func (sub *agentSub) waiting() bool {
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	return sub.has
+}
+
+// pictureQueueTime is how much queue pictures may build in the uplink beyond its round trip:
+// a picture's part waits (and newer frames replace the waiting one) while the live
+// connection has more unacknowledged than the link delivers in its round trip plus this. So
+// the uplink's queue stays short for the feedback, control and the next picture, where
+// pictures alone would fill it (BBR keeps about a round trip's worth queued, CUBIC the whole
+// buffer). The window grows with what the link is measured to deliver.
+const (
+	pictureQueueTime = 30 * time.Millisecond
+	pictureRetry     = 5 * time.Millisecond
+)
+
+// pictureRoom reports whether a picture's part may go now (pictureQueueTime).
+func (l *liveSender) pictureRoom() bool {
+	if l.s.a.cfg.NoLanes {
+		return true
+	}
+	conn := l.s.conns.live.Load()
+	if conn == nil {
+		return true
+	}
+	q, ok := queueOf(conn)
+	if !ok || q.rate == 0 {
+		return true
+	}
+	window := max(2*link.LiveChunk, int(q.rate*int64(q.minRTT+pictureQueueTime)/int64(time.Second)))
+	return q.bytes() < window
 }
 
 // smallSample is the largest sample of the feedback lane: one part, under 70 ms at 2 Mbit/s.

@@ -3,6 +3,7 @@ package uplink
 import (
 	"net"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,16 +14,13 @@ import (
 // (128 KiB was 0.5 s of queue at 2 Mbit/s: odometry reached the operator 0.4 to 1.2 s late.)
 const notSentLowat = 16 << 10
 
-// congestionControl is the TCP congestion control the link's sockets ask for: BBR paces to
-// the bottleneck's rate and keeps its queue short, where CUBIC fills the uplink's buffer (at
-// 2 Mbit/s, 1% loss: picture age p99 1.1–1.8 s with CUBIC, 0.3 s with BBR).
-const congestionControl = "bbr"
-
-// setCongestion asks for congestionControl on the socket; the error says the kernel does
-// not offer it (the socket keeps the system's default).
-func setCongestion(c syscall.RawConn) (err error) {
+// setCongestion asks for the TCP congestion control name on the socket (the agent's default
+// is bbr: it paces to the bottleneck's rate and keeps its queue short, where CUBIC fills the
+// uplink's buffer: at 2 Mbit/s, 1% loss, picture age p99 1.1–1.8 s with CUBIC, 0.3 s with
+// BBR); the error says the kernel does not offer it (the socket keeps the system's default).
+func setCongestion(c syscall.RawConn, name string) (err error) {
 	cerr := c.Control(func(fd uintptr) {
-		err = unix.SetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION, congestionControl)
+		err = unix.SetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION, name)
 	})
 	if cerr != nil {
 		return cerr
@@ -50,18 +48,21 @@ func congestionOf(conn *net.TCPConn) string {
 	return name
 }
 
-// unsentBytes is how many bytes wait in the socket's send queue, not yet sent once (TCP_INFO's
-// tcpi_notsent_bytes); ok is false where the kernel does not say.
-func unsentBytes(conn *net.TCPConn) (n int, ok bool) {
+// queueOf is what the socket has not had acknowledged yet (TCP_INFO): bytes not yet sent
+// once, and bytes on their way (its unacknowledged segments, at most a segment size each);
+// ok is false where the kernel does not say.
+func queueOf(conn *net.TCPConn) (q sendQueue, ok bool) {
 	raw, err := conn.SyscallConn()
 	if err != nil {
-		return 0, false
+		return q, false
 	}
 	raw.Control(func(fd uintptr) {
 		info, err := unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO)
 		if err == nil {
-			n, ok = int(info.Notsent_bytes), true
+			q = sendQueue{unsent: int(info.Notsent_bytes), inFlight: int(info.Unacked) * int(info.Snd_mss), rate: int64(info.Delivery_rate),
+				minRTT: time.Duration(info.Min_rtt) * time.Microsecond}
+			ok = true
 		}
 	})
-	return n, ok
+	return q, ok
 }

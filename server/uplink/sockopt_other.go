@@ -8,10 +8,8 @@ import (
 	"syscall"
 )
 
-const congestionControl = "bbr"
-
 // setCongestion: the congestion control is the system's where the socket option is not known.
-func setCongestion(syscall.RawConn) error {
+func setCongestion(syscall.RawConn, string) error {
 	return errors.New("choosing the congestion control needs Linux")
 }
 
@@ -20,4 +18,4 @@ func setNotSentLowat(syscall.RawConn) {}
 
 func congestionOf(*net.TCPConn) string { return "" }
 
-func unsentBytes(*net.TCPConn) (int, bool) { return 0, false }
+func queueOf(*net.TCPConn) (sendQueue, bool) { return sendQueue{}, false }

@@ -52,6 +52,12 @@ type Config struct {
 	LiveBudget int64
 	// NoLive keeps the agent from opening its live connection (cloud live view off here).
 	NoLive bool
+	// Congestion is the TCP congestion control the link's sockets ask for ("": the
+	// system's; fleetgate agent's default is bbr).
+	Congestion string
+	// NoLanes sends bulk chunks as fast as the link takes them, and live samples in plain
+	// turn: the link before its lanes (lanes.go), kept to measure against.
+	NoLanes bool
 }
 
 // Backoff after a refused key: long enough not to trip the cloud's failure limit, which is
