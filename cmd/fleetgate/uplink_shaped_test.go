@@ -80,7 +80,8 @@ func startShapedSite(t testing.TB, p netshape.Profile, agentArgs ...string) *sha
 	s.siteHTTP = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: l.Dialer(l.Site)}}
 	cloudDir := t.TempDir()
 	listen := net.JoinHostPort(l.CloudAddr.String(), "18080")
-	s.cloud = startLoggedIn(t, l, l.Cloud, "cloud", nil, "serve", "--data", cloudDir, "--listen", listen, "--admin-token", testToken)
+	s.cloud = startLoggedIn(t, l, l.Cloud, "cloud", nil, "serve", "--data", cloudDir, "--listen", listen, "--admin-token", testToken,
+		"--metrics-listen", net.JoinHostPort(l.CloudAddr.String(), "19090"))
 	s.cloudURL = s.cloud.URL
 	key := addAgent(t, cloudDir, "site")
 	// The agent's log is 2 MB already, as a site's is after some days: its upload is the bulk
