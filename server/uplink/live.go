@@ -125,8 +125,12 @@ type agentSub struct {
 	downsample bool
 	next       time.Time // the earliest a sample may go, by rate
 
+	replaced int // samples a newer one replaced in the slot before they went (adapt.go)
+
 	// sending is the sample going out in parts (only the writer touches it).
 	sending *outgoing
+	// adapt is a camera's place on the ladder of picture sizes (adapt.go).
+	adapt adapter
 }
 
 // outgoing is a sample on its way, part by part.
@@ -184,7 +188,13 @@ func (l *liveSender) follow(ctx context.Context, sub *agentSub, robotID string, 
 			}
 			return
 		}
+		if smp.Type == imageType && !l.s.a.cfg.NoLanes {
+			smp.Payload = sub.adapt.shrink(smp.Payload)
+		}
 		sub.mu.Lock()
+		if sub.has {
+			sub.replaced++
+		}
 		sub.pending, sub.has = smp, true
 		sub.mu.Unlock()
 		select {
@@ -284,7 +294,7 @@ func (l *liveSender) pick(now time.Time, pictureRoom bool) (*agentSub, time.Dura
 				}
 				continue
 			}
-			if sub.sending == nil && !sub.start(now, &wait) {
+			if sub.sending == nil && !sub.start(now, &wait, !l.s.a.cfg.NoLanes) {
 				continue
 			}
 			l.last = sub.id
@@ -345,7 +355,7 @@ func (sub *agentSub) small() bool {
 
 // start begins sending sub's waiting sample if its rate allows; otherwise it lowers *wait to
 // when it may. Called by the writer only.
-func (sub *agentSub) start(now time.Time, wait *time.Duration) bool {
+func (sub *agentSub) start(now time.Time, wait *time.Duration, adapt bool) bool {
 	sub.mu.Lock()
 	if !sub.has {
 		sub.mu.Unlock()
@@ -358,8 +368,8 @@ func (sub *agentSub) start(now time.Time, wait *time.Duration) bool {
 		sub.mu.Unlock()
 		return false
 	}
-	smp, downsample := sub.pending, sub.downsample
-	sub.pending, sub.has = fleetgate.Sample{}, false
+	smp, downsample, replaced := sub.pending, sub.downsample, sub.replaced
+	sub.pending, sub.has, sub.replaced = fleetgate.Sample{}, false, 0
 	if sub.rate > 0 {
 		sub.next = now.Add(time.Duration(float64(time.Second) / sub.rate))
 	}
@@ -369,6 +379,13 @@ func (sub *agentSub) start(now time.Time, wait *time.Duration) bool {
 		if p, err := output.DownsamplePointCloud(payload, output.DefaultMaxPoints); err == nil {
 			payload = p
 		}
+	}
+	if adapt && smp.Type == imageType {
+		// The step is decided here, by what went and what was dropped; the pictures are
+		// shrunk as they arrive (follow), on their stream's goroutine, not the writer's.
+		sub.adapt.sent++
+		sub.adapt.dropped += replaced
+		sub.adapt.decide(now)
 	}
 	sub.sending = &outgoing{smp: smp, payload: payload}
 	return true

@@ -27,13 +27,19 @@ func JPEG(data []byte, maxWidth int) ([]byte, error) {
 	if maxWidth <= 0 {
 		return data, nil
 	}
+	return JPEGAt(data, maxWidth, Quality)
+}
+
+// JPEGAt is JPEG encoding at quality (1 to 100): a smaller picture for a short uplink.
+func JPEGAt(data []byte, maxWidth, quality int) ([]byte, error) {
 	cfg, err := jpeg.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Width <= maxWidth {
+	if cfg.Width <= maxWidth && quality >= Quality {
 		return data, nil
 	}
+	maxWidth = min(maxWidth, cfg.Width)
 	if cfg.Width*cfg.Height > MaxPixels {
 		return nil, fmt.Errorf("image %dx%d too large to scale", cfg.Width, cfg.Height)
 	}
@@ -64,7 +70,7 @@ func JPEG(data []byte, maxWidth int) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	b.Grow(len(data) * w / cfg.Width)
-	if err := jpeg.Encode(&b, out, &jpeg.Options{Quality: Quality}); err != nil {
+	if err := jpeg.Encode(&b, out, &jpeg.Options{Quality: quality}); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
