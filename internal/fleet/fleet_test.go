@@ -434,3 +434,17 @@ func TestAsFindsACapabilityThroughDecorators(t *testing.T) {
 		t.Error("As found a capability nobody in the chain has")
 	}
 }
+
+// A relay keeps its source's numbers, so the gaps say what was dropped before it; numbers
+// never go back.
+func TestTopicKeepsTheNumbersItIsGiven(t *testing.T) {
+	topic := fleet.NewTopic("T", nil)
+	at := time.Now()
+	for _, tc := range []struct {
+		given, want uint64
+	}{{5, 5}, {9, 9}, {0, 10}, {3, 11}, {20, 20}} {
+		if s := topic.PublishNumbered([]byte("x"), at, false, tc.given); s.Seq != tc.want {
+			t.Fatalf("published numbered %d: seq %d, want %d", tc.given, s.Seq, tc.want)
+		}
+	}
+}

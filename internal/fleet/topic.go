@@ -55,9 +55,17 @@ func (t *Topic) Publish(payload []byte, at time.Time) fleetgate.Sample {
 // PublishLatched is Publish of a sample whose publisher says whether it keeps it for late
 // joiners (fleetgate.Sample.Latched): a new subscriber gets a latched sample whatever its age.
 func (t *Topic) PublishLatched(payload []byte, at time.Time, latched bool) fleetgate.Sample {
+	return t.PublishNumbered(payload, at, latched, 0)
+}
+
+// PublishNumbered is PublishLatched of a sample numbered elsewhere: a relay (the cloud's end of
+// an agent's live connection) keeps its source's numbers, so a viewer sees in the gaps what
+// was dropped before the relay. Numbers only grow: a seq not above the last counts on from it
+// (0 always does).
+func (t *Topic) PublishNumbered(payload []byte, at time.Time, latched bool, seq uint64) fleetgate.Sample {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.seq++
+	t.seq = max(t.seq+1, seq)
 	s := fleetgate.Sample{Type: t.typ, Payload: payload, Time: at, Seq: t.seq, Latched: latched}
 	t.prevTime = t.last.Time
 	t.last = s

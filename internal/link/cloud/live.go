@@ -160,7 +160,7 @@ func (rs *remoteSub) receive(m *linkpb.LiveSample) {
 	switch {
 	case size == 0 || off == 0 && size == uint64(len(part)):
 		rs.parts = nil
-		rs.topic.PublishLatched(part, link.FromTime(smp.GetTime()), smp.GetLatched())
+		rs.topic.PublishNumbered(part, link.FromTime(smp.GetTime()), smp.GetLatched(), smp.GetSeq())
 		return
 	case size > link.MaxFrame || off+uint64(len(part)) > size:
 		rs.parts = nil
@@ -176,7 +176,7 @@ func (rs *remoteSub) receive(m *linkpb.LiveSample) {
 	if uint64(len(rs.parts)) == size {
 		whole := rs.parts
 		rs.parts = nil
-		rs.topic.PublishLatched(whole, link.FromTime(smp.GetTime()), smp.GetLatched())
+		rs.topic.PublishNumbered(whole, link.FromTime(smp.GetTime()), smp.GetLatched(), smp.GetSeq())
 	}
 }
 
