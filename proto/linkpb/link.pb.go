@@ -4369,7 +4369,10 @@ type LiveSubscribe struct {
 	// max_rate: samples per second at most (the highest of the cloud's viewers); 0: all.
 	MaxRate float64 `protobuf:"fixed64,4,opt,name=max_rate,json=maxRate,proto3" json:"max_rate,omitempty"`
 	// downsample: point clouds go downsampled, as W3 viewers get them by default.
-	Downsample    bool `protobuf:"varint,5,opt,name=downsample,proto3" json:"downsample,omitempty"`
+	Downsample bool `protobuf:"varint,5,opt,name=downsample,proto3" json:"downsample,omitempty"`
+	// max_width: camera images go scaled down to at most this many pixels wide (W3's
+	// maxWidth), before the uplink; 0: as they come (or as the uplink allows).
+	MaxWidth      int32 `protobuf:"varint,6,opt,name=max_width,json=maxWidth,proto3" json:"max_width,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4437,6 +4440,13 @@ func (x *LiveSubscribe) GetDownsample() bool {
 		return x.Downsample
 	}
 	return false
+}
+
+func (x *LiveSubscribe) GetMaxWidth() int32 {
+	if x != nil {
+		return x.MaxWidth
+	}
+	return 0
 }
 
 type LiveUnsubscribe struct {
@@ -4944,7 +4954,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\vunsubscribe\x18\x02 \x01(\v2\x1e.Platform.Link.LiveUnsubscribeH\x00R\vunsubscribe\x123\n" +
 	"\x06sample\x18\x03 \x01(\v2\x19.Platform.Link.LiveSampleH\x00R\x06sample\x120\n" +
 	"\x05ended\x18\x04 \x01(\v2\x18.Platform.Link.LiveEndedH\x00R\x05endedB\x06\n" +
-	"\x04body\"\xa1\x01\n" +
+	"\x04body\"\xbe\x01\n" +
 	"\rLiveSubscribe\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x19\n" +
 	"\brobot_id\x18\x02 \x01(\tR\arobotId\x12*\n" +
@@ -4952,7 +4962,8 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\bmax_rate\x18\x04 \x01(\x01R\amaxRate\x12\x1e\n" +
 	"\n" +
 	"downsample\x18\x05 \x01(\bR\n" +
-	"downsample\"!\n" +
+	"downsample\x12\x1b\n" +
+	"\tmax_width\x18\x06 \x01(\x05R\bmaxWidth\"!\n" +
 	"\x0fLiveUnsubscribe\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\"w\n" +
 	"\n" +

@@ -87,11 +87,21 @@ func (a *adapter) decide(now time.Time) {
 	a.sent, a.dropped, a.decided = 0, 0, now
 }
 
-// shrink is payload (a CompressedImage) at the adapter's step, or payload itself.
-func (a *adapter) shrink(payload []byte) []byte {
-	st := pictureLadder[a.step.Load()]
-	if st.quality == 0 {
+// shrink is payload (a CompressedImage) at most maxWidth wide (0: any) and, when adapt, at the
+// adapter's step; or payload itself.
+func (a *adapter) shrink(payload []byte, maxWidth int, adapt bool) []byte {
+	st := pictureStep{}
+	if adapt {
+		st = pictureLadder[a.step.Load()]
+	}
+	if maxWidth > 0 && (st.width == 0 || maxWidth < st.width) {
+		st.width = maxWidth
+	}
+	if st.width == 0 {
 		return payload
+	}
+	if st.quality == 0 {
+		st.quality = scale.Quality
 	}
 	var img catalogpb.CompressedImage
 	if proto.Unmarshal(payload, &img) != nil || (img.GetFormat() != "jpeg" && img.GetFormat() != "jpg") {

@@ -70,7 +70,7 @@ func TestShrinkMakesASmallerJPEG(t *testing.T) {
 	payload, _ := proto.Marshal(&catalogpb.CompressedImage{Format: "jpeg", Data: b.Bytes()})
 	a := &adapter{}
 	a.step.Store(2)
-	out := a.shrink(payload)
+	out := a.shrink(payload, 0, true)
 	var got catalogpb.CompressedImage
 	if err := proto.Unmarshal(out, &got); err != nil {
 		t.Fatal(err)
@@ -82,11 +82,11 @@ func TestShrinkMakesASmallerJPEG(t *testing.T) {
 	if len(out) >= len(payload)/2 {
 		t.Fatalf("step 2 is %d bytes of %d", len(out), len(payload))
 	}
-	if a.step.Store(0); !bytes.Equal(a.shrink(payload), payload) {
+	if a.step.Store(0); !bytes.Equal(a.shrink(payload, 0, true), payload) {
 		t.Fatal("step 0 changed the picture")
 	}
 	png, _ := proto.Marshal(&catalogpb.CompressedImage{Format: "png", Data: []byte("not a jpeg")})
-	if a.step.Store(3); !bytes.Equal(a.shrink(png), png) {
+	if a.step.Store(3); !bytes.Equal(a.shrink(png, 0, true), png) {
 		t.Fatal("a PNG was changed")
 	}
 }

@@ -123,6 +123,7 @@ type agentSub struct {
 	has        bool
 	rate       float64
 	downsample bool
+	maxWidth   int // camera images scaled down to this width (0: as they come); set once
 	next       time.Time // the earliest a sample may go, by rate
 
 	replaced int // samples a newer one replaced in the slot before they went (adapt.go)
@@ -150,7 +151,7 @@ func (l *liveSender) subscribe(m *linkpb.LiveSubscribe) {
 		return
 	}
 	ctx, cancel := context.WithCancel(l.s.ctx)
-	sub := &agentSub{id: m.GetId(), cancel: cancel, rate: m.GetMaxRate(), downsample: m.GetDownsample()}
+	sub := &agentSub{id: m.GetId(), cancel: cancel, rate: m.GetMaxRate(), downsample: m.GetDownsample(), maxWidth: int(max(m.GetMaxWidth(), 0))}
 	l.subs[sub.id] = sub
 	l.mu.Unlock()
 	go l.follow(ctx, sub, m.GetRobotId(), link.KeyFromWire(m.GetKey()))
@@ -188,8 +189,8 @@ func (l *liveSender) follow(ctx context.Context, sub *agentSub, robotID string, 
 			}
 			return
 		}
-		if smp.Type == imageType && !l.s.a.cfg.NoLanes {
-			smp.Payload = sub.adapt.shrink(smp.Payload)
+		if smp.Type == imageType {
+			smp.Payload = sub.adapt.shrink(smp.Payload, sub.maxWidth, !l.s.a.cfg.NoLanes)
 		}
 		sub.mu.Lock()
 		if sub.has {

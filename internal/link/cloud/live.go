@@ -67,6 +67,7 @@ type subKey struct {
 	robotID    string
 	key        fleetgate.StreamKey
 	downsample bool
+	maxWidth   int // viewers of another maxWidth are another subscription at the agent
 }
 
 func newLiveState() *liveState {
@@ -195,7 +196,7 @@ func (s *session) subscribe(ctx context.Context, r *RemoteRobot, key fleetgate.S
 	if err := s.waitLive(ctx, r); err != nil {
 		return nil, err
 	}
-	k := subKey{robotID: r.info.ID, key: key, downsample: opts.Downsample}
+	k := subKey{robotID: r.info.ID, key: key, downsample: opts.Downsample, maxWidth: max(opts.MaxWidth, 0)}
 	l.mu.Lock()
 	select {
 	case <-s.done:
@@ -306,7 +307,8 @@ func (rs *remoteSub) send() {
 		rs.mu.Unlock()
 		return
 	}
-	msg := &linkpb.LiveSubscribe{Id: rs.id, RobotId: rs.k.robotID, Key: link.KeyToWire(rs.k.key), MaxRate: rs.rate, Downsample: rs.k.downsample}
+	msg := &linkpb.LiveSubscribe{Id: rs.id, RobotId: rs.k.robotID, Key: link.KeyToWire(rs.k.key), MaxRate: rs.rate, Downsample: rs.k.downsample,
+		MaxWidth: int32(rs.k.maxWidth)}
 	rs.mu.Unlock()
 	rs.s.writeLive(&linkpb.LiveFrame{Body: &linkpb.LiveFrame_Subscribe{Subscribe: msg}})
 }
