@@ -123,7 +123,7 @@ type agentSub struct {
 	has        bool
 	rate       float64
 	downsample bool
-	maxWidth   int // camera images scaled down to this width (0: as they come); set once
+	maxWidth   int       // camera images scaled down to this width (0: as they come); set once
 	next       time.Time // the earliest a sample may go, by rate
 
 	replaced int // samples a newer one replaced in the slot before they went (adapt.go)
