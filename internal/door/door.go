@@ -46,6 +46,9 @@ const (
 type Who struct {
 	User string
 	Path Path
+	// Supervisor says the user may take control from anyone (Override): an organization
+	// admin, as the edge that authenticated them decided.
+	Supervisor bool
 }
 
 // fromCloud says the command came over the agent link: its user signed in on the cloud.
@@ -164,18 +167,21 @@ type lease struct {
 
 	faultMu sync.Mutex
 	onFault func(error)
+
+	// The handover's state (handover.go), under d.mu: who the holder's client tells of
+	// requests, what ends the holder's session when the lease moves, the pending request.
+	watch  func(Notice)
+	onLost func(error)
+	ask    *ask
 }
 
 // Take gives who the control of robot's input stream key until Stop: the stream's one lease
 // (fleetgate.HeldError when somebody else holds it; an upload lease of the same user is taken
 // over), and a controller with the rate cap and the deadman. The robot must be hosted here.
 func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey, who Who) (*Control, error) {
-	driven, stream, err := d.resolve(ctx, robot, key)
+	driven, stream, err := d.drivable(ctx, robot, key)
 	if err != nil {
 		return nil, err
-	}
-	if !teleop.InputTypeAllowed(stream.Type) {
-		return nil, fleetgate.Errorf(fleetgate.EInvalid, "stream %s/%s takes %s; only Twist and AckermannDriveStamped streams are driven", key.Component, key.Name, stream.Type)
 	}
 	t := target{robotID: robot.Info().ID, key: stream.Key()}
 	d.mu.Lock()
@@ -201,6 +207,18 @@ func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 	}
 	d.tell(l, "took control of")
 	return &Control{l: l}, nil
+}
+
+// drivable resolves robot's input stream key for a live session: a Twist or Ackermann input.
+func (d *Door) drivable(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey) (Driven, fleetgate.Stream, error) {
+	driven, stream, err := d.resolve(ctx, robot, key)
+	if err != nil {
+		return nil, fleetgate.Stream{}, err
+	}
+	if !teleop.InputTypeAllowed(stream.Type) {
+		return nil, fleetgate.Stream{}, fleetgate.Errorf(fleetgate.EInvalid, "stream %s/%s takes %s; only Twist and AckermannDriveStamped streams are driven", key.Component, key.Name, stream.Type)
+	}
+	return driven, stream, nil
 }
 
 // Refused logs and journals a command of who that an edge refused before it reached the door
@@ -381,7 +399,10 @@ func (d *Door) forget(l *lease) {
 	if d.leases[l.target] == l {
 		delete(d.leases, l.target)
 	}
+	a := l.ask
+	l.ask = nil
 	d.mu.Unlock()
+	letGo(a)
 }
 
 // resolve finds the robot's input stream key and the source that takes its commands.
