@@ -126,6 +126,7 @@ export function mountTeleop(el: HTMLElement): void {
   /** Zero, then close the socket: the gateway zeroes on the close too and frees the stream. */
   const release = (why: string): void => {
     stopAll(why);
+    delete el.dataset.ended;
     const s = socket;
     socket = null;
     granted = false;
@@ -160,12 +161,15 @@ export function mountTeleop(el: HTMLElement): void {
       return;
     }
     if (!h) forgetRefusal("");
+    // Why the gateway ended this page's control (handed over, taken by an admin, refused)
+    // stays said until the operator acts again.
+    const ended = el.dataset.ended ? `Not driving: ${el.dataset.ended}. ` : "";
     if (h) {
-      holder.textContent = `${h.owner} drives since ${new Date(h.since).toLocaleTimeString()}.`;
+      holder.textContent = `${ended}${h.owner} drives since ${new Date(h.since).toLocaleTimeString()}.`;
       el.dataset.heldBy = h.owner;
       return;
     }
-    holder.textContent = "Nobody drives this robot.";
+    holder.textContent = `${ended}Nobody drives this robot.`;
     delete el.dataset.heldBy;
   };
   const refreshHolder = async (): Promise<ControlItem | null> => {
@@ -233,6 +237,7 @@ export function mountTeleop(el: HTMLElement): void {
   /** Opens the input socket: taking a free stream, asking its holder, or taking it over. */
   const connect = (mode: "answer" | "request" | "override"): void => {
     granted = false;
+    delete el.dataset.ended;
     let mine: LiveSocket | null = null; // the callbacks run before openLive returns, too
     mine = openLive(
       ref,
@@ -262,8 +267,9 @@ export function mountTeleop(el: HTMLElement): void {
             drivingSince = null;
             showControl();
             status.figures("not driving");
-            holder.textContent = `Not driving: ${s.detail || "the connection closed"}.`;
-            el.dataset.ended = s.detail;
+            el.dataset.ended = s.detail || "the connection closed";
+            holder.textContent = `Not driving: ${el.dataset.ended}.`;
+            void refreshHolder();
           }
         },
         onClose: async (c) => {
