@@ -179,17 +179,10 @@ type lease struct {
 // (fleetgate.HeldError when somebody else holds it; an upload lease of the same user is taken
 // over), and a controller with the rate cap and the deadman. The robot must be hosted here.
 func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey, who Who) (*Control, error) {
-	driven, stream, err := d.drivable(ctx, robot, key)
+	driven, stream, t, old, err := d.lockTarget(ctx, robot, key)
 	if err != nil {
 		return nil, err
 	}
-	t := target{robotID: robot.Info().ID, key: stream.Key()}
-	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
-		return nil, errClosed
-	}
-	old := d.leases[t]
 	if old != nil && !(old.upload && old.owner.Owner == who.holder()) {
 		d.mu.Unlock()
 		d.log.refused(robot, key, who, "held by "+old.owner.Owner+" ("+string(old.path)+")")
@@ -219,6 +212,23 @@ func (d *Door) drivable(ctx context.Context, robot fleet.Robot, key fleetgate.St
 		return nil, fleetgate.Stream{}, fleetgate.Errorf(fleetgate.EInvalid, "stream %s/%s takes %s; only Twist and AckermannDriveStamped streams are driven", key.Component, key.Name, stream.Type)
 	}
 	return driven, stream, nil
+}
+
+// lockTarget resolves robot's drivable stream key and locks the door (the caller unlocks d.mu):
+// its target, and the lease that holds it now (nil when free). On an error the door is not
+// locked.
+func (d *Door) lockTarget(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey) (Driven, fleetgate.Stream, target, *lease, error) {
+	driven, stream, err := d.drivable(ctx, robot, key)
+	if err != nil {
+		return nil, fleetgate.Stream{}, target{}, nil, err
+	}
+	t := target{robotID: robot.Info().ID, key: stream.Key()}
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil, fleetgate.Stream{}, target{}, nil, errClosed
+	}
+	return driven, stream, t, d.leases[t], nil
 }
 
 // Refused logs and journals a command of who that an edge refused before it reached the door

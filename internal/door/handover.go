@@ -76,13 +76,10 @@ func (c *Control) OnLost(f func(err error)) {
 // refused, unanswered in AnswerTimeout, or asked of a holder that cannot answer. The request is
 // withdrawn when ctx ends.
 func (d *Door) Request(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey, who Who) (*Control, error) {
-	_, stream, err := d.drivable(ctx, robot, key)
+	_, _, _, l, err := d.lockTarget(ctx, robot, key)
 	if err != nil {
 		return nil, err
 	}
-	t := target{robotID: robot.Info().ID, key: stream.Key()}
-	d.mu.Lock()
-	l := d.leases[t]
 	if l == nil || (l.upload && l.owner.Owner == who.holder()) {
 		// Nobody to ask (or only the asker's own upload): taken as by Take.
 		d.mu.Unlock()
@@ -210,17 +207,10 @@ func (d *Door) Override(ctx context.Context, robot fleet.Robot, key fleetgate.St
 		d.log.refused(robot, key, who, fleetgate.ErrorMessage(err))
 		return nil, err
 	}
-	driven, stream, err := d.drivable(ctx, robot, key)
+	driven, stream, t, old, err := d.lockTarget(ctx, robot, key)
 	if err != nil {
 		return nil, err
 	}
-	t := target{robotID: robot.Info().ID, key: stream.Key()}
-	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
-		return nil, errClosed
-	}
-	old := d.leases[t]
 	if old != nil && old.owner.Owner == who.holder() && !old.upload {
 		d.mu.Unlock()
 		return nil, fleetgate.HeldError(old.owner)
