@@ -172,6 +172,7 @@ type lease struct {
 	// requests, what ends the holder's session when the lease moves, the pending request.
 	watch  func(Notice)
 	onLost func(error)
+	lost   error // why the lease moved to somebody else, once it did
 	ask    *ask
 }
 

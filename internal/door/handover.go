@@ -68,7 +68,11 @@ func (c *Control) Watch(f func(Notice)) {
 func (c *Control) OnLost(f func(err error)) {
 	c.l.d.mu.Lock()
 	c.l.onLost = f
+	lost := c.l.lost
 	c.l.d.mu.Unlock()
+	if lost != nil {
+		f(lost) // lost before its session listened: it must not drive a control that is gone
+	}
 }
 
 // Request asks the holder of robot's input stream key to hand it to who, and waits for the
@@ -254,14 +258,16 @@ func (d *Door) swap(old, next *lease) {
 // its holder's session, which ends.
 func (d *Door) handOver(old *lease, how string, kind NoticeKind, by, why string) {
 	old.end(how)
+	err := &fleetgate.Error{Code: fleetgate.EConflict, Message: why}
 	d.mu.Lock()
 	watch, lost := old.watch, old.onLost
+	old.lost = err
 	d.mu.Unlock()
 	if watch != nil {
 		watch(Notice{Kind: kind, By: by})
 	}
 	if lost != nil {
-		lost(&fleetgate.Error{Code: fleetgate.EConflict, Message: why})
+		lost(err)
 	}
 }
 

@@ -356,6 +356,19 @@ func TestOverrideByASupervisorZeroesFirst(t *testing.T) {
 	if err := <-plain.lost; !fleetgate.Is(err, fleetgate.EConflict) {
 		t.Fatalf("lost = %v", err)
 	}
+	// A control taken over before its session listened is told as soon as it does.
+	d3 := newHandoverDoor(t)
+	r3 := newRobot()
+	unwatched, err := d3.Take(context.Background(), r3, cmdVel, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d3.Override(context.Background(), r3, cmdVel, boss); err != nil {
+		t.Fatal(err)
+	}
+	if w := watch(unwatched, false); !fleetgate.Is(<-w.lost, fleetgate.EConflict) {
+		t.Fatal("a control lost before OnLost was not told when it listened")
+	}
 }
 
 func TestOverrideRefusedToANonSupervisor(t *testing.T) {
