@@ -46,6 +46,9 @@ const (
 type Who struct {
 	User string
 	Path Path
+	// Supervisor says the user may take control from anyone (Override): an organization
+	// admin, as the edge that authenticated them decided.
+	Supervisor bool
 }
 
 // fromCloud says the command came over the agent link: its user signed in on the cloud.
@@ -164,26 +167,23 @@ type lease struct {
 
 	faultMu sync.Mutex
 	onFault func(error)
+
+	// The handover's state (handover.go), under d.mu: who the holder's client tells of
+	// requests, what ends the holder's session when the lease moves, the pending request.
+	watch  func(Notice)
+	onLost func(error)
+	lost   error // why the lease moved to somebody else, once it did
+	ask    *ask
 }
 
 // Take gives who the control of robot's input stream key until Stop: the stream's one lease
 // (fleetgate.HeldError when somebody else holds it; an upload lease of the same user is taken
 // over), and a controller with the rate cap and the deadman. The robot must be hosted here.
 func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey, who Who) (*Control, error) {
-	driven, stream, err := d.resolve(ctx, robot, key)
+	driven, stream, t, old, err := d.lockTarget(ctx, robot, key)
 	if err != nil {
 		return nil, err
 	}
-	if !teleop.InputTypeAllowed(stream.Type) {
-		return nil, fleetgate.Errorf(fleetgate.EInvalid, "stream %s/%s takes %s; only Twist and AckermannDriveStamped streams are driven", key.Component, key.Name, stream.Type)
-	}
-	t := target{robotID: robot.Info().ID, key: stream.Key()}
-	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
-		return nil, errClosed
-	}
-	old := d.leases[t]
 	if old != nil && !(old.upload && old.owner.Owner == who.holder()) {
 		d.mu.Unlock()
 		d.log.refused(robot, key, who, "held by "+old.owner.Owner+" ("+string(old.path)+")")
@@ -201,6 +201,35 @@ func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 	}
 	d.tell(l, "took control of")
 	return &Control{l: l}, nil
+}
+
+// drivable resolves robot's input stream key for a live session: a Twist or Ackermann input.
+func (d *Door) drivable(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey) (Driven, fleetgate.Stream, error) {
+	driven, stream, err := d.resolve(ctx, robot, key)
+	if err != nil {
+		return nil, fleetgate.Stream{}, err
+	}
+	if !teleop.InputTypeAllowed(stream.Type) {
+		return nil, fleetgate.Stream{}, fleetgate.Errorf(fleetgate.EInvalid, "stream %s/%s takes %s; only Twist and AckermannDriveStamped streams are driven", key.Component, key.Name, stream.Type)
+	}
+	return driven, stream, nil
+}
+
+// lockTarget resolves robot's drivable stream key and locks the door (the caller unlocks d.mu):
+// its target, and the lease that holds it now (nil when free). On an error the door is not
+// locked.
+func (d *Door) lockTarget(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey) (Driven, fleetgate.Stream, target, *lease, error) {
+	driven, stream, err := d.drivable(ctx, robot, key)
+	if err != nil {
+		return nil, fleetgate.Stream{}, target{}, nil, err
+	}
+	t := target{robotID: robot.Info().ID, key: stream.Key()}
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil, fleetgate.Stream{}, target{}, nil, errClosed
+	}
+	return driven, stream, t, d.leases[t], nil
 }
 
 // Refused logs and journals a command of who that an edge refused before it reached the door
@@ -381,7 +410,10 @@ func (d *Door) forget(l *lease) {
 	if d.leases[l.target] == l {
 		delete(d.leases, l.target)
 	}
+	a := l.ask
+	l.ask = nil
 	d.mu.Unlock()
+	letGo(a)
 }
 
 // resolve finds the robot's input stream key and the source that takes its commands.

@@ -57,34 +57,49 @@ func drivable(r fleetgate.Robot, s fleetgate.Stream, sel StreamSelector) error {
 // in one step; the error names the owner and since when). The lease is the returned Input's
 // until its Release. Role: Operator, and a token that may act.
 func (ss *StreamService) OpenLiveInput(ctx context.Context, c *Caller, robotID string, sel StreamSelector) (live.Input, error) {
-	if sel.Type != "" && !liveInputTypes[sel.Type] {
-		return nil, fleetgate.Errorf(fleetgate.EInvalid, "input streams take only Twist or AckermannDriveStamped, not %s", sel.Type)
-	}
-	if sel.Source > fleetgate.SourceROS2 {
-		return nil, fleetgate.Errorf(fleetgate.EInvalid, "input is accepted on source types 1 to 3 only")
-	}
-	r, err := ss.openLive(ctx, c, robotID, actDrive)
+	r, robot, s, err := ss.inputTarget(ctx, c, robotID, sel)
 	if err != nil {
-		return nil, err
-	}
-	robot, online := ss.presence.Robot(r.ID)
-	if !online {
-		return nil, fleetgate.Errorf(fleetgate.ENotFound, "the input stream cannot be resolved: robot %q is offline", r.Name)
-	}
-	s, err := ss.resolveStream(ctx, r, robot, sel)
-	if err != nil {
-		if fleetgate.ErrorCode(err) == fleetgate.EUnavailable {
-			err = fleetgate.Errorf(fleetgate.ENotFound, "the input stream cannot be resolved: %s", fleetgate.ErrorMessage(err))
-		}
-		return nil, err
-	}
-	if err := drivable(r, s, sel); err != nil {
 		return nil, err
 	}
 	if rd, ok := fleet.As[fleet.RemoteDriven](robot); ok {
 		return ss.takeRemoteControl(ctx, c, r, robot, rd, s, sel)
 	}
 	ctl, err := ss.door.Take(ctx, robot, s.Key(), door.Who{User: c.User.Email, Path: door.PathW3})
+	return ss.liveInput(r, robot, sel, ctl, err)
+}
+
+// inputTarget is the checks of a W3 input request up to the lease: the robot, online, and its
+// input stream, drivable.
+func (ss *StreamService) inputTarget(ctx context.Context, c *Caller, robotID string, sel StreamSelector) (fleetgate.Robot, fleet.Robot, fleetgate.Stream, error) {
+	if sel.Type != "" && !liveInputTypes[sel.Type] {
+		return fleetgate.Robot{}, nil, fleetgate.Stream{}, fleetgate.Errorf(fleetgate.EInvalid, "input streams take only Twist or AckermannDriveStamped, not %s", sel.Type)
+	}
+	if sel.Source > fleetgate.SourceROS2 {
+		return fleetgate.Robot{}, nil, fleetgate.Stream{}, fleetgate.Errorf(fleetgate.EInvalid, "input is accepted on source types 1 to 3 only")
+	}
+	r, err := ss.openLive(ctx, c, robotID, actDrive)
+	if err != nil {
+		return fleetgate.Robot{}, nil, fleetgate.Stream{}, err
+	}
+	robot, online := ss.presence.Robot(r.ID)
+	if !online {
+		return fleetgate.Robot{}, nil, fleetgate.Stream{}, fleetgate.Errorf(fleetgate.ENotFound, "the input stream cannot be resolved: robot %q is offline", r.Name)
+	}
+	s, err := ss.resolveStream(ctx, r, robot, sel)
+	if err != nil {
+		if fleetgate.ErrorCode(err) == fleetgate.EUnavailable {
+			err = fleetgate.Errorf(fleetgate.ENotFound, "the input stream cannot be resolved: %s", fleetgate.ErrorMessage(err))
+		}
+		return fleetgate.Robot{}, nil, fleetgate.Stream{}, err
+	}
+	if err := drivable(r, s, sel); err != nil {
+		return fleetgate.Robot{}, nil, fleetgate.Stream{}, err
+	}
+	return r, robot, s, nil
+}
+
+// liveInput is the Input of a control the door gave (or the door's refusal, in W3's words).
+func (ss *StreamService) liveInput(r fleetgate.Robot, robot fleet.Robot, sel StreamSelector, ctl *door.Control, err error) (*liveInput, error) {
 	if held, ok := fleetgate.HeldBy(err); ok {
 		return nil, heldError(sel, held.Owner, held.Since)
 	} else if err != nil {
@@ -170,6 +185,9 @@ func (in *liveInput) Stream() fleetgate.Stream { return in.ctl.Stream() }
 // and watches the deadman.
 func (in *liveInput) Drive(onFault func(error)) live.Driver {
 	in.ctl.OnFault(func(err error) { onFault(publishFailed(err)) })
+	// Handed over or taken by a supervisor: the door zeroed the robot already; the session
+	// ends saying who has the stream now.
+	in.ctl.OnLost(onFault)
 	return in.ctl
 }
 

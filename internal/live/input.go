@@ -40,6 +40,9 @@ type Driver interface {
 // InputOptions are a client's choices for an input session.
 type InputOptions struct {
 	Format string // teleop.FormatProtobuf or teleop.FormatJSON
+	// Handover: the client speaks the handover extension (handover.go): it is told of
+	// requests for its control and answers them in JSON text frames.
+	Handover bool
 }
 
 // RunInput drives in from the commands read on conn until the session ends, under the teleop
@@ -49,16 +52,8 @@ type InputOptions struct {
 // controller silent, shutdown). It returns when the session has ended.
 func (ss *Sessions) RunInput(conn Conn, in Input, opt InputOptions, recheck Recheck) {
 	s := newSession(ss, conn, recheck)
-	stream := in.Stream()
 	driver := in.Drive(func(err error) { go s.stop(err) })
-	s.onStop = func() {
-		if err := driver.Stop(); err != nil {
-			// The robot may still be moving on its last command: its own timeout is all that
-			// stops it now. Nobody else is told, so say it loudly.
-			ss.log.Error("the zero command did not reach the robot", "stream", in.Name(), "err", err)
-		}
-		in.Release()
-	}
+	s.onStop = func() { ss.stopDriver(in, driver) }
 	watch := func(ctx context.Context) {
 		go s.every(ctx, controllerPingEvery.get(), s.pingController)
 		s.every(ctx, tokenCheckPeriod, func(context.Context) bool {
@@ -69,14 +64,46 @@ func (ss *Sessions) RunInput(conn Conn, in Input, opt InputOptions, recheck Rech
 			return true
 		})
 	}
-	s.serve(func(context.Context) { s.readCommands(driver, stream, opt) }, watch)
+	s.serve(func(context.Context) {
+		if opt.Handover {
+			s.startNotices(in)
+		}
+		s.readCommands(driver, in, opt, nil)
+	}, watch)
 }
 
-// readCommands feeds the controller the commands read from the connection until it fails.
-func (s *session) readCommands(driver Driver, stream fleetgate.Stream, opt InputOptions) {
+// stopDriver publishes the session's final zero and gives the lease back.
+func (ss *Sessions) stopDriver(in Input, driver Driver) {
+	if err := driver.Stop(); err != nil {
+		// The robot may still be moving on its last command: its own timeout is all that
+		// stops it now. Nobody else is told, so say it loudly.
+		ss.log.Error("the zero command did not reach the robot", "stream", in.Name(), "err", err)
+	}
+	in.Release()
+}
+
+// readResult is one Read's answer, read ahead while a request waited (RunAsk).
+type readResult struct {
+	data   []byte
+	binary bool
+	err    error
+}
+
+// readCommands feeds the controller the commands read from the connection until it fails;
+// first, when not nil, gives the first message (a read already under way).
+func (s *session) readCommands(driver Driver, in Input, opt InputOptions, first <-chan readResult) {
+	stream := in.Stream()
 	buf := make([]byte, 0, 4<<10)
 	for {
-		data, binary, err := s.conn.Read(context.Background(), buf[:0])
+		var data []byte
+		var binary bool
+		var err error
+		if first != nil {
+			r := <-first
+			data, binary, err, first = r.data, r.binary, r.err, nil
+		} else {
+			data, binary, err = s.conn.Read(context.Background(), buf[:0])
+		}
 		if fleetgate.Is(err, fleetgate.ETooLarge) {
 			s.stop(errInputTooBig)
 			return
@@ -85,6 +112,14 @@ func (s *session) readCommands(driver Driver, stream fleetgate.Stream, opt Input
 			return
 		}
 		buf = data
+		if opt.Handover && !binary {
+			if ok, err := handoverAnswer(in, data); err != nil {
+				s.stop(err)
+				return
+			} else if ok {
+				continue
+			}
+		}
 		cmd, err := teleop.DecodeCommand(stream.Type, opt.Format, binary, data)
 		if err == nil {
 			err = teleop.LimitCommand(cmd, stream.Limits)

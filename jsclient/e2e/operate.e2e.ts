@@ -61,6 +61,20 @@ const layout = (page: Page, sel = "body") =>
     };
   }, sel);
 
+/** The selectors whose boxes are not wholly inside the window (or not shown at all). */
+const onScreen = (page: Page, ...sels: string[]) =>
+  page.evaluate((sels) => {
+    const out: string[] = [];
+    for (const sel of sels) {
+      const el = document.querySelector(sel);
+      const r = el?.getBoundingClientRect();
+      if (!r || r.width === 0 || r.height === 0 || r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) {
+        out.push(`${sel} ${r ? `${Math.round(r.left)},${Math.round(r.top)} ${Math.round(r.width)}x${Math.round(r.height)}` : "absent"}`);
+      }
+    }
+    return out;
+  }, sels);
+
 const data = (page: Page, sel: string) => page.$eval(sel, (el) => ({ ...(el as HTMLElement).dataset }));
 
 /** The twist-driven robot (the simulator's first): it turns in place, no wall stops it. */
@@ -144,7 +158,7 @@ describe("the operate screen", () => {
     }
   });
 
-  it("stacks on a phone (390x844): the header intact, no sideways scroll, a thumb-sized joystick that drives", async () => {
+  it("is one screen on a phone (390x844) while driving: camera on top, joystick and STOP below, the map one tap away; a thumb-sized joystick that drives", async () => {
     const { context, page } = await open(fleet.agent, 390, 844, { isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
     try {
       const id = await twistRobot(context);
@@ -161,9 +175,20 @@ describe("the operate screen", () => {
       expect(header.links).toBe(true);
       const pad = await page.$eval("#op-drive .joystick", (j) => j.getBoundingClientRect().toJSON() as DOMRect);
       expect(pad.width).toBeGreaterThanOrEqual(120); // a thumb's reach: Apple's and Google's 44-48 pt targets, three times over
+      // Take control is on the first screen, without scrolling.
+      expect(await onScreen(page, "#op-drive button[data-action=take]")).toEqual([]);
       await page.click("#op-drive button[data-action=take]");
       await eventually(async () => (await data(page, "#op-drive")).state === "live", "teleop live");
-      await page.locator("#op-drive .joystick").scrollIntoViewIfNeeded();
+      // While driving: one screen, nothing to scroll to.
+      const driving = ["#op-main canvas.camera", "#op-drive .joystick", "#op-drive button[data-action=stop]", ".teleop-stop-floating"];
+      await eventually(async () => (await onScreen(page, ...driving)).length === 0 && true, "camera, joystick and STOP on screen while driving");
+      await shot(page, "23a-operate-phone-driving");
+      // The map is one tap away, and a tap back shows the camera.
+      await page.click(".op-tabs label:has(#op-tab-map)");
+      expect(await onScreen(page, "#op-map", "#op-drive .joystick", ".teleop-stop-floating")).toEqual([]);
+      expect(await page.isVisible("#op-main")).toBe(false);
+      await page.click(".op-tabs label:has(input[value=view])");
+      expect(await onScreen(page, ...driving)).toEqual([]);
       const box = (await page.locator("#op-drive .joystick").boundingBox())!;
       const cx = box.x + box.width / 2;
       const cy = box.y + box.height / 2;

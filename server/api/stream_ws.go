@@ -34,6 +34,10 @@ type Live interface {
 	// where this gateway opens none).
 	CheckCameraTarget(t *gateway.CameraTarget) error
 	OpenLiveInput(ctx context.Context, c *gateway.Caller, robotID string, sel gateway.StreamSelector) (live.Input, error)
+	// The handover extension (?handover=): a holder that answers requests, or an
+	// organization admin's override; and a request for a held stream.
+	OpenHandoverInput(ctx context.Context, c *gateway.Caller, robotID string, sel gateway.StreamSelector, override bool) (live.Input, error)
+	AskLiveInput(ctx context.Context, c *gateway.Caller, robotID string, sel gateway.StreamSelector) (live.Ask, error)
 	OpenLiveOutput(ctx context.Context, c *gateway.Caller, robotID string, sel gateway.StreamSelector) (live.Output, error)
 	OpenCameraStream(ctx context.Context, c *gateway.Caller, robotID string, sel gateway.StreamSelector, t gateway.CameraTarget) (live.Output, error)
 	Controls(ctx context.Context, c *gateway.Caller, robotID string) ([]fleetgate.Held, error)
@@ -48,7 +52,15 @@ type liveQuery struct {
 	downsample bool
 	camera     *gateway.CameraTarget // a camera named by address (camera_ws.go)
 	maxWidth   int                   // camera images scaled down to this width (camera_ws.go)
+	handover   string                // the handover extension: "", handoverAnswer, handoverRequest or handoverOverride
 }
+
+// The handover query parameter's values (docs/api.md, "Handing control over").
+const (
+	handoverAnswer   = "answer"
+	handoverRequest  = "request"
+	handoverOverride = "override"
+)
 
 func parseLiveQuery(c echo.Context) (liveQuery, error) {
 	q := liveQuery{downsample: true}
@@ -100,6 +112,17 @@ func parseLiveQuery(c echo.Context) (liveQuery, error) {
 	}
 	if q.maxWidth, err = maxWidthQuery(c, q.input); err != nil {
 		return q, err
+	}
+	if q.handover, err = queryParam(c, "handover"); err != nil {
+		return q, err
+	}
+	switch q.handover {
+	case "", handoverAnswer, handoverRequest, handoverOverride:
+	default:
+		return q, fleetgate.Errorf(fleetgate.EInvalid, "handover must be answer, request or override")
+	}
+	if q.handover != "" && !q.input {
+		return q, fleetgate.Errorf(fleetgate.EInvalid, "handover applies to input only")
 	}
 	if q.input && (q.maxRate != 0 || c.QueryParams().Has("withoutDownSampling")) {
 		return q, fleetgate.Errorf(fleetgate.EInvalid, "maxRate and withoutDownSampling apply to output only")
@@ -189,23 +212,7 @@ func (h *streamSocket) connect(c echo.Context) error {
 	ctx := req.Context()
 	recheck := h.accounts.SocketRecheck(bearer)
 	if q.input {
-		in, err := h.live.OpenLiveInput(ctx, caller, c.Param("robotId"), q.sel)
-		if err != nil {
-			return err
-		}
-		conn, frames, err := acceptSocket(c.Response(), req)
-		if err != nil {
-			in.Release()
-			return nil // Accept answered the client
-		}
-		conn.SetReadLimit(teleop.MaxInputMessage)
-		frames.keepBacklog(tcpConn(ctx), notSentLowat)
-		format := teleop.FormatProtobuf
-		if q.json {
-			format = teleop.FormatJSON
-		}
-		h.sessions.RunInput(newWSConn(conn, frames), in, live.InputOptions{Format: format}, recheck)
-		return nil
+		return h.input(c, caller, q, recheck)
 	}
 	out, err := h.openOutput(ctx, caller, c.Param("robotId"), q)
 	if err != nil {
@@ -222,6 +229,44 @@ func (h *streamSocket) connect(c echo.Context) error {
 	}
 	// The session runs on a goroutine of its own and the handler returns (StartOutput).
 	h.sessions.StartOutput(newWSConn(conn, frames), out, opt, recheck)
+	return nil
+}
+
+// input opens a W3 input socket: the contract's, or one of the handover extension.
+func (h *streamSocket) input(c echo.Context, caller *gateway.Caller, q liveQuery, recheck live.Recheck) error {
+	ctx, req, robotID := c.Request().Context(), c.Request(), c.Param("robotId")
+	var in live.Input
+	var ask live.Ask
+	var err error
+	switch q.handover {
+	case "":
+		in, err = h.live.OpenLiveInput(ctx, caller, robotID, q.sel)
+	case handoverRequest:
+		ask, err = h.live.AskLiveInput(ctx, caller, robotID, q.sel)
+	default:
+		in, err = h.live.OpenHandoverInput(ctx, caller, robotID, q.sel, q.handover == handoverOverride)
+	}
+	if err != nil {
+		return err
+	}
+	conn, frames, err := acceptSocket(c.Response(), req)
+	if err != nil {
+		if in != nil {
+			in.Release()
+		}
+		return nil // Accept answered the client
+	}
+	conn.SetReadLimit(teleop.MaxInputMessage)
+	frames.keepBacklog(tcpConn(ctx), notSentLowat)
+	opt := live.InputOptions{Format: teleop.FormatProtobuf, Handover: q.handover != ""}
+	if q.json {
+		opt.Format = teleop.FormatJSON
+	}
+	if ask != nil {
+		h.sessions.RunAsk(newWSConn(conn, frames), ask, opt, recheck)
+		return nil
+	}
+	h.sessions.RunInput(newWSConn(conn, frames), in, opt, recheck)
 	return nil
 }
 

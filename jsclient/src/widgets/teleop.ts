@@ -15,8 +15,14 @@
 //     drive forever. Focus leaving the widget, the window losing focus, the tab hiding, the
 //     pointer leaving the page, a resize, a gamepad going away or the socket dropping each send
 //     the zero and stop resending.
+//   - Handing over (the socket's handover extension): another operator may ask this page for
+//     control, and this page may ask the holder; a grant ends this page's control with the
+//     gateway's zero before the new holder's first command, and an asking page sends nothing
+//     until it is granted. An organization admin may take control from anyone; the page that
+//     lost it says who took it (the close reason).
 import type { LiveSocket } from "../net/socket.js";
 import { holderOf, type ControlItem } from "../teleop/controls.js";
+import { answerFrame, answerTimeoutMs, parseHandover, type HandoverFrame } from "../teleop/handover.js";
 import { HeldKeys, driveKeys, isEditable } from "../teleop/keys.js";
 import { encodeCommand, gamepadCommand, inputKind, joystickCommand, keysCommand, zero, type Command, type Limits } from "../teleop/mapping.js";
 import { CommandSender } from "../teleop/sender.js";
@@ -40,10 +46,15 @@ export function mountTeleop(el: HTMLElement): void {
   control.className = "teleop-control";
   const take = button("Take control", "take");
   const stop = button("Stop and release (Space)", "stop");
+  // Asking the holder and taking over go to the robot's own gateway: not through the cloud.
+  const handsOver = !el.dataset.via;
+  const ask = button("Ask for control", "ask");
+  const override = button("Take over (admin)", "override");
   const holder = document.createElement("p");
   holder.className = "teleop-holder";
   holder.setAttribute("aria-live", "polite");
-  control.append(take, stop, holder);
+  const request = requestBox();
+  control.append(take, ask, override, stop, holder, request.el);
   const help = document.createElement("p");
   help.className = "muted";
   help.textContent = el.dataset.compact
@@ -74,6 +85,8 @@ export function mountTeleop(el: HTMLElement): void {
 
   const limits = (): Limits => ({ linear: Number(linear.input.value), angular: Number(angular.input.value) });
   let socket: LiveSocket | null = null;
+  /** Whether this page's socket drives: false while it asks the holder. */
+  let granted = false;
   let sentCount = 0;
   let drivingSince: Date | null = null;
   const sender = new CommandSender((c: Command) => {
@@ -99,18 +112,24 @@ export function mountTeleop(el: HTMLElement): void {
   const inControl = (): boolean => socket !== null && socket.state !== "closed";
   const showControl = (): void => {
     const driving = inControl();
+    const heldByOther = !driving && el.dataset.heldBy !== undefined;
     take.hidden = driving;
+    ask.hidden = !(handsOver && heldByOther);
+    override.hidden = !(handsOver && heldByOther && el.dataset.supervisor === "1");
     stop.hidden = !driving;
     floatingStop.hidden = !driving;
-    el.dataset.control = driving ? "held" : "released";
+    el.dataset.control = driving ? (granted ? "held" : "asking") : "released";
+    if (!driving) request.hide();
   };
   showControl();
 
   /** Zero, then close the socket: the gateway zeroes on the close too and frees the stream. */
   const release = (why: string): void => {
     stopAll(why);
+    delete el.dataset.ended;
     const s = socket;
     socket = null;
+    granted = false;
     drivingSince = null;
     s?.stop(1000);
     showControl();
@@ -127,6 +146,14 @@ export function mountTeleop(el: HTMLElement): void {
     status.figures(now);
   };
   const showHolder = (h: ControlItem | null): void => {
+    try {
+      holderLine(h);
+    } finally {
+      showControl();
+    }
+  };
+  const holderLine = (h: ControlItem | null): void => {
+    if (inControl() && !granted) return; // the request's own words stay
     if (inControl() && socket?.state === "live") {
       holder.textContent = `You drive${drivingSince ? " since " + drivingSince.toLocaleTimeString() : ""}.`;
       delete el.dataset.heldBy; // held by another operator: this page's own control is data-control
@@ -134,12 +161,15 @@ export function mountTeleop(el: HTMLElement): void {
       return;
     }
     if (!h) forgetRefusal("");
+    // Why the gateway ended this page's control (handed over, taken by an admin, refused)
+    // stays said until the operator acts again.
+    const ended = el.dataset.ended ? `Not driving: ${el.dataset.ended}. ` : "";
     if (h) {
-      holder.textContent = `${h.owner} drives since ${new Date(h.since).toLocaleTimeString()}.`;
+      holder.textContent = `${ended}${h.owner} drives since ${new Date(h.since).toLocaleTimeString()}.`;
       el.dataset.heldBy = h.owner;
       return;
     }
-    holder.textContent = "Nobody drives this robot.";
+    holder.textContent = `${ended}Nobody drives this robot.`;
     delete el.dataset.heldBy;
   };
   const refreshHolder = async (): Promise<ControlItem | null> => {
@@ -163,39 +193,98 @@ export function mountTeleop(el: HTMLElement): void {
       refused = true;
       return;
     }
+    connect("answer");
+  });
+  ask.addEventListener("click", () => {
+    if (!inControl()) connect("request");
+  });
+  override.addEventListener("click", () => {
+    if (!inControl()) connect("override");
+  });
+
+  /** What a handover frame changes: the request this page made, or one made of it. */
+  const onHandover = (f: HandoverFrame): void => {
+    switch (f.handover) {
+      case "asking":
+        holder.textContent = `Asked ${el.dataset.heldBy ?? "the holder"} for control; waiting for an answer (at most ${answerTimeoutMs / 1000} s).`;
+        break;
+      case "granted":
+        granted = true;
+        drivingSince = new Date();
+        showHolder(null);
+        el.focus();
+        break;
+      case "requested":
+        request.show(f.by ?? "another operator", f.since ? new Date(f.since) : new Date());
+        el.dataset.request = f.by ?? "";
+        break;
+      case "withdrawn":
+      case "expired":
+        request.hide();
+        delete el.dataset.request;
+        holder.textContent =
+          f.handover === "expired" ? `${f.by}'s request went unanswered: refused. You drive.` : `${f.by} no longer asks. You drive.`;
+        break;
+    }
+  };
+  request.onAnswer = (grant) => {
+    if (grant) stopAll("handed over"); // a zero first; the gateway zeroes and ends this control too
+    socket?.send(answerFrame(grant));
+    request.hide();
+    delete el.dataset.request;
+  };
+
+  /** Opens the input socket: taking a free stream, asking its holder, or taking it over. */
+  const connect = (mode: "answer" | "request" | "override"): void => {
+    granted = false;
+    delete el.dataset.ended;
     let mine: LiveSocket | null = null; // the callbacks run before openLive returns, too
-    mine = openLive(ref, "input", {
-      once: true,
-      onStatus: (s) => {
-        status.socketStatus(s);
-        if (socket !== mine) return; // released already: release() said why
-        if (s.state === "live" && !drivingSince) {
-          drivingSince = new Date();
-          showHolder(null);
-        }
-        if (s.state === "closed") {
-          // The gateway ended control (its words are in the state line: a robot's gateway
-          // that stopped answering, a robot gone offline...): this page drives no more, and
-          // says so at once rather than leaving the last "driving" on screen.
-          stopAll("socket");
-          socket = null;
-          drivingSince = null;
-          showControl();
-          status.figures("not driving");
-          holder.textContent = `Not driving: ${s.detail || "the connection closed"}.`;
-        }
+    mine = openLive(
+      ref,
+      "input",
+      {
+        once: true,
+        onMessage: (data) => {
+          const f = parseHandover(data);
+          if (f && socket === mine) onHandover(f);
+        },
+        onStatus: (s) => {
+          status.socketStatus(s);
+          if (socket !== mine) return; // released already: release() said why
+          if (s.state === "live" && mode !== "request" && !granted) {
+            granted = true;
+            drivingSince = new Date();
+            showHolder(null);
+          }
+          if (s.state === "closed") {
+            // The gateway ended control (its words are in the state line: a robot's gateway
+            // that stopped answering, a robot gone offline, the control handed over or taken
+            // by an admin...): this page drives no more, and says so at once rather than
+            // leaving the last "driving" on screen.
+            stopAll("socket");
+            socket = null;
+            granted = false;
+            drivingSince = null;
+            showControl();
+            status.figures("not driving");
+            el.dataset.ended = s.detail || "the connection closed";
+            holder.textContent = `Not driving: ${el.dataset.ended}.`;
+            void refreshHolder();
+          }
+        },
+        onClose: async (c) => {
+          if (c.opened) return;
+          // A refused upgrade: if someone took the stream meanwhile, say who.
+          const h = await refreshHolder();
+          return h ? `controlled by another operator (${h.owner})` : undefined;
+        },
       },
-      onClose: async (c) => {
-        if (c.opened) return;
-        // A refused upgrade: if someone took the stream meanwhile, say who.
-        const h = await refreshHolder();
-        return h ? `controlled by another operator (${h.owner})` : undefined;
-      },
-    });
+      { handover: mode },
+    );
     socket = mine;
     showControl();
     el.focus();
-  });
+  };
   stop.addEventListener("click", () => release("stop"));
   floatingStop.addEventListener("click", () => release("stop"));
 
@@ -241,7 +330,7 @@ export function mountTeleop(el: HTMLElement): void {
     let c: Command = zero;
     const gp = firstGamepad();
     pad.textContent = gp ? `${gp.id}: ${gp.buttons[deadman]?.pressed ? "deadman held" : "hold the deadman to drive"}` : "no gamepad";
-    if (!paused && socket?.state === "live") {
+    if (!paused && granted && socket?.state === "live") {
       const fromPad = gp ? gamepadCommand(gp.axes, gp.buttons, deadman) : zero;
       const fromStick = stick.command();
       c = fromPad.forward || fromPad.turn ? fromPad : fromStick.forward || fromStick.turn ? fromStick : keysCommand(keys.held());
@@ -272,6 +361,41 @@ function button(text: string, action: string): HTMLButtonElement {
   b.textContent = text;
   b.dataset.action = action;
   return b;
+}
+
+/** The request another operator made for this page's control: who, since when, and the answer. */
+function requestBox() {
+  const el = document.createElement("div");
+  el.className = "teleop-request";
+  el.setAttribute("role", "alertdialog");
+  el.setAttribute("aria-live", "assertive");
+  el.hidden = true;
+  const words = document.createElement("p");
+  const grant = button("Hand over", "grant");
+  const refuse = button("Refuse", "refuse");
+  el.append(words, grant, refuse);
+  let timer = 0;
+  const box = {
+    el,
+    onAnswer: (_grant: boolean): void => undefined,
+    show(by: string, since: Date): void {
+      const left = (): number => Math.max(0, Math.ceil((since.getTime() + answerTimeoutMs - Date.now()) / 1000));
+      const say = (): void => {
+        words.textContent = `${by} asks for control (since ${since.toLocaleTimeString()}); refused in ${left()} s without an answer.`;
+      };
+      say();
+      window.clearInterval(timer);
+      timer = window.setInterval(say, 1000);
+      el.hidden = false;
+    },
+    hide(): void {
+      window.clearInterval(timer);
+      el.hidden = true;
+    },
+  };
+  grant.addEventListener("click", () => box.onAnswer(true));
+  refuse.addEventListener("click", () => box.onAnswer(false));
+  return box;
 }
 
 function firstGamepad(): Gamepad | null {

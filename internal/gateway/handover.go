@@ -1,0 +1,96 @@
+package gateway
+
+import (
+	"context"
+
+	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door"
+	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/live"
+)
+
+// The handover extension of W3 input (docs/api.md, "Handing control over"): a holder that
+// answers requests for its control, an operator who asks for a held stream, and an
+// organization admin who takes it from anyone. The door on the gateway that hosts the robot
+// moves the lease; a robot another process governs (behind the agent link, seen from the
+// cloud) is not handed over from here yet: 501.
+
+// OpenHandoverInput is OpenLiveInput for a client of the extension: the same checks and 409,
+// and the holder is then asked for its control (the session answers). With override, an
+// organization admin takes the stream from whoever holds it (the holder's zero first); anybody
+// else is 403.
+func (ss *StreamService) OpenHandoverInput(ctx context.Context, c *Caller, robotID string, sel StreamSelector, override bool) (live.Input, error) {
+	if override && !supervises(c) {
+		return nil, errNotSupervisor
+	}
+	r, robot, s, err := ss.inputTarget(ctx, c, robotID, sel)
+	if err != nil {
+		return nil, err
+	}
+	if rd, ok := fleet.As[fleet.RemoteDriven](robot); ok {
+		if override {
+			return nil, errHandoverRemote(r)
+		}
+		return ss.takeRemoteControl(ctx, c, r, robot, rd, s, sel)
+	}
+	who := door.Who{User: c.User.Email, Path: door.PathW3, Supervisor: override}
+	var ctl *door.Control
+	if override {
+		ctl, err = ss.door.Override(ctx, robot, s.Key(), who)
+	} else {
+		ctl, err = ss.door.Take(ctx, robot, s.Key(), who)
+	}
+	return ss.liveInput(r, robot, sel, ctl, err)
+}
+
+// AskLiveInput checks a W3 input request that asks the holder for its stream (the checks of
+// OpenLiveInput but the 409), and returns the request, which waits on the socket after the
+// upgrade: a free stream is taken at once.
+func (ss *StreamService) AskLiveInput(ctx context.Context, c *Caller, robotID string, sel StreamSelector) (live.Ask, error) {
+	r, robot, s, err := ss.inputTarget(ctx, c, robotID, sel)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := fleet.As[fleet.RemoteDriven](robot); ok {
+		return nil, errHandoverRemote(r)
+	}
+	who := door.Who{User: c.User.Email, Path: door.PathW3}
+	return func(ctx context.Context) (live.Input, error) {
+		ctl, err := ss.door.Request(ctx, robot, s.Key(), who)
+		if err != nil {
+			if fleetgate.Is(err, fleetgate.EConflict) {
+				return nil, err // the door's words: who refused, or why nobody can answer
+			}
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			return nil, robotError(r, err)
+		}
+		return &liveInput{ss: ss, robot: r, live: robot, ctl: ctl}, nil
+	}, nil
+}
+
+// supervises reports whether c may take control from another operator: an organization admin
+// with a token that may act. (Roles are granted per robot, not per fleet: there is no fleet
+// role to grant this to yet.)
+func supervises(c *Caller) bool { return c.User.OrgAdmin && c.CanAct() }
+
+var errNotSupervisor = fleetgate.Errorf(fleetgate.EForbidden, "only an organization admin takes control from another operator")
+
+func errHandoverRemote(r fleetgate.Robot) error {
+	return fleetgate.Errorf(fleetgate.ENotImplemented, "robot %q is driven through its agent: asking for or taking over control is done on its local gateway", r.Name)
+}
+
+// Watch tells f of requests for this control (live.Answerer).
+func (in *liveInput) Watch(f func(live.Notice)) {
+	in.ctl.Watch(func(n door.Notice) {
+		switch n.Kind {
+		case door.NoticeRequested, door.NoticeWithdrawn, door.NoticeExpired:
+			f(live.Notice{Kind: string(n.Kind), By: n.By, Since: n.Since})
+		}
+		// Handed and taken end the session, whose close reason says it (OnLost).
+	})
+}
+
+// Answer grants or refuses the pending request for this control (live.Answerer).
+func (in *liveInput) Answer(grant bool) error { return in.ctl.Answer(grant) }
