@@ -24,6 +24,7 @@ type AgentService struct {
 	archive    ResourceArchive
 	signer     URLSigner
 	agentLinks func(agentID string) (time.Time, bool)
+	downloads  downloads // recordings being downloaded, which retention keeps
 }
 
 // AgentStore is what the agents and the resource archive need from durable storage.

@@ -47,9 +47,11 @@ type Services struct {
 	Metrics    Metrics    // endpoints 10 and 11
 	Events     Events     // endpoint 12
 	Recordings Recordings // the recordings extension
-	Live       Live       // W3 and the list of who drives what
-	Foxglove   Foxglove   // the Foxglove WebSocket route (an extension)
-	ToolTokens ToolTokens // the tokens in a desktop tool's URL (the Foxglove route)
+	// RecordingFiles are the recordings' downloads, whole or cut (an extension).
+	RecordingFiles RecordingFiles
+	Live           Live       // W3 and the list of who drives what
+	Foxglove       Foxglove   // the Foxglove WebSocket route (an extension)
+	ToolTokens     ToolTokens // the tokens in a desktop tool's URL (the Foxglove route)
 	// SecondStreams are the second convention's stream reads and uploads, under its limit of
 	// one operation a second (gateway.LimitedStreams): one per server, since it holds the limit.
 	SecondStreams StreamOps
@@ -91,7 +93,7 @@ func mountREST(g *echo.Group, svc Services, opt Options, auth ...echo.Middleware
 	streamRoutes{svc.Streams}.mount(g, auth...)
 	metricRoutes{svc.Metrics}.mount(g, auth...)
 	eventRoutes{svc.Events}.mount(g, auth...)
-	recordingRoutes{svc.Recordings}.mount(g, auth...)
+	recordingRoutes{svc.Recordings, svc.RecordingFiles}.mount(g, auth...)
 	g.GET("/robots/:robotId/controls", controlsList(svc.Live), auth...)
 	g.GET("/fleets", fleetList(svc.Fleets, opt.LocalFleetOnly), auth...)
 }
