@@ -50,6 +50,9 @@ type AgentStore interface {
 	// SyncedResources lists the resources of a robot that this gateway holds a verified
 	// copy of (Path set), newest first.
 	SyncedResources(ctx context.Context, robotID string) ([]fleetgate.ResourceRecord, error)
+	// ArchivedRecordings lists the archived copies of recordings (MCAP files) of every
+	// organization, oldest first.
+	ArchivedRecordings(ctx context.Context) ([]ArchivedRecording, error)
 }
 
 var agentKeyPattern = regexp.MustCompile(`^fga_[0-9A-Za-z]{40}$`)

@@ -17,7 +17,6 @@ import (
 	"github.com/fleetgate/fleetgate/server/api"
 )
 
-
 // recordingWorld is a world whose first robot records on a real recorder: a pose, a scan
 // and an input stream.
 func recordingWorld(t *testing.T) (*world, *fleettest.Robot) {

@@ -453,6 +453,15 @@ func NewArchive(dir *blob.Dir) *Archive { return &Archive{dir: dir} }
 // Share keeps every whole copy in shared too, and finds there what the directory lacks.
 func (a *Archive) Share(shared SharedFiles) { a.shared = shared }
 
+// Remove deletes this replica's copy of resource id (retention; the record says it is gone,
+// so no replica serves another copy).
+func (a *Archive) Remove(id string) error {
+	if err := a.dir.Remove(id); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
 // fetchTimeout bounds the copy of a shared file into this replica's directory.
 const fetchTimeout = 10 * time.Minute
 
