@@ -53,6 +53,9 @@ type AgentStore interface {
 	// ArchivedRecordings lists the archived copies of recordings (MCAP files) of every
 	// organization, oldest first.
 	ArchivedRecordings(ctx context.Context) ([]ArchivedRecording, error)
+	// MarkResourceDeleted sets the path of resource id from ArchivedPath to DeletedPath and
+	// reports whether it did: of several replicas' retention rounds, one deletes each copy.
+	MarkResourceDeleted(ctx context.Context, id string) (bool, error)
 }
 
 var agentKeyPattern = regexp.MustCompile(`^fga_[0-9A-Za-z]{40}$`)

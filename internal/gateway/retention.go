@@ -70,27 +70,29 @@ func (g *Gateway) ApplyRetention(ctx context.Context, rule RecordingRetention) (
 			ag.log.Info("retention keeps a recording being downloaded", "recording", r.ID, "robot", r.RobotName)
 			continue
 		}
-		if err := g.deleteRecording(ctx, archive, r, why); err != nil {
+		did, err := g.deleteRecording(ctx, archive, r, why)
+		if err != nil {
 			return deleted, err
 		}
 		used[r.OrgID] -= r.Size
-		deleted++
+		if did {
+			deleted++
+		}
 	}
 	return deleted, nil
 }
 
-// deleteRecording marks the record deleted, removes the copy and says so in the event log.
-func (g *Gateway) deleteRecording(ctx context.Context, archive removableArchive, r ArchivedRecording, why string) error {
-	rec := r.ResourceRecord
-	rec.Path = DeletedPath
-	if err := g.AgentService.store.SaveResource(ctx, rec); err != nil {
-		return err
+// deleteRecording marks the record deleted, removes the copy and says so in the event log;
+// false when another replica deleted it meanwhile.
+func (g *Gateway) deleteRecording(ctx context.Context, archive removableArchive, r ArchivedRecording, why string) (bool, error) {
+	if marked, err := g.AgentService.store.MarkResourceDeleted(ctx, r.ID); err != nil || !marked {
+		return false, err
 	}
 	if err := archive.Remove(r.ID); err != nil {
 		g.AgentService.log.Warn("removing a recording's copy", "recording", r.ID, "err", err)
 	}
 	g.AgentService.log.Info("recording deleted by retention", "recording", r.ID, "robot", r.RobotName, "size", r.Size, "why", why)
-	return g.EventService.RecordEvent(ctx, fleetgate.Event{
+	return true, g.EventService.RecordEvent(ctx, fleetgate.Event{
 		RobotID: r.RobotID, FleetID: r.FleetID, AuthorEmail: SystemAuthor,
 		Type: fleetgate.EventSystem, Severity: fleetgate.SeverityInfo, RecordingID: r.ID,
 		Message: fmt.Sprintf("recording %s (%d bytes, from %s) deleted by retention: %s", r.Name, r.Size,

@@ -112,6 +112,17 @@ func (db *DB) SyncedResources(ctx context.Context, robotID string) ([]fleetgate.
 		WHERE robot_id = ? AND path <> '' AND path <> ? ORDER BY created_at DESC, rowid DESC`, robotID, gateway.DeletedPath)
 }
 
+// MarkResourceDeleted marks the archived resource id deleted; false when it is not archived
+// (any more).
+func (db *DB) MarkResourceDeleted(ctx context.Context, id string) (bool, error) {
+	res, err := db.exec(ctx, `UPDATE resources SET path = ? WHERE id = ? AND path = ?`, gateway.DeletedPath, id, gateway.ArchivedPath)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
 // ArchivedRecordings lists the archived MCAP files of every robot with the robot's
 // organization, fleet and name, oldest first (rowid breaks ties).
 func (db *DB) ArchivedRecordings(ctx context.Context) ([]gateway.ArchivedRecording, error) {
