@@ -389,19 +389,19 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 // at the composition root, are they one Gateway.
 func (s *Server) apiServices() api.Services {
 	return api.Services{
-		Accounts:       s.gw.AccountService,
-		Robots:         s.gw.RobotService,
-		Fleets:         s.gw.RobotService,
-		Resources:      s.gw.AgentService,
-		Streams:        s.gw.StreamService,
-		Metrics:        s.gw.StreamService,
-		Events:         s.gw.EventService,
-		Recordings:     s.gw.StreamService,
-		RecordingFiles: s.gw.AgentService,
-		Live:           s.gw.StreamService,
-		Foxglove:       s.gw.StreamService,
-		ToolTokens:     s.gw.AccountService,
-		SecondStreams:  s.gw.NewLimitedStreams(),
+		Accounts:      s.gw.AccountService,
+		Robots:        s.gw.RobotService,
+		Fleets:        s.gw.RobotService,
+		Resources:     s.gw.AgentService,
+		Streams:       s.gw.StreamService,
+		Metrics:       s.gw.StreamService,
+		Events:        s.gw.EventService,
+		Recordings:    s.gw.StreamService,
+		Downloads:     s.gw.AgentService,
+		Live:          s.gw.StreamService,
+		Foxglove:      s.gw.StreamService,
+		ToolTokens:    s.gw.AccountService,
+		SecondStreams: s.gw.NewLimitedStreams(),
 	}
 }
 

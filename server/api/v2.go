@@ -47,14 +47,14 @@ type Services struct {
 	Metrics    Metrics    // endpoints 10 and 11
 	Events     Events     // endpoint 12
 	Recordings Recordings // the recordings extension
-	// RecordingFiles are the recordings' downloads, whole or cut (an extension).
-	RecordingFiles RecordingFiles
-	Live           Live       // W3 and the list of who drives what
-	Foxglove       Foxglove   // the Foxglove WebSocket route (an extension)
-	ToolTokens     ToolTokens // the tokens in a desktop tool's URL (the Foxglove route)
+	Live       Live       // W3 and the list of who drives what
+	Foxglove   Foxglove   // the Foxglove WebSocket route (an extension)
+	ToolTokens ToolTokens // the tokens in a desktop tool's URL (the Foxglove route)
 	// SecondStreams are the second convention's stream reads and uploads, under its limit of
 	// one operation a second (gateway.LimitedStreams): one per server, since it holds the limit.
 	SecondStreams StreamOps
+	// Downloads are the recordings' downloads, whole or cut (an extension).
+	Downloads RecordingFiles
 }
 
 // Register mounts the API routes on e.
@@ -93,7 +93,7 @@ func mountREST(g *echo.Group, svc Services, opt Options, auth ...echo.Middleware
 	streamRoutes{svc.Streams}.mount(g, auth...)
 	metricRoutes{svc.Metrics}.mount(g, auth...)
 	eventRoutes{svc.Events}.mount(g, auth...)
-	recordingRoutes{svc.Recordings, svc.RecordingFiles}.mount(g, auth...)
+	recordingRoutes{svc.Recordings, svc.Downloads}.mount(g, auth...)
 	g.GET("/robots/:robotId/controls", controlsList(svc.Live), auth...)
 	g.GET("/fleets", fleetList(svc.Fleets, opt.LocalFleetOnly), auth...)
 }
