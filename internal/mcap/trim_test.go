@@ -3,6 +3,7 @@ package mcap
 import (
 	"bytes"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -326,5 +327,65 @@ func BenchmarkTrim(b *testing.B) {
 			}
 			b.ReportMetric(float64(allocated)/float64(b.N)/float64(mb), "alloc-B/MiB-in")
 		})
+	}
+}
+
+// TestTrimSharedSchema: channels that share a schema keep sharing one in the new file, and
+// a channel without a schema keeps none.
+func TestTrimSharedSchema(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unused, _ := w.AddSchema("pkg/Unused", SchemaROS1, []byte("int8 u\n"))
+	s, _ := w.AddSchema("pkg/Shared", SchemaROS1, []byte("int32 x\n"))
+	for i, topic := range []string{"/left", "/right"} {
+		w.AddChannel(s, topic, MessageROS1, nil)
+		w.WriteMessage(Message{ChannelID: uint16(i), LogTime: uint64(i), Data: []byte{1}})
+	}
+	w.AddChannel(0, "/raw", "json", nil)
+	w.AddChannel(unused, "/dropped", MessageROS1, nil)
+	w.WriteMessage(Message{ChannelID: 2, LogTime: 5, Data: []byte("{}")})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := NewTrim(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := tr.WriteTo(&out, Cut{To: math.MaxUint64, Keep: keepTopics("/left", "/right", "/raw")}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := ReadSummary(bytes.NewReader(out.Bytes()), int64(out.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Schemas) != 1 || sum.Schemas[1].Name != "pkg/Shared" {
+		t.Fatalf("schemas %+v, want pkg/Shared alone", sum.Schemas)
+	}
+	for _, c := range sum.Channels {
+		if want := uint16(1); c.Topic == "/raw" && c.SchemaID != 0 || c.Topic != "/raw" && c.SchemaID != want {
+			t.Errorf("channel %s has schema %d", c.Topic, c.SchemaID)
+		}
+	}
+	if sum.Statistics.MessageCount != 3 || len(sum.Channels) != 3 {
+		t.Errorf("%d messages on %d channels, want 3 on 3", sum.Statistics.MessageCount, len(sum.Channels))
+	}
+}
+
+// TestTrimNeedsACompleteFile: a file being written (no summary yet) cannot be trimmed; the
+// error says it is malformed, which the download answers as a conflict.
+func TestTrimNeedsACompleteFile(t *testing.T) {
+	w := writeFile(t, Options{ChunkSize: 16 << 10}, 30, true)
+	f, err := os.Open(w.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	if _, err := NewTrim(f, st.Size()); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("trimming an open file: %v, want ErrMalformed", err)
 	}
 }
