@@ -130,6 +130,12 @@ type ResourceDetail struct {
 	Duration time.Duration
 }
 
+// RecordingRow is a finished recording of the fleet's recordings view, with its robot.
+type RecordingRow struct {
+	ResourceDetail
+	RobotID, RobotName string
+}
+
 // EventRow is an event-log entry as the panel's history shows it.
 type EventRow struct {
 	Event
@@ -138,6 +144,9 @@ type EventRow struct {
 	AgentName string // the local gateway it was posted on (the cloud's entries from agents)
 	// Author is who wrote it, as it must be shown: never the bare author of an agent's entry.
 	Author string
+	// RecordingGone says what became of the entry's recording when it no longer exists
+	// ("deleted by retention"); empty otherwise.
+	RecordingGone string
 }
 
 // AgentChoice names an agent in a filter.

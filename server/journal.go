@@ -8,6 +8,7 @@ import (
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/door"
+	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/record"
 )
 
@@ -43,8 +44,7 @@ func (j *journal) add(c door.Change) {
 	j.queueEvent(e)
 }
 
-// systemAuthor is the author of the entries the gateway writes of its own accord.
-const systemAuthor = "fleetgate"
+const systemAuthor = gateway.SystemAuthor
 
 // addRecording is record.Config.Journal: a recording's start and end.
 func (j *journal) addRecording(m record.Milestone) {

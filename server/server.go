@@ -90,6 +90,11 @@ type Config struct {
 	// RecordingsRobotQuota bounds the bytes of one robot's recordings (0: half of
 	// RecordingsQuota).
 	RecordingsRobotQuota int64
+	// RecordingsRetention is the age past which the cloud deletes its copies of recordings,
+	// and RecordingsCloudQuota the bytes of them it keeps per organization, the oldest
+	// deleted first (0: no limit; the agent ignores both).
+	RecordingsRetention  time.Duration
+	RecordingsCloudQuota int64
 	// Cloud is the cloud gateway's URL an agent links to, with AgentKey; empty: the agent
 	// runs alone.
 	Cloud    string
@@ -396,6 +401,7 @@ func (s *Server) apiServices() api.Services {
 		Metrics:       s.gw.StreamService,
 		Events:        s.gw.EventService,
 		Recordings:    s.gw.StreamService,
+		Downloads:     s.gw.AgentService,
 		Live:          s.gw.StreamService,
 		Foxglove:      s.gw.StreamService,
 		ToolTokens:    s.gw.AccountService,
@@ -571,6 +577,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.runLink(runCtx, &wg)
 	s.runCluster(runCtx, &wg)
 	s.runKPIs(runCtx, &wg)
+	s.runRetention(runCtx, &wg)
 	go func() {
 		defer wg.Done()
 		s.registry.KeepSeen(runCtx, keepSeenPeriod)

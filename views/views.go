@@ -13,7 +13,7 @@ import (
 // Nav is what every page's frame shows: who is logged in and where they are.
 type Nav struct {
 	Title    string
-	Active   string // "robots", "settings", "admin"
+	Active   string // "robots", "fleet", "events", "recordings", "settings", "admin"
 	Email    string
 	OrgAdmin bool
 	// NeedsPassword asks the user to set a password (the bootstrap admin's first login).

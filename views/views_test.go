@@ -168,3 +168,19 @@ func TestValueSummaryCutsBigValues(t *testing.T) {
 		t.Errorf("small value changed: %s", got)
 	}
 }
+
+// TestEventRowOfADeletedRecording: an entry whose recording retention deleted says so in
+// place of the link, and keeps the recording's id.
+func TestEventRowOfADeletedRecording(t *testing.T) {
+	row := func(gone string) fleetgate.EventRow {
+		return fleetgate.EventRow{Event: fleetgate.Event{RobotID: "r1", Message: "pallet dropped", RecordingID: "rec-1"}, RobotName: "one", RecordingGone: gone}
+	}
+	page := render(t, AllEvents(Nav{}, EventHistoryView{Rows: []fleetgate.EventRow{row("deleted by retention")}, AllRobots: true}))
+	if !strings.Contains(page, `title="rec-1">deleted by retention<`) || strings.Contains(page, "/recordings#rec-1") {
+		t.Errorf("a deleted recording's entry: %s", page)
+	}
+	page = render(t, AllEvents(Nav{}, EventHistoryView{Rows: []fleetgate.EventRow{row("")}, AllRobots: true}))
+	if !strings.Contains(page, `/robots/r1/recordings#rec-1`) || strings.Contains(page, "deleted by retention") {
+		t.Errorf("a kept recording's entry: %s", page)
+	}
+}

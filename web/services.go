@@ -59,6 +59,9 @@ type Agents interface {
 
 	ResourceDetails(ctx context.Context, c *gateway.Caller, robotID string) ([]fleetgate.ResourceDetail, error)
 	ResourceLink(ctx context.Context, c *gateway.Caller, robotID, resourceID string) (string, error)
+	// FleetRecordings are the recordings view's rows and the robots it could not list.
+	FleetRecordings(ctx context.Context, c *gateway.Caller) ([]fleetgate.RecordingRow, []string, error)
+	OpenRecording(ctx context.Context, c *gateway.Caller, robotID, recordingID string, cut gateway.RecordingCut) (*gateway.RecordingFile, error)
 }
 
 // Events are the event log: its history, the agents to filter it by, and new entries.

@@ -157,6 +157,8 @@ func (p *Panel) Register(e *echo.Echo) {
 	e.GET("/fragments/robots", p.handle(p.robotsFragment), user...)
 	e.GET("/fleet", p.handle(p.fleetPage), user...)
 	e.GET("/events", p.handle(p.allEventsPage), user...)
+	e.GET("/recordings", p.handle(p.fleetRecordingsPage), user...)
+	e.GET("/recordings/download", p.handle(p.downloadRecordings), user...)
 	e.GET("/fleet/fragment", p.handle(p.fleetFragment), user...)
 	p.mountRobotPage(e, user...)
 	e.GET("/robots/:robotId/streams", p.handle(p.streamsPage), user...)

@@ -229,7 +229,8 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	var trustedProxies []netip.Prefix
 	var corsOrigins []string
 	quota := byteSize(record.DefaultQuota)
-	var robotQuota byteSize
+	var robotQuota, cloudQuota byteSize
+	var retention time.Duration
 	fs := newFlagSet(name)
 	g.register(fs, defaultListen)
 	cloudLive := fs.Bool("cloud-live", true, "live view and teleoperation through the cloud (W3 tunnelled over the agent link, an extension); false: the cloud answers 404 there")
@@ -255,6 +256,8 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		fs.StringVar(&replica, "replica", "", "this replica's name among the others (letters, digits, - and _; default: host name and 4 random hex digits)")
 		fs.IntVar(&demoAgents, "demo", 0, "run this many simulated agents in this process, each linked over loopback with one simulated robot")
 		fs.IntVar(&agentMaxRobots, "agent-max-robots", agentMaxRobots, "robot records one agent may hold, offline ones included; the robots it announces beyond them are refused")
+		fs.DurationVar(&retention, "recordings-retention", 0, "age past which the cloud deletes its copies of recordings, e.g. 720h (0: keeps them); a copy being downloaded waits for the download")
+		fs.Var(&cloudQuota, "recordings-cloud-quota", "bytes of recordings' copies the cloud keeps per organization, e.g. 50GiB, the oldest deleted first (0: no quota)")
 	}
 	if err := parse(fs, args); err != nil {
 		return err
@@ -290,6 +293,9 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	if demoAgents < 0 || demoAgents > maxSimRobots {
 		return usagef("--demo must be between 0 and %d", maxSimRobots)
 	}
+	if retention < 0 {
+		return usagef("--recordings-retention must be 0 (keep) or an age such as 720h")
+	}
 	if agentMaxRobots < 1 {
 		return usagef("--agent-max-robots must be at least 1")
 	}
@@ -322,6 +328,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	cfg.TrustedProxies = trustedProxies
 	cfg.CORSOrigins = corsOrigins
 	cfg.RecordingsQuota, cfg.RecordingsRobotQuota = int64(quota), int64(robotQuota)
+	cfg.RecordingsRetention, cfg.RecordingsCloudQuota = retention, int64(cloudQuota)
 	release, err := lockGatewayData(g.data)
 	if err != nil {
 		return err

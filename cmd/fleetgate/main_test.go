@@ -241,6 +241,9 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"agent max robots from env", []string{"FLEETGATE_AGENT_MAX_ROBOTS=many"}, []string{"serve", "--data", dir}, "FLEETGATE_AGENT_MAX_ROBOTS"},
 		{"agent max robots on an agent", nil, []string{"agent", "--data", dir, "--agent-max-robots", "5"}, "flag provided but not defined"},
 		{"stale robots without an age", nil, []string{"robots", "remove", "--data", dir}, "--stale is required"},
+		{"negative retention", nil, []string{"serve", "--data", dir, "--recordings-retention", "-1h"}, "--recordings-retention must be 0"},
+		{"cloud quota in words", nil, []string{"serve", "--data", dir, "--recordings-cloud-quota", "lots"}, "recordings-cloud-quota"},
+		{"retention on an agent", nil, []string{"agent", "--data", dir, "--recordings-retention", "720h"}, "flag provided but not defined"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -81,6 +82,14 @@ func TestRecordFromTheCloudPanel(t *testing.T) {
 		Size          int64
 	}
 	var done recording
+	var recs struct{ Recordings []recording }
+	api(t, "GET", cloud.URL+"/apigateway/v2"+page, bearer, &recs)
+	if len(recs.Recordings) != 1 {
+		t.Fatalf("recordings on the cloud: %+v", recs)
+	}
+	if code := api(t, "GET", cloud.URL+"/apigateway/v2"+page+"/"+recs.Recordings[0].ID+"/download", bearer, nil); code != http.StatusConflict {
+		t.Fatalf("downloading a recording being written: %d, want 409", code)
+	}
 	for deadline := time.Now().Add(30 * time.Second); done.RecorderState != "Stopped"; time.Sleep(100 * time.Millisecond) {
 		var recs struct{ Recordings []recording }
 		api(t, "GET", cloud.URL+"/apigateway/v2"+page, bearer, &recs)
@@ -152,5 +161,40 @@ func TestRecordFromTheCloudPanel(t *testing.T) {
 	}
 	if report.Topic("/camera/image").First["format"] != "jpeg" {
 		t.Fatalf("the first camera frame decodes as %v", report.Topic("/camera/image").First["format"])
+	}
+
+	// A cut of the cloud's copy: the middle third of the pose's time, scan and pose only,
+	// holds exactly their messages of that time.
+	poses := report.Topic("/base/pose").LogTimes
+	from, to := poses[len(poses)/3], poses[2*len(poses)/3]
+	cutURL := cloud.URL + "/apigateway/v2" + page + "/" + done.ID + "/download?streams=base/pose,lidar/scan&from=" +
+		from.Time().UTC().Format(time.RFC3339Nano) + "&to=" + to.Time().UTC().Format(time.RFC3339Nano)
+	req, _ := http.NewRequest("GET", cutURL, nil)
+	req.Header.Set("Authorization", "bearer "+bearer)
+	cutResp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cutData, _ := io.ReadAll(cutResp.Body)
+	cutResp.Body.Close()
+	if cutResp.StatusCode != http.StatusOK {
+		t.Fatalf("a cut from the cloud: %d %s", cutResp.StatusCode, cutData)
+	}
+	cutPath := filepath.Join(t.TempDir(), "cut.mcap")
+	os.WriteFile(cutPath, cutData, 0o600)
+	cut := mcaptest.Indexed(t, cutPath)
+	if len(cut.Channels) != 2 || cut.Topic("/camera/image") != nil {
+		t.Fatalf("the cut has %d channels, want pose and scan", len(cut.Channels))
+	}
+	for _, topic := range []string{"/base/pose", "/lidar/scan"} {
+		var want []mcaptest.Uint
+		for _, lt := range report.Topic(topic).LogTimes {
+			if lt >= from && lt <= to {
+				want = append(want, lt)
+			}
+		}
+		if got := cut.Topic(topic).LogTimes; len(want) == 0 || !slices.Equal(got, want) {
+			t.Fatalf("%s in the cut: %d messages at %v, want %d at %v", topic, len(got), got, len(want), want)
+		}
 	}
 }

@@ -55,6 +55,17 @@ func (f *files) Put(ctx context.Context, id string, r io.Reader, size int64, sha
 	return nil
 }
 
+// Delete removes resource id from every replica's reach; an absent one is no error.
+func (f *files) Delete(ctx context.Context, id string) error {
+	if err := f.n.reachable("deleting resource " + id); err != nil {
+		return err
+	}
+	if err := f.obs.Delete(ctx, id); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+		return err
+	}
+	return nil
+}
+
 func (f *files) Get(ctx context.Context, id string) (io.ReadCloser, error) {
 	if err := f.n.reachable("reading resource " + id); err != nil {
 		return nil, err

@@ -24,6 +24,7 @@ type AgentService struct {
 	archive    ResourceArchive
 	signer     URLSigner
 	agentLinks func(agentID string) (time.Time, bool)
+	downloads  downloads // recordings being downloaded, which retention keeps
 }
 
 // AgentStore is what the agents and the resource archive need from durable storage.
@@ -49,6 +50,12 @@ type AgentStore interface {
 	// SyncedResources lists the resources of a robot that this gateway holds a verified
 	// copy of (Path set), newest first.
 	SyncedResources(ctx context.Context, robotID string) ([]fleetgate.ResourceRecord, error)
+	// ArchivedRecordings lists the archived copies of recordings (MCAP files) of every
+	// organization, oldest first.
+	ArchivedRecordings(ctx context.Context) ([]ArchivedRecording, error)
+	// MarkResourceDeleted sets the path of resource id from ArchivedPath to DeletedPath and
+	// reports whether it did: of several replicas' retention rounds, one deletes each copy.
+	MarkResourceDeleted(ctx context.Context, id string) (bool, error)
 }
 
 var agentKeyPattern = regexp.MustCompile(`^fga_[0-9A-Za-z]{40}$`)

@@ -34,6 +34,9 @@ type EventStore interface {
 	UnforwardedEvents(ctx context.Context, limit int) ([]fleetgate.Event, error)
 	MarkEventsForwarded(ctx context.Context, ids []int64, at time.Time) error
 
+	// Resource tells whether an entry's recording was deleted (DeletedPath).
+	Resource(ctx context.Context, id string) (fleetgate.ResourceRecord, error)
+
 	// The names shown beside entries.
 	Fleets(ctx context.Context, orgID string) ([]fleetgate.Fleet, error)
 	Agent(ctx context.Context, id string) (fleetgate.Agent, error)
@@ -292,7 +295,34 @@ func (es *EventService) QueryEvents(ctx context.Context, c *Caller, f fleetgate.
 		out[i] = fleetgate.EventRow{Event: e, RobotName: names[e.RobotID], FleetName: fleetNames[e.FleetID], AgentName: agentNames[e.AgentID],
 			Author: EventAuthor(e, agentNames[e.AgentID])}
 	}
+	if err := es.markGoneRecordings(ctx, out); err != nil {
+		return nil, nil, err
+	}
 	return out, next, nil
+}
+
+// markGoneRecordings says on each row whose recording retention deleted that it did (the
+// recording's id stays on the entry).
+func (es *EventService) markGoneRecordings(ctx context.Context, rows []fleetgate.EventRow) error {
+	gone := map[string]string{}
+	for i, e := range rows {
+		if e.RecordingID == "" {
+			continue
+		}
+		why, known := gone[e.RecordingID]
+		if !known {
+			rec, err := es.store.Resource(ctx, e.RecordingID)
+			if err != nil && !fleetgate.Is(err, fleetgate.ENotFound) {
+				return err
+			}
+			if err == nil && rec.Path == DeletedPath && rec.RobotID == e.RobotID {
+				why = DeletedPath
+			}
+			gone[e.RecordingID] = why
+		}
+		rows[i].RecordingGone = why
+	}
+	return nil
 }
 
 // orgNames maps the ids of an organization's fleets and agents to their names.

@@ -65,21 +65,11 @@ func (ag *AgentService) ResourceDetails(ctx context.Context, c *Caller, robotID 
 
 // recordingSummary reads the summary of an MCAP resource as a download would open it.
 func (ag *AgentService) recordingSummary(ctx context.Context, c *Caller, robotID string, res fleetgate.Resource) (*mcap.Summary, error) {
-	var f fleet.ResourceFile
 	r, _, err := ag.robots.authorizeRobot(ctx, c, robotID, actView)
 	if err != nil {
 		return nil, err
 	}
-	if ag.archive != nil && r.AgentID != "" {
-		f, err = ag.archive.Open(res.ID)
-	} else if live, ok := ag.presence.Robot(r.ID); ok {
-		f, err = robotCall(ctx, r, func(ctx context.Context) (fleet.ResourceFile, error) {
-			f, _, err := live.OpenResource(ctx, res.ID)
-			return f, err
-		})
-	} else {
-		err = fleetgate.Errorf(fleetgate.EUnavailable, "robot %q is offline", r.Name)
-	}
+	f, err := ag.openRecordingFile(ctx, r, res, ag.archive != nil && r.AgentID != "")
 	if err != nil {
 		return nil, err
 	}

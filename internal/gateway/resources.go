@@ -60,6 +60,9 @@ func (ag *AgentService) MayArchive(ctx context.Context, robotID, resourceID stri
 	if rec.RobotID != robotID {
 		return fleetgate.Errorf(fleetgate.EConflict, "resource %s belongs to another robot", resourceID)
 	}
+	if rec.Path == DeletedPath {
+		return fleetgate.Errorf(fleetgate.EConflict, "resource %s was %s: it is not taken again", resourceID, DeletedPath)
+	}
 	return nil
 }
 
@@ -186,6 +189,9 @@ func (ag *AgentService) OpenLink(ctx context.Context, method, path string, query
 	robot, err := ag.store.Robot(ctx, rec.RobotID)
 	if err != nil {
 		return nil, fleetgate.Resource{}, err
+	}
+	if rec.Path == DeletedPath {
+		return nil, fleetgate.Resource{}, fleetgate.Errorf(fleetgate.ENotFound, "recording %q was %s", rec.Name, DeletedPath)
 	}
 	if rec.Path == ArchivedPath && ag.archive != nil {
 		f, err := ag.archive.Open(rec.ID)

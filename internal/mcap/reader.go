@@ -193,7 +193,11 @@ var decoders = sync.Pool{New: func() any {
 }}
 
 // decode returns a chunk's uncompressed records, checking their size and CRC.
-func (c chunk) decode() ([]byte, error) {
+func (c chunk) decode() ([]byte, error) { return c.decodeInto(nil) }
+
+// decodeInto is decode appending to dst, for a reader that reuses one buffer for every
+// chunk. Uncompressed records are returned as they are, aliasing the chunk's.
+func (c chunk) decodeInto(dst []byte) ([]byte, error) {
 	if c.uncompressedSize > MaxRecord {
 		return nil, malformed("chunk of %d bytes uncompressed", c.uncompressedSize)
 	}
@@ -204,7 +208,10 @@ func (c chunk) decode() ([]byte, error) {
 	case CompressionZstd:
 		d := decoders.Get().(*zstd.Decoder)
 		// The size is the file's word: allocate for a plausible ratio, let a larger one grow.
-		out, err := d.DecodeAll(c.records, make([]byte, 0, min(c.uncompressedSize, 16*uint64(len(c.records))+4096)))
+		if dst == nil {
+			dst = make([]byte, 0, min(c.uncompressedSize, 16*uint64(len(c.records))+4096))
+		}
+		out, err := d.DecodeAll(c.records, dst)
 		decoders.Put(d)
 		if err != nil {
 			return nil, malformed("chunk: %v", err)

@@ -54,7 +54,8 @@ type Writer struct {
 	chunkMsgs  int
 	index      map[uint16][]indexEntry
 
-	out builder // scratch for what goes to w
+	out        builder // scratch for what goes to w
+	compressed []byte  // the open chunk's records compressed, reused from chunk to chunk
 }
 
 // NewWriter writes the magic and the header to w and returns a Writer.
@@ -210,7 +211,8 @@ func (w *Writer) Flush() error {
 	}
 	records := []byte(w.chunk)
 	if w.enc != nil {
-		records = w.enc.EncodeAll(w.chunk, nil)
+		w.compressed = w.enc.EncodeAll(w.chunk, w.compressed[:0])
+		records = w.compressed
 		idx.Compression = CompressionZstd
 	}
 	idx.CompressedSize = uint64(len(records))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/gateway"
 )
 
 const agentColumns = `id, org_id, fleet_id, name, key_hash, created_at, last_seen, revoked_at`
@@ -108,5 +109,32 @@ func (db *DB) TouchAgent(ctx context.Context, id string, at time.Time) error {
 // (path set), newest first; rowid, the order of first recording, breaks ties.
 func (db *DB) SyncedResources(ctx context.Context, robotID string) ([]fleetgate.ResourceRecord, error) {
 	return list(ctx, db, scanResource, `SELECT `+resourceColumns+` FROM resources
-		WHERE robot_id = ? AND path <> '' ORDER BY created_at DESC, rowid DESC`, robotID)
+		WHERE robot_id = ? AND path <> '' AND path <> ? ORDER BY created_at DESC, rowid DESC`, robotID, gateway.DeletedPath)
+}
+
+// MarkResourceDeleted marks the archived resource id deleted; false when it is not archived
+// (any more).
+func (db *DB) MarkResourceDeleted(ctx context.Context, id string) (bool, error) {
+	res, err := db.exec(ctx, `UPDATE resources SET path = ? WHERE id = ? AND path = ?`, gateway.DeletedPath, id, gateway.ArchivedPath)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// ArchivedRecordings lists the archived MCAP files of every robot with the robot's
+// organization, fleet and name, oldest first (rowid breaks ties).
+func (db *DB) ArchivedRecordings(ctx context.Context) ([]gateway.ArchivedRecording, error) {
+	return list(ctx, db, func(row rowScanner) (gateway.ArchivedRecording, error) {
+		var a gateway.ArchivedRecording
+		var created sql.NullInt64
+		err := row.Scan(&a.ID, &a.RobotID, &a.Name, &a.MIMEType, &a.FileType, &a.Size, &a.SHA256, &a.Path, &created, &a.AdminOnly,
+			&a.OrgID, &a.FleetID, &a.RobotName)
+		a.CreatedAt = fromMillis(created)
+		return a, err
+	}, `SELECT r.id, r.robot_id, r.name, r.mime_type, r.file_type, r.size, r.sha256, r.path, r.created_at, r.admin_only,
+		b.org_id, b.fleet_id, b.name
+		FROM resources r JOIN robots b ON b.id = r.robot_id
+		WHERE r.path = ? AND r.mime_type = ? ORDER BY r.created_at, r.rowid`, gateway.ArchivedPath, "application/mcap")
 }

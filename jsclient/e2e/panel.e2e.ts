@@ -1,6 +1,7 @@
 // The panel in a real browser against the real gateways: a cloud (`fleetgate serve`) and a
 // local gateway (`fleetgate agent --sim 2`) linked to it. The steps run in order and share
 // the fleet; each keeps a screenshot under test-artifacts/e2e.
+import { readFileSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { comparePNGs, eventually, problems, shot, signIn, startFleet, type Fleet } from "./harness.js";
@@ -482,6 +483,43 @@ describe("local gateway panel", () => {
     if (m) expect(body.length).toBe(Number(m[1]));
     else expect(`${(body.length / 1024).toFixed(1)} KiB`).toBe(listed);
     await shot(agentPage, "10-resources");
+  });
+
+  it("lists the fleet's recordings, filters them by robot, and downloads the selected as one zip", async () => {
+    const [first, second] = [robots[0]!, robots[1]!];
+    const ids: string[] = [];
+    for (const r of [first, second]) {
+      const start = await agentContext.request.post(`/panel/api/robots/${r.id}/recordings`, {
+        headers: { Origin: fleet.agent },
+        data: { streams: ["base/pose"], durationSeconds: 1 },
+      });
+      expect(start.status()).toBe(201);
+      ids.push(((await start.json()) as { id: string }).id);
+    }
+    // Both end by themselves after a second; the view lists finished recordings only.
+    await eventually(async () => {
+      await agentPage.goto("/recordings");
+      return (await agentPage.locator(ids.map((id) => `tr[data-recording-id="${id}"]`).join(",")).count()) === 2;
+    }, "both recordings listed", 15_000);
+    await shot(agentPage, "10b-recordings");
+
+    await agentPage.selectOption("#filter-robot", first.name);
+    await Promise.all([agentPage.waitForURL(/robot=/), agentPage.click("form[aria-label='Filter the recordings'] button[type=submit]")]);
+    expect(await agentPage.locator(`tr[data-recording-id="${ids[0]}"]`).count()).toBe(1);
+    expect(await agentPage.locator(`tr[data-recording-id="${ids[1]}"]`).count()).toBe(0);
+    const names = await agentPage.locator("tbody tr td:nth-child(2)").allTextContents();
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.every((n) => n.trim() === first.name)).toBe(true);
+
+    await agentPage.goto("/recordings");
+    for (const id of ids) await agentPage.check(`tr[data-recording-id="${id}"] input[type=checkbox]`);
+    const [download] = await Promise.all([agentPage.waitForEvent("download"), agentPage.click("text=Download selected (zip)")]);
+    expect(download.suggestedFilename()).toMatch(/^recordings_\d{8}-\d{6}\.zip$/);
+    const zip = readFileSync((await download.path())!);
+    // Two stored entries, each an MCAP file from its magic (PK\x03\x04, then the name, then the bytes).
+    const entries = zip.toString("latin1").split("PK\x03\x04").slice(1);
+    expect(entries.length).toBe(2);
+    for (const e of entries) expect(e.includes("\x89MCAP0\r\n")).toBe(true);
   });
 
   it("posts an event and shows it", async () => {

@@ -73,11 +73,14 @@ type eventJSON struct {
 	Type        string    `json:"type"`
 	Severity    string    `json:"severity"`
 	RecordingID string    `json:"recordingId"`
+	// RecordingDeleted says what became of the recording when it no longer exists
+	// ("deleted by retention"); absent otherwise.
+	RecordingDeleted string `json:"recordingDeleted,omitempty"`
 }
 
 func eventOf(r fleetgate.EventRow) eventJSON {
 	return eventJSON{ID: r.ID, Time: r.CreatedAt, RobotID: r.RobotID, RobotName: r.RobotName, FleetID: r.FleetID, Agent: r.AgentID,
-		AgentName: r.AgentName, Author: r.Author, Message: r.Message, Type: string(r.Type), Severity: string(r.Severity), RecordingID: r.RecordingID}
+		AgentName: r.AgentName, Author: r.Author, Message: r.Message, Type: string(r.Type), Severity: string(r.Severity), RecordingID: r.RecordingID, RecordingDeleted: r.RecordingGone}
 }
 
 type eventPage struct {

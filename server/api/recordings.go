@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -23,10 +24,19 @@ type Recordings interface {
 	StopRecording(ctx context.Context, c *gateway.Caller, robotID, recordingID string) (fleetgate.Recording, error)
 }
 
-type recordingRoutes struct{ recordings Recordings }
+// RecordingFiles opens recordings to download, whole or cut (gateway.AgentService).
+type RecordingFiles interface {
+	OpenRecording(ctx context.Context, c *gateway.Caller, robotID, recordingID string, cut gateway.RecordingCut) (*gateway.RecordingFile, error)
+}
+
+type recordingRoutes struct {
+	recordings Recordings
+	files      RecordingFiles
+}
 
 func (h recordingRoutes) mount(g *echo.Group, auth ...echo.MiddlewareFunc) {
 	g.GET("/robots/:robotId/recordings", h.list, auth...)
+	g.GET("/robots/:robotId/recordings/:recordingId/download", h.download, auth...)
 	g.POST("/robots/:robotId/recordings", h.start, auth...)
 	g.POST("/robots/:robotId/recordings/:recordingId/stop", h.stop, auth...)
 }
@@ -130,3 +140,65 @@ func (h recordingRoutes) stop(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, recordingOf(rec, time.Now()))
 }
+
+// download answers with a recording's MCAP file: whole without parameters (Range requests
+// work), else a new file of the time range from..to (RFC 3339) and the streams named
+// (component/stream or topic, comma-separated), written as it is cut.
+func (h recordingRoutes) download(c echo.Context) error {
+	cut, err := recordingCutOf(c)
+	if err != nil {
+		return err
+	}
+	f, err := h.files.OpenRecording(c.Request().Context(), callerOf(c), c.Param("robotId"), c.Param("recordingId"), cut)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if !f.Cut() {
+		serveFile(c, f.File, f.Resource)
+		return nil
+	}
+	attachmentHeaders(c, f.Resource)
+	c.Response().Header().Set("Cache-Control", "no-store")
+	c.Response().WriteHeader(http.StatusOK)
+	if c.Request().Method == http.MethodHead {
+		return nil
+	}
+	if _, err := f.WriteTo(c.Response()); err != nil {
+		// The status is sent: cut the connection, so that the client sees a broken download
+		// rather than a short file.
+		panic(http.ErrAbortHandler)
+	}
+	return nil
+}
+
+// recordingCutOf reads a download's from, to and streams.
+func recordingCutOf(c echo.Context) (gateway.RecordingCut, error) {
+	var cut gateway.RecordingCut
+	for _, p := range []struct {
+		name string
+		at   *time.Time
+	}{{"from", &cut.From}, {"to", &cut.To}} {
+		v := c.QueryParam(p.name)
+		if v == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return cut, fleetgate.Errorf(fleetgate.EInvalid, "%s must be a time in RFC 3339, such as 2026-11-28T09:30:00Z, not %q", p.name, v)
+		}
+		*p.at = t
+	}
+	for name := range strings.SplitSeq(c.QueryParam("streams"), ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			cut.Streams = append(cut.Streams, name)
+		}
+	}
+	if len(cut.Streams) > maxCutStreams {
+		return cut, fleetgate.Errorf(fleetgate.EInvalid, "name at most %d streams", maxCutStreams)
+	}
+	return cut, nil
+}
+
+// maxCutStreams bounds the streams of a download, as a recording's.
+const maxCutStreams = 64

@@ -470,20 +470,31 @@ func Files(files ResourceFiles) echo.HandlerFunc {
 			return err
 		}
 		defer f.Close()
-		var content io.ReadSeeker = f
-		if res.Size > 0 {
-			// A growing file (a log) is served as it was when listed, so size and body agree.
-			content = io.NewSectionReader(readerAt{f}, 0, res.Size)
-		}
-		h := c.Response().Header()
-		h.Set(echo.HeaderContentType, res.MIMEType)
-		h.Set(echo.HeaderContentDisposition, `attachment; filename="`+strings.NewReplacer(`"`, "", `\`, "").Replace(res.Name)+`"`)
-		h.Set("X-Content-Type-Options", "nosniff")
-		w := &problemWriter{ResponseWriter: c.Response(), head: req.Method == http.MethodHead}
-		http.ServeContent(w, req, res.Name, res.CreatedAt, content)
-		w.finish()
+		serveFile(c, f, res)
 		return nil
 	}
+}
+
+// serveFile answers with a resource's file, Range requests included.
+func serveFile(c echo.Context, f fleet.ResourceFile, res fleetgate.Resource) {
+	var content io.ReadSeeker = f
+	if res.Size > 0 {
+		// A growing file (a log) is served as it was when listed, so size and body agree.
+		content = io.NewSectionReader(readerAt{f}, 0, res.Size)
+	}
+	attachmentHeaders(c, res)
+	req := c.Request()
+	w := &problemWriter{ResponseWriter: c.Response(), head: req.Method == http.MethodHead}
+	http.ServeContent(w, req, res.Name, res.CreatedAt, content)
+	w.finish()
+}
+
+// attachmentHeaders say that the answer is the file res, to be saved under its name.
+func attachmentHeaders(c echo.Context, res fleetgate.Resource) {
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentType, res.MIMEType)
+	h.Set(echo.HeaderContentDisposition, `attachment; filename="`+strings.NewReplacer(`"`, "", `\`, "").Replace(res.Name)+`"`)
+	h.Set("X-Content-Type-Options", "nosniff")
 }
 
 // readerAt adapts a ReadSeeker to io.ReaderAt for SectionReader when the file lacks ReadAt.

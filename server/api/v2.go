@@ -53,6 +53,8 @@ type Services struct {
 	// SecondStreams are the second convention's stream reads and uploads, under its limit of
 	// one operation a second (gateway.LimitedStreams): one per server, since it holds the limit.
 	SecondStreams StreamOps
+	// Downloads are the recordings' downloads, whole or cut (an extension).
+	Downloads RecordingFiles
 }
 
 // Register mounts the API routes on e.
@@ -91,7 +93,7 @@ func mountREST(g *echo.Group, svc Services, opt Options, auth ...echo.Middleware
 	streamRoutes{svc.Streams}.mount(g, auth...)
 	metricRoutes{svc.Metrics}.mount(g, auth...)
 	eventRoutes{svc.Events}.mount(g, auth...)
-	recordingRoutes{svc.Recordings}.mount(g, auth...)
+	recordingRoutes{svc.Recordings, svc.Downloads}.mount(g, auth...)
 	g.GET("/robots/:robotId/controls", controlsList(svc.Live), auth...)
 	g.GET("/fleets", fleetList(svc.Fleets, opt.LocalFleetOnly), auth...)
 }

@@ -449,6 +449,8 @@ type SharedFiles interface {
 	// Get opens resource id; an absent one is an os.ErrNotExist error. The reader fails at
 	// its end if the bytes do not match what was put.
 	Get(ctx context.Context, id string) (io.ReadCloser, error)
+	// Delete removes resource id; an absent one is no error.
+	Delete(ctx context.Context, id string) error
 }
 
 // NewArchive wraps dir.
@@ -456,6 +458,21 @@ func NewArchive(dir *blob.Dir) *Archive { return &Archive{dir: dir} }
 
 // Share keeps every whole copy in shared too, and finds there what the directory lacks.
 func (a *Archive) Share(shared SharedFiles) { a.shared = shared }
+
+// Remove deletes the copy of resource id (retention): this replica's and the shared one.
+// Another replica's fetched copy stays on its disk, never served again: the record says
+// the resource is gone.
+func (a *Archive) Remove(id string) error {
+	if err := a.dir.Remove(id); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if a.shared == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return a.shared.Delete(ctx, id)
+}
 
 // fetchTimeout bounds the copy of a shared file into this replica's directory.
 const fetchTimeout = 10 * time.Minute

@@ -44,6 +44,13 @@ func (m *memoryFiles) Get(_ context.Context, id string) (io.ReadCloser, error) {
 	return io.NopCloser(bytes.NewReader(data)), nil
 }
 
+func (m *memoryFiles) Delete(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.files, id)
+	return nil
+}
+
 // TestSharedArchive: a file one replica's archive published is opened by another replica's
 // from the shared files, once (then from its own directory), with ranges; a file in neither is
 // not found.
@@ -90,5 +97,23 @@ func TestSharedArchive(t *testing.T) {
 	}
 	if _, err := b.Open("7d1e5c3a-0000-4000-8000-000000000000"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a file in neither archive: %v, want not exist", err)
+	}
+
+	// Retention removes the copy of the replica that deletes it and the shared one: a third
+	// replica finds it nowhere.
+	if err := a.Remove(id); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Remove(id); err != nil {
+		t.Errorf("removing a removed copy: %v", err)
+	}
+	dirC, err := blob.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewArchive(dirC)
+	c.Share(shared)
+	if _, err := c.Open(id); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a removed file on another replica: %v, want not exist", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/gateway"
 	"github.com/fleetgate/fleetgate/internal/store"
 )
 
@@ -207,6 +208,58 @@ func testSyncedResources(t *testing.T, open Opener) {
 	list, err = db.SyncedResources(ctx, "r-1")
 	if err != nil || len(list) != 5 || list[0].ID != "robot-held" {
 		t.Errorf("after the copy arrived: %+v, %v; want robot-held first of 5", list, err)
+	}
+}
+
+// testArchivedRecordings: the archived recordings of every organization, oldest first, with
+// their robot's organization, fleet and name; marking one deleted happens once, drops it
+// from the archived lists and keeps its record.
+func testArchivedRecordings(t *testing.T, open Opener) {
+	db := open(t)
+	ctx := context.Background()
+	f := bootstrap(t, db)
+	must(t, db.CreateRobot(ctx, fleetgate.Robot{ID: "r-1", OrgID: f.org.ID, FleetID: f.fleet.ID, Name: "one", CreatedAt: time.Now()}))
+	base := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	for i, r := range []fleetgate.ResourceRecord{
+		{ID: "late", MIMEType: "application/mcap", Path: gateway.ArchivedPath},
+		{ID: "early", MIMEType: "application/mcap", Path: gateway.ArchivedPath},
+		{ID: "log", MIMEType: "text/plain", Path: gateway.ArchivedPath}, // not a recording
+		{ID: "held", MIMEType: "application/mcap", Path: ""},            // the robot serves it
+	} {
+		r.RobotID, r.Name, r.Size, r.CreatedAt = "r-1", r.ID+".mcap", 10, base.Add(time.Duration(3-i)*time.Second)
+		must(t, db.SaveResource(ctx, r))
+	}
+	ids := func() []string {
+		list, err := db.ArchivedRecordings(ctx)
+		must(t, err)
+		var got []string
+		for _, a := range list {
+			if a.OrgID != f.org.ID || a.FleetID != f.fleet.ID || a.RobotName != "one" {
+				t.Errorf("%s: organization %q, fleet %q, robot %q", a.ID, a.OrgID, a.FleetID, a.RobotName)
+			}
+			got = append(got, a.ID)
+		}
+		return got
+	}
+	if got := ids(); !slices.Equal(got, []string{"early", "late"}) {
+		t.Fatalf("ArchivedRecordings = %v, want early, late", got)
+	}
+	if marked, err := db.MarkResourceDeleted(ctx, "early"); err != nil || !marked {
+		t.Fatalf("marking early deleted: %v, %v", marked, err)
+	}
+	if marked, err := db.MarkResourceDeleted(ctx, "early"); err != nil || marked {
+		t.Errorf("marking it again: %v, %v; want false (another replica did)", marked, err)
+	}
+	if got := ids(); !slices.Equal(got, []string{"late"}) {
+		t.Errorf("after the deletion: %v", got)
+	}
+	synced, err := db.SyncedResources(ctx, "r-1")
+	must(t, err)
+	if slices.ContainsFunc(synced, func(r fleetgate.ResourceRecord) bool { return r.ID == "early" }) {
+		t.Error("a deleted recording is still listed as archived")
+	}
+	if rec, err := db.Resource(ctx, "early"); err != nil || rec.Path != gateway.DeletedPath {
+		t.Errorf("the deleted recording's record: %+v, %v", rec, err)
 	}
 }
 

@@ -43,6 +43,7 @@ var tests = []struct {
 	{"TouchAgent", testTouchAgent},
 	{"AgentRobotRecords", testAgentRobotRecords},
 	{"SyncedResources", testSyncedResources},
+	{"ArchivedRecordings", testArchivedRecordings},
 	{"EventForwarding", testEventForwarding},
 	{"EventQuery", testEventQuery},
 	{"SessionsStoreOnlyHashesAndExpire", testSessionsStoreOnlyHashesAndExpire},
