@@ -27,7 +27,7 @@ type Report struct {
 		Encoding string `json:"encoding"`
 		Size     int    `json:"size"`
 	} `json:"schemas"`
-	Channels   map[string]*Channel `json:"channels"` // by channel id
+	Channels map[string]*Channel `json:"channels"` // by channel id
 	// Metadata is the file's metadata records, by the summary's metadata index.
 	Metadata []struct {
 		Name     string            `json:"name"`
