@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/fleetgate/fleetgate"
