@@ -90,6 +90,13 @@ type Config struct {
 	// RecordingsRobotQuota bounds the bytes of one robot's recordings (0: half of
 	// RecordingsQuota).
 	RecordingsRobotQuota int64
+	// FlightBuffer, FlightBufferMax and FlightAfter are the flight recorder's (an agent's):
+	// how far back each robot's buffer reaches (0: no flight recorder), its byte cap per
+	// robot (0: record.DefaultFlightMaxBytes) and how long a flight recording goes on after
+	// its trigger (0: record.DefaultFlightAfter).
+	FlightBuffer    time.Duration
+	FlightBufferMax int64
+	FlightAfter     time.Duration
 	// Cloud is the cloud gateway's URL an agent links to, with AgentKey; empty: the agent
 	// runs alone.
 	Cloud    string
@@ -216,7 +223,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	revoking := revokingStore{DB: db, revoked: func() { s.tokensChanged(true) }}
 	s.journal = newJournal(s.log)
-	s.door = door.New(door.Config{Log: s.log, Journal: s.journal.add})
+	s.door = door.New(door.Config{Log: s.log, Journal: s.doorChanged, Published: s.commandSent})
 	gwCfg := gateway.Config{
 		Door:               s.door,
 		Store:              revoking,

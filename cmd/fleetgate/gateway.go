@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
-	"github.com/fleetgate/fleetgate/internal/record"
 	"github.com/fleetgate/fleetgate/internal/store/postgres"
 	"github.com/fleetgate/fleetgate/server"
 )
@@ -226,8 +225,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	var liveBudget int64
 	var trustedProxies []netip.Prefix
 	var corsOrigins []string
-	quota := byteSize(record.DefaultQuota)
-	var robotQuota byteSize
+	var recorder recorderFlags
 	fs := newFlagSet(name)
 	g.register(fs, defaultListen)
 	cloudLive := fs.Bool("cloud-live", true, "live view and teleoperation through the cloud (W3 tunnelled over the agent link, an extension); false: the cloud answers 404 there")
@@ -242,8 +240,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		fs.StringVar(&cloudURL, "cloud", "", "URL of the cloud gateway to link to (fleetgate serve), or the comma-separated URLs of its replicas, tried in turn; empty: run alone")
 		fs.StringVar(&agentKey, "agent-key", "", "this agent's key from fleetgate agents add on the cloud (prefer FLEETGATE_AGENT_KEY: a flag shows in ps)")
 		fs.Int64Var(&liveBudget, "link-live-budget", 0, "bytes per second of live samples the agent sends the cloud, shared fairly between the watched streams (0: no cap)")
-		fs.Var(&quota, "recordings-quota", "bytes of recordings the agent keeps, e.g. 2GiB; the oldest finished go first (default 2GiB)")
-		fs.Var(&robotQuota, "recordings-robot-quota", "bytes of one robot's recordings the agent keeps, below --recordings-quota so that one robot cannot take the room of another; its oldest finished go first (default: half of --recordings-quota)")
+		recorder.register(fs)
 	} else {
 		fs.StringVar(&database, "db", "", dbUsage)
 		fs.StringVar(&natsURL, "nats", "", "NATS server(s) joining this process to the cloud's replicas, e.g. nats://10.0.0.5:4222 (JetStream on; needs --db postgres://... and credentials: --nats-user and FLEETGATE_NATS_PASSWORD, --nats-token, --nats-nkey-seed or --nats-cert, unless --nats-insecure); empty: one process")
@@ -265,6 +262,9 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		return err
 	}
 	if err := ros2.check(); mode == server.ModeAgent && err != nil {
+		return err
+	}
+	if err := recorder.check(); mode == server.ModeAgent && err != nil {
 		return err
 	}
 	// The one default simulated robot is there only when no other source is configured.
@@ -316,7 +316,9 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	cfg.NoCloudLive, cfg.LinkLiveBudget = !*cloudLive, liveBudget
 	cfg.TrustedProxies = trustedProxies
 	cfg.CORSOrigins = corsOrigins
-	cfg.RecordingsQuota, cfg.RecordingsRobotQuota = int64(quota), int64(robotQuota)
+	if mode == server.ModeAgent {
+		recorder.apply(&cfg)
+	}
 	release, err := lockGatewayData(g.data)
 	if err != nil {
 		return err
