@@ -33,12 +33,12 @@ bench:
 cluster-demo:
 	./scripts/cluster-demo.sh
 
-# The event log's export (GET /apigateway/v2/events?format=jsonl) of 100,000 and 1,000,000
-# entries: entries per second and the server's peak heap of each (flat: streamed).
 # The flight recorder's cost per buffered robot (RSS, CPU; about 90 s): docs/recordings.md.
 bench-flight:
 	go test -run '^$$' -bench BenchmarkFlightBuffer -benchtime 1x -timeout 10m -v ./cmd/fleetgate
 
+# The event log's export (GET /apigateway/v2/events?format=jsonl) of 100,000 and 1,000,000
+# entries: entries per second and the server's peak heap of each (flat: streamed).
 bench-events:
 	FLEETGATE_BENCH_EVENTS=$${FLEETGATE_BENCH_EVENTS:-1000000} go test -run '^$$' -bench BenchmarkEventExport -benchtime 1x -timeout 30m -v ./server
 
