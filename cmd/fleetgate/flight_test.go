@@ -22,29 +22,7 @@ import (
 // Then fleetgate record snapshot on the agent makes another.
 func TestFlightRecordingFromTheCloud(t *testing.T) {
 	const buffer, after = 6 * time.Second, 2 * time.Second
-	cloudDir := t.TempDir()
-	cloud := start(t, nil, "serve", "--data", cloudDir, "--listen", "127.0.0.1:0", "--admin-token", testToken)
-	key := addAgent(t, cloudDir, "dock")
-	agent := start(t, []string{"FLEETGATE_AGENT_KEY=" + key}, "agent", "--data", t.TempDir(), "--listen", "127.0.0.1:0",
-		"--admin-token", testToken, "--sim", "1", "--cloud", cloud.URL,
-		"--flight-buffer", buffer.String(), "--flight-after", after.String())
-	bearer := login(t, cloud.URL, testToken)
-	var robotID string
-	var list struct {
-		RobotDataList []struct {
-			BasicData struct{ ID string }
-			IsOnline  bool
-		}
-	}
-	for deadline := time.Now().Add(20 * time.Second); robotID == ""; time.Sleep(50 * time.Millisecond) {
-		api(t, "GET", cloud.URL+"/apigateway/v2/robots", bearer, &list)
-		if len(list.RobotDataList) == 1 && list.RobotDataList[0].IsOnline {
-			robotID = list.RobotDataList[0].BasicData.ID
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the agent's robot never came online on the cloud: %+v", list)
-		}
-	}
+	cloud, agent, bearer, robotID := cloudAndAgent(t, "--flight-buffer", buffer.String(), "--flight-after", after.String())
 	// The buffer fills as the simulator runs: what the test is about takes this long (it
 	// waits for time to pass, not for another party).
 	time.Sleep(buffer + time.Second)
@@ -119,8 +97,11 @@ func TestFlightRecordingFromTheCloud(t *testing.T) {
 	if camera == nil {
 		t.Fatal("no camera in the flight recording")
 	}
+	// Full rate: every frame the camera published is there (no gap in its sequence). The
+	// simulator renders 15 a second, fewer when the machine is too busy for it (it skips
+	// then): the bound only tells a decimated camera (7.5 a second) from a whole one.
 	span := camera.LogTimes[camera.Count-1].Time().Sub(camera.LogTimes[0].Time())
-	if rate := float64(camera.Count-1) / span.Seconds(); rate < 13 { // the simulator's camera: 15 a second
+	if rate := float64(camera.Count-1) / span.Seconds(); rate < 10 {
 		t.Errorf("the camera is recorded at %.1f frames a second over %v", rate, span)
 	}
 	for i := 1; i < camera.Count; i++ {

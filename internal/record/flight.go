@@ -161,7 +161,7 @@ func (f *flight) run() {
 		if n := f.follow(); n == 0 {
 			wait = flightIdle
 		}
-		if !f.sleep(wait) {
+		if !sleep(f.ctx, f.r.clock, wait) {
 			return
 		}
 	}
@@ -243,19 +243,6 @@ func (f *flight) addPlan(p plan) (uint16, bool) {
 	f.byKey[p.stream.Key()] = len(f.plans)
 	f.plans = append(f.plans, p)
 	return uint16(len(f.plans) - 1), true
-}
-
-// sleep waits d on the recorder's clock; false if the buffer closed meanwhile.
-func (f *flight) sleep(d time.Duration) bool {
-	wake := make(chan struct{})
-	t := f.r.clock.AfterFunc(d, func() { close(wake) })
-	defer t.Stop()
-	select {
-	case <-wake:
-		return true
-	case <-f.ctx.Done():
-		return false
-	}
 }
 
 // push buffers it, and gives it to the recording being made.

@@ -237,7 +237,7 @@ func (s *session) pull(i int) {
 		if interval > 0 {
 			// The cap: at most one sample per interval, the newest when the wait ends.
 			if now.Before(next) {
-				if !s.sleep(next.Sub(now)) {
+				if !sleep(s.ctx, s.r.clock, next.Sub(now)) {
 					return
 				}
 				for newer, ok := sub.Take(); ok; newer, ok = sub.Take() {
@@ -259,15 +259,15 @@ func (s *session) pull(i int) {
 	}
 }
 
-// sleep waits d on the recorder's clock; false if the session stopped meanwhile.
-func (s *session) sleep(d time.Duration) bool {
+// sleep waits d on clock c; false if ctx ended meanwhile.
+func sleep(ctx context.Context, c clock.Clock, d time.Duration) bool {
 	wake := make(chan struct{})
-	t := s.r.clock.AfterFunc(d, func() { close(wake) })
+	t := c.AfterFunc(d, func() { close(wake) })
 	defer t.Stop()
 	select {
 	case <-wake:
 		return true
-	case <-s.ctx.Done():
+	case <-ctx.Done():
 		return false
 	}
 }
