@@ -133,3 +133,23 @@ func TestFlightRecordingFromTheCloud(t *testing.T) {
 		t.Fatalf("record list:\n%s", out)
 	}
 }
+
+// The flight recorder's flags are checked before anything starts.
+func TestFlightFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--flight-buffer", "-1s"}, "--flight-buffer must be between 0 (off) and 1h0m0s"},
+		{[]string{"--flight-buffer", "2h"}, "--flight-buffer must be between 0 (off) and 1h0m0s"},
+		{[]string{"--flight-after", "0s"}, "--flight-after must be between 1ms and 1h0m0s"},
+		{[]string{"--flight-buffer-max", "100KiB"}, "--flight-buffer-max must be at least 1MiB"},
+	} {
+		for _, command := range []string{"agent", "demo"} {
+			args := append([]string{command, "--data", t.TempDir()}, tc.args...)
+			if _, stderr, code := runCLI(t, nil, args...); code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("fleetgate %v: exit %d, %q; want 2 and %q", args, code, stderr, tc.want)
+			}
+		}
+	}
+}

@@ -5,8 +5,10 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/clock/clocktest"
@@ -253,5 +255,118 @@ func TestFlightCloseWritesTheRecordingBeingMade(t *testing.T) {
 	}
 	if n := raw.Subscribers(poseKey); n != 0 {
 		t.Fatalf("%d subscribers after close", n)
+	}
+}
+
+// TestFlightFollowsTheRobotBack: a robot that goes offline and comes back (as a new
+// connection of the same id) is buffered again, the buffer keeping what came before.
+func TestFlightFollowsTheRobotBack(t *testing.T) {
+	rec, clk, raw, robot, f := flightRecorder(t, FlightConfig{Buffer: time.Minute, After: time.Second})
+	emitBuffered(t, f, raw, poseKey, typePose, posePayload(1))
+	raw.Disconnect()
+	waitFor(t, "the buffer to wait for the robot", func() bool { return clk.Pending() == 1 })
+	back := newTestRobot("robot1")
+	if rec.Wrap(back) == robot {
+		t.Fatal("a new connection got the old wrapper")
+	}
+	clk.Advance(flightRetry)
+	waitFor(t, "the buffer to subscribe again", func() bool { return back.Subscribers(poseKey) == 1 })
+	emitBuffered(t, f, back, poseKey, typePose, posePayload(2))
+	r, err := robot.TriggerRecording(bg, "back", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Second)
+	waitFinished(t, robot, r.ID)
+	if got, _ := messagesOf(t, rec.path(r.ID)); len(got["/base/pose"]) != 2 {
+		t.Fatalf("the recording holds %d poses, want the one before and the one after the robot came back", len(got["/base/pose"]))
+	}
+}
+
+// TestFlightQuota: a flight recording that does not fit the robot's quota fails, says why,
+// and leaves no file; a trigger with no room at all is refused.
+func TestFlightQuota(t *testing.T) {
+	clk := clocktest.New()
+	cfg := testConfig(t)
+	var mu sync.Mutex
+	var told []Milestone
+	cfg.Clock, cfg.Quota, cfg.RobotQuota = clk, 3<<20/2, 3<<20/2
+	cfg.Flight = FlightConfig{Buffer: time.Minute, After: time.Second}
+	cfg.Journal = func(m Milestone) { mu.Lock(); told = append(told, m); mu.Unlock() }
+	rec := openRecorder(t, cfg)
+	raw := newTestRobot("robot1")
+	robot := rec.Wrap(raw)
+	f := rec.flightOf(raw.ID)
+	waitFor(t, "the buffer to subscribe", func() bool { return raw.Subscribers(imageKey) == 1 })
+	for i := range 20 { // 2 MB of frames
+		emitBuffered(t, f, raw, imageKey, typeImage, imagePayload(i, 100_000))
+	}
+	r, err := robot.TriggerRecording(bg, "too much", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Second)
+	if list, _ := robot.Recordings(bg); len(list) != 0 {
+		t.Fatalf("recordings %+v after a flight recording beyond the quota", list)
+	}
+	if _, err := os.Stat(rec.path(r.ID)); !os.IsNotExist(err) {
+		t.Fatalf("its file: %v", err)
+	}
+	mu.Lock()
+	last := told[len(told)-1]
+	mu.Unlock()
+	if !last.Failed || !strings.Contains(last.What, fleetgate.RecordingQuotaExceeded) {
+		t.Fatalf("the journal was told %+v", last)
+	}
+
+	small := cfg
+	small.Dir, small.Quota, small.RobotQuota = t.TempDir(), 1<<19, 1<<19
+	tiny := openRecorder(t, small)
+	if _, err := tiny.Wrap(newTestRobot("robot2")).TriggerRecording(bg, "no room", ""); !fleetgate.Is(err, fleetgate.EUnavailable) {
+		t.Fatalf("a trigger without room: %v", err)
+	}
+}
+
+func TestFlightNamesAndCommands(t *testing.T) {
+	at := time.Date(2026, 11, 28, 2, 10, 3, 0, time.UTC)
+	for _, tc := range []struct{ robot, trigger, want string }{
+		{"sim-1", "pallet dropped", "sim-1 2026-11-28 02-10-03 pallet dropped.mcap"},
+		{"dock/7", "../../etc: \"x\"", "dock_7 2026-11-28 02-10-03 _.._etc_ _x_.mcap"},
+		{"sim-1", cleanTrigger(" \n\t "), "sim-1 2026-11-28 02-10-03 trigger.mcap"},
+		{"sim-1", cleanTrigger("Palette\nrenversée  ici"), "sim-1 2026-11-28 02-10-03 Palette renversée ici.mcap"},
+	} {
+		if got := flightFileName(tc.robot, at, tc.trigger); got != tc.want {
+			t.Errorf("flightFileName(%q, %q) = %q, want %q", tc.robot, tc.trigger, got, tc.want)
+		}
+	}
+	if got := cleanTrigger(strings.Repeat("é", 300)); len(got) > maxTrigger || !utf8.ValidString(got) {
+		t.Errorf("a long trigger is cut to %d bytes (valid UTF-8: %v)", len(got), utf8.ValidString(got))
+	}
+
+	// Commands of every kind of input get a channel without asking the robot.
+	rec, clk, raw, robot, f := flightRecorder(t, FlightConfig{Buffer: time.Minute, After: time.Second})
+	ros1 := fleetgate.StreamKey{Name: "/cmd", Source: fleetgate.SourceROS1}
+	ros2 := fleetgate.StreamKey{Name: "/cmd2", Source: fleetgate.SourceROS2}
+	rec.Command(raw.ID, cmdKey, typeTwist, fleettest.TwistPayload(1, 0), clk.Now())
+	rec.Command(raw.ID, ros1, "my_msgs/Go", []byte{1}, clk.Now())
+	rec.Command(raw.ID, ros2, "my_msgs/msg/Go", []byte{0, 1, 0, 0, 2}, clk.Now())
+	rec.Command("another robot", cmdKey, typeTwist, fleettest.TwistPayload(1, 0), clk.Now())
+	f.mu.Lock()
+	held := len(f.items)
+	f.mu.Unlock()
+	if held != 3 {
+		t.Fatalf("the buffer holds %d commands, want 3", held)
+	}
+	r, err := robot.TriggerRecording(bg, "commands", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Second)
+	waitFinished(t, robot, r.ID)
+	_, channels := messagesOf(t, rec.path(r.ID))
+	for topic, enc := range map[string]string{"/base/cmd_vel": mcap.EncodingProtobuf, "/cmd": mcap.MessageROS1, "/cmd2": mcap.MessageCDR} {
+		if c, ok := channels[topic]; !ok || c.MessageEncoding != enc || c.Metadata["direction"] != "input" {
+			t.Errorf("channel %s: %+v, want %s, an input", topic, c, enc)
+		}
 	}
 }
