@@ -588,3 +588,30 @@ func TestMetadataIsIndexedAndSurvivesRecovery(t *testing.T) {
 	}
 	check(cut, 1)
 }
+
+// TestReadMetadataRefusesABadIndex: a metadata index that points outside the file or at
+// another record is malformed, never a panic or a huge allocation.
+func TestReadMetadataRefusesABadIndex(t *testing.T) {
+	path, _ := writeWithMetadata(t)
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openSummary(t, path)
+	if len(s.metadata) != 1 {
+		t.Fatalf("%d metadata indexes", len(s.metadata))
+	}
+	idx := s.metadata[0]
+	for name, damage := range map[string]func(b []byte){
+		"not a metadata record": func(b []byte) { b[idx.offset] = opMessage },
+		"its length changed":    func(b []byte) { binary.LittleEndian.PutUint64(b[idx.offset+1:], idx.length) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := bytes.Clone(good)
+			damage(b)
+			if _, err := ReadMetadata(bytes.NewReader(b), int64(len(b))); err == nil {
+				t.Fatal("read metadata from a damaged file")
+			}
+		})
+	}
+}

@@ -370,3 +370,58 @@ func TestFlightNamesAndCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestFlightTailCap: a recording being made takes at most the buffer's cap of what follows
+// its trigger; the rest is counted as dropped, and the buffer itself stays within its cap.
+func TestFlightTailCap(t *testing.T) {
+	const frame = 10_000
+	limit := int64(5 * (frame + 200))
+	rec, clk, raw, robot, f := flightRecorder(t, FlightConfig{Buffer: time.Minute, After: time.Second, MaxBytes: limit})
+	r, err := robot.TriggerRecording(bg, "burst", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 12 {
+		emitBuffered(t, f, raw, imageKey, typeImage, imagePayload(i, frame))
+	}
+	f.mu.Lock()
+	bytes := f.bytes
+	f.mu.Unlock()
+	if bytes > limit {
+		t.Fatalf("the buffer holds %d bytes past its cap of %d while a recording is made", bytes, limit)
+	}
+	clk.Advance(time.Second)
+	done := waitFinished(t, robot, r.ID)
+	got, _ := messagesOf(t, rec.path(r.ID))
+	if n := len(got["/camera/image"]); n+int(done.Dropped) != 12 || n > 5 || done.Dropped == 0 {
+		t.Fatalf("%d frames written, %d dropped, of 12 after the trigger with room for 5", n, done.Dropped)
+	}
+}
+
+// TestFlightCrashLeavesNothingBehind: a flight recording whose file was never written (the
+// agent died before the time after its trigger) is gone at the next start, with no trace.
+func TestFlightCrashLeavesNothingBehind(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Flight = FlightConfig{Buffer: time.Minute, After: time.Hour}
+	rec, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	robot := rec.Wrap(newTestRobot("robot1"))
+	r, err := robot.TriggerRecording(bg, "crash", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(rec.metaPath(r.ID)); err != nil {
+		t.Fatalf("the recording's description is not on disk before its file: %v", err)
+	}
+	// A crash: the process ends without Close. The next start finds the description alone.
+	again := openRecorder(t, cfg)
+	if list := again.list(robot.Info().ID); len(list) != 0 || len(again.entries) != 0 {
+		t.Fatalf("after a crash: %d recordings known", len(again.entries))
+	}
+	if _, err := os.Stat(rec.metaPath(r.ID)); !os.IsNotExist(err) {
+		t.Fatalf("the description is still there: %v", err)
+	}
+	rec.Close() // the first recorder's goroutines, for the test's sake
+}
