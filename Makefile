@@ -1,5 +1,5 @@
 # Convenience targets; the scripts are the source of truth (CI runs scripts/test.sh).
-.PHONY: test generate build agent-ros2 packages demo bench bench-netshape bench-uplink chaos bench-events bench-cluster bench-cluster-w1 cluster-demo durability deadman soak kiosk-soak
+.PHONY: test generate build agent-ros2 packages demo bench bench-netshape bench-uplink chaos bench-events bench-flight bench-cluster bench-cluster-w1 cluster-demo durability deadman soak kiosk-soak
 
 test:
 	./scripts/test.sh
@@ -33,8 +33,10 @@ bench:
 cluster-demo:
 	./scripts/cluster-demo.sh
 
-# The event log's export (GET /apigateway/v2/events?format=jsonl) of 100,000 and 1,000,000
-# entries: entries per second and the server's peak heap of each (flat: streamed).
+# The flight recorder's cost per buffered robot (RSS, CPU; about 90 s): docs/recordings.md.
+bench-flight:
+	go test -run '^$$' -bench BenchmarkFlightBuffer -benchtime 1x -timeout 10m -v ./cmd/fleetgate
+
 # The user-space shaped link (internal/netshape) with no impairment against a plain veth pair
 # between the same namespaces: what shaped benchmarks owe to the helper itself.
 bench-netshape:
@@ -52,6 +54,8 @@ bench-uplink:
 chaos:
 	FLEETGATE_CHAOS_DURATION=$${FLEETGATE_CHAOS_DURATION:-5m} go test -run 'TestChaos' -timeout 30m -v ./cmd/fleetgate
 
+# The event log's export (GET /apigateway/v2/events?format=jsonl) of 100,000 and 1,000,000
+# entries: entries per second and the server's peak heap of each (flat: streamed).
 bench-events:
 	FLEETGATE_BENCH_EVENTS=$${FLEETGATE_BENCH_EVENTS:-1000000} go test -run '^$$' -bench BenchmarkEventExport -benchtime 1x -timeout 30m -v ./server
 

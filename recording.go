@@ -48,7 +48,15 @@ type Recording struct {
 	Size     int64
 	Messages int64
 	Dropped  int64
+	// Trigger (an extension) says what made the recording: "manual" for one started by
+	// request, else what turned the flight recorder's buffer into it ("pallet dropped", "speed
+	// refusal", "snapshot"); EventID is the event-log entry it was made for, if any.
+	Trigger string
+	EventID string
 }
+
+// TriggerManual is the Trigger of a recording started by request.
+const TriggerManual = "manual"
 
 // RecordedStream is a stream of a recording and the MCAP topic it is recorded on.
 type RecordedStream struct {

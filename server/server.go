@@ -95,6 +95,13 @@ type Config struct {
 	// deleted first (0: no limit; the agent ignores both).
 	RecordingsRetention  time.Duration
 	RecordingsCloudQuota int64
+	// FlightBuffer, FlightBufferMax and FlightAfter are the flight recorder's (an agent's):
+	// how far back each robot's buffer reaches (0: no flight recorder), its byte cap per
+	// robot (0: record.DefaultFlightMaxBytes) and how long a flight recording goes on after
+	// its trigger (0: record.DefaultFlightAfter).
+	FlightBuffer    time.Duration
+	FlightBufferMax int64
+	FlightAfter     time.Duration
 	// Cloud is the cloud gateway's URL an agent links to, with AgentKey; empty: the agent
 	// runs alone.
 	Cloud    string
@@ -225,7 +232,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	revoking := revokingStore{DB: db, revoked: func() { s.tokensChanged(true) }}
 	s.journal = newJournal(s.log)
-	s.door = door.New(door.Config{Log: s.log, Journal: s.journal.add})
+	s.door = door.New(door.Config{Log: s.log, Journal: s.doorChanged, Published: s.commandSent})
 	gwCfg := gateway.Config{
 		Door:               s.door,
 		Store:              revoking,

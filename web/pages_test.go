@@ -159,6 +159,10 @@ func TestPageActions(t *testing.T) {
 	wantRedirect(t, "post event", op.post(r+"/events", url.Values{"message": {"pallet dropped"}}), r+"/events")
 	wantBody(t, "events", op.get(r+"/events"), "pallet dropped", "operator@example.com")
 	wantBody(t, "empty event", op.submit(r+"/events", url.Values{"message": {""}}), "message is required", `role="alert"`)
+	// The form's Record box reaches the core: this robot's source has no recorder.
+	wantBody(t, "the record box", op.get(r+"/events"), `name="record" value="true"`)
+	wantBody(t, "record without a recorder", op.submit(r+"/events", url.Values{"message": {"forklift tipped"}, "record": {"true"}}),
+		"cannot record", `role="alert"`, "forklift tipped")
 
 	// Upload: the developer's JSON is validated before anything reaches the robot.
 	up := url.Values{"component": {"base"}, "stream": {"cmd_vel"}, "source": {"1"}, "type": {twistType}}

@@ -425,9 +425,15 @@ func (p *Panel) postEvent(c echo.Context) error {
 	ctx, caller := c.Request().Context(), Caller(c)
 	robotID := c.Param("robotId")
 	msg := c.FormValue("message")
-	_, err := p.events.PostEvent(ctx, caller, gateway.PostEventInput{RobotID: robotID, FleetID: c.FormValue("fleetId"), Message: msg})
+	record := c.FormValue("record") == "true"
+	e, err := p.events.PostEvent(ctx, caller, gateway.PostEventInput{RobotID: robotID, FleetID: c.FormValue("fleetId"), Message: msg, Record: record})
 	if err == nil {
 		return c.Redirect(http.StatusSeeOther, "/robots/"+robotID+"/events")
+	}
+	if e.ID != 0 {
+		// Posted, but the flight recorder did not record: said on the page, the message
+		// not offered again.
+		return p.redirectFlash(c, "/robots/"+robotID+"/events", flash{Error: fleetgate.ErrorMessage(err)})
 	}
 	if code := fleetgate.ErrorCode(err); code != fleetgate.EInvalid {
 		return err

@@ -53,7 +53,7 @@ var verbs = map[string][]string{
 	"agents": {"add", "list", "revoke"},
 	"robots": {"add", "list", "remove"},
 	"events": {"list"},
-	"record": {"start", "stop", "list"},
+	"record": {"start", "stop", "list", "snapshot"},
 }
 
 // subcommand splits "token create ..." into its verb and the rest.

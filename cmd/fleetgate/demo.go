@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
-	"github.com/fleetgate/fleetgate/internal/record"
 	"github.com/fleetgate/fleetgate/server"
 )
 
@@ -26,11 +25,12 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	var cams cameraFlags
 	cams.register(fs)
 	cloudLive := fs.Bool("cloud-live", true, "live view and teleoperation through the cloud panel too (W3 over the agent link)")
-	quota := byteSize(record.DefaultQuota)
-	fs.Var(&quota, "recordings-quota", "bytes of recordings the agent keeps, e.g. 2GiB; the oldest finished go first (default 2GiB)")
-	var robotQuota byteSize
-	fs.Var(&robotQuota, "recordings-robot-quota", "bytes of one robot's recordings the agent keeps, below --recordings-quota so that one robot cannot take the room of another; its oldest finished go first (default: half of --recordings-quota)")
+	var recorder recorderFlags
+	recorder.register(fs)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := recorder.check(); err != nil {
 		return err
 	}
 	if err := g.check(); err != nil {
@@ -59,7 +59,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 	cloudCfg.NoCloudLive, agentCfg.NoCloudLive = !*cloudLive, !*cloudLive
-	agentCfg.RecordingsQuota, agentCfg.RecordingsRobotQuota = int64(quota), int64(robotQuota)
+	recorder.apply(&agentCfg)
 
 	for _, dir := range []string{cloudCfg.DataDir, agentCfg.DataDir} {
 		release, err := lockGatewayData(dir)

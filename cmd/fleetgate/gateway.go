@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
-	"github.com/fleetgate/fleetgate/internal/record"
 	"github.com/fleetgate/fleetgate/internal/store/postgres"
 	"github.com/fleetgate/fleetgate/server"
 )
@@ -228,8 +227,8 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	linkLanes := true
 	var trustedProxies []netip.Prefix
 	var corsOrigins []string
-	quota := byteSize(record.DefaultQuota)
-	var robotQuota, cloudQuota byteSize
+	var recorder recorderFlags
+	var cloudQuota byteSize
 	var retention time.Duration
 	fs := newFlagSet(name)
 	g.register(fs, defaultListen)
@@ -247,8 +246,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		fs.Int64Var(&liveBudget, "link-live-budget", 0, "bytes per second of live samples the agent sends the cloud, shared fairly between the watched streams (0: no cap)")
 		fs.StringVar(&linkCongestion, "link-congestion", "bbr", "TCP congestion control of the link's sockets: bbr (paces to the uplink, keeps its queue short), or another the kernel offers (cubic, reno); empty: the system's")
 		fs.BoolVar(&linkLanes, "link-lanes", true, "send on the link in lanes: control, small live samples, pictures, then bulk (resources, recordings, the log) with what they leave; false sends bulk as fast as the link takes it, as before (to compare)")
-		fs.Var(&quota, "recordings-quota", "bytes of recordings the agent keeps, e.g. 2GiB; the oldest finished go first (default 2GiB)")
-		fs.Var(&robotQuota, "recordings-robot-quota", "bytes of one robot's recordings the agent keeps, below --recordings-quota so that one robot cannot take the room of another; its oldest finished go first (default: half of --recordings-quota)")
+		recorder.register(fs)
 	} else {
 		fs.StringVar(&database, "db", "", dbUsage)
 		fs.StringVar(&natsURL, "nats", "", "NATS server(s) joining this process to the cloud's replicas, e.g. nats://10.0.0.5:4222 (JetStream on; needs --db postgres://... and credentials: --nats-user and FLEETGATE_NATS_PASSWORD, --nats-token, --nats-nkey-seed or --nats-cert, unless --nats-insecure); empty: one process")
@@ -272,6 +270,9 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		return err
 	}
 	if err := ros2.check(); mode == server.ModeAgent && err != nil {
+		return err
+	}
+	if err := recorder.check(); mode == server.ModeAgent && err != nil {
 		return err
 	}
 	// The one default simulated robot is there only when no other source is configured.
@@ -327,7 +328,9 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	cfg.LinkCongestion, cfg.LinkNoLanes = linkCongestion, !linkLanes
 	cfg.TrustedProxies = trustedProxies
 	cfg.CORSOrigins = corsOrigins
-	cfg.RecordingsQuota, cfg.RecordingsRobotQuota = int64(quota), int64(robotQuota)
+	if mode == server.ModeAgent {
+		recorder.apply(&cfg)
+	}
 	cfg.RecordingsRetention, cfg.RecordingsCloudQuota = retention, int64(cloudQuota)
 	release, err := lockGatewayData(g.data)
 	if err != nil {

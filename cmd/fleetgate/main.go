@@ -42,7 +42,7 @@ func commands() []command {
 		{"events", "events list: print the event log (offline)", runEvents},
 		{"backup", "backup --data DIR --out FILE: a consistent copy of a gateway's store and keys, also while it runs", runBackup},
 		{"restore", "restore --from FILE --data DIR: put a backup back (the gateway stopped)", runRestore},
-		{"record", "record start | stop | list: a robot's recordings, on a running gateway (--url, --token)", runRecord},
+		{"record", "record start | stop | list | snapshot: a robot's recordings, on a running gateway (--url, --token); snapshot has the flight recorder record the last seconds", runRecord},
 		{"version", "print the version, commit and date of this build (also: fleetgate --version)", runVersion},
 	}
 }

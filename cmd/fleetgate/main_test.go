@@ -89,7 +89,7 @@ var listeningURL = regexp.MustCompile(`url=(http\S+)|"url":"(http[^"]+)"`)
 
 // start runs a gateway in the background and waits for its "listening" log line. The
 // process is killed at cleanup if the test has not stopped it.
-func start(t *testing.T, env []string, args ...string) *process {
+func start(t testing.TB, env []string, args ...string) *process {
 	t.Helper()
 	p := &process{cmd: exec.Command(binary, args...), done: make(chan error, 1)}
 	p.cmd.Env = append(cleanEnv(), env...)

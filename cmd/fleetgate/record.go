@@ -15,7 +15,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/record"
+	"github.com/fleetgate/fleetgate/server"
 )
 
 // byteSize is a flag of a size in bytes, written 2GiB, 500MB, 64KiB or 1048576.
@@ -55,6 +58,44 @@ func parseBytes(s string) (int64, error) {
 		return 0, fmt.Errorf("%q is not a size (2GiB, 500MB, 1048576)", s)
 	}
 	return int64(v * factor), nil
+}
+
+// recorderFlags are an agent's flags of its recorder: the quotas and the flight recorder.
+type recorderFlags struct {
+	quota, robotQuota, flightMax byteSize
+	flightBuffer, flightAfter    time.Duration
+}
+
+func (r *recorderFlags) register(fs *flag.FlagSet) {
+	r.quota, r.flightMax = byteSize(record.DefaultQuota), byteSize(record.DefaultFlightMaxBytes)
+	fs.Var(&r.quota, "recordings-quota", "bytes of recordings the agent keeps, e.g. 2GiB; the oldest finished go first (default 2GiB)")
+	fs.Var(&r.robotQuota, "recordings-robot-quota", "bytes of one robot's recordings the agent keeps, below --recordings-quota so that one robot cannot take the room of another; its oldest finished go first (default: half of --recordings-quota)")
+	fs.DurationVar(&r.flightBuffer, "flight-buffer", record.DefaultFlightBuffer, "the flight recorder: how far back each robot's cameras, pose, odometry, scan and commands are kept in memory, for a trigger (an event posted with record=true, fleetgate record snapshot, a speed refusal, the deadman) to make a recording of; 0: off")
+	fs.Var(&r.flightMax, "flight-buffer-max", "bytes of one robot's flight buffer, e.g. 256MiB; past it, camera frames of the oldest part are decimated first (default 256MiB)")
+	fs.DurationVar(&r.flightAfter, "flight-after", record.DefaultFlightAfter, "how long a flight recording goes on after its trigger")
+}
+
+// Bounds of the flight recorder's flags.
+const (
+	maxFlightBuffer = time.Hour
+	minFlightMax    = 1 << 20
+)
+
+func (r *recorderFlags) check() error {
+	switch {
+	case r.flightBuffer < 0 || r.flightBuffer > maxFlightBuffer:
+		return usagef("--flight-buffer must be between 0 (off) and %s", maxFlightBuffer)
+	case r.flightAfter <= 0 || r.flightAfter > maxFlightBuffer:
+		return usagef("--flight-after must be between 1ms and %s", maxFlightBuffer)
+	case r.flightMax < minFlightMax:
+		return usagef("--flight-buffer-max must be at least 1MiB")
+	}
+	return nil
+}
+
+func (r *recorderFlags) apply(cfg *server.Config) {
+	cfg.RecordingsQuota, cfg.RecordingsRobotQuota = int64(r.quota), int64(r.robotQuota)
+	cfg.FlightBuffer, cfg.FlightBufferMax, cfg.FlightAfter = r.flightBuffer, int64(r.flightMax), r.flightAfter
 }
 
 // client talks to a running gateway's API as the CLI's user.
@@ -186,6 +227,8 @@ type recordingOut struct {
 	Size           int64
 	Messages       int64
 	DroppedSamples int64
+	Trigger        string
+	EventID        string
 }
 
 func (r recordingOut) topics() string {
@@ -206,6 +249,7 @@ func runRecord(ctx context.Context, args []string, stdout io.Writer) error {
 	var duration time.Duration
 	var maxSize byteSize
 	var maxRate float64
+	var message string
 	fs := newFlagSet("record " + verb)
 	api.register(fs)
 	fs.StringVar(&robot, "robot", "", "the robot's name or id (required)")
@@ -217,6 +261,8 @@ func runRecord(ctx context.Context, args []string, stdout io.Writer) error {
 		fs.Float64Var(&maxRate, "max-rate", 0, "at most this many samples per second of each stream (0: all)")
 	case "stop":
 		fs.StringVar(&id, "id", "", "the recording's id (default: the robot's one running recording)")
+	case "snapshot":
+		fs.StringVar(&message, "message", "snapshot", "the event-log entry posted, which names the recording")
 	}
 	if err := parse(fs, rest); err != nil {
 		return err
@@ -269,23 +315,50 @@ func runRecord(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "recording %s %s after %s: %d messages, %d bytes, %d dropped\n",
 			rec.ID, strings.ToLower(rec.RecorderState), rec.Duration, rec.Messages, rec.Size, rec.DroppedSamples)
+	case "snapshot":
+		return c.snapshot(ctx, stdout, robot, robotID, base, message)
 	case "list":
 		var list struct{ Recordings []recordingOut }
 		if err := c.do(ctx, http.MethodGet, base, nil, &list); err != nil {
 			return err
 		}
 		w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(w, "ID\tSTATE\tSTARTED\tDURATION\tSIZE\tMESSAGES\tDROPPED\tSTREAMS\tNOTE")
+		fmt.Fprintln(w, "ID\tSTATE\tSTARTED\tDURATION\tSIZE\tMESSAGES\tDROPPED\tSTREAMS\tTRIGGER\tNOTE")
 		for _, r := range list.Recordings {
 			note := r.Reason
 			if r.ErrorType != "" {
 				note = r.ErrorType + ": " + r.Reason
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", r.ID, r.RecorderState, r.StartTime.Local().Format(time.DateTime),
-				r.Duration, r.Size, r.Messages, r.DroppedSamples, r.topics(), note)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, r.RecorderState, r.StartTime.Local().Format(time.DateTime),
+				r.Duration, r.Size, r.Messages, r.DroppedSamples, r.topics(), r.Trigger, note)
 		}
 		return w.Flush()
 	}
+	return nil
+}
+
+// snapshot triggers the robot's flight recorder: an event-log entry posted with record=true
+// (endpoint 12), which the recording is named after and linked to.
+func (c *client) snapshot(ctx context.Context, stdout io.Writer, robot, robotID, base, message string) error {
+	if strings.TrimSpace(message) == "" {
+		return usagef("--message may not be empty")
+	}
+	q := url.Values{"robotId": {robotID}, "message": {message}, "record": {"true"}}
+	if err := c.do(ctx, http.MethodPost, "/events/log?"+q.Encode(), nil, nil); err != nil {
+		return err
+	}
+	var list struct{ Recordings []recordingOut }
+	if err := c.do(ctx, http.MethodGet, base, nil, &list); err != nil {
+		return err
+	}
+	// The newest recording running: this one, or the one it extended.
+	for _, r := range list.Recordings {
+		if r.RecorderState == "Recording" && r.Trigger != fleetgate.TriggerManual {
+			fmt.Fprintf(stdout, "flight recording %s of %s (%s): its file is complete once the time after the trigger has passed (fleetgate record list)\n", r.ID, robot, r.Trigger)
+			return nil
+		}
+	}
+	fmt.Fprintf(stdout, "flight recording of %s made (fleetgate record list)\n", robot)
 	return nil
 }
 

@@ -20,28 +20,9 @@ import (
 // records camera, scan and pose of a simulated robot from the cloud panel, the agent stops,
 // and the file downloaded from the cloud panel opens in @mcap/core with every message.
 func TestRecordFromTheCloudPanel(t *testing.T) {
-	cloudDir := t.TempDir()
-	cloud := start(t, nil, "serve", "--data", cloudDir, "--listen", "127.0.0.1:0", "--admin-token", testToken)
-	key := addAgent(t, cloudDir, "dock")
-	agent := start(t, []string{"FLEETGATE_AGENT_KEY=" + key}, "agent", "--data", t.TempDir(), "--listen", "127.0.0.1:0",
-		"--admin-token", testToken, "--sim", "1", "--cloud", cloud.URL)
-
-	bearer := login(t, cloud.URL, testToken)
-	var robotID string
+	cloud, agent, bearer, robotID := cloudAndAgent(t)
 	var list struct {
-		RobotDataList []struct {
-			BasicData struct{ ID string }
-			IsOnline  bool
-		}
-	}
-	for deadline := time.Now().Add(20 * time.Second); robotID == ""; time.Sleep(50 * time.Millisecond) {
-		api(t, "GET", cloud.URL+"/apigateway/v2/robots", bearer, &list)
-		if len(list.RobotDataList) == 1 && list.RobotDataList[0].IsOnline {
-			robotID = list.RobotDataList[0].BasicData.ID
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the agent's robot never came online on the cloud: %+v", list)
-		}
+		RobotDataList []struct{ IsOnline bool }
 	}
 
 	// The admin's browser on the cloud panel.
@@ -197,4 +178,33 @@ func TestRecordFromTheCloudPanel(t *testing.T) {
 			t.Fatalf("%s in the cut: %d messages at %v, want %d at %v", topic, len(got), got, len(want), want)
 		}
 	}
+}
+
+// cloudAndAgent starts a cloud and an agent of one simulated robot linked to it (agentArgs
+// added to the agent's), and returns them, the admin's bearer on the cloud, and the robot's id
+// once the robot is online there.
+func cloudAndAgent(t *testing.T, agentArgs ...string) (cloud, agent *process, bearer, robotID string) {
+	t.Helper()
+	cloudDir := t.TempDir()
+	cloud = start(t, nil, "serve", "--data", cloudDir, "--listen", "127.0.0.1:0", "--admin-token", testToken)
+	key := addAgent(t, cloudDir, "dock")
+	agent = start(t, []string{"FLEETGATE_AGENT_KEY=" + key}, append([]string{"agent", "--data", t.TempDir(), "--listen", "127.0.0.1:0",
+		"--admin-token", testToken, "--sim", "1", "--cloud", cloud.URL}, agentArgs...)...)
+	bearer = login(t, cloud.URL, testToken)
+	var list struct {
+		RobotDataList []struct {
+			BasicData struct{ ID string }
+			IsOnline  bool
+		}
+	}
+	for deadline := time.Now().Add(20 * time.Second); robotID == ""; time.Sleep(50 * time.Millisecond) {
+		api(t, "GET", cloud.URL+"/apigateway/v2/robots", bearer, &list)
+		if len(list.RobotDataList) == 1 && list.RobotDataList[0].IsOnline {
+			robotID = list.RobotDataList[0].BasicData.ID
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent's robot never came online on the cloud: %+v", list)
+		}
+	}
+	return cloud, agent, bearer, robotID
 }

@@ -205,6 +205,12 @@ func (r *Robot) Recordings(ctx context.Context) ([]fleetgate.Recording, error) {
 	return r.client().Recordings(ctx)
 }
 
+var _ fleet.FlightRecorder = (*Robot)(nil)
+
+func (r *Robot) TriggerRecording(ctx context.Context, trigger, eventID string) (fleetgate.Recording, error) {
+	return r.client().TriggerRecording(ctx, trigger, eventID)
+}
+
 var _ fleet.MessageTemplates = (*Robot)(nil)
 
 // MessageTemplate asks the holding replica for the template of a type outside the catalog, when the

@@ -87,6 +87,10 @@ type Config struct {
 	// log writes (so within its rate): the event log's teleop entries. It is called on the
 	// door's goroutines and must not block.
 	Journal func(Change)
+	// Published, when set, is told every command that went out to a robot hosted here (the
+	// flight recorder keeps them), after the robot took it. It is called on the door's
+	// goroutines and must not block; payload must not be changed.
+	Published func(robotID string, key fleetgate.StreamKey, typ string, payload []byte, at time.Time)
 }
 
 // Change is a moment of an input stream's control worth an event-log entry.
@@ -98,13 +102,24 @@ type Change struct {
 	// What says it in words: "took control of base/cmd_vel (W3)", "refused: ...".
 	What    string
 	Refusal bool
+	// Safety is set for the changes a safety rule made: "speed refusal" (a command beyond
+	// the stream's limits) or "deadman" (the deadman stopped the robot): the flight
+	// recorder's triggers.
+	Safety string
 }
+
+// The Safety of a Change.
+const (
+	SafetySpeedRefusal = "speed refusal"
+	SafetyDeadman      = "deadman"
+)
 
 // Door holds every input stream of the robots hosted here. Safe for concurrent use.
 type Door struct {
 	clock          clock.Clock
 	log            *refusalLog
 	journal        func(Change)
+	published      func(robotID string, key fleetgate.StreamKey, typ string, payload []byte, at time.Time)
 	minInterval    time.Duration
 	deadman        time.Duration
 	publishTimeout time.Duration
@@ -133,14 +148,30 @@ func New(cfg Config) *Door {
 	if journal == nil {
 		journal = func(Change) {}
 	}
-	return &Door{clock: cfg.Clock, log: newRefusalLog(cfg.Log, cfg.Clock, journal), journal: journal, minInterval: cfg.MinInterval,
+	published := cfg.Published
+	if published == nil {
+		published = func(string, fleetgate.StreamKey, string, []byte, time.Time) {}
+	}
+	return &Door{clock: cfg.Clock, log: newRefusalLog(cfg.Log, cfg.Clock, journal), journal: journal, published: published, minInterval: cfg.MinInterval,
 		deadman: cfg.Deadman, publishTimeout: cfg.PublishTimeout, callTimeout: cfg.CallTimeout, leases: map[target]*lease{}}
 }
 
 // tell journals a change of l's control.
-func (d *Door) tell(l *lease, what string) {
+func (d *Door) tell(l *lease, what string) { d.tellSafety(l, what, "") }
+
+// tellSafety journals a change of l's control that safety rule made ("" if none).
+func (d *Door) tellSafety(l *lease, what, safety string) {
 	d.journal(Change{At: d.clock.Now(), RobotID: l.target.robotID, Key: l.target.key, Who: l.who,
-		What: what + " " + l.target.key.Component + "/" + l.target.key.Name + " (" + string(l.path) + ")"})
+		What: what + " " + l.target.key.Component + "/" + l.target.key.Name + " (" + string(l.path) + ")", Safety: safety})
+}
+
+// publish sends a sealed command to driven and tells Published when the robot took it.
+func (d *Door) publish(ctx context.Context, driven Driven, robotID string, key fleetgate.StreamKey, typ string, payload []byte) error {
+	if err := driven.Publish(ctx, seal(key, typ, payload)); err != nil {
+		return err
+	}
+	d.published(robotID, key, typ, payload, d.clock.Now())
+	return nil
 }
 
 // target is one input stream of one robot: what a lease holds.
@@ -272,12 +303,12 @@ func (d *Door) Send(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 		// Not a movement command (a ROS topic of another type): no speeds to hold, no lease.
 		ctx, cancel := context.WithTimeout(ctx, d.callTimeout)
 		defer cancel()
-		return driven.Publish(ctx, seal(stream.Key(), typ, payload))
+		return d.publish(ctx, driven, robot.Info().ID, stream.Key(), typ, payload)
 	}
 	// Held to the declared speeds: clamped, and refused beyond fleetgate.RefuseFactor times
 	// them (EInvalid, naming field, value and limit).
 	if err := teleop.LimitCommand(m, stream.Limits); err != nil {
-		d.log.refused(robot, key, who, fleetgate.ErrorMessage(err))
+		d.log.refusedSafety(robot.Info().ID, robot.Info().Name, key, who, fleetgate.ErrorMessage(err), SafetySpeedRefusal)
 		return err
 	}
 	t := target{robotID: robot.Info().ID, key: stream.Key()}
@@ -350,9 +381,17 @@ func (d *Door) newLease(t target, driven Driven, stream fleetgate.Stream, who Wh
 			}
 			ctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
-			return driven.Publish(ctx, seal(t.key, stream.Type, payload))
+			return d.publish(ctx, driven, t.robotID, t.key, stream.Type, payload)
 		},
 		OnPublishError: l.fault,
+	}
+	if !upload {
+		// A session's commands stopped coming while the robot moved (its client sends a
+		// zero when its user lets go): an entry of its own, and the flight recorder's
+		// trigger. An upload ends by the deadman as a rule.
+		cfg.OnDeadmanStop = func() {
+			d.tellSafety(l, "the deadman stopped the moving robot (no command for "+d.deadmanOrDefault().String()+") on", SafetyDeadman)
+		}
 	}
 	if upload {
 		cfg.OnDeadman = func() {
@@ -514,7 +553,7 @@ func (c *Control) Command(m proto.Message) error {
 		return fmt.Errorf("door: a command that is not a %s", c.l.stream.Type)
 	}
 	if err := teleop.LimitCommand(m, c.l.stream.Limits); err != nil {
-		c.l.d.log.refusedTo(c.l.target.robotID, c.l.robotName, c.l.target.key, c.l.who, fleetgate.ErrorMessage(err))
+		c.l.d.log.refusedSafety(c.l.target.robotID, c.l.robotName, c.l.target.key, c.l.who, fleetgate.ErrorMessage(err), SafetySpeedRefusal)
 		return err
 	}
 	c.l.ctl.Command(m)

@@ -88,3 +88,58 @@ func TestDoorJournalsControlChanges(t *testing.T) {
 	d.Close()
 	want("the gateway stops", "alice@example.com: the gateway stopped: zeroed and released base/cmd_vel (W3)")
 }
+
+// The changes a safety rule made say so (the flight recorder's triggers): a speed refusal,
+// and the deadman stopping a session's moving robot, not one that a zero stopped; a command
+// that reached the robot is told to Published, one refused is not.
+func TestDoorTellsSafetyChangesAndCommands(t *testing.T) {
+	c := clocktest.New()
+	var mu sync.Mutex
+	var safety []string
+	var published [][]byte
+	d := door.New(door.Config{Clock: c,
+		Journal: func(ch door.Change) {
+			mu.Lock()
+			defer mu.Unlock()
+			if ch.Safety != "" {
+				safety = append(safety, ch.Safety+": "+ch.What)
+			}
+		},
+		Published: func(robotID string, key fleetgate.StreamKey, typ string, payload []byte, at time.Time) {
+			mu.Lock()
+			defer mu.Unlock()
+			if robotID == robot1 && key == cmdVel && typ == twist && at.Equal(c.Now()) {
+				published = append(published, payload)
+			}
+		}})
+	r := newRobot()
+	ctx := context.Background()
+	ctl, err := d.Take(ctx, r, cmdVel, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl.Command(&catalogpb.Twist{Linear: &catalogpb.Vector3{X: 0.5}})
+	ctl.Command(&catalogpb.Twist{Linear: &catalogpb.Vector3{X: 50}})
+	c.Advance(time.Second) // silence while moving: the deadman stops the robot
+	ctl.Command(&catalogpb.Twist{})
+	c.Advance(time.Second) // silence after a zero: nothing to tell
+	ctl.Stop()
+	if err := d.Send(ctx, r, cmdVel, twist, fleettest.TwistPayload(60, 0), bob); err == nil {
+		t.Fatal("an upload of x = 60 went through")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{
+		"speed refusal: refused a command for base/cmd_vel (W3): linear.x 50 m/s is beyond 10x the robot's limit of 1 m/s",
+		"deadman: the deadman stopped the moving robot (no command for 500ms) on base/cmd_vel (W3)",
+		"speed refusal: refused a command for base/cmd_vel (upload-stream): linear.x 60 m/s is beyond 10x the robot's limit of 1 m/s",
+	}
+	if strings.Join(safety, "\n") != strings.Join(want, "\n") {
+		t.Errorf("safety changes\n%s\nwant\n%s", strings.Join(safety, "\n"), strings.Join(want, "\n"))
+	}
+	// 0.5, the deadman's zero, the zero, the deadman's zero after it, Stop's zero: what the
+	// robot took.
+	if got := len(published); got != len(r.Published()) || got < 3 {
+		t.Errorf("Published was told %d commands; the robot took %d", got, len(r.Published()))
+	}
+}

@@ -38,11 +38,12 @@ func newRefusalLog(log *slog.Logger, c clock.Clock, journal func(Change)) *refus
 // refused logs that who's command for robot's stream key was refused, and why.
 func (r *refusalLog) refused(robot fleet.Robot, key fleetgate.StreamKey, who Who, why string) {
 	info := robot.Info()
-	r.refusedTo(info.ID, info.Name, key, who, why)
+	r.refusedSafety(info.ID, info.Name, key, who, why, "")
 }
 
-// refusedTo is refused for a robot known by its id and name.
-func (r *refusalLog) refusedTo(robotID, robotName string, key fleetgate.StreamKey, who Who, why string) {
+// refusedSafety is refused for a robot known by its id and name, of a refusal a safety rule
+// made (Change.Safety; "" if none).
+func (r *refusalLog) refusedSafety(robotID, robotName string, key fleetgate.StreamKey, who Who, why, safety string) {
 	r.mu.Lock()
 	if !r.lines.AllowN(r.clock.Now(), 1) {
 		r.suppressed++
@@ -62,5 +63,5 @@ func (r *refusalLog) refusedTo(robotID, robotName string, key fleetgate.StreamKe
 	if suppressed > 0 {
 		what += fmt.Sprintf(" (and %d more not told)", suppressed)
 	}
-	r.journal(Change{At: r.clock.Now(), RobotID: robotID, Key: key, Who: who, What: what, Refusal: true})
+	r.journal(Change{At: r.clock.Now(), RobotID: robotID, Key: key, Who: who, What: what, Refusal: true, Safety: safety})
 }

@@ -22,6 +22,16 @@ type RecordingControl interface {
 	Recordings(ctx context.Context) ([]fleetgate.Recording, error)
 }
 
+// FlightRecorder is offered by a robot whose agent keeps a flight recorder's buffer of its
+// streams (internal/record; the agent link carries it to the cloud).
+type FlightRecorder interface {
+	// TriggerRecording turns the buffer into a recording of the buffer and what follows,
+	// named after trigger and linked to event-log entry eventID ("" if none); a trigger while
+	// one is being made extends that one and returns it. EUnavailable when the agent's flight
+	// recorder is off.
+	TriggerRecording(ctx context.Context, trigger, eventID string) (fleetgate.Recording, error)
+}
+
 // MessageDefinitions is offered by robots whose streams carry types outside the catalog,
 // relayed as opaque bytes (a ROS 1 topic of a type the catalog lacks): the source's own
 // definition of such a stream's type, so that a recorder can describe what it stores.

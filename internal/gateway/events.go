@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/fleet"
 )
 
 // EventService is the core's event log: entries posted on robots by their users, and those
@@ -27,6 +29,8 @@ type EventStore interface {
 	// CreateEvent stores e durably (the transaction is on disk when it returns) and sets its ID.
 	CreateEvent(ctx context.Context, e *fleetgate.Event) error
 	Events(ctx context.Context, f fleetgate.EventFilter) ([]fleetgate.Event, error)
+	// SetEventRecording links entry id to the recording made for it.
+	SetEventRecording(ctx context.Context, id int64, recordingID string) error
 	// CreateAgentEvents stores entries an agent forwarded, one per (AgentID, OriginID).
 	CreateAgentEvents(ctx context.Context, events []fleetgate.Event) error
 	// UnforwardedEvents lists the entries posted here the cloud has not confirmed, oldest
@@ -54,6 +58,9 @@ type PostEventInput struct {
 	// Type and Severity are extensions; empty: a note, of info.
 	Type     fleetgate.EventType
 	Severity fleetgate.EventSeverity
+	// Record (an extension, record=true) has the robot's flight recorder make a recording of
+	// its last seconds and of those to come, named after the message and linked to the entry.
+	Record bool
 }
 
 // PostEvent records a user's event-log message. When it returns nil the entry is on disk.
@@ -71,6 +78,13 @@ func (es *EventService) PostEvent(ctx context.Context, c *Caller, in PostEventIn
 	r, _, err := es.robots.authorizeRobot(ctx, c, in.RobotID, actPostEvent)
 	if err != nil {
 		return fleetgate.Event{}, err
+	}
+	var flight fleet.FlightRecorder
+	if in.Record {
+		// Checked before the entry is stored: a robot that cannot record gets no entry.
+		if flight, err = es.flightRecorder(ctx, c, r); err != nil {
+			return fleetgate.Event{}, err
+		}
 	}
 	if in.FleetID != "" {
 		if _, err := es.robots.visibleFleet(ctx, c, in.FleetID); err != nil {
@@ -96,10 +110,45 @@ func (es *EventService) PostEvent(ctx context.Context, c *Caller, in PostEventIn
 	if err := es.store.CreateEvent(ctx, &e); err != nil {
 		return fleetgate.Event{}, err
 	}
+	var recordErr error
+	if flight != nil {
+		recordErr = es.recordFor(ctx, r, flight, &e)
+	}
 	if es.posted != nil {
 		es.posted() // a local gateway's link forwards it to the cloud
 	}
-	return e, nil
+	return e, recordErr
+}
+
+// flightRecorder is robot r's flight recorder, for a post with record=true.
+func (es *EventService) flightRecorder(ctx context.Context, c *Caller, r fleetgate.Robot) (fleet.FlightRecorder, error) {
+	_, live, err := es.robots.liveRobot(ctx, c, r.ID, actPostEvent)
+	if err != nil {
+		return nil, err
+	}
+	fr, ok := fleet.As[fleet.FlightRecorder](live)
+	if !ok {
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "robot %q cannot record: its source has no recorder", r.Name)
+	}
+	return fr, nil
+}
+
+// recordFor has the flight recorder make a recording for entry e, named after its message,
+// and links the entry to it. The entry is stored whatever happens: an error says it has no
+// recording.
+func (es *EventService) recordFor(ctx context.Context, r fleetgate.Robot, flight fleet.FlightRecorder, e *fleetgate.Event) error {
+	eventID := strconv.FormatInt(e.ID, 10)
+	rec, err := recordingCall(ctx, r, func(ctx context.Context) (fleetgate.Recording, error) {
+		return flight.TriggerRecording(ctx, e.Message, eventID)
+	})
+	if err == nil {
+		err = es.store.SetEventRecording(ctx, e.ID, rec.ID)
+	}
+	if err != nil {
+		return &fleetgate.Error{Code: fleetgate.ErrorCode(err), Message: "the entry is posted, but no recording was made: " + fleetgate.ErrorMessage(err), Err: err}
+	}
+	e.RecordingID = rec.ID
+	return nil
 }
 
 // RecordEvent stores an entry the gateway itself makes (a control change, a refusal), for

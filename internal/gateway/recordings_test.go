@@ -3,6 +3,8 @@ package gateway_test
 import (
 	"io"
 	"log/slog"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,5 +127,81 @@ func TestRecordingControl(t *testing.T) {
 	if d.ID != started.ID || d.MIMEType != "application/mcap" || d.Messages != 3 || len(d.Topics) != 3 ||
 		d.Duration < 40*time.Millisecond || d.Duration > done.EndTime.Sub(done.StartTime) {
 		t.Fatalf("the recording as a resource: %+v (recorded from %v to %v)", d, done.StartTime, done.EndTime)
+	}
+}
+
+// TestPostEventRecord: an entry posted with Record has the robot's flight recorder make a
+// recording named after it, linked both ways; a second post while it is made links to the
+// same one. A robot that cannot record gets no entry; one whose recorder refuses gets the
+// entry, unlinked, and the caller is told.
+func TestPostEventRecord(t *testing.T) {
+	p := robotPresence{}
+	e := newEnv(t, withPresence(p))
+	flying, grounded, plain, offline := e.addRobot(e.fleet, "flying"), e.addRobot(e.fleet, "grounded"), e.addRobot(e.fleet, "plain"), e.addRobot(e.fleet, "offline")
+	open := func(buffer time.Duration) *record.Recorder {
+		rec, err := record.Open(record.Config{Dir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			Flight: record.FlightConfig{Buffer: buffer, After: time.Hour}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(rec.Close)
+		return rec
+	}
+	on := open(time.Minute)
+	p[flying.ID] = on.Wrap(recordableRobot(flying.ID))
+	p[grounded.ID] = open(0).Wrap(recordableRobot(grounded.ID))
+	p[plain.ID] = recordableRobot(plain.ID)
+	op := e.login(e.addToken(e.addUser(e.org.ID, "op@example.com", false, map[string]fleetgate.Role{
+		flying.ID: fleetgate.RoleOperator, grounded.ID: fleetgate.RoleOperator, plain.ID: fleetgate.RoleOperator, offline.ID: fleetgate.RoleOperator}), fleetgate.ScopeFull, ""))
+	kiosk := e.login(e.addToken(e.admin, fleetgate.ScopeRead, ""))
+	entries := func(robotID string) []fleetgate.Event {
+		t.Helper()
+		list, err := e.g.EventLog(e.ctx, fleetgate.EventFilter{RobotID: robotID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return list
+	}
+
+	for _, tc := range []struct {
+		name   string
+		caller *gateway.Caller
+		robot  string
+		code   string
+		stored bool
+	}{
+		{"no recorder", op, plain.ID, fleetgate.EInvalid, false},
+		{"offline", op, offline.ID, fleetgate.EUnavailable, false},
+		{"read-only token", kiosk, flying.ID, fleetgate.EForbidden, false},
+		{"flight recorder off", op, grounded.ID, fleetgate.EUnavailable, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(entries(tc.robot))
+			ev, err := e.g.PostEvent(e.ctx, tc.caller, gateway.PostEventInput{RobotID: tc.robot, Message: "pallet dropped", Record: true})
+			wantCode(t, "PostEvent", err, tc.code)
+			after := entries(tc.robot)
+			if stored := len(after) > before; stored != tc.stored || tc.stored && (ev.ID == 0 || after[0].RecordingID != "") {
+				t.Fatalf("entries %+v (stored: %v, want %v)", after, stored, tc.stored)
+			}
+			if tc.stored && !strings.Contains(fleetgate.ErrorMessage(err), "the entry is posted") {
+				t.Errorf("the caller is not told the entry was posted: %v", err)
+			}
+		})
+	}
+
+	ev, err := e.g.PostEvent(e.ctx, op, gateway.PostEventInput{RobotID: flying.ID, Message: "pallet dropped", Record: true})
+	if err != nil || ev.RecordingID == "" {
+		t.Fatalf("PostEvent with Record: %+v, %v", ev, err)
+	}
+	again, err := e.g.PostEvent(e.ctx, op, gateway.PostEventInput{RobotID: flying.ID, Message: "and another", Record: true})
+	if err != nil || again.RecordingID != ev.RecordingID {
+		t.Fatalf("a second post while the recording is made: %+v, %v; want linked to %s", again, err, ev.RecordingID)
+	}
+	if log := entries(flying.ID); len(log) != 2 || log[0].RecordingID != ev.RecordingID || log[1].RecordingID != ev.RecordingID {
+		t.Fatalf("stored entries %+v", log)
+	}
+	recs, err := e.g.Recordings(e.ctx, op, flying.ID)
+	if err != nil || len(recs) != 1 || recs[0].ID != ev.RecordingID || recs[0].Trigger != "pallet dropped" || recs[0].EventID != strconv.FormatInt(ev.ID, 10) {
+		t.Fatalf("the robot's recordings %+v, %v", recs, err)
 	}
 }

@@ -138,6 +138,16 @@ func recording(ctx context.Context, robot fleet.Robot, op *linkpb.RecordingContr
 			return nil, err
 		}
 		list = recs
+	case *linkpb.RecordingControl_Trigger:
+		fr, ok := fleet.As[fleet.FlightRecorder](robot)
+		if !ok {
+			return nil, fleetgate.Errorf(fleetgate.EUnavailable, "robot %s has no flight recorder", robot.Info().Name)
+		}
+		rec, err := fr.TriggerRecording(ctx, a.Trigger.GetTrigger(), a.Trigger.GetEventId())
+		if err != nil {
+			return nil, err
+		}
+		list = []fleetgate.Recording{rec}
 	default:
 		return nil, fleetgate.Errorf(fleetgate.EInvalid, "recording action %T is not known here; upgrade this side", op.GetAction())
 	}

@@ -2,6 +2,7 @@ package link
 
 import (
 	"context"
+	"strings"
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
@@ -130,6 +131,19 @@ func (c Client) StartRecording(ctx context.Context, req fleetgate.RecordingReque
 
 func (c Client) StopRecording(ctx context.Context, id string) (fleetgate.Recording, error) {
 	list, err := c.recording(ctx, &linkpb.RecordingControl{Action: &linkpb.RecordingControl_Stop{Stop: id}}, 1)
+	if err != nil {
+		return fleetgate.Recording{}, err
+	}
+	return list[0], nil
+}
+
+// TriggerRecording asks the robot's flight recorder for a recording (fleet.FlightRecorder).
+func (c Client) TriggerRecording(ctx context.Context, trigger, eventID string) (fleetgate.Recording, error) {
+	op := &linkpb.RecordingControl{Action: &linkpb.RecordingControl_Trigger{Trigger: &linkpb.FlightTrigger{Trigger: trigger, EventId: eventID}}}
+	list, err := c.recording(ctx, op, 1)
+	if fleetgate.Is(err, fleetgate.EInvalid) && strings.Contains(err.Error(), "upgrade this side") {
+		return fleetgate.Recording{}, fleetgate.Errorf(fleetgate.EUnavailable, "%s has no flight recorder (an older build)", c.Peer)
+	}
 	if err != nil {
 		return fleetgate.Recording{}, err
 	}

@@ -31,6 +31,7 @@ func RecordingsToWire(list []fleetgate.Recording) *linkpb.RecordingList {
 		w := &linkpb.Recording{
 			Id: r.ID, State: r.State, ErrorType: r.ErrorType, Reason: r.Reason, StartTime: Time(r.StartTime),
 			EndTime: Time(r.EndTime), Request: RecordingRequestToWire(r.Request), Size: r.Size, Messages: r.Messages, Dropped: r.Dropped,
+			Trigger: r.Trigger, EventId: r.EventID,
 		}
 		for _, s := range r.Streams {
 			w.Streams = append(w.Streams, &linkpb.RecordedStream{Key: KeyToWire(s.Key), Type: s.Type, Topic: s.Topic})
@@ -46,7 +47,10 @@ func RecordingsFromWire(l *linkpb.RecordingList) []fleetgate.Recording {
 		r := fleetgate.Recording{
 			ID: w.GetId(), State: w.GetState(), ErrorType: w.GetErrorType(), Reason: w.GetReason(),
 			StartTime: FromTime(w.GetStartTime()), EndTime: FromTime(w.GetEndTime()), Request: RecordingRequestFromWire(w.GetRequest()),
-			Size: w.GetSize(), Messages: w.GetMessages(), Dropped: w.GetDropped(),
+			Size: w.GetSize(), Messages: w.GetMessages(), Dropped: w.GetDropped(), Trigger: w.GetTrigger(), EventID: w.GetEventId(),
+		}
+		if r.Trigger == "" {
+			r.Trigger = fleetgate.TriggerManual // an agent older than triggers
 		}
 		for _, s := range w.GetStreams() {
 			r.Streams = append(r.Streams, fleetgate.RecordedStream{Key: KeyFromWire(s.GetKey()), Type: s.GetType(), Topic: s.GetTopic()})

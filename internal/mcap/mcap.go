@@ -68,6 +68,19 @@ type Schema struct {
 	Data     []byte
 }
 
+// Metadata is a named map of strings a file carries outside its messages (fleetgate writes
+// one named "fleetgate": which robot, trigger and gateway made the file).
+type Metadata struct {
+	Name     string
+	Metadata map[string]string
+}
+
+// metadataIndex locates a Metadata record, for the summary.
+type metadataIndex struct {
+	offset, length uint64
+	name           string
+}
+
 // Channel is one stream of messages on a topic.
 type Channel struct {
 	ID              uint16
@@ -217,6 +230,28 @@ func appendStatistics(b builder, s Statistics) builder {
 	b = b.u64(s.MessageCount).u16(s.SchemaCount).u32(s.ChannelCount).u32(s.AttachmentCount)
 	b = b.u32(s.MetadataCount).u32(s.ChunkCount).u64(s.MessageStartTime).u64(s.MessageEndTime)
 	return b.idMap(s.ChannelMessageCounts).end(at)
+}
+
+func appendMetadata(b builder, m Metadata) builder {
+	b, at := b.record(opMetadata)
+	return b.str(m.Name).stringMap(m.Metadata).end(at)
+}
+
+func appendMetadataIndex(b builder, m metadataIndex) builder {
+	b, at := b.record(opMetadataIndex)
+	return b.u64(m.offset).u64(m.length).str(m.name).end(at)
+}
+
+func parseMetadata(b []byte) (Metadata, error) {
+	p := parser{b: b}
+	m := Metadata{Name: p.str("metadata name"), Metadata: p.stringMap("metadata")}
+	return m, p.err
+}
+
+func parseMetadataIndex(b []byte) (metadataIndex, error) {
+	p := parser{b: b}
+	m := metadataIndex{offset: p.u64("metadata index offset"), length: p.u64("metadata index length"), name: p.str("metadata index name")}
+	return m, p.err
 }
 
 func appendSummaryOffset(b builder, op byte, start, length uint64) builder {

@@ -511,3 +511,107 @@ func random(n int) []byte {
 	rand.Read(b)
 	return b
 }
+
+// writeWithMetadata writes three messages with a "fleetgate" metadata record after the first;
+// it returns the file and how much of it was written before the second message.
+func writeWithMetadata(t *testing.T) (path string, open int64) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "meta.mcap")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := NewWriter(f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := w.AddChannel(0, "/a", "protobuf", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if i == 1 {
+			if err := w.WriteMetadata(Metadata{Name: "fleetgate", Metadata: map[string]string{"robotId": "r-1", "trigger": "pallet dropped"}}); err != nil {
+				t.Fatal(err)
+			}
+			open = w.Written()
+		}
+		if err := w.WriteMessage(Message{ChannelID: ch, LogTime: Time(base.Add(time.Duration(i) * time.Second)), Data: []byte{byte(i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path, open
+}
+
+// TestMetadataIsIndexedAndSurvivesRecovery writes a metadata record between messages: the
+// summary indexes it, the messages around it read back, and a file cut before its summary
+// keeps it once recovered.
+func TestMetadataIsIndexedAndSurvivesRecovery(t *testing.T) {
+	path, open := writeWithMetadata(t)
+	check := func(path string, messages int) {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md, err := ReadMetadata(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(md) != 1 || md[0].Name != "fleetgate" || md[0].Metadata["trigger"] != "pallet dropped" || md[0].Metadata["robotId"] != "r-1" {
+			t.Fatalf("metadata %+v", md)
+		}
+		if s := openSummary(t, path); s.Statistics.MetadataCount != 1 {
+			t.Errorf("statistics count %d metadata records, want 1", s.Statistics.MetadataCount)
+		}
+		if got := len(readAll(t, path)); got != messages {
+			t.Errorf("%d messages read, want %d", got, messages)
+		}
+	}
+	check(path, 3)
+	// Cut where the writer stood after the metadata: the first message's chunk and the
+	// metadata are whole.
+	full, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.mcap")
+	if err := os.WriteFile(cut, full[:open], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Recover(cut); err != nil {
+		t.Fatal(err)
+	}
+	check(cut, 1)
+}
+
+// TestReadMetadataRefusesABadIndex: a metadata index that points outside the file or at
+// another record is malformed, never a panic or a huge allocation.
+func TestReadMetadataRefusesABadIndex(t *testing.T) {
+	path, _ := writeWithMetadata(t)
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openSummary(t, path)
+	if len(s.metadata) != 1 {
+		t.Fatalf("%d metadata indexes", len(s.metadata))
+	}
+	idx := s.metadata[0]
+	for name, damage := range map[string]func(b []byte){
+		"not a metadata record": func(b []byte) { b[idx.offset] = opMessage },
+		"its length changed":    func(b []byte) { binary.LittleEndian.PutUint64(b[idx.offset+1:], idx.length) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := bytes.Clone(good)
+			damage(b)
+			if _, err := ReadMetadata(bytes.NewReader(b), int64(len(b))); err == nil {
+				t.Fatal("read metadata from a damaged file")
+			}
+		})
+	}
+}

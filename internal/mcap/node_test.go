@@ -169,3 +169,16 @@ func jsonPath(v any, keys ...string) any {
 	}
 	return v
 }
+
+// TestMetadataReadByMcapCore: the reference reader finds the metadata record by the summary's
+// index, and reads every message around it.
+func TestMetadataReadByMcapCore(t *testing.T) {
+	path, _ := writeWithMetadata(t)
+	r := mcaptest.Indexed(t, path)
+	if len(r.Metadata) != 1 || r.Metadata[0].Name != "fleetgate" || r.Metadata[0].Metadata["trigger"] != "pallet dropped" {
+		t.Fatalf("@mcap/core read metadata %+v", r.Metadata)
+	}
+	if r.Statistics.MetadataCount != 1 || r.Statistics.MessageCount != 3 {
+		t.Fatalf("@mcap/core counts %d metadata records and %d messages, want 1 and 3", r.Statistics.MetadataCount, r.Statistics.MessageCount)
+	}
+}

@@ -31,6 +31,7 @@ type Summary struct {
 	ChunkIndexes   []ChunkIndex
 	Statistics     Statistics
 	DataSectionCRC uint32
+	metadata       []metadataIndex
 }
 
 // Start and End are the log times of the first and last message (zero times when empty).
@@ -154,10 +155,14 @@ func ReadSummary(r io.ReaderAt, size int64) (*Summary, error) {
 			st, err := parseStatistics(body)
 			s.Statistics = st
 			return err
+		case opMetadataIndex:
+			m, err := parseMetadataIndex(body)
+			s.metadata = append(s.metadata, m)
+			return err
 		case opHeader, opFooter, opMessage, opChunk, opMessageIndex, opAttachment, opMetadata:
 			return malformed("record 0x%02x in the summary", op)
 		}
-		return nil // indexes of attachments and metadata, summary offsets, private records
+		return nil // indexes of attachments, summary offsets, private records
 	})
 	if err != nil {
 		return nil, err
@@ -331,4 +336,32 @@ func ReadMessages(r io.ReaderAt, size int64, fn func(Channel, Message) error) er
 			}
 		}
 	}
+}
+
+// ReadMetadata reads the metadata records the summary of a complete file of size bytes
+// indexes, in file order.
+func ReadMetadata(r io.ReaderAt, size int64) ([]Metadata, error) {
+	s, err := ReadSummary(r, size)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Metadata, 0, len(s.metadata))
+	for _, idx := range s.metadata {
+		if idx.length < recordPrefix || idx.length > maxHeader || int64(idx.offset) < 0 || int64(idx.offset+idx.length) > size {
+			return nil, malformed("metadata index out of the file")
+		}
+		b := make([]byte, idx.length)
+		if _, err := r.ReadAt(b, int64(idx.offset)); err != nil {
+			return nil, err
+		}
+		if b[0] != opMetadata || binary.LittleEndian.Uint64(b[1:]) != idx.length-recordPrefix {
+			return nil, malformed("the metadata index points at no metadata record")
+		}
+		m, err := parseMetadata(b[recordPrefix:])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
 }

@@ -175,12 +175,19 @@ scan:
 			}
 			open.index.MessageIndexLength = uint64(sc.pos) - uint64(open.after)
 			commit()
+		case opMetadata:
+			m, err := parseMetadata(body)
+			if err != nil {
+				break scan
+			}
+			w.metadata = append(w.metadata, metadataIndex{offset: uint64(at), length: uint64(sc.pos - at), name: m.Name})
+			w.stats.MetadataCount++
 		case opDataEnd:
 			break scan // the summary after it is rewritten
 		case opHeader, opFooter, opChunkIndex, opStatistics, opSummaryOffset:
 			break scan // not of a data section
 		}
-		// Attachments, metadata and private records are kept as they are.
+		// Attachments and private records are kept as they are.
 		good = sc.pos
 	}
 	if open != nil {

@@ -45,6 +45,7 @@ type Writer struct {
 	schemas      []Schema
 	channels     []Channel
 	chunkIndexes []ChunkIndex
+	metadata     []metadataIndex
 	stats        Statistics
 
 	// The open chunk: its uncompressed records and what its index will say.
@@ -168,6 +169,23 @@ func (w *Writer) AddChannel(schemaID uint16, topic, messageEncoding string, meta
 	w.channels = append(w.channels, c)
 	w.stats.ChannelCount++
 	return c.ID, nil
+}
+
+// WriteMetadata writes a metadata record in the data section (closing the open chunk first:
+// metadata is never inside a chunk), indexed in the summary.
+func (w *Writer) WriteMetadata(m Metadata) error {
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	at := w.off
+	b := appendMetadata(w.out[:0], m)
+	w.out = b[:0]
+	if err := w.write(b); err != nil {
+		return err
+	}
+	w.metadata = append(w.metadata, metadataIndex{offset: at, length: uint64(len(b)), name: m.Name})
+	w.stats.MetadataCount++
+	return nil
 }
 
 // WriteMessage adds m to the open chunk, closing the chunk when it is full.
@@ -298,6 +316,12 @@ func (w *Writer) finish() error {
 	add(opChunkIndex, func(b builder) builder {
 		for _, c := range w.chunkIndexes {
 			b = appendChunkIndex(b, c)
+		}
+		return b
+	})
+	add(opMetadataIndex, func(b builder) builder {
+		for _, m := range w.metadata {
+			b = appendMetadataIndex(b, m)
 		}
 		return b
 	})

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,6 +37,10 @@ type meta struct {
 	Size      int64     `json:"size"`
 	Messages  int64     `json:"messages"`
 	Dropped   int64     `json:"dropped"`
+	// Trigger and EventID: what made the recording ("" for one started by request, before
+	// the flight recorder) and the event-log entry it was made for.
+	Trigger string `json:"trigger,omitempty"`
+	EventID string `json:"eventId,omitempty"`
 	// NeedsRecovery: the file could not be completed (the disk was still full); the next
 	// start tries again.
 	NeedsRecovery bool `json:"needsRecovery,omitempty"`
@@ -53,7 +58,7 @@ func (m meta) recording() fleetgate.Recording {
 	rec := fleetgate.Recording{
 		ID: m.ID, State: m.State, ErrorType: m.ErrorType, Reason: m.Reason, StartTime: m.Start, EndTime: m.End,
 		Request: fleetgate.RecordingRequest{Duration: m.Duration, MaxBytes: m.MaxBytes, MaxRate: m.MaxRate},
-		Size:    m.Size, Messages: m.Messages, Dropped: m.Dropped,
+		Size:    m.Size, Messages: m.Messages, Dropped: m.Dropped, Trigger: cmp.Or(m.Trigger, fleetgate.TriggerManual), EventID: m.EventID,
 	}
 	for _, s := range m.Streams {
 		key := fleetgate.StreamKey{Component: s.Component, Name: s.Name, Source: fleetgate.SourceType(s.Source)}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -62,6 +63,13 @@ type Config struct {
 	Logger     *slog.Logger
 	// Library is written in the files' headers (the agent's name and version).
 	Library string
+	// Fleet, Agent and Version are written in each file's "fleetgate" metadata record, with
+	// the robot, the trigger and the event-log entry: the fleet of the robots recorded, the
+	// agent (its host name) and the gateway's version.
+	Fleet, Agent, Version string
+
+	// Flight is the flight recorder's buffer (off when Flight.Buffer is 0).
+	Flight FlightConfig
 
 	// ChunkSize is the files' chunk size (mcap.DefaultChunkSize when 0). FlushEvery bounds
 	// how long a sample waits in an open chunk (what a crash can lose); SyncEvery how often
@@ -112,8 +120,13 @@ type Recorder struct {
 	entries map[string]*entry // by recording id
 	// wrappers are the robots wrapped (Wrap), by the robot.
 	wrappers map[fleet.Robot]*Robot
-	closed   bool
-	wg       sync.WaitGroup // running sessions
+	// flights are the flight recorder's buffers, by robot id (none when it is off), under
+	// their own lock: the door's commands find theirs without waiting for r.mu, which is
+	// held over disk writes.
+	flightsMu sync.Mutex
+	flights   map[string]*flight
+	closed    bool
+	wg        sync.WaitGroup // running sessions
 }
 
 // entry is one recording known to the recorder: running (s != nil) or kept on disk.
@@ -159,7 +172,8 @@ func Open(cfg Config) (*Recorder, error) {
 		return nil, fmt.Errorf("record: %w", err)
 	}
 	r := &Recorder{cfg: cfg, log: cfg.Logger.With("component", "recorder"), clock: cfg.Clock, entries: map[string]*entry{},
-		wrappers: map[fleet.Robot]*Robot{}}
+		wrappers: map[fleet.Robot]*Robot{}, flights: map[string]*flight{}}
+	r.cfg.Flight = r.cfg.Flight.withDefaults()
 	if err := r.load(); err != nil {
 		return nil, err
 	}
@@ -180,8 +194,14 @@ func (r *Recorder) Close() {
 		}
 	}
 	r.mu.Unlock()
+	r.flightsMu.Lock()
+	flights := slices.Collect(maps.Values(r.flights))
+	r.flightsMu.Unlock()
 	for _, s := range running {
 		s.stop("agent shutdown", "", fleetgate.RecordingStopped)
+	}
+	for _, f := range flights {
+		f.close()
 	}
 	r.wg.Wait()
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -39,7 +40,9 @@ func start(t *testing.T, robot *Robot, req fleetgate.RecordingRequest) fleetgate
 // type) and has @mcap/core read the file: schemas, channels, counts, first and last times,
 // payloads decoded, a seek to the middle through the chunk index.
 func TestRecordingReadByMcapCore(t *testing.T) {
-	rec := openRecorder(t, testConfig(t))
+	cfg := testConfig(t)
+	cfg.Fleet, cfg.Agent, cfg.Version = "local-fleet", "dock-7", "v9.9.9"
+	rec := openRecorder(t, cfg)
 	raw := newTestRobot("robot1")
 	robot := rec.Wrap(raw)
 	r := start(t, robot, fleetgate.RecordingRequest{Streams: []fleetgate.StreamKey{poseKey, imageKey, beaconKey}})
@@ -114,6 +117,15 @@ func TestRecordingReadByMcapCore(t *testing.T) {
 	}
 	if report.Chunks < 3 || report.Seek.FromMiddle == 0 || report.Seek.ChunksRead >= report.Chunks {
 		t.Errorf("seek to the middle: %d messages from %d of %d chunks", report.Seek.FromMiddle, report.Seek.ChunksRead, report.Chunks)
+	}
+	// The file says what it is without its name.
+	if len(report.Metadata) != 1 || report.Metadata[0].Name != MetadataName {
+		t.Fatalf("@mcap/core reads metadata %+v, want one %q record", report.Metadata, MetadataName)
+	}
+	want := map[string]string{"recordingId": r.ID, "robotId": raw.ID, "robotName": "robot1", "fleet": "local-fleet", "agent": "dock-7",
+		"trigger": fleetgate.TriggerManual, "eventId": "", "gatewayVersion": "v9.9.9"}
+	if got := report.Metadata[0].Metadata; !maps.Equal(got, want) {
+		t.Errorf("metadata %v, want %v", got, want)
 	}
 }
 

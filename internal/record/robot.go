@@ -20,6 +20,7 @@ type Robot struct {
 var (
 	_ fleet.Robot            = (*Robot)(nil)
 	_ fleet.RecordingControl = (*Robot)(nil)
+	_ fleet.FlightRecorder   = (*Robot)(nil)
 )
 
 // Wrap returns robot with recordings; the agent registers the wrapped robot. A robot is
@@ -33,6 +34,9 @@ func (r *Recorder) Wrap(robot fleet.Robot) *Robot {
 	}
 	w := &Robot{Robot: robot, rec: r}
 	r.wrappers[robot] = w
+	if r.cfg.Flight.Buffer > 0 && !r.closed {
+		r.startFlight(w)
+	}
 	return w
 }
 
@@ -49,6 +53,11 @@ func (r *Robot) StopRecording(ctx context.Context, id string) (fleetgate.Recordi
 
 func (r *Robot) Recordings(ctx context.Context) ([]fleetgate.Recording, error) {
 	return r.rec.list(r.Info().ID), nil
+}
+
+// TriggerRecording turns the robot's flight buffer into a recording (Recorder.Trigger).
+func (r *Robot) TriggerRecording(ctx context.Context, trigger, eventID string) (fleetgate.Recording, error) {
+	return r.rec.Trigger(r.Info().ID, trigger, eventID)
 }
 
 // MIME type and second-convention file type of a recording.

@@ -75,6 +75,9 @@ func (r *Recorder) open(ctx context.Context, robot *Robot, e *entry, plans []pla
 		return fail(fleetgate.Errorf(fleetgate.EUnavailable, "writing the recording's file: %v", err))
 	}
 	s.w = w
+	if err := w.WriteMetadata(r.fileMetadata(e.meta)); err != nil {
+		return fail(fleetgate.Errorf(fleetgate.EUnavailable, "writing the recording's file: %v", err))
+	}
 	// Subscribing first lets a source learn an opaque type's definition from the stream
 	// itself (a ROS publisher's connection header) before its channel is written.
 	for _, p := range plans {
@@ -90,25 +93,8 @@ func (r *Recorder) open(ctx context.Context, robot *Robot, e *entry, plans []pla
 			plans[i] = awaitDefinition(ctx, robot.Robot, p)
 		}
 	}
-	schemas := map[string]uint16{}
-	for _, p := range plans {
-		var schemaID uint16
-		if p.schemaEncoding != "" {
-			key := p.schemaEncoding + "\x00" + p.schemaName + "\x00" + string(p.schema)
-			if id, ok := schemas[key]; ok {
-				schemaID = id
-			} else if schemaID, err = w.AddSchema(p.schemaName, p.schemaEncoding, p.schema); err != nil {
-				return fail(fleetgate.Errorf(fleetgate.EUnavailable, "writing the recording's file: %v", err))
-			}
-			schemas[key] = schemaID
-		}
-		md := map[string]string{"component": p.stream.Component, "stream": p.stream.Name,
-			"source": fmt.Sprint(int(p.stream.Source)), "type": p.stream.Type}
-		ch, err := w.AddChannel(schemaID, p.topic, p.messageEnc, md)
-		if err != nil {
-			return fail(fleetgate.Errorf(fleetgate.EUnavailable, "writing the recording's file: %v", err))
-		}
-		s.chans = append(s.chans, ch)
+	if s.chans, err = addChannels(w, plans); err != nil {
+		return fail(fleetgate.Errorf(fleetgate.EUnavailable, "writing the recording's file: %v", err))
 	}
 	s.size.Store(w.Estimate())
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -130,6 +116,40 @@ func (r *Recorder) open(ctx context.Context, robot *Robot, e *entry, plans []pla
 		s.timer = r.clock.AfterFunc(d, func() { s.stop("duration limit", "", fleetgate.RecordingStopped) })
 	}
 	return s, nil
+}
+
+// addChannels writes the schemas (each once) and the channels of plans, and returns the
+// channel of each plan.
+func addChannels(w *mcap.Writer, plans []plan) ([]uint16, error) {
+	schemas := map[string]uint16{}
+	chans := make([]uint16, 0, len(plans))
+	for _, p := range plans {
+		var schemaID uint16
+		if p.schemaEncoding != "" {
+			key := p.schemaEncoding + "\x00" + p.schemaName + "\x00" + string(p.schema)
+			if id, ok := schemas[key]; ok {
+				schemaID = id
+			} else {
+				id, err := w.AddSchema(p.schemaName, p.schemaEncoding, p.schema)
+				if err != nil {
+					return nil, err
+				}
+				schemaID = id
+			}
+			schemas[key] = schemaID
+		}
+		md := map[string]string{"component": p.stream.Component, "stream": p.stream.Name,
+			"source": fmt.Sprint(int(p.stream.Source)), "type": p.stream.Type}
+		if p.stream.Direction == fleetgate.Input {
+			md["direction"] = "input" // the commands that went out through the door
+		}
+		ch, err := w.AddChannel(schemaID, p.topic, p.messageEnc, md)
+		if err != nil {
+			return nil, err
+		}
+		chans = append(chans, ch)
+	}
+	return chans, nil
 }
 
 // definitionWait bounds the wait for an opaque stream's definition at the start of a
@@ -217,7 +237,7 @@ func (s *session) pull(i int) {
 		if interval > 0 {
 			// The cap: at most one sample per interval, the newest when the wait ends.
 			if now.Before(next) {
-				if !s.sleep(next.Sub(now)) {
+				if !sleep(s.ctx, s.r.clock, next.Sub(now)) {
 					return
 				}
 				for newer, ok := sub.Take(); ok; newer, ok = sub.Take() {
@@ -239,15 +259,15 @@ func (s *session) pull(i int) {
 	}
 }
 
-// sleep waits d on the recorder's clock; false if the session stopped meanwhile.
-func (s *session) sleep(d time.Duration) bool {
+// sleep waits d on clock c; false if ctx ended meanwhile.
+func sleep(ctx context.Context, c clock.Clock, d time.Duration) bool {
 	wake := make(chan struct{})
-	t := s.r.clock.AfterFunc(d, func() { close(wake) })
+	t := c.AfterFunc(d, func() { close(wake) })
 	defer t.Stop()
 	select {
 	case <-wake:
 		return true
-	case <-s.ctx.Done():
+	case <-ctx.Done():
 		return false
 	}
 }
@@ -373,7 +393,7 @@ func (s *session) limit(reason, errorType, state string) {
 // failed stops the session after a write error: the disk is full or failing.
 func (s *session) failed(err error) {
 	errorType, reason := fleetgate.RecordingWriteError, "write error: "+err.Error()
-	if errors.Is(err, syscall.ENOSPC) {
+	if isDiskFull(err) {
 		errorType, reason = fleetgate.RecordingDiskFull, "the disk is full"
 	}
 	s.r.log.Error("recording failed", "recording", s.meta.ID, "robot", s.meta.RobotName, "err", err)
@@ -467,3 +487,5 @@ func (q *queue) drain(into []item) []item {
 	q.items, q.bytes = q.items[:0], 0
 	return into
 }
+
+func isDiskFull(err error) bool { return errors.Is(err, syscall.ENOSPC) }

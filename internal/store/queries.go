@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"strconv"
 	"strings"
 	"time"
 
@@ -296,12 +297,15 @@ func (db *DB) CreateEvent(ctx context.Context, e *fleetgate.Event) error {
 
 // CreateAgentEvents stores entries an agent forwarded, in one transaction: an entry already
 // stored (the same agent and origin id, sent again after a lost acknowledgement) is kept as
-// it is.
+// it is, except that it gains the recording it names when it had none (the agent sends an
+// entry again once its flight recording exists: SetEventRecording).
 func (db *DB) CreateAgentEvents(ctx context.Context, events []fleetgate.Event) error {
 	return wrap(db.write(ctx, func(tx *writeTx) error {
 		for _, e := range events {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO events (robot_id, fleet_id, user_id, author_email, message, created_at, agent_id, origin_id, entry_type, severity, recording_id)
-				VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, e.RobotID, nullString(e.FleetID), e.AuthorEmail, e.Message, millis(e.CreatedAt), e.AgentID, e.OriginID,
+				VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT (agent_id, origin_id) WHERE agent_id IS NOT NULL DO UPDATE SET recording_id = excluded.recording_id
+				WHERE events.recording_id IS NULL AND excluded.recording_id IS NOT NULL`, e.RobotID, nullString(e.FleetID), e.AuthorEmail, e.Message, millis(e.CreatedAt), e.AgentID, e.OriginID,
 				string(cmp.Or(e.Type, fleetgate.EventNote)), string(cmp.Or(e.Severity, fleetgate.SeverityInfo)), nullString(e.RecordingID)); err != nil {
 				return err
 			}
@@ -314,6 +318,24 @@ func (db *DB) CreateAgentEvents(ctx context.Context, events []fleetgate.Event) e
 // not yet confirmed.
 func (db *DB) UnforwardedEvents(ctx context.Context, limit int) ([]fleetgate.Event, error) {
 	return db.events(ctx, `WHERE forwarded_at IS NULL AND agent_id IS NULL ORDER BY id LIMIT ?`, limit)
+}
+
+// SetEventRecording links entry id to the recording made for it (a flight recording of a post
+// with record=true). The entry goes back to the outbox, so that a linked agent sends it again
+// and the cloud's copy gains the link.
+func (db *DB) SetEventRecording(ctx context.Context, id int64, recordingID string) error {
+	return wrap(db.write(ctx, func(tx *writeTx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE events SET recording_id = ?, forwarded_at = NULL WHERE id = ?`, nullString(recordingID), id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return notFound("event", strconv.FormatInt(id, 10))
+		}
+		return nil
+	}))
 }
 
 // MarkEventsForwarded records that the cloud stored entries ids.

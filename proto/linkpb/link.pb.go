@@ -3854,6 +3854,7 @@ type RecordingControl struct {
 	//	*RecordingControl_Start
 	//	*RecordingControl_Stop
 	//	*RecordingControl_List
+	//	*RecordingControl_Trigger
 	Action        isRecordingControl_Action `protobuf_oneof:"action"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3923,6 +3924,15 @@ func (x *RecordingControl) GetList() *Empty {
 	return nil
 }
 
+func (x *RecordingControl) GetTrigger() *FlightTrigger {
+	if x != nil {
+		if x, ok := x.Action.(*RecordingControl_Trigger); ok {
+			return x.Trigger
+		}
+	}
+	return nil
+}
+
 type isRecordingControl_Action interface {
 	isRecordingControl_Action()
 }
@@ -3939,11 +3949,71 @@ type RecordingControl_List struct {
 	List *Empty `protobuf:"bytes,3,opt,name=list,proto3,oneof"`
 }
 
+type RecordingControl_Trigger struct {
+	// The flight recorder (fleet.FlightRecorder): the buffer becomes a recording. An agent
+	// too old to know it answers with an error.
+	Trigger *FlightTrigger `protobuf:"bytes,4,opt,name=trigger,proto3,oneof"`
+}
+
 func (*RecordingControl_Start) isRecordingControl_Action() {}
 
 func (*RecordingControl_Stop) isRecordingControl_Action() {}
 
 func (*RecordingControl_List) isRecordingControl_Action() {}
+
+func (*RecordingControl_Trigger) isRecordingControl_Action() {}
+
+type FlightTrigger struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Trigger       string                 `protobuf:"bytes,1,opt,name=trigger,proto3" json:"trigger,omitempty"`                // what made it: an event-log message, "snapshot", ...
+	EventId       string                 `protobuf:"bytes,2,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"` // the event-log entry it is made for, as the asking side numbers it
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FlightTrigger) Reset() {
+	*x = FlightTrigger{}
+	mi := &file_platform_link_link_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FlightTrigger) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FlightTrigger) ProtoMessage() {}
+
+func (x *FlightTrigger) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FlightTrigger.ProtoReflect.Descriptor instead.
+func (*FlightTrigger) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *FlightTrigger) GetTrigger() string {
+	if x != nil {
+		return x.Trigger
+	}
+	return ""
+}
+
+func (x *FlightTrigger) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
 
 type RecordingStart struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -3957,7 +4027,7 @@ type RecordingStart struct {
 
 func (x *RecordingStart) Reset() {
 	*x = RecordingStart{}
-	mi := &file_platform_link_link_proto_msgTypes[48]
+	mi := &file_platform_link_link_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3969,7 +4039,7 @@ func (x *RecordingStart) String() string {
 func (*RecordingStart) ProtoMessage() {}
 
 func (x *RecordingStart) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[48]
+	mi := &file_platform_link_link_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3982,7 +4052,7 @@ func (x *RecordingStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordingStart.ProtoReflect.Descriptor instead.
 func (*RecordingStart) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{48}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *RecordingStart) GetStreams() []*StreamKey {
@@ -4024,7 +4094,7 @@ type RecordedStream struct {
 
 func (x *RecordedStream) Reset() {
 	*x = RecordedStream{}
-	mi := &file_platform_link_link_proto_msgTypes[49]
+	mi := &file_platform_link_link_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4036,7 +4106,7 @@ func (x *RecordedStream) String() string {
 func (*RecordedStream) ProtoMessage() {}
 
 func (x *RecordedStream) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[49]
+	mi := &file_platform_link_link_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4049,7 +4119,7 @@ func (x *RecordedStream) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordedStream.ProtoReflect.Descriptor instead.
 func (*RecordedStream) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{49}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *RecordedStream) GetKey() *StreamKey {
@@ -4086,13 +4156,15 @@ type Recording struct {
 	Size          int64                  `protobuf:"varint,9,opt,name=size,proto3" json:"size,omitempty"`
 	Messages      int64                  `protobuf:"varint,10,opt,name=messages,proto3" json:"messages,omitempty"`
 	Dropped       int64                  `protobuf:"varint,11,opt,name=dropped,proto3" json:"dropped,omitempty"`
+	Trigger       string                 `protobuf:"bytes,12,opt,name=trigger,proto3" json:"trigger,omitempty"`                // "manual", or what made a flight recording
+	EventId       string                 `protobuf:"bytes,13,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"` // the event-log entry it was made for
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Recording) Reset() {
 	*x = Recording{}
-	mi := &file_platform_link_link_proto_msgTypes[50]
+	mi := &file_platform_link_link_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4104,7 +4176,7 @@ func (x *Recording) String() string {
 func (*Recording) ProtoMessage() {}
 
 func (x *Recording) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[50]
+	mi := &file_platform_link_link_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4117,7 +4189,7 @@ func (x *Recording) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recording.ProtoReflect.Descriptor instead.
 func (*Recording) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{50}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *Recording) GetId() string {
@@ -4197,6 +4269,20 @@ func (x *Recording) GetDropped() int64 {
 	return 0
 }
 
+func (x *Recording) GetTrigger() string {
+	if x != nil {
+		return x.Trigger
+	}
+	return ""
+}
+
+func (x *Recording) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
 type RecordingList struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Recordings    []*Recording           `protobuf:"bytes,1,rep,name=recordings,proto3" json:"recordings,omitempty"`
@@ -4206,7 +4292,7 @@ type RecordingList struct {
 
 func (x *RecordingList) Reset() {
 	*x = RecordingList{}
-	mi := &file_platform_link_link_proto_msgTypes[51]
+	mi := &file_platform_link_link_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4218,7 +4304,7 @@ func (x *RecordingList) String() string {
 func (*RecordingList) ProtoMessage() {}
 
 func (x *RecordingList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[51]
+	mi := &file_platform_link_link_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4231,7 +4317,7 @@ func (x *RecordingList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordingList.ProtoReflect.Descriptor instead.
 func (*RecordingList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{51}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *RecordingList) GetRecordings() []*Recording {
@@ -4261,7 +4347,7 @@ type LiveFrame struct {
 
 func (x *LiveFrame) Reset() {
 	*x = LiveFrame{}
-	mi := &file_platform_link_link_proto_msgTypes[52]
+	mi := &file_platform_link_link_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4273,7 +4359,7 @@ func (x *LiveFrame) String() string {
 func (*LiveFrame) ProtoMessage() {}
 
 func (x *LiveFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[52]
+	mi := &file_platform_link_link_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4286,7 +4372,7 @@ func (x *LiveFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveFrame.ProtoReflect.Descriptor instead.
 func (*LiveFrame) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{52}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *LiveFrame) GetBody() isLiveFrame_Body {
@@ -4379,7 +4465,7 @@ type LiveSubscribe struct {
 
 func (x *LiveSubscribe) Reset() {
 	*x = LiveSubscribe{}
-	mi := &file_platform_link_link_proto_msgTypes[53]
+	mi := &file_platform_link_link_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4391,7 +4477,7 @@ func (x *LiveSubscribe) String() string {
 func (*LiveSubscribe) ProtoMessage() {}
 
 func (x *LiveSubscribe) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[53]
+	mi := &file_platform_link_link_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4404,7 +4490,7 @@ func (x *LiveSubscribe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveSubscribe.ProtoReflect.Descriptor instead.
 func (*LiveSubscribe) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{53}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *LiveSubscribe) GetId() uint64 {
@@ -4458,7 +4544,7 @@ type LiveUnsubscribe struct {
 
 func (x *LiveUnsubscribe) Reset() {
 	*x = LiveUnsubscribe{}
-	mi := &file_platform_link_link_proto_msgTypes[54]
+	mi := &file_platform_link_link_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4470,7 +4556,7 @@ func (x *LiveUnsubscribe) String() string {
 func (*LiveUnsubscribe) ProtoMessage() {}
 
 func (x *LiveUnsubscribe) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[54]
+	mi := &file_platform_link_link_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4483,7 +4569,7 @@ func (x *LiveUnsubscribe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveUnsubscribe.ProtoReflect.Descriptor instead.
 func (*LiveUnsubscribe) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{54}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *LiveUnsubscribe) GetId() uint64 {
@@ -4509,7 +4595,7 @@ type LiveSample struct {
 
 func (x *LiveSample) Reset() {
 	*x = LiveSample{}
-	mi := &file_platform_link_link_proto_msgTypes[55]
+	mi := &file_platform_link_link_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4521,7 +4607,7 @@ func (x *LiveSample) String() string {
 func (*LiveSample) ProtoMessage() {}
 
 func (x *LiveSample) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[55]
+	mi := &file_platform_link_link_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4534,7 +4620,7 @@ func (x *LiveSample) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveSample.ProtoReflect.Descriptor instead.
 func (*LiveSample) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{55}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *LiveSample) GetId() uint64 {
@@ -4575,7 +4661,7 @@ type LiveEnded struct {
 
 func (x *LiveEnded) Reset() {
 	*x = LiveEnded{}
-	mi := &file_platform_link_link_proto_msgTypes[56]
+	mi := &file_platform_link_link_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4587,7 +4673,7 @@ func (x *LiveEnded) String() string {
 func (*LiveEnded) ProtoMessage() {}
 
 func (x *LiveEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[56]
+	mi := &file_platform_link_link_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4600,7 +4686,7 @@ func (x *LiveEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveEnded.ProtoReflect.Descriptor instead.
 func (*LiveEnded) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{56}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *LiveEnded) GetId() uint64 {
@@ -4914,12 +5000,16 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\n" +
 	"UploadDone\x12\x12\n" +
 	"\x04size\x18\x01 \x01(\x03R\x04size\x12\x16\n" +
-	"\x06sha256\x18\x02 \x01(\tR\x06sha256\"\x95\x01\n" +
+	"\x06sha256\x18\x02 \x01(\tR\x06sha256\"\xcf\x01\n" +
 	"\x10RecordingControl\x125\n" +
 	"\x05start\x18\x01 \x01(\v2\x1d.Platform.Link.RecordingStartH\x00R\x05start\x12\x14\n" +
 	"\x04stop\x18\x02 \x01(\tH\x00R\x04stop\x12*\n" +
-	"\x04list\x18\x03 \x01(\v2\x14.Platform.Link.EmptyH\x00R\x04listB\b\n" +
-	"\x06action\"\x9d\x01\n" +
+	"\x04list\x18\x03 \x01(\v2\x14.Platform.Link.EmptyH\x00R\x04list\x128\n" +
+	"\atrigger\x18\x04 \x01(\v2\x1c.Platform.Link.FlightTriggerH\x00R\atriggerB\b\n" +
+	"\x06action\"D\n" +
+	"\rFlightTrigger\x12\x18\n" +
+	"\atrigger\x18\x01 \x01(\tR\atrigger\x12\x19\n" +
+	"\bevent_id\x18\x02 \x01(\tR\aeventId\"\x9d\x01\n" +
 	"\x0eRecordingStart\x122\n" +
 	"\astreams\x18\x01 \x03(\v2\x18.Platform.Link.StreamKeyR\astreams\x12\x1f\n" +
 	"\vduration_ms\x18\x02 \x01(\x03R\n" +
@@ -4929,7 +5019,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x0eRecordedStream\x12*\n" +
 	"\x03key\x18\x01 \x01(\v2\x18.Platform.Link.StreamKeyR\x03key\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x14\n" +
-	"\x05topic\x18\x03 \x01(\tR\x05topic\"\xb6\x03\n" +
+	"\x05topic\x18\x03 \x01(\tR\x05topic\"\xeb\x03\n" +
 	"\tRecording\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x127\n" +
 	"\astreams\x18\x02 \x03(\v2\x1d.Platform.Link.RecordedStreamR\astreams\x12\x14\n" +
@@ -4944,7 +5034,9 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x04size\x18\t \x01(\x03R\x04size\x12\x1a\n" +
 	"\bmessages\x18\n" +
 	" \x01(\x03R\bmessages\x12\x18\n" +
-	"\adropped\x18\v \x01(\x03R\adropped\"I\n" +
+	"\adropped\x18\v \x01(\x03R\adropped\x12\x18\n" +
+	"\atrigger\x18\f \x01(\tR\atrigger\x12\x19\n" +
+	"\bevent_id\x18\r \x01(\tR\aeventId\"I\n" +
 	"\rRecordingList\x128\n" +
 	"\n" +
 	"recordings\x18\x01 \x03(\v2\x18.Platform.Link.RecordingR\n" +
@@ -4989,7 +5081,7 @@ func file_platform_link_link_proto_rawDescGZIP() []byte {
 }
 
 var file_platform_link_link_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
+var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
 var file_platform_link_link_proto_goTypes = []any{
 	(Error_Kind)(0),               // 0: Platform.Link.Error.Kind
 	(*Frame)(nil),                 // 1: Platform.Link.Frame
@@ -5040,16 +5132,17 @@ var file_platform_link_link_proto_goTypes = []any{
 	(*ResourceChunk)(nil),         // 46: Platform.Link.ResourceChunk
 	(*UploadDone)(nil),            // 47: Platform.Link.UploadDone
 	(*RecordingControl)(nil),      // 48: Platform.Link.RecordingControl
-	(*RecordingStart)(nil),        // 49: Platform.Link.RecordingStart
-	(*RecordedStream)(nil),        // 50: Platform.Link.RecordedStream
-	(*Recording)(nil),             // 51: Platform.Link.Recording
-	(*RecordingList)(nil),         // 52: Platform.Link.RecordingList
-	(*LiveFrame)(nil),             // 53: Platform.Link.LiveFrame
-	(*LiveSubscribe)(nil),         // 54: Platform.Link.LiveSubscribe
-	(*LiveUnsubscribe)(nil),       // 55: Platform.Link.LiveUnsubscribe
-	(*LiveSample)(nil),            // 56: Platform.Link.LiveSample
-	(*LiveEnded)(nil),             // 57: Platform.Link.LiveEnded
-	(*catalogpb.Time)(nil),        // 58: Platform.Messages.builtin_interfaces.Time
+	(*FlightTrigger)(nil),         // 49: Platform.Link.FlightTrigger
+	(*RecordingStart)(nil),        // 50: Platform.Link.RecordingStart
+	(*RecordedStream)(nil),        // 51: Platform.Link.RecordedStream
+	(*Recording)(nil),             // 52: Platform.Link.Recording
+	(*RecordingList)(nil),         // 53: Platform.Link.RecordingList
+	(*LiveFrame)(nil),             // 54: Platform.Link.LiveFrame
+	(*LiveSubscribe)(nil),         // 55: Platform.Link.LiveSubscribe
+	(*LiveUnsubscribe)(nil),       // 56: Platform.Link.LiveUnsubscribe
+	(*LiveSample)(nil),            // 57: Platform.Link.LiveSample
+	(*LiveEnded)(nil),             // 58: Platform.Link.LiveEnded
+	(*catalogpb.Time)(nil),        // 59: Platform.Messages.builtin_interfaces.Time
 }
 var file_platform_link_link_proto_depIdxs = []int32{
 	5,  // 0: Platform.Link.Frame.hello:type_name -> Platform.Link.Hello
@@ -5069,10 +5162,10 @@ var file_platform_link_link_proto_depIdxs = []int32{
 	2,  // 14: Platform.Link.Frame.events:type_name -> Platform.Link.EventBatch
 	4,  // 15: Platform.Link.Frame.events_stored:type_name -> Platform.Link.EventsStored
 	3,  // 16: Platform.Link.EventBatch.events:type_name -> Platform.Link.LocalEvent
-	58, // 17: Platform.Link.LocalEvent.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
+	59, // 17: Platform.Link.LocalEvent.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
 	6,  // 18: Platform.Link.Hello.robots:type_name -> Platform.Link.RobotInfo
 	8,  // 19: Platform.Link.Welcome.refused:type_name -> Platform.Link.RobotRefused
-	58, // 20: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
+	59, // 20: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
 	6,  // 21: Platform.Link.RobotsChanged.robots:type_name -> Platform.Link.RobotInfo
 	8,  // 22: Platform.Link.RobotsAccepted.refused:type_name -> Platform.Link.RobotRefused
 	21, // 23: Platform.Link.Request.streams:type_name -> Platform.Link.Empty
@@ -5090,7 +5183,7 @@ var file_platform_link_link_proto_depIdxs = []int32{
 	13, // 35: Platform.Link.TakeControl.key:type_name -> Platform.Link.StreamKey
 	27, // 36: Platform.Link.ControlEnded.error:type_name -> Platform.Link.Error
 	13, // 37: Platform.Link.ControlHeld.key:type_name -> Platform.Link.StreamKey
-	58, // 38: Platform.Link.ControlHeld.since:type_name -> Platform.Messages.builtin_interfaces.Time
+	59, // 38: Platform.Link.ControlHeld.since:type_name -> Platform.Messages.builtin_interfaces.Time
 	19, // 39: Platform.Link.ControlList.controls:type_name -> Platform.Link.ControlHeld
 	13, // 40: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
 	27, // 41: Platform.Link.Response.error:type_name -> Platform.Link.Error
@@ -5106,49 +5199,50 @@ var file_platform_link_link_proto_depIdxs = []int32{
 	19, // 51: Platform.Link.Response.held:type_name -> Platform.Link.ControlHeld
 	20, // 52: Platform.Link.Response.controls:type_name -> Platform.Link.ControlList
 	26, // 53: Platform.Link.Response.definition:type_name -> Platform.Link.MessageDefinition
-	52, // 54: Platform.Link.Response.recordings:type_name -> Platform.Link.RecordingList
+	53, // 54: Platform.Link.Response.recordings:type_name -> Platform.Link.RecordingList
 	0,  // 55: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
-	58, // 56: Platform.Link.Error.since:type_name -> Platform.Messages.builtin_interfaces.Time
+	59, // 56: Platform.Link.Error.since:type_name -> Platform.Messages.builtin_interfaces.Time
 	28, // 57: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
-	58, // 58: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	58, // 59: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	58, // 60: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	59, // 58: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	59, // 59: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	59, // 60: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
 	33, // 61: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
 	35, // 62: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
 	21, // 63: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
 	32, // 64: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
-	58, // 65: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
+	59, // 65: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
 	38, // 66: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
 	34, // 67: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
 	36, // 68: Platform.Link.Metric.components:type_name -> Platform.Link.Components
 	37, // 69: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
-	58, // 70: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	59, // 70: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
 	40, // 71: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
 	40, // 72: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
-	58, // 73: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
+	59, // 73: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
 	43, // 74: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
 	43, // 75: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
-	49, // 76: Platform.Link.RecordingControl.start:type_name -> Platform.Link.RecordingStart
+	50, // 76: Platform.Link.RecordingControl.start:type_name -> Platform.Link.RecordingStart
 	21, // 77: Platform.Link.RecordingControl.list:type_name -> Platform.Link.Empty
-	13, // 78: Platform.Link.RecordingStart.streams:type_name -> Platform.Link.StreamKey
-	13, // 79: Platform.Link.RecordedStream.key:type_name -> Platform.Link.StreamKey
-	50, // 80: Platform.Link.Recording.streams:type_name -> Platform.Link.RecordedStream
-	58, // 81: Platform.Link.Recording.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	58, // 82: Platform.Link.Recording.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	49, // 83: Platform.Link.Recording.request:type_name -> Platform.Link.RecordingStart
-	51, // 84: Platform.Link.RecordingList.recordings:type_name -> Platform.Link.Recording
-	54, // 85: Platform.Link.LiveFrame.subscribe:type_name -> Platform.Link.LiveSubscribe
-	55, // 86: Platform.Link.LiveFrame.unsubscribe:type_name -> Platform.Link.LiveUnsubscribe
-	56, // 87: Platform.Link.LiveFrame.sample:type_name -> Platform.Link.LiveSample
-	57, // 88: Platform.Link.LiveFrame.ended:type_name -> Platform.Link.LiveEnded
-	13, // 89: Platform.Link.LiveSubscribe.key:type_name -> Platform.Link.StreamKey
-	30, // 90: Platform.Link.LiveSample.sample:type_name -> Platform.Link.Sample
-	27, // 91: Platform.Link.LiveEnded.error:type_name -> Platform.Link.Error
-	92, // [92:92] is the sub-list for method output_type
-	92, // [92:92] is the sub-list for method input_type
-	92, // [92:92] is the sub-list for extension type_name
-	92, // [92:92] is the sub-list for extension extendee
-	0,  // [0:92] is the sub-list for field type_name
+	49, // 78: Platform.Link.RecordingControl.trigger:type_name -> Platform.Link.FlightTrigger
+	13, // 79: Platform.Link.RecordingStart.streams:type_name -> Platform.Link.StreamKey
+	13, // 80: Platform.Link.RecordedStream.key:type_name -> Platform.Link.StreamKey
+	51, // 81: Platform.Link.Recording.streams:type_name -> Platform.Link.RecordedStream
+	59, // 82: Platform.Link.Recording.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	59, // 83: Platform.Link.Recording.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	50, // 84: Platform.Link.Recording.request:type_name -> Platform.Link.RecordingStart
+	52, // 85: Platform.Link.RecordingList.recordings:type_name -> Platform.Link.Recording
+	55, // 86: Platform.Link.LiveFrame.subscribe:type_name -> Platform.Link.LiveSubscribe
+	56, // 87: Platform.Link.LiveFrame.unsubscribe:type_name -> Platform.Link.LiveUnsubscribe
+	57, // 88: Platform.Link.LiveFrame.sample:type_name -> Platform.Link.LiveSample
+	58, // 89: Platform.Link.LiveFrame.ended:type_name -> Platform.Link.LiveEnded
+	13, // 90: Platform.Link.LiveSubscribe.key:type_name -> Platform.Link.StreamKey
+	30, // 91: Platform.Link.LiveSample.sample:type_name -> Platform.Link.Sample
+	27, // 92: Platform.Link.LiveEnded.error:type_name -> Platform.Link.Error
+	93, // [93:93] is the sub-list for method output_type
+	93, // [93:93] is the sub-list for method input_type
+	93, // [93:93] is the sub-list for extension type_name
+	93, // [93:93] is the sub-list for extension extendee
+	0,  // [0:93] is the sub-list for field type_name
 }
 
 func init() { file_platform_link_link_proto_init() }
@@ -5224,8 +5318,9 @@ func file_platform_link_link_proto_init() {
 		(*RecordingControl_Start)(nil),
 		(*RecordingControl_Stop)(nil),
 		(*RecordingControl_List)(nil),
+		(*RecordingControl_Trigger)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[52].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[53].OneofWrappers = []any{
 		(*LiveFrame_Subscribe)(nil),
 		(*LiveFrame_Unsubscribe)(nil),
 		(*LiveFrame_Sample)(nil),
@@ -5237,7 +5332,7 @@ func file_platform_link_link_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platform_link_link_proto_rawDesc), len(file_platform_link_link_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   57,
+			NumMessages:   58,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

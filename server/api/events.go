@@ -50,6 +50,9 @@ func (h eventRoutes) post(c echo.Context) error {
 	if in.Severity, err = optionalEnum(c, "severity", fleetgate.ParseEventSeverity); err != nil {
 		return err
 	}
+	if in.Record, err = optionalEnum(c, "record", parseRecord); err != nil {
+		return err
+	}
 	if err := refuseBody(c); err != nil {
 		return err
 	}
@@ -257,6 +260,15 @@ func optionalEnum[T any](c echo.Context, name string, parse func(string) (T, err
 		return zero, err
 	}
 	return parse(v)
+}
+
+// parseRecord reads endpoint 12's record (an extension).
+func parseRecord(v string) (bool, error) {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fleetgate.Errorf(fleetgate.EInvalid, "record must be true or false")
+	}
+	return b, nil
 }
 
 // queryTime reads an optional RFC 3339 time.

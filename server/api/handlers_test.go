@@ -286,6 +286,11 @@ func TestEventRoutes(t *testing.T) {
 			wantCalls: []call{{fakeCaller, "PostEvent", gateway.PostEventInput{RobotID: "r1", Message: "hi", Type: fleetgate.EventAlert, Severity: fleetgate.SeverityWarning}}}},
 		{name: "post of an unknown type", method: http.MethodPost, target: "/events/log?robotId=r1&message=hi&type=gossip", wantStatus: http.StatusBadRequest},
 		{name: "post of an unknown severity", method: http.MethodPost, target: "/events/log?robotId=r1&message=hi&severity=dire", wantStatus: http.StatusBadRequest},
+		{name: "post with record=true", method: http.MethodPost, target: "/events/log?robotId=r1&message=pallet%20dropped&record=true", wantStatus: http.StatusOK,
+			wantCalls: []call{{fakeCaller, "PostEvent", gateway.PostEventInput{RobotID: "r1", Message: "pallet dropped", Record: true}}}},
+		{name: "post with record=false", method: http.MethodPost, target: "/events/log?robotId=r1&message=hi&record=false", wantStatus: http.StatusOK,
+			wantCalls: []call{{fakeCaller, "PostEvent", gateway.PostEventInput{RobotID: "r1", Message: "hi"}}}},
+		{name: "post with record=maybe", method: http.MethodPost, target: "/events/log?robotId=r1&message=hi&record=maybe", wantStatus: http.StatusBadRequest},
 	}
 	for _, rc := range cases {
 		t.Run(rc.name, func(t *testing.T) { rc.run(t, e, asked) })

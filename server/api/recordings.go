@@ -78,6 +78,10 @@ type recordingBody struct {
 	Messages       int64            `json:"messages"`
 	DroppedSamples int64            `json:"droppedSamples"`
 	ResourceID     string           `json:"resourceId"` // the file's id among the robot's resources once finished
+	// Trigger and EventID (extensions): "manual", or what made a flight recording, and
+	// the event-log entry it was made for.
+	Trigger string `json:"trigger"`
+	EventID string `json:"eventId"`
 }
 
 type recordingsResponse struct {
@@ -89,7 +93,7 @@ func recordingOf(r fleetgate.Recording, now time.Time) recordingBody {
 		ID: r.ID, RecorderState: r.State, ErrorType: r.ErrorType, Reason: r.Reason, StartTime: r.StartTime.UTC(),
 		Duration: hms(r.Duration(now)), Streams: make([]recordedStream, len(r.Streams)),
 		Limits: recordingLimits{DurationSeconds: r.Request.Duration.Seconds(), MaxBytes: r.Request.MaxBytes, MaxRate: r.Request.MaxRate},
-		Size:   r.Size, Messages: r.Messages, DroppedSamples: r.Dropped,
+		Size:   r.Size, Messages: r.Messages, DroppedSamples: r.Dropped, Trigger: r.Trigger, EventID: r.EventID,
 	}
 	if !r.EndTime.IsZero() {
 		end := r.EndTime.UTC()

@@ -22,6 +22,12 @@ func (r *RemoteRobot) Recordings(ctx context.Context) ([]fleetgate.Recording, er
 	return r.client().Recordings(ctx)
 }
 
+var _ fleet.FlightRecorder = (*RemoteRobot)(nil)
+
+func (r *RemoteRobot) TriggerRecording(ctx context.Context, trigger, eventID string) (fleetgate.Recording, error) {
+	return r.client().TriggerRecording(ctx, trigger, eventID)
+}
+
 var _ fleet.MessageTemplates = (*RemoteRobot)(nil)
 
 // MessageTemplate asks the agent for the template of a type outside the catalog, when the

@@ -100,3 +100,41 @@ func TestRecordingOverTheLink(t *testing.T) {
 		t.Fatalf("the archived copy holds %d messages; recorded %d", s.Statistics.MessageCount, done.Messages)
 	}
 }
+
+// TestFlightTriggerOverTheLink: the cloud triggers the agent's flight recorder with its
+// entry's id; the recording comes back at once with its trigger and entry, is listed so, and
+// an agent whose flight recorder is off says so.
+func TestFlightTriggerOverTheLink(t *testing.T) {
+	w := newWorld(t)
+	open := func(buffer time.Duration) *record.Recorder {
+		rec, err := record.Open(record.Config{Dir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			Flight: record.FlightConfig{Buffer: buffer, After: time.Hour}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(rec.Close)
+		return rec
+	}
+	w.startAgent("fga_alpha", open(time.Minute).Wrap(scriptedRobot(idOne, "one")))
+	w.waitOnline(idOne, true, 5*time.Second)
+	remote, ok := w.remote(idOne).(fleet.FlightRecorder)
+	if !ok {
+		t.Fatal("a robot behind the link offers no flight recorder")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rec, err := remote.TriggerRecording(ctx, "pallet dropped", "42")
+	if err != nil || rec.State != fleetgate.RecordingActive || rec.Trigger != "pallet dropped" || rec.EventID != "42" {
+		t.Fatalf("triggered over the link: %+v, %v", rec, err)
+	}
+	list, err := w.remote(idOne).(fleet.RecordingControl).Recordings(ctx)
+	if err != nil || len(list) != 1 || list[0].ID != rec.ID || list[0].Trigger != "pallet dropped" || list[0].EventID != "42" {
+		t.Fatalf("listed over the link: %+v, %v", list, err)
+	}
+
+	w.startAgent("fga_beta", open(0).Wrap(scriptedRobot(idTwo, "two")))
+	w.waitOnline(idTwo, true, 5*time.Second)
+	if _, err := w.remote(idTwo).(fleet.FlightRecorder).TriggerRecording(ctx, "x", ""); !fleetgate.Is(err, fleetgate.EUnavailable) {
+		t.Fatalf("a trigger to an agent with its flight recorder off: %v", err)
+	}
+}

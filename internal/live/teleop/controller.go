@@ -45,6 +45,11 @@ type ControllerConfig struct {
 	// controller's lock held: the owner of a controller that lives only while commands come
 	// (the door's lease of a REST upload) retires it then (RetireIfIdle).
 	OnDeadman func()
+	// OnDeadmanStop, when set, is called (like OnDeadman, before it) when the deadman's zero
+	// stopped a robot whose last command was a motion: commands stopped coming while it
+	// moved, a safety event (the flight recorder's trigger), where a deadman after a zero
+	// is how a session or an upload ends.
+	OnDeadmanStop func()
 }
 
 // ErrStopped is Submit's answer after Stop, RetireIfIdle or a publish failure: the command
@@ -65,6 +70,7 @@ type Controller struct {
 	publish     func(context.Context, proto.Message) error
 	onError     func(error)
 	onDeadman   func()
+	onStop      func()
 	minInterval time.Duration
 	deadman     time.Duration
 
@@ -75,6 +81,7 @@ type Controller struct {
 	failed  bool // a Publish failed: the socket is closing, later commands are ignored
 
 	moved      bool      // a non-zero command has been published
+	moving     bool      // the last command published was a motion, not a zero
 	lastMotion time.Time // when the last non-zero command was published
 	pending    proto.Message
 	rateTimer  clock.Timer // publishes pending when the window opens; nil when none is armed
@@ -100,6 +107,7 @@ func NewController(cfg ControllerConfig) *Controller {
 		publish:     cfg.Publish,
 		onError:     cfg.OnPublishError,
 		onDeadman:   cfg.OnDeadman,
+		onStop:      cfg.OnDeadmanStop,
 		minInterval: cfg.MinInterval,
 		deadman:     cfg.Deadman,
 	}
@@ -187,6 +195,7 @@ func (c *Controller) command(ctx context.Context, m proto.Message) error {
 	switch {
 	case IsZero(m):
 		c.dropPending()
+		c.moving = false
 		return c.failure(c.publish(ctx, m))
 	case !c.moved || now.Sub(c.lastMotion) >= c.minInterval:
 		// Also when a pending command waits for a timer that is late: the newer one wins.
@@ -204,7 +213,7 @@ func (c *Controller) command(ctx context.Context, m proto.Message) error {
 }
 
 func (c *Controller) publishMotion(ctx context.Context, m proto.Message, now time.Time) error {
-	c.moved, c.lastMotion = true, now
+	c.moved, c.moving, c.lastMotion = true, true, now
 	return c.publish(ctx, m)
 }
 
@@ -263,31 +272,36 @@ func (c *Controller) armDeadman(now time.Time) {
 }
 
 func (c *Controller) deadmanFired(gen uint64) {
-	zeroed, err := c.deadmanPublish(gen)
+	zeroed, wasMoving, err := c.deadmanPublish(gen)
 	if err != nil {
 		c.onError(err)
+	}
+	if zeroed && wasMoving && c.onStop != nil {
+		c.onStop()
 	}
 	if zeroed && c.onDeadman != nil {
 		c.onDeadman()
 	}
 }
 
-// deadmanPublish reports whether it published the deadman's zero, and the error to report.
-func (c *Controller) deadmanPublish(gen uint64) (bool, error) {
+// deadmanPublish reports whether it published the deadman's zero and whether the robot was
+// moving on a motion command then, and the error to report.
+func (c *Controller) deadmanPublish(gen uint64) (zeroed, wasMoving bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopped || gen != c.deadmanGen {
-		return false, nil
+		return false, false, nil
 	}
 	now := c.clock.Now()
 	if wait := c.lastValid.Add(c.deadman).Sub(now); wait > 0 {
 		c.deadmanTimer = c.clock.AfterFunc(wait, func() { c.deadmanFired(gen) })
-		return false, nil
+		return false, false, nil
 	}
 	c.deadmanTimer = nil
 	c.dropPending()
+	wasMoving, c.moving = c.moving, false
 	// Even after a failure: the robot may still be moving on an earlier command.
-	return true, c.failure(c.publish(context.Background(), Zero(c.typ)))
+	return true, wasMoving, c.failure(c.publish(context.Background(), Zero(c.typ)))
 }
 
 // Stop publishes a zero command at once and retires the controller: pending commands and

@@ -545,3 +545,57 @@ func BenchmarkCommand(b *testing.B) {
 		c.Command(m)
 	}
 }
+
+// OnDeadmanStop tells the deadman's zero that stopped a robot moving on a motion command
+// (its client went silent), before OnDeadman; a deadman after a zero, a coalesced motion's
+// or Stop's zero do not count, and each silence counts once.
+func TestDeadmanStopTellsAMovingRobotOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		commands []proto.Message
+		gaps     []time.Duration // before each command after the first
+		stops    int
+	}{
+		{"silent while moving", []proto.Message{motion(TwistType, 1)}, nil, 1},
+		{"a zero, then silence", []proto.Message{motion(TwistType, 1), Zero(TwistType)}, []time.Duration{100 * time.Millisecond}, 0},
+		{"a zero straight away", []proto.Message{Zero(TwistType)}, nil, 0},
+		{"moving again after a zero", []proto.Message{Zero(TwistType), motion(TwistType, 2)}, []time.Duration{100 * time.Millisecond}, 1},
+		{"a coalesced motion last", []proto.Message{motion(TwistType, 1), motion(TwistType, 2)}, []time.Duration{10 * time.Millisecond}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := clocktest.New()
+			rec := newRecorder(clock)
+			var order []string
+			var mu sync.Mutex
+			note := func(s string) func() {
+				return func() { mu.Lock(); order = append(order, s); mu.Unlock() }
+			}
+			c := NewController(ControllerConfig{Clock: clock, Type: TwistType, Publish: rec.Publish,
+				OnDeadman: note("deadman"), OnDeadmanStop: note("stop")})
+			for i, m := range tc.commands {
+				if i > 0 {
+					clock.Advance(tc.gaps[i-1])
+				}
+				c.Command(m)
+			}
+			clock.Advance(5 * time.Second)
+			c.Command(Zero(TwistType)) // and a quiet end: nothing more to tell
+			clock.Advance(5 * time.Second)
+			c.Stop()
+			mu.Lock()
+			defer mu.Unlock()
+			stops := 0
+			for i, s := range order {
+				if s == "stop" {
+					stops++
+					if i+1 >= len(order) || order[i+1] != "deadman" {
+						t.Errorf("OnDeadmanStop not followed by its OnDeadman: %v", order)
+					}
+				}
+			}
+			if stops != tc.stops {
+				t.Fatalf("OnDeadmanStop told %d times, want %d (%v)", stops, tc.stops, order)
+			}
+		})
+	}
+}

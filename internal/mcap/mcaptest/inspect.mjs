@@ -108,7 +108,12 @@ async function indexed() {
     if (earliestFromMiddle === null || m.logTime < earliestFromMiddle) earliestFromMiddle = m.logTime;
   }
   const chunksRead = new Set(reads.filter((o) => chunkOffsets.has(o))).size;
+  const metadata = [];
+  for await (const m of reader.readMetadata()) {
+    metadata.push({ name: m.name, metadata: Object.fromEntries(m.metadata) });
+  }
   return {
+    metadata,
     header: reader.header,
     schemas: [...reader.schemasById.values()].map((s) => ({ id: s.id, name: s.name, encoding: s.encoding, size: s.data.length })),
     channels,

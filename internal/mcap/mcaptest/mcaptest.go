@@ -27,12 +27,18 @@ type Report struct {
 		Encoding string `json:"encoding"`
 		Size     int    `json:"size"`
 	} `json:"schemas"`
-	Channels   map[string]*Channel `json:"channels"` // by channel id
+	Channels map[string]*Channel `json:"channels"` // by channel id
+	// Metadata is the file's metadata records, by the summary's metadata index.
+	Metadata []struct {
+		Name     string            `json:"name"`
+		Metadata map[string]string `json:"metadata"`
+	} `json:"metadata"`
 	Statistics struct {
 		MessageCount         Uint            `json:"messageCount"`
 		SchemaCount          int             `json:"schemaCount"`
 		ChannelCount         int             `json:"channelCount"`
 		ChunkCount           int             `json:"chunkCount"`
+		MetadataCount        int             `json:"metadataCount"`
 		MessageStartTime     Uint            `json:"messageStartTime"`
 		MessageEndTime       Uint            `json:"messageEndTime"`
 		ChannelMessageCounts map[string]Uint `json:"channelMessageCounts"`

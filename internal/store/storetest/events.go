@@ -61,6 +61,33 @@ func testEventForwarding(t *testing.T, open Opener) {
 	if pending, _ := db.UnforwardedEvents(ctx, 10); len(pending) != 1 {
 		t.Errorf("the outbox holds %d entries, want the one local entry", len(pending))
 	}
+
+	// A flight recording made for a forwarded entry: the entry goes back to the outbox with
+	// its link, and the cloud's copy gains it (once: a link is never replaced).
+	forwarded := a1[1]
+	local, _ := db.Events(ctx, fleetgate.EventFilter{RobotID: "r", Limit: 10})
+	first := local[len(local)-1] // "one", forwarded above
+	if err := db.SetEventRecording(ctx, first.ID, "rec-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetEventRecording(ctx, 1<<40, "rec-x"); fleetgate.ErrorCode(err) != fleetgate.ENotFound {
+		t.Errorf("linking a missing entry: %v", err)
+	}
+	pending, _ = db.UnforwardedEvents(ctx, 10)
+	if len(pending) != 2 || pending[0].ID != first.ID || pending[0].RecordingID != "rec-1" {
+		t.Fatalf("the outbox after linking: %+v", pending)
+	}
+	for _, rec := range []string{"rec-1", "rec-2", ""} {
+		again := forwarded
+		again.ID, again.RecordingID = 0, rec
+		if err := db.CreateAgentEvents(ctx, []fleetgate.Event{again}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a1, _ = db.Events(ctx, fleetgate.EventFilter{AgentID: "a1", Limit: 10})
+	if len(a1) != 2 || a1[1].RecordingID != "rec-1" || a1[1].Message != forwarded.Message {
+		t.Errorf("the cloud's copy after the entry came again linked: %+v", a1)
+	}
 }
 
 func testConcurrentCreateEvent(t *testing.T, open Opener) {
