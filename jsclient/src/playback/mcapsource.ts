@@ -83,8 +83,14 @@ const msOf = (ns: bigint): number => Number(ns / 1000n) / 1000;
 // Times are kept to the microsecond in the page (a double holds today's epoch in µs exactly).
 const nsOf = (ms: number): bigint => BigInt(Math.round(ms * 1000)) * 1000n;
 
+/** How far publish and log times may disagree before the publish time is not believed. */
+const trustMs = 1000;
+
 function recorded(m: McapTypes.Message): RecordedMessage {
-  return { channel: m.channelId, logMs: msOf(m.logTime), publishMs: msOf(m.publishTime), sequence: m.sequence, data: m.data };
+  const logMs = msOf(m.logTime);
+  const publishMs = msOf(m.publishTime);
+  const atMs = Math.abs(logMs - publishMs) <= trustMs ? publishMs : logMs;
+  return { channel: m.channelId, atMs, logMs, publishMs, sequence: m.sequence, data: m.data };
 }
 
 export class McapSource implements RecordingSource {
@@ -131,15 +137,23 @@ export class McapSource implements RecordingSource {
     };
   }
 
-  async latest(atMs: number): Promise<RecordedMessage[]> {
+  async latest(at: number): Promise<RecordedMessage[]> {
     const out: RecordedMessage[] = [];
-    // One reverse read per stream: the chunk index says which chunks hold it, so a map
-    // recorded once at the start costs its one chunk, not every chunk in between.
+    // One reverse read per stream from a second past the time (a frame taken before it may
+    // have reached the recorder after it); the chunk index says which chunks hold the stream,
+    // so a map recorded once at the start costs its one chunk, not every chunk in between.
     for (const s of this.streams) {
-      const it = this.reader.readMessages({ topics: [s.topic], endTime: nsOf(atMs) + 999n, reverse: true });
-      const r = await it.next();
+      const it = this.reader.readMessages({ topics: [s.topic], endTime: nsOf(at + trustMs) + 999n, reverse: true });
+      let best: RecordedMessage | null = null;
+      for (let r = await it.next(); !r.done; r = await it.next()) {
+        const m = recorded(r.value);
+        if (m.channel !== s.channel) continue;
+        if (m.atMs <= at && (!best || m.atMs > best.atMs)) best = m;
+        // Received by the time: what came before it was taken before it too.
+        if (best && m.logMs <= at) break;
+      }
       await it.return();
-      if (!r.done && r.value.channelId === s.channel) out.push(recorded(r.value));
+      if (best) out.push(best);
     }
     return out;
   }

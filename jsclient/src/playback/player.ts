@@ -1,5 +1,7 @@
 // The player: reads a recording's messages ahead of the playhead and hands each to the
-// widgets when the playhead reaches its log time. A seek shows at once the newest message of
+// widgets when the playhead reaches its log time. Reading goes on beside the ticks that
+// deliver (a slow read never holds up what is already read); when the playhead catches up
+// with what was read, it waits there (buffering) rather than run past frames it never showed. A seek shows at once the newest message of
 // every stream at or before the new time (the camera frame of that moment, the pose), then
 // plays on from there. What it reads from is a RecordingSource (the MCAP file through range
 // requests, mcapsource.ts; an array in the tests), and its time a Clock, both injected.
@@ -7,7 +9,14 @@ import { Playhead, type Clock } from "./playhead.js";
 
 export interface RecordedMessage {
   channel: number;
-  /** When the recorder received it, ms since the epoch: the timeline's time. */
+  /**
+   * Its time on the timeline, ms since the epoch: when it was taken (its publish time), or
+   * when the recorder received it (its log time) when the two disagree by more than a second
+   * (a robot whose clock is off). The camera frame "of a time" is the one taken then, not the
+   * one that reached the recorder then (a frame takes tens of ms to render and travel).
+   */
+  atMs: number;
+  /** When the recorder received it, ms since the epoch: the file's order. */
   logMs: number;
   /** The sample's own time (ms since the epoch). */
   publishMs: number;
@@ -18,10 +27,10 @@ export interface RecordedMessage {
 export interface RecordingSource {
   readonly startMs: number;
   readonly endMs: number;
-  /** The messages from fromMs on (inclusive), in log-time order. */
+  /** The messages received from fromMs on (inclusive), in log-time order. */
   messages(fromMs: number): AsyncIterator<RecordedMessage>;
-  /** The newest message of each channel at or before atMs. */
-  latest(atMs: number): Promise<RecordedMessage[]>;
+  /** The newest message of each channel whose atMs is at or before at. */
+  latest(at: number): Promise<RecordedMessage[]>;
 }
 
 export interface PlayerOptions {
@@ -43,6 +52,9 @@ export class Player {
   private buffer: RecordedMessage[] = [];
   private it: AsyncIterator<RecordedMessage> | null = null;
   private exhausted = false;
+  private filling = false;
+  /** The log time of the last message delivered (or sought to): where a starved playhead waits. */
+  private lastDelivered = -Infinity;
   private generation = 0;
   private timer: unknown = null;
   private readonly tickMs: number;
@@ -90,6 +102,7 @@ export class Player {
    */
   async seek(t: number): Promise<void> {
     const gen = ++this.generation;
+    this.filling = false; // the old read ends at its next message
     const at = this.head.seek(t);
     this.closeIterator();
     this.buffer = [];
@@ -97,22 +110,23 @@ export class Player {
     this.opt.onReset?.();
     const latest = await this.src.latest(at);
     if (gen !== this.generation) return;
-    latest.sort((a, b) => a.logMs - b.logMs).forEach((m) => this.deliver(m));
+    latest.sort((a, b) => a.atMs - b.atMs).forEach((m) => this.deliver(m));
     this.it = this.src.messages(at);
-    this.skipUpTo = at;
+    this.skipUpTo = this.lastDelivered = at;
+    this.kickFill(); // read ahead now: play starts from read messages
     this.opt.onPosition?.(this.head.position(), this.head.playing);
   }
 
-  /** Messages at or before this time were delivered by the seek. */
+  /** Messages of this time or older are not delivered after the seek: it showed the newest. */
   private skipUpTo = -Infinity;
 
-  /** One look at the playhead: delivers what is due, then reads ahead. */
-  async step(): Promise<void> {
-    const gen = this.generation;
+  /** One look at the playhead: delivers what is due, and reads on ahead of it. */
+  step(): void {
     this.deliverDue();
-    await this.fill(gen);
-    if (gen !== this.generation) return;
-    this.deliverDue();
+    if (this.head.playing && this.it && !this.exhausted && this.buffer.length === 0) {
+      this.head.seek(this.lastDelivered); // starved: wait where the read messages end
+    }
+    this.kickFill();
     const pos = this.head.position();
     if (pos >= this.head.end && this.buffer.length === 0) this.head.pause();
     this.opt.onPosition?.(pos, this.head.playing);
@@ -126,15 +140,29 @@ export class Player {
 
   private deliverDue(): void {
     const pos = this.head.position();
-    let n = 0;
-    while (n < this.buffer.length && this.buffer[n]!.logMs <= pos) n++;
-    if (!n) return;
-    for (const m of this.buffer.splice(0, n)) this.deliver(m);
+    // The file's order is the recorder's (log time); a message taken a little earlier than
+    // the one before it is not held up behind it.
+    const due = this.buffer.filter((m) => m.atMs <= pos);
+    if (due.length) this.buffer = this.buffer.filter((m) => m.atMs > pos);
+    for (const m of due) this.deliver(m);
+    // Read past pos: all up to it is shown. Else only up to the last message delivered.
+    if (this.buffer.length) this.lastDelivered = pos;
+    else if (due.length) this.lastDelivered = Math.max(this.lastDelivered, due.at(-1)!.atMs);
+  }
+
+  private kickFill(): void {
+    if (this.filling || !this.it || this.exhausted) return;
+    this.filling = true;
+    const gen = this.generation;
+    void this.fill(gen).finally(() => {
+      if (gen === this.generation) this.filling = false;
+    });
   }
 
   private async fill(gen: number): Promise<void> {
-    const horizon = this.head.position() + this.aheadMs * this.head.speed;
-    while (this.it && !this.exhausted && this.buffer.length < maxBuffered && (this.buffer.at(-1)?.logMs ?? -Infinity) < horizon) {
+    // The horizon moves with the playhead: a long read keeps going while it plays.
+    const horizon = () => this.head.position() + this.aheadMs * this.head.speed;
+    while (this.it && !this.exhausted && this.buffer.length < maxBuffered && (this.buffer.at(-1)?.atMs ?? -Infinity) < horizon()) {
       let r: IteratorResult<RecordedMessage>;
       try {
         r = await this.it.next();
@@ -148,7 +176,7 @@ export class Player {
         this.exhausted = true;
         return;
       }
-      if (r.value.logMs > this.skipUpTo) this.buffer.push(r.value);
+      if (r.value.atMs > this.skipUpTo) this.buffer.push(r.value); // older ones the seek showed, or skipped
     }
   }
 
@@ -156,9 +184,8 @@ export class Player {
     this.clock.clearTimeout(this.timer);
     this.timer = this.clock.setTimeout(() => {
       this.timer = null;
-      void this.step().then(() => {
-        if (this.head.playing && this.timer === null) this.schedule();
-      });
+      this.step();
+      if (this.head.playing && this.timer === null) this.schedule();
     }, this.tickMs);
   }
 
