@@ -168,3 +168,13 @@ func TestValueSummaryCutsBigValues(t *testing.T) {
 		t.Errorf("small value changed: %s", got)
 	}
 }
+
+// An event-log entry of a recording opens the recording's player at the entry's time.
+func TestEventOfARecordingOpensThePlayerAtItsTime(t *testing.T) {
+	at := time.Date(2026, 11, 28, 1, 57, 18, 86_000_000, time.FixedZone("CET", 3600))
+	row := fleetgate.EventRow{Event: fleetgate.Event{RobotID: "r1", RecordingID: "rec1", CreatedAt: at, Message: "pallet dropped"}}
+	html := render(t, EventHistory(EventHistoryView{Rows: []fleetgate.EventRow{row}}))
+	if want := `href="/robots/r1/recordings/rec1?t=2026-11-28T00:57:18.086Z"`; !strings.Contains(html, want) {
+		t.Errorf("the entry's recording link: want %s in\n%s", want, html)
+	}
+}

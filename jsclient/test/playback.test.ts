@@ -97,6 +97,17 @@ function newPlayer() {
   return { clock, got, player, resets: () => resets };
 }
 
+/** A player at the recording's start, read ahead, playing at speed; got holds what it delivers from then on. */
+async function playingFromStart(speed: number) {
+  const p = newPlayer();
+  await p.player.seek(t0);
+  await settle(); // the read ahead
+  p.got.length = 0;
+  p.player.setSpeed(speed);
+  p.player.play();
+  return p;
+}
+
 /** Every pending promise callback (the player's reads), however long their chain. */
 const settle = () => new Promise<void>((r) => setImmediate(r));
 
@@ -129,12 +140,7 @@ describe("the player", () => {
   });
 
   it("plays at the chosen speed, and pausing holds it", async () => {
-    const { clock, got, player } = newPlayer();
-    await player.seek(t0);
-    await settle(); // the read ahead
-    got.length = 0;
-    player.setSpeed(4);
-    player.play();
+    const { clock, got, player } = await playingFromStart(4);
     await run(clock, 250); // 1 s of the recording
     expect(times(got, 1)).toEqual([100, 200, 300, 400, 500, 600, 700, 800, 900, 1000]);
     player.pause();
@@ -149,12 +155,7 @@ describe("the player", () => {
   });
 
   it("delivers each stream in order without gaps or repeats, up to the end, then stops", async () => {
-    const { clock, got, player } = newPlayer();
-    await player.seek(t0);
-    await settle(); // the read ahead
-    got.length = 0;
-    player.setSpeed(4);
-    player.play();
+    const { clock, got, player } = await playingFromStart(4);
     await run(clock, 4000);
     expect(player.head.playing).toBe(false);
     expect(player.position()).toBe(t0 + 10_001);

@@ -17,6 +17,7 @@ export function mountPointCloud(el: HTMLElement, feed: Feed = liveFeed()): () =>
   const canvas = document.createElement("canvas");
   canvas.className = "pointcloud";
   const pick = document.createElement("select");
+  pick.setAttribute("aria-label", "Colour the points by");
   for (const v of ["height", "intensity"]) pick.append(new Option(`colour by ${v}`, v));
   // The gateway downsamples clouds unless asked (DESIGN section 5); full resolution is a choice.
   const full = document.createElement("label");
