@@ -176,11 +176,21 @@ func TestEventRowOfADeletedRecording(t *testing.T) {
 		return fleetgate.EventRow{Event: fleetgate.Event{RobotID: "r1", Message: "pallet dropped", RecordingID: "rec-1"}, RobotName: "one", RecordingGone: gone}
 	}
 	page := render(t, AllEvents(Nav{}, EventHistoryView{Rows: []fleetgate.EventRow{row("deleted by retention")}, AllRobots: true}))
-	if !strings.Contains(page, `title="rec-1">deleted by retention<`) || strings.Contains(page, "/recordings#rec-1") {
+	if !strings.Contains(page, `title="rec-1">deleted by retention<`) || strings.Contains(page, "/recordings/rec-1") {
 		t.Errorf("a deleted recording's entry: %s", page)
 	}
 	page = render(t, AllEvents(Nav{}, EventHistoryView{Rows: []fleetgate.EventRow{row("")}, AllRobots: true}))
-	if !strings.Contains(page, `/robots/r1/recordings#rec-1`) || strings.Contains(page, "deleted by retention") {
+	if !strings.Contains(page, `/robots/r1/recordings/rec-1?t=`) || strings.Contains(page, "deleted by retention") {
 		t.Errorf("a kept recording's entry: %s", page)
+	}
+}
+
+// An event-log entry of a recording opens the recording's player at the entry's time.
+func TestEventOfARecordingOpensThePlayerAtItsTime(t *testing.T) {
+	at := time.Date(2026, 11, 28, 1, 57, 18, 86_000_000, time.FixedZone("CET", 3600))
+	row := fleetgate.EventRow{Event: fleetgate.Event{RobotID: "r1", RecordingID: "rec1", CreatedAt: at, Message: "pallet dropped"}}
+	html := render(t, EventHistory(EventHistoryView{Rows: []fleetgate.EventRow{row}}))
+	if want := `href="/robots/r1/recordings/rec1?t=2026-11-28T00:57:18.086Z"`; !strings.Contains(html, want) {
+		t.Errorf("the entry's recording link: want %s in\n%s", want, html)
 	}
 }

@@ -23,6 +23,34 @@ func (p *Panel) registerRecordings(e *echo.Echo, mw []echo.MiddlewareFunc) {
 	e.GET("/robots/:robotId/recordings/fragment", p.handle(p.recordingsFragment), mw...)
 	e.POST("/robots/:robotId/recordings", p.handle(p.startRecording), mw...)
 	e.POST("/robots/:robotId/recordings/:recordingId/stop", p.handle(p.stopRecording), mw...)
+	e.GET("/robots/:robotId/recordings/:recordingId", p.handle(p.playbackPage), mw...)
+}
+
+// mcapType is the media type of a recording's file among the robot's resources.
+const mcapType = "application/mcap"
+
+// playbackPage is a recording's player. The page is the panel's like any other (a session,
+// and the robot visible to its user: an invisible robot is "not found"); a link to a moment
+// (?t=) carries no signature, so it grants nothing: whoever opens it signs in and is checked
+// like everybody. The file is read by the page through the download's range requests, with a
+// signed link the page asks for (so only those who may download play it).
+func (p *Panel) playbackPage(c echo.Context) error {
+	ctx, caller := c.Request().Context(), Caller(c)
+	h, d, err := p.header(c, "recordings")
+	if err != nil {
+		return err
+	}
+	list, err := p.agents.ResourceDetails(ctx, caller, h.ID)
+	if err != nil {
+		return err
+	}
+	id := c.Param("recordingId")
+	i := slices.IndexFunc(list, func(r fleetgate.ResourceDetail) bool { return r.ID == id && r.MIMEType == mcapType })
+	if i < 0 {
+		return fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no finished recording %q: it may still be running, or be deleted", h.Name, id)
+	}
+	v := views.PlaybackView{Nav: p.nav(c, d.Robot.Name+" · recording", "robots"), Header: h, Recording: list[i], At: c.QueryParam("t")}
+	return p.render(c, http.StatusOK, views.Playback(v))
 }
 
 // recordingsView loads the tab. A robot that is offline, or cannot record, shows why.

@@ -123,6 +123,18 @@ func TestRecordFromTheCloudPanel(t *testing.T) {
 	if get.StatusCode != http.StatusOK || int64(len(data)) != done.Size || get.Request.URL.Path != "/files/"+done.ID {
 		t.Fatalf("download from the cloud panel: %d, %d bytes from %s; recorded %d bytes", get.StatusCode, len(data), get.Request.URL, done.Size)
 	}
+	// The cloud's copy answers range requests, as a player in the page reads it (its footer first).
+	req, _ := http.NewRequest("GET", get.Request.URL.String(), nil)
+	req.Header.Set("Range", "bytes=-28")
+	part, err := browser.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail, _ := io.ReadAll(part.Body)
+	part.Body.Close()
+	if part.StatusCode != http.StatusPartialContent || part.Header.Get("Accept-Ranges") != "bytes" || string(tail) != string(data[len(data)-28:]) {
+		t.Fatalf("a range of the cloud's copy: %d, Accept-Ranges %q, %d bytes", part.StatusCode, part.Header.Get("Accept-Ranges"), len(tail))
+	}
 	path := filepath.Join(t.TempDir(), "download.mcap")
 	os.WriteFile(path, data, 0o600)
 	report := mcaptest.Indexed(t, path)

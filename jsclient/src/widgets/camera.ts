@@ -8,14 +8,15 @@ import { payloadFromJSON } from "../decode/frame.js";
 import type { Payload } from "../decode/catalog.js";
 import { rawToRGBA } from "../decode/pixels.js";
 import { StatusLine } from "./status.js";
-import { openLive, readStream, streamOf, type StreamRef } from "./stream.js";
+import { liveFeed, readStream, streamOf, type Feed, type StreamRef } from "./stream.js";
 
 /**
  * Mounts a camera canvas on el. extra adds W3 query parameters (a camera opened by address
  * passes its url here, never through the page), protocols subprotocols (its credentials,
- * never in the URL). The returned function stops the live socket.
+ * never in the URL). feed replaces the live socket (a recording's player). The returned
+ * function stops the feed.
  */
-export function mountCamera(el: HTMLElement, extra: Record<string, string> = {}, protocols: string[] = []): () => void {
+export function mountCamera(el: HTMLElement, extra: Record<string, string> = {}, protocols: string[] = [], feed?: Feed): () => void {
   const ref = streamOf(el);
   const canvas = document.createElement("canvas");
   canvas.className = "camera";
@@ -23,11 +24,11 @@ export function mountCamera(el: HTMLElement, extra: Record<string, string> = {},
   canvas.height = 480;
   const status = new StatusLine(el);
   el.append(canvas, status.el);
-  if (el.dataset.mode === "snapshot") {
+  if (el.dataset.mode === "snapshot" && !feed) {
     snapshots(el, ref, canvas, status);
     return () => {};
   }
-  return live(el, ref, canvas, status, extra, protocols);
+  return live(el, ref, canvas, status, extra, feed ?? liveFeed(protocols));
 }
 
 class FrameStats {
@@ -36,12 +37,15 @@ class FrameStats {
   lastReceived = 0;
   count = 0;
 
+  /** now is the clock ages are measured on: the wall clock, or a recording's playhead. */
+  constructor(private readonly now: () => number = () => Date.now()) {}
+
   frame(publishedMs: number): void {
-    const now = performance.now();
+    const now = this.now();
     this.times.push(now);
-    while (this.times.length && now - this.times[0]! > 2000) this.times.shift();
+    while (this.times.length && (now - this.times[0]! > 2000 || now < this.times[0]!)) this.times.shift();
     this.lastPublished = publishedMs;
-    this.lastReceived = Date.now();
+    this.lastReceived = now;
     this.count++;
   }
 
@@ -49,9 +53,15 @@ class FrameStats {
     if (!this.count) return "no frame yet";
     const fps = this.times.length > 1 ? (this.times.length - 1) / ((this.times.at(-1)! - this.times[0]!) / 1000) : 0;
     // The age from the robot's own clock, unless it is ahead of ours (clocks disagree).
-    const from = this.lastPublished && this.lastPublished <= Date.now() ? this.lastPublished : this.lastReceived;
-    return `${fps.toFixed(1)} fps · last frame ${((Date.now() - from) / 1000).toFixed(1)} s ago`;
+    const now = this.now();
+    const from = this.lastPublished && this.lastPublished <= now ? this.lastPublished : this.lastReceived;
+    return `${fps.toFixed(1)} fps · last frame ${(Math.max(0, now - from) / 1000).toFixed(1)} s ago`;
   }
+}
+
+/** A frame's time as the player shows it: UTC, to the millisecond. */
+export function frameTimeWords(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 23) + " UTC";
 }
 
 async function draw(canvas: HTMLCanvasElement, p: Payload): Promise<boolean> {
@@ -88,15 +98,19 @@ function live(
   canvas: HTMLCanvasElement,
   status: StatusLine,
   extra: Record<string, string>,
-  protocols: string[],
+  feed: Feed,
 ): () => void {
-  const stats = new FrameStats();
+  const stats = new FrameStats(() => feed.now());
   let waiting: ArrayBuffer | null = null;
   let busy = false;
   let dropped = 0;
 
   const raw = ref.type.endsWith(".Image"); // raw pixels: megabytes once inflated
-  const figures = (): void => status.figures(stats.text() + (dropped ? ` · ${dropped} dropped` : ""));
+  const figures = (): void => {
+    // A recording's frame says when it was taken: the time a shared moment or a marker names.
+    const at = feed.recorded && stats.lastPublished ? `frame of ${frameTimeWords(stats.lastPublished)} · ` : "";
+    status.figures(at + stats.text() + (dropped ? ` · ${dropped} dropped` : ""));
+  };
   const pump = async (): Promise<void> => {
     busy = true;
     while (waiting) {
@@ -107,7 +121,8 @@ function live(
         if (f.payload && (await draw(canvas, f.payload))) {
           stats.frame(f.publishedMs);
           el.dataset.frames = String(stats.count);
-          if (stats.count === 1) figures();
+          el.dataset.frameTime = String(f.publishedMs);
+          if (stats.count === 1 || feed.recorded) figures();
         }
       } catch (e) {
         status.figures(`bad frame: ${(e as Error).message}`);
@@ -116,9 +131,8 @@ function live(
     busy = false;
   };
 
-  const sock = openLive(
+  const sock = feed.open(
     ref,
-    "output",
     {
       staleAfterMs: 3000,
       onStatus: (s) => status.socketStatus(s),
@@ -130,7 +144,6 @@ function live(
       },
     },
     extra,
-    protocols,
   );
   const timer = setInterval(figures, 500);
   return () => {

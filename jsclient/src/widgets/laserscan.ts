@@ -2,7 +2,7 @@
 // scan's range, redrawn once per animation frame with the newest scan only.
 import { decode } from "../decode/decoder.js";
 import { StatusLine } from "./status.js";
-import { openLive, streamOf } from "./stream.js";
+import { liveFeed, streamOf, type Feed } from "./stream.js";
 
 interface Scan {
   angleMin: number;
@@ -12,7 +12,8 @@ interface Scan {
   ranges: number[];
 }
 
-export function mountLaserScan(el: HTMLElement): () => void {
+/** Mounts the scan view on el, fed by the live socket or by feed (a recording's player). */
+export function mountLaserScan(el: HTMLElement, feed: Feed = liveFeed()): () => void {
   const ref = streamOf(el);
   const canvas = document.createElement("canvas");
   canvas.className = "laserscan";
@@ -22,7 +23,7 @@ export function mountLaserScan(el: HTMLElement): () => void {
   let latest: Scan | null = null;
   let frames = 0;
   let queued = false;
-  const sock = openLive(ref, "output", {
+  const sock = feed.open(ref, {
     staleAfterMs: 3000,
     onStatus: (s) => status.socketStatus(s),
     onMessage: (data) => {

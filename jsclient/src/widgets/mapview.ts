@@ -2,6 +2,7 @@
 // scaled to fit its canvas. Map y grows upwards, canvas y downwards.
 import type { Pose2D } from "./kpi.js";
 import { payloadFromJSON } from "../decode/frame.js";
+import type { Payload } from "../decode/catalog.js";
 
 export interface Grid {
   width: number;
@@ -15,7 +16,12 @@ export interface Grid {
 /** The grid of an OccupancyGrid as the REST read (protojson) gives it. */
 export function gridFromJSON(v: unknown): Grid | null {
   const p = payloadFromJSON("Platform.Messages.nav_msgs.OccupancyGrid", v);
-  if (p?.dataType !== "Platform.Messages.nav_msgs.OccupancyGrid") return null;
+  return p ? gridOf(p) : null;
+}
+
+/** The grid of a decoded OccupancyGrid (a W3 frame, a recording's message); null for another type. */
+export function gridOf(p: Payload): Grid | null {
+  if (p.dataType !== "Platform.Messages.nav_msgs.OccupancyGrid") return null;
   const { info, data } = p.message;
   if (!info?.width || !info.height || data.length < info.width * info.height) return null;
   return {
@@ -72,6 +78,12 @@ export class MapView {
     t.push([pose.x, pose.y]);
     if (t.length > trailLength) t.splice(0, t.length - trailLength);
     this.canvas.dataset.trail = String(t.length);
+  }
+
+  /** Forgets the trails (a recording's player jumped to another time). */
+  clearTrails(): void {
+    this.trails.clear();
+    delete this.canvas.dataset.trail;
   }
 
   setGrid(g: Grid): void {

@@ -3,14 +3,18 @@
 // not the protobuf runtime, three.js or uPlot. A widget reads its settings from the element's
 // data-* attributes only, and reports its state back on the element (data-state), which
 // styles and tests read. A widget that can be swapped out (the operate screen's large view)
-// returns a function that stops it: its sockets, timers and GPU buffers.
+// returns a function that stops it: its sockets, timers and GPU buffers. The stream widgets
+// take a feed (stream.ts): the live socket unless a recording's player mounts them with its own.
+import type { Feed } from "./stream.js";
 
 type Stop = () => void;
-type Mount = (el: HTMLElement) => Stop | void;
+type Mount = (el: HTMLElement, feed?: Feed) => Stop | void;
 
 const widgets: Record<string, () => Promise<Mount>> = {
   camera: () =>
-    import("./camera.js").then((m) => (el: HTMLElement) => m.mountCamera(el, el.dataset.maxWidth ? { maxWidth: el.dataset.maxWidth } : {})),
+    import("./camera.js").then(
+      (m) => (el: HTMLElement, feed?: Feed) => m.mountCamera(el, el.dataset.maxWidth ? { maxWidth: el.dataset.maxWidth } : {}, [], feed),
+    ),
   "camera-form": () => import("./cameraform.js").then((m) => m.mountCameraForm),
   teleop: () => import("./teleop.js").then((m) => m.mountTeleop),
   "kpi-wall": () => import("./kpiwall.js").then((m) => m.mountKPIWall),
@@ -18,6 +22,7 @@ const widgets: Record<string, () => Promise<Mount>> = {
   laserscan: () => import("./laserscan.js").then((m) => m.mountLaserScan),
   pointcloud: () => import("./pointcloud.js").then((m) => m.mountPointCloud),
   "metric-charts": () => import("./charts.js").then((m) => m.mountMetricCharts),
+  player: () => import("../playback/playback.js").then((m) => m.mountPlayer),
 };
 
 const stops = new WeakMap<HTMLElement, Stop>();
@@ -28,7 +33,8 @@ export function mountWidgets(root: ParentNode): void {
   }
 }
 
-function mountWidget(el: HTMLElement): void {
+/** Starts the widget el names; feed, when given, replaces its live socket. */
+export function mountWidget(el: HTMLElement, feed?: Feed): void {
   const load = widgets[el.dataset.widget ?? ""];
   if (!load || el.dataset.mounted) return;
   el.dataset.mounted = "1";
@@ -36,7 +42,7 @@ function mountWidget(el: HTMLElement): void {
     .then((mount) => {
       if (!el.isConnected) return; // swapped out while its chunk loaded
       el.textContent = "";
-      const stop = mount(el);
+      const stop = mount(el, feed);
       if (stop) stops.set(el, stop);
     })
     .catch((e: unknown) => {

@@ -6,16 +6,18 @@ import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { cloudArrays, type CloudArrays, type ColorBy } from "../decode/cloud.js";
 import { decode } from "../decode/decoder.js";
 import { StatusLine } from "./status.js";
-import { openLive, streamOf } from "./stream.js";
+import { liveFeed, streamOf, type Feed } from "./stream.js";
 
 const capacity = 500_000;
 
-export function mountPointCloud(el: HTMLElement): () => void {
+/** Mounts the cloud view on el, fed by the live socket or by feed (a recording's player). */
+export function mountPointCloud(el: HTMLElement, feed: Feed = liveFeed()): () => void {
   const ref = streamOf(el);
   const status = new StatusLine(el);
   const canvas = document.createElement("canvas");
   canvas.className = "pointcloud";
   const pick = document.createElement("select");
+  pick.setAttribute("aria-label", "Colour the points by");
   for (const v of ["height", "intensity"]) pick.append(new Option(`colour by ${v}`, v));
   // The gateway downsamples clouds unless asked (DESIGN section 5); full resolution is a choice.
   const full = document.createElement("label");
@@ -24,7 +26,8 @@ export function mountPointCloud(el: HTMLElement): () => void {
   full.append(fullBox, " full resolution");
   const controlsRow = document.createElement("p");
   controlsRow.className = "row";
-  controlsRow.append(pick, " ", full);
+  controlsRow.append(pick);
+  if (!feed.recorded) controlsRow.append(" ", full); // a recording holds the clouds as they were recorded
   el.append(canvas, controlsRow, status.el);
 
   const width = el.clientWidth || 800;
@@ -94,9 +97,8 @@ export function mountPointCloud(el: HTMLElement): () => void {
     busy = false;
   };
   const open = () =>
-    openLive(
+    feed.open(
       ref,
-      "output",
       {
         staleAfterMs: 5000,
         onStatus: (s) => status.socketStatus(s),

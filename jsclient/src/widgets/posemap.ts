@@ -3,9 +3,9 @@
 import { decode } from "../decode/decoder.js";
 import type { Payload } from "../decode/catalog.js";
 import { KPIState, openKPIs, poseOf, type Pose2D } from "./kpi.js";
-import { gridFromJSON, MapView } from "./mapview.js";
+import { gridFromJSON, gridOf, MapView } from "./mapview.js";
 import { StatusLine } from "./status.js";
-import { listStreams, openLive, readStream, refOf, streamOf } from "./stream.js";
+import { liveFeed, listStreams, readStream, refOf, streamOf, type Feed } from "./stream.js";
 
 /** Loads the map of the first of these robots that has one. */
 export async function loadFleetMap(robotIds: string[], map: MapView): Promise<void> {
@@ -44,26 +44,53 @@ export function fitToElement(el: HTMLElement, map: MapView, reserve = 0): void {
   fit();
 }
 
-export function mountPoseMap(el: HTMLElement): void {
+/**
+ * Mounts the map on el. feed, a recording's player, replaces the live socket of the pose
+ * stream; the map then comes from the recording too when it holds one (data-map-component and
+ * data-map-stream name it), else from the robot as it is now.
+ */
+export function mountPoseMap(el: HTMLElement, feed?: Feed): () => void {
   // Without a pose stream, or without W3 (the cloud), or for the grid itself, every pose
   // comes from the KPI socket.
   const ref = el.dataset.stream ? streamOf(el) : null;
   const robotId = ref?.robotId ?? el.dataset.robotId ?? "";
-  const kpiOnly = !ref || el.dataset.mode === "snapshot" || ref.type.endsWith(".OccupancyGrid");
+  const kpiOnly = !feed && (!ref || el.dataset.mode === "snapshot" || ref.type.endsWith(".OccupancyGrid"));
+  const stops: (() => void)[] = [];
   const trail = Boolean(el.dataset.trail);
   const status = new StatusLine(el);
   const map = new MapView(800, 500);
   el.append(map.canvas, status.el);
   if (el.closest(".operate")) fitToElement(el, map, 40);
   const refresh = (): void => void loadFleetMap([robotId], map).catch((e: Error) => status.figures(e.message));
-  refresh();
-  setInterval(refresh, 60_000);
+  const mapRef = feed && el.dataset.mapStream ? { ...streamOf(el), component: el.dataset.mapComponent ?? "", stream: el.dataset.mapStream, type: el.dataset.mapType ?? "" } : null;
+  if (mapRef && feed) {
+    stops.push(
+      feed.open(mapRef, {
+        onStatus: () => {},
+        onMessage: (data) => {
+          if (typeof data === "string") return;
+          void decode(data, true).then((f) => {
+            const g = f.payload && gridOf(f.payload);
+            if (g) {
+              map.setGrid(g);
+              map.draw();
+            }
+          });
+        },
+      }).stop,
+    );
+  } else {
+    refresh();
+    const timer = setInterval(refresh, 60_000);
+    stops.push(() => clearInterval(timer));
+  }
 
   let frames = 0;
   if (ref && !kpiOnly) {
-    openLive(ref, "output", {
+    const sock = (feed ?? liveFeed()).open(ref, {
       staleAfterMs: 3000,
       onStatus: (s) => status.socketStatus(s),
+      onReset: () => map.clearTrails(),
       onMessage: (data) => {
         if (typeof data === "string") return;
         void decode(data).then((f) => {
@@ -76,12 +103,13 @@ export function mountPoseMap(el: HTMLElement): void {
         });
       },
     });
+    stops.push(() => sock.stop());
   }
-  const fleet = el.dataset.fleetId;
+  const fleet = feed ? undefined : el.dataset.fleetId; // a recording shows this robot alone
   if (kpiOnly) status.figures("poses from the fleet's KPI socket, once a second");
   if (fleet) {
     const state = new KPIState();
-    openKPIs(
+    const kpis = openKPIs(
       fleet,
       (f) => {
         state.apply(f);
@@ -103,5 +131,7 @@ export function mountPoseMap(el: HTMLElement): void {
         if (kpiOnly) status.socketStatus(s);
       },
     );
+    stops.push(() => kpis.stop());
   }
+  return () => stops.forEach((stop) => stop());
 }

@@ -36,6 +36,11 @@ export class StatusLine {
   private render(): void {
     // A widget fed through the agent link says so: an operator sees at a glance that the view
     // crosses the cloud, and its figures (stream age) include that trip.
+    // A widget a recording's player feeds has no socket: it says where its frames come from.
+    if (this.widget.dataset.via === "recording") {
+      this.el.textContent = ["from the recording", this.extra].filter(Boolean).join(" · ");
+      return;
+    }
     const via = this.widget.dataset.via === "cloud" ? "through the cloud" : "";
     this.el.textContent = [via, this.socket, this.extra].filter(Boolean).join(" · ");
   }

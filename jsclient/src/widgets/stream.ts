@@ -1,6 +1,6 @@
 // The stream a widget shows, as the page names it in data-* attributes, and the W3 socket
 // and REST read URLs for it.
-import { LiveSocket, type LiveSocketOptions } from "../net/socket.js";
+import { LiveSocket, type LiveSocketOptions, type SocketStatus } from "../net/socket.js";
 import { mintSocketToken, socketProtocols, socketURL } from "../net/token.js";
 
 export interface StreamRef {
@@ -46,6 +46,38 @@ export function openLive(
   });
   sock.start();
   return sock;
+}
+
+/** What a widget asks of whatever feeds it envelopes: the live socket, or a recording's player. */
+export interface FeedHandlers {
+  staleAfterMs?: number;
+  onStatus: (s: SocketStatus) => void;
+  /** A W3 frame: a MessageStream envelope (protobuf), as the socket delivers it. */
+  onMessage: (data: ArrayBuffer | string) => void;
+  /** The feed jumped in time (a recording was sought): what came before is not history. */
+  onReset?: () => void;
+}
+
+/**
+ * Where a widget's envelopes come from. The widgets take the same envelopes from the live
+ * socket (liveFeed) and from a recording played in the page (jsclient/src/playback), so there
+ * is one copy of the widget code. now is the time the widget's figures (a frame's age) are
+ * measured against: the wall clock live, the playhead in a recording.
+ */
+export interface Feed {
+  open(s: StreamRef, h: FeedHandlers, extra?: Record<string, string>): { stop(): void };
+  now(): number;
+  /** Whether this feed plays a recording (a widget then shows its frames' times). */
+  readonly recorded: boolean;
+}
+
+/** The live W3 output socket. protocols are extra subprotocols (a camera's credentials). */
+export function liveFeed(protocols: string[] = []): Feed {
+  return {
+    open: (s, h, extra = {}) => openLive(s, "output", h, extra, protocols),
+    now: () => Date.now(),
+    recorded: false,
+  };
 }
 
 /** The stream's current value through the REST read (GET .../stream): a JSON document. */
