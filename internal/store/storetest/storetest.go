@@ -50,4 +50,5 @@ var tests = []struct {
 	{"ConcurrentCreateEvent", testConcurrentCreateEvent},
 	{"RacesHaveOneWinner", testRacesHaveOneWinner},
 	{"SharedSecrets", testSharedSecrets},
+	{"AlertRules", testAlertRules},
 }
