@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/clock"
 )
 
 // What a Change is.
@@ -39,7 +38,7 @@ type key struct {
 // Tracker holds the open alerts of the robots a gateway watches. It is safe for concurrent
 // use; the journal is called outside its lock, in the order the changes happened.
 type Tracker struct {
-	clock   clock.Clock
+	now     func() time.Time
 	journal func(Change)
 
 	mu   sync.Mutex
@@ -48,12 +47,12 @@ type Tracker struct {
 	order sync.Mutex
 }
 
-// New returns a tracker on c that reports every change to journal (nil: none).
-func New(c clock.Clock, journal func(Change)) *Tracker {
+// New returns a tracker on the clock now that reports every change to journal (nil: none).
+func New(now func() time.Time, journal func(Change)) *Tracker {
 	if journal == nil {
 		journal = func(Change) {}
 	}
-	return &Tracker{clock: c, journal: journal, open: map[key]*fleetgate.OpenAlert{}}
+	return &Tracker{now: now, journal: journal, open: map[key]*fleetgate.OpenAlert{}}
 }
 
 // Observe takes the robot's alerts as derived now, all of them: those not open yet are
@@ -62,7 +61,7 @@ func New(c clock.Clock, journal func(Change)) *Tracker {
 func (t *Tracker) Observe(robotID, fleetID string, alerts []fleetgate.Alert) {
 	t.order.Lock()
 	defer t.order.Unlock()
-	now := t.clock.Now()
+	now := t.now()
 	var changes []Change
 	t.mu.Lock()
 	seen := map[fleetgate.AlertKind]bool{}
@@ -140,7 +139,7 @@ func (t *Tracker) Acknowledge(robotID string, kind fleetgate.AlertKind, who stri
 		t.mu.Unlock()
 		return a, nil
 	}
-	o.AckBy, o.AckAt = who, t.clock.Now()
+	o.AckBy, o.AckAt = who, t.now()
 	a := *o
 	t.mu.Unlock()
 	t.journal(Change{What: Acknowledged, Alert: a, At: a.AckAt})
@@ -151,7 +150,7 @@ func (t *Tracker) Acknowledge(robotID string, kind fleetgate.AlertKind, who stri
 // is never escalated) and that were not escalated yet, and marks them escalated: each alert
 // is returned once in its life.
 func (t *Tracker) Due(after func(fleetgate.OpenAlert) (time.Duration, bool)) []fleetgate.OpenAlert {
-	now := t.clock.Now()
+	now := t.now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []fleetgate.OpenAlert

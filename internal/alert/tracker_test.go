@@ -57,7 +57,7 @@ func TestAnAlertIsRaisedStaysOpenAndClears(t *testing.T) {
 	clk := clocktest.New()
 	start := clk.Now()
 	var j journal
-	tr := alert.New(clk, j.add)
+	tr := alert.New(clk.Now, j.add)
 
 	tr.Observe("r1", "f1", []fleetgate.Alert{battery})
 	wantChanges(t, j.take(), "raised battery")
@@ -97,7 +97,7 @@ func TestAnAlertIsRaisedStaysOpenAndClears(t *testing.T) {
 func TestAcknowledgeIsKeptOnceAndAnsweredForUnknownAlerts(t *testing.T) {
 	clk := clocktest.New()
 	var j journal
-	tr := alert.New(clk, j.add)
+	tr := alert.New(clk.Now, j.add)
 	tr.Observe("r1", "f1", []fleetgate.Alert{blocked})
 	j.take()
 
@@ -132,7 +132,7 @@ func TestAcknowledgeIsKeptOnceAndAnsweredForUnknownAlerts(t *testing.T) {
 // rule never are.
 func TestDueEscalatesUnacknowledgedAlertsOnceAtTheirTime(t *testing.T) {
 	clk := clocktest.New()
-	tr := alert.New(clk, nil)
+	tr := alert.New(clk.Now, nil)
 	tr.Observe("r1", "f1", []fleetgate.Alert{battery, blocked})
 	tr.Observe("r2", "f1", []fleetgate.Alert{blocked})
 	after := func(a fleetgate.OpenAlert) (time.Duration, bool) {
@@ -160,7 +160,7 @@ func TestDueEscalatesUnacknowledgedAlertsOnceAtTheirTime(t *testing.T) {
 // with no entry of a clearing that did not happen.
 func TestForgetDropsWithoutClearing(t *testing.T) {
 	var j journal
-	tr := alert.New(clocktest.New(), j.add)
+	tr := alert.New(clocktest.New().Now, j.add)
 	tr.Observe("r1", "f1", []fleetgate.Alert{battery})
 	tr.Observe("r2", "f1", []fleetgate.Alert{battery})
 	j.take()

@@ -24,6 +24,8 @@ func TestDeriveAlerts(t *testing.T) {
 		{"battery under half the threshold is critical", fleetgate.RobotStatus{Online: true, HasBattery: true, Battery: 9, Updated: fresh}, []fleetgate.AlertKind{fleetgate.AlertBattery}, []bool{true}},
 		{"blocked", fleetgate.RobotStatus{Online: true, Activity: "Blocked", Updated: fresh}, []fleetgate.AlertKind{fleetgate.AlertBlocked}, []bool{true}},
 		{"stuck", fleetgate.RobotStatus{Online: true, Activity: "stuck", Updated: fresh}, []fleetgate.AlertKind{fleetgate.AlertBlocked}, []bool{true}},
+		{"an emergency stop is its own alert", fleetgate.RobotStatus{Online: true, Activity: "emergency_stop", Updated: fresh}, []fleetgate.AlertKind{fleetgate.AlertEStop}, []bool{true}},
+		{"e-stop", fleetgate.RobotStatus{Online: true, Activity: "E-Stop", Updated: fresh}, []fleetgate.AlertKind{fleetgate.AlertEStop}, []bool{true}},
 		{"stale after 5 s", fleetgate.RobotStatus{Online: true, Updated: now.Add(-6 * time.Second)}, []fleetgate.AlertKind{fleetgate.AlertStale}, []bool{false}},
 		{"not stale at 5 s", fleetgate.RobotStatus{Online: true, Updated: now.Add(-5 * time.Second)}, nil, nil},
 		{"no answer is stale", fleetgate.RobotStatus{Online: true, Stale: true}, []fleetgate.AlertKind{fleetgate.AlertStale}, []bool{false}},

@@ -117,28 +117,6 @@ func New(cfg Config) *Sender {
 	return &Sender{cfg: cfg, kept: map[string][]fleetgate.WebhookDelivery{}, pending: map[clock.Timer]bool{}}
 }
 
-// ValidateURL checks a webhook's address: absolute http or https with a host, no user
-// information (a password in a URL would be shown on the admin page).
-func ValidateURL(raw string) error {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return fleetgate.Errorf(fleetgate.EInvalid, "the webhook address is not a URL")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return fleetgate.Errorf(fleetgate.EInvalid, "a webhook address starts with http:// or https://")
-	}
-	if u.Host == "" || u.Hostname() == "" {
-		return fleetgate.Errorf(fleetgate.EInvalid, "the webhook address has no host")
-	}
-	if u.User != nil {
-		return fleetgate.Errorf(fleetgate.EInvalid, "a webhook address may not carry a user or password")
-	}
-	if len(raw) > 2000 {
-		return fleetgate.Errorf(fleetgate.EInvalid, "a webhook address has at most 2000 characters")
-	}
-	return nil
-}
-
 // Sign is the value of SignatureHeader for body under secret.
 func Sign(secret string, body []byte) string {
 	m := hmac.New(sha256.New, []byte(secret))

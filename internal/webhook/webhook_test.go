@@ -161,20 +161,6 @@ func TestRetriesEndAtAttempts(t *testing.T) {
 	}
 }
 
-// TestValidateURL: only absolute http and https addresses with a host and no password.
-func TestValidateURL(t *testing.T) {
-	for _, ok := range []string{"https://hooks.example.com/x", "http://127.0.0.1:9/h"} {
-		if err := webhook.ValidateURL(ok); err != nil {
-			t.Errorf("%s: %v", ok, err)
-		}
-	}
-	for _, bad := range []string{"ftp://x/y", "file:///etc/passwd", "https://", "/relative", "https://u:p@x.com/", "javascript:alert(1)"} {
-		if err := webhook.ValidateURL(bad); fleetgate.ErrorCode(err) != fleetgate.EInvalid {
-			t.Errorf("%s: %v, want invalid", bad, err)
-		}
-	}
-}
-
 // TestRedirectsAreNotFollowed: a receiver that redirects has not taken the post.
 func TestRedirectsAreNotFollowed(t *testing.T) {
 	target, got := receiver(t, 0)
