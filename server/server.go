@@ -39,6 +39,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/record"
 	"github.com/fleetgate/fleetgate/internal/store"
 	"github.com/fleetgate/fleetgate/internal/store/postgres"
+	"github.com/fleetgate/fleetgate/internal/webhook"
 	"github.com/fleetgate/fleetgate/server/api"
 	"github.com/fleetgate/fleetgate/server/uplink"
 	"github.com/fleetgate/fleetgate/web"
@@ -127,6 +128,8 @@ type Server struct {
 	gw      *gateway.Gateway
 	door    *door.Door // the one way to the input streams of the robots hosted here
 	journal *journal   // the door's changes, as teleop entries of the event log
+	// webhooks posts the alerts nobody acknowledged in time (alerts.go).
+	webhooks *webhook.Sender
 	echo    *echo.Echo
 	http    *http.Server
 	ln      net.Listener
@@ -217,6 +220,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	revoking := revokingStore{DB: db, revoked: func() { s.tokensChanged(true) }}
 	s.journal = newJournal(s.log)
 	s.door = door.New(door.Config{Log: s.log, Journal: s.journal.add})
+	s.webhooks = webhook.New(webhook.Config{Log: s.log})
 	gwCfg := gateway.Config{
 		Door:               s.door,
 		Store:              revoking,
@@ -227,6 +231,8 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		Logger:             s.log,
 		AlertRules:         gateway.AlertRules{BatteryBelow: cfg.AlertBattery},
 		AgentMaxRobots:     cfg.AgentMaxRobots,
+		AlertJournal:       s.journal.addAlert,
+		Escalator:          escalations{s.webhooks},
 		// The acceptor is made after the core; it is set before anything is served.
 		AgentLinks: func(agentID string) (time.Time, bool) {
 			if s.acceptor == nil {
@@ -559,6 +565,7 @@ func (s *Server) Run(ctx context.Context) error {
 		s.purgeBearerTokens(runCtx)
 	}()
 	wg.Go(func() { s.journal.run(runCtx) })
+	s.runAlerts(runCtx, &wg)
 	s.runLink(runCtx, &wg)
 	s.runCluster(runCtx, &wg)
 	s.runKPIs(runCtx, &wg)
