@@ -130,12 +130,12 @@ type Server struct {
 	journal *journal   // the door's changes, as teleop entries of the event log
 	// webhooks posts the alerts nobody acknowledged in time (alerts.go).
 	webhooks *webhook.Sender
-	echo    *echo.Echo
-	http    *http.Server
-	ln      net.Listener
-	metrics *http.Server
-	metLn   net.Listener
-	ready   atomic.Bool
+	echo     *echo.Echo
+	http     *http.Server
+	ln       net.Listener
+	metrics  *http.Server
+	metLn    net.Listener
+	ready    atomic.Bool
 
 	registry *fleet.Registry
 	cluster  *cluster.Node   // the cloud's replicas over NATS; nil: one process
@@ -398,6 +398,7 @@ func (s *Server) apiServices() api.Services {
 		Metrics:       s.gw.StreamService,
 		Events:        s.gw.EventService,
 		Recordings:    s.gw.StreamService,
+		Alerts:        s.gw.AlertService,
 		Live:          s.gw.StreamService,
 		Foxglove:      s.gw.StreamService,
 		ToolTokens:    s.gw.AccountService,
