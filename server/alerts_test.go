@@ -106,7 +106,9 @@ func TestAnAlertIsEscalatedAcknowledgedAndJournalled(t *testing.T) {
 	var entries []string
 	deadline = time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		var page struct{ Events []struct{ Message, Severity, Author string } }
+		var page struct {
+			Events []struct{ Message, Severity, Author string }
+		}
 		s.Do("GET", "/apigateway/v2/events?type=alert&robotId="+robot, bearer, "").JSON(t, &page)
 		entries = entries[:0]
 		for _, e := range page.Events {
