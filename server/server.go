@@ -108,6 +108,9 @@ type Config struct {
 	LinkLiveBudget int64
 	// KioskFrameAncestors is the one origin allowed to frame the panel's kiosk pages.
 	KioskFrameAncestors string
+	// TimeZone is the site's time zone (an IANA name, --timezone): every time the panel
+	// shows and the kiosk's clock are in it; empty: the host's local zone.
+	TimeZone string
 	// TrustedProxies are the proxies in front of this gateway (--trusted-proxy): from a peer
 	// in one of them, X-Forwarded-For names the client (clientaddr.go); none: never believed.
 	TrustedProxies []netip.Prefix
@@ -128,6 +131,9 @@ type Server struct {
 	gw      *gateway.Gateway
 	door    *door.Door // the one way to the input streams of the robots hosted here
 	journal *journal   // the door's changes, as teleop entries of the event log
+	// zone is the site's time zone, named zoneName for browsers (panel.go).
+	zone     *time.Location
+	zoneName string
 	// webhooks posts the alerts nobody acknowledged in time (alerts.go).
 	webhooks *webhook.Sender
 	echo     *echo.Echo
@@ -175,7 +181,11 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.NATS != "" && (cfg.Mode != ModeCloud || !strings.HasPrefix(cfg.Database, "postgres")) {
 		return nil, errors.New("--nats joins cloud replicas, which share their store: it needs fleetgate serve --db postgres://...")
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger}
+	zone, zoneName, err := siteZone(cfg.TimeZone)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, zone: zone, zoneName: zoneName}
 	if len(cfg.TrustedProxies) > 0 {
 		s.log.Info("X-Forwarded-For names the client when the peer is a trusted proxy", "trusted_proxies", fmt.Sprint(cfg.TrustedProxies))
 	}
