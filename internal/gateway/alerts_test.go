@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -72,18 +73,6 @@ func kpi(t *testing.T, name string, m proto.Message) fleetgate.KPI {
 	return fleetgate.KPI{Name: name, DataType: string(m.ProtoReflect().Descriptor().FullName()), Payload: b}
 }
 
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // TestAlertsAreTrackedAcknowledgedAndEscalated walks an alert's life through the core: a
 // sweep raises what the robot's status says (an e-stop from its activity, a threshold rule
 // on a KPI); only a caller who may drive the robot acknowledges (not a read-only token, not a
@@ -115,7 +104,7 @@ func TestAlertsAreTrackedAcknowledgedAndEscalated(t *testing.T) {
 	live.KPIList = []fleetgate.KPI{kpi(t, "activity", &catalogpb.String{Data: "emergency_stop"}), kpi(t, "motor_temp", &catalogpb.Float64{Data: 75})}
 	e.must(e.g.SweepAlerts(e.ctx))
 	// amr-2 is not connected: offline.
-	if got, want := j.take(), []string{"raised estop", "raised " + string(hot.AlertKindOf()), "raised offline"}; !equal(got, want) {
+	if got, want := j.take(), []string{"raised estop", "raised " + string(hot.AlertKindOf()), "raised offline"}; !slices.Equal(got, want) {
 		t.Fatalf("journal = %q, want %q", got, want)
 	}
 
@@ -136,7 +125,7 @@ func TestAlertsAreTrackedAcknowledgedAndEscalated(t *testing.T) {
 	if err != nil || a.AckBy != "op@example.com" || !a.AckAt.Equal(e.clock.Now()) {
 		t.Fatalf("acknowledge = %+v, %v", a, err)
 	}
-	if got := j.take(); !equal(got, []string{"acknowledged " + string(hot.AlertKindOf())}) {
+	if got := j.take(); !slices.Equal(got, []string{"acknowledged " + string(hot.AlertKindOf())}) {
 		t.Fatalf("journal = %q", got)
 	}
 
@@ -165,7 +154,7 @@ func TestAlertsAreTrackedAcknowledgedAndEscalated(t *testing.T) {
 	live.Unlock()
 	e.clock.Advance(2 * time.Second) // past the status cache
 	e.must(e.g.SweepAlerts(e.ctx))
-	if got, want := j.take(), []string{"cleared estop", "cleared " + string(hot.AlertKindOf())}; !equal(got, want) {
+	if got, want := j.take(), []string{"cleared estop", "cleared " + string(hot.AlertKindOf())}; !slices.Equal(got, want) {
 		t.Fatalf("journal = %q, want %q", got, want)
 	}
 }
