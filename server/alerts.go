@@ -55,10 +55,22 @@ func (e escalations) Escalate(h fleetgate.Webhook, a fleetgate.OpenAlert, robotN
 		Severity: severity, Words: a.Words, Since: a.Since.UTC(), UnacknowledgedSeconds: int64(a.Escalated.Sub(a.Since).Seconds())})
 }
 
+// cloudAlertGrace is how long a cloud that just started waits before its first sweep: its
+// agents' links come back within it, and their robots are not raised offline (and cleared a
+// moment later, two entries each) for a restart of the cloud alone.
+const cloudAlertGrace = 30 * time.Second
+
 // runAlerts sweeps the robots' alerts until ctx ends; the pending webhook retries end with it.
 func (s *Server) runAlerts(ctx context.Context, wg *sync.WaitGroup) {
 	wg.Go(func() {
 		defer s.webhooks.Close()
+		if s.cfg.Mode == ModeCloud {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(cloudAlertGrace):
+			}
+		}
 		t := time.NewTicker(alertSweepEvery)
 		defer t.Stop()
 		for {

@@ -205,7 +205,7 @@ func (s *Sender) post(h fleetgate.Webhook, body []byte) (int, error) {
 			err = uerr.Err // the URL is on the admin page already
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			return 0, fmt.Errorf("no answer within %v", DefaultTimeout)
+			return 0, errors.New("the receiver did not answer in time")
 		}
 		return 0, fmt.Errorf("could not post: %v", err)
 	}
