@@ -172,3 +172,20 @@ func TestForgetDropsWithoutClearing(t *testing.T) {
 		t.Fatalf("Forget wrote %v", got)
 	}
 }
+
+// TestConcurrentObserversWriteEachChangeOnce: sweeps and acknowledgements from many
+// goroutines (the sweep, the pages, the API) raise each alert once and acknowledge it once.
+func TestConcurrentObserversWriteEachChangeOnce(t *testing.T) {
+	clk := clocktest.New()
+	var j journal
+	tr := alert.New(clk.Now, j.add)
+	var wg sync.WaitGroup
+	for i := 0; i < 16; i++ {
+		wg.Go(func() {
+			tr.Observe("r1", "f1", []fleetgate.Alert{battery, blocked})
+			tr.Acknowledge("r1", fleetgate.AlertBlocked, "op@x")
+		})
+	}
+	wg.Wait()
+	wantChanges(t, j.take(), "raised battery", "raised blocked", "acknowledged blocked")
+}
