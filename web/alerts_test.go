@@ -90,3 +90,42 @@ func TestAdminSetsWebhooksAndAlertRules(t *testing.T) {
 		t.Errorf("an operator adding a rule: %d", p.status)
 	}
 }
+
+// A kiosk token's wall shows the open alerts and their count but offers no Acknowledge (it
+// only watches), and the acknowledgement route is closed to it; an operator acknowledging on
+// the wall goes back to the wall.
+func TestTheKioskTokensWallOnlyWatches(t *testing.T) {
+	a := openLiveAgent(t)
+	payload, err := proto.Marshal(&catalogpb.String{Data: "estop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.bot.Lock()
+	a.bot.KPIList = []fleetgate.KPI{{Name: "activity", DataType: "Platform.Messages.std_msgs.String", Payload: payload}}
+	a.bot.Unlock()
+	wall := "/kiosk/" + fleetgate.LocalFleetID
+	op := a.as(t, "operator")
+	p := op.get(wall)
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(p.body, `data-alert="estop"`) && time.Now().Before(deadline); {
+		p = op.get(wall)
+	}
+	wantBody(t, "the operator's wall", p, `data-alert="estop"`, "emergency stop pressed", `class="ack"`)
+
+	secret, _ := a.AddToken(a.users["operator"].ID, fleetgate.ScopeRead, fleetgate.LocalFleetID)
+	k := a.browser(t)
+	wantRedirect(t, "kiosk login", k.post("/login", url.Values{"token": {secret}, "next": {wall}}), wall)
+	kp := k.get(wall)
+	wantBody(t, "the kiosk token's wall", kp, `data-alert="estop"`, "1 alert unacknowledged")
+	if strings.Contains(kp.body, `class="ack"`) {
+		t.Error("a kiosk token is offered Acknowledge")
+	}
+	if p := k.post("/robots/"+a.robot+"/alerts/estop/ack", url.Values{"back": {"kiosk"}}); p.status == http.StatusSeeOther && p.header.Get("Location") == wall {
+		t.Error("a kiosk token acknowledged an alert")
+	}
+
+	landed := op.submit("/robots/"+a.robot+"/alerts/estop/ack", url.Values{"back": {"kiosk"}})
+	if loc := landed.header.Get("X-Test-Location"); loc != wall {
+		t.Errorf("acknowledged on the wall, went to %q", loc)
+	}
+	wantBody(t, "the wall after", landed, "acknowledged by operator@example.com", `data-unacknowledged="0"`)
+}

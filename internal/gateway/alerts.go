@@ -197,15 +197,22 @@ func (as *AlertService) OpenAlerts(ctx context.Context, c *Caller, robotID strin
 	return as.tracker.Open(r.ID), nil
 }
 
-// FleetOpenAlerts lists the open alerts of the robots of a fleet the caller may see (the kiosk).
+// FleetOpenAlerts lists the open alerts of the robots of a fleet the caller may see (the
+// kiosk), each robot derived now as OpenAlerts does (its status is cached for a second, so a
+// wall that just read the statuses costs nothing more).
 func (as *AlertService) FleetOpenAlerts(ctx context.Context, c *Caller, fleetID string) ([]fleetgate.OpenAlert, error) {
 	robots, err := as.robots.visibleRobots(ctx, c)
 	if err != nil {
 		return nil, err
 	}
+	rules, err := as.store.AlertRules(ctx, fleetID)
+	if err != nil {
+		return nil, err
+	}
 	var out []fleetgate.OpenAlert
 	for _, r := range robots {
-		if fleetID == "" || r.FleetID == fleetID {
+		if r.FleetID == fleetID {
+			as.observeNow(ctx, r, rules)
 			out = append(out, as.tracker.Open(r.ID)...)
 		}
 	}
@@ -232,9 +239,14 @@ func (as *AlertService) refresh(ctx context.Context, r fleetgate.Robot) error {
 	if err != nil {
 		return err
 	}
+	as.observeNow(ctx, r, rules)
+	return nil
+}
+
+// observeNow derives r's alerts now under its fleet's rules.
+func (as *AlertService) observeNow(ctx context.Context, r fleetgate.Robot, rules []fleetgate.AlertRule) {
 	as.agentOf.Store(r.ID, r.AgentID)
 	as.observe(ctx, r, rules, fleetgate.RobotState{Online: as.streams.presence.Online(r.ID)})
-	return nil
 }
 
 // AlertSettings is a fleet's alert rules and webhooks, with each webhook's last deliveries,
