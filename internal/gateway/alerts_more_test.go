@@ -108,3 +108,27 @@ func TestFleetOpenAlertsAreTheCallersRobots(t *testing.T) {
 		t.Fatalf("a removed robot's alert was written: %q", got)
 	}
 }
+
+// TestARuleKeepsOnlyWhatItsKindUses: a rule for a derived alert drops the threshold's fields
+// it was given; an escalation beyond a week, or before zero, is refused; a webhook of another
+// fleet may not be named.
+func TestARuleKeepsOnlyWhatItsKindUses(t *testing.T) {
+	e := newEnv(t)
+	admin := e.login(e.adminSecret)
+	r, err := e.g.AddAlertRule(e.ctx, admin, fleetgate.AlertRule{FleetID: e.fleet.ID, Kind: fleetgate.AlertStale, Name: "x", Source: "kpi",
+		Key: "t", Above: true, Threshold: 3, Critical: true})
+	e.must(err)
+	if r.Name != "" || r.Source != "" || r.Key != "" || r.Above || r.Threshold != 0 || r.Critical || r.AlertKindOf() != fleetgate.AlertStale {
+		t.Errorf("rule = %+v, want the stale kind alone", r)
+	}
+	for _, d := range []time.Duration{-time.Minute, 8 * 24 * time.Hour} {
+		_, err := e.g.AddAlertRule(e.ctx, admin, fleetgate.AlertRule{FleetID: e.fleet.ID, Kind: fleetgate.AlertStale, EscalateAfter: d})
+		wantCode(t, "escalate after "+d.String(), err, fleetgate.EInvalid)
+	}
+	other, _, err := e.g.EnsureFleet(e.ctx, "yard")
+	e.must(err)
+	hook, err := e.g.AddWebhook(e.ctx, admin, other.ID, "yard's", "https://hooks.example.com/yard")
+	e.must(err)
+	_, err = e.g.AddAlertRule(e.ctx, admin, fleetgate.AlertRule{FleetID: e.fleet.ID, Kind: fleetgate.AlertStale, EscalateAfter: time.Minute, WebhookID: hook.ID})
+	wantCode(t, "another fleet's webhook", err, fleetgate.EInvalid)
+}
