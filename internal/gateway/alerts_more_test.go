@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,4 +132,13 @@ func TestARuleKeepsOnlyWhatItsKindUses(t *testing.T) {
 	e.must(err)
 	_, err = e.g.AddAlertRule(e.ctx, admin, fleetgate.AlertRule{FleetID: e.fleet.ID, Kind: fleetgate.AlertStale, EscalateAfter: time.Minute, WebhookID: hook.ID})
 	wantCode(t, "another fleet's webhook", err, fleetgate.EInvalid)
+}
+
+// TestAWebhookAddressIsBounded: an address past 2000 characters is refused, one at it taken.
+func TestAWebhookAddressIsBounded(t *testing.T) {
+	base := "https://hooks.example.com/"
+	if err := gateway.ValidateWebhookURL(base + strings.Repeat("a", 2000-len(base))); err != nil {
+		t.Errorf("2000 characters: %v", err)
+	}
+	wantCode(t, "2001 characters", gateway.ValidateWebhookURL(base+strings.Repeat("a", 2001-len(base))), fleetgate.EInvalid)
 }
