@@ -279,3 +279,49 @@ type SocketToken struct {
 	UsedAt      time.Time // zero until the upgrade
 	CreatedAt   time.Time
 }
+
+// AlertRule is an admin's rule for the alerts of one fleet: when an alert of Kind is posted to
+// a webhook if nobody acknowledges it (EscalateAfter), and, for a threshold rule (Kind
+// AlertThreshold), the KPI or metric it watches and the bound that raises it.
+type AlertRule struct {
+	ID      string
+	FleetID string
+	// Kind is a derived alert's kind (offline, battery, ...) or AlertThreshold.
+	Kind AlertKind
+	// Name is a threshold rule's words in the alert ("temperature high").
+	Name string
+	// Source and Key name what a threshold rule watches: "kpi" and a KPI's name, or "metric"
+	// and a metric type's number.
+	Source    string
+	Key       string
+	Above     bool    // raise when the value is above Threshold (false: below it)
+	Threshold float64 //
+	Critical  bool    // a threshold alert is an error rather than a warning
+	// EscalateAfter is how long an alert may stay unacknowledged before it is posted to
+	// WebhookID (zero: never).
+	EscalateAfter time.Duration
+	WebhookID     string
+	CreatedAt     time.Time
+}
+
+// AlertThreshold is the kind of an AlertRule that raises alerts of its own, from a KPI or a
+// metric; the alerts it raises are of kind AlertRulePrefix + the rule's id.
+const AlertThreshold AlertKind = "threshold"
+
+// AlertKindOf is the kind of the alerts the rule governs.
+func (r AlertRule) AlertKindOf() AlertKind {
+	if r.Kind == AlertThreshold {
+		return AlertKind(AlertRulePrefix + r.ID)
+	}
+	return r.Kind
+}
+
+// Webhook is where a fleet's escalated alerts are posted, signed with Secret (HMAC-SHA256).
+type Webhook struct {
+	ID        string
+	FleetID   string
+	Name      string
+	URL       string
+	Secret    string
+	CreatedAt time.Time
+}

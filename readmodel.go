@@ -75,7 +75,42 @@ const (
 	// AlertUnconfirmed: the robot's agent has not answered for over ConfirmWithin, so its
 	// state is not known (its link may still be up).
 	AlertUnconfirmed AlertKind = "unconfirmed"
+	// AlertEStop: the robot reports an emergency stop. No robot source has an e-stop input of
+	// its own: the robot's activity KPI says it ("emergency_stop", "estop", "e-stop").
+	AlertEStop AlertKind = "estop"
+	// AlertRulePrefix starts the kind of an alert raised by an admin's threshold rule:
+	// "rule-" and the rule's id.
+	AlertRulePrefix = "rule-"
 )
+
+// OpenAlert is an alert a gateway has seen raised and not yet cleared: since when, and who
+// acknowledged it (empty while nobody has).
+type OpenAlert struct {
+	RobotID string
+	FleetID string
+	Alert
+	Since time.Time
+	// AckBy and AckAt: who acknowledged it and when (AckBy empty: not acknowledged).
+	AckBy string
+	AckAt time.Time
+	// Escalated is when it was posted to a webhook (zero: not yet).
+	Escalated time.Time
+}
+
+// Acknowledged reports whether someone acknowledged the alert.
+func (a OpenAlert) Acknowledged() bool { return a.AckBy != "" }
+
+// WebhookDelivery is one attempt to post an escalation to a webhook, as the admin page lists it.
+type WebhookDelivery struct {
+	WebhookID string
+	RobotID   string
+	Kind      AlertKind
+	At        time.Time
+	Attempt   int
+	Status    int    // the receiver's HTTP status; 0 when none answered
+	Error     string // in words; empty for a delivery the receiver took (2xx)
+	Final     bool   // no attempt follows (delivered, or retries given up)
+}
 
 // Alert is one thing wrong with a robot, in words. Critical alerts need someone now
 // (offline, blocked, battery under half the threshold); the others are warnings.
@@ -103,6 +138,9 @@ type RobotStatus struct {
 	Speed    float64
 	Updated  time.Time // the newest KPI's time; zero when none was read
 	Stale    bool
+	// Numbers are the robot's KPIs whose values are numbers, by name (the admins' threshold
+	// rules read them).
+	Numbers map[string]float64
 	// Silent is how long the robot's agent has not answered (RobotState).
 	Silent time.Duration
 	Alerts []Alert

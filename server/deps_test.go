@@ -47,9 +47,10 @@ var floors = [][]room{
 				"internal/source/camera/gstreamer", "internal/source/camera/cameratest",
 				"internal/source/rosgraph", "internal/link", "internal/link/cloud", "internal/cluster"}},
 	},
-	{{"robot contract and live engines", "the robot contract and its door, live sessions, teleop policy, the KPI hub, the recorder",
+	{{"robot contract and live engines", "the robot contract and its door, live sessions, teleop policy, the KPI hub, the recorder, the alert tracker and its webhooks",
 		[]string{"internal/fleet", "internal/fleet/fleettest", "internal/door", "internal/door/doortest", "internal/live",
-			"internal/live/output", "internal/live/teleop", "internal/live/foxglove", "internal/kpi", "internal/record"}}},
+			"internal/live/output", "internal/live/teleop", "internal/live/foxglove", "internal/kpi", "internal/record",
+			"internal/alert", "internal/webhook"}}},
 	{{"libraries", "one job each, knowing nothing of robots' rules",
 		[]string{"internal/clock", "internal/clock/clocktest", "internal/edge", "internal/limit", "internal/mcap", "internal/mcap/mcaptest",
 			"internal/blob", "internal/hoststat", "internal/netshape", "internal/cluster/natstest", "internal/store/postgres/pgtest"}}},
@@ -93,10 +94,10 @@ var rules = []rule{
 	{"packaging", nil, nil, "the Debian packages' directory holds only their test"},
 
 	// The composition root.
-	{"server", []string{"", "internal/blob", "internal/cluster", "internal/door", "internal/fleet", "internal/gateway", "internal/hoststat",
+	{"server", []string{"", "internal/alert", "internal/blob", "internal/cluster", "internal/door", "internal/fleet", "internal/gateway", "internal/hoststat",
 		"internal/kpi", "internal/link", "internal/link/cloud", "internal/live", "internal/record",
 		"internal/source/camera", "internal/source/ros1", "internal/source/ros2", "internal/source/sim", "internal/store",
-		"internal/store/postgres", "server/api", "server/uplink", "web"}, nil,
+		"internal/store/postgres", "internal/webhook", "server/api", "server/uplink", "web"}, nil,
 		"the composition root builds the core, its adapters and the robot sources"},
 	{"server/servertest", []string{"", "internal/gateway", "internal/store", "internal/store/postgres/pgtest", "server"}, nil,
 		"real servers for tests, seeded through the core and the store"},
@@ -120,7 +121,7 @@ var rules = []rule{
 	{"internal/store/storetest", []string{"", "internal/gateway", "internal/store"}, nil, "the conformance suite both backends run"},
 
 	// The core.
-	{"internal/gateway", []string{"", "internal/door", "internal/fleet", "internal/kpi", "internal/limit", "internal/live", "internal/live/teleop",
+	{"internal/gateway", []string{"", "internal/alert", "internal/door", "internal/fleet", "internal/kpi", "internal/limit", "internal/live", "internal/live/teleop",
 		"internal/mcap", "internal/msgs", "proto/catalogpb"}, concat(noSQL, []string{"net/http", "github.com/labstack/"}),
 		"the core knows no HTTP and no SQL driver; it is above the robot contract and the live sessions, and states the interfaces it needs"},
 
@@ -169,6 +170,11 @@ var rules = []rule{
 		"the KPI hub states what it needs (Source); the core and the HTTP layer are above it"},
 	{"internal/record", []string{"", "internal/clock", "internal/fleet", "internal/mcap", "internal/msgs"}, concat(noSQL, []string{"net/http"}),
 		"the recorder is a subscriber of the robot contract, below the core and the HTTP layers"},
+
+	{"internal/alert", []string{""}, concat(noSQL, noHTTP),
+		"the alert tracker keeps what the core derives: no robots, no store, no HTTP"},
+	{"internal/webhook", []string{"", "internal/clock"}, concat(noSQL, noEcho),
+		"the webhook sender posts what the core escalates: HTTP out, nothing of the core or the store"},
 
 	// Libraries.
 	{"internal/edge", []string{"", "proto/linkpb"}, concat(noSQL, noEcho),

@@ -3,9 +3,12 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -22,13 +25,14 @@ func (s *Server) mountPanel(e *echo.Echo, svc api.Services, opt api.Options) *we
 		cfg = *s.cfg.Panel
 	}
 	cfg.Accounts, cfg.Robots, cfg.Agents = s.gw.AccountService, s.gw.RobotService, s.gw.AgentService
-	cfg.Events, cfg.Streams = s.gw.EventService, s.gw.StreamService
+	cfg.Events, cfg.Streams, cfg.Alerts = s.gw.EventService, s.gw.StreamService, s.gw.AlertService
 	cfg.Sessions = s.db.Sessions(cfg.Now)
 	// A request is encrypted when it came over TLS (--tls-cert; the agent's port answers
 	// both schemes), or when TLS ends in front of the gateway (an https --public-url).
 	cfg.TLSInFront = strings.HasPrefix(s.cfg.PublicURL, "https://")
 	cfg.HTTPSOnSamePort = s.cfg.Mode == ModeAgent
 	cfg.KioskFrameAncestors = s.cfg.KioskFrameAncestors
+	cfg.TimeZone, cfg.TimeZoneName = s.zone, s.zoneName
 	cfg.LiveStreams = s.liveStreams()
 	cfg.ThroughCloud = s.cfg.Mode == ModeCloud
 	cfg.TLSFingerprint = s.TLSFingerprint
@@ -39,6 +43,31 @@ func (s *Server) mountPanel(e *echo.Echo, svc api.Services, opt api.Options) *we
 	panel.Register(e)
 	api.RegisterMirror(e, svc, opt, web.APIPrefix, web.Caller, panel.APIMiddleware()...)
 	return panel
+}
+
+// siteZone is the zone --timezone names, or the host's: its IANA name from TZ or the
+// /etc/localtime link when there is one ("" otherwise: the browser's clock keeps its own).
+func siteZone(name string) (*time.Location, string, error) {
+	if name != "" {
+		loc, err := time.LoadLocation(name)
+		if err != nil {
+			return nil, "", fmt.Errorf("--timezone %q is not a time zone (an IANA name such as Europe/Berlin): %w", name, err)
+		}
+		return loc, name, nil
+	}
+	if tz := strings.TrimPrefix(os.Getenv("TZ"), ":"); tz != "" {
+		if _, err := time.LoadLocation(tz); err == nil {
+			return time.Local, tz, nil
+		}
+	}
+	if target, err := os.Readlink("/etc/localtime"); err == nil {
+		if _, after, ok := strings.Cut(target, "zoneinfo/"); ok {
+			if _, err := time.LoadLocation(after); err == nil {
+				return time.Local, after, nil
+			}
+		}
+	}
+	return time.Local, "", nil
 }
 
 // programPaths are the addresses of programs (the APIs, the agent link, download links):

@@ -39,6 +39,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/record"
 	"github.com/fleetgate/fleetgate/internal/store"
 	"github.com/fleetgate/fleetgate/internal/store/postgres"
+	"github.com/fleetgate/fleetgate/internal/webhook"
 	"github.com/fleetgate/fleetgate/server/api"
 	"github.com/fleetgate/fleetgate/server/uplink"
 	"github.com/fleetgate/fleetgate/web"
@@ -123,6 +124,9 @@ type Config struct {
 	LinkNoLanes    bool
 	// KioskFrameAncestors is the one origin allowed to frame the panel's kiosk pages.
 	KioskFrameAncestors string
+	// TimeZone is the site's time zone (an IANA name, --timezone): every time the panel
+	// shows and the kiosk's clock are in it; empty: the host's local zone.
+	TimeZone string
 	// TrustedProxies are the proxies in front of this gateway (--trusted-proxy): from a peer
 	// in one of them, X-Forwarded-For names the client (clientaddr.go); none: never believed.
 	TrustedProxies []netip.Prefix
@@ -143,12 +147,17 @@ type Server struct {
 	gw      *gateway.Gateway
 	door    *door.Door // the one way to the input streams of the robots hosted here
 	journal *journal   // the door's changes, as teleop entries of the event log
-	echo    *echo.Echo
-	http    *http.Server
-	ln      net.Listener
-	metrics *http.Server
-	metLn   net.Listener
-	ready   atomic.Bool
+	// zone is the site's time zone, named zoneName for browsers (panel.go).
+	zone     *time.Location
+	zoneName string
+	// webhooks posts the alerts nobody acknowledged in time (alerts.go).
+	webhooks *webhook.Sender
+	echo     *echo.Echo
+	http     *http.Server
+	ln       net.Listener
+	metrics  *http.Server
+	metLn    net.Listener
+	ready    atomic.Bool
 
 	registry *fleet.Registry
 	cluster  *cluster.Node   // the cloud's replicas over NATS; nil: one process
@@ -188,7 +197,11 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.NATS != "" && (cfg.Mode != ModeCloud || !strings.HasPrefix(cfg.Database, "postgres")) {
 		return nil, errors.New("--nats joins cloud replicas, which share their store: it needs fleetgate serve --db postgres://...")
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger}
+	zone, zoneName, err := siteZone(cfg.TimeZone)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, zone: zone, zoneName: zoneName}
 	if len(cfg.TrustedProxies) > 0 {
 		s.log.Info("X-Forwarded-For names the client when the peer is a trusted proxy", "trusted_proxies", fmt.Sprint(cfg.TrustedProxies))
 	}
@@ -233,6 +246,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	revoking := revokingStore{DB: db, revoked: func() { s.tokensChanged(true) }}
 	s.journal = newJournal(s.log)
 	s.door = door.New(door.Config{Log: s.log, Journal: s.doorChanged, Published: s.commandSent})
+	s.webhooks = webhook.New(webhook.Config{Log: s.log})
 	gwCfg := gateway.Config{
 		Door:               s.door,
 		Store:              revoking,
@@ -243,6 +257,8 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		Logger:             s.log,
 		AlertRules:         gateway.AlertRules{BatteryBelow: cfg.AlertBattery},
 		AgentMaxRobots:     cfg.AgentMaxRobots,
+		AlertJournal:       s.journal.addAlert,
+		Escalator:          escalations{s.webhooks},
 		// The acceptor is made after the core; it is set before anything is served.
 		AgentLinks: func(agentID string) (time.Time, bool) {
 			if s.acceptor == nil {
@@ -409,6 +425,7 @@ func (s *Server) apiServices() api.Services {
 		Events:        s.gw.EventService,
 		Recordings:    s.gw.StreamService,
 		Downloads:     s.gw.AgentService,
+		Alerts:        s.gw.AlertService,
 		Live:          s.gw.StreamService,
 		Foxglove:      s.gw.StreamService,
 		ToolTokens:    s.gw.AccountService,
@@ -581,6 +598,7 @@ func (s *Server) Run(ctx context.Context) error {
 		s.purgeBearerTokens(runCtx)
 	}()
 	wg.Go(func() { s.journal.run(runCtx) })
+	s.runAlerts(runCtx, &wg)
 	s.runLink(runCtx, &wg)
 	s.runCluster(runCtx, &wg)
 	s.runKPIs(runCtx, &wg)

@@ -40,12 +40,12 @@ func HumanSize(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
-// When is a time in UTC to the second, "never" for the zero time.
+// When is a time in the site's zone to the second, "never" for the zero time.
 func When(t time.Time) string {
 	if t.IsZero() {
 		return "never"
 	}
-	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+	return inZone(t).Format("2006-01-02 15:04:05 MST")
 }
 
 // Day is a date, "never" for the zero time.
@@ -53,7 +53,7 @@ func Day(t time.Time) string {
 	if t.IsZero() {
 		return "never"
 	}
-	return t.UTC().Format("2 January 2006")
+	return inZone(t).Format("2 January 2006")
 }
 
 // RoleName is a role in words.

@@ -67,13 +67,13 @@ func AgeWords(t, now time.Time) string {
 	}
 }
 
-// TimeOfDay is a time of day in UTC, with the date when it is not today's.
+// TimeOfDay is a time of day in the site's zone, with the date when it is not today's.
 func TimeOfDay(t time.Time) string {
 	if t.IsZero() {
 		return "–"
 	}
-	if t.UTC().Format(time.DateOnly) == time.Now().UTC().Format(time.DateOnly) {
-		return t.UTC().Format("15:04:05 UTC")
+	if inZone(t).Format(time.DateOnly) == inZone(time.Now()).Format(time.DateOnly) {
+		return inZone(t).Format("15:04:05 MST")
 	}
 	return When(t)
 }

@@ -33,6 +33,9 @@ func (p *Panel) adminView(c echo.Context) (views.AdminView, error) {
 	if v.KioskTokens, err = p.accounts.KioskTokens(ctx, caller); err != nil {
 		return v, err
 	}
+	if v.Alerts, err = p.alertSettings(c, v.Fleets); err != nil {
+		return v, err
+	}
 	rows, err := p.robots.RobotTable(ctx, caller)
 	if err != nil {
 		return v, err

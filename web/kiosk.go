@@ -38,15 +38,25 @@ func (p *Panel) kioskPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return p.render(c, http.StatusOK, views.Kiosk(views.KioskView{Fleet: f, Tiles: views.KioskTilesView{Rows: rows, Now: p.now()}}))
+	return p.render(c, http.StatusOK, views.Kiosk(views.KioskView{Fleet: f, Tiles: p.kioskTiles(c, f, rows)}))
 }
 
 func (p *Panel) kioskFragment(c echo.Context) error {
-	_, rows, err := p.kioskRows(c)
+	f, rows, err := p.kioskRows(c)
 	if err != nil {
 		return err
 	}
-	return p.render(c, http.StatusOK, views.KioskTiles(views.KioskTilesView{Rows: rows, Now: p.now()}))
+	return p.render(c, http.StatusOK, views.KioskTiles(p.kioskTiles(c, f, rows)))
+}
+
+// kioskTiles are the wall's tiles with the fleet's open alerts: a signed-in operator may
+// acknowledge them there (the core checks each robot's role), a kiosk token only sees them.
+func (p *Panel) kioskTiles(c echo.Context, f fleetgate.Fleet, rows []views.RobotRow) views.KioskTilesView {
+	var open []fleetgate.OpenAlert
+	if p.alerts != nil {
+		open, _ = p.alerts.FleetOpenAlerts(c.Request().Context(), Caller(c), f.ID)
+	}
+	return views.KioskTilesView{Rows: rows, Now: p.now(), Open: open, CanAck: Caller(c).CanAct()}
 }
 
 // sortByAlerts puts the robots that need someone first, then keeps RobotTable's order (by

@@ -83,6 +83,7 @@ func (p *Panel) statusView(c echo.Context, robotID string) views.StatusView {
 	defer cancel()
 	v := views.StatusView{RobotID: robotID, Now: p.now()}
 	v.Status, _ = p.streams.RobotStatus(ctx, Caller(c), robotID) // the header checked the caller may see it
+	v.Open = p.openAlerts(c, robotID)
 	if v.Status.Online && v.Status.State().Confirmed() {
 		v.Drivers, _ = p.streams.Controls(ctx, Caller(c), robotID) // a role that may not ask sees "nobody"
 	}

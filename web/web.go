@@ -16,6 +16,7 @@ import (
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/static"
+	"github.com/fleetgate/fleetgate/views"
 )
 
 // APIPrefix is where the browser's REST mirror of /apigateway/v2 lives.
@@ -29,6 +30,9 @@ type Config struct {
 	Agents   Agents
 	Events   Events
 	Streams  Streams
+	// Alerts are the open alerts and their rules; nil: a panel that shows the derived alerts
+	// only (the handler tests' fakes).
+	Alerts Alerts
 	// Sessions keeps the sessions (internal/store's Sessions: hashed tokens in SQLite).
 	Sessions scs.CtxStore
 	// Now is the clock of the idle and absolute timeouts; time.Now when nil.
@@ -42,6 +46,10 @@ type Config struct {
 	HTTPSOnSamePort bool
 	// KioskFrameAncestors is the one origin allowed to frame kiosk pages; empty: none.
 	KioskFrameAncestors string
+	// TimeZone is the site's zone, of every time the panel shows and the kiosk's clock, with
+	// its IANA name for the browser (TimeZoneName; "" when unknown); nil: the host's.
+	TimeZone     *time.Location
+	TimeZoneName string
 	// LiveStreams: this gateway serves W3 (the local gateway; the cloud through the agent
 	// link), so pages carry live widgets.
 	LiveStreams bool
@@ -68,6 +76,7 @@ type Panel struct {
 	agents         Agents
 	events         Events
 	streams        Streams
+	alerts         Alerts
 	now            func() time.Time
 	idle           time.Duration
 	absolute       time.Duration
@@ -95,13 +104,14 @@ const kioskLifetime = 400 * 24 * time.Hour
 
 // New returns a Panel over cfg.
 func New(cfg Config) *Panel {
-	p := &Panel{accounts: cfg.Accounts, robots: cfg.Robots, agents: cfg.Agents, events: cfg.Events, streams: cfg.Streams,
+	p := &Panel{accounts: cfg.Accounts, robots: cfg.Robots, agents: cfg.Agents, events: cfg.Events, streams: cfg.Streams, alerts: cfg.Alerts,
 		now: cfg.Now, idle: cfg.IdleTimeout, absolute: cfg.AbsoluteTimeout,
 		frameKiosk: cfg.KioskFrameAncestors, live: cfg.LiveStreams, viaCloud: cfg.ThroughCloud, tlsFingerprint: cfg.TLSFingerprint, local: cfg.Local, where: cfg.Where, log: cfg.Logger, cop: http.NewCrossOriginProtection(),
 		tlsInFront: cfg.TLSInFront, httpsOnSamePort: cfg.HTTPSOnSamePort}
 	if p.now == nil {
 		p.now = time.Now
 	}
+	views.SetTimeZone(cfg.TimeZone, cfg.TimeZoneName)
 	if p.idle <= 0 {
 		p.idle = 30 * time.Minute
 	}
@@ -185,6 +195,7 @@ func (p *Panel) Register(e *echo.Echo) {
 	e.POST("/admin/agents/:agentId/revoke", p.handle(p.revokeAgent), user...)
 	e.POST("/admin/kiosk-tokens", p.handle(p.createKioskToken), user...)
 	e.POST("/admin/kiosk-tokens/:tokenId/revoke", p.handle(p.revokeKioskToken), user...)
+	p.registerAlerts(e, user...)
 
 	p.formPages(e, user)
 	e.GET("/logout", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/") }, user...)

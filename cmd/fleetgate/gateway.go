@@ -100,6 +100,8 @@ type gatewayFlags struct {
 	kioskFrameAncestors string
 	// alertBattery is the charge, in percent, under which a robot shows a battery alert.
 	alertBattery float64
+	// timezone is the site's time zone, of every time the panel shows.
+	timezone string
 }
 
 func (g *gatewayFlags) register(fs *flag.FlagSet, defaultListen string) {
@@ -113,6 +115,7 @@ func (g *gatewayFlags) register(fs *flag.FlagSet, defaultListen string) {
 	fs.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&g.metricsListen, "metrics-listen", "", "address to serve Prometheus /metrics on (off when empty)")
 	fs.StringVar(&g.kioskFrameAncestors, "kiosk-frame-ancestors", "", "an origin (https://host[:port]) allowed to frame kiosk pages; other pages are never framed")
+	fs.StringVar(&g.timezone, "timezone", "", "the site's time zone (an IANA name such as Europe/Berlin) of every time the panel and the kiosk's clock show (default: the host's local zone)")
 	fs.Float64Var(&g.alertBattery, "alert-battery", gateway.DefaultAlertRules.BatteryBelow, "battery charge in percent under which a robot shows an alert (critical under half of it)")
 }
 
@@ -132,6 +135,11 @@ func (g *gatewayFlags) check() error {
 	}
 	if (g.tlsCert == "") != (g.tlsKey == "") {
 		return usagef("--tls-cert and --tls-key go together")
+	}
+	if g.timezone != "" {
+		if _, err := time.LoadLocation(g.timezone); err != nil {
+			return usagef("--timezone must name a time zone, such as Europe/Berlin or UTC")
+		}
 	}
 	if g.kioskFrameAncestors != "" && !validOrigin(g.kioskFrameAncestors) {
 		return usagef("--kiosk-frame-ancestors must be one origin: http(s)://host[:port], no path")
@@ -168,6 +176,7 @@ func (g *gatewayFlags) config(mode server.Mode, stdout io.Writer) server.Config 
 		MetricsListen:       g.metricsListen,
 		KioskFrameAncestors: g.kioskFrameAncestors,
 		AlertBattery:        g.alertBattery,
+		TimeZone:            g.timezone,
 		Version:             version(),
 		Logger:              newLogger(g.logFormat, os.Stderr),
 		Stdout:              stdout,

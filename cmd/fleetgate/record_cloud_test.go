@@ -162,7 +162,7 @@ func TestRecordFromTheCloudPanel(t *testing.T) {
 	from, to := poses[len(poses)/3], poses[2*len(poses)/3]
 	cutURL := cloud.URL + "/apigateway/v2" + page + "/" + done.ID + "/download?streams=base/pose,lidar/scan&from=" +
 		from.Time().UTC().Format(time.RFC3339Nano) + "&to=" + to.Time().UTC().Format(time.RFC3339Nano)
-	req, _ := http.NewRequest("GET", cutURL, nil)
+	req, _ = http.NewRequest("GET", cutURL, nil)
 	req.Header.Set("Authorization", "bearer "+bearer)
 	cutResp, err := http.DefaultClient.Do(req)
 	if err != nil {

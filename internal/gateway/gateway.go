@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/alert"
 	"github.com/fleetgate/fleetgate/internal/door"
 )
 
@@ -58,6 +59,10 @@ type Config struct {
 	// AgentMaxRobots is how many robot records one agent may hold: a robot it announces
 	// beyond that is refused (default DefaultAgentMaxRobots).
 	AgentMaxRobots int
+	// AlertJournal writes an alert's raising, acknowledgement and clearing to the event log
+	// (nil: nowhere); Escalator posts the alerts nobody acknowledged in time (nil: none).
+	AlertJournal func(alert.Change)
+	Escalator    Escalator
 }
 
 // Gateway is the core: its services together. It is safe for concurrent use.
@@ -67,6 +72,7 @@ type Gateway struct {
 	*AgentService
 	*EventService
 	*StreamService
+	*AlertService
 
 	store Store // Bootstrap writes across the aggregates
 	now   func() time.Time
@@ -102,16 +108,24 @@ func New(cfg Config) *Gateway {
 		agentMaxRobots: cfg.AgentMaxRobots}
 	accounts := &AccountService{store: cfg.Store, robots: robots, now: cfg.Now, log: cfg.Logger,
 		bearerTTL: cfg.BearerTTL, limits: newLoginLimits(cfg.Now)}
+	if cfg.Escalator == nil {
+		cfg.Escalator = NoEscalation{}
+	}
+	streams := &StreamService{robots: robots, presence: cfg.Presence, now: cfg.Now, log: cfg.Logger,
+		agentID: cfg.AgentID, cameras: cfg.Cameras, door: cfg.Door, alertRules: cfg.AlertRules}
+	alerts := &AlertService{robots: robots, streams: streams, store: cfg.Store, escalator: cfg.Escalator, log: cfg.Logger,
+		journal: cfg.AlertJournal}
+	alerts.tracker = alert.New(cfg.Now, alerts.journalChange)
 	return &Gateway{
 		AccountService: accounts,
 		RobotService:   robots,
 		AgentService: &AgentService{store: cfg.Store, robots: robots, presence: cfg.Presence, now: cfg.Now, log: cfg.Logger,
 			keyLimit: accounts.limits.agent, archive: cfg.Archive, signer: cfg.Signer, agentLinks: cfg.AgentLinks},
-		EventService: &EventService{store: cfg.Store, robots: robots, now: cfg.Now, posted: cfg.EventPosted},
-		StreamService: &StreamService{robots: robots, presence: cfg.Presence, now: cfg.Now, log: cfg.Logger,
-			agentID: cfg.AgentID, cameras: cfg.Cameras, door: cfg.Door, alertRules: cfg.AlertRules},
-		store: cfg.Store,
-		now:   cfg.Now,
+		EventService:  &EventService{store: cfg.Store, robots: robots, now: cfg.Now, posted: cfg.EventPosted},
+		StreamService: streams,
+		AlertService:  alerts,
+		store:         cfg.Store,
+		now:           cfg.Now,
 	}
 }
 

@@ -32,7 +32,11 @@ type AlertRules struct {
 var DefaultAlertRules = AlertRules{BatteryBelow: 20, StaleAfter: 5 * time.Second}
 
 // blockedActivities are the activities a robot reports when it cannot go on by itself.
-var blockedActivities = map[string]bool{"blocked": true, "stuck": true, "error": true, "fault": true, "emergency_stop": true, "estop": true}
+var blockedActivities = map[string]bool{"blocked": true, "stuck": true, "error": true, "fault": true}
+
+// estopActivities are the activities of a robot whose emergency stop is pressed: no source
+// reads an e-stop input of its own, so the robot's activity KPI is where one is said.
+var estopActivities = map[string]bool{"emergency_stop": true, "estop": true, "e-stop": true, "e_stop": true, "emergency stop": true}
 
 // DeriveAlerts lists what is wrong with s at now under rules, the most urgent first.
 func DeriveAlerts(s fleetgate.RobotStatus, rules AlertRules, now time.Time) []fleetgate.Alert {
@@ -44,7 +48,10 @@ func DeriveAlerts(s fleetgate.RobotStatus, rules AlertRules, now time.Time) []fl
 		return []fleetgate.Alert{{Kind: fleetgate.AlertUnconfirmed, Critical: true, Words: "not confirmed for " + ageWords(s.Silent.Truncate(time.Second)) + ": its gateway does not answer"}}
 	}
 	var out []fleetgate.Alert
-	if act := strings.ToLower(strings.TrimSpace(s.Activity)); blockedActivities[act] {
+	switch act := strings.ToLower(strings.TrimSpace(s.Activity)); {
+	case estopActivities[act]:
+		out = append(out, fleetgate.Alert{Kind: fleetgate.AlertEStop, Critical: true, Words: "emergency stop pressed"})
+	case blockedActivities[act]:
 		out = append(out, fleetgate.Alert{Kind: fleetgate.AlertBlocked, Critical: true, Words: act})
 	}
 	if s.HasBattery && s.Battery < rules.BatteryBelow {
@@ -264,6 +271,15 @@ func applyKPI(s *fleetgate.RobotStatus, k fleetgate.KPI) {
 		if v, err := msgs.KPIValue(k.DataType, k.Payload); err == nil {
 			if f, ok := v.(float64); ok {
 				s.HasBattery, s.Battery = true, f
+			}
+		}
+	default:
+		if v, err := msgs.KPIValue(k.DataType, k.Payload); err == nil {
+			if f, ok := v.(float64); ok && !math.IsNaN(f) {
+				if s.Numbers == nil {
+					s.Numbers = map[string]float64{}
+				}
+				s.Numbers[k.Name] = f
 			}
 		}
 	case "activity":

@@ -4,7 +4,10 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
 func TestDeriveAlerts(t *testing.T) {
@@ -24,6 +27,8 @@ func TestDeriveAlerts(t *testing.T) {
 		{"battery under half the threshold is critical", fleetgate.RobotStatus{Online: true, HasBattery: true, Battery: 9, Updated: fresh}, []fleetgate.AlertKind{fleetgate.AlertBattery}, []bool{true}},
 		{"blocked", fleetgate.RobotStatus{Online: true, Activity: "Blocked", Updated: fresh}, []fleetgate.AlertKind{fleetgate.AlertBlocked}, []bool{true}},
 		{"stuck", fleetgate.RobotStatus{Online: true, Activity: "stuck", Updated: fresh}, []fleetgate.AlertKind{fleetgate.AlertBlocked}, []bool{true}},
+		{"an emergency stop is its own alert", fleetgate.RobotStatus{Online: true, Activity: "emergency_stop", Updated: fresh}, []fleetgate.AlertKind{fleetgate.AlertEStop}, []bool{true}},
+		{"e-stop", fleetgate.RobotStatus{Online: true, Activity: "E-Stop", Updated: fresh}, []fleetgate.AlertKind{fleetgate.AlertEStop}, []bool{true}},
 		{"stale after 5 s", fleetgate.RobotStatus{Online: true, Updated: now.Add(-6 * time.Second)}, []fleetgate.AlertKind{fleetgate.AlertStale}, []bool{false}},
 		{"not stale at 5 s", fleetgate.RobotStatus{Online: true, Updated: now.Add(-5 * time.Second)}, nil, nil},
 		{"no answer is stale", fleetgate.RobotStatus{Online: true, Stale: true}, []fleetgate.AlertKind{fleetgate.AlertStale}, []bool{false}},
@@ -59,5 +64,18 @@ func TestAlertWords(t *testing.T) {
 	got = DeriveAlerts(fleetgate.RobotStatus{Online: true, Silent: 3900 * time.Millisecond}, DefaultAlertRules, now)
 	if got[0].Words != "not confirmed for 3 s: its gateway does not answer" {
 		t.Errorf("words %q", got[0].Words)
+	}
+}
+
+// TestNumericKPIsAreKept: the KPIs that are numbers are kept by name for the threshold rules;
+// the others (text, a pose) are not.
+func TestNumericKPIsAreKept(t *testing.T) {
+	var s fleetgate.RobotStatus
+	temp, _ := proto.Marshal(&catalogpb.Float64{Data: 71.5})
+	text, _ := proto.Marshal(&catalogpb.String{Data: "hot"})
+	applyKPI(&s, fleetgate.KPI{Name: "motor_temp", DataType: "Platform.Messages.std_msgs.Float64", Payload: temp})
+	applyKPI(&s, fleetgate.KPI{Name: "mood", DataType: "Platform.Messages.std_msgs.String", Payload: text})
+	if len(s.Numbers) != 1 || s.Numbers["motor_temp"] != 71.5 {
+		t.Errorf("numbers = %v, want motor_temp alone", s.Numbers)
 	}
 }

@@ -15,6 +15,7 @@ type Store interface {
 	RobotStore
 	AgentStore
 	EventStore
+	AlertStore
 
 	// Bootstrap writes the first organization, fleet, admin and API token in one
 	// transaction; EConflict when the store is not empty.

@@ -1,6 +1,6 @@
 // The panel bundle's entry: page behaviours, then one widget per data-widget element.
 // Widgets that pull in a large library (three.js, uPlot) load it only when the page has one.
-import { startClock, startConfirm, startCopy, startJSONCheck, startRefresh, startStateAgeing } from "./page/behaviours.js";
+import { startAlertSound, startClock, startConfirm, startCopy, startJSONCheck, startRefresh, startStateAgeing } from "./page/behaviours.js";
 import { mountWidgets, startViewSwitch } from "./widgets/mount.js";
 
 startRefresh();
@@ -10,4 +10,5 @@ startJSONCheck();
 startConfirm();
 startViewSwitch();
 startClock();
+startAlertSound();
 mountWidgets(document);

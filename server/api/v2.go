@@ -47,6 +47,7 @@ type Services struct {
 	Metrics    Metrics    // endpoints 10 and 11
 	Events     Events     // endpoint 12
 	Recordings Recordings // the recordings extension
+	Alerts     Alerts     // open alerts and their acknowledgement (an extension)
 	Live       Live       // W3 and the list of who drives what
 	Foxglove   Foxglove   // the Foxglove WebSocket route (an extension)
 	ToolTokens ToolTokens // the tokens in a desktop tool's URL (the Foxglove route)
@@ -94,6 +95,7 @@ func mountREST(g *echo.Group, svc Services, opt Options, auth ...echo.Middleware
 	metricRoutes{svc.Metrics}.mount(g, auth...)
 	eventRoutes{svc.Events}.mount(g, auth...)
 	recordingRoutes{svc.Recordings, svc.Downloads}.mount(g, auth...)
+	alertRoutes{svc.Alerts}.mount(g, auth...)
 	g.GET("/robots/:robotId/controls", controlsList(svc.Live), auth...)
 	g.GET("/fleets", fleetList(svc.Fleets, opt.LocalFleetOnly), auth...)
 }

@@ -51,4 +51,5 @@ var tests = []struct {
 	{"ConcurrentCreateEvent", testConcurrentCreateEvent},
 	{"RacesHaveOneWinner", testRacesHaveOneWinner},
 	{"SharedSecrets", testSharedSecrets},
+	{"AlertRules", testAlertRules},
 }

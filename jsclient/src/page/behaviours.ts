@@ -125,15 +125,72 @@ export function startConfirm(root: ParentNode = document): void {
   }
 }
 
-// time[data-clock]: a clock that ticks each second (the kiosk's), in the display's time zone.
+// time[data-clock]: a clock that ticks each second (the kiosk's), 24-hour, in the site's time
+// zone (data-timezone, the gateway's --timezone), the zone of every time the panel shows; the
+// display's own zone when the gateway does not know its zone's name.
 export function startClock(root: ParentNode = document): void {
   for (const el of root.querySelectorAll<HTMLElement>("[data-clock]")) {
+    const opts: Intl.DateTimeFormatOptions = { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" };
+    if (el.dataset.timezone) opts.timeZone = el.dataset.timezone;
+    let format: Intl.DateTimeFormat;
+    try {
+      format = new Intl.DateTimeFormat("en-GB", opts);
+    } catch {
+      delete opts.timeZone; // a zone this browser does not know
+      format = new Intl.DateTimeFormat("en-GB", opts);
+    }
     const tick = (): void => {
       const now = new Date();
-      el.textContent = now.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+      el.textContent = format.format(now);
       el.setAttribute("datetime", now.toISOString());
     };
     tick();
     setInterval(tick, 1000);
   }
+}
+
+// [data-alert-sound]: the kiosk's sound for a new alert. Browsers play sound only after a
+// gesture on the page, so it is off until the button is clicked once (the click makes the
+// AudioContext); a second click turns it off. A new alert is a key ("robot/kind") of the
+// unacknowledged alerts in [data-alert-keys] that the page has not sounded yet; the keys at
+// load are taken as heard. Each sound counts in the button's data-sounded (what tests read).
+export function startAlertSound(root: ParentNode = document): void {
+  const button = root.querySelector<HTMLButtonElement>("[data-alert-sound]");
+  if (!button) return;
+  let audio: AudioContext | null = null;
+  let on = false;
+  const keysNow = (): Set<string> => {
+    const el = root.querySelector<HTMLElement>("[data-alert-keys]");
+    return new Set((el?.dataset.alertKeys ?? "").split(" ").filter((k) => k !== ""));
+  };
+  // An alert acknowledged or cleared leaves the set: raised again, it sounds again.
+  let heard = keysNow();
+  const beep = (): void => {
+    button.dataset.sounded = String(Number(button.dataset.sounded ?? 0) + 1);
+    if (!on || !audio) return;
+    const t = audio.currentTime;
+    for (const [start, freq] of [[0, 880], [0.25, 660]] as const) {
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.frequency.value = freq;
+      gain.gain.setValueAtTime(0.3, t + start);
+      gain.gain.exponentialRampToValueAtTime(0.001, t + start + 0.2);
+      osc.connect(gain).connect(audio.destination);
+      osc.start(t + start);
+      osc.stop(t + start + 0.2);
+    }
+  };
+  button.addEventListener("click", () => {
+    on = !on;
+    if (on && !audio) audio = new AudioContext();
+    void audio?.resume();
+    button.setAttribute("aria-pressed", String(on));
+    button.textContent = on ? "Sound on: new alerts chime" : "Sound off: click to hear new alerts";
+  });
+  new MutationObserver(() => {
+    const now = keysNow();
+    const fresh = [...now].some((k) => !heard.has(k));
+    heard = now;
+    if (fresh) beep();
+  }).observe(document.body, { childList: true, subtree: true });
 }
