@@ -36,6 +36,23 @@ func (j *journal) addAlert(c alert.Change) {
 	j.queueEvent(e)
 }
 
+// alertChanged is the alert tracker's journal: the change becomes an entry, and an alert
+// raised for a robot recorded here triggers its flight recorder (issue 34: what the robot saw
+// before it went blocked, low or quiet is what an admin wants next to the entry). A robot
+// whose source is gone (offline) has nothing more to record: its buffer is still written.
+func (s *Server) alertChanged(c alert.Change) {
+	s.journal.addAlert(c)
+	if c.What != alert.Raised || s.recorder == nil {
+		return
+	}
+	trigger := "alert: " + string(c.Alert.Kind)
+	go func() {
+		if _, err := s.recorder.Trigger(c.Alert.RobotID, trigger, ""); err != nil && !fleetgate.Is(err, fleetgate.EUnavailable) && !fleetgate.Is(err, fleetgate.ENotFound) {
+			s.log.Warn("the flight recorder did not record", "robot_id", c.Alert.RobotID, "trigger", trigger, "err", err)
+		}
+	}()
+}
+
 func roundAge(d time.Duration) time.Duration {
 	if d >= time.Minute {
 		return d.Round(time.Second)

@@ -257,7 +257,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		Logger:             s.log,
 		AlertRules:         gateway.AlertRules{BatteryBelow: cfg.AlertBattery},
 		AgentMaxRobots:     cfg.AgentMaxRobots,
-		AlertJournal:       s.journal.addAlert,
+		AlertJournal:       s.alertChanged,
 		Escalator:          escalations{s.webhooks},
 		// The acceptor is made after the core; it is set before anything is served.
 		AgentLinks: func(agentID string) (time.Time, bool) {
