@@ -166,6 +166,9 @@ type ResourceDetail struct {
 	Topics   []string
 	Messages uint64
 	Duration time.Duration
+	// Trigger is what made the recording, as its file's "fleetgate" metadata record says
+	// ("manual", an event's message, "alert: blocked", ...); empty for a file without one.
+	Trigger string
 }
 
 // RecordingRow is a finished recording of the fleet's recordings view, with its robot.

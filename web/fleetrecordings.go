@@ -33,7 +33,8 @@ func (p *Panel) fleetRecordingsPage(c echo.Context) error {
 	ctx, caller := c.Request().Context(), Caller(c)
 	q := c.QueryParams()
 	v := views.FleetRecordingsView{Nav: p.nav(c, "Recordings", "recordings"), Robot: q.Get("robot"), From: q.Get("from"), To: q.Get("to"),
-		Sort: cmp.Or(q.Get("sort"), recordingSorts[0].Value), Sorts: recordingSorts}
+		Trigger: strings.TrimSpace(q.Get("trigger")),
+		Sort:    cmp.Or(q.Get("sort"), recordingSorts[0].Value), Sorts: recordingSorts}
 	if !slices.ContainsFunc(recordingSorts, func(s views.Choice) bool { return s.Value == v.Sort }) {
 		return fleetgate.Errorf(fleetgate.EInvalid, "sort %q is not one of newest, oldest, largest, robot", v.Sort)
 	}
@@ -58,7 +59,8 @@ func (p *Panel) fleetRecordingsPage(c echo.Context) error {
 	slices.Sort(v.Robots)
 	v.Rows = slices.DeleteFunc(rows, func(r fleetgate.RecordingRow) bool {
 		end := r.CreatedAt.Add(r.Duration)
-		return v.Robot != "" && r.RobotName != v.Robot || !from.IsZero() && end.Before(from) || !to.IsZero() && !r.CreatedAt.Before(to)
+		return v.Robot != "" && r.RobotName != v.Robot || !from.IsZero() && end.Before(from) || !to.IsZero() && !r.CreatedAt.Before(to) ||
+			v.Trigger != "" && !strings.Contains(strings.ToLower(r.Trigger), strings.ToLower(v.Trigger))
 	})
 	sortRecordings(v.Rows, v.Sort)
 	return p.render(c, http.StatusOK, views.FleetRecordings(v))

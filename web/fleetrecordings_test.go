@@ -58,6 +58,12 @@ func TestFleetRecordingsView(t *testing.T) {
 		t.Errorf("today's of rec-bot: %v", got)
 	}
 	wantBody(t, "another robot", op.get("/recordings?robot=nobody"), "No recordings match.")
+	// Each file says what made it (its metadata record): recordings started by hand.
+	wantBody(t, "the trigger column", p, "<th>Trigger</th>", "<td>manual</td>")
+	if got := order(op.get("/recordings?trigger=Manual")); len(got) != 2 {
+		t.Errorf("the manual ones: %v", got)
+	}
+	wantBody(t, "another trigger", op.get("/recordings?trigger=alert"), "No recordings match.")
 	wantBody(t, "tomorrow", op.get("/recordings?from="+time.Now().UTC().AddDate(0, 0, 1).Format(time.DateOnly)), "No recordings match.")
 	wantStatus(t, "a bad sort", op.get("/recordings?sort=random"), http.StatusBadRequest)
 	wantStatus(t, "a bad day", op.get("/recordings?from=monday"), http.StatusBadRequest)

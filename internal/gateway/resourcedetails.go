@@ -52,10 +52,11 @@ func (ag *AgentService) ResourceDetails(ctx context.Context, c *Caller, robotID 
 			continue
 		}
 		read++
-		if s, err := ag.recordingSummary(ctx, c, robotID, res); err == nil {
+		if s, trigger, err := ag.recordingSummary(ctx, c, robotID, res); err == nil {
 			out[i].Topics = s.Topics()
 			out[i].Messages = s.Statistics.MessageCount
 			out[i].Duration = s.End().Sub(s.Start())
+			out[i].Trigger = trigger
 		} else {
 			ag.log.Debug("reading a recording's summary", "resource", res.ID, "err", err)
 		}
@@ -63,16 +64,30 @@ func (ag *AgentService) ResourceDetails(ctx context.Context, c *Caller, robotID 
 	return out, nil
 }
 
-// recordingSummary reads the summary of an MCAP resource as a download would open it.
-func (ag *AgentService) recordingSummary(ctx context.Context, c *Caller, robotID string, res fleetgate.Resource) (*mcap.Summary, error) {
+// recordingSummary reads the summary of an MCAP resource as a download would open it, and
+// the trigger its "fleetgate" metadata record names.
+func (ag *AgentService) recordingSummary(ctx context.Context, c *Caller, robotID string, res fleetgate.Resource) (*mcap.Summary, string, error) {
 	r, _, err := ag.robots.authorizeRobot(ctx, c, robotID, actView)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	f, err := ag.openRecordingFile(ctx, r, res, ag.archive != nil && r.AgentID != "")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer f.Close()
-	return mcap.ReadSummary(readerAt(f), res.Size)
+	ra := readerAt(f)
+	s, err := mcap.ReadSummary(ra, res.Size)
+	if err != nil {
+		return nil, "", err
+	}
+	trigger := ""
+	if metas, err := mcap.ReadMetadata(ra, res.Size); err == nil {
+		for _, m := range metas {
+			if m.Name == "fleetgate" {
+				trigger = m.Metadata["trigger"]
+			}
+		}
+	}
+	return s, trigger, nil
 }

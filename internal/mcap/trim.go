@@ -25,6 +25,7 @@ var Whole = Cut{From: 0, To: math.MaxUint64}
 // a time, so that the memory a trim takes is about one chunk however large the file is.
 type Trim struct {
 	r       io.ReaderAt
+	size    int64
 	summary *Summary
 
 	// Reused from chunk to chunk: the chunk record as read, and its records decompressed.
@@ -38,7 +39,7 @@ func NewTrim(r io.ReaderAt, size int64) (*Trim, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Trim{r: r, summary: s}, nil
+	return &Trim{r: r, size: size, summary: s}, nil
 }
 
 // Summary is the summary of the file being trimmed.
@@ -46,7 +47,8 @@ func (t *Trim) Summary() *Summary { return t.summary }
 
 // WriteTo writes the messages of cut as a new, complete file to w, with only the schemas
 // and channels of the kept channels (renumbered, their topics and metadata as they were),
-// its own chunks, indexes, statistics and summary; the header is the original's. It returns
+// its own chunks, indexes, statistics and summary; the header and the metadata records (what
+// the file is: robot, trigger, entry) are the original's. It returns
 // the statistics of what it wrote. A cut that matches nothing is a valid file without
 // messages.
 func (t *Trim) WriteTo(w io.Writer, cut Cut, opts Options) (Statistics, error) {
@@ -58,6 +60,16 @@ func (t *Trim) WriteTo(w io.Writer, cut Cut, opts Options) (Statistics, error) {
 	channels, err := t.copyChannels(mw, cut)
 	if err != nil {
 		return Statistics{}, err
+	}
+	// A cut file says what it was cut from, as the whole file does.
+	metas, err := ReadMetadata(t.r, t.size)
+	if err != nil {
+		return Statistics{}, err
+	}
+	for _, m := range metas {
+		if err := mw.WriteMetadata(m); err != nil {
+			return Statistics{}, err
+		}
 	}
 	chunks := slices.SortedFunc(slices.Values(t.summary.ChunkIndexes), func(a, b ChunkIndex) int {
 		return cmp.Compare(a.ChunkStartOffset, b.ChunkStartOffset)

@@ -389,3 +389,35 @@ func TestTrimNeedsACompleteFile(t *testing.T) {
 		t.Fatalf("trimming an open file: %v, want ErrMalformed", err)
 	}
 }
+
+// A cut keeps the file's metadata records: a downloaded part still says what it is.
+func TestTrimKeepsTheMetadata(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "meta.mcap")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWriter(f, Options{ChunkSize: 16 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := Metadata{Name: "fleetgate", Metadata: map[string]string{"robotName": "sim-1", "trigger": "pallet dropped"}}
+	if err := w.WriteMetadata(meta); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out, _, _ := trimFile(t, path, Cut{From: 0, To: 1})
+	o, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	st, _ := o.Stat()
+	got, err := ReadMetadata(o, st.Size())
+	if err != nil || len(got) != 1 || got[0].Name != "fleetgate" || got[0].Metadata["trigger"] != "pallet dropped" {
+		t.Fatalf("the cut's metadata: %+v %v", got, err)
+	}
+}
