@@ -364,8 +364,10 @@ func TestShapedUplinkKeepsTeleopAndFeedback(t *testing.T) {
 	if f.frames == 0 {
 		t.Error("no camera frame reached the cloud viewer")
 	}
-	if len(f.react) < 10 {
-		t.Errorf("the operator saw the robot react to %d of ~20 commands", len(f.react))
+	// Ten turns in 20 s; the governor slows the robot on a late picture, so a turn may
+	// not show before the next: half is what proves commands take effect.
+	if len(f.react) < 5 {
+		t.Errorf("the operator saw the robot react to %d of ~10 turns", len(f.react))
 	}
 	// The log, grown by the requests, reaches the cloud's archive (in the bulk lane, which
 	// the camera leaves a chunk a second at least).

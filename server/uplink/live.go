@@ -111,6 +111,9 @@ type liveSender struct {
 
 	// busy: a sample is going out or waits for its turn (the bulk lane waits for it).
 	busy atomic.Bool
+	// linkFull: pictures wait for the uplink's queue (pictureRoom), so a frame replaced now
+	// was dropped for the link, not for a busy computer: only those step the pictures down.
+	linkFull atomic.Bool
 }
 
 // agentSub is one stream the cloud watches.
@@ -193,7 +196,7 @@ func (l *liveSender) follow(ctx context.Context, sub *agentSub, robotID string, 
 			smp.Payload = sub.adapt.shrink(smp.Payload, sub.maxWidth, !l.s.a.cfg.NoLanes)
 		}
 		sub.mu.Lock()
-		if sub.has {
+		if sub.has && l.linkFull.Load() {
 			sub.replaced++
 		}
 		sub.pending, sub.has = smp, true
@@ -234,7 +237,9 @@ func (l *liveSender) write() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		sub, wait := l.pick(time.Now(), l.pictureRoom())
+		room := l.pictureRoom()
+		l.linkFull.Store(!room)
+		sub, wait := l.pick(time.Now(), room)
 		l.busy.Store(sub != nil || wait == pictureRetry)
 		if sub == nil {
 			if wait > 0 {

@@ -59,7 +59,14 @@ func queueOf(conn *net.TCPConn) (q sendQueue, ok bool) {
 	raw.Control(func(fd uintptr) {
 		info, err := unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO)
 		if err == nil {
-			q = sendQueue{unsent: int(info.Notsent_bytes), inFlight: int(info.Unacked) * int(info.Snd_mss), rate: int64(info.Delivery_rate),
+			// Bytes on their way: sent once and not acknowledged (Linux 4.19 and later say
+			// it in bytes; before, the segments at most a segment size each, which on
+			// loopback's 64 KiB segments overstates it).
+			inFlight := int(info.Unacked) * int(info.Snd_mss)
+			if info.Bytes_sent > 0 {
+				inFlight = int(info.Bytes_sent - info.Bytes_retrans - min(info.Bytes_acked, info.Bytes_sent-info.Bytes_retrans))
+			}
+			q = sendQueue{unsent: int(info.Notsent_bytes), inFlight: inFlight, rate: int64(info.Delivery_rate),
 				minRTT: time.Duration(info.Min_rtt) * time.Microsecond}
 			ok = true
 		}
