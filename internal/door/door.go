@@ -559,7 +559,7 @@ func (c *Control) Limit() teleop.SpeedLimit {
 	}
 	lim, stopping := c.limit()
 	if stopping {
-		c.l.ctl.Command(teleop.Zero(c.l.stream.Type))
+		c.l.ctl.Halt()
 	}
 	return lim
 }
