@@ -36,6 +36,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/internal/link/cloud"
 	"github.com/fleetgate/fleetgate/internal/live"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
 	"github.com/fleetgate/fleetgate/internal/record"
 	"github.com/fleetgate/fleetgate/internal/store"
 	"github.com/fleetgate/fleetgate/internal/store/postgres"
@@ -54,9 +55,12 @@ const (
 
 // Config is everything a server needs; cmd/fleetgate fills it from flags and environment.
 type Config struct {
-	Mode    Mode
-	Listen  string
-	DataDir string
+	Mode Mode
+	// TeleopDelay is the speed governor's policy (docs/reliability.md, "The governor"):
+	// --teleop-delay-full, --teleop-delay-quarter and --teleop-delay-stop.
+	TeleopDelay teleop.DelayPolicy
+	Listen      string
+	DataDir     string
 	// Database is a PostgreSQL URL (postgres://...) that keeps the cloud's store in
 	// PostgreSQL, shared by its replicas; empty: SQLite in DataDir (always so for an agent).
 	Database string
@@ -220,7 +224,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	revoking := revokingStore{DB: db, revoked: func() { s.tokensChanged(true) }}
 	s.journal = newJournal(s.log)
-	s.door = door.New(door.Config{Log: s.log, Journal: s.journal.add})
+	s.door = door.New(door.Config{Log: s.log, Journal: s.journal.add, Delay: cfg.TeleopDelay})
 	gwCfg := gateway.Config{
 		Door:               s.door,
 		Store:              revoking,
