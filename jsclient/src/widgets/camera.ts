@@ -45,11 +45,16 @@ class FrameStats {
     this.count++;
   }
 
+  /** When the last frame was taken (ms since the epoch): the robot's clock unless it is ahead of ours. */
+  shownAt(): number {
+    return this.lastPublished && this.lastPublished <= Date.now() ? this.lastPublished : this.lastReceived;
+  }
+
   text(): string {
     if (!this.count) return "no frame yet";
     const fps = this.times.length > 1 ? (this.times.length - 1) / ((this.times.at(-1)! - this.times[0]!) / 1000) : 0;
     // The age from the robot's own clock, unless it is ahead of ours (clocks disagree).
-    const from = this.lastPublished && this.lastPublished <= Date.now() ? this.lastPublished : this.lastReceived;
+    const from = this.shownAt();
     return `${fps.toFixed(1)} fps · last frame ${((Date.now() - from) / 1000).toFixed(1)} s ago`;
   }
 }
@@ -107,6 +112,9 @@ function live(
         if (f.payload && (await draw(canvas, f.payload))) {
           stats.frame(f.publishedMs);
           el.dataset.frames = String(stats.count);
+          // When the picture on screen was taken: the teleop widget reports its age to the
+          // robot's gateway, whose governor slows the robot when it lags.
+          el.dataset.pictureAt = String(stats.shownAt());
           if (stats.count === 1) figures();
         }
       } catch (e) {
