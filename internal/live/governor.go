@@ -23,11 +23,9 @@ type Governed interface {
 	Limit() teleop.SpeedLimit
 }
 
-// delayPingEvery is how often an input session pings its controller to measure the delay
-// (atomic: tests change it).
-var delayPingEvery atomicDuration
-
-func init() { delayPingEvery.Store(int64(250 * time.Millisecond)) }
+// delayPingEvery is how often an input session pings its controller to measure the delay,
+// and how often it asks the governor (a stale measurement holds the robot within it).
+const delayPingEvery = 250 * time.Millisecond
 
 // speedLimitFrame is the frame telling the client its limit.
 type speedLimitFrame struct {
@@ -61,7 +59,7 @@ func (s *session) govern(ctx context.Context, driver Driver, meter *teleop.Delay
 	}
 	go s.pingForDelay(ctx, meter)
 	var last speedLimitBody
-	s.every(ctx, delayPingEvery.get(), func(context.Context) bool {
+	s.every(ctx, delayPingEvery, func(context.Context) bool {
 		if d, known := meter.Estimate(time.Now()); known {
 			g.Observe(d)
 		}
@@ -79,7 +77,7 @@ func (s *session) govern(ctx context.Context, driver Driver, meter *teleop.Delay
 // pingForDelay pings the controller, one ping at a time, every delayPingEvery; a ping that
 // is not answered ages the estimate (DelayMeter), and pingController lets the controller go.
 func (s *session) pingForDelay(ctx context.Context, meter *teleop.DelayMeter) {
-	t := time.NewTicker(delayPingEvery.get())
+	t := time.NewTicker(delayPingEvery)
 	defer t.Stop()
 	for {
 		meter.PingSent(time.Now())
