@@ -83,7 +83,7 @@ const (
 
 var rules = []rule{
 	// Binaries.
-	{"cmd/fleetgate", []string{"", "internal/cluster", "internal/gateway", "internal/record", "internal/source/camera", "internal/source/camera/gstreamer",
+	{"cmd/fleetgate", []string{"", "internal/cluster", "internal/gateway", "internal/live/teleop", "internal/record", "internal/source/camera", "internal/source/camera/gstreamer",
 		"internal/source/ros1", "internal/source/ros2", "internal/source/ros2/dds", "internal/store", "internal/store/postgres", "server"}, nil,
 		"the command turns flags into the server's configuration; the offline admin commands open the core on the store (backup and restore: its file)"},
 	{"bench/gateway", []string{"", "internal/fleet/fleettest", "proto/catalogpb", "server"}, nil, whyBench},
@@ -95,7 +95,7 @@ var rules = []rule{
 
 	// The composition root.
 	{"server", []string{"", "internal/alert", "internal/blob", "internal/cluster", "internal/door", "internal/fleet", "internal/gateway", "internal/hoststat",
-		"internal/kpi", "internal/link", "internal/link/cloud", "internal/live", "internal/record",
+		"internal/kpi", "internal/link", "internal/link/cloud", "internal/live", "internal/live/teleop", "internal/record",
 		"internal/source/camera", "internal/source/ros1", "internal/source/ros2", "internal/source/sim", "internal/store",
 		"internal/store/postgres", "internal/webhook", "server/api", "server/uplink", "web"}, nil,
 		"the composition root builds the core, its adapters and the robot sources"},

@@ -36,6 +36,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/internal/link/cloud"
 	"github.com/fleetgate/fleetgate/internal/live"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
 	"github.com/fleetgate/fleetgate/internal/record"
 	"github.com/fleetgate/fleetgate/internal/store"
 	"github.com/fleetgate/fleetgate/internal/store/postgres"
@@ -55,9 +56,12 @@ const (
 
 // Config is everything a server needs; cmd/fleetgate fills it from flags and environment.
 type Config struct {
-	Mode    Mode
-	Listen  string
-	DataDir string
+	Mode Mode
+	// TeleopDelay is the speed governor's policy (docs/reliability.md, "The governor"):
+	// --teleop-delay-full, --teleop-delay-quarter and --teleop-delay-stop.
+	TeleopDelay teleop.DelayPolicy
+	Listen      string
+	DataDir     string
 	// Database is a PostgreSQL URL (postgres://...) that keeps the cloud's store in
 	// PostgreSQL, shared by its replicas; empty: SQLite in DataDir (always so for an agent).
 	Database string
@@ -245,7 +249,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	revoking := revokingStore{DB: db, revoked: func() { s.tokensChanged(true) }}
 	s.journal = newJournal(s.log)
-	s.door = door.New(door.Config{Log: s.log, Journal: s.doorChanged, Published: s.commandSent})
+	s.door = door.New(door.Config{Log: s.log, Journal: s.doorChanged, Published: s.commandSent, Delay: cfg.TeleopDelay})
 	s.webhooks = webhook.New(webhook.Config{Log: s.log})
 	gwCfg := gateway.Config{
 		Door:               s.door,

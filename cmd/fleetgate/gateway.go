@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
 	"github.com/fleetgate/fleetgate/internal/store/postgres"
 	"github.com/fleetgate/fleetgate/server"
 )
@@ -239,6 +240,7 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	var recorder recorderFlags
 	var cloudQuota byteSize
 	var retention time.Duration
+	var teleopDelay teleop.DelayPolicy
 	fs := newFlagSet(name)
 	g.register(fs, defaultListen)
 	cloudLive := fs.Bool("cloud-live", true, "live view and teleoperation through the cloud (W3 tunnelled over the agent link, an extension); false: the cloud answers 404 there")
@@ -256,6 +258,9 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 		fs.StringVar(&linkCongestion, "link-congestion", "bbr", "TCP congestion control of the link's sockets: bbr (paces to the uplink, keeps its queue short), or another the kernel offers (cubic, reno); empty: the system's")
 		fs.BoolVar(&linkLanes, "link-lanes", true, "send on the link in lanes: control, small live samples, pictures, then bulk (resources, recordings, the log) with what they leave; false sends bulk as fast as the link takes it, as before (to compare)")
 		recorder.register(fs)
+		fs.DurationVar(&teleopDelay.Full, "teleop-delay-full", teleop.DefaultDelayFull, "an operator's delay (picture age and command latency) up to which their robot may use its full speed limits")
+		fs.DurationVar(&teleopDelay.Quarter, "teleop-delay-quarter", teleop.DefaultDelayQuarter, "the delay at which the limits are down to a quarter (linearly from --teleop-delay-full), and stay so")
+		fs.DurationVar(&teleopDelay.Stop, "teleop-delay-stop", teleop.DefaultDelayStop, "the delay beyond which the robot is held at zero")
 	} else {
 		fs.StringVar(&database, "db", "", dbUsage)
 		fs.StringVar(&natsURL, "nats", "", "NATS server(s) joining this process to the cloud's replicas, e.g. nats://10.0.0.5:4222 (JetStream on; needs --db postgres://... and credentials: --nats-user and FLEETGATE_NATS_PASSWORD, --nats-token, --nats-nkey-seed or --nats-cert, unless --nats-insecure); empty: one process")
@@ -309,7 +314,11 @@ func runGateway(ctx context.Context, name string, mode server.Mode, defaultListe
 	if agentMaxRobots < 1 {
 		return usagef("--agent-max-robots must be at least 1")
 	}
+	if err := teleopDelay.Check(); err != nil {
+		return usagef("--teleop-delay-full, --teleop-delay-quarter and --teleop-delay-stop: %v", err)
+	}
 	cfg := g.config(mode, stdout)
+	cfg.TeleopDelay = teleopDelay
 	cfg.Sim = sim.config()
 	cfg.Cameras = cams.config()
 	cfg.ROS1 = rosFlags.config()

@@ -88,6 +88,7 @@ func TestLiveStreamWorkflow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer drive.CloseNow()
+	drive.CloseRead(ctx) // its pings answered: the governor holds a controller it cannot measure
 	// A second controller is refused with 409 while the first holds the stream.
 	_, resp, err := websocket.Dial(ctx, ws+"componentName=base&streamName=cmd_vel&direction=input", auth)
 	if err == nil || resp == nil || resp.StatusCode != http.StatusConflict {

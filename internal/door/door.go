@@ -54,6 +54,10 @@ type Who struct {
 // fromCloud says the command came over the agent link: its user signed in on the cloud.
 func (p Path) fromCloud() bool { return p == PathCloudW3 || p == PathLink }
 
+// governed says the path's sessions measure their operator's delay, so their speed follows
+// it (the governor): a W3 socket here or through the cloud.
+func (p Path) governed() bool { return p == PathW3 || p == PathCloudW3 }
+
 // holder names who's lease. A cloud account and an account of this gateway are different
 // people even when they share an email (a demo's admin@localhost, a site that made its
 // accounts the cloud's): one must never drive through the other's lease, so the cloud's
@@ -83,6 +87,10 @@ type Config struct {
 	// CallTimeout bounds each robot call of Send (DefaultCallTimeout when 0), within the
 	// caller's deadline.
 	CallTimeout time.Duration
+	// Delay is the speed governor's policy for the live sessions (teleop.DelayPolicy's
+	// defaults when zero): their commands are held to the share of the stream's limits their
+	// operator's delay allows (Control.Observe).
+	Delay teleop.DelayPolicy
 	// Journal, when set, is told every change of a stream's control and every refusal the
 	// log writes (so within its rate): the event log's teleop entries. It is called on the
 	// door's goroutines and must not block.
@@ -124,6 +132,7 @@ type Door struct {
 	deadman        time.Duration
 	publishTimeout time.Duration
 	callTimeout    time.Duration
+	delay          teleop.DelayPolicy
 
 	mu     sync.Mutex
 	leases map[target]*lease
@@ -153,7 +162,7 @@ func New(cfg Config) *Door {
 		published = func(string, fleetgate.StreamKey, string, []byte, time.Time) {}
 	}
 	return &Door{clock: cfg.Clock, log: newRefusalLog(cfg.Log, cfg.Clock, journal), journal: journal, published: published, minInterval: cfg.MinInterval,
-		deadman: cfg.Deadman, publishTimeout: cfg.PublishTimeout, callTimeout: cfg.CallTimeout, leases: map[target]*lease{}}
+		deadman: cfg.Deadman, publishTimeout: cfg.PublishTimeout, callTimeout: cfg.CallTimeout, delay: cfg.Delay.OrDefault(), leases: map[target]*lease{}}
 }
 
 // tell journals a change of l's control.
@@ -192,7 +201,11 @@ type lease struct {
 	driven Driven // the robot as it was connected when the lease began
 	ctl    *teleop.Controller
 	upload bool
-	ended  sync.Once // journals the end once
+	// gov follows the operator's delay on a live session (nil for uploads and Foxglove, whose
+	// clients the gateway cannot measure); held says its last verdict held the robot at zero.
+	gov   *teleop.Governor
+	held  bool
+	ended sync.Once // journals the end once
 	// robotName names the robot in the log lines of a session's refusals.
 	robotName string
 
@@ -222,6 +235,9 @@ func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 	}
 	l := d.newLease(t, driven, stream, who, false)
 	l.robotName = robot.Info().Name
+	if who.Path.governed() {
+		l.gov = teleop.NewGovernor(d.clock, d.delay)
+	}
 	d.leases[t] = l
 	d.mu.Unlock()
 	if old != nil {
@@ -556,8 +572,45 @@ func (c *Control) Command(m proto.Message) error {
 		c.l.d.log.refusedSafety(c.l.target.robotID, c.l.robotName, c.l.target.key, c.l.who, fleetgate.ErrorMessage(err), SafetySpeedRefusal)
 		return err
 	}
+	if c.l.gov != nil {
+		lim, _ := c.limit()
+		teleop.GovernCommand(m, c.l.stream.Limits, lim.Scale) // at zero, m is the zero
+	}
 	c.l.ctl.Command(m)
 	return nil
+}
+
+// Observe takes a fresh measurement of the operator's delay: the age of the picture they
+// see and the command's way here. A session that does not measure is held at zero after
+// teleop.UnknownGrace, and one that stops measuring teleop.StaleAfter after its last.
+func (c *Control) Observe(delay time.Duration) {
+	if c.l.gov != nil {
+		c.l.gov.Observe(delay)
+	}
+}
+
+// Limit is the share of the stream's limits the operator's delay allows now (full speed for a
+// path that is not governed). The session calls it often (every few hundred ms): when the
+// verdict turns to zero between commands, the robot gets its zero here, at once.
+func (c *Control) Limit() teleop.SpeedLimit {
+	if c.l.gov == nil {
+		return teleop.SpeedLimit{Scale: 1, Why: "full speed"}
+	}
+	lim, stopping := c.limit()
+	if stopping {
+		c.l.ctl.Halt()
+	}
+	return lim
+}
+
+// limit is the governor's verdict; stopping says it has just turned to zero.
+func (c *Control) limit() (lim teleop.SpeedLimit, stopping bool) {
+	lim = c.l.gov.Limit()
+	c.l.d.mu.Lock()
+	stopping = lim.Scale == 0 && !c.l.held
+	c.l.held = lim.Scale == 0
+	c.l.d.mu.Unlock()
+	return lim, stopping
 }
 
 // Stop publishes the zero and frees the stream. Only the first call publishes; it returns

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"time"
 
 	"github.com/fleetgate/fleetgate"
 )
@@ -34,6 +35,14 @@ type RemoteControl interface {
 	// publish failed, the link was lost); Err says why then.
 	Done() <-chan struct{}
 	Err() error
+}
+
+// DelayCarrier is a RemoteControl that hands its operator's delay on with each command (the
+// cloud's end of the agent link): the governing process adds its own way's delay and holds
+// the robot's speed to it (docs/reliability.md, "The governor").
+type DelayCarrier interface {
+	// SetOperatorDelay is the latest estimate of the operator's delay, for the commands to come.
+	SetOperatorDelay(d time.Duration)
 }
 
 // As finds the first robot in r's chain of decorators (each offering Unwrap() fleet.Robot: a

@@ -2,11 +2,13 @@ package live
 
 import (
 	"sync"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
 )
 
 // Forward is the Driver of an input stream another process governs (fleet.RemoteControl: a
@@ -16,7 +18,7 @@ import (
 // onFault is called once when the governing process ends the control (the robot went away, a
 // publish failed, the agent stopped answering), with its words.
 func Forward(ctl fleet.RemoteControl, onFault func(error)) Driver {
-	f := &forwarder{ctl: ctl, onFault: onFault, stopped: make(chan struct{})}
+	f := &forwarder{ctl: ctl, onFault: onFault, stopped: make(chan struct{}), gov: teleop.NewGovernor(nil, teleop.DelayPolicy{})}
 	go f.watch()
 	return f
 }
@@ -26,7 +28,21 @@ type forwarder struct {
 	onFault  func(error)
 	stopOnce sync.Once
 	stopped  chan struct{}
+	// gov is the cloud's view of the governor, for the operator's widget only: the agent
+	// adds its link's round trip and decides (its door never trusts the cloud to have scaled).
+	gov *teleop.Governor
 }
+
+// Observe hands the operator's delay on to the governing process, with the commands to come.
+func (f *forwarder) Observe(d time.Duration) {
+	f.gov.Observe(d)
+	if dc, ok := f.ctl.(fleet.DelayCarrier); ok {
+		dc.SetOperatorDelay(d)
+	}
+}
+
+// Limit is the limit as the cloud sees it (the agent's, without the link's round trip).
+func (f *forwarder) Limit() teleop.SpeedLimit { return f.gov.Limit() }
 
 func (f *forwarder) Command(m proto.Message) error {
 	payload, err := proto.Marshal(m)

@@ -66,7 +66,7 @@ func (ss *Sessions) RunAsk(conn Conn, ask Ask, opt InputOptions, recheck Recheck
 	first := make(chan readResult, 1)
 	var in Input
 	var driver Driver
-	body := func(context.Context) {
+	body := func(bodyCtx context.Context) {
 		go func() {
 			data, binary, err := conn.Read(context.Background(), make([]byte, 0, 4<<10)) // nil would discard it
 			first <- readResult{data: data, binary: binary, err: err}
@@ -114,6 +114,7 @@ func (ss *Sessions) RunAsk(conn Conn, ask Ask, opt InputOptions, recheck Recheck
 		}
 		opt.Handover = true
 		s.startNotices(in)
+		go s.govern(bodyCtx, driver, &s.delay, true)
 		s.readCommands(driver, in, opt, first)
 	}
 	watch := func(ctx context.Context) {

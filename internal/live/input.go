@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -56,6 +57,7 @@ func (ss *Sessions) RunInput(conn Conn, in Input, opt InputOptions, recheck Rech
 	s.onStop = func() { ss.stopDriver(in, driver) }
 	watch := func(ctx context.Context) {
 		go s.every(ctx, controllerPingEvery.get(), s.pingController)
+		go s.govern(ctx, driver, &s.delay, opt.Handover)
 		s.every(ctx, tokenCheckPeriod, func(context.Context) bool {
 			if !in.Connected() {
 				s.stop(errRobotOffline)
@@ -113,6 +115,10 @@ func (s *session) readCommands(driver Driver, in Input, opt InputOptions, first 
 		}
 		buf = data
 		if opt.Handover && !binary {
+			if age, ok := pictureAge(data); ok {
+				s.delay.Picture(age, time.Now())
+				continue
+			}
 			if ok, err := handoverAnswer(in, data); err != nil {
 				s.stop(err)
 				return

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate/internal/live/output"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
 )
 
 const (
@@ -166,6 +167,8 @@ type session struct {
 	stopOnce sync.Once
 	done     chan struct{} // closed by stop
 	writing  atomicTime    // when the frame being written began; zero while none is
+	// delay measures an input session's controller (governor.go).
+	delay teleop.DelayMeter
 }
 
 func newSession(ss *Sessions, conn Conn, recheck Recheck) *session {

@@ -1491,9 +1491,15 @@ type ControlCommand struct {
 	ControlId string                 `protobuf:"bytes,1,opt,name=control_id,json=controlId,proto3" json:"control_id,omitempty"`
 	// payload is the serialized command (Twist or AckermannDriveStamped, the stream's type),
 	// already checked by the cloud; the agent checks it again.
-	Payload       []byte `protobuf:"bytes,2,opt,name=payload,proto3" json:"payload,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Payload []byte `protobuf:"bytes,2,opt,name=payload,proto3" json:"payload,omitempty"`
+	// operator_delay_ms is the cloud's estimate of its operator's delay when the command left:
+	// the larger of its socket's ping round trip to the browser and the age of the picture the
+	// widget reports (docs/reliability.md, "The governor"); operator_delay_known is false before
+	// the cloud measured anything. The agent adds its own link's round trip and governs.
+	OperatorDelayMs    uint32 `protobuf:"varint,3,opt,name=operator_delay_ms,json=operatorDelayMs,proto3" json:"operator_delay_ms,omitempty"`
+	OperatorDelayKnown bool   `protobuf:"varint,4,opt,name=operator_delay_known,json=operatorDelayKnown,proto3" json:"operator_delay_known,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *ControlCommand) Reset() {
@@ -1538,6 +1544,20 @@ func (x *ControlCommand) GetPayload() []byte {
 		return x.Payload
 	}
 	return nil
+}
+
+func (x *ControlCommand) GetOperatorDelayMs() uint32 {
+	if x != nil {
+		return x.OperatorDelayMs
+	}
+	return 0
+}
+
+func (x *ControlCommand) GetOperatorDelayKnown() bool {
+	if x != nil {
+		return x.OperatorDelayKnown
+	}
+	return false
 }
 
 type ControlRelease struct {
@@ -4802,11 +4822,13 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x03key\x18\x01 \x01(\v2\x18.Platform.Link.StreamKeyR\x03key\x12\x1d\n" +
 	"\n" +
 	"control_id\x18\x02 \x01(\tR\tcontrolId\x12\x12\n" +
-	"\x04user\x18\x03 \x01(\tR\x04user\"I\n" +
+	"\x04user\x18\x03 \x01(\tR\x04user\"\xa7\x01\n" +
 	"\x0eControlCommand\x12\x1d\n" +
 	"\n" +
 	"control_id\x18\x01 \x01(\tR\tcontrolId\x12\x18\n" +
-	"\apayload\x18\x02 \x01(\fR\apayload\"/\n" +
+	"\apayload\x18\x02 \x01(\fR\apayload\x12*\n" +
+	"\x11operator_delay_ms\x18\x03 \x01(\rR\x0foperatorDelayMs\x120\n" +
+	"\x14operator_delay_known\x18\x04 \x01(\bR\x12operatorDelayKnown\"/\n" +
 	"\x0eControlRelease\x12\x1d\n" +
 	"\n" +
 	"control_id\x18\x01 \x01(\tR\tcontrolId\"Y\n" +

@@ -12,6 +12,28 @@ import (
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
 
+// governEvery is how often a cloud operator's control asks the governor between commands.
+const governEvery = 250 * time.Millisecond
+
+// measureLink pings the cloud every governEvery, one ping at a time, for the link's round
+// trip (linkDelay); a ping unanswered ages the estimate, and keepAlive ends a silent link.
+func (s *session) measureLink() {
+	t := time.NewTicker(governEvery)
+	defer t.Stop()
+	for {
+		s.linkDelay.PingSent(time.Now())
+		if s.conn.Ping(s.ctx) != nil {
+			return
+		}
+		s.linkDelay.PongAt(time.Now())
+		select {
+		case <-s.done:
+			return
+		case <-t.C:
+		}
+	}
+}
+
 // connectedEvery is how often a cloud operator's control checks that its robot is still on the
 // connection it was granted on.
 const connectedEvery = time.Second
@@ -67,6 +89,14 @@ func (s *session) command(cmd *linkpb.ControlCommand) {
 		return // released or ended already
 	}
 	m, err := teleop.DecodeCommand(c.stream.Type, teleop.FormatProtobuf, true, cmd.GetPayload())
+	if g, governed := c.driver.(live.Governed); governed && err == nil {
+		// The operator's delay is the cloud's estimate plus this link's round trip. A cloud
+		// that sends none leaves the delay unknown: the door holds the robot after its grace.
+		linkRTT, known := s.linkDelay.Estimate(time.Now())
+		if known && cmd.GetOperatorDelayKnown() {
+			g.Observe(time.Duration(cmd.GetOperatorDelayMs())*time.Millisecond + linkRTT)
+		}
+	}
 	if err == nil {
 		// The driver is the door's control: it holds the command to the stream's speeds, and
 		// logs and journals a refusal, as for every other path.
@@ -157,15 +187,25 @@ func (c *cloudControl) end(why error) {
 // commandTimeout bounds the write of a control's end to the cloud.
 const commandTimeout = 5 * time.Second
 
-// watch ends the control when its robot leaves the connection it was granted on.
+// watch ends the control when its robot leaves the connection it was granted on, and asks
+// the governor often: a delay that goes stale between commands holds the robot at once.
 func (c *cloudControl) watch() {
-	t := time.NewTicker(connectedEvery)
+	t := time.NewTicker(governEvery)
 	defer t.Stop()
+	g, governed := c.driver.(live.Governed)
+	lastCheck := time.Now()
 	for {
 		select {
 		case <-c.stopped:
 			return
-		case <-t.C:
+		case now := <-t.C:
+			if governed {
+				g.Limit()
+			}
+			if now.Sub(lastCheck) < connectedEvery {
+				continue
+			}
+			lastCheck = now
 			if !c.in.Connected() {
 				c.end(fleetgate.Errorf(fleetgate.EOffline, "the robot went offline"))
 				return

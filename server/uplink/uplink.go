@@ -26,6 +26,7 @@ import (
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/link"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
 
@@ -289,6 +290,10 @@ type session struct {
 	// that a robot coming or going during the handshake is announced after it.
 	robotsChanged <-chan struct{}
 
+	// linkDelay measures the link's round trip (measureLink): a cloud operator's delay is the
+	// cloud's estimate plus this.
+	linkDelay teleop.DelayMeter
+
 	controlsMu sync.Mutex
 	controls   map[string]*cloudControl // cloud operators driving, by control id
 	released   map[string]struct{}      // releases that came before their grant (see release)
@@ -367,7 +372,7 @@ func (s *session) robotInfos() []*linkpb.RobotInfo {
 // run serves the session until the link ends or ctx does.
 func (s *session) run(ctx context.Context) error {
 	var wg sync.WaitGroup
-	for _, loop := range []func(){s.keepAlive, s.watchRobots, s.pushKPIs, s.pushResources, s.runLive, s.pushEvents} {
+	for _, loop := range []func(){s.keepAlive, s.measureLink, s.watchRobots, s.pushKPIs, s.pushResources, s.runLive, s.pushEvents} {
 		wg.Add(1)
 		go func() { defer wg.Done(); loop() }()
 	}

@@ -2,7 +2,9 @@ package cloud
 
 import (
 	"context"
+	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -78,6 +80,16 @@ type remoteControl struct {
 	once sync.Once
 	done chan struct{}
 	err  error
+
+	// delayMs is the operator's delay (SetOperatorDelay) plus one, 0 while unknown: it goes
+	// with each command.
+	delayMs atomic.Int64
+}
+
+var _ fleet.DelayCarrier = (*remoteControl)(nil)
+
+func (c *remoteControl) SetOperatorDelay(d time.Duration) {
+	c.delayMs.Store(max(d.Milliseconds(), 0) + 1)
 }
 
 func (c *remoteControl) Command(payload []byte) error {
@@ -86,7 +98,11 @@ func (c *remoteControl) Command(payload []byte) error {
 		return c.err
 	default:
 	}
-	return c.s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_Command{Command: &linkpb.ControlCommand{ControlId: c.id, Payload: payload}}}, commandTimeout)
+	cmd := &linkpb.ControlCommand{ControlId: c.id, Payload: payload}
+	if ms := c.delayMs.Load(); ms > 0 {
+		cmd.OperatorDelayMs, cmd.OperatorDelayKnown = uint32(min(ms-1, math.MaxUint32)), true
+	}
+	return c.s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_Command{Command: cmd}}, commandTimeout)
 }
 
 // Release lets go: the agent publishes the zero and frees the stream. The frame goes out in

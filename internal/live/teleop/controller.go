@@ -81,7 +81,8 @@ type Controller struct {
 	failed  bool // a Publish failed: the socket is closing, later commands are ignored
 
 	moved      bool      // a non-zero command has been published
-	moving     bool      // the last command published was a motion, not a zero
+	moving     bool      // the last command published was a motion, not a zero (the deadman's trigger)
+	atRest     bool      // the last command published was a zero, or none was (Halt's)
 	lastMotion time.Time // when the last non-zero command was published
 	pending    proto.Message
 	rateTimer  clock.Timer // publishes pending when the window opens; nil when none is armed
@@ -104,12 +105,20 @@ func NewController(cfg ControllerConfig) *Controller {
 	c := &Controller{
 		clock:       cfg.Clock,
 		typ:         cfg.Type,
-		publish:     cfg.Publish,
 		onError:     cfg.OnPublishError,
+		atRest:      true,
 		onDeadman:   cfg.OnDeadman,
 		onStop:      cfg.OnDeadmanStop,
 		minInterval: cfg.MinInterval,
 		deadman:     cfg.Deadman,
+	}
+	c.publish = func(ctx context.Context, m proto.Message) error {
+		zero := IsZero(m) // before Publish, which may keep and modify m
+		err := cfg.Publish(ctx, m)
+		if err == nil {
+			c.atRest = zero
+		}
+		return err
 	}
 	if c.clock == nil {
 		c.clock = clock.Real()
@@ -163,6 +172,17 @@ func (c *Controller) Submit(ctx context.Context, m proto.Message) error {
 		return ErrStopped
 	}
 	return c.command(ctx, m)
+}
+
+// Halt publishes a zero, as Command does, when the robot may be moving: its last command was
+// not a zero, or one waits for its turn. A robot at rest is not told again.
+func (c *Controller) Halt() {
+	c.mu.Lock()
+	moving := !c.stopped && !c.failed && (!c.atRest || c.pending != nil)
+	c.mu.Unlock()
+	if moving {
+		c.Command(Zero(c.typ))
+	}
 }
 
 // RetireIfIdle stops the controller without a zero when it is idle: the deadman's zero was

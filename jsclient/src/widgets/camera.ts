@@ -49,13 +49,16 @@ class FrameStats {
     this.count++;
   }
 
+  /** When the last frame was taken (ms since the epoch): the robot's clock unless it is ahead of ours. */
+  shownAt(): number {
+    return this.lastPublished && this.lastPublished <= this.now() ? this.lastPublished : this.lastReceived;
+  }
+
   text(): string {
     if (!this.count) return "no frame yet";
     const fps = this.times.length > 1 ? (this.times.length - 1) / ((this.times.at(-1)! - this.times[0]!) / 1000) : 0;
     // The age from the robot's own clock, unless it is ahead of ours (clocks disagree).
-    const now = this.now();
-    const from = this.lastPublished && this.lastPublished <= now ? this.lastPublished : this.lastReceived;
-    return `${fps.toFixed(1)} fps · last frame ${(Math.max(0, now - from) / 1000).toFixed(1)} s ago`;
+    return `${fps.toFixed(1)} fps · last frame ${(Math.max(0, this.now() - this.shownAt()) / 1000).toFixed(1)} s ago`;
   }
 }
 
@@ -122,6 +125,9 @@ function live(
           stats.frame(f.publishedMs);
           el.dataset.frames = String(stats.count);
           el.dataset.frameTime = String(f.publishedMs);
+          // When the picture on screen was taken: the teleop widget reports its age to the
+          // robot's gateway, whose governor slows the robot when it lags.
+          el.dataset.pictureAt = String(stats.shownAt());
           if (stats.count === 1 || feed.recorded) figures();
         }
       } catch (e) {

@@ -20,9 +20,13 @@
 //     gateway's zero before the new holder's first command, and an asking page sends nothing
 //     until it is granted. An organization admin may take control from anyone; the page that
 //     lost it says who took it (the close reason).
+//   - The speed governor: the robot's gateway slows the robot as the operator's picture lags
+//     and holds it beyond 2 s; this page reports the age of the camera picture it shows and
+//     says the limit and why, with a banner when the robot is held.
 import type { LiveSocket } from "../net/socket.js";
 import { holderOf, type ControlItem } from "../teleop/controls.js";
 import { answerFrame, answerTimeoutMs, parseHandover, type HandoverFrame } from "../teleop/handover.js";
+import { parseSpeedLimit, pictureAge, pictureAgeFrame, type SpeedLimit } from "../teleop/governor.js";
 import { HeldKeys, driveKeys, isEditable } from "../teleop/keys.js";
 import { encodeCommand, gamepadCommand, inputKind, joystickCommand, keysCommand, zero, type Command, type Limits } from "../teleop/mapping.js";
 import { CommandSender } from "../teleop/sender.js";
@@ -54,7 +58,12 @@ export function mountTeleop(el: HTMLElement): void {
   holder.className = "teleop-holder";
   holder.setAttribute("aria-live", "polite");
   const request = requestBox();
-  control.append(take, ask, override, stop, holder, request.el);
+  // The governor's limit and why; a banner when it holds the robot.
+  const limit = document.createElement("p");
+  limit.className = "teleop-limit";
+  limit.setAttribute("aria-live", "polite");
+  limit.hidden = true;
+  control.append(take, ask, override, stop, holder, limit, request.el);
   const help = document.createElement("p");
   help.className = "muted";
   help.textContent = el.dataset.compact
@@ -234,6 +243,21 @@ export function mountTeleop(el: HTMLElement): void {
     delete el.dataset.request;
   };
 
+  /** Shows the governor's limit (null: none, not driving). */
+  const showLimit = (l: SpeedLimit | null): void => {
+    limit.hidden = !l;
+    limit.classList.toggle("teleop-limit-held", l?.scale === 0);
+    limit.textContent = l ? (l.scale === 0 ? `Robot held: ${l.why}` : `Speed limit ${Math.round(l.scale * 100)}%: ${l.why}`) : "";
+    if (l) el.dataset.speedScale = String(l.scale);
+    else delete el.dataset.speedScale;
+  };
+  // The age of the picture on screen goes to the gateway four times a second while driving.
+  setInterval(() => {
+    if (!granted || socket?.state !== "live") return;
+    const age = pictureAge(ref.robotId);
+    if (age !== null) socket.send(pictureAgeFrame(age));
+  }, 250);
+
   /** Opens the input socket: taking a free stream, asking its holder, or taking it over. */
   const connect = (mode: "answer" | "request" | "override"): void => {
     granted = false;
@@ -245,8 +269,11 @@ export function mountTeleop(el: HTMLElement): void {
       {
         once: true,
         onMessage: (data) => {
+          if (socket !== mine) return;
+          const l = parseSpeedLimit(data);
+          if (l) return showLimit(l);
           const f = parseHandover(data);
-          if (f && socket === mine) onHandover(f);
+          if (f) onHandover(f);
         },
         onStatus: (s) => {
           status.socketStatus(s);
@@ -257,6 +284,7 @@ export function mountTeleop(el: HTMLElement): void {
             showHolder(null);
           }
           if (s.state === "closed") {
+            showLimit(null);
             // The gateway ended control (its words are in the state line: a robot's gateway
             // that stopped answering, a robot gone offline, the control handed over or taken
             // by an admin...): this page drives no more, and says so at once rather than

@@ -1,0 +1,125 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
+	"github.com/fleetgate/fleetgate/internal/netshape"
+	"github.com/fleetgate/fleetgate/proto/catalogpb"
+	"github.com/fleetgate/fleetgate/proto/streampb"
+)
+
+// TestShapedLinkGovernsSpeed: a cloud operator drives sim-1 at full stick (1 m/s, its limit)
+// for 5 s across the agent link; the robot's top speed, read at the agent, is the governor's
+// share for the delay the link adds (docs/reliability.md, "The governor"), within 10%.
+func TestShapedLinkGovernsSpeed(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		oneWay time.Duration
+	}{
+		{"600ms round trip", 300 * time.Millisecond},
+		{"no added delay", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startShapedSite(t, netshape.Profile{Delay: tc.oneWay})
+			rtt := s.linkRoundTrip(t)
+			// The agent's estimate: the cloud's round trip to the operator (in the cloud's
+			// namespace, next to nothing) plus the link's.
+			want := teleop.DelayPolicy{}.Scale(rtt) * 1.0
+			top := s.driveFullStick(t, 5*time.Second)
+			t.Logf("%s: link round trip %v, top speed %.3f m/s, governed limit %.3f m/s", tc.name, rtt.Round(time.Millisecond), top, want)
+			if math.Abs(top-want) > 0.1*want {
+				t.Errorf("top speed %.3f m/s, want %.3f m/s within 10%%", top, want)
+			}
+		})
+	}
+}
+
+// linkRoundTrip is the median of pings across the link: a socket from the site's namespace to
+// the cloud.
+func (s *shapedSite) linkRoundTrip(t *testing.T) time.Duration {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, w3URL(s.cloudURL, s.robot, "componentName=base&streamName=odom&source=1"),
+		&websocket.DialOptions{HTTPClient: s.siteHTTP, HTTPHeader: http.Header{"Authorization": {"bearer " + s.bearer}}})
+	if err != nil {
+		t.Fatalf("a socket across the link: %v", err)
+	}
+	defer conn.CloseNow()
+	go func() { // the odometry discarded, the pongs taken
+		for {
+			if _, _, err := conn.Read(ctx); err != nil {
+				return
+			}
+		}
+	}()
+	var rtts []time.Duration
+	for range 7 {
+		start := time.Now()
+		if err := conn.Ping(ctx); err != nil {
+			t.Fatalf("ping across the link: %v", err)
+		}
+		rtts = append(rtts, time.Since(start))
+	}
+	slices.Sort(rtts)
+	return rtts[len(rtts)/2]
+}
+
+// driveFullStick drives sim-1 through the cloud at linear.x = 1 for d and returns the top
+// linear speed the agent's odometry showed meanwhile.
+func (s *shapedSite) driveFullStick(t *testing.T, d time.Duration) float64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d+30*time.Second)
+	defer cancel()
+	odom, _, err := websocket.Dial(ctx, w3URL(s.agentURL, s.robot, "componentName=base&streamName=odom&source=1"),
+		&websocket.DialOptions{HTTPClient: s.siteHTTP, HTTPHeader: http.Header{"Authorization": {"bearer " + s.localBearer}}})
+	if err != nil {
+		t.Fatalf("the odometry at the agent: %v", err)
+	}
+	defer odom.CloseNow()
+	var top atomic.Uint64 // math.Float64bits
+	go func() {
+		for {
+			_, data, err := odom.Read(ctx)
+			if err != nil {
+				return
+			}
+			var env streampb.MessageStream
+			var o catalogpb.Odometry
+			if proto.Unmarshal(data, &env) != nil || proto.Unmarshal(env.GetData(), &o) != nil {
+				continue
+			}
+			if v := math.Abs(o.GetTwist().GetTwist().GetLinear().GetX()); v > math.Float64frombits(top.Load()) {
+				top.Store(math.Float64bits(v))
+			}
+		}
+	}()
+	driver, err := s.dialCloudW3(ctx, "componentName=base&streamName=cmd_vel&direction=input&format=json")
+	if err != nil {
+		t.Fatalf("driving through the cloud: %v", err)
+	}
+	defer driver.CloseNow()
+	readCtx := driver.CloseRead(ctx) // its pings answered
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		if err := driver.Write(readCtx, websocket.MessageText, []byte(`{"linear":{"x":1}}`)); err != nil {
+			t.Fatalf("driving ended: %v", err)
+		}
+		<-tick.C
+	}
+	driver.Close(websocket.StatusNormalClosure, "")
+	return math.Float64frombits(top.Load())
+}
