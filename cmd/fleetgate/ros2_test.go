@@ -297,6 +297,7 @@ func TestROS2Teleop(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			drive := dialROSW3(t, ctx, robot, bearer, ros2Query("/cmd_vel", "&direction=input&format=json"))
+			drive.CloseRead(ctx) // its pings answered: the governor holds a controller it cannot measure
 			send := func(lx, az float64) {
 				t.Helper()
 				if err := drive.Write(ctx, websocket.MessageText, fmt.Appendf(nil, `{"linear":{"x":%g},"angular":{"z":%g}}`, lx, az)); err != nil {
@@ -561,6 +562,7 @@ func TestROS2Faults(t *testing.T) {
 	// QoS mismatch, as docs/ros2.md says: the agent's drive writer is volatile, a
 	// transient-local subscriber never matches it; the agent logs it and the robot gets nothing.
 	drive := dialROSW3(t, ctx, robot, bearer, ros2Query("/cmd_vel", "&direction=input&format=json"))
+	drive.CloseRead(ctx) // its pings answered: the governor holds a controller it cannot measure
 	for range 10 {
 		if err := drive.Write(ctx, websocket.MessageText, []byte(`{"linear":{"x":0.5}}`)); err != nil {
 			t.Fatal(err)
