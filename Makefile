@@ -1,5 +1,5 @@
 # Convenience targets; the scripts are the source of truth (CI runs scripts/test.sh).
-.PHONY: test generate build agent-ros2 packages demo bench bench-netshape bench-uplink chaos bench-events bench-flight bench-cluster bench-cluster-w1 cluster-demo durability deadman soak kiosk-soak
+.PHONY: test generate build agent-ros2 packages demo bench bench-netshape bench-uplink chaos fuzz bench-events bench-flight bench-cluster bench-cluster-w1 cluster-demo durability deadman soak kiosk-soak
 
 test:
 	./scripts/test.sh
@@ -48,6 +48,11 @@ bench-netshape:
 # the table.
 bench-uplink:
 	go test -run '^$$' -bench BenchmarkUplink -benchtime 1x -timeout 30m -v ./cmd/fleetgate
+
+# Every fuzz target for a minute each (the test command gives each 5 s); a failing input is
+# kept under the package's testdata/fuzz to commit as a regression test.
+fuzz:
+	FUZZ_TIME=$${FUZZ_TIME:-60s} ./scripts/test-fuzz.sh
 
 # Issue 32's faults, long: the uplink flapping (down 2 s, up 3 s) for 5 minutes under an
 # operator, event posts and a growing log. The test command runs 30 s of it.

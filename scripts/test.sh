@@ -9,7 +9,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 log_dir=${TEST_LOG_DIR:-$(mktemp -d)}
-step() { printf '\n== %s\n' "$*"; }
+# Each step says how long the one before it took (the whole run must stay under 20 minutes).
+step_started=$SECONDS
+step() {
+	[ -z "${step_name:-}" ] || printf '(%s: %d s)\n' "$step_name" $((SECONDS - step_started))
+	step_name=$*
+	step_started=$SECONDS
+	printf '\n== %s\n' "$*"
+}
 
 step "tools"
 command -v go >/dev/null || { echo "Go is required: https://go.dev/dl/"; exit 1; }
@@ -132,43 +139,9 @@ if [ "$impossible" -ne 0 ]; then
 	printf '%s' "$impossible_lines"
 fi
 
-# Every fuzz target of the repository, found at run time (a new one is run without being
-# listed), 15 s each: the decoders of what peers send (W3 queries and commands, XML-RPC,
-# TCPROS, ROS 1 messages, ROS 2 CDR and .msg definitions) and the MCAP reader and recovery of
-# what a crash left on disk. A crash fails the run (the failing input is kept under
-# testdata/fuzz to commit as a regression).
-step "fuzz (short runs)"
+step "fuzz (short runs: scripts/test-fuzz.sh, 5 s each)"
 fuzz_failed=0
-fuzz_targets=$(grep -rH --include='*_test.go' -E '^func Fuzz[A-Za-z0-9_]*\(' . | grep -v node_modules |
-	sed -E 's|^\./(.*)/[^/]*_test\.go:func (Fuzz[A-Za-z0-9_]*)\(.*|\1 \2|' | sort)
-echo "$(echo "$fuzz_targets" | grep -c .) fuzz targets, ${FUZZ_TIME:-15s} each"
-while read -r target; do
-	[ -n "$target" ] || continue
-	read -r pkg fn <<<"$target"
-	# Go 1.26's fuzz coordinator can report a bare "context deadline exceeded" when -fuzztime
-	# ends while a worker is busy (golang/go#75804, fixed in Go 1.27): no input failed, none was
-	# written. Such a run is tried once more; any other failure, or a second one, fails.
-	fuzz_ok=false
-	for attempt in 1 2; do
-		if go test -run '^$' -fuzz "^$fn\$" -fuzztime "${FUZZ_TIME:-15s}" "./$pkg" >"$log_dir/fuzz-$fn.log" 2>&1; then
-			fuzz_ok=true
-			break
-		fi
-		if [ "$attempt" -eq 1 ] && grep -q 'context deadline exceeded' "$log_dir/fuzz-$fn.log" &&
-			! grep -qE 'Failing input written|panic:|_test\.go:[0-9]+:' "$log_dir/fuzz-$fn.log"; then
-			echo "fuzz $fn: the fuzz engine's end-of-time race (golang/go#75804), no failing input: running it again"
-			continue
-		fi
-		break
-	done
-	if $fuzz_ok; then
-		echo "fuzz $fn: ok"
-	else
-		echo "fuzz $fn: FAILED (log: $log_dir/fuzz-$fn.log)"
-		tail -20 "$log_dir/fuzz-$fn.log"
-		fuzz_failed=$((fuzz_failed + 1))
-	fi
-done <<<"$fuzz_targets"
+TEST_LOG_DIR=$log_dir FUZZ_TIME=${FUZZ_TIME:-5s} ./scripts/test-fuzz.sh || fuzz_failed=1
 
 # The Go benchmarks run once each (they never fail on speed; make bench measures), and the
 # relay path must keep allocating nothing per frame and client: a rise fails the run.
@@ -208,7 +181,7 @@ if ! ./scripts/cluster-demo.sh --smoke >"$log_dir/cluster-demo.log" 2>&1; then
 fi
 grep 'smoke:' "$log_dir/cluster-demo.log" || true
 
-echo
+step "summary (the whole run: $((SECONDS / 60)) min $((SECONDS % 60)) s)"
 echo "go: $passed passed, $failed failed, $skipped skipped"
 [ "$impossible" -eq 0 ] || echo "go: $impossible not possible here (listed above)"
 echo "js: $js_passed passed, $js_failed failed, $js_skipped skipped"
