@@ -37,6 +37,44 @@ type RemoteControl interface {
 	Err() error
 }
 
+// ControlMode says how a remotely governed control is taken: the handover extension of W3
+// input (docs/api.md, "Handing control over"), decided by the door of the process that hosts
+// the robot; the zero mode is TakeControl's.
+type ControlMode struct {
+	// Override: the caller checked that user is a supervisor (an organization admin), who
+	// takes the stream from whoever holds it, the holder's zero first.
+	Override bool
+	// Answers: the operator's client answers requests for this control (RemoteAnswerer); a
+	// control that does not cannot be asked for.
+	Answers bool
+	// Ask: a held stream is asked of its holder, and the call waits for the answer (at most
+	// the door's AnswerTimeout, or until ctx ends, which withdraws the request); a refusal is
+	// a conflict in the door's words.
+	Ask bool
+}
+
+// RemoteHandover is a RemoteDriven whose governing process hands control over.
+type RemoteHandover interface {
+	TakeControlMode(ctx context.Context, key fleetgate.StreamKey, user string, mode ControlMode) (RemoteControl, error)
+}
+
+// ControlNotice is a moment of a request for a remotely governed control, told to its holder:
+// Kind is "requested" (By asks, since Since), "withdrawn" or "expired".
+type ControlNotice struct {
+	Kind, By string
+	Since    time.Time
+}
+
+// RemoteAnswerer is a RemoteControl taken with ControlMode.Answers: its holder is told of
+// requests for it and answers them.
+type RemoteAnswerer interface {
+	// Watch sets where notices go (on any goroutine; f must not block); notices that came
+	// before are given to f at once.
+	Watch(f func(ControlNotice))
+	// Answer grants or refuses the pending request.
+	Answer(grant bool) error
+}
+
 // DelayCarrier is a RemoteControl that hands its operator's delay on with each command (the
 // cloud's end of the agent link): the governing process adds its own way's delay and holds
 // the robot's speed to it (docs/reliability.md, "The governor").

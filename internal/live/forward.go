@@ -73,6 +73,11 @@ func (f *forwarder) watch() {
 		// The agent's (or the link's) words go with the close: "the robot's gateway stopped
 		// answering; it stops the robot by itself" says more than the close code can.
 		err := f.ctl.Err()
+		if fleetgate.Is(err, fleetgate.EConflict) {
+			// Handed over or taken by a supervisor at the robot's door: its words say to whom.
+			f.onFault(err)
+			return
+		}
 		code, words := fleetgate.EUnavailable, "publishing to the robot failed"
 		if fleetgate.Is(err, fleetgate.EOffline) {
 			code, words = fleetgate.EOffline, "the robot went offline"

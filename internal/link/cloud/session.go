@@ -217,6 +217,8 @@ func (s *session) handle(f *linkpb.Frame) error {
 		}
 	case *linkpb.Frame_ControlEnded:
 		s.controlEnded(b.ControlEnded)
+	case *linkpb.Frame_ControlNotice:
+		s.controlNotice(b.ControlNotice)
 	case *linkpb.Frame_Events:
 		if n := len(b.Events.GetEvents()); n == 0 || n > link.MaxEventBatch {
 			return fmt.Errorf("an event batch of %d entries (1 to %d)", n, link.MaxEventBatch)
