@@ -14,6 +14,8 @@ import (
 	"github.com/coder/websocket"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate/internal/cluster/natstest"
+	"github.com/fleetgate/fleetgate/internal/store/postgres/pgtest"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/streampb"
 )
@@ -105,6 +107,60 @@ func TestHandoverThroughTheCloud(t *testing.T) {
 			return len(eventMessages(agent.URL, adminLocal, robot, "taken over by admin@localhost via the cloud (supervisor override)")) > 0
 		})
 	})
+}
+
+// TestHandoverAcrossReplicas: the same through a replica that does not hold the agent's link
+// (the cluster bus carries the request, the notices and the answer to the holder replica,
+// which carries them over the link): an operator on r2 asks a local holder, who grants; a
+// local operator asks the r2 holder, who refuses; a supervisor on r2 overrides a local holder.
+func TestHandoverAcrossReplicas(t *testing.T) {
+	db := pgtest.Start(t).NewDatabase(t)
+	replicas := startReplicas(t, 2, db, natstest.Start(t).URL())
+	r1, r2 := replicas[0], replicas[1]
+	key := addAgentTo(t, db, "handover")
+	agent := startLogged(t, "agent", []string{"FLEETGATE_AGENT_KEY=" + key}, "agent", "--data", t.TempDir(), "--listen", "127.0.0.1:0",
+		"--admin-token", testToken, "--sim", "1", "--cloud", r1.URL)
+	bob := login(t, r2.URL, addOrgAdminUser(t, t.TempDir(), db, "bob@example.com"))
+	adminR2 := login(t, r2.URL, testToken)
+	adminLocal := login(t, agent.URL, testToken)
+	robot := localRobots(t, agent.URL, 1)[0]
+	waitFor(t, 20*time.Second, "sim-1 online on r2", func() bool { return robotsOnline(r2.URL, adminR2, []string{robot}, true) })
+	commands := simCommands(t, agent.URL, adminLocal, robot)
+
+	holder := dialW3(t, agent.URL, adminLocal, robot, handoverCmdVel+"answer")
+	defer holder.CloseNow()
+	send(t, holder, `{"linear":{"x":0.3}}`)
+	commands.waitFor(t, 0.3)
+	asker := dialW3(t, r2.URL, bob, robot, handoverCmdVel+"request")
+	defer asker.CloseNow()
+	nextHandover(t, asker, "asking")
+	if req := nextHandover(t, holder, "requested"); req.By != "bob@example.com via the cloud" {
+		t.Fatalf("the holder was told %+v, want bob@example.com via the cloud", req)
+	}
+	send(t, holder, `{"handover":"grant"}`)
+	nextHandover(t, asker, "granted")
+	closedSaying(t, holder, "handed to bob@example.com via the cloud")
+	commands.waitFor(t, 0)
+	send(t, asker, `{"linear":{"x":0.2}}`)
+	commands.waitFor(t, 0.2)
+
+	// bob, on r2, holds it and answers: the request reaches him across the bus.
+	local := dialW3(t, agent.URL, adminLocal, robot, handoverCmdVel+"request")
+	defer local.CloseNow()
+	nextHandover(t, local, "asking")
+	if req := nextHandover(t, asker, "requested"); req.By != "admin@localhost" || req.Since == nil {
+		t.Fatalf("bob was told %+v, want admin@localhost and since when", req)
+	}
+	send(t, asker, `{"handover":"refuse"}`)
+	closedSaying(t, local, "bob@example.com via the cloud refused")
+
+	// A supervisor on r2 takes it from bob: zero first, bob told who.
+	boss := dialW3(t, r2.URL, adminR2, robot, handoverCmdVel+"override")
+	defer boss.CloseNow()
+	closedSaying(t, asker, "taken by admin@localhost via the cloud (supervisor override)")
+	commands.waitFor(t, 0)
+	send(t, boss, `{"linear":{"x":0.15}}`)
+	commands.waitFor(t, 0.15)
 }
 
 // simCommandLog is every linear.x the simulator received, as it received it.

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/fleetgate/fleetgate"
@@ -73,6 +74,41 @@ type RemoteAnswerer interface {
 	Watch(f func(ControlNotice))
 	// Answer grants or refuses the pending request.
 	Answer(grant bool) error
+}
+
+// Notices hands a remote control's notices to its watcher (RemoteAnswerer.Watch), keeping the
+// few that come before Watch. The zero value is ready.
+type Notices struct {
+	mu    sync.Mutex
+	watch func(ControlNotice)
+	early []ControlNotice
+}
+
+// maxEarlyNotices bounds the notices kept for a control nobody watches yet.
+const maxEarlyNotices = 8
+
+// Watch sets where notices go, and gives f those that came before.
+func (ns *Notices) Watch(f func(ControlNotice)) {
+	ns.mu.Lock()
+	early := ns.early
+	ns.early, ns.watch = nil, f
+	ns.mu.Unlock()
+	for _, n := range early {
+		f(n)
+	}
+}
+
+// Tell hands n to the watcher, or keeps it for Watch.
+func (ns *Notices) Tell(n ControlNotice) {
+	ns.mu.Lock()
+	f := ns.watch
+	if f == nil && len(ns.early) < maxEarlyNotices {
+		ns.early = append(ns.early, n)
+	}
+	ns.mu.Unlock()
+	if f != nil {
+		f(n)
+	}
 }
 
 // DelayCarrier is a RemoteControl that hands its operator's delay on with each command (the

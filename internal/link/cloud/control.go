@@ -94,40 +94,11 @@ type remoteControl struct {
 	// with each command.
 	delayMs atomic.Int64
 
-	// The requests for this control the agent tells of (ControlMode.Answers): to watch, or
-	// kept in early until Watch.
-	noticeMu sync.Mutex
-	watch    func(fleet.ControlNotice)
-	early    []fleet.ControlNotice
+	// The requests for this control the agent tells of (ControlMode.Answers).
+	fleet.Notices
 }
 
 var _ fleet.RemoteAnswerer = (*remoteControl)(nil)
-
-// maxEarlyNotices bounds the notices kept for a control nobody watches yet.
-const maxEarlyNotices = 8
-
-func (c *remoteControl) Watch(f func(fleet.ControlNotice)) {
-	c.noticeMu.Lock()
-	early := c.early
-	c.early, c.watch = nil, f
-	c.noticeMu.Unlock()
-	for _, n := range early {
-		f(n)
-	}
-}
-
-// notice is the agent telling of a request for this control.
-func (c *remoteControl) notice(n fleet.ControlNotice) {
-	c.noticeMu.Lock()
-	f := c.watch
-	if f == nil && len(c.early) < maxEarlyNotices {
-		c.early = append(c.early, n)
-	}
-	c.noticeMu.Unlock()
-	if f != nil {
-		f(n)
-	}
-}
 
 // Answer hands the operator's answer to the agent, whose door moves the lease (or not).
 func (c *remoteControl) Answer(grant bool) error {
@@ -220,7 +191,7 @@ func (s *session) controlNotice(n *linkpb.ControlNotice) {
 	c := s.controls[n.GetControlId()]
 	s.mu.Unlock()
 	if c != nil {
-		c.notice(fleet.ControlNotice{Kind: n.GetKind(), By: n.GetBy(), Since: link.FromTime(n.GetSince())})
+		c.Tell(fleet.ControlNotice{Kind: n.GetKind(), By: n.GetBy(), Since: link.FromTime(n.GetSince())})
 	}
 }
 
