@@ -76,6 +76,13 @@ type RemoteAnswerer interface {
 	Answer(grant bool) error
 }
 
+// LinkDelayer is a RemoteControl that knows the round trip of the way to the governing
+// process (the agent link's pings), which that process adds to the operator's delay: the
+// operator's widget shows the limit the robot will get.
+type LinkDelayer interface {
+	LinkDelay() (time.Duration, bool)
+}
+
 // Notices hands a remote control's notices to its watcher (RemoteAnswerer.Watch), keeping the
 // few that come before Watch. The zero value is ready.
 type Notices struct {

@@ -111,7 +111,17 @@ func (c *remoteControl) Answer(grant bool) error {
 		ControlId: c.id, Grant: grant}}}, commandTimeout)
 }
 
-var _ fleet.DelayCarrier = (*remoteControl)(nil)
+var (
+	_ fleet.DelayCarrier = (*remoteControl)(nil)
+	_ fleet.LinkDelayer  = (*remoteControl)(nil)
+)
+
+// LinkDelay is the round trip of the link's latest answered ping (the cloud pings an agent
+// while anybody drives through it): the share of the operator's delay the agent adds.
+func (c *remoteControl) LinkDelay() (time.Duration, bool) {
+	rtt := c.s.linkRTT.Load()
+	return time.Duration(rtt), rtt > 0
+}
 
 func (c *remoteControl) SetOperatorDelay(d time.Duration) {
 	c.delayMs.Store(max(d.Milliseconds(), 0) + 1)

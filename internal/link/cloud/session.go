@@ -42,6 +42,9 @@ type session struct {
 
 	nextID    atomic.Uint64
 	lastHeard atomic.Int64 // unix nanoseconds of the last frame received
+	// linkRTT is the round trip of the latest ping answered on the link, in nanoseconds (0:
+	// none yet): what the agent adds to a cloud operator's delay, so their widget shows it too.
+	linkRTT atomic.Int64
 
 	mu       sync.Mutex
 	ended    bool
