@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"net/http"
 	"slices"
@@ -37,10 +38,14 @@ func TestShapedLinkGovernsSpeed(t *testing.T) {
 			// The agent's estimate: the cloud's round trip to the operator (in the cloud's
 			// namespace, next to nothing) plus the link's.
 			want := teleop.DelayPolicy{}.Scale(rtt) * 1.0
-			top := s.driveFullStick(t, 5*time.Second)
-			t.Logf("%s: link round trip %v, top speed %.3f m/s, governed limit %.3f m/s", tc.name, rtt.Round(time.Millisecond), top, want)
+			top, shown := s.driveFullStick(t, 5*time.Second)
+			t.Logf("%s: link round trip %v, top speed %.3f m/s, governed limit %.3f m/s, the widget shown %.0f%%", tc.name, rtt.Round(time.Millisecond), top, want, 100*shown)
 			if math.Abs(top-want) > 0.1*want {
 				t.Errorf("top speed %.3f m/s, want %.3f m/s within 10%%", top, want)
+			}
+			// The cloud widget's limit is the agent's: the link's round trip counted.
+			if math.Abs(shown-want) > 0.1*want {
+				t.Errorf("the cloud widget was shown %.0f%% speed, want %.0f%% within 10%%", 100*shown, 100*want)
 			}
 		})
 	}
@@ -78,8 +83,9 @@ func (s *shapedSite) linkRoundTrip(t *testing.T) time.Duration {
 }
 
 // driveFullStick drives sim-1 through the cloud at linear.x = 1 for d and returns the top
-// linear speed the agent's odometry showed meanwhile.
-func (s *shapedSite) driveFullStick(t *testing.T, d time.Duration) float64 {
+// linear speed the agent's odometry showed meanwhile, and the last speed limit the cloud
+// showed the driver (the widget's, as a share).
+func (s *shapedSite) driveFullStick(t *testing.T, d time.Duration) (top float64, shown float64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d+30*time.Second)
 	defer cancel()
@@ -89,7 +95,7 @@ func (s *shapedSite) driveFullStick(t *testing.T, d time.Duration) float64 {
 		t.Fatalf("the odometry at the agent: %v", err)
 	}
 	defer odom.CloseNow()
-	var top atomic.Uint64 // math.Float64bits
+	var topSpeed atomic.Uint64 // math.Float64bits
 	go func() {
 		for {
 			_, data, err := odom.Read(ctx)
@@ -101,17 +107,35 @@ func (s *shapedSite) driveFullStick(t *testing.T, d time.Duration) float64 {
 			if proto.Unmarshal(data, &env) != nil || proto.Unmarshal(env.GetData(), &o) != nil {
 				continue
 			}
-			if v := math.Abs(o.GetTwist().GetTwist().GetLinear().GetX()); v > math.Float64frombits(top.Load()) {
-				top.Store(math.Float64bits(v))
+			if v := math.Abs(o.GetTwist().GetTwist().GetLinear().GetX()); v > math.Float64frombits(topSpeed.Load()) {
+				topSpeed.Store(math.Float64bits(v))
 			}
 		}
 	}()
-	driver, err := s.dialCloudW3(ctx, "componentName=base&streamName=cmd_vel&direction=input&format=json")
+	// As the widget drives: with the handover extension, which brings the limit frames.
+	driver, err := s.dialCloudW3(ctx, "componentName=base&streamName=cmd_vel&direction=input&format=json&handover=answer")
 	if err != nil {
 		t.Fatalf("driving through the cloud: %v", err)
 	}
 	defer driver.CloseNow()
-	readCtx := driver.CloseRead(ctx) // its pings answered
+	var lastShown atomic.Uint64 // math.Float64bits of the last speedLimit's scale
+	readCtx, stopReading := context.WithCancel(ctx)
+	defer stopReading()
+	go func() { // its pings answered, its limit frames kept
+		defer stopReading()
+		for {
+			_, data, err := driver.Read(ctx)
+			if err != nil {
+				return
+			}
+			var f struct {
+				SpeedLimit *struct{ Scale float64 } `json:"speedLimit"`
+			}
+			if json.Unmarshal(data, &f) == nil && f.SpeedLimit != nil {
+				lastShown.Store(math.Float64bits(f.SpeedLimit.Scale))
+			}
+		}
+	}()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for end := time.Now().Add(d); time.Now().Before(end); {
@@ -120,6 +144,7 @@ func (s *shapedSite) driveFullStick(t *testing.T, d time.Duration) float64 {
 		}
 		<-tick.C
 	}
+	shown = math.Float64frombits(lastShown.Load())
 	driver.Close(websocket.StatusNormalClosure, "")
-	return math.Float64frombits(top.Load())
+	return math.Float64frombits(topSpeed.Load()), shown
 }

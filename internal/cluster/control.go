@@ -25,6 +25,13 @@ import (
 func controlSubject(replica string) string    { return "fleetgate.replica." + replica + ".control" }
 func commandSubject(replica string) string    { return "fleetgate.replica." + replica + ".command" }
 func controlEndSubject(replica string) string { return "fleetgate.replica." + replica + ".control_end" }
+func controlNoticeSubject(replica string) string {
+	return "fleetgate.replica." + replica + ".control_notice"
+}
+
+// askTimeout bounds the holder's wait for a request at the agent: the door answers within its
+// 15 s, the rest is the way there and back.
+const askTimeout = 25 * time.Second
 
 // earlyReleaseTTL is how long the holder remembers a release that came before its grant (a
 // viewer that gave up waiting): a grant after it is let go at once.
@@ -34,13 +41,15 @@ const earlyReleaseTTL = 30 * time.Second
 // agents for other replicas' operators, and those its own operators hold through others.
 type controls struct {
 	mu      sync.Mutex
-	held    map[string]*heldControl      // as holder, by control id
-	early   map[string]time.Time         // as holder: releases that came before their grant
-	viewing map[string]*forwardedControl // as viewer, by control id
+	held    map[string]*heldControl       // as holder, by control id
+	early   map[string]time.Time          // as holder: releases that came before their grant
+	asking  map[string]context.CancelFunc // as holder: requests waiting at the agent; a release withdraws them
+	viewing map[string]*forwardedControl  // as viewer, by control id
 }
 
 func newControls() *controls {
-	return &controls{held: map[string]*heldControl{}, early: map[string]time.Time{}, viewing: map[string]*forwardedControl{}}
+	return &controls{held: map[string]*heldControl{}, early: map[string]time.Time{}, asking: map[string]context.CancelFunc{},
+		viewing: map[string]*forwardedControl{}}
 }
 
 // heldControl is a control this replica holds at an agent for another replica's operator.
@@ -49,10 +58,20 @@ type heldControl struct {
 	viewer string
 }
 
-var _ fleet.RemoteDriven = (*Robot)(nil)
+var (
+	_ fleet.RemoteDriven   = (*Robot)(nil)
+	_ fleet.RemoteHandover = (*Robot)(nil)
+	_ fleet.RemoteAnswerer = (*forwardedControl)(nil)
+)
 
 // TakeControl asks the holding replica for control of an input stream for user.
 func (r *Robot) TakeControl(ctx context.Context, key fleetgate.StreamKey, user string) (fleet.RemoteControl, error) {
+	return r.TakeControlMode(ctx, key, user, fleet.ControlMode{})
+}
+
+// TakeControlMode asks the holding replica for control in one of the handover extension's
+// modes; the agent's door decides, the holder only carries it.
+func (r *Robot) TakeControlMode(ctx context.Context, key fleetgate.StreamKey, user string, mode fleet.ControlMode) (fleet.RemoteControl, error) {
 	n := r.n
 	c := &forwardedControl{n: n, holder: r.replica, id: uuid.NewString(), done: make(chan struct{})}
 	if err := n.reachable("robot " + quote(r.info.Name)); err != nil {
@@ -72,7 +91,8 @@ func (r *Robot) TakeControl(ctx context.Context, key fleetgate.StreamKey, user s
 		n.ctl.forget(c.id)
 		return nil, fleetgate.Errorf(fleetgate.EOffline, "robot %q went offline", r.info.Name)
 	}
-	data, _ := proto.Marshal(&clusterpb.ControlTake{RobotId: r.info.ID, Key: link.KeyToWire(key), User: user, ControlId: c.id, Viewer: n.cfg.Replica})
+	data, _ := proto.Marshal(&clusterpb.ControlTake{RobotId: r.info.ID, Key: link.KeyToWire(key), User: user, ControlId: c.id, Viewer: n.cfg.Replica,
+		Override: mode.Override, Answers: mode.Answers, Ask: mode.Ask})
 	msg, err := n.request(ctx, controlSubject(r.replica), data, "robot "+quote(r.info.Name))
 	var resp linkpb.Response
 	switch {
@@ -81,6 +101,8 @@ func (r *Robot) TakeControl(ctx context.Context, key fleetgate.StreamKey, user s
 		err = unavailable("robot %q: replica %s answered with something that does not decode", r.info.Name, r.replica)
 	case resp.GetError() != nil:
 		err = link.ErrorFromWire(resp.GetError())
+	case resp.GetHeld() != nil && mode.Ask:
+		err = fleetgate.Errorf(fleetgate.EConflict, "%s drives robot %q, and its gateway cannot ask them for control", resp.GetHeld().GetOwner(), r.info.Name)
 	case resp.GetHeld() != nil:
 		h := resp.GetHeld()
 		err = fleetgate.HeldError(fleetgate.Held{Key: key, Owner: h.GetOwner(), Since: link.FromTime(h.GetSince())})
@@ -123,6 +145,40 @@ type forwardedControl struct {
 	once sync.Once
 	done chan struct{}
 	err  error
+
+	// The requests for this control the agent tells of, through the holder.
+	fleet.Notices
+}
+
+// Answer hands the operator's answer to the holder, for the agent's door.
+func (c *forwardedControl) Answer(grant bool) error {
+	select {
+	case <-c.done:
+		return c.err
+	default:
+	}
+	if err := c.n.reachable("answering a request for control"); err != nil {
+		return err
+	}
+	data, _ := proto.Marshal(&clusterpb.ControlMessage{ControlId: c.id, Action: &clusterpb.ControlMessage_Answer{Answer: grant}})
+	if err := c.n.nc.Publish(commandSubject(c.holder), data); err != nil {
+		return c.n.natsError(err, "answering a request for control")
+	}
+	return nil
+}
+
+// controlNotice is the holder telling of a request for a control this replica's operator holds.
+func (n *Node) controlNotice(m *nats.Msg) {
+	var cn linkpb.ControlNotice
+	if proto.Unmarshal(m.Data, &cn) != nil {
+		return
+	}
+	n.ctl.mu.Lock()
+	c := n.ctl.viewing[cn.GetControlId()]
+	n.ctl.mu.Unlock()
+	if c != nil {
+		c.Tell(fleet.ControlNotice{Kind: cn.GetKind(), By: cn.GetBy(), Since: link.FromTime(cn.GetSince())})
+	}
 }
 
 // Command forwards one command; with NATS down it fails, and the operator's session ends.
@@ -231,10 +287,9 @@ func (n *Node) takeControl(m *nats.Msg) {
 			n.reply(m, nil, fleetgate.Errorf(fleetgate.EInvalid, "robot %q cannot be driven from another replica", robot.Info().Name))
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		rc, err := rd.TakeControl(ctx, link.KeyFromWire(req.GetKey()), req.GetUser())
-		if held, ok := fleetgate.HeldBy(err); ok {
+		mode := fleet.ControlMode{Override: req.GetOverride(), Answers: req.GetAnswers(), Ask: req.GetAsk()}
+		rc, err := n.takeAtAgent(rd, &req, mode)
+		if held, ok := fleetgate.HeldBy(err); ok && !mode.Ask {
 			n.reply(m, &linkpb.Response{Result: &linkpb.Response_Held{Held: &linkpb.ControlHeld{
 				Key: req.GetKey(), Owner: held.Owner, Since: link.Time(held.Since)}}}, nil)
 			return
@@ -255,9 +310,44 @@ func (n *Node) takeControl(m *nats.Msg) {
 			rc.Release()
 			return
 		}
+		if a, ok := rc.(fleet.RemoteAnswerer); ok && mode.Answers {
+			viewer := req.GetViewer()
+			a.Watch(func(cn fleet.ControlNotice) {
+				f := &linkpb.ControlNotice{ControlId: id, Kind: cn.Kind, By: cn.By}
+				if !cn.Since.IsZero() {
+					f.Since = link.Time(cn.Since)
+				}
+				data, _ := proto.Marshal(f)
+				n.nc.Publish(controlNoticeSubject(viewer), data) // buffered by the client: never waits
+			})
+		}
 		n.reply(m, &linkpb.Response{Result: &linkpb.Response_Granted{Granted: &linkpb.Empty{}}}, nil)
 		go n.watchHeld(id, rc, req.GetViewer())
 	}()
+}
+
+// takeAtAgent takes control at the robot's agent in mode; a request waits for its holder's
+// answer, and the viewer's release meanwhile withdraws it.
+func (n *Node) takeAtAgent(rd fleet.RemoteDriven, req *clusterpb.ControlTake, mode fleet.ControlMode) (fleet.RemoteControl, error) {
+	key := link.KeyFromWire(req.GetKey())
+	h, handsOver := rd.(fleet.RemoteHandover)
+	if !handsOver || mode == (fleet.ControlMode{}) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return rd.TakeControl(ctx, key, req.GetUser())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), askTimeout)
+	defer cancel()
+	id := req.GetControlId()
+	n.ctl.mu.Lock()
+	n.ctl.asking[id] = cancel
+	n.ctl.mu.Unlock()
+	defer func() {
+		n.ctl.mu.Lock()
+		delete(n.ctl.asking, id)
+		n.ctl.mu.Unlock()
+	}()
+	return h.TakeControlMode(ctx, key, req.GetUser(), mode)
 }
 
 // watchHeld tells the viewer when the agent ends a control it holds for it.
@@ -290,6 +380,9 @@ func (n *Node) controlMessage(m *nats.Msg) {
 	_, isRelease := msg.GetAction().(*clusterpb.ControlMessage_Release)
 	if isRelease {
 		delete(n.ctl.held, id)
+		if withdraw := n.ctl.asking[id]; withdraw != nil {
+			withdraw() // the operator asking left: the holder is told it is withdrawn
+		}
 		if h == nil {
 			n.ctl.early[id] = n.now()
 			for k, at := range n.ctl.early {
@@ -305,6 +398,12 @@ func (n *Node) controlMessage(m *nats.Msg) {
 	}
 	if isRelease {
 		h.rc.Release()
+		return
+	}
+	if answer, ok := msg.GetAction().(*clusterpb.ControlMessage_Answer); ok {
+		if a, answers := h.rc.(fleet.RemoteAnswerer); answers {
+			_ = a.Answer(answer.Answer) // nothing to answer any more: not the operator's fault
+		}
 		return
 	}
 	if err := h.rc.Command(msg.GetCommand()); err != nil {

@@ -268,6 +268,9 @@ func (n *Node) Run(ctx context.Context) error {
 	if err := sub(controlEndSubject(n.cfg.Replica), n.controlEnded); err != nil {
 		return err
 	}
+	if err := sub(controlNoticeSubject(n.cfg.Replica), n.controlNotice); err != nil {
+		return err
+	}
 	watchDone := make(chan struct{})
 	go func() { defer close(watchDone); n.watchOwners(ctx) }()
 	go n.holder.run(ctx)

@@ -12,8 +12,10 @@ import (
 // The handover extension of W3 input (docs/api.md, "Handing control over"): a holder that
 // answers requests for its control, an operator who asks for a held stream, and an
 // organization admin who takes it from anyone. The door on the gateway that hosts the robot
-// moves the lease; a robot another process governs (behind the agent link, seen from the
-// cloud) is not handed over from here yet: 501.
+// moves the lease; for a robot another process governs (behind the agent link, or on another
+// replica, seen from the cloud) this gateway only carries the request to that door
+// (fleet.RemoteHandover) and the notices and answers back and forth (remoteInput). A
+// governing process that does not hand over (no RemoteHandover): 501.
 
 // OpenHandoverInput is OpenLiveInput for a client of the extension: the same checks and 409,
 // and the holder is then asked for its control (the session answers). With override, an
@@ -28,10 +30,14 @@ func (ss *StreamService) OpenHandoverInput(ctx context.Context, c *Caller, robot
 		return nil, err
 	}
 	if rd, ok := fleet.As[fleet.RemoteDriven](robot); ok {
-		if override {
-			return nil, errHandoverRemote(r)
+		h, handsOver := rd.(fleet.RemoteHandover)
+		if !handsOver {
+			if override {
+				return nil, errHandoverRemote(r)
+			}
+			return ss.takeRemoteControl(ctx, c, r, robot, rd, s, sel)
 		}
-		return ss.takeRemoteControl(ctx, c, r, robot, rd, s, sel)
+		return ss.takeRemoteControlMode(ctx, c, r, robot, h, s, sel, fleet.ControlMode{Override: override, Answers: true}, RobotReadTimeout)
 	}
 	who := door.Who{User: c.User.Email, Path: door.PathW3, Supervisor: override}
 	var ctl *door.Control
@@ -51,8 +57,15 @@ func (ss *StreamService) AskLiveInput(ctx context.Context, c *Caller, robotID st
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := fleet.As[fleet.RemoteDriven](robot); ok {
-		return nil, errHandoverRemote(r)
+	if rd, ok := fleet.As[fleet.RemoteDriven](robot); ok {
+		h, handsOver := rd.(fleet.RemoteHandover)
+		if !handsOver {
+			return nil, errHandoverRemote(r)
+		}
+		return func(ctx context.Context) (live.Input, error) {
+			// The holder's door answers within its AnswerTimeout; the rest is the way there.
+			return ss.takeRemoteControlMode(ctx, c, r, robot, h, s, sel, fleet.ControlMode{Ask: true, Answers: true}, door.AnswerTimeout+RobotReadTimeout)
+		}, nil
 	}
 	who := door.Who{User: c.User.Email, Path: door.PathW3}
 	return func(ctx context.Context) (live.Input, error) {
@@ -94,3 +107,20 @@ func (in *liveInput) Watch(f func(live.Notice)) {
 
 // Answer grants or refuses the pending request for this control (live.Answerer).
 func (in *liveInput) Answer(grant bool) error { return in.ctl.Answer(grant) }
+
+// Watch tells f of requests for this control, which the robot's own door tells this gateway
+// (live.Answerer); a control its governing process does not let answer hears of none.
+func (in *remoteInput) Watch(f func(live.Notice)) {
+	if a, ok := in.ctl.(fleet.RemoteAnswerer); ok {
+		a.Watch(func(n fleet.ControlNotice) { f(live.Notice{Kind: n.Kind, By: n.By, Since: n.Since}) })
+	}
+}
+
+// Answer hands the holder's answer to the robot's own door (live.Answerer).
+func (in *remoteInput) Answer(grant bool) error {
+	a, ok := in.ctl.(fleet.RemoteAnswerer)
+	if !ok {
+		return fleetgate.Errorf(fleetgate.EInvalid, "this stream cannot be handed over from here")
+	}
+	return a.Answer(grant)
+}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"time"
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/door"
@@ -21,6 +22,25 @@ func (ss *StreamService) takeRemoteControl(ctx context.Context, c *Caller, r fle
 	if held, ok := fleetgate.HeldBy(err); ok {
 		return nil, heldError(sel, held.Owner, held.Since)
 	} else if err != nil {
+		return nil, robotError(r, err)
+	}
+	return &remoteInput{ss: ss, robot: r, live: robot, stream: s, ctl: ctl}, nil
+}
+
+// takeRemoteControlMode is takeRemoteControl in one of the handover extension's modes, within
+// wait: the robot's own door decides; a refusal of a request comes back in its words.
+func (ss *StreamService) takeRemoteControlMode(ctx context.Context, c *Caller, r fleetgate.Robot, robot fleet.Robot, h fleet.RemoteHandover, s fleetgate.Stream, sel StreamSelector, mode fleet.ControlMode, wait time.Duration) (live.Input, error) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	ctl, err := h.TakeControlMode(ctx, s.Key(), c.User.Email, mode)
+	if held, ok := fleetgate.HeldBy(err); ok && !mode.Ask {
+		return nil, heldError(sel, held.Owner, held.Since)
+	} else if fleetgate.Is(err, fleetgate.EConflict) || fleetgate.Is(err, fleetgate.EForbidden) {
+		return nil, err // the door's words: who refused, or why nobody can answer
+	} else if err != nil {
+		if ctx.Err() != nil && mode.Ask {
+			return nil, err
+		}
 		return nil, robotError(r, err)
 	}
 	return &remoteInput{ss: ss, robot: r, live: robot, stream: s, ctl: ctl}, nil
@@ -65,11 +85,30 @@ func (in *remoteInput) Name() string {
 // and checks what it can itself: the robot is its own and online, the stream an input of a
 // command type. A held stream is fleetgate.HeldError.
 func (ss *StreamService) OpenControlForCloud(ctx context.Context, robotID string, key fleetgate.StreamKey, user string) (live.Input, error) {
+	return ss.OpenControlForCloudMode(ctx, robotID, key, user, fleet.ControlMode{})
+}
+
+// OpenControlForCloudMode is OpenControlForCloud in one of the handover extension's modes, at
+// the same door: an override (the cloud found user an organization admin; the agent trusts
+// that as it trusts the cloud's role checks), or a request that waits for the holder's answer
+// (a refusal is the door's conflict, in its words). Answers needs nothing here: the agent's
+// end of the link watches the control when the cloud says its operator answers.
+func (ss *StreamService) OpenControlForCloudMode(ctx context.Context, robotID string, key fleetgate.StreamKey, user string, mode fleet.ControlMode) (live.Input, error) {
 	robot, ok := ss.presence.Robot(robotID)
 	if !ok {
 		return nil, fleetgate.Errorf(fleetgate.EOffline, "robot %s is not connected to this agent", robotID)
 	}
-	ctl, err := ss.door.Take(ctx, robot, key, door.Who{User: user, Path: door.PathCloudW3})
+	who := door.Who{User: user, Path: door.PathCloudW3, Supervisor: mode.Override}
+	var ctl *door.Control
+	var err error
+	switch {
+	case mode.Override:
+		ctl, err = ss.door.Override(ctx, robot, key, who)
+	case mode.Ask:
+		ctl, err = ss.door.Request(ctx, robot, key, who)
+	default:
+		ctl, err = ss.door.Take(ctx, robot, key, who)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -29,19 +29,28 @@ type forwarder struct {
 	stopOnce sync.Once
 	stopped  chan struct{}
 	// gov is the cloud's view of the governor, for the operator's widget only: the agent
-	// adds its link's round trip and decides (its door never trusts the cloud to have scaled).
+	// decides from its own measure of the link (its door never trusts the cloud to have scaled).
 	gov *teleop.Governor
 }
 
 // Observe hands the operator's delay on to the governing process, with the commands to come.
+// The widget's limit follows the delay that process will see: this one plus the way there
+// (the agent adds its link's round trip), when the control knows it.
 func (f *forwarder) Observe(d time.Duration) {
-	f.gov.Observe(d)
+	shown := d
+	if ld, ok := f.ctl.(fleet.LinkDelayer); ok {
+		if rtt, known := ld.LinkDelay(); known {
+			shown += rtt
+		}
+	}
+	f.gov.Observe(shown)
 	if dc, ok := f.ctl.(fleet.DelayCarrier); ok {
 		dc.SetOperatorDelay(d)
 	}
 }
 
-// Limit is the limit as the cloud sees it (the agent's, without the link's round trip).
+// Limit is the limit as the cloud sees it: the agent's, from the link's round trip the cloud
+// measured (the agent measures its own, and decides).
 func (f *forwarder) Limit() teleop.SpeedLimit { return f.gov.Limit() }
 
 func (f *forwarder) Command(m proto.Message) error {
@@ -73,6 +82,11 @@ func (f *forwarder) watch() {
 		// The agent's (or the link's) words go with the close: "the robot's gateway stopped
 		// answering; it stops the robot by itself" says more than the close code can.
 		err := f.ctl.Err()
+		if fleetgate.Is(err, fleetgate.EConflict) {
+			// Handed over or taken by a supervisor at the robot's door: its words say to whom.
+			f.onFault(err)
+			return
+		}
 		code, words := fleetgate.EUnavailable, "publishing to the robot failed"
 		if fleetgate.Is(err, fleetgate.EOffline) {
 			code, words = fleetgate.EOffline, "the robot went offline"

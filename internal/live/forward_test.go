@@ -2,6 +2,7 @@ package live
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -66,5 +67,34 @@ func TestForwardHandsCommandsToTheAgent(t *testing.T) {
 	d.Stop()
 	if ctl.released != 1 {
 		t.Fatalf("released %d times, want once", ctl.released)
+	}
+}
+
+// delayedControl is a remoteControl whose way to the agent has a known round trip, and that
+// keeps the delay it is asked to carry.
+type delayedControl struct {
+	remoteControl
+	rtt     time.Duration
+	carried time.Duration
+}
+
+func (c *delayedControl) LinkDelay() (time.Duration, bool) { return c.rtt, c.rtt > 0 }
+func (c *delayedControl) SetOperatorDelay(d time.Duration) { c.carried = d }
+
+// TestForwardShowsTheLimitWithTheLinksRoundTrip: the cloud widget's limit is the one the agent
+// applies (the operator's 50 ms plus the link's 600 ms round trip: 650 ms, 60% speed), while
+// the agent is handed the operator's delay alone (it adds its own measure).
+func TestForwardShowsTheLimitWithTheLinksRoundTrip(t *testing.T) {
+	ctl := &delayedControl{remoteControl: remoteControl{done: make(chan struct{})}, rtt: 600 * time.Millisecond}
+	d := Forward(ctl, func(error) {})
+	defer d.Stop()
+	g := d.(Governed)
+	g.Observe(50 * time.Millisecond)
+	l := g.Limit()
+	if l.Delay != 650*time.Millisecond || math.Abs(l.Scale-0.6) > 0.001 {
+		t.Fatalf("shown limit %+v, want the scale of 650 ms (60%%)", l)
+	}
+	if ctl.carried != 50*time.Millisecond {
+		t.Fatalf("the agent was handed %v, want the operator's 50ms alone", ctl.carried)
 	}
 }

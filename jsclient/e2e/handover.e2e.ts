@@ -4,7 +4,7 @@
 // and who took control.
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, problems, shot, signIn, startFleet, type Fleet } from "./harness.js";
+import { eventually, problems, shot, signIn, signInOperator, startFleet, type Fleet } from "./harness.js";
 
 let fleet: Fleet;
 let admin: { context: BrowserContext; page: Page };
@@ -26,40 +26,12 @@ beforeAll(async () => {
     if (robotStreams.some((s) => s.direction === "input" && s.streamType.endsWith(".Twist"))) robot = id;
   }
   expect(robot).not.toBe("");
-  operator = await signInOperator();
+  operator = await signInOperator(fleet.browser, admin.page, fleet.agent, robot, operatorEmail);
 });
 
 afterAll(async () => {
   await fleet?.stop();
 });
-
-/** The admin creates an operator of the robot on the admin page; a second browser signs in as them. */
-async function signInOperator(): Promise<{ context: BrowserContext; page: Page }> {
-  const page = admin.page;
-  await page.goto("/admin");
-  await page.fill("form[action='/admin/users'] input[name=email]", operatorEmail);
-  await Promise.all([page.waitForURL(/\/admin/), page.click("form[action='/admin/users'] button[type=submit]")]);
-  const password = ((await page.textContent("#secret")) ?? "").trim();
-  expect(password).not.toBe("");
-  const members = page.locator(`form[action='/admin/robots/${robot}/members']`);
-  await members.locator("input[name=email]").fill(operatorEmail);
-  await members.locator("select[name=role]").selectOption("1");
-  await Promise.all([page.waitForURL(/\/admin/), members.locator("button[type=submit]").click()]);
-
-  const context = await fleet.browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: fleet.agent });
-  const p = await context.newPage();
-  p.on("pageerror", (e) => problems.push(`page error on ${p.url()}: ${e.message}`));
-  await p.goto("/login");
-  await p.fill("input[name=email]", operatorEmail);
-  await p.fill("input[name=password]", password);
-  await Promise.all([p.waitForURL((u) => !u.pathname.startsWith("/login")), p.click("form:has(input[name=password]) button[type=submit]")]);
-  if (new URL(p.url()).pathname === "/password") {
-    await p.fill("input[name=current]", password);
-    await p.fill("input[name=new]", "a new password of ops");
-    await Promise.all([p.waitForNavigation(), p.click("form[action='/password'] button[type=submit]")]);
-  }
-  return { context, page: p };
-}
 
 const drive = "#op-drive";
 const data = (page: Page) => page.$eval(drive, (el) => ({ ...(el as HTMLElement).dataset }));

@@ -161,6 +161,42 @@ export async function signIn(browser: Browser, base: string): Promise<{ context:
   return { context, page };
 }
 
+/**
+ * The admin (signed in on adminPage) creates an operator of robot on the admin page of base; a
+ * second browser signs in there as them (choosing a new password when asked).
+ */
+export async function signInOperator(
+  browser: Browser,
+  adminPage: Page,
+  base: string,
+  robot: string,
+  email: string,
+): Promise<{ context: BrowserContext; page: Page }> {
+  await adminPage.goto(`${base}/admin`);
+  await adminPage.fill("form[action='/admin/users'] input[name=email]", email);
+  await Promise.all([adminPage.waitForURL(/\/admin/), adminPage.click("form[action='/admin/users'] button[type=submit]")]);
+  const password = ((await adminPage.textContent("#secret")) ?? "").trim();
+  if (password === "") throw new Error("the admin page showed no password for the new user");
+  const members = adminPage.locator(`form[action='/admin/robots/${robot}/members']`);
+  await members.locator("input[name=email]").fill(email);
+  await members.locator("select[name=role]").selectOption("1");
+  await Promise.all([adminPage.waitForURL(/\/admin/), members.locator("button[type=submit]").click()]);
+
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: base });
+  const p = await context.newPage();
+  p.on("pageerror", (e) => problems.push(`page error on ${p.url()}: ${e.message}`));
+  await p.goto("/login");
+  await p.fill("input[name=email]", email);
+  await p.fill("input[name=password]", password);
+  await Promise.all([p.waitForURL((u) => !u.pathname.startsWith("/login")), p.click("form:has(input[name=password]) button[type=submit]")]);
+  if (new URL(p.url()).pathname === "/password") {
+    await p.fill("input[name=current]", password);
+    await p.fill("input[name=new]", "a new password of ops");
+    await Promise.all([p.waitForNavigation(), p.click("form[action='/password'] button[type=submit]")]);
+  }
+  return { context, page: p };
+}
+
 export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
 }

@@ -344,6 +344,11 @@ func (x *LiveInterest) GetSubject() string {
 // fleetgate.replica.<holder>.command, in order; an end the holder sees (the agent ended the
 // control, the link was lost) goes back on fleetgate.replica.<viewer>.control_end. A viewer that
 // goes silent has its controls released by the holder; either side losing NATS lets go.
+// The handover extension rides the same way: override, answers and ask as in the link's
+// TakeControl (the agent's door decides); the requests for an answering control go to the
+// viewer on fleetgate.replica.<viewer>.control_notice (a Platform.Link.ControlNotice), and its
+// operator's answer comes back as a ControlMessage answer. A release of a control still asking
+// withdraws the request.
 type ControlTake struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	RobotId       string                 `protobuf:"bytes,1,opt,name=robot_id,json=robotId,proto3" json:"robot_id,omitempty"`
@@ -351,6 +356,9 @@ type ControlTake struct {
 	User          string                 `protobuf:"bytes,3,opt,name=user,proto3" json:"user,omitempty"`
 	ControlId     string                 `protobuf:"bytes,4,opt,name=control_id,json=controlId,proto3" json:"control_id,omitempty"`
 	Viewer        string                 `protobuf:"bytes,5,opt,name=viewer,proto3" json:"viewer,omitempty"`
+	Override      bool                   `protobuf:"varint,6,opt,name=override,proto3" json:"override,omitempty"`
+	Answers       bool                   `protobuf:"varint,7,opt,name=answers,proto3" json:"answers,omitempty"`
+	Ask           bool                   `protobuf:"varint,8,opt,name=ask,proto3" json:"ask,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -420,6 +428,27 @@ func (x *ControlTake) GetViewer() string {
 	return ""
 }
 
+func (x *ControlTake) GetOverride() bool {
+	if x != nil {
+		return x.Override
+	}
+	return false
+}
+
+func (x *ControlTake) GetAnswers() bool {
+	if x != nil {
+		return x.Answers
+	}
+	return false
+}
+
+func (x *ControlTake) GetAsk() bool {
+	if x != nil {
+		return x.Ask
+	}
+	return false
+}
+
 type ControlMessage struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	ControlId string                 `protobuf:"bytes,1,opt,name=control_id,json=controlId,proto3" json:"control_id,omitempty"`
@@ -427,6 +456,7 @@ type ControlMessage struct {
 	//
 	//	*ControlMessage_Command
 	//	*ControlMessage_Release
+	//	*ControlMessage_Answer
 	Action        isControlMessage_Action `protobuf_oneof:"action"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -494,6 +524,15 @@ func (x *ControlMessage) GetRelease() *linkpb.Empty {
 	return nil
 }
 
+func (x *ControlMessage) GetAnswer() bool {
+	if x != nil {
+		if x, ok := x.Action.(*ControlMessage_Answer); ok {
+			return x.Answer
+		}
+	}
+	return false
+}
+
 type isControlMessage_Action interface {
 	isControlMessage_Action()
 }
@@ -506,9 +545,16 @@ type ControlMessage_Release struct {
 	Release *linkpb.Empty `protobuf:"bytes,3,opt,name=release,proto3,oneof"`
 }
 
+type ControlMessage_Answer struct {
+	// answer is the operator's answer to the request for this control: true grants.
+	Answer bool `protobuf:"varint,4,opt,name=answer,proto3,oneof"`
+}
+
 func (*ControlMessage_Command) isControlMessage_Action() {}
 
 func (*ControlMessage_Release) isControlMessage_Action() {}
+
+func (*ControlMessage_Answer) isControlMessage_Action() {}
 
 type ControlEnd struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -671,19 +717,23 @@ const file_platform_cluster_cluster_proto_rawDesc = "" +
 	"downsample\x18\x04 \x01(\bR\n" +
 	"downsample\x12\x1b\n" +
 	"\tmax_width\x18\x05 \x01(\x05R\bmaxWidth\x12\x18\n" +
-	"\asubject\x18\x06 \x01(\tR\asubject\"\x9f\x01\n" +
+	"\asubject\x18\x06 \x01(\tR\asubject\"\xe7\x01\n" +
 	"\vControlTake\x12\x19\n" +
 	"\brobot_id\x18\x01 \x01(\tR\arobotId\x12*\n" +
 	"\x03key\x18\x02 \x01(\v2\x18.Platform.Link.StreamKeyR\x03key\x12\x12\n" +
 	"\x04user\x18\x03 \x01(\tR\x04user\x12\x1d\n" +
 	"\n" +
 	"control_id\x18\x04 \x01(\tR\tcontrolId\x12\x16\n" +
-	"\x06viewer\x18\x05 \x01(\tR\x06viewer\"\x87\x01\n" +
+	"\x06viewer\x18\x05 \x01(\tR\x06viewer\x12\x1a\n" +
+	"\boverride\x18\x06 \x01(\bR\boverride\x12\x18\n" +
+	"\aanswers\x18\a \x01(\bR\aanswers\x12\x10\n" +
+	"\x03ask\x18\b \x01(\bR\x03ask\"\xa1\x01\n" +
 	"\x0eControlMessage\x12\x1d\n" +
 	"\n" +
 	"control_id\x18\x01 \x01(\tR\tcontrolId\x12\x1a\n" +
 	"\acommand\x18\x02 \x01(\fH\x00R\acommand\x120\n" +
-	"\arelease\x18\x03 \x01(\v2\x14.Platform.Link.EmptyH\x00R\areleaseB\b\n" +
+	"\arelease\x18\x03 \x01(\v2\x14.Platform.Link.EmptyH\x00R\arelease\x12\x18\n" +
+	"\x06answer\x18\x04 \x01(\bH\x00R\x06answerB\b\n" +
 	"\x06action\"W\n" +
 	"\n" +
 	"ControlEnd\x12\x1d\n" +
@@ -750,6 +800,7 @@ func file_platform_cluster_cluster_proto_init() {
 	file_platform_cluster_cluster_proto_msgTypes[5].OneofWrappers = []any{
 		(*ControlMessage_Command)(nil),
 		(*ControlMessage_Release)(nil),
+		(*ControlMessage_Answer)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -116,7 +116,7 @@ func (x Error_Kind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Error_Kind.Descriptor instead.
 func (Error_Kind) EnumDescriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{26, 0}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{28, 0}
 }
 
 type Frame struct {
@@ -139,6 +139,8 @@ type Frame struct {
 	//	*Frame_ControlEnded
 	//	*Frame_Events
 	//	*Frame_EventsStored
+	//	*Frame_ControlNotice
+	//	*Frame_ControlAnswer
 	Body          isFrame_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -325,6 +327,24 @@ func (x *Frame) GetEventsStored() *EventsStored {
 	return nil
 }
 
+func (x *Frame) GetControlNotice() *ControlNotice {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_ControlNotice); ok {
+			return x.ControlNotice
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetControlAnswer() *ControlAnswer {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_ControlAnswer); ok {
+			return x.ControlAnswer
+		}
+	}
+	return nil
+}
+
 type isFrame_Body interface {
 	isFrame_Body()
 }
@@ -393,6 +413,14 @@ type Frame_EventsStored struct {
 	EventsStored *EventsStored `protobuf:"bytes,16,opt,name=events_stored,json=eventsStored,proto3,oneof"` // cloud → agent: those entries are on the cloud's disk
 }
 
+type Frame_ControlNotice struct {
+	ControlNotice *ControlNotice `protobuf:"bytes,17,opt,name=control_notice,json=controlNotice,proto3,oneof"` // agent → cloud: a request for a cloud operator's control
+}
+
+type Frame_ControlAnswer struct {
+	ControlAnswer *ControlAnswer `protobuf:"bytes,18,opt,name=control_answer,json=controlAnswer,proto3,oneof"` // cloud → agent: that operator's answer to it
+}
+
 func (*Frame_Hello) isFrame_Body() {}
 
 func (*Frame_Welcome) isFrame_Body() {}
@@ -424,6 +452,10 @@ func (*Frame_ControlEnded) isFrame_Body() {}
 func (*Frame_Events) isFrame_Body() {}
 
 func (*Frame_EventsStored) isFrame_Body() {}
+
+func (*Frame_ControlNotice) isFrame_Body() {}
+
+func (*Frame_ControlAnswer) isFrame_Body() {}
 
 // EventBatch carries event-log entries posted on the agent's local gateway, oldest first,
 // until the cloud says they are stored (EventsStored): an entry is sent again after a lost
@@ -1430,7 +1462,18 @@ type TakeControl struct {
 	// control_id names the cloud session in its commands and release (unique per link).
 	ControlId string `protobuf:"bytes,2,opt,name=control_id,json=controlId,proto3" json:"control_id,omitempty"`
 	// user is the cloud operator's email, shown to anybody the stream refuses.
-	User          string `protobuf:"bytes,3,opt,name=user,proto3" json:"user,omitempty"`
+	User string `protobuf:"bytes,3,opt,name=user,proto3" json:"user,omitempty"`
+	// The handover extension (docs/api.md, "Handing control over"); the agent's door decides.
+	// override: the cloud found user an organization admin, who takes the stream from whoever
+	// holds it (the holder's zero first). answers: the operator's client answers requests for
+	// this control (ControlNotice, ControlAnswer); a control that does not is refused to askers
+	// at once. ask: a held stream is asked of its holder, and the answer waits for theirs (up to
+	// the door's 15 s; a ControlRelease of control_id meanwhile withdraws the request): granted,
+	// or an error of kind CONFLICT saying why not. An agent older than these fields reads a plain
+	// take_control: its held answers an override or a request with the contract's 409.
+	Override      bool `protobuf:"varint,4,opt,name=override,proto3" json:"override,omitempty"`
+	Answers       bool `protobuf:"varint,5,opt,name=answers,proto3" json:"answers,omitempty"`
+	Ask           bool `protobuf:"varint,6,opt,name=ask,proto3" json:"ask,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1486,6 +1529,150 @@ func (x *TakeControl) GetUser() string {
 	return ""
 }
 
+func (x *TakeControl) GetOverride() bool {
+	if x != nil {
+		return x.Override
+	}
+	return false
+}
+
+func (x *TakeControl) GetAnswers() bool {
+	if x != nil {
+		return x.Answers
+	}
+	return false
+}
+
+func (x *TakeControl) GetAsk() bool {
+	if x != nil {
+		return x.Ask
+	}
+	return false
+}
+
+// ControlNotice tells a cloud operator of a request for their control: kind is "requested"
+// (by asks, since since: grant or refuse), "withdrawn" or "expired" (unanswered, refused).
+type ControlNotice struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ControlId     string                 `protobuf:"bytes,1,opt,name=control_id,json=controlId,proto3" json:"control_id,omitempty"`
+	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	By            string                 `protobuf:"bytes,3,opt,name=by,proto3" json:"by,omitempty"`
+	Since         *catalogpb.Time        `protobuf:"bytes,4,opt,name=since,proto3" json:"since,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlNotice) Reset() {
+	*x = ControlNotice{}
+	mi := &file_platform_link_link_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlNotice) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlNotice) ProtoMessage() {}
+
+func (x *ControlNotice) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlNotice.ProtoReflect.Descriptor instead.
+func (*ControlNotice) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ControlNotice) GetControlId() string {
+	if x != nil {
+		return x.ControlId
+	}
+	return ""
+}
+
+func (x *ControlNotice) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ControlNotice) GetBy() string {
+	if x != nil {
+		return x.By
+	}
+	return ""
+}
+
+func (x *ControlNotice) GetSince() *catalogpb.Time {
+	if x != nil {
+		return x.Since
+	}
+	return nil
+}
+
+// ControlAnswer is a cloud operator's answer to the pending request for their control.
+type ControlAnswer struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ControlId     string                 `protobuf:"bytes,1,opt,name=control_id,json=controlId,proto3" json:"control_id,omitempty"`
+	Grant         bool                   `protobuf:"varint,2,opt,name=grant,proto3" json:"grant,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlAnswer) Reset() {
+	*x = ControlAnswer{}
+	mi := &file_platform_link_link_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlAnswer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlAnswer) ProtoMessage() {}
+
+func (x *ControlAnswer) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlAnswer.ProtoReflect.Descriptor instead.
+func (*ControlAnswer) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ControlAnswer) GetControlId() string {
+	if x != nil {
+		return x.ControlId
+	}
+	return ""
+}
+
+func (x *ControlAnswer) GetGrant() bool {
+	if x != nil {
+		return x.Grant
+	}
+	return false
+}
+
 type ControlCommand struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	ControlId string                 `protobuf:"bytes,1,opt,name=control_id,json=controlId,proto3" json:"control_id,omitempty"`
@@ -1504,7 +1691,7 @@ type ControlCommand struct {
 
 func (x *ControlCommand) Reset() {
 	*x = ControlCommand{}
-	mi := &file_platform_link_link_proto_msgTypes[15]
+	mi := &file_platform_link_link_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1516,7 +1703,7 @@ func (x *ControlCommand) String() string {
 func (*ControlCommand) ProtoMessage() {}
 
 func (x *ControlCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[15]
+	mi := &file_platform_link_link_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1529,7 +1716,7 @@ func (x *ControlCommand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlCommand.ProtoReflect.Descriptor instead.
 func (*ControlCommand) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{15}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ControlCommand) GetControlId() string {
@@ -1569,7 +1756,7 @@ type ControlRelease struct {
 
 func (x *ControlRelease) Reset() {
 	*x = ControlRelease{}
-	mi := &file_platform_link_link_proto_msgTypes[16]
+	mi := &file_platform_link_link_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1581,7 +1768,7 @@ func (x *ControlRelease) String() string {
 func (*ControlRelease) ProtoMessage() {}
 
 func (x *ControlRelease) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[16]
+	mi := &file_platform_link_link_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1594,7 +1781,7 @@ func (x *ControlRelease) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlRelease.ProtoReflect.Descriptor instead.
 func (*ControlRelease) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{16}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ControlRelease) GetControlId() string {
@@ -1615,7 +1802,7 @@ type ControlEnded struct {
 
 func (x *ControlEnded) Reset() {
 	*x = ControlEnded{}
-	mi := &file_platform_link_link_proto_msgTypes[17]
+	mi := &file_platform_link_link_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1627,7 +1814,7 @@ func (x *ControlEnded) String() string {
 func (*ControlEnded) ProtoMessage() {}
 
 func (x *ControlEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[17]
+	mi := &file_platform_link_link_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1640,7 +1827,7 @@ func (x *ControlEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlEnded.ProtoReflect.Descriptor instead.
 func (*ControlEnded) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{17}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ControlEnded) GetControlId() string {
@@ -1668,7 +1855,7 @@ type ControlHeld struct {
 
 func (x *ControlHeld) Reset() {
 	*x = ControlHeld{}
-	mi := &file_platform_link_link_proto_msgTypes[18]
+	mi := &file_platform_link_link_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1680,7 +1867,7 @@ func (x *ControlHeld) String() string {
 func (*ControlHeld) ProtoMessage() {}
 
 func (x *ControlHeld) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[18]
+	mi := &file_platform_link_link_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1693,7 +1880,7 @@ func (x *ControlHeld) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlHeld.ProtoReflect.Descriptor instead.
 func (*ControlHeld) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{18}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ControlHeld) GetKey() *StreamKey {
@@ -1726,7 +1913,7 @@ type ControlList struct {
 
 func (x *ControlList) Reset() {
 	*x = ControlList{}
-	mi := &file_platform_link_link_proto_msgTypes[19]
+	mi := &file_platform_link_link_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1738,7 +1925,7 @@ func (x *ControlList) String() string {
 func (*ControlList) ProtoMessage() {}
 
 func (x *ControlList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[19]
+	mi := &file_platform_link_link_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1751,7 +1938,7 @@ func (x *ControlList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlList.ProtoReflect.Descriptor instead.
 func (*ControlList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{19}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ControlList) GetControls() []*ControlHeld {
@@ -1769,7 +1956,7 @@ type Empty struct {
 
 func (x *Empty) Reset() {
 	*x = Empty{}
-	mi := &file_platform_link_link_proto_msgTypes[20]
+	mi := &file_platform_link_link_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1781,7 +1968,7 @@ func (x *Empty) String() string {
 func (*Empty) ProtoMessage() {}
 
 func (x *Empty) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[20]
+	mi := &file_platform_link_link_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1794,7 +1981,7 @@ func (x *Empty) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Empty.ProtoReflect.Descriptor instead.
 func (*Empty) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{20}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{22}
 }
 
 // Publish is one message for an input stream (a REST upload the cloud took). The agent's
@@ -1813,7 +2000,7 @@ type Publish struct {
 
 func (x *Publish) Reset() {
 	*x = Publish{}
-	mi := &file_platform_link_link_proto_msgTypes[21]
+	mi := &file_platform_link_link_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1825,7 +2012,7 @@ func (x *Publish) String() string {
 func (*Publish) ProtoMessage() {}
 
 func (x *Publish) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[21]
+	mi := &file_platform_link_link_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1838,7 +2025,7 @@ func (x *Publish) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Publish.ProtoReflect.Descriptor instead.
 func (*Publish) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{21}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Publish) GetKey() *StreamKey {
@@ -1879,7 +2066,7 @@ type MetricQuery struct {
 
 func (x *MetricQuery) Reset() {
 	*x = MetricQuery{}
-	mi := &file_platform_link_link_proto_msgTypes[22]
+	mi := &file_platform_link_link_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1891,7 +2078,7 @@ func (x *MetricQuery) String() string {
 func (*MetricQuery) ProtoMessage() {}
 
 func (x *MetricQuery) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[22]
+	mi := &file_platform_link_link_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1904,7 +2091,7 @@ func (x *MetricQuery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetricQuery.ProtoReflect.Descriptor instead.
 func (*MetricQuery) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{22}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *MetricQuery) GetType() int32 {
@@ -1942,7 +2129,7 @@ type ResourceUpload struct {
 
 func (x *ResourceUpload) Reset() {
 	*x = ResourceUpload{}
-	mi := &file_platform_link_link_proto_msgTypes[23]
+	mi := &file_platform_link_link_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1954,7 +2141,7 @@ func (x *ResourceUpload) String() string {
 func (*ResourceUpload) ProtoMessage() {}
 
 func (x *ResourceUpload) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[23]
+	mi := &file_platform_link_link_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1967,7 +2154,7 @@ func (x *ResourceUpload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceUpload.ProtoReflect.Descriptor instead.
 func (*ResourceUpload) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{23}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ResourceUpload) GetResourceId() string {
@@ -2025,7 +2212,7 @@ type Response struct {
 
 func (x *Response) Reset() {
 	*x = Response{}
-	mi := &file_platform_link_link_proto_msgTypes[24]
+	mi := &file_platform_link_link_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2037,7 +2224,7 @@ func (x *Response) String() string {
 func (*Response) ProtoMessage() {}
 
 func (x *Response) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[24]
+	mi := &file_platform_link_link_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2050,7 +2237,7 @@ func (x *Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Response.ProtoReflect.Descriptor instead.
 func (*Response) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{24}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Response) GetId() uint64 {
@@ -2300,7 +2487,7 @@ type MessageDefinition struct {
 
 func (x *MessageDefinition) Reset() {
 	*x = MessageDefinition{}
-	mi := &file_platform_link_link_proto_msgTypes[25]
+	mi := &file_platform_link_link_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2312,7 +2499,7 @@ func (x *MessageDefinition) String() string {
 func (*MessageDefinition) ProtoMessage() {}
 
 func (x *MessageDefinition) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[25]
+	mi := &file_platform_link_link_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2325,7 +2512,7 @@ func (x *MessageDefinition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageDefinition.ProtoReflect.Descriptor instead.
 func (*MessageDefinition) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{25}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *MessageDefinition) GetEncoding() string {
@@ -2356,7 +2543,7 @@ type Error struct {
 
 func (x *Error) Reset() {
 	*x = Error{}
-	mi := &file_platform_link_link_proto_msgTypes[26]
+	mi := &file_platform_link_link_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2368,7 +2555,7 @@ func (x *Error) String() string {
 func (*Error) ProtoMessage() {}
 
 func (x *Error) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[26]
+	mi := &file_platform_link_link_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2381,7 +2568,7 @@ func (x *Error) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Error.ProtoReflect.Descriptor instead.
 func (*Error) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{26}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Error) GetKind() Error_Kind {
@@ -2431,7 +2618,7 @@ type Stream struct {
 
 func (x *Stream) Reset() {
 	*x = Stream{}
-	mi := &file_platform_link_link_proto_msgTypes[27]
+	mi := &file_platform_link_link_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2443,7 +2630,7 @@ func (x *Stream) String() string {
 func (*Stream) ProtoMessage() {}
 
 func (x *Stream) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[27]
+	mi := &file_platform_link_link_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2456,7 +2643,7 @@ func (x *Stream) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stream.ProtoReflect.Descriptor instead.
 func (*Stream) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{27}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Stream) GetComponent() string {
@@ -2538,7 +2725,7 @@ type StreamList struct {
 
 func (x *StreamList) Reset() {
 	*x = StreamList{}
-	mi := &file_platform_link_link_proto_msgTypes[28]
+	mi := &file_platform_link_link_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2550,7 +2737,7 @@ func (x *StreamList) String() string {
 func (*StreamList) ProtoMessage() {}
 
 func (x *StreamList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[28]
+	mi := &file_platform_link_link_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2563,7 +2750,7 @@ func (x *StreamList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamList.ProtoReflect.Descriptor instead.
 func (*StreamList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{28}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *StreamList) GetStreams() []*Stream {
@@ -2588,7 +2775,7 @@ type Sample struct {
 
 func (x *Sample) Reset() {
 	*x = Sample{}
-	mi := &file_platform_link_link_proto_msgTypes[29]
+	mi := &file_platform_link_link_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2600,7 +2787,7 @@ func (x *Sample) String() string {
 func (*Sample) ProtoMessage() {}
 
 func (x *Sample) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[29]
+	mi := &file_platform_link_link_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2613,7 +2800,7 @@ func (x *Sample) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sample.ProtoReflect.Descriptor instead.
 func (*Sample) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{29}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Sample) GetType() string {
@@ -2660,7 +2847,7 @@ type MetricTypes struct {
 
 func (x *MetricTypes) Reset() {
 	*x = MetricTypes{}
-	mi := &file_platform_link_link_proto_msgTypes[30]
+	mi := &file_platform_link_link_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2672,7 +2859,7 @@ func (x *MetricTypes) String() string {
 func (*MetricTypes) ProtoMessage() {}
 
 func (x *MetricTypes) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[30]
+	mi := &file_platform_link_link_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2685,7 +2872,7 @@ func (x *MetricTypes) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetricTypes.ProtoReflect.Descriptor instead.
 func (*MetricTypes) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{30}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *MetricTypes) GetTypes() []int32 {
@@ -2705,7 +2892,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_platform_link_link_proto_msgTypes[31]
+	mi := &file_platform_link_link_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2717,7 +2904,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[31]
+	mi := &file_platform_link_link_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2730,7 +2917,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{31}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *Usage) GetUsed() float64 {
@@ -2762,7 +2949,7 @@ type Recorder struct {
 
 func (x *Recorder) Reset() {
 	*x = Recorder{}
-	mi := &file_platform_link_link_proto_msgTypes[32]
+	mi := &file_platform_link_link_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2774,7 +2961,7 @@ func (x *Recorder) String() string {
 func (*Recorder) ProtoMessage() {}
 
 func (x *Recorder) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[32]
+	mi := &file_platform_link_link_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2787,7 +2974,7 @@ func (x *Recorder) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recorder.ProtoReflect.Descriptor instead.
 func (*Recorder) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{32}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *Recorder) GetId() string {
@@ -2848,7 +3035,7 @@ type Recorders struct {
 
 func (x *Recorders) Reset() {
 	*x = Recorders{}
-	mi := &file_platform_link_link_proto_msgTypes[33]
+	mi := &file_platform_link_link_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2860,7 +3047,7 @@ func (x *Recorders) String() string {
 func (*Recorders) ProtoMessage() {}
 
 func (x *Recorders) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[33]
+	mi := &file_platform_link_link_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2873,7 +3060,7 @@ func (x *Recorders) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recorders.ProtoReflect.Descriptor instead.
 func (*Recorders) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{33}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *Recorders) GetRecorders() []*Recorder {
@@ -2896,7 +3083,7 @@ type ComponentInfo struct {
 
 func (x *ComponentInfo) Reset() {
 	*x = ComponentInfo{}
-	mi := &file_platform_link_link_proto_msgTypes[34]
+	mi := &file_platform_link_link_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2908,7 +3095,7 @@ func (x *ComponentInfo) String() string {
 func (*ComponentInfo) ProtoMessage() {}
 
 func (x *ComponentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[34]
+	mi := &file_platform_link_link_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2921,7 +3108,7 @@ func (x *ComponentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ComponentInfo.ProtoReflect.Descriptor instead.
 func (*ComponentInfo) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{34}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ComponentInfo) GetId() string {
@@ -2968,7 +3155,7 @@ type Components struct {
 
 func (x *Components) Reset() {
 	*x = Components{}
-	mi := &file_platform_link_link_proto_msgTypes[35]
+	mi := &file_platform_link_link_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2980,7 +3167,7 @@ func (x *Components) String() string {
 func (*Components) ProtoMessage() {}
 
 func (x *Components) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[35]
+	mi := &file_platform_link_link_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2993,7 +3180,7 @@ func (x *Components) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Components.ProtoReflect.Descriptor instead.
 func (*Components) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{35}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Components) GetComponents() []*ComponentInfo {
@@ -3014,7 +3201,7 @@ type ConfigInfo struct {
 
 func (x *ConfigInfo) Reset() {
 	*x = ConfigInfo{}
-	mi := &file_platform_link_link_proto_msgTypes[36]
+	mi := &file_platform_link_link_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3026,7 +3213,7 @@ func (x *ConfigInfo) String() string {
 func (*ConfigInfo) ProtoMessage() {}
 
 func (x *ConfigInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[36]
+	mi := &file_platform_link_link_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3039,7 +3226,7 @@ func (x *ConfigInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigInfo.ProtoReflect.Descriptor instead.
 func (*ConfigInfo) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{36}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ConfigInfo) GetName() string {
@@ -3073,7 +3260,7 @@ type AgentOperationalState struct {
 
 func (x *AgentOperationalState) Reset() {
 	*x = AgentOperationalState{}
-	mi := &file_platform_link_link_proto_msgTypes[37]
+	mi := &file_platform_link_link_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3085,7 +3272,7 @@ func (x *AgentOperationalState) String() string {
 func (*AgentOperationalState) ProtoMessage() {}
 
 func (x *AgentOperationalState) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[37]
+	mi := &file_platform_link_link_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3098,7 +3285,7 @@ func (x *AgentOperationalState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentOperationalState.ProtoReflect.Descriptor instead.
 func (*AgentOperationalState) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{37}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *AgentOperationalState) GetAgentStatus() int32 {
@@ -3143,7 +3330,7 @@ type Metric struct {
 
 func (x *Metric) Reset() {
 	*x = Metric{}
-	mi := &file_platform_link_link_proto_msgTypes[38]
+	mi := &file_platform_link_link_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3155,7 +3342,7 @@ func (x *Metric) String() string {
 func (*Metric) ProtoMessage() {}
 
 func (x *Metric) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[38]
+	mi := &file_platform_link_link_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3168,7 +3355,7 @@ func (x *Metric) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Metric.ProtoReflect.Descriptor instead.
 func (*Metric) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{38}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Metric) GetType() int32 {
@@ -3403,7 +3590,7 @@ type KPI struct {
 
 func (x *KPI) Reset() {
 	*x = KPI{}
-	mi := &file_platform_link_link_proto_msgTypes[39]
+	mi := &file_platform_link_link_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3415,7 +3602,7 @@ func (x *KPI) String() string {
 func (*KPI) ProtoMessage() {}
 
 func (x *KPI) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[39]
+	mi := &file_platform_link_link_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3428,7 +3615,7 @@ func (x *KPI) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPI.ProtoReflect.Descriptor instead.
 func (*KPI) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{39}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *KPI) GetName() string {
@@ -3468,7 +3655,7 @@ type KPIList struct {
 
 func (x *KPIList) Reset() {
 	*x = KPIList{}
-	mi := &file_platform_link_link_proto_msgTypes[40]
+	mi := &file_platform_link_link_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3480,7 +3667,7 @@ func (x *KPIList) String() string {
 func (*KPIList) ProtoMessage() {}
 
 func (x *KPIList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[40]
+	mi := &file_platform_link_link_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3493,7 +3680,7 @@ func (x *KPIList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPIList.ProtoReflect.Descriptor instead.
 func (*KPIList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{40}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *KPIList) GetKpis() []*KPI {
@@ -3513,7 +3700,7 @@ type KPIValues struct {
 
 func (x *KPIValues) Reset() {
 	*x = KPIValues{}
-	mi := &file_platform_link_link_proto_msgTypes[41]
+	mi := &file_platform_link_link_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3525,7 +3712,7 @@ func (x *KPIValues) String() string {
 func (*KPIValues) ProtoMessage() {}
 
 func (x *KPIValues) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[41]
+	mi := &file_platform_link_link_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3538,7 +3725,7 @@ func (x *KPIValues) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPIValues.ProtoReflect.Descriptor instead.
 func (*KPIValues) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{41}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *KPIValues) GetRobotId() string {
@@ -3573,7 +3760,7 @@ type Resource struct {
 
 func (x *Resource) Reset() {
 	*x = Resource{}
-	mi := &file_platform_link_link_proto_msgTypes[42]
+	mi := &file_platform_link_link_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3585,7 +3772,7 @@ func (x *Resource) String() string {
 func (*Resource) ProtoMessage() {}
 
 func (x *Resource) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[42]
+	mi := &file_platform_link_link_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3598,7 +3785,7 @@ func (x *Resource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Resource.ProtoReflect.Descriptor instead.
 func (*Resource) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{42}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *Resource) GetId() string {
@@ -3666,7 +3853,7 @@ type ResourceList struct {
 
 func (x *ResourceList) Reset() {
 	*x = ResourceList{}
-	mi := &file_platform_link_link_proto_msgTypes[43]
+	mi := &file_platform_link_link_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3678,7 +3865,7 @@ func (x *ResourceList) String() string {
 func (*ResourceList) ProtoMessage() {}
 
 func (x *ResourceList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[43]
+	mi := &file_platform_link_link_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3691,7 +3878,7 @@ func (x *ResourceList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceList.ProtoReflect.Descriptor instead.
 func (*ResourceList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{43}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ResourceList) GetResources() []*Resource {
@@ -3711,7 +3898,7 @@ type ResourcesChanged struct {
 
 func (x *ResourcesChanged) Reset() {
 	*x = ResourcesChanged{}
-	mi := &file_platform_link_link_proto_msgTypes[44]
+	mi := &file_platform_link_link_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3723,7 +3910,7 @@ func (x *ResourcesChanged) String() string {
 func (*ResourcesChanged) ProtoMessage() {}
 
 func (x *ResourcesChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[44]
+	mi := &file_platform_link_link_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3736,7 +3923,7 @@ func (x *ResourcesChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourcesChanged.ProtoReflect.Descriptor instead.
 func (*ResourcesChanged) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{44}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ResourcesChanged) GetRobotId() string {
@@ -3764,7 +3951,7 @@ type ResourceChunk struct {
 
 func (x *ResourceChunk) Reset() {
 	*x = ResourceChunk{}
-	mi := &file_platform_link_link_proto_msgTypes[45]
+	mi := &file_platform_link_link_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3776,7 +3963,7 @@ func (x *ResourceChunk) String() string {
 func (*ResourceChunk) ProtoMessage() {}
 
 func (x *ResourceChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[45]
+	mi := &file_platform_link_link_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3789,7 +3976,7 @@ func (x *ResourceChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceChunk.ProtoReflect.Descriptor instead.
 func (*ResourceChunk) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{45}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ResourceChunk) GetRequestId() uint64 {
@@ -3824,7 +4011,7 @@ type UploadDone struct {
 
 func (x *UploadDone) Reset() {
 	*x = UploadDone{}
-	mi := &file_platform_link_link_proto_msgTypes[46]
+	mi := &file_platform_link_link_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3836,7 +4023,7 @@ func (x *UploadDone) String() string {
 func (*UploadDone) ProtoMessage() {}
 
 func (x *UploadDone) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[46]
+	mi := &file_platform_link_link_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3849,7 +4036,7 @@ func (x *UploadDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadDone.ProtoReflect.Descriptor instead.
 func (*UploadDone) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{46}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *UploadDone) GetSize() int64 {
@@ -3882,7 +4069,7 @@ type RecordingControl struct {
 
 func (x *RecordingControl) Reset() {
 	*x = RecordingControl{}
-	mi := &file_platform_link_link_proto_msgTypes[47]
+	mi := &file_platform_link_link_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3894,7 +4081,7 @@ func (x *RecordingControl) String() string {
 func (*RecordingControl) ProtoMessage() {}
 
 func (x *RecordingControl) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[47]
+	mi := &file_platform_link_link_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3907,7 +4094,7 @@ func (x *RecordingControl) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordingControl.ProtoReflect.Descriptor instead.
 func (*RecordingControl) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{47}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *RecordingControl) GetAction() isRecordingControl_Action {
@@ -3993,7 +4180,7 @@ type FlightTrigger struct {
 
 func (x *FlightTrigger) Reset() {
 	*x = FlightTrigger{}
-	mi := &file_platform_link_link_proto_msgTypes[48]
+	mi := &file_platform_link_link_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4005,7 +4192,7 @@ func (x *FlightTrigger) String() string {
 func (*FlightTrigger) ProtoMessage() {}
 
 func (x *FlightTrigger) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[48]
+	mi := &file_platform_link_link_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4018,7 +4205,7 @@ func (x *FlightTrigger) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlightTrigger.ProtoReflect.Descriptor instead.
 func (*FlightTrigger) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{48}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *FlightTrigger) GetTrigger() string {
@@ -4047,7 +4234,7 @@ type RecordingStart struct {
 
 func (x *RecordingStart) Reset() {
 	*x = RecordingStart{}
-	mi := &file_platform_link_link_proto_msgTypes[49]
+	mi := &file_platform_link_link_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4059,7 +4246,7 @@ func (x *RecordingStart) String() string {
 func (*RecordingStart) ProtoMessage() {}
 
 func (x *RecordingStart) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[49]
+	mi := &file_platform_link_link_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4072,7 +4259,7 @@ func (x *RecordingStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordingStart.ProtoReflect.Descriptor instead.
 func (*RecordingStart) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{49}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *RecordingStart) GetStreams() []*StreamKey {
@@ -4114,7 +4301,7 @@ type RecordedStream struct {
 
 func (x *RecordedStream) Reset() {
 	*x = RecordedStream{}
-	mi := &file_platform_link_link_proto_msgTypes[50]
+	mi := &file_platform_link_link_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4126,7 +4313,7 @@ func (x *RecordedStream) String() string {
 func (*RecordedStream) ProtoMessage() {}
 
 func (x *RecordedStream) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[50]
+	mi := &file_platform_link_link_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4139,7 +4326,7 @@ func (x *RecordedStream) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordedStream.ProtoReflect.Descriptor instead.
 func (*RecordedStream) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{50}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *RecordedStream) GetKey() *StreamKey {
@@ -4184,7 +4371,7 @@ type Recording struct {
 
 func (x *Recording) Reset() {
 	*x = Recording{}
-	mi := &file_platform_link_link_proto_msgTypes[51]
+	mi := &file_platform_link_link_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4196,7 +4383,7 @@ func (x *Recording) String() string {
 func (*Recording) ProtoMessage() {}
 
 func (x *Recording) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[51]
+	mi := &file_platform_link_link_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4209,7 +4396,7 @@ func (x *Recording) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recording.ProtoReflect.Descriptor instead.
 func (*Recording) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{51}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *Recording) GetId() string {
@@ -4312,7 +4499,7 @@ type RecordingList struct {
 
 func (x *RecordingList) Reset() {
 	*x = RecordingList{}
-	mi := &file_platform_link_link_proto_msgTypes[52]
+	mi := &file_platform_link_link_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4324,7 +4511,7 @@ func (x *RecordingList) String() string {
 func (*RecordingList) ProtoMessage() {}
 
 func (x *RecordingList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[52]
+	mi := &file_platform_link_link_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4337,7 +4524,7 @@ func (x *RecordingList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordingList.ProtoReflect.Descriptor instead.
 func (*RecordingList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{52}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *RecordingList) GetRecordings() []*Recording {
@@ -4367,7 +4554,7 @@ type LiveFrame struct {
 
 func (x *LiveFrame) Reset() {
 	*x = LiveFrame{}
-	mi := &file_platform_link_link_proto_msgTypes[53]
+	mi := &file_platform_link_link_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4379,7 +4566,7 @@ func (x *LiveFrame) String() string {
 func (*LiveFrame) ProtoMessage() {}
 
 func (x *LiveFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[53]
+	mi := &file_platform_link_link_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4392,7 +4579,7 @@ func (x *LiveFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveFrame.ProtoReflect.Descriptor instead.
 func (*LiveFrame) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{53}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *LiveFrame) GetBody() isLiveFrame_Body {
@@ -4485,7 +4672,7 @@ type LiveSubscribe struct {
 
 func (x *LiveSubscribe) Reset() {
 	*x = LiveSubscribe{}
-	mi := &file_platform_link_link_proto_msgTypes[54]
+	mi := &file_platform_link_link_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4497,7 +4684,7 @@ func (x *LiveSubscribe) String() string {
 func (*LiveSubscribe) ProtoMessage() {}
 
 func (x *LiveSubscribe) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[54]
+	mi := &file_platform_link_link_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4510,7 +4697,7 @@ func (x *LiveSubscribe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveSubscribe.ProtoReflect.Descriptor instead.
 func (*LiveSubscribe) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{54}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *LiveSubscribe) GetId() uint64 {
@@ -4564,7 +4751,7 @@ type LiveUnsubscribe struct {
 
 func (x *LiveUnsubscribe) Reset() {
 	*x = LiveUnsubscribe{}
-	mi := &file_platform_link_link_proto_msgTypes[55]
+	mi := &file_platform_link_link_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4576,7 +4763,7 @@ func (x *LiveUnsubscribe) String() string {
 func (*LiveUnsubscribe) ProtoMessage() {}
 
 func (x *LiveUnsubscribe) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[55]
+	mi := &file_platform_link_link_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4589,7 +4776,7 @@ func (x *LiveUnsubscribe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveUnsubscribe.ProtoReflect.Descriptor instead.
 func (*LiveUnsubscribe) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{55}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *LiveUnsubscribe) GetId() uint64 {
@@ -4615,7 +4802,7 @@ type LiveSample struct {
 
 func (x *LiveSample) Reset() {
 	*x = LiveSample{}
-	mi := &file_platform_link_link_proto_msgTypes[56]
+	mi := &file_platform_link_link_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4627,7 +4814,7 @@ func (x *LiveSample) String() string {
 func (*LiveSample) ProtoMessage() {}
 
 func (x *LiveSample) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[56]
+	mi := &file_platform_link_link_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4640,7 +4827,7 @@ func (x *LiveSample) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveSample.ProtoReflect.Descriptor instead.
 func (*LiveSample) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{56}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *LiveSample) GetId() uint64 {
@@ -4681,7 +4868,7 @@ type LiveEnded struct {
 
 func (x *LiveEnded) Reset() {
 	*x = LiveEnded{}
-	mi := &file_platform_link_link_proto_msgTypes[57]
+	mi := &file_platform_link_link_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4693,7 +4880,7 @@ func (x *LiveEnded) String() string {
 func (*LiveEnded) ProtoMessage() {}
 
 func (x *LiveEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[57]
+	mi := &file_platform_link_link_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4706,7 +4893,7 @@ func (x *LiveEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveEnded.ProtoReflect.Descriptor instead.
 func (*LiveEnded) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{57}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *LiveEnded) GetId() uint64 {
@@ -4727,7 +4914,7 @@ var File_platform_link_link_proto protoreflect.FileDescriptor
 
 const file_platform_link_link_proto_rawDesc = "" +
 	"\n" +
-	"\x18platform/link/link.proto\x12\rPlatform.Link\x1a*platform/messages/builtin_interfaces.proto\"\x99\a\n" +
+	"\x18platform/link/link.proto\x12\rPlatform.Link\x1a*platform/messages/builtin_interfaces.proto\"\xa7\b\n" +
 	"\x05Frame\x12,\n" +
 	"\x05hello\x18\x01 \x01(\v2\x14.Platform.Link.HelloH\x00R\x05hello\x122\n" +
 	"\awelcome\x18\x02 \x01(\v2\x16.Platform.Link.WelcomeH\x00R\awelcome\x122\n" +
@@ -4745,7 +4932,9 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\arelease\x18\r \x01(\v2\x1d.Platform.Link.ControlReleaseH\x00R\arelease\x12B\n" +
 	"\rcontrol_ended\x18\x0e \x01(\v2\x1b.Platform.Link.ControlEndedH\x00R\fcontrolEnded\x123\n" +
 	"\x06events\x18\x0f \x01(\v2\x19.Platform.Link.EventBatchH\x00R\x06events\x12B\n" +
-	"\revents_stored\x18\x10 \x01(\v2\x1b.Platform.Link.EventsStoredH\x00R\feventsStoredB\x06\n" +
+	"\revents_stored\x18\x10 \x01(\v2\x1b.Platform.Link.EventsStoredH\x00R\feventsStored\x12E\n" +
+	"\x0econtrol_notice\x18\x11 \x01(\v2\x1c.Platform.Link.ControlNoticeH\x00R\rcontrolNotice\x12E\n" +
+	"\x0econtrol_answer\x18\x12 \x01(\v2\x1c.Platform.Link.ControlAnswerH\x00R\rcontrolAnswerB\x06\n" +
 	"\x04body\"?\n" +
 	"\n" +
 	"EventBatch\x121\n" +
@@ -4817,12 +5006,25 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"definition\x18\x0f \x01(\v2\x18.Platform.Link.StreamKeyH\x00R\n" +
 	"definition\x12?\n" +
 	"\trecording\x18\x14 \x01(\v2\x1f.Platform.Link.RecordingControlH\x00R\trecordingB\x04\n" +
-	"\x02op\"l\n" +
+	"\x02op\"\xb4\x01\n" +
 	"\vTakeControl\x12*\n" +
 	"\x03key\x18\x01 \x01(\v2\x18.Platform.Link.StreamKeyR\x03key\x12\x1d\n" +
 	"\n" +
 	"control_id\x18\x02 \x01(\tR\tcontrolId\x12\x12\n" +
-	"\x04user\x18\x03 \x01(\tR\x04user\"\xa7\x01\n" +
+	"\x04user\x18\x03 \x01(\tR\x04user\x12\x1a\n" +
+	"\boverride\x18\x04 \x01(\bR\boverride\x12\x18\n" +
+	"\aanswers\x18\x05 \x01(\bR\aanswers\x12\x10\n" +
+	"\x03ask\x18\x06 \x01(\bR\x03ask\"\x94\x01\n" +
+	"\rControlNotice\x12\x1d\n" +
+	"\n" +
+	"control_id\x18\x01 \x01(\tR\tcontrolId\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x0e\n" +
+	"\x02by\x18\x03 \x01(\tR\x02by\x12@\n" +
+	"\x05since\x18\x04 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\x05since\"D\n" +
+	"\rControlAnswer\x12\x1d\n" +
+	"\n" +
+	"control_id\x18\x01 \x01(\tR\tcontrolId\x12\x14\n" +
+	"\x05grant\x18\x02 \x01(\bR\x05grant\"\xa7\x01\n" +
 	"\x0eControlCommand\x12\x1d\n" +
 	"\n" +
 	"control_id\x18\x01 \x01(\tR\tcontrolId\x12\x18\n" +
@@ -5103,7 +5305,7 @@ func file_platform_link_link_proto_rawDescGZIP() []byte {
 }
 
 var file_platform_link_link_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
+var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
 var file_platform_link_link_proto_goTypes = []any{
 	(Error_Kind)(0),               // 0: Platform.Link.Error.Kind
 	(*Frame)(nil),                 // 1: Platform.Link.Frame
@@ -5121,150 +5323,155 @@ var file_platform_link_link_proto_goTypes = []any{
 	(*StreamKey)(nil),             // 13: Platform.Link.StreamKey
 	(*Request)(nil),               // 14: Platform.Link.Request
 	(*TakeControl)(nil),           // 15: Platform.Link.TakeControl
-	(*ControlCommand)(nil),        // 16: Platform.Link.ControlCommand
-	(*ControlRelease)(nil),        // 17: Platform.Link.ControlRelease
-	(*ControlEnded)(nil),          // 18: Platform.Link.ControlEnded
-	(*ControlHeld)(nil),           // 19: Platform.Link.ControlHeld
-	(*ControlList)(nil),           // 20: Platform.Link.ControlList
-	(*Empty)(nil),                 // 21: Platform.Link.Empty
-	(*Publish)(nil),               // 22: Platform.Link.Publish
-	(*MetricQuery)(nil),           // 23: Platform.Link.MetricQuery
-	(*ResourceUpload)(nil),        // 24: Platform.Link.ResourceUpload
-	(*Response)(nil),              // 25: Platform.Link.Response
-	(*MessageDefinition)(nil),     // 26: Platform.Link.MessageDefinition
-	(*Error)(nil),                 // 27: Platform.Link.Error
-	(*Stream)(nil),                // 28: Platform.Link.Stream
-	(*StreamList)(nil),            // 29: Platform.Link.StreamList
-	(*Sample)(nil),                // 30: Platform.Link.Sample
-	(*MetricTypes)(nil),           // 31: Platform.Link.MetricTypes
-	(*Usage)(nil),                 // 32: Platform.Link.Usage
-	(*Recorder)(nil),              // 33: Platform.Link.Recorder
-	(*Recorders)(nil),             // 34: Platform.Link.Recorders
-	(*ComponentInfo)(nil),         // 35: Platform.Link.ComponentInfo
-	(*Components)(nil),            // 36: Platform.Link.Components
-	(*ConfigInfo)(nil),            // 37: Platform.Link.ConfigInfo
-	(*AgentOperationalState)(nil), // 38: Platform.Link.AgentOperationalState
-	(*Metric)(nil),                // 39: Platform.Link.Metric
-	(*KPI)(nil),                   // 40: Platform.Link.KPI
-	(*KPIList)(nil),               // 41: Platform.Link.KPIList
-	(*KPIValues)(nil),             // 42: Platform.Link.KPIValues
-	(*Resource)(nil),              // 43: Platform.Link.Resource
-	(*ResourceList)(nil),          // 44: Platform.Link.ResourceList
-	(*ResourcesChanged)(nil),      // 45: Platform.Link.ResourcesChanged
-	(*ResourceChunk)(nil),         // 46: Platform.Link.ResourceChunk
-	(*UploadDone)(nil),            // 47: Platform.Link.UploadDone
-	(*RecordingControl)(nil),      // 48: Platform.Link.RecordingControl
-	(*FlightTrigger)(nil),         // 49: Platform.Link.FlightTrigger
-	(*RecordingStart)(nil),        // 50: Platform.Link.RecordingStart
-	(*RecordedStream)(nil),        // 51: Platform.Link.RecordedStream
-	(*Recording)(nil),             // 52: Platform.Link.Recording
-	(*RecordingList)(nil),         // 53: Platform.Link.RecordingList
-	(*LiveFrame)(nil),             // 54: Platform.Link.LiveFrame
-	(*LiveSubscribe)(nil),         // 55: Platform.Link.LiveSubscribe
-	(*LiveUnsubscribe)(nil),       // 56: Platform.Link.LiveUnsubscribe
-	(*LiveSample)(nil),            // 57: Platform.Link.LiveSample
-	(*LiveEnded)(nil),             // 58: Platform.Link.LiveEnded
-	(*catalogpb.Time)(nil),        // 59: Platform.Messages.builtin_interfaces.Time
+	(*ControlNotice)(nil),         // 16: Platform.Link.ControlNotice
+	(*ControlAnswer)(nil),         // 17: Platform.Link.ControlAnswer
+	(*ControlCommand)(nil),        // 18: Platform.Link.ControlCommand
+	(*ControlRelease)(nil),        // 19: Platform.Link.ControlRelease
+	(*ControlEnded)(nil),          // 20: Platform.Link.ControlEnded
+	(*ControlHeld)(nil),           // 21: Platform.Link.ControlHeld
+	(*ControlList)(nil),           // 22: Platform.Link.ControlList
+	(*Empty)(nil),                 // 23: Platform.Link.Empty
+	(*Publish)(nil),               // 24: Platform.Link.Publish
+	(*MetricQuery)(nil),           // 25: Platform.Link.MetricQuery
+	(*ResourceUpload)(nil),        // 26: Platform.Link.ResourceUpload
+	(*Response)(nil),              // 27: Platform.Link.Response
+	(*MessageDefinition)(nil),     // 28: Platform.Link.MessageDefinition
+	(*Error)(nil),                 // 29: Platform.Link.Error
+	(*Stream)(nil),                // 30: Platform.Link.Stream
+	(*StreamList)(nil),            // 31: Platform.Link.StreamList
+	(*Sample)(nil),                // 32: Platform.Link.Sample
+	(*MetricTypes)(nil),           // 33: Platform.Link.MetricTypes
+	(*Usage)(nil),                 // 34: Platform.Link.Usage
+	(*Recorder)(nil),              // 35: Platform.Link.Recorder
+	(*Recorders)(nil),             // 36: Platform.Link.Recorders
+	(*ComponentInfo)(nil),         // 37: Platform.Link.ComponentInfo
+	(*Components)(nil),            // 38: Platform.Link.Components
+	(*ConfigInfo)(nil),            // 39: Platform.Link.ConfigInfo
+	(*AgentOperationalState)(nil), // 40: Platform.Link.AgentOperationalState
+	(*Metric)(nil),                // 41: Platform.Link.Metric
+	(*KPI)(nil),                   // 42: Platform.Link.KPI
+	(*KPIList)(nil),               // 43: Platform.Link.KPIList
+	(*KPIValues)(nil),             // 44: Platform.Link.KPIValues
+	(*Resource)(nil),              // 45: Platform.Link.Resource
+	(*ResourceList)(nil),          // 46: Platform.Link.ResourceList
+	(*ResourcesChanged)(nil),      // 47: Platform.Link.ResourcesChanged
+	(*ResourceChunk)(nil),         // 48: Platform.Link.ResourceChunk
+	(*UploadDone)(nil),            // 49: Platform.Link.UploadDone
+	(*RecordingControl)(nil),      // 50: Platform.Link.RecordingControl
+	(*FlightTrigger)(nil),         // 51: Platform.Link.FlightTrigger
+	(*RecordingStart)(nil),        // 52: Platform.Link.RecordingStart
+	(*RecordedStream)(nil),        // 53: Platform.Link.RecordedStream
+	(*Recording)(nil),             // 54: Platform.Link.Recording
+	(*RecordingList)(nil),         // 55: Platform.Link.RecordingList
+	(*LiveFrame)(nil),             // 56: Platform.Link.LiveFrame
+	(*LiveSubscribe)(nil),         // 57: Platform.Link.LiveSubscribe
+	(*LiveUnsubscribe)(nil),       // 58: Platform.Link.LiveUnsubscribe
+	(*LiveSample)(nil),            // 59: Platform.Link.LiveSample
+	(*LiveEnded)(nil),             // 60: Platform.Link.LiveEnded
+	(*catalogpb.Time)(nil),        // 61: Platform.Messages.builtin_interfaces.Time
 }
 var file_platform_link_link_proto_depIdxs = []int32{
 	5,  // 0: Platform.Link.Frame.hello:type_name -> Platform.Link.Hello
 	7,  // 1: Platform.Link.Frame.welcome:type_name -> Platform.Link.Welcome
 	9,  // 2: Platform.Link.Frame.refusal:type_name -> Platform.Link.Refusal
 	14, // 3: Platform.Link.Frame.request:type_name -> Platform.Link.Request
-	25, // 4: Platform.Link.Frame.response:type_name -> Platform.Link.Response
+	27, // 4: Platform.Link.Frame.response:type_name -> Platform.Link.Response
 	10, // 5: Platform.Link.Frame.heartbeat:type_name -> Platform.Link.Heartbeat
 	11, // 6: Platform.Link.Frame.robots:type_name -> Platform.Link.RobotsChanged
-	42, // 7: Platform.Link.Frame.kpis:type_name -> Platform.Link.KPIValues
-	46, // 8: Platform.Link.Frame.chunk:type_name -> Platform.Link.ResourceChunk
-	45, // 9: Platform.Link.Frame.resources:type_name -> Platform.Link.ResourcesChanged
+	44, // 7: Platform.Link.Frame.kpis:type_name -> Platform.Link.KPIValues
+	48, // 8: Platform.Link.Frame.chunk:type_name -> Platform.Link.ResourceChunk
+	47, // 9: Platform.Link.Frame.resources:type_name -> Platform.Link.ResourcesChanged
 	12, // 10: Platform.Link.Frame.accepted:type_name -> Platform.Link.RobotsAccepted
-	16, // 11: Platform.Link.Frame.command:type_name -> Platform.Link.ControlCommand
-	17, // 12: Platform.Link.Frame.release:type_name -> Platform.Link.ControlRelease
-	18, // 13: Platform.Link.Frame.control_ended:type_name -> Platform.Link.ControlEnded
+	18, // 11: Platform.Link.Frame.command:type_name -> Platform.Link.ControlCommand
+	19, // 12: Platform.Link.Frame.release:type_name -> Platform.Link.ControlRelease
+	20, // 13: Platform.Link.Frame.control_ended:type_name -> Platform.Link.ControlEnded
 	2,  // 14: Platform.Link.Frame.events:type_name -> Platform.Link.EventBatch
 	4,  // 15: Platform.Link.Frame.events_stored:type_name -> Platform.Link.EventsStored
-	3,  // 16: Platform.Link.EventBatch.events:type_name -> Platform.Link.LocalEvent
-	59, // 17: Platform.Link.LocalEvent.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
-	6,  // 18: Platform.Link.Hello.robots:type_name -> Platform.Link.RobotInfo
-	8,  // 19: Platform.Link.Welcome.refused:type_name -> Platform.Link.RobotRefused
-	59, // 20: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
-	6,  // 21: Platform.Link.RobotsChanged.robots:type_name -> Platform.Link.RobotInfo
-	8,  // 22: Platform.Link.RobotsAccepted.refused:type_name -> Platform.Link.RobotRefused
-	21, // 23: Platform.Link.Request.streams:type_name -> Platform.Link.Empty
-	13, // 24: Platform.Link.Request.read:type_name -> Platform.Link.StreamKey
-	22, // 25: Platform.Link.Request.publish:type_name -> Platform.Link.Publish
-	21, // 26: Platform.Link.Request.metric_types:type_name -> Platform.Link.Empty
-	23, // 27: Platform.Link.Request.metric:type_name -> Platform.Link.MetricQuery
-	21, // 28: Platform.Link.Request.kpis:type_name -> Platform.Link.Empty
-	21, // 29: Platform.Link.Request.resources:type_name -> Platform.Link.Empty
-	24, // 30: Platform.Link.Request.upload:type_name -> Platform.Link.ResourceUpload
-	15, // 31: Platform.Link.Request.take_control:type_name -> Platform.Link.TakeControl
-	21, // 32: Platform.Link.Request.controls:type_name -> Platform.Link.Empty
-	13, // 33: Platform.Link.Request.definition:type_name -> Platform.Link.StreamKey
-	48, // 34: Platform.Link.Request.recording:type_name -> Platform.Link.RecordingControl
-	13, // 35: Platform.Link.TakeControl.key:type_name -> Platform.Link.StreamKey
-	27, // 36: Platform.Link.ControlEnded.error:type_name -> Platform.Link.Error
-	13, // 37: Platform.Link.ControlHeld.key:type_name -> Platform.Link.StreamKey
-	59, // 38: Platform.Link.ControlHeld.since:type_name -> Platform.Messages.builtin_interfaces.Time
-	19, // 39: Platform.Link.ControlList.controls:type_name -> Platform.Link.ControlHeld
-	13, // 40: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
-	27, // 41: Platform.Link.Response.error:type_name -> Platform.Link.Error
-	29, // 42: Platform.Link.Response.streams:type_name -> Platform.Link.StreamList
-	30, // 43: Platform.Link.Response.sample:type_name -> Platform.Link.Sample
-	21, // 44: Platform.Link.Response.done:type_name -> Platform.Link.Empty
-	31, // 45: Platform.Link.Response.metric_types:type_name -> Platform.Link.MetricTypes
-	39, // 46: Platform.Link.Response.metric:type_name -> Platform.Link.Metric
-	41, // 47: Platform.Link.Response.kpis:type_name -> Platform.Link.KPIList
-	44, // 48: Platform.Link.Response.resources:type_name -> Platform.Link.ResourceList
-	47, // 49: Platform.Link.Response.upload:type_name -> Platform.Link.UploadDone
-	21, // 50: Platform.Link.Response.granted:type_name -> Platform.Link.Empty
-	19, // 51: Platform.Link.Response.held:type_name -> Platform.Link.ControlHeld
-	20, // 52: Platform.Link.Response.controls:type_name -> Platform.Link.ControlList
-	26, // 53: Platform.Link.Response.definition:type_name -> Platform.Link.MessageDefinition
-	53, // 54: Platform.Link.Response.recordings:type_name -> Platform.Link.RecordingList
-	0,  // 55: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
-	59, // 56: Platform.Link.Error.since:type_name -> Platform.Messages.builtin_interfaces.Time
-	28, // 57: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
-	59, // 58: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	59, // 59: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	59, // 60: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	33, // 61: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
-	35, // 62: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
-	21, // 63: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
-	32, // 64: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
-	59, // 65: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
-	38, // 66: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
-	34, // 67: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
-	36, // 68: Platform.Link.Metric.components:type_name -> Platform.Link.Components
-	37, // 69: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
-	59, // 70: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	40, // 71: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
-	40, // 72: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
-	59, // 73: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
-	43, // 74: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
-	43, // 75: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
-	50, // 76: Platform.Link.RecordingControl.start:type_name -> Platform.Link.RecordingStart
-	21, // 77: Platform.Link.RecordingControl.list:type_name -> Platform.Link.Empty
-	49, // 78: Platform.Link.RecordingControl.trigger:type_name -> Platform.Link.FlightTrigger
-	13, // 79: Platform.Link.RecordingStart.streams:type_name -> Platform.Link.StreamKey
-	13, // 80: Platform.Link.RecordedStream.key:type_name -> Platform.Link.StreamKey
-	51, // 81: Platform.Link.Recording.streams:type_name -> Platform.Link.RecordedStream
-	59, // 82: Platform.Link.Recording.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	59, // 83: Platform.Link.Recording.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	50, // 84: Platform.Link.Recording.request:type_name -> Platform.Link.RecordingStart
-	52, // 85: Platform.Link.RecordingList.recordings:type_name -> Platform.Link.Recording
-	55, // 86: Platform.Link.LiveFrame.subscribe:type_name -> Platform.Link.LiveSubscribe
-	56, // 87: Platform.Link.LiveFrame.unsubscribe:type_name -> Platform.Link.LiveUnsubscribe
-	57, // 88: Platform.Link.LiveFrame.sample:type_name -> Platform.Link.LiveSample
-	58, // 89: Platform.Link.LiveFrame.ended:type_name -> Platform.Link.LiveEnded
-	13, // 90: Platform.Link.LiveSubscribe.key:type_name -> Platform.Link.StreamKey
-	30, // 91: Platform.Link.LiveSample.sample:type_name -> Platform.Link.Sample
-	27, // 92: Platform.Link.LiveEnded.error:type_name -> Platform.Link.Error
-	93, // [93:93] is the sub-list for method output_type
-	93, // [93:93] is the sub-list for method input_type
-	93, // [93:93] is the sub-list for extension type_name
-	93, // [93:93] is the sub-list for extension extendee
-	0,  // [0:93] is the sub-list for field type_name
+	16, // 16: Platform.Link.Frame.control_notice:type_name -> Platform.Link.ControlNotice
+	17, // 17: Platform.Link.Frame.control_answer:type_name -> Platform.Link.ControlAnswer
+	3,  // 18: Platform.Link.EventBatch.events:type_name -> Platform.Link.LocalEvent
+	61, // 19: Platform.Link.LocalEvent.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
+	6,  // 20: Platform.Link.Hello.robots:type_name -> Platform.Link.RobotInfo
+	8,  // 21: Platform.Link.Welcome.refused:type_name -> Platform.Link.RobotRefused
+	61, // 22: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
+	6,  // 23: Platform.Link.RobotsChanged.robots:type_name -> Platform.Link.RobotInfo
+	8,  // 24: Platform.Link.RobotsAccepted.refused:type_name -> Platform.Link.RobotRefused
+	23, // 25: Platform.Link.Request.streams:type_name -> Platform.Link.Empty
+	13, // 26: Platform.Link.Request.read:type_name -> Platform.Link.StreamKey
+	24, // 27: Platform.Link.Request.publish:type_name -> Platform.Link.Publish
+	23, // 28: Platform.Link.Request.metric_types:type_name -> Platform.Link.Empty
+	25, // 29: Platform.Link.Request.metric:type_name -> Platform.Link.MetricQuery
+	23, // 30: Platform.Link.Request.kpis:type_name -> Platform.Link.Empty
+	23, // 31: Platform.Link.Request.resources:type_name -> Platform.Link.Empty
+	26, // 32: Platform.Link.Request.upload:type_name -> Platform.Link.ResourceUpload
+	15, // 33: Platform.Link.Request.take_control:type_name -> Platform.Link.TakeControl
+	23, // 34: Platform.Link.Request.controls:type_name -> Platform.Link.Empty
+	13, // 35: Platform.Link.Request.definition:type_name -> Platform.Link.StreamKey
+	50, // 36: Platform.Link.Request.recording:type_name -> Platform.Link.RecordingControl
+	13, // 37: Platform.Link.TakeControl.key:type_name -> Platform.Link.StreamKey
+	61, // 38: Platform.Link.ControlNotice.since:type_name -> Platform.Messages.builtin_interfaces.Time
+	29, // 39: Platform.Link.ControlEnded.error:type_name -> Platform.Link.Error
+	13, // 40: Platform.Link.ControlHeld.key:type_name -> Platform.Link.StreamKey
+	61, // 41: Platform.Link.ControlHeld.since:type_name -> Platform.Messages.builtin_interfaces.Time
+	21, // 42: Platform.Link.ControlList.controls:type_name -> Platform.Link.ControlHeld
+	13, // 43: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
+	29, // 44: Platform.Link.Response.error:type_name -> Platform.Link.Error
+	31, // 45: Platform.Link.Response.streams:type_name -> Platform.Link.StreamList
+	32, // 46: Platform.Link.Response.sample:type_name -> Platform.Link.Sample
+	23, // 47: Platform.Link.Response.done:type_name -> Platform.Link.Empty
+	33, // 48: Platform.Link.Response.metric_types:type_name -> Platform.Link.MetricTypes
+	41, // 49: Platform.Link.Response.metric:type_name -> Platform.Link.Metric
+	43, // 50: Platform.Link.Response.kpis:type_name -> Platform.Link.KPIList
+	46, // 51: Platform.Link.Response.resources:type_name -> Platform.Link.ResourceList
+	49, // 52: Platform.Link.Response.upload:type_name -> Platform.Link.UploadDone
+	23, // 53: Platform.Link.Response.granted:type_name -> Platform.Link.Empty
+	21, // 54: Platform.Link.Response.held:type_name -> Platform.Link.ControlHeld
+	22, // 55: Platform.Link.Response.controls:type_name -> Platform.Link.ControlList
+	28, // 56: Platform.Link.Response.definition:type_name -> Platform.Link.MessageDefinition
+	55, // 57: Platform.Link.Response.recordings:type_name -> Platform.Link.RecordingList
+	0,  // 58: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
+	61, // 59: Platform.Link.Error.since:type_name -> Platform.Messages.builtin_interfaces.Time
+	30, // 60: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
+	61, // 61: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	61, // 62: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	61, // 63: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	35, // 64: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
+	37, // 65: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
+	23, // 66: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
+	34, // 67: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
+	61, // 68: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
+	40, // 69: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
+	36, // 70: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
+	38, // 71: Platform.Link.Metric.components:type_name -> Platform.Link.Components
+	39, // 72: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
+	61, // 73: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	42, // 74: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
+	42, // 75: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
+	61, // 76: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
+	45, // 77: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
+	45, // 78: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
+	52, // 79: Platform.Link.RecordingControl.start:type_name -> Platform.Link.RecordingStart
+	23, // 80: Platform.Link.RecordingControl.list:type_name -> Platform.Link.Empty
+	51, // 81: Platform.Link.RecordingControl.trigger:type_name -> Platform.Link.FlightTrigger
+	13, // 82: Platform.Link.RecordingStart.streams:type_name -> Platform.Link.StreamKey
+	13, // 83: Platform.Link.RecordedStream.key:type_name -> Platform.Link.StreamKey
+	53, // 84: Platform.Link.Recording.streams:type_name -> Platform.Link.RecordedStream
+	61, // 85: Platform.Link.Recording.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	61, // 86: Platform.Link.Recording.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	52, // 87: Platform.Link.Recording.request:type_name -> Platform.Link.RecordingStart
+	54, // 88: Platform.Link.RecordingList.recordings:type_name -> Platform.Link.Recording
+	57, // 89: Platform.Link.LiveFrame.subscribe:type_name -> Platform.Link.LiveSubscribe
+	58, // 90: Platform.Link.LiveFrame.unsubscribe:type_name -> Platform.Link.LiveUnsubscribe
+	59, // 91: Platform.Link.LiveFrame.sample:type_name -> Platform.Link.LiveSample
+	60, // 92: Platform.Link.LiveFrame.ended:type_name -> Platform.Link.LiveEnded
+	13, // 93: Platform.Link.LiveSubscribe.key:type_name -> Platform.Link.StreamKey
+	32, // 94: Platform.Link.LiveSample.sample:type_name -> Platform.Link.Sample
+	29, // 95: Platform.Link.LiveEnded.error:type_name -> Platform.Link.Error
+	96, // [96:96] is the sub-list for method output_type
+	96, // [96:96] is the sub-list for method input_type
+	96, // [96:96] is the sub-list for extension type_name
+	96, // [96:96] is the sub-list for extension extendee
+	0,  // [0:96] is the sub-list for field type_name
 }
 
 func init() { file_platform_link_link_proto_init() }
@@ -5289,6 +5496,8 @@ func file_platform_link_link_proto_init() {
 		(*Frame_ControlEnded)(nil),
 		(*Frame_Events)(nil),
 		(*Frame_EventsStored)(nil),
+		(*Frame_ControlNotice)(nil),
+		(*Frame_ControlAnswer)(nil),
 	}
 	file_platform_link_link_proto_msgTypes[13].OneofWrappers = []any{
 		(*Request_Streams)(nil),
@@ -5305,7 +5514,7 @@ func file_platform_link_link_proto_init() {
 		(*Request_Definition)(nil),
 		(*Request_Recording)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[24].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[26].OneofWrappers = []any{
 		(*Response_Streams)(nil),
 		(*Response_Sample)(nil),
 		(*Response_Done)(nil),
@@ -5321,7 +5530,7 @@ func file_platform_link_link_proto_init() {
 		(*Response_Definition)(nil),
 		(*Response_Recordings)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[38].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[40].OneofWrappers = []any{
 		(*Metric_None)(nil),
 		(*Metric_IntValue)(nil),
 		(*Metric_LongValue)(nil),
@@ -5336,13 +5545,13 @@ func file_platform_link_link_proto_init() {
 		(*Metric_Components)(nil),
 		(*Metric_Config)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[47].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[49].OneofWrappers = []any{
 		(*RecordingControl_Start)(nil),
 		(*RecordingControl_Stop)(nil),
 		(*RecordingControl_List)(nil),
 		(*RecordingControl_Trigger)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[53].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[55].OneofWrappers = []any{
 		(*LiveFrame_Subscribe)(nil),
 		(*LiveFrame_Unsubscribe)(nil),
 		(*LiveFrame_Sample)(nil),
@@ -5354,7 +5563,7 @@ func file_platform_link_link_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platform_link_link_proto_rawDesc), len(file_platform_link_link_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   58,
+			NumMessages:   60,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/internal/live"
 	"github.com/fleetgate/fleetgate/internal/live/teleop"
@@ -58,8 +59,9 @@ func (s *session) takeControl(ctx context.Context, robotID string, req *linkpb.T
 	if req.GetControlId() == "" || len(req.GetControlId()) > 64 {
 		return nil, fleetgate.Errorf(fleetgate.EInvalid, "a control id of 1 to 64 bytes is required")
 	}
-	in, err := s.a.cfg.Core.OpenControlForCloud(ctx, robotID, link.KeyFromWire(req.GetKey()), req.GetUser())
-	if held, ok := fleetgate.HeldBy(err); ok {
+	mode := fleet.ControlMode{Override: req.GetOverride(), Answers: req.GetAnswers(), Ask: req.GetAsk()}
+	in, err := s.openControl(ctx, robotID, req, mode)
+	if held, ok := fleetgate.HeldBy(err); ok && !mode.Ask {
 		return &linkpb.Response{Result: &linkpb.Response_Held{Held: &linkpb.ControlHeld{
 			Key: req.GetKey(), Owner: held.Owner, Since: link.Time(held.Since)}}}, nil
 	} else if err != nil {
@@ -77,9 +79,92 @@ func (s *session) takeControl(ctx context.Context, robotID string, req *linkpb.T
 	}
 	s.controls[c.id] = c
 	s.controlsMu.Unlock()
-	s.a.log.Info("a cloud operator took control", "robot", robotID, "stream", req.GetKey().GetComponent()+"/"+req.GetKey().GetName(), "user", req.GetUser())
+	if mode.Answers {
+		c.tellRequests()
+	}
+	s.a.log.Info("a cloud operator took control", "robot", robotID, "stream", req.GetKey().GetComponent()+"/"+req.GetKey().GetName(),
+		"user", req.GetUser(), "override", mode.Override, "asked", mode.Ask)
 	go c.watch()
 	return &linkpb.Response{Result: &linkpb.Response_Granted{Granted: &linkpb.Empty{}}}, nil
+}
+
+// openControl takes control at the agent's door; a request for a held stream waits for its
+// holder's answer, and the cloud's release of the control id meanwhile withdraws it.
+func (s *session) openControl(ctx context.Context, robotID string, req *linkpb.TakeControl, mode fleet.ControlMode) (_ live.Input, err error) {
+	key := link.KeyFromWire(req.GetKey())
+	h, handsOver := s.a.cfg.Core.(HandsOver)
+	if !handsOver || mode == (fleet.ControlMode{}) {
+		return s.a.cfg.Core.OpenControlForCloud(ctx, robotID, key, req.GetUser())
+	}
+	if !mode.Ask {
+		return h.OpenControlForCloudMode(ctx, robotID, key, req.GetUser(), mode)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	id := req.GetControlId()
+	s.controlsMu.Lock()
+	_, releasedFirst := s.released[id]
+	if !releasedFirst {
+		s.asking[id] = cancel
+	}
+	s.controlsMu.Unlock()
+	if releasedFirst {
+		return nil, fleetgate.Errorf(fleetgate.EUnavailable, "the cloud withdrew request %s already", id)
+	}
+	defer func() {
+		s.controlsMu.Lock()
+		delete(s.asking, id)
+		if err != nil {
+			delete(s.released, id) // the release that withdrew it has nothing more to end
+		}
+		s.controlsMu.Unlock()
+	}()
+	return h.OpenControlForCloudMode(ctx, robotID, key, req.GetUser(), mode)
+}
+
+// tellRequests tells the cloud operator of every request for c's control, in order, on a
+// goroutine of c's (the door's goroutines never wait for the link); a notice that finds the
+// queue full is dropped: the next one says the rest.
+func (c *cloudControl) tellRequests() {
+	a, ok := c.in.(live.Answerer)
+	if !ok {
+		return
+	}
+	notices := make(chan live.Notice, 8)
+	a.Watch(func(n live.Notice) {
+		select {
+		case notices <- n:
+		default:
+		}
+	})
+	go func() {
+		for {
+			select {
+			case <-c.stopped:
+				return
+			case n := <-notices:
+				f := &linkpb.ControlNotice{ControlId: c.id, Kind: n.Kind, By: n.By}
+				if !n.Since.IsZero() {
+					f.Since = link.Time(n.Since)
+				}
+				if c.s.write(&linkpb.Frame{Body: &linkpb.Frame_ControlNotice{ControlNotice: f}}, commandTimeout) != nil {
+					return
+				}
+			}
+		}
+	}()
+}
+
+// answerRequest is a cloud operator's answer to the request for their control. One with
+// nothing to answer (withdrawn, expired, control ended) is dropped: not the operator's fault.
+func (s *session) answerRequest(a *linkpb.ControlAnswer) {
+	c := s.control(a.GetControlId())
+	if c == nil {
+		return
+	}
+	if ans, ok := c.in.(live.Answerer); ok {
+		_ = ans.Answer(a.GetGrant())
+	}
 }
 
 // command is one of the cloud operator's commands, checked again before it drives anything.
@@ -121,6 +206,9 @@ func (s *session) release(id string) {
 	}
 	s.controlsMu.Lock()
 	defer s.controlsMu.Unlock()
+	if withdraw := s.asking[id]; withdraw != nil {
+		withdraw() // the asker left: the holder is told it is withdrawn
+	}
 	if len(s.released) < maxEarlyReleases {
 		s.released[id] = struct{}{}
 	}

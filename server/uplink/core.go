@@ -43,6 +43,16 @@ type Controls interface {
 	UploadFromCloud(ctx context.Context, robotID string, key fleetgate.StreamKey, typ string, payload []byte, user string) error
 }
 
+// HandsOver is a Core whose door hands control over (the handover extension of W3 input,
+// docs/api.md): a core without it takes every cloud control as OpenControlForCloud does.
+type HandsOver interface {
+	// OpenControlForCloudMode is OpenControlForCloud in one of the extension's modes
+	// (fleet.ControlMode): an override by a supervisor the cloud vouches for, a control whose
+	// cloud operator answers requests for it, or a request that waits for the holder's answer
+	// until ctx ends (a refusal is a conflict in the door's words, not a HeldError).
+	OpenControlForCloudMode(ctx context.Context, robotID string, key fleetgate.StreamKey, user string, mode fleet.ControlMode) (live.Input, error)
+}
+
 // Events is the local gateway's event log as the link forwards it: the entries posted here
 // that the cloud has not confirmed, in order, and a signal when one is posted.
 type Events interface {

@@ -196,7 +196,7 @@ func (a *Agent) session(ctx context.Context) (time.Duration, error) {
 	defer conn.CloseNow()
 	conn.SetReadLimit(link.MaxFrame)
 	s := &session{a: a, url: url, conn: conn, done: make(chan struct{}), sem: make(chan struct{}, maxConcurrentRequests),
-		controls: map[string]*cloudControl{}, released: map[string]struct{}{}, eventsStored: make(chan []int64, 1)}
+		controls: map[string]*cloudControl{}, released: map[string]struct{}{}, asking: map[string]context.CancelFunc{}, eventsStored: make(chan []int64, 1)}
 	s.conns.control.Store(control)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	defer s.end()
@@ -295,8 +295,9 @@ type session struct {
 	linkDelay teleop.DelayMeter
 
 	controlsMu sync.Mutex
-	controls   map[string]*cloudControl // cloud operators driving, by control id
-	released   map[string]struct{}      // releases that came before their grant (see release)
+	controls   map[string]*cloudControl      // cloud operators driving, by control id
+	released   map[string]struct{}           // releases that came before their grant (see release)
+	asking     map[string]context.CancelFunc // requests waiting for their holder's answer: a release withdraws them
 
 	eventsStored chan []int64 // the cloud's confirmations of event batches (pushEvents)
 
@@ -412,6 +413,8 @@ func (s *session) readLoop() error {
 			s.command(b.Command)
 		case *linkpb.Frame_Release:
 			s.release(b.Release.GetControlId())
+		case *linkpb.Frame_ControlAnswer:
+			s.answerRequest(b.ControlAnswer)
 		case *linkpb.Frame_EventsStored:
 			s.eventsDone(b.EventsStored.GetLocalIds())
 		case *linkpb.Frame_Refusal:

@@ -203,11 +203,14 @@ func (s *session) ping(ctx context.Context, pings *sync.WaitGroup, conn *websock
 		defer inFlight.Store(false)
 		ctx, cancel := context.WithTimeout(ctx, s.writeTimeout())
 		defer cancel()
+		sent := s.acc.now()
 		if conn.Ping(ctx) != nil {
 			return
 		}
-		heard.Store(s.acc.now().UnixNano())
+		now := s.acc.now()
+		heard.Store(now.UnixNano())
 		if onLink {
+			s.linkRTT.Store(max(int64(now.Sub(sent)), 1))
 			s.ans.ponged()
 		}
 	})

@@ -30,6 +30,14 @@ const commandTimeout = time.Second
 
 // TakeControl asks the agent for control of an input stream for user.
 func (r *RemoteRobot) TakeControl(ctx context.Context, key fleetgate.StreamKey, user string) (fleet.RemoteControl, error) {
+	return r.TakeControlMode(ctx, key, user, fleet.ControlMode{})
+}
+
+var _ fleet.RemoteHandover = (*RemoteRobot)(nil)
+
+// TakeControlMode asks the agent for control of an input stream for user, in one of the
+// handover extension's modes: the agent's door decides.
+func (r *RemoteRobot) TakeControlMode(ctx context.Context, key fleetgate.StreamKey, user string, mode fleet.ControlMode) (fleet.RemoteControl, error) {
 	id := uuid.NewString()
 	c := &remoteControl{s: r.s, id: id, done: make(chan struct{})}
 	// Registered before the request, so an end the agent sends right after granting is seen.
@@ -37,7 +45,7 @@ func (r *RemoteRobot) TakeControl(ctx context.Context, key fleetgate.StreamKey, 
 		return nil, r.s.offline(r)
 	}
 	resp, err := r.call(ctx, &linkpb.Request{Op: &linkpb.Request_TakeControl{TakeControl: &linkpb.TakeControl{
-		Key: link.KeyToWire(key), ControlId: id, User: user}}})
+		Key: link.KeyToWire(key), ControlId: id, User: user, Override: mode.Override, Answers: mode.Answers, Ask: mode.Ask}}})
 	if err == nil && resp.GetGranted() == nil && resp.GetHeld() == nil {
 		err = unexpected(resp)
 	}
@@ -48,7 +56,8 @@ func (r *RemoteRobot) TakeControl(ctx context.Context, key fleetgate.StreamKey, 
 			err = fleetgate.HeldError(fleetgate.Held{Key: key, Owner: h.GetOwner(), Since: link.FromTime(h.GetSince())})
 		}
 		// A grant that arrives after this caller gave up would hold the stream at the agent
-		// until its deadman and the link's end: let go of it explicitly.
+		// until its deadman and the link's end: let go of it explicitly (and a request still
+		// waiting for its holder is withdrawn).
 		go r.s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_Release{Release: &linkpb.ControlRelease{ControlId: id}}}, commandTimeout)
 		return nil, err
 	}
@@ -84,9 +93,35 @@ type remoteControl struct {
 	// delayMs is the operator's delay (SetOperatorDelay) plus one, 0 while unknown: it goes
 	// with each command.
 	delayMs atomic.Int64
+
+	// The requests for this control the agent tells of (ControlMode.Answers).
+	fleet.Notices
 }
 
-var _ fleet.DelayCarrier = (*remoteControl)(nil)
+var _ fleet.RemoteAnswerer = (*remoteControl)(nil)
+
+// Answer hands the operator's answer to the agent, whose door moves the lease (or not).
+func (c *remoteControl) Answer(grant bool) error {
+	select {
+	case <-c.done:
+		return c.err
+	default:
+	}
+	return c.s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_ControlAnswer{ControlAnswer: &linkpb.ControlAnswer{
+		ControlId: c.id, Grant: grant}}}, commandTimeout)
+}
+
+var (
+	_ fleet.DelayCarrier = (*remoteControl)(nil)
+	_ fleet.LinkDelayer  = (*remoteControl)(nil)
+)
+
+// LinkDelay is the round trip of the link's latest answered ping (the cloud pings an agent
+// while anybody drives through it): the share of the operator's delay the agent adds.
+func (c *remoteControl) LinkDelay() (time.Duration, bool) {
+	rtt := c.s.linkRTT.Load()
+	return time.Duration(rtt), rtt > 0
+}
 
 func (c *remoteControl) SetOperatorDelay(d time.Duration) {
 	c.delayMs.Store(max(d.Milliseconds(), 0) + 1)
@@ -157,6 +192,16 @@ func (s *session) controlEnded(e *linkpb.ControlEnded) {
 	s.mu.Unlock()
 	if c != nil {
 		c.end(link.ErrorFromWire(e.GetError()))
+	}
+}
+
+// controlNotice is the agent telling a cloud operator of a request for their control.
+func (s *session) controlNotice(n *linkpb.ControlNotice) {
+	s.mu.Lock()
+	c := s.controls[n.GetControlId()]
+	s.mu.Unlock()
+	if c != nil {
+		c.Tell(fleet.ControlNotice{Kind: n.GetKind(), By: n.GetBy(), Since: link.FromTime(n.GetSince())})
 	}
 }
 

@@ -42,6 +42,9 @@ type session struct {
 
 	nextID    atomic.Uint64
 	lastHeard atomic.Int64 // unix nanoseconds of the last frame received
+	// linkRTT is the round trip of the latest ping answered on the link, in nanoseconds (0:
+	// none yet): what the agent adds to a cloud operator's delay, so their widget shows it too.
+	linkRTT atomic.Int64
 
 	mu       sync.Mutex
 	ended    bool
@@ -217,6 +220,8 @@ func (s *session) handle(f *linkpb.Frame) error {
 		}
 	case *linkpb.Frame_ControlEnded:
 		s.controlEnded(b.ControlEnded)
+	case *linkpb.Frame_ControlNotice:
+		s.controlNotice(b.ControlNotice)
 	case *linkpb.Frame_Events:
 		if n := len(b.Events.GetEvents()); n == 0 || n > link.MaxEventBatch {
 			return fmt.Errorf("an event batch of %d entries (1 to %d)", n, link.MaxEventBatch)

@@ -50,8 +50,9 @@ export function mountTeleop(el: HTMLElement): void {
   control.className = "teleop-control";
   const take = button("Take control", "take");
   const stop = button("Stop and release (Space)", "stop");
-  // Asking the holder and taking over go to the robot's own gateway: not through the cloud.
-  const handsOver = !el.dataset.via;
+  // Asking the holder and taking over work here and through the cloud alike: the robot's own
+  // gateway decides, the cloud carries the request, the notices and the answer.
+  const handsOver = true;
   const ask = button("Ask for control", "ask");
   const override = button("Take over (admin)", "override");
   const holder = document.createElement("p");

@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/cluster/cluster.proto.
  */
 export const file_platform_cluster_cluster: GenFile = /*@__PURE__*/
-  fileDesc("Ch5wbGF0Zm9ybS9jbHVzdGVyL2NsdXN0ZXIucHJvdG8SEFBsYXRmb3JtLkNsdXN0ZXIimQEKDEFubm91bmNlbWVudBIPCgdyZXBsaWNhGAEgASgJEgsKA3NlcRgCIAEoBBIrCgZyb2JvdHMYAyADKAsyGy5QbGF0Zm9ybS5DbHVzdGVyLkhlbGRSb2JvdBIrCgZhZ2VudHMYBCADKAsyGy5QbGF0Zm9ybS5DbHVzdGVyLkhlbGRBZ2VudBIRCglwZXJpb2RfbXMYBSABKA0ijQEKCUhlbGRSb2JvdBImCgRpbmZvGAEgASgLMhguUGxhdGZvcm0uTGluay5Sb2JvdEluZm8SEAoIZmxlZXRfaWQYAiABKAkSEAoIYWdlbnRfaWQYAyABKAkSIAoEa3BpcxgEIAMoCzISLlBsYXRmb3JtLkxpbmsuS1BJEhIKCmtwaXNfYXRfbXMYBSABKAMiPQoJSGVsZEFnZW50EgoKAmlkGAEgASgJEhUKDWxhc3RfaGVhcmRfbXMYAiABKAMSDQoFZXBvY2gYAyABKAQikQEKDExpdmVJbnRlcmVzdBIQCghyb2JvdF9pZBgBIAEoCRIlCgNrZXkYAiABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRIQCghtYXhfcmF0ZRgDIAEoARISCgpkb3duc2FtcGxlGAQgASgIEhEKCW1heF93aWR0aBgFIAEoBRIPCgdzdWJqZWN0GAYgASgJIngKC0NvbnRyb2xUYWtlEhAKCHJvYm90X2lkGAEgASgJEiUKA2tleRgCIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EgwKBHVzZXIYAyABKAkSEgoKY29udHJvbF9pZBgEIAEoCRIOCgZ2aWV3ZXIYBSABKAkiagoOQ29udHJvbE1lc3NhZ2USEgoKY29udHJvbF9pZBgBIAEoCRIRCgdjb21tYW5kGAIgASgMSAASJwoHcmVsZWFzZRgDIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIAEIICgZhY3Rpb24iRQoKQ29udHJvbEVuZBISCgpjb250cm9sX2lkGAEgASgJEiMKBWVycm9yGAIgASgLMhQuUGxhdGZvcm0uTGluay5FcnJvciJjCgxMb2dpbkZhaWx1cmUSDwoHcmVwbGljYRgBIAEoCRINCgVsaW1pdBgCIAEoCRILCgNrZXkYAyABKAkSFAoMYXRfdW5peF9uYW5vGAQgASgDEhAKCGZvcmdpdmVuGAUgASgIQjBaLmdpdGh1Yi5jb20vZmxlZXRnYXRlL2ZsZWV0Z2F0ZS9wcm90by9jbHVzdGVycGJiBnByb3RvMw", [file_platform_link_link]);
+  fileDesc("Ch5wbGF0Zm9ybS9jbHVzdGVyL2NsdXN0ZXIucHJvdG8SEFBsYXRmb3JtLkNsdXN0ZXIimQEKDEFubm91bmNlbWVudBIPCgdyZXBsaWNhGAEgASgJEgsKA3NlcRgCIAEoBBIrCgZyb2JvdHMYAyADKAsyGy5QbGF0Zm9ybS5DbHVzdGVyLkhlbGRSb2JvdBIrCgZhZ2VudHMYBCADKAsyGy5QbGF0Zm9ybS5DbHVzdGVyLkhlbGRBZ2VudBIRCglwZXJpb2RfbXMYBSABKA0ijQEKCUhlbGRSb2JvdBImCgRpbmZvGAEgASgLMhguUGxhdGZvcm0uTGluay5Sb2JvdEluZm8SEAoIZmxlZXRfaWQYAiABKAkSEAoIYWdlbnRfaWQYAyABKAkSIAoEa3BpcxgEIAMoCzISLlBsYXRmb3JtLkxpbmsuS1BJEhIKCmtwaXNfYXRfbXMYBSABKAMiPQoJSGVsZEFnZW50EgoKAmlkGAEgASgJEhUKDWxhc3RfaGVhcmRfbXMYAiABKAMSDQoFZXBvY2gYAyABKAQikQEKDExpdmVJbnRlcmVzdBIQCghyb2JvdF9pZBgBIAEoCRIlCgNrZXkYAiABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRIQCghtYXhfcmF0ZRgDIAEoARISCgpkb3duc2FtcGxlGAQgASgIEhEKCW1heF93aWR0aBgFIAEoBRIPCgdzdWJqZWN0GAYgASgJIqgBCgtDb250cm9sVGFrZRIQCghyb2JvdF9pZBgBIAEoCRIlCgNrZXkYAiABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRIMCgR1c2VyGAMgASgJEhIKCmNvbnRyb2xfaWQYBCABKAkSDgoGdmlld2VyGAUgASgJEhAKCG92ZXJyaWRlGAYgASgIEg8KB2Fuc3dlcnMYByABKAgSCwoDYXNrGAggASgIInwKDkNvbnRyb2xNZXNzYWdlEhIKCmNvbnRyb2xfaWQYASABKAkSEQoHY29tbWFuZBgCIAEoDEgAEicKB3JlbGVhc2UYAyABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASEAoGYW5zd2VyGAQgASgISABCCAoGYWN0aW9uIkUKCkNvbnRyb2xFbmQSEgoKY29udHJvbF9pZBgBIAEoCRIjCgVlcnJvchgCIAEoCzIULlBsYXRmb3JtLkxpbmsuRXJyb3IiYwoMTG9naW5GYWlsdXJlEg8KB3JlcGxpY2EYASABKAkSDQoFbGltaXQYAiABKAkSCwoDa2V5GAMgASgJEhQKDGF0X3VuaXhfbmFubxgEIAEoAxIQCghmb3JnaXZlbhgFIAEoCEIwWi5naXRodWIuY29tL2ZsZWV0Z2F0ZS9mbGVldGdhdGUvcHJvdG8vY2x1c3RlcnBiYgZwcm90bzM", [file_platform_link_link]);
 
 /**
  * Announcement is what a replica holds now, published on fleetgate.presence every second and
@@ -190,6 +190,11 @@ export const LiveInterestSchema: GenMessage<LiveInterest> = /*@__PURE__*/
  * fleetgate.replica.<holder>.command, in order; an end the holder sees (the agent ended the
  * control, the link was lost) goes back on fleetgate.replica.<viewer>.control_end. A viewer that
  * goes silent has its controls released by the holder; either side losing NATS lets go.
+ * The handover extension rides the same way: override, answers and ask as in the link's
+ * TakeControl (the agent's door decides); the requests for an answering control go to the
+ * viewer on fleetgate.replica.<viewer>.control_notice (a Platform.Link.ControlNotice), and its
+ * operator's answer comes back as a ControlMessage answer. A release of a control still asking
+ * withdraws the request.
  *
  * @generated from message Platform.Cluster.ControlTake
  */
@@ -218,6 +223,21 @@ export type ControlTake = Message<"Platform.Cluster.ControlTake"> & {
    * @generated from field: string viewer = 5;
    */
   viewer: string;
+
+  /**
+   * @generated from field: bool override = 6;
+   */
+  override: boolean;
+
+  /**
+   * @generated from field: bool answers = 7;
+   */
+  answers: boolean;
+
+  /**
+   * @generated from field: bool ask = 8;
+   */
+  ask: boolean;
 };
 
 /**
@@ -251,6 +271,14 @@ export type ControlMessage = Message<"Platform.Cluster.ControlMessage"> & {
      */
     value: Empty;
     case: "release";
+  } | {
+    /**
+     * answer is the operator's answer to the request for this control: true grants.
+     *
+     * @generated from field: bool answer = 4;
+     */
+    value: boolean;
+    case: "answer";
   } | { case: undefined; value?: undefined };
 };
 
