@@ -39,6 +39,7 @@ type session struct {
 	sync  *syncer
 	live  *liveState // the live connection and the streams cloud viewers watch
 	ans   *answers   // whether the agent answers within 2 s, while anyone needs to know (confirm.go)
+	clock agentClock // the agent's clock against the cloud's, from its heartbeats (clock.go)
 
 	nextID    atomic.Uint64
 	lastHeard atomic.Int64 // unix nanoseconds of the last frame received
@@ -92,6 +93,7 @@ func newSession(acc *Acceptor, agent Agent, conn *websocket.Conn) *session {
 	}
 	s.lastHeard.Store(acc.now().UnixNano())
 	s.refusals = newRefusalLog(s.log, acc.now)
+	s.clock.log = s.log
 	s.sync = newSyncer(s)
 	s.live = newLiveState()
 	s.ans = newAnswers()
@@ -200,6 +202,7 @@ func (s *session) readLoop() {
 func (s *session) handle(f *linkpb.Frame) error {
 	switch b := f.Body.(type) {
 	case *linkpb.Frame_Heartbeat:
+		s.clock.heartbeat(link.FromTime(b.Heartbeat.GetSent()), s.acc.now())
 	case *linkpb.Frame_Response:
 		s.deliver(b.Response)
 	case *linkpb.Frame_Chunk:
