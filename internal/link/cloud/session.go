@@ -49,9 +49,12 @@ type session struct {
 	pending  map[uint64]*call
 	robots   map[string]*RemoteRobot
 	controls map[string]*remoteControl // cloud operators' controls at the agent, by id
-	refusals *refusalLog               // what the agent sent for robots not its own
+	// releasing is read-held by each release frame on its way to the agent (control.go).
+	releasing sync.RWMutex
+	refusals  *refusalLog // what the agent sent for robots not its own
 
 	done      chan struct{} // closed when the session ends
+	closed    chan struct{} // closed when the socket is: the agent answered the close, or was not waited for
 	closeOnce sync.Once
 	// welcomed is closed once the welcome is on the wire. The robots are registered before
 	// it (the welcome lists the refused ones), so a request may arrive in between; it waits
@@ -89,6 +92,7 @@ func newSession(acc *Acceptor, agent Agent, conn *websocket.Conn) *session {
 		robots:   map[string]*RemoteRobot{},
 		controls: map[string]*remoteControl{},
 		done:     make(chan struct{}),
+		closed:   make(chan struct{}),
 		welcomed: make(chan struct{}),
 	}
 	s.lastHeard.Store(acc.now().UnixNano())
@@ -121,10 +125,14 @@ func (s *session) end(code websocket.StatusCode, reason string, handshake bool) 
 		s.log.Info("agent link closing", "code", int(code), "reason", reason)
 		if !handshake {
 			s.conn.CloseNow()
+			close(s.closed)
 			return
 		}
 		// Close waits up to 5 s for the agent's close frame, then closes the socket either way.
-		go s.conn.Close(code, reason)
+		go func() {
+			s.conn.Close(code, reason)
+			close(s.closed)
+		}()
 	})
 }
 
