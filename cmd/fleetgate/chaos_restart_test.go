@@ -10,11 +10,13 @@ package main
 // FLEETGATE_CHAOS_VIEWERS sets the number of viewers (the test command's 20; make chaos 200).
 
 import (
+	"bufio"
 	"context"
 	"math"
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,7 +41,7 @@ func TestChaosCloudRestart(t *testing.T) {
 	listen := strings.TrimPrefix(cloud.URL, "http://")
 	key := addAgent(t, cloudDir, "site")
 	agent := startLogged(t, "agent", nil, "agent", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken,
-		"--sim", "1", "--cloud", cloud.URL, "--agent-key", key)
+		"--sim", "1", "--cloud", cloud.URL, "--agent-key", key, "--metrics-listen", "127.0.0.1:0")
 	robot := localRobots(t, agent.URL, 1)[0]
 	local, bearer := login(t, agent.URL, testToken), login(t, cloud.URL, testToken)
 	waitFor(t, 15*time.Second, "sim-1 online on the cloud", func() bool { return robotsOnline(cloud.URL, bearer, []string{robot}, true) })
@@ -106,6 +108,7 @@ func TestChaosCloudRestart(t *testing.T) {
 		})
 	}
 	waitFor(t, 60*time.Second, "every viewer watching", func() bool { return open.Load() == int64(viewers) })
+	agentBefore := gauges(t, agent)
 
 	// The operator, turning sim-1 through the cloud (a command every 50 ms), until the socket ends.
 	driver := dialW3(t, cloud.URL, bearer, robot, "componentName=base&streamName=cmd_vel&direction=input&format=json")
@@ -184,6 +187,14 @@ func TestChaosCloudRestart(t *testing.T) {
 		t.Error("the agent exited")
 	}
 	waitFor(t, 30*time.Second, "every viewer watching again", func() bool { return open.Load() == int64(viewers) })
+	// The agent relinked in the same process: what it holds is what it held.
+	var agentAfter map[string]float64
+	waitFor(t, 20*time.Second, "the agent's goroutines and open files back to where they were", func() bool {
+		agentAfter = gauges(t, agent)
+		return agentAfter["go_goroutines"] <= agentBefore["go_goroutines"]+10 && agentAfter["process_open_fds"] <= agentBefore["process_open_fds"]+5
+	})
+	t.Logf("the agent before / after: goroutines %v / %v, open files %v / %v", agentBefore["go_goroutines"], agentAfter["go_goroutines"],
+		agentBefore["process_open_fds"], agentAfter["process_open_fds"])
 
 	// Each viewer: its outage (socket ended to open again) and its reopening after the start.
 	var outages, afterStart []time.Duration
@@ -235,4 +246,29 @@ func (b *panelBackoff) lived(d time.Duration) {
 	if d >= 10*time.Second {
 		b.failures = 0
 	}
+}
+
+var metricsLine = regexp.MustCompile(`msg="metrics listening" url=(\S+)`)
+
+// gauges reads go_goroutines and process_open_fds of p (started with --metrics-listen).
+func gauges(t *testing.T, p *loggedProcess) map[string]float64 {
+	t.Helper()
+	m := metricsLine.FindStringSubmatch(p.logs())
+	if m == nil {
+		t.Fatalf("%s logged no metrics address", p.name)
+	}
+	out := map[string]float64{}
+	resp, err := quickClient.Get(m[1] + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		name, value, ok := strings.Cut(sc.Text(), " ")
+		if ok && (name == "go_goroutines" || name == "process_open_fds") {
+			out[name], _ = strconv.ParseFloat(value, 64)
+		}
+	}
+	return out
 }
