@@ -113,15 +113,7 @@ func TestChaosCloudRestart(t *testing.T) {
 	// The operator, turning sim-1 through the cloud (a command every 50 ms), until the socket ends.
 	driver := dialW3(t, cloud.URL, bearer, robot, "componentName=base&streamName=cmd_vel&direction=input&format=json")
 	defer driver.CloseNow()
-	go drain(driver)
-	wg.Go(func() {
-		for ctx.Err() == nil && driver.Write(ctx, websocket.MessageText, []byte(`{"angular":{"z":1}}`)) == nil {
-			select {
-			case <-ctx.Done():
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-	})
+	driveTurning(ctx, &wg, driver)
 	waitFor(t, 10*time.Second, "sim-1 turning", func() bool { return math.Abs(odom(t, agent.URL, local, robot).w) > 0.5 })
 
 	// The robot's turn rate at the site every 10 ms, from before the SIGTERM.
@@ -257,10 +249,20 @@ func gauges(t *testing.T, p *loggedProcess) map[string]float64 {
 	if m == nil {
 		t.Fatalf("%s logged no metrics address", p.name)
 	}
+	out := readGauges(quickClient, m[1])
+	if len(out) != 2 {
+		t.Fatalf("%s's metrics: %v", p.name, out)
+	}
+	return out
+}
+
+// readGauges reads go_goroutines and process_open_fds from the metrics listener at base;
+// fewer when it did not answer.
+func readGauges(c *http.Client, base string) map[string]float64 {
 	out := map[string]float64{}
-	resp, err := quickClient.Get(m[1] + "/metrics")
+	resp, err := c.Get(base + "/metrics")
 	if err != nil {
-		t.Fatal(err)
+		return out
 	}
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
