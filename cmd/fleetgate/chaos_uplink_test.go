@@ -217,20 +217,9 @@ func TestChaosUplinkFlaps(t *testing.T) {
 // cloudGauges reads the cloud's go_goroutines and process_open_fds.
 func (s *shapedSite) cloudGauges(t *testing.T, metrics string) map[string]float64 {
 	t.Helper()
-	out := map[string]float64{}
+	var out map[string]float64
 	waitFor(t, 10*time.Second, "the cloud's metrics", func() bool {
-		resp, err := s.cloudHTTP.Get(metrics + "/metrics")
-		if err != nil {
-			return false
-		}
-		defer resp.Body.Close()
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			name, value, ok := strings.Cut(sc.Text(), " ")
-			if ok && (name == "go_goroutines" || name == "process_open_fds") {
-				out[name], _ = strconv.ParseFloat(value, 64)
-			}
-		}
+		out = readGauges(s.cloudHTTP, metrics)
 		return len(out) == 2
 	})
 	return out

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -104,7 +103,7 @@ func TestHandoverThroughTheCloud(t *testing.T) {
 		commands.waitFor(t, 0.15)
 		boss.Close(websocket.StatusNormalClosure, "")
 		waitFor(t, 10*time.Second, "the override in the agent's event log", func() bool {
-			return len(eventMessages(agent.URL, adminLocal, robot, "taken over by admin@localhost via the cloud (supervisor override)")) > 0
+			return len(eventMessages(t, agent.URL, adminLocal, robot, "taken over by admin@localhost via the cloud (supervisor override)")) > 0
 		})
 	})
 }
@@ -251,24 +250,4 @@ func closedSaying(t *testing.T, conn *websocket.Conn, want string) {
 		}
 		return
 	}
-}
-
-// eventMessages lists a gateway's event-log entries of robot that contain q.
-func eventMessages(base, bearer, robot, q string) []string {
-	req, _ := http.NewRequest("GET", base+"/apigateway/v2/events?format=jsonl&robotId="+robot+"&q="+url.QueryEscape(q), nil)
-	req.Header.Set("Authorization", "bearer "+bearer)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil
-	}
-	defer resp.Body.Close()
-	var out []string
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		var e struct{ Message string }
-		if json.Unmarshal(sc.Bytes(), &e) == nil && strings.Contains(e.Message, q) {
-			out = append(out, e.Message)
-		}
-	}
-	return out
 }

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fleetgate/fleetgate"
@@ -265,6 +266,11 @@ func wrap(err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return fleetgate.Errorf(fleetgate.ENotFound, "not found")
 	}
+	if diskFull(err) {
+		// Not a fault of ours and not the caller's: the write can be tried again once an
+		// admin has made room, which the words say (issue 32's full disk).
+		return &fleetgate.Error{Code: fleetgate.EUnavailable, Message: "the gateway's disk is full: nothing was stored; free space on its data directory", RetryAfter: diskFullRetry, Err: err}
+	}
 	state := sqlState(err)
 	if state == "23505" || strings.Contains(err.Error(), "UNIQUE constraint failed") {
 		return &fleetgate.Error{Code: fleetgate.EConflict, Message: "already exists", Err: err}
@@ -274,6 +280,23 @@ func wrap(err error) error {
 	}
 	return fleetgate.Internal(err)
 }
+
+// diskFullRetry is the Retry-After of a write refused for a full disk: room is made by a
+// person, not within seconds.
+const diskFullRetry = 30 * time.Second
+
+// diskFull reports whether err is the database's disk being full: SQLite's SQLITE_FULL (13,
+// the low byte of its extended codes; modernc's *sqlite.Error has a Code method, so no driver
+// is imported here), PostgreSQL's disk_full (53100), or the system's ENOSPC.
+func diskFull(err error) bool {
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) && coded.Code()&0xff == sqliteFull {
+		return true
+	}
+	return sqlState(err) == "53100" || errors.Is(err, syscall.ENOSPC)
+}
+
+const sqliteFull = 13
 
 // sqlState is the SQLSTATE code of a PostgreSQL error ("" for any other): pgx's
 // *pgconn.PgError has a SQLState method, so no driver is imported here.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -348,6 +349,8 @@ func TestWrapKeepsDomainErrors(t *testing.T) {
 		{"PostgreSQL NUL in text", sqlStateError("22021"), fleetgate.EInvalid},
 		{"PostgreSQL number out of range", sqlStateError("22003"), fleetgate.EInvalid},
 		{"PostgreSQL query cancelled", sqlStateError("57014"), fleetgate.EInternal},
+		{"PostgreSQL disk full", sqlStateError("53100"), fleetgate.EUnavailable},
+		{"no space left on the device", fmt.Errorf("write: %w", syscall.ENOSPC), fleetgate.EUnavailable},
 		{"other", errors.New("disk I/O error"), fleetgate.EInternal},
 	}
 	for _, tt := range tests {
@@ -424,5 +427,34 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAFullDiskIsUnavailableInWords: a write SQLite cannot make for want of room (here its
+// max_page_count, as a full disk gives SQLITE_FULL) answers EUnavailable naming the disk with
+// a Retry-After, not an internal error; once there is room the same write is stored.
+func TestAFullDiskIsUnavailableInWords(t *testing.T) {
+	db := MustOpen(t)
+	f := bootstrap(t, db)
+	ctx := context.Background()
+	var pages int
+	if err := db.writer.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.writer.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", pages)); err != nil {
+		t.Fatal(err)
+	}
+	e := fleetgate.Event{RobotID: "r", UserID: f.admin.ID, AuthorEmail: f.admin.Email, Message: strings.Repeat("x", 64<<10),
+		CreatedAt: time.Now().UTC(), Type: fleetgate.EventNote, Severity: fleetgate.SeverityInfo}
+	err := db.CreateEvent(ctx, &e)
+	if fleetgate.ErrorCode(err) != fleetgate.EUnavailable || !strings.Contains(fleetgate.ErrorMessage(err), "disk is full") || fleetgate.RetryAfter(err) <= 0 {
+		t.Fatalf("an event on a full disk: %v (code %q, message %q, retry after %v); want unavailable, naming the disk, with a wait",
+			err, fleetgate.ErrorCode(err), fleetgate.ErrorMessage(err), fleetgate.RetryAfter(err))
+	}
+	if _, err := db.writer.ExecContext(ctx, "PRAGMA max_page_count = 1073741823"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateEvent(ctx, &e); err != nil {
+		t.Fatalf("the event once there is room: %v", err)
 	}
 }

@@ -394,14 +394,22 @@ func (a *Acceptor) pruneArchive() {
 	}
 }
 
-// Shutdown closes every link (1001) and waits for their sessions to end, so that their
-// robots' last-seen times are recorded before the store closes.
+// Shutdown lets go of the cloud operators' controls at each agent (whose robots are zeroed
+// before it answers the close), closes every link (1001) and waits for their sessions to end,
+// so that their robots' last-seen times are recorded before the store closes.
 func (a *Acceptor) Shutdown() {
 	a.mu.Lock()
 	a.shutdown = true
 	a.mu.Unlock()
-	for _, s := range a.snapshot() {
+	sessions := a.snapshot()
+	for _, s := range sessions {
+		s.releaseAll()
 		s.refuse(websocket.StatusGoingAway, "the cloud is shutting down")
+	}
+	// An agent answers the close after the frames before it, the releases: its robots are
+	// zeroed once it has (or after Close's 5 s, an agent that does not answer).
+	for _, s := range sessions {
+		<-s.closed
 	}
 	a.wg.Wait()
 }

@@ -144,9 +144,32 @@ func (c *remoteControl) Command(payload []byte) error {
 // the background; if it cannot, the link is failing and its end zeroes the robot at the agent.
 func (c *remoteControl) Release() {
 	if c.s.removeControl(c.id) {
-		go c.s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_Release{Release: &linkpb.ControlRelease{ControlId: c.id}}}, commandTimeout)
+		c.s.releasing.RLock() // the cloud's shutdown waits for it (releaseAll)
+		go func() {
+			defer c.s.releasing.RUnlock()
+			c.s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_Release{Release: &linkpb.ControlRelease{ControlId: c.id}}}, commandTimeout)
+		}()
 	}
 	c.end(nil)
+}
+
+// releaseAll lets go of every cloud operator's control at the agent before the cloud closes
+// the link on its shutdown: the releases on their way (Release) are waited for and the others
+// written here, so they are on the wire before the close. The agent's reader takes frames in
+// order and zeroes a released robot before it reads the close and answers it, and the close
+// handshake is what the shutdown waits for: the driven robots are still before the cloud
+// exits, not a deadman later (issue 32's cloud restart).
+func (s *session) releaseAll() {
+	s.releasing.Lock()
+	s.releasing.Unlock() // held for nothing: taking it waited for the releases under way
+	s.mu.Lock()
+	controls := s.controls
+	s.controls = map[string]*remoteControl{}
+	s.mu.Unlock()
+	for _, c := range controls {
+		s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_Release{Release: &linkpb.ControlRelease{ControlId: c.id}}}, commandTimeout)
+		c.end(fleetgate.Errorf(fleetgate.EGoingAway, "the cloud is shutting down"))
+	}
 }
 
 func (c *remoteControl) Done() <-chan struct{} { return c.done }

@@ -161,7 +161,7 @@ func (rs *remoteSub) receive(m *linkpb.LiveSample) {
 	switch {
 	case size == 0 || off == 0 && size == uint64(len(part)):
 		rs.parts = nil
-		rs.topic.PublishNumbered(part, link.FromTime(smp.GetTime()), smp.GetLatched(), smp.GetSeq())
+		rs.topic.PublishNumbered(part, rs.s.clock.toCloud(link.FromTime(smp.GetTime())), smp.GetLatched(), smp.GetSeq())
 		return
 	case size > link.MaxFrame || off+uint64(len(part)) > size:
 		rs.parts = nil
@@ -177,7 +177,7 @@ func (rs *remoteSub) receive(m *linkpb.LiveSample) {
 	if uint64(len(rs.parts)) == size {
 		whole := rs.parts
 		rs.parts = nil
-		rs.topic.PublishNumbered(whole, link.FromTime(smp.GetTime()), smp.GetLatched(), smp.GetSeq())
+		rs.topic.PublishNumbered(whole, rs.s.clock.toCloud(link.FromTime(smp.GetTime())), smp.GetLatched(), smp.GetSeq())
 	}
 }
 

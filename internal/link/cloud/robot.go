@@ -116,7 +116,7 @@ func (r *RemoteRobot) KPIs(ctx context.Context) ([]fleetgate.KPI, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.setKPIs(list, r.s.acc.now())
+	list = r.setKPIs(list, r.s.acc.now())
 	return list, nil
 }
 
@@ -128,8 +128,13 @@ func (r *RemoteRobot) PushedKPIs() ([]fleetgate.KPI, time.Time) {
 	return nil, time.Time{}
 }
 
-func (r *RemoteRobot) setKPIs(list []fleetgate.KPI, at time.Time) {
+// setKPIs keeps the agent's values, their times on the cloud's clock (clock.go), and returns them.
+func (r *RemoteRobot) setKPIs(list []fleetgate.KPI, at time.Time) []fleetgate.KPI {
+	for i := range list {
+		list[i].Time = r.s.clock.toCloud(list[i].Time)
+	}
 	r.kpis.Store(&pushedKPIs{list: list, at: at})
+	return list
 }
 
 // Resources lists the files the cloud holds whole copies of: never one still uploading.

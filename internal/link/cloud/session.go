@@ -39,6 +39,7 @@ type session struct {
 	sync  *syncer
 	live  *liveState // the live connection and the streams cloud viewers watch
 	ans   *answers   // whether the agent answers within 2 s, while anyone needs to know (confirm.go)
+	clock agentClock // the agent's clock against the cloud's, from its heartbeats (clock.go)
 
 	nextID    atomic.Uint64
 	lastHeard atomic.Int64 // unix nanoseconds of the last frame received
@@ -51,9 +52,12 @@ type session struct {
 	pending  map[uint64]*call
 	robots   map[string]*RemoteRobot
 	controls map[string]*remoteControl // cloud operators' controls at the agent, by id
-	refusals *refusalLog               // what the agent sent for robots not its own
+	// releasing is read-held by each release frame on its way to the agent (control.go).
+	releasing sync.RWMutex
+	refusals  *refusalLog // what the agent sent for robots not its own
 
 	done      chan struct{} // closed when the session ends
+	closed    chan struct{} // closed when the socket is: the agent answered the close, or was not waited for
 	closeOnce sync.Once
 	// welcomed is closed once the welcome is on the wire. The robots are registered before
 	// it (the welcome lists the refused ones), so a request may arrive in between; it waits
@@ -91,10 +95,12 @@ func newSession(acc *Acceptor, agent Agent, conn *websocket.Conn) *session {
 		robots:   map[string]*RemoteRobot{},
 		controls: map[string]*remoteControl{},
 		done:     make(chan struct{}),
+		closed:   make(chan struct{}),
 		welcomed: make(chan struct{}),
 	}
 	s.lastHeard.Store(acc.now().UnixNano())
 	s.refusals = newRefusalLog(s.log, acc.now)
+	s.clock.log = s.log
 	s.sync = newSyncer(s)
 	s.live = newLiveState()
 	s.ans = newAnswers()
@@ -122,10 +128,14 @@ func (s *session) end(code websocket.StatusCode, reason string, handshake bool) 
 		s.log.Info("agent link closing", "code", int(code), "reason", reason)
 		if !handshake {
 			s.conn.CloseNow()
+			close(s.closed)
 			return
 		}
 		// Close waits up to 5 s for the agent's close frame, then closes the socket either way.
-		go s.conn.Close(code, reason)
+		go func() {
+			s.conn.Close(code, reason)
+			close(s.closed)
+		}()
 	})
 }
 
@@ -203,6 +213,7 @@ func (s *session) readLoop() {
 func (s *session) handle(f *linkpb.Frame) error {
 	switch b := f.Body.(type) {
 	case *linkpb.Frame_Heartbeat:
+		s.clock.heartbeat(link.FromTime(b.Heartbeat.GetSent()), s.acc.now())
 	case *linkpb.Frame_Response:
 		s.deliver(b.Response)
 	case *linkpb.Frame_Chunk:
