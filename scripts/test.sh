@@ -99,7 +99,7 @@ echo "js: $js_passed passed, $js_failed failed, $js_skipped skipped"
 
 step "go test (race detector on)"
 set +e
-go test -race -count=1 -v ./... >"$log_dir/go-test.log" 2>&1
+go test -race -count=1 -timeout 25m -v ./... >"$log_dir/go-test.log" 2>&1
 status=$?
 # ROS 2 (docs/ros2.md): the DDS transport and the agent built with -tags ros2, against real
 # Cyclone DDS and Fast DDS peers, each test in a network namespace of its own.
