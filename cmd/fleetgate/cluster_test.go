@@ -365,22 +365,7 @@ func holderOf(t *testing.T, replicas []*loggedProcess, agent string) *loggedProc
 	t.Helper()
 	var found *loggedProcess
 	for _, r := range replicas {
-		if !r.running() {
-			continue
-		}
-		linked, gone := -1, -1
-		for i, line := range strings.Split(r.logs(), "\n") {
-			if !strings.Contains(line, "agent="+agent+" ") {
-				continue
-			}
-			if strings.Contains(line, `msg="agent connected"`) {
-				linked = i
-			}
-			if strings.Contains(line, `msg="agent disconnected"`) {
-				gone = i
-			}
-		}
-		if linked > gone {
+		if holds(r, agent) {
 			found = r
 		}
 	}
