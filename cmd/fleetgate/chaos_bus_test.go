@@ -50,7 +50,7 @@ func TestChaosBusKilled(t *testing.T) {
 				p := batteryReader(ctx, r.URL, c.bearer, robot)
 				if r == holders[i] {
 					held = append(held, p)
-					viewers = append(viewers, cameraViewer(ctx, r.URL, c.bearer, robot))
+					viewers = append(viewers, cameraViewer(ctx, r.URL, c.bearer, robot, ""))
 				} else {
 					across = append(across, p)
 				}

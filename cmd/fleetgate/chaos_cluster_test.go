@@ -331,10 +331,15 @@ func checkAcked(t *testing.T, base, bearer string, posters []*poster) string {
 }
 
 // cameraViewer watches robot's camera at base over W3, opening its socket again whenever it
-// ends; a frame later than a second is an outage.
-func cameraViewer(ctx context.Context, base, bearer, robot string) *probe {
+// ends; a frame later than a second is an outage. A replica named is the one haproxy keeps
+// the viewer on (its cookie, as a browser's), while it is up.
+func cameraViewer(ctx context.Context, base, bearer, robot, replica string) *probe {
 	p := &probe{kind: "W3 camera viewers"}
-	go streamClient(ctx, p, w3URL(base, robot, "componentName=camera&streamName=image&source=1"), bearer, time.Second)
+	header := http.Header{"Authorization": {"bearer " + bearer}}
+	if replica != "" {
+		header.Set("Cookie", "fleetgate_replica="+replica)
+	}
+	go streamClient(ctx, p, w3URL(base, robot, "componentName=camera&streamName=image&source=1"), header, time.Second)
 	return p
 }
 
@@ -342,14 +347,14 @@ func cameraViewer(ctx context.Context, base, bearer, robot string) *probe {
 // second).
 func kpiViewer(ctx context.Context, base, bearer, fleet string) *probe {
 	p := &probe{kind: "W1 KPI sockets"}
-	go streamClient(ctx, p, kpiSocketURL(base, fleet), bearer, 2500*time.Millisecond)
+	go streamClient(ctx, p, kpiSocketURL(base, fleet), http.Header{"Authorization": {"bearer " + bearer}}, 2500*time.Millisecond)
 	return p
 }
 
-func streamClient(ctx context.Context, p *probe, u, bearer string, gap time.Duration) {
+func streamClient(ctx context.Context, p *probe, u string, header http.Header, gap time.Duration) {
 	for ctx.Err() == nil {
 		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		conn, resp, err := websocket.Dial(dctx, u, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"bearer " + bearer}}})
+		conn, resp, err := websocket.Dial(dctx, u, &websocket.DialOptions{HTTPHeader: header})
 		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -380,61 +385,69 @@ func streamClient(ctx context.Context, p *probe, u, bearer string, gap time.Dura
 	}
 }
 
-// driver drives robot at base over W3 (a turn every 50 ms, the socket opened again whenever
-// it ends) while its turn rate is read at its site every 50 ms: time not turning is the
-// driver's outage.
+// driver drives robot at base over W3 (driveTurning) while its turn rate is read at its
+// site every 50 ms: time not turning is the driver's outage.
 func driver(ctx context.Context, wg *sync.WaitGroup, base, bearer, robot, site string) *probe {
 	p := &probe{kind: "W3 driver"}
+	wg.Go(func() { driveTurning(ctx, base, bearer, robot) })
 	wg.Go(func() {
-		for ctx.Err() == nil {
-			dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			conn, _, err := websocket.Dial(dctx, w3URL(base, robot, "componentName=base&streamName=cmd_vel&direction=input&format=json"),
-				&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"bearer " + bearer}}})
-			cancel()
-			if err != nil {
-				select {
-				case <-ctx.Done():
-				case <-time.After(250 * time.Millisecond):
-				}
-				continue
-			}
-			go conn.CloseRead(ctx)
-			for ctx.Err() == nil && conn.Write(ctx, websocket.MessageText, []byte(`{"angular":{"z":1}}`)) == nil {
-				select {
-				case <-ctx.Done():
-				case <-time.After(50 * time.Millisecond):
-				}
-			}
-			conn.CloseNow()
-		}
-	})
-	siteBearer := ""
-	wg.Go(func() {
-		c := chaosHTTP()
-		every(ctx, 50*time.Millisecond, func() {
-			if siteBearer == "" {
-				resp, err := c.Post(site+"/apigateway/v2/auth/login", "application/json", strings.NewReader(`{"userToken":"`+testToken+`"}`))
-				if err != nil {
-					return
-				}
-				var out struct{ Token string }
-				json.NewDecoder(resp.Body).Decode(&out)
-				resp.Body.Close()
-				siteBearer = strings.TrimPrefix(out.Token, "bearer ")
-				return
-			}
-			w, ok := turnRate(c, site, siteBearer, robot)
-			if ctx.Err() != nil || !ok {
-				return
-			}
+		watchTurn(ctx, site, robot, func(at time.Time, w float64) {
 			if math.Abs(w) > 0.5 {
-				p.answered(time.Now())
+				p.answered(at)
 			} else {
-				p.unanswered(time.Now(), true, "")
+				p.unanswered(at, true, "")
 			}
 		})
 	})
 	return p
+}
+
+// driveTurning sends robot a turn every 50 ms over W3 at base until ctx ends, opening the
+// socket again whenever it ends.
+func driveTurning(ctx context.Context, base, bearer, robot string) {
+	for ctx.Err() == nil {
+		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		conn, _, err := websocket.Dial(dctx, w3URL(base, robot, "componentName=base&streamName=cmd_vel&direction=input&format=json"),
+			&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"bearer " + bearer}}})
+		cancel()
+		if err != nil {
+			select {
+			case <-ctx.Done():
+			case <-time.After(250 * time.Millisecond):
+			}
+			continue
+		}
+		go conn.CloseRead(ctx)
+		for ctx.Err() == nil && conn.Write(ctx, websocket.MessageText, []byte(`{"angular":{"z":1}}`)) == nil {
+			select {
+			case <-ctx.Done():
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		conn.CloseNow()
+	}
+}
+
+// watchTurn reads robot's turn rate at its site's gateway every 50 ms until ctx ends.
+func watchTurn(ctx context.Context, site, robot string, seen func(at time.Time, w float64)) {
+	c := chaosHTTP()
+	bearer := ""
+	every(ctx, 50*time.Millisecond, func() {
+		if bearer == "" {
+			resp, err := c.Post(site+"/apigateway/v2/auth/login", "application/json", strings.NewReader(`{"userToken":"`+testToken+`"}`))
+			if err != nil {
+				return
+			}
+			var out struct{ Token string }
+			json.NewDecoder(resp.Body).Decode(&out)
+			resp.Body.Close()
+			bearer = strings.TrimPrefix(out.Token, "bearer ")
+			return
+		}
+		if w, ok := turnRate(c, site, bearer, robot); ok && ctx.Err() == nil {
+			seen(time.Now(), w)
+		}
+	})
 }
 
 // turnRate is robot's turn rate as its site's gateway reads it.

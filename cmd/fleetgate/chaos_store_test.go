@@ -46,7 +46,7 @@ func TestChaosDatabaseKilled(t *testing.T) {
 	for i := range clients {
 		readers = append(readers, restReader(ctx, c.front, c.bearer))
 		posters = append(posters, eventPoster(ctx, &wg, c.front, c.bearer, c.robots[i%2], fmt.Sprintf("pg-%s-%d-", run, i)))
-		viewers = append(viewers, cameraViewer(ctx, c.front, c.bearer, c.robots[i%2]))
+		viewers = append(viewers, cameraViewer(ctx, c.front, c.bearer, c.robots[i%2], ""))
 	}
 	for _, r := range c.replicas {
 		kpis = append(kpis, kpiViewer(ctx, r.URL, c.bearer, fleet))

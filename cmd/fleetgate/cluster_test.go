@@ -338,7 +338,22 @@ func TestClusterOfThreeReplicas(t *testing.T) {
 // password in the environment, where ps does not show it.
 func startReplicas(tb testing.TB, n int, db, natsURL string, firstFlags ...string) []*loggedProcess {
 	tb.Helper()
-	var env, credentials []string
+	var replicas []*loggedProcess
+	for i := 1; i <= n; i++ {
+		name := fmt.Sprintf("r%d", i)
+		args, env := replicaArgs(tb, name, db, natsURL)
+		if i == 1 {
+			args = append(args, firstFlags...)
+		}
+		replicas = append(replicas, startLogged(tb, name, env, args...))
+	}
+	return replicas
+}
+
+// replicaArgs are the arguments and environment of replica name of a cloud on database db
+// and NATS server natsURL (its credentials as startReplicas gives them).
+func replicaArgs(tb testing.TB, name, db, natsURL string) (args, env []string) {
+	var credentials []string
 	if u, err := url.Parse(natsURL); err == nil && u.User != nil {
 		if password, ok := u.User.Password(); ok {
 			env = []string{"FLEETGATE_NATS_PASSWORD=" + password}
@@ -347,17 +362,8 @@ func startReplicas(tb testing.TB, n int, db, natsURL string, firstFlags ...strin
 			natsURL = u.String()
 		}
 	}
-	var replicas []*loggedProcess
-	for i := 1; i <= n; i++ {
-		name := fmt.Sprintf("r%d", i)
-		args := append([]string{"serve", "--db", db, "--nats", natsURL, "--replica", name,
-			"--data", tb.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken}, credentials...)
-		if i == 1 {
-			args = append(args, firstFlags...)
-		}
-		replicas = append(replicas, startLogged(tb, name, env, args...))
-	}
-	return replicas
+	return append([]string{"serve", "--db", db, "--nats", natsURL, "--replica", name,
+		"--data", tb.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken}, credentials...), env
 }
 
 // holderOf is the replica whose log says agent name linked last (and not since closed).
