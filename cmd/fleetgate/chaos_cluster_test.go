@@ -115,15 +115,20 @@ func (p *probe) unanswered(at time.Time, refused bool, why string) {
 	}
 }
 
-// frame is a stream client's frame: a gap longer than gap since the last one is an outage.
+// frame is a stream client's frame: a gap longer than gap since the last one is an outage,
+// the refused reconnections within it included.
 func (p *probe) frame(at time.Time, gap time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.ok++
-	if !p.last.IsZero() && at.Sub(p.last) > gap {
-		p.outages = append(p.outages, at.Sub(p.last))
+	since := p.last
+	if since.IsZero() || !p.down.IsZero() && p.down.Before(since) {
+		since = p.down
 	}
-	p.last = at
+	if !since.IsZero() && at.Sub(since) > gap {
+		p.outages = append(p.outages, at.Sub(since))
+	}
+	p.last, p.down = at, time.Time{}
 }
 
 // longest is the longest outage the probe saw, an unfinished one counted to now.
