@@ -203,7 +203,9 @@ func batteryURL(base, robot string) string {
 	return base + "/apigateway/v2/robots/" + robot + "/stream?componentName=base&streamName=battery&source=1&streamType=Platform.Messages.sensor_msgs.BatteryState"
 }
 
-func batteryStatus(base, bearer, robot string) int { return getJSON(batteryURL(base, robot), bearer, nil) }
+func batteryStatus(base, bearer, robot string) int {
+	return getJSON(batteryURL(base, robot), bearer, nil)
+}
 
 // fullKPIFrame opens a W1 socket of fleet at base and returns when a frame with every robot
 // of ids came.
