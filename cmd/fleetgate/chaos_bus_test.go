@@ -145,17 +145,7 @@ func TestChaosBusKilled(t *testing.T) {
 
 	// One owner of each agent: one replica's log says it holds it, and the ownership bucket
 	// agrees with the replicas' announcements (every replica lists both robots online).
-	for _, agent := range []string{"a1", "a2"} {
-		n := 0
-		for _, r := range c.replicas {
-			if holds(r, agent) {
-				n++
-			}
-		}
-		if n != 1 {
-			t.Errorf("agent %s is held by %d replicas after the outage", agent, n)
-		}
-	}
+	oneOwnerEach(t, c.replicas, "a1", "a2")
 	for i, d := range heldDuring {
 		if d > 3*time.Second {
 			t.Errorf("client %d of the holding replicas (the driver, readers, camera viewers) saw a %v outage while NATS was down", i, d)
@@ -181,22 +171,7 @@ func TestChaosBusKilled(t *testing.T) {
 // batteryReader reads robot's battery at base every 100 ms: a stream read, which a replica
 // not holding the robot forwards over NATS.
 func batteryReader(ctx context.Context, base, bearer, robot string) *probe {
-	p := &probe{kind: "stream readers"}
-	c := chaosHTTP()
-	go every(ctx, 100*time.Millisecond, func() {
-		req, _ := http.NewRequestWithContext(ctx, "GET", batteryURL(base, robot), nil)
-		req.Header.Set("Authorization", "bearer "+bearer)
-		resp, err := c.Do(req)
-		if ctx.Err() != nil {
-			return
-		}
-		if ok, refused, why := judgeAnswer(resp, err, false); ok {
-			p.answered(time.Now())
-		} else {
-			p.unanswered(time.Now(), refused, why)
-		}
-	})
-	return p
+	return poller(ctx, "stream readers", batteryURL(base, robot), bearer, "")
 }
 
 func batteryURL(base, robot string) string {
@@ -244,4 +219,20 @@ func holds(r *loggedProcess, agent string) bool {
 		}
 	}
 	return r.running() && linked > gone
+}
+
+// oneOwnerEach checks that each agent is held by exactly one replica.
+func oneOwnerEach(t *testing.T, replicas []*loggedProcess, agents ...string) {
+	t.Helper()
+	for _, agent := range agents {
+		n := 0
+		for _, r := range replicas {
+			if holds(r, agent) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("agent %s is held by %d replicas after the fault", agent, n)
+		}
+	}
 }

@@ -222,21 +222,36 @@ func every(ctx context.Context, period time.Duration, f func()) {
 	}
 }
 
+// chaosRequest is a request of a client with bearer, kept on replica by haproxy's cookie
+// while it is up ("": anywhere).
+func chaosRequest(ctx context.Context, method, url, bearer, replica string) *http.Request {
+	req, _ := http.NewRequestWithContext(ctx, method, url, nil)
+	req.Header.Set("Authorization", "bearer "+bearer)
+	if replica != "" {
+		req.Header.Set("Cookie", "fleetgate_replica="+replica)
+	}
+	return req
+}
+
 // restReader reads the robot list at base every 100 ms.
-func restReader(ctx context.Context, base, bearer string) *probe {
-	p := &probe{kind: "REST readers"}
+func restReader(ctx context.Context, base, bearer, replica string) *probe {
+	return poller(ctx, "REST readers", base+"/apigateway/v2/robots", bearer, replica)
+}
+
+// poller GETs u every 100 ms; an unanswered request counts from when it was sent.
+func poller(ctx context.Context, kind, u, bearer, replica string) *probe {
+	p := &probe{kind: kind}
 	c := chaosHTTP()
 	go every(ctx, 100*time.Millisecond, func() {
-		req, _ := http.NewRequestWithContext(ctx, "GET", base+"/apigateway/v2/robots", nil)
-		req.Header.Set("Authorization", "bearer "+bearer)
-		resp, err := c.Do(req)
+		sent := time.Now()
+		resp, err := c.Do(chaosRequest(ctx, "GET", u, bearer, replica))
 		if ctx.Err() != nil {
 			return
 		}
 		if ok, refused, why := judgeAnswer(resp, err, false); ok {
 			p.answered(time.Now())
 		} else {
-			p.unanswered(time.Now(), refused, why)
+			p.unanswered(sent, refused, why)
 		}
 	})
 	return p
@@ -250,21 +265,22 @@ type poster struct {
 	acked  []string
 }
 
-func eventPoster(ctx context.Context, wg *sync.WaitGroup, base, bearer, robot, prefix string) *poster {
+func eventPoster(ctx context.Context, wg *sync.WaitGroup, base, bearer, robot, prefix, replica string) *poster {
 	p := &poster{probe: &probe{kind: "event posters"}, prefix: prefix}
 	i := 0
 	wg.Go(func() {
 		every(ctx, 100*time.Millisecond, func() {
 			i++
 			msg := prefix + strconv.Itoa(i)
-			ok, refused, why := judge(postEvent(base, bearer, robot, msg))
+			sent := time.Now()
+			ok, refused, why := judge(postEvent(base, bearer, robot, msg, replica))
 			if ok {
 				p.mu.Lock()
 				p.acked = append(p.acked, msg)
 				p.mu.Unlock()
 				p.answered(time.Now())
 			} else {
-				p.unanswered(time.Now(), refused, why)
+				p.unanswered(sent, refused, why)
 			}
 		})
 	})
@@ -274,9 +290,7 @@ func eventPoster(ctx context.Context, wg *sync.WaitGroup, base, bearer, robot, p
 // cloudEventCounts counts the entries whose message starts with prefix in the cloud's log, as
 // the read API gives them at base.
 func cloudEventCounts(base, bearer, prefix string) map[string]int {
-	req, _ := http.NewRequest("GET", base+"/apigateway/v2/events?format=jsonl&q="+url.QueryEscape(prefix), nil)
-	req.Header.Set("Authorization", "bearer "+bearer)
-	resp, err := chaosHTTP().Do(req)
+	resp, err := chaosHTTP().Do(chaosRequest(context.Background(), "GET", base+"/apigateway/v2/events?format=jsonl&q="+url.QueryEscape(prefix), bearer, ""))
 	if err != nil {
 		return nil
 	}
@@ -340,11 +354,8 @@ func checkAcked(t *testing.T, base, bearer string, posters []*poster) string {
 // the viewer on (its cookie, as a browser's), while it is up.
 func cameraViewer(ctx context.Context, base, bearer, robot, replica string) *probe {
 	p := &probe{kind: "W3 camera viewers"}
-	header := http.Header{"Authorization": {"bearer " + bearer}}
-	if replica != "" {
-		header.Set("Cookie", "fleetgate_replica="+replica)
-	}
-	go streamClient(ctx, p, w3URL(base, robot, "componentName=camera&streamName=image&source=1"), header, time.Second)
+	u := w3URL(base, robot, "componentName=camera&streamName=image&source=1")
+	go streamClient(ctx, p, u, chaosRequest(ctx, "GET", u, bearer, replica).Header, time.Second)
 	return p
 }
 
@@ -496,9 +507,7 @@ func (c *chaosCluster) resources(t *testing.T) string {
 	return fmt.Sprintf("%s; %d robots listed", strings.Join(parts, ", "), len(list.RobotDataList))
 }
 
-// postEvent posts an event-log entry of robot at base.
-func postEvent(base, bearer, robot, msg string) (*http.Response, error) {
-	req, _ := http.NewRequest("POST", base+"/apigateway/v2/events/log?robotId="+robot+"&message="+url.QueryEscape(msg), nil)
-	req.Header.Set("Authorization", "bearer "+bearer)
-	return chaosHTTP().Do(req)
+// postEvent posts an event-log entry of robot at base (on replica, if named).
+func postEvent(base, bearer, robot, msg, replica string) (*http.Response, error) {
+	return chaosHTTP().Do(chaosRequest(context.Background(), "POST", base+"/apigateway/v2/events/log?robotId="+robot+"&message="+url.QueryEscape(msg), bearer, replica))
 }

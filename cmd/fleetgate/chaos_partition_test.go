@@ -15,6 +15,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math"
 	"net"
@@ -92,6 +93,9 @@ func TestChaosReplicaPartitioned(t *testing.T) {
 			viewers = append(viewers, cameraViewer(ctx, c.front, c.bearer, robot, "r3"))
 		}
 	}
+	// r3's REST clients: a reader, and an event poster counting its acknowledged entries.
+	readers := []*probe{restReader(ctx, c.front, c.bearer, "r3")}
+	posters := []*poster{eventPoster(ctx, &wg, c.front, c.bearer, c.robots[1], "part-"+strconv.FormatInt(time.Now().UnixNano(), 36)+"-", "r3")}
 	// A driver on r3 itself, turning a1's robot, until the partition heals: once another
 	// replica holds a1, none of its commands may reach the robot.
 	r3ctx, r3cancel := context.WithCancel(ctx)
@@ -159,34 +163,31 @@ func TestChaosReplicaPartitioned(t *testing.T) {
 	// Fencing: from the move (and the robot's braking after it) to the heal, a1's robot was
 	// driven by r3's commands never again.
 	var driven []string
+	fenceReadings := 0
 	mu.Lock()
 	for _, r := range readings {
-		if r.at.After(moved.Add(1500*time.Millisecond)) && r.at.Before(healed) && math.Abs(r.w) > 0.01 {
-			driven = append(driven, r.at.Sub(moved).Round(time.Millisecond).String())
+		if r.at.After(moved.Add(1500*time.Millisecond)) && r.at.Before(healed) {
+			fenceReadings++
+			if math.Abs(r.w) > 0.01 {
+				driven = append(driven, r.at.Sub(moved).Round(time.Millisecond).String())
+			}
 		}
 	}
 	mu.Unlock()
 	if len(driven) > 0 {
 		t.Errorf("a1's robot turned after another replica held a1 (r3's driver is the only one): %v after the move", driven)
 	}
-	for _, agent := range []string{"a1", "a2"} {
-		n := 0
-		for _, r := range c.replicas {
-			if holds(r, agent) {
-				n++
-			}
-		}
-		if n != 1 {
-			t.Errorf("agent %s is held by %d replicas after the partition", agent, n)
-		}
-	}
+	oneOwnerEach(t, c.replicas, "a1", "a2")
 	for i, d := range viewersDuring {
 		if d > 10*time.Second {
 			t.Errorf("r3's viewer %d was without pictures for %v, want a reconnection through haproxy within 10 s", i, d)
 		}
 	}
+	acked := checkAcked(t, c.front, c.bearer, posters)
 	t.Logf("r3 partitioned %v:", partition)
-	for _, line := range []string{figures("W3 camera viewers of r3", viewers),
+	for _, line := range []string{figures("W3 camera viewers of r3", viewers), figures("REST readers of r3", readers),
+		figures("event posters of r3", []*probe{posters[0].probe}), acked,
+		fmt.Sprintf("fencing: %d readings of a1's robot between the move and the heal, %d turning", fenceReadings, len(driven)),
 		"a1 moved " + movedAfter.Round(10*time.Millisecond).String() + " after the cut; r3 rejoined " + rejoined.Round(10*time.Millisecond).String() + " after the heal",
 		"before: " + before, "after: " + c.resources(t)} {
 		t.Log("  " + line)

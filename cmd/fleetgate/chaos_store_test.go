@@ -44,8 +44,8 @@ func TestChaosDatabaseKilled(t *testing.T) {
 	var readers, viewers, kpis []*probe
 	var posters []*poster
 	for i := range clients {
-		readers = append(readers, restReader(ctx, c.front, c.bearer))
-		posters = append(posters, eventPoster(ctx, &wg, c.front, c.bearer, c.robots[i%2], fmt.Sprintf("pg-%s-%d-", run, i)))
+		readers = append(readers, restReader(ctx, c.front, c.bearer, ""))
+		posters = append(posters, eventPoster(ctx, &wg, c.front, c.bearer, c.robots[i%2], fmt.Sprintf("pg-%s-%d-", run, i), ""))
 		viewers = append(viewers, cameraViewer(ctx, c.front, c.bearer, c.robots[i%2], ""))
 	}
 	for _, r := range c.replicas {
@@ -77,7 +77,7 @@ func TestChaosDatabaseKilled(t *testing.T) {
 	// Within 5 s of its return, every replica reads and writes again.
 	for _, r := range c.replicas {
 		took := waitFor(t, 15*time.Second, "reads and writes on "+r.name+" after PostgreSQL returned", func() bool {
-			ok, _, _ := judge(postEvent(r.URL, c.bearer, c.robots[0], "pg-"+run+"-probe-"+r.name))
+			ok, _, _ := judge(postEvent(r.URL, c.bearer, c.robots[0], "pg-"+run+"-probe-"+r.name, ""))
 			return ok && getJSON(r.URL+"/apigateway/v2/robots", c.bearer, nil) == 200
 		})
 		t.Logf("%s reads and writes again %v after PostgreSQL returned", r.name, time.Since(back).Round(10*time.Millisecond))
