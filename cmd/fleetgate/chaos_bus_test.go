@@ -88,6 +88,7 @@ func TestChaosBusKilled(t *testing.T) {
 	})
 
 	t.Logf("kill -9 of nats-server; started again after %v", outage)
+	faultBegins(held, across, viewers, []*probe{drive})
 	nats.Stop()
 	killed := time.Now()
 	admin := panelBrowser(t, c.replicas[0].URL)

@@ -131,6 +131,22 @@ func (p *probe) frame(at time.Time, gap time.Duration) {
 	p.last, p.down = at, time.Time{}
 }
 
+// faultBegins forgets the outages before the fault (a driver's socket opening, the first
+// frames): the figures are the fault's.
+func faultBegins(probes ...[]*probe) {
+	now := time.Now()
+	for _, ps := range probes {
+		for _, p := range ps {
+			p.mu.Lock()
+			p.outages = nil
+			if !p.down.IsZero() {
+				p.down = now
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
 // longest is the longest outage the probe saw, an unfinished one counted to now.
 func (p *probe) longest() time.Duration {
 	p.mu.Lock()

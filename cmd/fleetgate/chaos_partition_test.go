@@ -129,6 +129,7 @@ func TestChaosReplicaPartitioned(t *testing.T) {
 	})
 
 	t.Logf("r3 partitioned from NATS and PostgreSQL (its veth down) for %v", partition)
+	faultBegins(viewers, readers, []*probe{posters[0].probe})
 	if err := l.SetSiteUp(false); err != nil {
 		t.Fatal(err)
 	}

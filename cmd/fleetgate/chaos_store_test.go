@@ -65,6 +65,11 @@ func TestChaosDatabaseKilled(t *testing.T) {
 	})
 
 	t.Logf("kill -9 of PostgreSQL's postmaster, under load; started again after %v", outage)
+	var postProbes []*probe
+	for _, p := range posters {
+		postProbes = append(postProbes, p.probe)
+	}
+	faultBegins(readers, postProbes, viewers, kpis, []*probe{drive})
 	pg.Kill(t)
 	time.Sleep(outage) // the outage itself: the clients go on meanwhile
 	liveDuring := []time.Duration{drive.longest()}
@@ -100,10 +105,6 @@ func TestChaosDatabaseKilled(t *testing.T) {
 		}
 	}
 	failedAny(t, readers)
-	var postProbes []*probe
-	for _, p := range posters {
-		postProbes = append(postProbes, p.probe)
-	}
 	failedAny(t, postProbes)
 	failedAny(t, []*probe{drive})
 	refused := 0
