@@ -51,9 +51,17 @@ func TestChaosDatabaseKilled(t *testing.T) {
 	for _, r := range c.replicas {
 		kpis = append(kpis, kpiViewer(ctx, r.URL, c.bearer, fleet))
 	}
-	drive := driver(ctx, &wg, c.front, c.bearer, c.robots[0], c.agents[0].URL)
+	// Teleop through the replica that holds a1, and through one that does not hold a2 (its
+	// commands cross NATS to a2's holder).
+	drive := driver(ctx, &wg, holderOf(t, c.replicas, "a1").URL, c.bearer, c.robots[0], c.agents[0].URL)
+	elsewhere := c.replicas[0]
+	if elsewhere == holderOf(t, c.replicas, "a2") {
+		elsewhere = c.replicas[1]
+	}
+	driveAcross := driver(ctx, &wg, elsewhere.URL, c.bearer, c.robots[1], c.agents[1].URL)
+	drivers := []*probe{drive, driveAcross}
 	waitFor(t, 15*time.Second, "the clients served and the robot turning", func() bool {
-		for _, p := range append(append([]*probe{drive}, viewers...), kpis...) {
+		for _, p := range append(append(drivers, viewers...), kpis...) {
 			p.mu.Lock()
 			n := p.ok
 			p.mu.Unlock()
@@ -69,11 +77,11 @@ func TestChaosDatabaseKilled(t *testing.T) {
 	for _, p := range posters {
 		postProbes = append(postProbes, p.probe)
 	}
-	faultBegins(readers, postProbes, viewers, kpis, []*probe{drive})
+	faultBegins(readers, postProbes, viewers, kpis, drivers)
 	pg.Kill(t)
 	time.Sleep(outage) // the outage itself: the clients go on meanwhile
-	liveDuring := []time.Duration{drive.longest()}
-	for _, p := range append(viewers, kpis...) {
+	var liveDuring []time.Duration
+	for _, p := range append(append(drivers, viewers...), kpis...) {
 		liveDuring = append(liveDuring, p.longest())
 	}
 	pg.Restart(t)
@@ -101,12 +109,12 @@ func TestChaosDatabaseKilled(t *testing.T) {
 	}
 	for i, d := range liveDuring {
 		if d > 3*time.Second {
-			t.Errorf("live client %d (the driver, camera viewers, W1 sockets) saw a %v outage while the database was down: live view, teleop and KPIs are served from memory", i, d)
+			t.Errorf("live client %d (the drivers, camera viewers, W1 sockets) saw a %v outage while the database was down: live view, teleop and KPIs are served from memory", i, d)
 		}
 	}
 	failedAny(t, readers)
 	failedAny(t, postProbes)
-	failedAny(t, []*probe{drive})
+	failedAny(t, drivers)
 	refused := 0
 	for _, p := range postProbes {
 		refused += p.refused
@@ -117,7 +125,7 @@ func TestChaosDatabaseKilled(t *testing.T) {
 	acked := checkAcked(t, c.front, c.bearer, posters)
 	t.Logf("PostgreSQL down %v (kill -9, then started):", outage)
 	for _, line := range []string{figures("REST readers", readers), figures("event posters", postProbes),
-		figures("W3 camera viewers", viewers), figures("W3 driver", []*probe{drive}), figures("W1 KPI sockets", kpis),
+		figures("W3 camera viewers", viewers), figures("W3 driver on a1's holder", []*probe{drive}), figures("W3 driver across NATS", []*probe{driveAcross}), figures("W1 KPI sockets", kpis),
 		acked, "before: " + before, "after: " + c.resources(t)} {
 		t.Log("  " + line)
 	}

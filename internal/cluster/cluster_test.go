@@ -436,12 +436,25 @@ type fakeControl struct {
 	once sync.Once
 	done chan struct{}
 	err  error
+	// delay is the operator's delay handed on with the commands (fleet.DelayCarrier).
+	delay time.Duration
 }
 
+func (c *fakeControl) SetOperatorDelay(d time.Duration) {
+	c.d.mu.Lock()
+	defer c.d.mu.Unlock()
+	c.delay = d
+}
+
+// Command records the command with the operator's delay it came with ("2@300ms").
 func (c *fakeControl) Command(payload []byte) error {
 	c.d.mu.Lock()
 	defer c.d.mu.Unlock()
-	c.d.commands = append(c.d.commands, string(payload))
+	cmd := string(payload)
+	if c.delay > 0 {
+		cmd += "@" + c.delay.String()
+	}
+	c.d.commands = append(c.d.commands, cmd)
 	return nil
 }
 
@@ -644,4 +657,26 @@ func (p *freezingProxy) start(t *testing.T) string {
 		}
 	}()
 	return ln.Addr().String()
+}
+
+// TestTeleoperationCarriesTheOperatorsDelay: the viewer replica's estimate of its operator's
+// delay reaches the agent with the commands, through the holder; the agent's door governs by
+// it, and holds a session without one after its first second (docs/reliability.md).
+func TestTeleoperationCarriesTheOperatorsDelay(t *testing.T) {
+	_, _, robot, rd := drivenElsewhere(t)
+	ctl, err := rd.TakeControl(ctxFor(t, 10*time.Second), driveKey, "op@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl.Command([]byte("1"))
+	dc, ok := ctl.(fleet.DelayCarrier)
+	if !ok {
+		t.Fatal("a control through another replica does not carry the operator's delay")
+	}
+	dc.SetOperatorDelay(300 * time.Millisecond)
+	ctl.Command([]byte("2"))
+	eventually(t, 2*time.Second, "commands at the agent", func() bool { _, cmds, _ := robot.state(); return len(cmds) == 2 })
+	if _, cmds, _ := robot.state(); !slices.Equal(cmds, []string{"1", "2@300ms"}) {
+		t.Errorf("at the agent: %v, want the second command with the operator's 300 ms", cmds)
+	}
 }

@@ -427,9 +427,15 @@ type ControlMessage struct {
 	//
 	//	*ControlMessage_Command
 	//	*ControlMessage_Release
-	Action        isControlMessage_Action `protobuf_oneof:"action"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Action isControlMessage_Action `protobuf_oneof:"action"`
+	// operator_delay_ms is the viewer replica's estimate of its operator's delay when the command
+	// left (docs/reliability.md, "The governor"), which the holder hands on to the agent with the
+	// command; operator_delay_known is false while it has none. Without it the agent holds the
+	// robot after the first second of an unmeasured session.
+	OperatorDelayMs    uint32 `protobuf:"varint,4,opt,name=operator_delay_ms,json=operatorDelayMs,proto3" json:"operator_delay_ms,omitempty"`
+	OperatorDelayKnown bool   `protobuf:"varint,5,opt,name=operator_delay_known,json=operatorDelayKnown,proto3" json:"operator_delay_known,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *ControlMessage) Reset() {
@@ -492,6 +498,20 @@ func (x *ControlMessage) GetRelease() *linkpb.Empty {
 		}
 	}
 	return nil
+}
+
+func (x *ControlMessage) GetOperatorDelayMs() uint32 {
+	if x != nil {
+		return x.OperatorDelayMs
+	}
+	return 0
+}
+
+func (x *ControlMessage) GetOperatorDelayKnown() bool {
+	if x != nil {
+		return x.OperatorDelayKnown
+	}
+	return false
 }
 
 type isControlMessage_Action interface {
@@ -678,12 +698,14 @@ const file_platform_cluster_cluster_proto_rawDesc = "" +
 	"\x04user\x18\x03 \x01(\tR\x04user\x12\x1d\n" +
 	"\n" +
 	"control_id\x18\x04 \x01(\tR\tcontrolId\x12\x16\n" +
-	"\x06viewer\x18\x05 \x01(\tR\x06viewer\"\x87\x01\n" +
+	"\x06viewer\x18\x05 \x01(\tR\x06viewer\"\xe5\x01\n" +
 	"\x0eControlMessage\x12\x1d\n" +
 	"\n" +
 	"control_id\x18\x01 \x01(\tR\tcontrolId\x12\x1a\n" +
 	"\acommand\x18\x02 \x01(\fH\x00R\acommand\x120\n" +
-	"\arelease\x18\x03 \x01(\v2\x14.Platform.Link.EmptyH\x00R\areleaseB\b\n" +
+	"\arelease\x18\x03 \x01(\v2\x14.Platform.Link.EmptyH\x00R\arelease\x12*\n" +
+	"\x11operator_delay_ms\x18\x04 \x01(\rR\x0foperatorDelayMs\x120\n" +
+	"\x14operator_delay_known\x18\x05 \x01(\bR\x12operatorDelayKnownB\b\n" +
 	"\x06action\"W\n" +
 	"\n" +
 	"ControlEnd\x12\x1d\n" +
