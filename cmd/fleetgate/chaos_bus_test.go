@@ -19,7 +19,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/fleetgate/fleetgate/internal/cluster/natstest"
 	"github.com/fleetgate/fleetgate/internal/store/postgres/pgtest"
 )
 
@@ -28,17 +27,11 @@ func TestChaosBusKilled(t *testing.T) {
 	if chaosLong() {
 		outage, clients = 20*time.Second, 4
 	}
-	pg := pgtest.Start(t)
-	c := &chaosCluster{db: pg.NewDatabase(t)}
-	nats := natstest.Start(t)
-	c.replicas = startReplicas(t, 3, c.db, nats.URL())
-	c.front = startHAProxy(t, c.replicas)
-	c.startChaosAgents(t)
+	c, nats := startChaosCluster(t, pgtest.Start(t))
 	fleet := fleetWithRobots(t, c.replicas[0].URL, c.bearer, 2)
 	before := c.resources(t)
 
-	// Who holds each robot, and a replica that holds neither's agent... or, with both on one
-	// replica, the others.
+	// Who holds each robot: its readers and viewers there are "held", elsewhere "across".
 	holders := []*loggedProcess{holderOf(t, c.replicas, "a1"), holderOf(t, c.replicas, "a2")}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -75,17 +68,7 @@ func TestChaosBusKilled(t *testing.T) {
 			}
 		}
 	}()
-	waitFor(t, 15*time.Second, "the clients served and the robot turning", func() bool {
-		for _, p := range append(append(append([]*probe{drive}, viewers...), held...), across...) {
-			p.mu.Lock()
-			n := p.ok
-			p.mu.Unlock()
-			if n < 3 {
-				return false
-			}
-		}
-		return true
-	})
+	waitServed(t, append(append(append([]*probe{drive}, viewers...), held...), across...), func() bool { return true })
 
 	t.Logf("kill -9 of nats-server; started again after %v", outage)
 	faultBegins(held, across, viewers, []*probe{drive})

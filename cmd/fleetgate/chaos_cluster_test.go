@@ -27,6 +27,9 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/fleetgate/fleetgate/internal/cluster/natstest"
+	"github.com/fleetgate/fleetgate/internal/store/postgres/pgtest"
 )
 
 // chaosLong says whether to run the outage lengths (make chaos) rather than the test
@@ -46,15 +49,27 @@ type chaosCluster struct {
 	bearer   string           // the admin's, from a login through haproxy
 }
 
-// startChaosAgents starts the two agents of c (replicas and front already running) and waits
-// until both robots are online on every replica.
-func (c *chaosCluster) startChaosAgents(t *testing.T) {
+// startChaosCluster starts NATS, three replicas on a new database of pg, haproxy in front and
+// the two agents: a1 through haproxy, a2 with the replicas' URLs as a list.
+func startChaosCluster(t *testing.T, pg *pgtest.Server) (*chaosCluster, *natstest.Server) {
 	t.Helper()
+	c := &chaosCluster{db: pg.NewDatabase(t)}
+	nats := natstest.Start(t)
+	c.replicas = startReplicas(t, 3, c.db, nats.URL())
+	c.front = startHAProxy(t, c.replicas)
 	var urls []string
 	for _, r := range c.replicas {
 		urls = append(urls, r.URL)
 	}
-	for i, cloud := range []string{c.front, strings.Join(urls, ",")} {
+	c.startChaosAgents(t, c.front, strings.Join(urls, ","))
+	return c, nats
+}
+
+// startChaosAgents starts agents a1, a2, ... of c (replicas and front running), each linking
+// to its clouds (--cloud), and waits until their robots are online on every replica.
+func (c *chaosCluster) startChaosAgents(t *testing.T, clouds ...string) {
+	t.Helper()
+	for i, cloud := range clouds {
 		name := fmt.Sprintf("a%d", i+1)
 		key := addAgentTo(t, c.db, name)
 		a := startLogged(t, name, nil, "agent", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken,
@@ -63,13 +78,29 @@ func (c *chaosCluster) startChaosAgents(t *testing.T) {
 		c.robots = append(c.robots, localRobots(t, a.URL, 1)[0])
 	}
 	c.bearer = login(t, c.front, testToken)
-	waitFor(t, 20*time.Second, "both robots online on every replica", func() bool {
+	waitFor(t, 20*time.Second, "the robots online on every replica", func() bool {
 		for _, r := range c.replicas {
 			if !robotsOnline(r.URL, c.bearer, c.robots, true) {
 				return false
 			}
 		}
 		return true
+	})
+}
+
+// waitServed waits until each probe was answered three times and more holds.
+func waitServed(t *testing.T, probes []*probe, more func() bool) {
+	t.Helper()
+	waitFor(t, 15*time.Second, "the clients served", func() bool {
+		for _, p := range probes {
+			p.mu.Lock()
+			n := p.ok
+			p.mu.Unlock()
+			if n < 3 {
+				return false
+			}
+		}
+		return more()
 	})
 }
 
@@ -421,7 +452,7 @@ func streamClient(ctx context.Context, p *probe, u string, header http.Header, g
 // site every 50 ms: time not turning is the driver's outage.
 func driver(ctx context.Context, wg *sync.WaitGroup, base, bearer, robot, site string) *probe {
 	p := &probe{kind: "W3 driver"}
-	wg.Go(func() { driveTurning(ctx, base, bearer, robot) })
+	wg.Go(func() { driveTurning(ctx, nil, base, bearer, robot) })
 	wg.Go(func() {
 		watchTurn(ctx, site, robot, func(at time.Time, w float64) {
 			if math.Abs(w) > 0.5 {
@@ -434,13 +465,13 @@ func driver(ctx context.Context, wg *sync.WaitGroup, base, bearer, robot, site s
 	return p
 }
 
-// driveTurning sends robot a turn every 50 ms over W3 at base until ctx ends, opening the
-// socket again whenever it ends.
-func driveTurning(ctx context.Context, base, bearer, robot string) {
+// driveTurning sends robot a turn every 50 ms over W3 at base (through client, nil: the
+// default) until ctx ends, opening the socket again whenever it ends.
+func driveTurning(ctx context.Context, client *http.Client, base, bearer, robot string) {
 	for ctx.Err() == nil {
-		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		conn, _, err := websocket.Dial(dctx, w3URL(base, robot, "componentName=base&streamName=cmd_vel&direction=input&format=json"),
-			&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"bearer " + bearer}}})
+			&websocket.DialOptions{HTTPClient: client, HTTPHeader: http.Header{"Authorization": {"bearer " + bearer}}})
 		cancel()
 		if err != nil {
 			select {

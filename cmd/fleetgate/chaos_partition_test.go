@@ -61,23 +61,7 @@ func TestChaosReplicaPartitioned(t *testing.T) {
 	c.front = startHAProxy(t, c.replicas)
 
 	// a1 tries r3 first, then the others; a2 comes through haproxy.
-	key1, key2 := addAgentTo(t, c.db, "a1"), addAgentTo(t, c.db, "a2")
-	for i, cloud := range []string{r3.URL + "," + c.replicas[0].URL + "," + c.replicas[1].URL, c.front} {
-		key := []string{key1, key2}[i]
-		a := startLogged(t, "a"+strconv.Itoa(i+1), nil, "agent", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken,
-			"--sim", "1", "--cloud", cloud, "--agent-key", key)
-		c.agents = append(c.agents, a)
-		c.robots = append(c.robots, localRobots(t, a.URL, 1)[0])
-	}
-	c.bearer = login(t, c.front, testToken)
-	waitFor(t, 20*time.Second, "both robots online on every replica", func() bool {
-		for _, r := range c.replicas {
-			if !robotsOnline(r.URL, c.bearer, c.robots, true) {
-				return false
-			}
-		}
-		return true
-	})
+	c.startChaosAgents(t, r3.URL+","+c.replicas[0].URL+","+c.replicas[1].URL, c.front)
 	if !holds(r3, "a1") {
 		t.Fatal("a1 is not linked to r3")
 	}
@@ -100,7 +84,7 @@ func TestChaosReplicaPartitioned(t *testing.T) {
 	// replica holds a1, none of its commands may reach the robot.
 	r3ctx, r3cancel := context.WithCancel(ctx)
 	defer r3cancel()
-	wg.Go(func() { driveTurning(r3ctx, r3.URL, c.bearer, c.robots[0]) })
+	wg.Go(func() { driveTurning(r3ctx, nil, r3.URL, c.bearer, c.robots[0]) })
 	type reading struct {
 		at time.Time
 		w  float64
@@ -114,15 +98,7 @@ func TestChaosReplicaPartitioned(t *testing.T) {
 			mu.Unlock()
 		})
 	})
-	waitFor(t, 15*time.Second, "the viewers served and a1's robot turning from r3", func() bool {
-		for _, p := range viewers {
-			p.mu.Lock()
-			n := p.ok
-			p.mu.Unlock()
-			if n < 3 {
-				return false
-			}
-		}
+	waitServed(t, viewers, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(readings) > 0 && math.Abs(readings[len(readings)-1].w) > 0.5

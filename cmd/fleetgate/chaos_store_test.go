@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fleetgate/fleetgate/internal/cluster/natstest"
 	"github.com/fleetgate/fleetgate/internal/store/postgres/pgtest"
 )
 
@@ -25,11 +24,7 @@ func TestChaosDatabaseKilled(t *testing.T) {
 		outage, clients = 30*time.Second, 8
 	}
 	pg := pgtest.StartCrashSafe(t)
-	c := &chaosCluster{db: pg.NewDatabase(t)}
-	nats := natstest.Start(t)
-	c.replicas = startReplicas(t, 3, c.db, nats.URL())
-	c.front = startHAProxy(t, c.replicas)
-	c.startChaosAgents(t)
+	c, _ := startChaosCluster(t, pg)
 	fleet := fleetWithRobots(t, c.replicas[0].URL, c.bearer, 2)
 	pids := map[string]int{}
 	for _, r := range c.replicas {
@@ -60,17 +55,7 @@ func TestChaosDatabaseKilled(t *testing.T) {
 	}
 	driveAcross := driver(ctx, &wg, elsewhere.URL, c.bearer, c.robots[1], c.agents[1].URL)
 	drivers := []*probe{drive, driveAcross}
-	waitFor(t, 15*time.Second, "the clients served and the robot turning", func() bool {
-		for _, p := range append(append(drivers, viewers...), kpis...) {
-			p.mu.Lock()
-			n := p.ok
-			p.mu.Unlock()
-			if n < 3 {
-				return false
-			}
-		}
-		return true
-	})
+	waitServed(t, append(append(drivers, viewers...), kpis...), func() bool { return true })
 
 	t.Logf("kill -9 of PostgreSQL's postmaster, under load; started again after %v", outage)
 	var postProbes []*probe
