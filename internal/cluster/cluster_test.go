@@ -587,7 +587,7 @@ func TestSilentBusIsLost(t *testing.T) {
 	freeze.set(true)
 	took := eventually(t, 10*time.Second, "the silent bus seen as lost", func() bool { return !r.node.Connected() })
 	t.Logf("a silent bus lost after %v", took.Round(time.Millisecond))
-	if limit := time.Duration(cluster.MaxPingsOutstanding+2) * cluster.PingInterval; took > limit {
+	if limit := time.Duration(cluster.MaxPingsOutstanding+4) * cluster.PingInterval; took > limit { // room for a loaded machine
 		t.Errorf("lost after %v, want within %v", took, limit)
 	}
 	freeze.set(false)
