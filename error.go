@@ -155,11 +155,20 @@ func storeUnreachable(err error) bool {
 	return false
 }
 
-// RetryAfter returns the wait carried by a rate_limited error, or zero.
+// StoreRetryAfter is the wait a caller is told (Retry-After) while the store's server is
+// unreachable: about what PostgreSQL takes to come back from a crash, short enough that a
+// client retrying after it sees the store within seconds of its return.
+const StoreRetryAfter = 2 * time.Second
+
+// RetryAfter returns the wait carried by a rate_limited error, StoreRetryAfter for an error
+// that is the store's server being unreachable, or zero.
 func RetryAfter(err error) time.Duration {
 	var e *Error
-	if errors.As(err, &e) {
+	if errors.As(err, &e) && e.RetryAfter > 0 {
 		return e.RetryAfter
+	}
+	if ErrorCode(err) == EUnavailable && storeUnreachable(err) {
+		return StoreRetryAfter
 	}
 	return 0
 }

@@ -16,7 +16,8 @@ func (e sqlStateError) SQLState() string { return string(e) }
 
 // TestStoreOutageIsUnavailable: an unexpected error that is the store's server being
 // unreachable is a 503 with a message that says so; any other stays a 500, and a domain
-// error keeps its code.
+// error keeps its code. An outage says when to try again (Retry-After): a client that writes
+// knows it is to retry, not to give up.
 func TestStoreOutageIsUnavailable(t *testing.T) {
 	dial := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
 	tests := []struct {
@@ -43,6 +44,9 @@ func TestStoreOutageIsUnavailable(t *testing.T) {
 			}
 			if tt.code == EInternal && msg != "internal error" {
 				t.Errorf("message %q leaks details", msg)
+			}
+			if wait := RetryAfter(tt.err); (tt.code == EUnavailable) != (wait == StoreRetryAfter) {
+				t.Errorf("RetryAfter = %v for code %s, want %v only for an outage", wait, tt.code, StoreRetryAfter)
 			}
 		})
 	}

@@ -41,10 +41,15 @@ func (s *Server) openCluster(ctx context.Context, archive *cloud.Archive) error 
 	return nil
 }
 
-// runCluster serves the other replicas until ctx ends.
+// runCluster serves the other replicas until ctx ends, and watches whether this replica is
+// cut off from both NATS and the store (cutOffWatch).
 func (s *Server) runCluster(ctx context.Context, wg *sync.WaitGroup) {
 	if s.cluster == nil {
 		return
+	}
+	if s.acceptor != nil {
+		s.cutOff = &cutOffWatch{busUp: s.cluster.Connected, pingDB: s.db.Ping, letGo: s.acceptor.LetGo, log: s.log}
+		wg.Go(func() { s.cutOff.run(ctx) })
 	}
 	wg.Add(1)
 	go func() {

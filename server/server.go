@@ -165,6 +165,7 @@ type Server struct {
 
 	registry *fleet.Registry
 	cluster  *cluster.Node   // the cloud's replicas over NATS; nil: one process
+	cutOff   *cutOffWatch    // whether this replica reaches neither NATS nor the store; nil: one process
 	sessions *live.Sessions  // W3
 	kpis     *kpi.Hub        // W1/W2
 	acceptor *cloud.Acceptor // the cloud's end of the agent link
@@ -446,6 +447,10 @@ func (s *Server) liveStreams() bool {
 func (s *Server) healthz(c echo.Context) error {
 	if !s.ready.Load() {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "starting"})
+	}
+	if s.cutOff.CutOff() {
+		// A balancer sends this replica's clients and agents to another meanwhile.
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "cut off", "reason": cutOffReason})
 	}
 	body := map[string]string{"status": "ok", "mode": string(s.cfg.Mode), "version": s.cfg.Version}
 	if s.uplink != nil {

@@ -120,7 +120,7 @@ func TestChaosDiskFull(t *testing.T) {
 	// A driver: turning at 1 rad/s, a command every 50 ms.
 	driver := dialW3(t, agent.URL, local, robot, "componentName=base&streamName=cmd_vel&direction=input&format=json")
 	defer driver.CloseNow()
-	driveTurning(ctx, &wg, driver)
+	turnWith(ctx, &wg, driver)
 	waitFor(t, 10*time.Second, "the robot turning, before", func() bool { return math.Abs(odom(t, agent.URL, local, robot).w) > 0.5 })
 
 	panel := panelBrowser(t, agent.URL)
@@ -323,16 +323,9 @@ func eventMessages(t *testing.T, base, bearer, robot, text string) map[string]in
 
 var startedID = regexp.MustCompile(`(?m)^recording ([0-9a-f-]{36}) started`)
 
-// driveTurning turns the robot of conn (a W3 input socket) at 1 rad/s, a command every 50 ms,
-// until ctx or the socket ends.
-func driveTurning(ctx context.Context, wg *sync.WaitGroup, conn *websocket.Conn) {
+// turnWith turns the robot of conn (a W3 input socket, its reads drained) until ctx or the
+// socket ends, in a goroutine of wg.
+func turnWith(ctx context.Context, wg *sync.WaitGroup, conn *websocket.Conn) {
 	go drain(conn)
-	wg.Go(func() {
-		for ctx.Err() == nil && conn.Write(ctx, websocket.MessageText, []byte(`{"angular":{"z":1}}`)) == nil {
-			select {
-			case <-ctx.Done():
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-	})
+	wg.Go(func() { sendTurns(ctx, conn) })
 }

@@ -113,7 +113,7 @@ func TestChaosCloudRestart(t *testing.T) {
 	// The operator, turning sim-1 through the cloud (a command every 50 ms), until the socket ends.
 	driver := dialW3(t, cloud.URL, bearer, robot, "componentName=base&streamName=cmd_vel&direction=input&format=json")
 	defer driver.CloseNow()
-	driveTurning(ctx, &wg, driver)
+	turnWith(ctx, &wg, driver)
 	waitFor(t, 10*time.Second, "sim-1 turning", func() bool { return math.Abs(odom(t, agent.URL, local, robot).w) > 0.5 })
 
 	// The robot's turn rate at the site every 10 ms, from before the SIGTERM.

@@ -25,8 +25,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/fleetgate/fleetgate/internal/netshape"
 )
 
@@ -73,29 +71,7 @@ func TestChaosUplinkFlaps(t *testing.T) {
 
 	// The operator drives through the cloud whenever the cloud lets them: a socket that ends
 	// (the link dropped) is opened again.
-	wg.Go(func() {
-		for ctx.Err() == nil {
-			octx, ocancel := context.WithTimeout(ctx, 2*time.Second)
-			conn, _, err := websocket.Dial(octx, w3URL(s.cloudURL, s.robot, "componentName=base&streamName=cmd_vel&direction=input&format=json"),
-				&websocket.DialOptions{HTTPClient: s.cloudHTTP, HTTPHeader: http.Header{"Authorization": {"bearer " + s.bearer}}})
-			ocancel()
-			if err != nil {
-				select {
-				case <-ctx.Done():
-				case <-time.After(200 * time.Millisecond):
-				}
-				continue
-			}
-			go conn.CloseRead(ctx)
-			for ctx.Err() == nil && conn.Write(ctx, websocket.MessageText, []byte(`{"angular":{"z":1}}`)) == nil {
-				select {
-				case <-ctx.Done():
-				case <-time.After(50 * time.Millisecond):
-				}
-			}
-			conn.CloseNow()
-		}
-	})
+	wg.Go(func() { driveTurning(ctx, s.cloudHTTP, s.cloudURL, s.bearer, s.robot) })
 
 	// The robot's turn rate, read at the site every 20 ms (the local gateway is not behind the
 	// link), against the moments the link went down.

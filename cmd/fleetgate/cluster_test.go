@@ -338,20 +338,10 @@ func TestClusterOfThreeReplicas(t *testing.T) {
 // password in the environment, where ps does not show it.
 func startReplicas(tb testing.TB, n int, db, natsURL string, firstFlags ...string) []*loggedProcess {
 	tb.Helper()
-	var env, credentials []string
-	if u, err := url.Parse(natsURL); err == nil && u.User != nil {
-		if password, ok := u.User.Password(); ok {
-			env = []string{"FLEETGATE_NATS_PASSWORD=" + password}
-			credentials = []string{"--nats-user", u.User.Username()}
-			u.User = nil
-			natsURL = u.String()
-		}
-	}
 	var replicas []*loggedProcess
 	for i := 1; i <= n; i++ {
 		name := fmt.Sprintf("r%d", i)
-		args := append([]string{"serve", "--db", db, "--nats", natsURL, "--replica", name,
-			"--data", tb.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken}, credentials...)
+		args, env := replicaArgs(tb, name, db, natsURL)
 		if i == 1 {
 			args = append(args, firstFlags...)
 		}
@@ -360,27 +350,28 @@ func startReplicas(tb testing.TB, n int, db, natsURL string, firstFlags ...strin
 	return replicas
 }
 
+// replicaArgs are the arguments and environment of replica name of a cloud on database db
+// and NATS server natsURL (its credentials as startReplicas gives them).
+func replicaArgs(tb testing.TB, name, db, natsURL string) (args, env []string) {
+	var credentials []string
+	if u, err := url.Parse(natsURL); err == nil && u.User != nil {
+		if password, ok := u.User.Password(); ok {
+			env = []string{"FLEETGATE_NATS_PASSWORD=" + password}
+			credentials = []string{"--nats-user", u.User.Username()}
+			u.User = nil
+			natsURL = u.String()
+		}
+	}
+	return append([]string{"serve", "--db", db, "--nats", natsURL, "--replica", name,
+		"--data", tb.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken}, credentials...), env
+}
+
 // holderOf is the replica whose log says agent name linked last (and not since closed).
 func holderOf(t *testing.T, replicas []*loggedProcess, agent string) *loggedProcess {
 	t.Helper()
 	var found *loggedProcess
 	for _, r := range replicas {
-		if !r.running() {
-			continue
-		}
-		linked, gone := -1, -1
-		for i, line := range strings.Split(r.logs(), "\n") {
-			if !strings.Contains(line, "agent="+agent+" ") {
-				continue
-			}
-			if strings.Contains(line, `msg="agent connected"`) {
-				linked = i
-			}
-			if strings.Contains(line, `msg="agent disconnected"`) {
-				gone = i
-			}
-		}
-		if linked > gone {
+		if holds(r, agent) {
 			found = r
 		}
 	}

@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
+	"net/url"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -433,12 +436,25 @@ type fakeControl struct {
 	once sync.Once
 	done chan struct{}
 	err  error
+	// delay is the operator's delay handed on with the commands (fleet.DelayCarrier).
+	delay time.Duration
 }
 
+func (c *fakeControl) SetOperatorDelay(d time.Duration) {
+	c.d.mu.Lock()
+	defer c.d.mu.Unlock()
+	c.delay = d
+}
+
+// Command records the command with the operator's delay it came with ("2@300ms").
 func (c *fakeControl) Command(payload []byte) error {
 	c.d.mu.Lock()
 	defer c.d.mu.Unlock()
-	c.d.commands = append(c.d.commands, string(payload))
+	cmd := string(payload)
+	if c.delay > 0 {
+		cmd += "@" + c.delay.String()
+	}
+	c.d.commands = append(c.d.commands, cmd)
 	return nil
 }
 
@@ -553,4 +569,114 @@ func TestTeleoperationLetsGoWithoutNATS(t *testing.T) {
 		t.Errorf("command with NATS down: %v, want ErrUnavailable", err)
 	}
 	t.Logf("let go everywhere %s after NATS stopped", time.Since(stopped).Round(time.Millisecond))
+}
+
+// TestSilentBusIsLost: a NATS connection that goes silent without being reset (a partition:
+// packets lost, no RST) is seen as lost within seconds, so the replica stops believing in a
+// bus it cannot reach; it connects again when the bus answers.
+func TestSilentBusIsLost(t *testing.T) {
+	nats := natstest.Start(t)
+	u, _ := url.Parse(nats.URL())
+	freeze := &freezingProxy{target: u.Host}
+	addr := freeze.start(t)
+	u.Host = addr
+	r := startReplica(t, u.String(), "a")
+	if !r.node.Connected() {
+		t.Fatal("not connected through the proxy")
+	}
+	freeze.set(true)
+	took := eventually(t, 10*time.Second, "the silent bus seen as lost", func() bool { return !r.node.Connected() })
+	t.Logf("a silent bus lost after %v", took.Round(time.Millisecond))
+	if limit := time.Duration(cluster.MaxPingsOutstanding+4) * cluster.PingInterval; took > limit { // room for a loaded machine
+		t.Errorf("lost after %v, want within %v", took, limit)
+	}
+	freeze.set(false)
+	eventually(t, 10*time.Second, "connected again", r.node.Connected)
+}
+
+// freezingProxy forwards TCP to target; frozen, it forwards nothing and closes nothing, as a
+// partitioned network does, and it refuses new connections (they would not get through).
+type freezingProxy struct {
+	target string
+	frozen atomic.Bool
+}
+
+func (p *freezingProxy) set(frozen bool) { p.frozen.Store(frozen) }
+
+func (p *freezingProxy) start(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	var mu sync.Mutex
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	pipe := func(dst, src net.Conn) {
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := src.Read(buf)
+			if err != nil {
+				dst.Close()
+				return
+			}
+			for p.frozen.Load() {
+				time.Sleep(10 * time.Millisecond) // held, as a lost packet is, until the network heals
+			}
+			if _, err := dst.Write(buf[:n]); err != nil {
+				return
+			}
+		}
+	}
+	go func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if p.frozen.Load() {
+				in.Close()
+				continue
+			}
+			out, err := net.Dial("tcp", p.target)
+			if err != nil {
+				in.Close()
+				continue
+			}
+			mu.Lock()
+			conns = append(conns, in, out)
+			mu.Unlock()
+			go pipe(out, in)
+			go pipe(in, out)
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestTeleoperationCarriesTheOperatorsDelay: the viewer replica's estimate of its operator's
+// delay reaches the agent with the commands, through the holder; the agent's door governs by
+// it, and holds a session without one after its first second (docs/reliability.md).
+func TestTeleoperationCarriesTheOperatorsDelay(t *testing.T) {
+	_, _, robot, rd := drivenElsewhere(t)
+	ctl, err := rd.TakeControl(ctxFor(t, 10*time.Second), driveKey, "op@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl.Command([]byte("1"))
+	dc, ok := ctl.(fleet.DelayCarrier)
+	if !ok {
+		t.Fatal("a control through another replica does not carry the operator's delay")
+	}
+	dc.SetOperatorDelay(300 * time.Millisecond)
+	ctl.Command([]byte("2"))
+	eventually(t, 2*time.Second, "commands at the agent", func() bool { _, cmds, _ := robot.state(); return len(cmds) == 2 })
+	if _, cmds, _ := robot.state(); !slices.Equal(cmds, []string{"1", "2@300ms"}) {
+		t.Errorf("at the agent: %v, want the second command with the operator's 300 ms", cmds)
+	}
 }

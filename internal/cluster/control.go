@@ -2,7 +2,9 @@ package cluster
 
 import (
 	"context"
+	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -141,6 +143,8 @@ type forwardedControl struct {
 	n      *Node
 	holder string
 	id     string
+	// delayMs is the operator's delay (SetOperatorDelay) plus one, 0 while unknown.
+	delayMs atomic.Uint64
 
 	once sync.Once
 	done chan struct{}
@@ -181,6 +185,14 @@ func (n *Node) controlNotice(m *nats.Msg) {
 	}
 }
 
+var _ fleet.DelayCarrier = (*forwardedControl)(nil)
+
+// SetOperatorDelay is the operator's delay as this replica measures it, sent with the
+// commands to come: the holder hands it on to the agent, whose door governs by it.
+func (c *forwardedControl) SetOperatorDelay(d time.Duration) {
+	c.delayMs.Store(uint64(max(d.Milliseconds(), 0)) + 1)
+}
+
 // Command forwards one command; with NATS down it fails, and the operator's session ends.
 func (c *forwardedControl) Command(payload []byte) error {
 	select {
@@ -192,7 +204,11 @@ func (c *forwardedControl) Command(payload []byte) error {
 		c.end(err)
 		return err
 	}
-	data, _ := proto.Marshal(&clusterpb.ControlMessage{ControlId: c.id, Action: &clusterpb.ControlMessage_Command{Command: payload}})
+	msg := &clusterpb.ControlMessage{ControlId: c.id, Action: &clusterpb.ControlMessage_Command{Command: payload}}
+	if ms := c.delayMs.Load(); ms > 0 {
+		msg.OperatorDelayMs, msg.OperatorDelayKnown = uint32(min(ms-1, math.MaxUint32)), true
+	}
+	data, _ := proto.Marshal(msg)
 	if err := c.n.nc.Publish(commandSubject(c.holder), data); err != nil {
 		err = c.n.natsError(err, "forwarding a command")
 		c.end(err)
@@ -405,6 +421,9 @@ func (n *Node) controlMessage(m *nats.Msg) {
 			_ = a.Answer(answer.Answer) // nothing to answer any more: not the operator's fault
 		}
 		return
+	}
+	if dc, ok := h.rc.(fleet.DelayCarrier); ok && msg.GetOperatorDelayKnown() {
+		dc.SetOperatorDelay(time.Duration(msg.GetOperatorDelayMs()) * time.Millisecond)
 	}
 	if err := h.rc.Command(msg.GetCommand()); err != nil {
 		n.log.Warn("forwarding a command to the agent failed: letting go", "err", err)

@@ -81,6 +81,13 @@ type Config struct {
 // agents stay listed, so it leaves room for a replica slowed down by a burst of links.
 const MissedAnnouncements = 5
 
+// PingInterval and MaxPingsOutstanding bound how long a silent NATS connection passes for a
+// live one: about three seconds (a pong is a round trip; a busy replica answers well within).
+const (
+	PingInterval        = time.Second
+	MaxPingsOutstanding = 3
+)
+
 // Subjects and the ownership bucket. Every replica of one cloud uses the same NATS account.
 const (
 	presenceSubject = "fleetgate.presence"
@@ -165,6 +172,10 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	nc, err := nats.Connect(cfg.URL, append(authOptions,
 		nats.Name("fleetgate "+cfg.Replica),
 		nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond),
+		// A bus that went silent (this replica partitioned, its connection not reset) is
+		// lost after PingInterval times MaxPingsOutstanding: the library's default, two
+		// minutes of pings, would keep the replica believing in a dead bus that long.
+		nats.PingInterval(PingInterval), nats.MaxPingsOutstanding(MaxPingsOutstanding),
 		nats.RetryOnFailedConnect(false),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			n.lostMu.Lock()

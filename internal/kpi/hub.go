@@ -107,6 +107,11 @@ type Hub struct {
 	}
 	// phase is where in each Period the hub ticks, after the wall clock's whole second.
 	phase atomic.Int64
+	// listedMu guards listed, each subscribed fleet's last listing that succeeded: a tick
+	// whose listing fails (the store is down) frames the robots of that one, whose KPIs are
+	// read live, rather than none.
+	listedMu sync.Mutex
+	listed   map[string][]Robot
 }
 
 // SetPhase has the hub tick phase after each whole second of the wall clock (modulo

@@ -37,9 +37,11 @@ var t0 = time.Date(2025, 3, 4, 5, 6, 7, 123456789, time.UTC)
 type fakeSource struct {
 	mu     sync.Mutex
 	fleets map[string][]Robot
-	views  map[string]View  // by token
-	errs   map[string]error // by token
-	checks atomic.Int64
+	// listErr fails every fleet listing: the store is down.
+	listErr error
+	views   map[string]View  // by token
+	errs    map[string]error // by token
+	checks  atomic.Int64
 	// checkDelay makes each Recheck take this long: a slow store.
 	checkDelay atomic.Int64
 }
@@ -63,6 +65,9 @@ func (f *fakeSource) setToken(token string, v View, err error) {
 func (f *fakeSource) OnlineRobots(ctx context.Context, fleetID string) ([]Robot, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.listErr != nil {
+		return nil, f.listErr
+	}
 	return slices.Clone(f.fleets[fleetID]), nil
 }
 
@@ -689,5 +694,40 @@ func TestTickPhase(t *testing.T) {
 		case <-time.After(3 * time.Second):
 			t.Fatal("no tick within 3 s")
 		}
+	}
+}
+
+// TestStoreDownKeepsTheFrames: while the fleet's listing fails (the store unreachable), the
+// ticks frame the robots of its last listing, their KPIs read live as ever; a fleet never
+// listed gets no frame rather than a wrong one.
+func TestStoreDownKeepsTheFrames(t *testing.T) {
+	src := newSource()
+	h := newHub(src, newClock())
+	a := simRobot(t, "0b9d5ea4-0000-4000-8000-00000000000a", "alpha", 1, 50, "moving", t0)
+	src.setOnline("fleet-1", online(a))
+	s := subscribe(t, h, "fleet-1", "tok", View{All: true})
+	h.tick(context.Background(), t0, nil)
+	if ids := robotIDs(t, pending(t, s)); !slices.Equal(ids, []string{a.ID}) {
+		t.Fatalf("before the outage: robots %v", ids)
+	}
+
+	src.mu.Lock()
+	src.listErr = fleetgate.Errorf(fleetgate.EUnavailable, "the database is unreachable")
+	src.mu.Unlock()
+	readsBefore := a.reads.Load()
+	for i := range 3 {
+		h.tick(context.Background(), t0.Add(time.Duration(i+1)*time.Second), nil)
+		if ids := robotIDs(t, pending(t, s)); !slices.Equal(ids, []string{a.ID}) {
+			t.Fatalf("tick %d with the store down: robots %v, want the last listing's %v", i+1, ids, a.ID)
+		}
+	}
+	if a.reads.Load() == readsBefore {
+		t.Error("the KPIs were not read live while the store was down")
+	}
+
+	other := subscribe(t, h, "fleet-2", "tok", View{All: true})
+	h.tick(context.Background(), t0.Add(5*time.Second), nil)
+	if f := pending(t, other); f != nil {
+		t.Errorf("a fleet never listed got a frame: %s", f.Data)
 	}
 }

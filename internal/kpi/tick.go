@@ -78,18 +78,28 @@ func (h *Hub) subscribedFleets() []string {
 }
 
 // onlineRobots asks the source for each fleet's online robots, ordered as frames list them
-// (by name, then id). A fleet whose listing fails is left out of this tick.
+// (by name, then id). A fleet whose listing fails (the store unreachable) keeps its last
+// listing: the KPIs themselves come from the robots, which the store's outage does not stop,
+// and a robot of that listing that went offline meanwhile has no KPIs to give. A fleet never
+// listed is left out of this tick.
 func (h *Hub) onlineRobots(ctx context.Context, fleets []string) map[string][]Robot {
+	h.listedMu.Lock()
+	defer h.listedMu.Unlock()
 	online := make(map[string][]Robot, len(fleets))
 	for _, f := range fleets {
 		robots, err := h.cfg.Source.OnlineRobots(ctx, f)
 		if err != nil {
-			h.log.Warn("listing a fleet's robots for custom KPIs failed", "fleet", f, "err", err)
+			last, ok := h.listed[f]
+			h.log.Warn("listing a fleet's robots for custom KPIs failed", "fleet", f, "err", err, "last_listing_kept", ok)
+			if ok {
+				online[f] = last
+			}
 			continue
 		}
 		slices.SortFunc(robots, func(a, b Robot) int { return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID)) })
 		online[f] = robots
 	}
+	h.listed = online // the fleets no one subscribes to any more are forgotten
 	return online
 }
 

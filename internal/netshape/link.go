@@ -43,6 +43,7 @@ type Link struct {
 	// inside the namespaces.
 	SiteAddr, CloudAddr netip.Addr
 
+	siteDev    string
 	up, down   *Shaper
 	tunSite    *os.File
 	tunCloud   *os.File
@@ -103,6 +104,7 @@ func Open(cfg Config) (l *Link, err error) {
 		}
 	}
 	siteDev, cloudDev := "fgs"+tag, "fgc"+tag
+	l.siteDev = siteDev
 	if cfg.Veth {
 		if err := ip("link", "add", siteDev, "netns", l.Site, "type", "veth", "peer", "name", cloudDev, "netns", l.Cloud); err != nil {
 			return l, err
@@ -251,46 +253,70 @@ var _ io.Closer = (*Link)(nil)
 
 // Dialer returns a DialContext that makes its sockets inside namespace ns (l.Site or
 // l.Cloud): a test's clients reach the processes there while the test stays where it is.
-// The socket is made on a thread moved into ns for that moment; the connection then works
-// from any thread.
+// The connection then works from any thread.
 func (l *Link) Dialer(ns string) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		type result struct {
-			conn net.Conn
-			err  error
-		}
-		done := make(chan result, 1)
-		go func() {
-			// The goroutine's thread changes namespace: it is locked, and if it cannot be
-			// moved back it is never unlocked, so the runtime ends it with the goroutine.
-			runtime.LockOSThread()
-			home, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-			if err != nil {
-				runtime.UnlockOSThread()
-				done <- result{err: err}
-				return
-			}
-			defer unix.Close(home)
-			target, err := unix.Open("/run/netns/"+ns, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-			if err != nil {
-				runtime.UnlockOSThread()
-				done <- result{err: fmt.Errorf("namespace %s: %w", ns, err)}
-				return
-			}
-			defer unix.Close(target)
-			if err := unix.Setns(target, unix.CLONE_NEWNET); err != nil {
-				runtime.UnlockOSThread()
-				done <- result{err: fmt.Errorf("entering namespace %s: %w", ns, err)}
-				return
-			}
+	return func(ctx context.Context, network, addr string) (conn net.Conn, err error) {
+		if nsErr := inNamespace(ns, func() {
 			var d net.Dialer
-			conn, err := d.DialContext(ctx, network, addr)
-			if unix.Setns(home, unix.CLONE_NEWNET) == nil {
-				runtime.UnlockOSThread()
-			}
-			done <- result{conn, err}
-		}()
-		r := <-done
-		return r.conn, r.err
+			conn, err = d.DialContext(ctx, network, addr)
+		}); nsErr != nil {
+			return nil, nsErr
+		}
+		return conn, err
 	}
+}
+
+// Listen listens on addr inside namespace ns: a test serves the processes there (a bridge
+// to a server outside) while it stays where it is. The listener works from any thread.
+func (l *Link) Listen(ns, network, addr string) (ln net.Listener, err error) {
+	if nsErr := inNamespace(ns, func() { ln, err = net.Listen(network, addr) }); nsErr != nil {
+		return nil, nsErr
+	}
+	return ln, err
+}
+
+// SetSiteUp takes the site's end of the link down or up again (ip link set ... down): a
+// partition of the site's namespace, its sockets kept, every packet across lost meanwhile.
+func (l *Link) SetSiteUp(up bool) error {
+	state := "down"
+	if up {
+		state = "up"
+	}
+	return ip("-n", l.Site, "link", "set", l.siteDev, state)
+}
+
+// inNamespace runs f on a thread moved into namespace ns for that moment; the sockets f
+// makes belong to ns.
+func inNamespace(ns string, f func()) error {
+	done := make(chan error, 1)
+	go func() {
+		// The goroutine's thread changes namespace: it is locked, and if it cannot be moved
+		// back it is never unlocked, so the runtime ends it with the goroutine.
+		runtime.LockOSThread()
+		home, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			runtime.UnlockOSThread()
+			done <- err
+			return
+		}
+		defer unix.Close(home)
+		target, err := unix.Open("/run/netns/"+ns, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			runtime.UnlockOSThread()
+			done <- fmt.Errorf("namespace %s: %w", ns, err)
+			return
+		}
+		defer unix.Close(target)
+		if err := unix.Setns(target, unix.CLONE_NEWNET); err != nil {
+			runtime.UnlockOSThread()
+			done <- fmt.Errorf("entering namespace %s: %w", ns, err)
+			return
+		}
+		f()
+		if unix.Setns(home, unix.CLONE_NEWNET) == nil {
+			runtime.UnlockOSThread()
+		}
+		done <- nil
+	}()
+	return <-done
 }

@@ -336,3 +336,56 @@ func TestDialerMakesSocketsInTheNamespace(t *testing.T) {
 		t.Fatal("the connection did not cross the link")
 	}
 }
+
+// A veth link partitioned and healed: the test's listener in the cloud's namespace (Listen)
+// takes a connection from the site's; with the site's end down nothing crosses and a new
+// connection cannot be made, and when it is up again the same connection carries on.
+func TestListenAndAPartitionedVeth(t *testing.T) {
+	l := openLink(t, netshape.Config{Veth: true})
+	ln, err := l.Listen(l.Cloud, "tcp", net.JoinHostPort(l.CloudAddr.String(), "7003"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	conn, err := l.Dialer(l.Site)(context.Background(), "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	read := func(within time.Duration) (string, error) {
+		server.SetReadDeadline(time.Now().Add(within))
+		buf := make([]byte, 64)
+		n, err := server.Read(buf)
+		return string(buf[:n]), err
+	}
+	conn.Write([]byte("before"))
+	if got, err := read(5 * time.Second); got != "before" {
+		t.Fatalf("before the partition: %q %v", got, err)
+	}
+
+	if err := l.SetSiteUp(false); err != nil {
+		t.Fatal(err)
+	}
+	conn.Write([]byte("during"))
+	if got, err := read(time.Second); err == nil {
+		t.Fatalf("%q crossed a partitioned link", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if c, err := l.Dialer(l.Site)(ctx, "tcp", ln.Addr().String()); err == nil {
+		c.Close()
+		t.Fatal("a new connection was made across the partition")
+	}
+
+	if err := l.SetSiteUp(true); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := read(10 * time.Second); got != "during" {
+		t.Fatalf("after the partition healed: %q %v, want what was sent during it", got, err)
+	}
+}

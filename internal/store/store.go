@@ -129,6 +129,9 @@ func (db *DB) Close() error {
 	return errors.Join(db.reader.Close(), db.writer.Close())
 }
 
+// Ping checks that the store's server answers (PostgreSQL; SQLite always does).
+func (db *DB) Ping(ctx context.Context) error { return db.writer.PingContext(ctx) }
+
 // Path is the database file, or the name of a server backend's database.
 func (db *DB) Path() string { return db.path }
 

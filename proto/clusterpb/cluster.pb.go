@@ -457,9 +457,15 @@ type ControlMessage struct {
 	//	*ControlMessage_Command
 	//	*ControlMessage_Release
 	//	*ControlMessage_Answer
-	Action        isControlMessage_Action `protobuf_oneof:"action"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Action isControlMessage_Action `protobuf_oneof:"action"`
+	// operator_delay_ms is the viewer replica's estimate of its operator's delay when the command
+	// left (docs/reliability.md, "The governor"), which the holder hands on to the agent with the
+	// command; operator_delay_known is false while it has none. Without it the agent holds the
+	// robot after the first second of an unmeasured session.
+	OperatorDelayMs    uint32 `protobuf:"varint,5,opt,name=operator_delay_ms,json=operatorDelayMs,proto3" json:"operator_delay_ms,omitempty"`
+	OperatorDelayKnown bool   `protobuf:"varint,6,opt,name=operator_delay_known,json=operatorDelayKnown,proto3" json:"operator_delay_known,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *ControlMessage) Reset() {
@@ -529,6 +535,20 @@ func (x *ControlMessage) GetAnswer() bool {
 		if x, ok := x.Action.(*ControlMessage_Answer); ok {
 			return x.Answer
 		}
+	}
+	return false
+}
+
+func (x *ControlMessage) GetOperatorDelayMs() uint32 {
+	if x != nil {
+		return x.OperatorDelayMs
+	}
+	return 0
+}
+
+func (x *ControlMessage) GetOperatorDelayKnown() bool {
+	if x != nil {
+		return x.OperatorDelayKnown
 	}
 	return false
 }
@@ -727,13 +747,15 @@ const file_platform_cluster_cluster_proto_rawDesc = "" +
 	"\x06viewer\x18\x05 \x01(\tR\x06viewer\x12\x1a\n" +
 	"\boverride\x18\x06 \x01(\bR\boverride\x12\x18\n" +
 	"\aanswers\x18\a \x01(\bR\aanswers\x12\x10\n" +
-	"\x03ask\x18\b \x01(\bR\x03ask\"\xa1\x01\n" +
+	"\x03ask\x18\b \x01(\bR\x03ask\"\xff\x01\n" +
 	"\x0eControlMessage\x12\x1d\n" +
 	"\n" +
 	"control_id\x18\x01 \x01(\tR\tcontrolId\x12\x1a\n" +
 	"\acommand\x18\x02 \x01(\fH\x00R\acommand\x120\n" +
 	"\arelease\x18\x03 \x01(\v2\x14.Platform.Link.EmptyH\x00R\arelease\x12\x18\n" +
-	"\x06answer\x18\x04 \x01(\bH\x00R\x06answerB\b\n" +
+	"\x06answer\x18\x04 \x01(\bH\x00R\x06answer\x12*\n" +
+	"\x11operator_delay_ms\x18\x05 \x01(\rR\x0foperatorDelayMs\x120\n" +
+	"\x14operator_delay_known\x18\x06 \x01(\bR\x12operatorDelayKnownB\b\n" +
 	"\x06action\"W\n" +
 	"\n" +
 	"ControlEnd\x12\x1d\n" +

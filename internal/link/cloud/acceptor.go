@@ -414,6 +414,22 @@ func (a *Acceptor) Shutdown() {
 	a.wg.Wait()
 }
 
+// LetGo closes every link not closing already (1001, going away: the agents link again,
+// to another replica if they can) and returns how many; the acceptor goes on taking links.
+func (a *Acceptor) LetGo(reason string) int {
+	n := 0
+	for _, s := range a.snapshot() {
+		select {
+		case <-s.done:
+			continue
+		default:
+		}
+		s.refuse(websocket.StatusGoingAway, reason)
+		n++
+	}
+	return n
+}
+
 // readHello reads the agent's first frame within helloTimeout.
 func readHello(conn *websocket.Conn) (*linkpb.Hello, error) {
 	timer := time.AfterFunc(helloTimeout, func() { conn.CloseNow() })

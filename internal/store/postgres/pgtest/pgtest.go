@@ -15,7 +15,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,14 +30,24 @@ var binGlob = "/usr/lib/postgresql/*/bin"
 // Server is a running test cluster; its superuser is "fleetgate", trusted without a password.
 type Server struct {
 	port  int
+	data  string
 	admin *sql.DB
 	next  atomic.Int64
 	// ctl runs pg_ctl with its arguments, as the server's user.
 	ctl func(args ...string) ([]byte, error)
 }
 
-// Start starts a server that stops when tb ends.
-func Start(tb testing.TB) *Server {
+// Start starts a server that stops when tb ends. It commits without waiting for its WAL
+// (synchronous_commit off): fast, but a crash of the server loses its last commits.
+func Start(tb testing.TB) *Server { return start(tb, "off") }
+
+// StartCrashSafe starts a server whose commits survive a kill -9 of the server (a commit
+// returns once its WAL is written: synchronous_commit on, PostgreSQL's default), for tests
+// that crash it and count what was acknowledged. Its files are still not synced to the disk:
+// the machine itself does not crash in a test.
+func StartCrashSafe(tb testing.TB) *Server { return start(tb, "on") }
+
+func start(tb testing.TB, synchronousCommit string) *Server {
 	tb.Helper()
 	bin := binDir(tb)
 	dir, err := os.MkdirTemp("", "fleetgate-pg-")
@@ -53,7 +65,7 @@ func Start(tb testing.TB) *Server {
 	}
 	port := freePort(tb)
 	// fsync off: a test cluster needs no durability, and its tests run several times faster.
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off", port, sockets)
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=%s -c full_page_writes=off", port, sockets, synchronousCommit)
 	ctl := func(args ...string) ([]byte, error) {
 		return run(filepath.Join(bin, "pg_ctl"), append(args, "-D", data)...).CombinedOutput()
 	}
@@ -61,7 +73,7 @@ func Start(tb testing.TB) *Server {
 		log, _ := os.ReadFile(logFile)
 		tb.Fatalf("pgtest: pg_ctl start: %v\n%s\n%s", err, out, log)
 	}
-	s := &Server{port: port}
+	s := &Server{port: port, data: data}
 	s.ctl = func(args ...string) ([]byte, error) {
 		if args[0] == "start" {
 			args = append(args, "-l", logFile, "-o", opts)
@@ -91,7 +103,67 @@ func (s *Server) Stop(tb testing.TB) {
 	}
 }
 
-// Restart starts the server again after Stop, on the same port and data.
+// Kill sends SIGKILL to the server's postmaster, as kill -9 of an operator or the OOM killer
+// does, and waits until it and the backends it leaves behind (they notice its death and
+// exit) are gone: Restart then finds no shared memory still in use.
+func (s *Server) Kill(tb testing.TB) {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join(s.data, "postmaster.pid"))
+	if err != nil {
+		tb.Fatalf("pgtest: the postmaster's pid: %v", err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		tb.Fatalf("pgtest: postmaster.pid: %q", line)
+	}
+	children := childrenOf(pid)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		tb.Fatalf("pgtest: kill -9 %d: %v", pid, err)
+	}
+	for _, p := range append(children, pid) {
+		for deadline := time.Now().Add(30 * time.Second); alive(p); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				tb.Fatalf("pgtest: process %d still there 30 s after kill -9 of the postmaster", p)
+			}
+		}
+	}
+}
+
+// childrenOf lists the processes whose parent is pid.
+func childrenOf(pid int) []int {
+	var found []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after its ")".
+		i := strings.LastIndexByte(string(stat), ')')
+		fields := strings.Fields(string(stat[i+1:]))
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			found = append(found, child)
+		}
+	}
+	return found
+}
+
+// alive reports whether process pid exists and is not a zombie.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	return i < 0 || !strings.HasPrefix(strings.TrimSpace(string(stat[i+1:])), "Z")
+}
+
+// Restart starts the server again after Stop or Kill, on the same port and data.
 func (s *Server) Restart(tb testing.TB) {
 	tb.Helper()
 	if out, err := s.ctl("start", "-w", "-t", "60"); err != nil {

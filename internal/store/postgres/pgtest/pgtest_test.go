@@ -1,6 +1,7 @@
 package pgtest
 
 import (
+	"database/sql"
 	"fmt"
 	"runtime"
 	"strings"
@@ -37,5 +38,28 @@ func TestMissingBinariesFail(t *testing.T) {
 	}
 	if r.Skipped() {
 		t.Error("Start skipped the test")
+	}
+}
+
+// TestKilledServerKeepsItsCommits: kill -9 of a crash-safe server's postmaster ends it and
+// its backends (Restart then starts at once), and a commit it acknowledged is there after.
+func TestKilledServerKeepsItsCommits(t *testing.T) {
+	s := StartCrashSafe(t)
+	db, err := sql.Open("pgx", s.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TABLE acked (n int); INSERT INTO acked VALUES (42)`); err != nil {
+		t.Fatal(err)
+	}
+	s.Kill(t)
+	if err := db.Ping(); err == nil {
+		t.Fatal("the server answers after kill -9")
+	}
+	s.Restart(t)
+	var n int
+	if err := db.QueryRow(`SELECT n FROM acked`).Scan(&n); err != nil || n != 42 {
+		t.Fatalf("after the restart: %d, %v; want the acknowledged 42", n, err)
 	}
 }
