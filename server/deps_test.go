@@ -127,7 +127,7 @@ var rules = []rule{
 
 	// Robot sources.
 	{"internal/source/sim", []string{"", "internal/door", "internal/fleet", "internal/hoststat", "internal/msgs", "proto/catalogpb"}, noSQL, whySource},
-	{"internal/source/camera", []string{"", "internal/clock", "internal/fleet", "internal/source/camera/scale", "proto/catalogpb"}, concat(noSQL, noEcho), whySource},
+	{"internal/source/camera", []string{"", "internal/clock", "internal/fleet", "internal/source/camera/scale", "internal/video", "proto/catalogpb"}, concat(noSQL, noEcho), whySource},
 	{"internal/source/camera/scale", nil, nil, whyLibrary},
 	{"internal/source/camera/gstreamer", nil, nil, "GStreamer's RTSP server as a peer (the demo, tests)"},
 	{"internal/source/camera/cameratest", []string{"internal/source/camera/gstreamer"}, nil, "cameras for tests"},

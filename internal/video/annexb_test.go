@@ -33,7 +33,7 @@ func TestPartReader(t *testing.T) {
 		stream.Write(p)
 		stream.WriteString("\r\n")
 	}
-	r := newPartReader(bytes.NewReader(stream.Bytes()))
+	r := NewPartReader(bytes.NewReader(stream.Bytes()))
 	for i, want := range packets {
 		got, err := r.Next()
 		if err != nil || !bytes.Equal(got, want) {
@@ -44,13 +44,13 @@ func TestPartReader(t *testing.T) {
 		t.Fatalf("after the last packet: %v, want EOF", err)
 	}
 	cut := stream.Bytes()[:stream.Len()-10]
-	r = newPartReader(bytes.NewReader(cut))
+	r = NewPartReader(bytes.NewReader(cut))
 	r.Next()
 	r.Next()
 	if _, err := r.Next(); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("a cut packet: %v, want ErrUnexpectedEOF", err)
 	}
-	bad := newPartReader(bytes.NewReader([]byte("--ffmpeg\r\nContent-length: 99999999999\r\n\r\n")))
+	bad := NewPartReader(bytes.NewReader([]byte("--ffmpeg\r\nContent-length: 99999999999\r\n\r\n")))
 	if _, err := bad.Next(); err == nil {
 		t.Fatal("a packet over the bound was read")
 	}

@@ -31,12 +31,19 @@ const DefaultBitrate = 600_000
 // since the last keyframe at once (the topic's cache).
 const KeyframeInterval = time.Second
 
-// encoderArgs make ffmpeg read JPEG pictures from stdin and write H.264 to stdout, each
-// access unit a part of its own (partReader): libx264 for the lowest delay (no lookahead,
-// no B-frames, one slice per picture), the constrained baseline profile that every browser
-// decodes, SPS and PPS in front of every keyframe, a keyframe every KeyframeInterval, the
-// pictures' own times (no frame dropped or repeated to make a rate).
+// encoderArgs make ffmpeg read JPEG pictures from stdin and write H.264 to stdout (EncodeArgs).
 func encoderArgs(s Settings) []string {
+	return append([]string{"-hide_banner", "-nostdin", "-nostats", "-loglevel", "error",
+		"-f", "mjpeg", "-use_wallclock_as_timestamps", "1", "-probesize", "32", "-analyzeduration", "0",
+		"-fflags", "nobuffer", "-flags", "low_delay", "-i", "pipe:0"}, EncodeArgs(s)...)
+}
+
+// EncodeArgs are ffmpeg's output arguments that encode its first video stream as H.264 to
+// stdout, each access unit a part of its own (PartReader): libx264 for the lowest delay (no
+// lookahead, no B-frames, one slice per picture), the constrained baseline profile that
+// every browser decodes, SPS and PPS in front of every keyframe, a keyframe every
+// KeyframeInterval, the pictures' own times (no frame dropped or repeated to make a rate).
+func EncodeArgs(s Settings) []string {
 	bitrate := s.Bitrate
 	if bitrate <= 0 {
 		bitrate = DefaultBitrate
@@ -50,10 +57,7 @@ func encoderArgs(s Settings) []string {
 	if s.MaxRate > 0 {
 		filters = "fps=" + strconv.FormatFloat(s.MaxRate, 'f', 2, 64) + "," + filters
 	}
-	return []string{"-hide_banner", "-nostdin", "-nostats", "-loglevel", "error",
-		"-f", "mjpeg", "-use_wallclock_as_timestamps", "1", "-probesize", "32", "-analyzeduration", "0",
-		"-fflags", "nobuffer", "-flags", "low_delay", "-i", "pipe:0",
-		"-an", "-sn", "-dn", "-vf", filters, "-fps_mode", "passthrough",
+	return []string{"-map", "0:v:0", "-an", "-sn", "-dn", "-vf", filters, "-fps_mode", "passthrough",
 		"-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-profile:v", "baseline",
 		"-pix_fmt", "yuv420p", "-bf", "0", "-threads", "1",
 		"-force_key_frames", fmt.Sprintf("expr:gte(t,n_forced*%g)", KeyframeInterval.Seconds()), "-g", "300",
@@ -62,11 +66,21 @@ func encoderArgs(s Settings) []string {
 		"-f", "mpjpeg", "-flush_packets", "1", "pipe:1"}
 }
 
+// PassThroughArgs are ffmpeg's output arguments that copy an H.264 stream to stdout as it
+// came (no decode, no encode), in Annex B with SPS and PPS in front of every keyframe (a
+// camera may send them once, in its session description), each access unit a part of its
+// own (PartReader).
+func PassThroughArgs() []string {
+	return []string{"-map", "0:v:0", "-an", "-sn", "-dn", "-c:v", "copy",
+		"-bsf:v", "h264_mp4toannexb,dump_extra=freq=keyframe",
+		"-f", "mpjpeg", "-flush_packets", "1", "pipe:1"}
+}
+
 // encoder is one ffmpeg process turning JPEG pictures into H.264 access units.
 type encoder struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
-	out   *partReader
+	out   *PartReader
 	errs  *tail
 	done  chan struct{} // closed once the process is reaped
 	once  sync.Once
@@ -86,7 +100,7 @@ func startEncoder(program string, s Settings) (*encoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &encoder{cmd: cmd, stdin: stdin, out: newPartReader(stdout), errs: &tail{}, done: make(chan struct{})}
+	e := &encoder{cmd: cmd, stdin: stdin, out: NewPartReader(stdout), errs: &tail{}, done: make(chan struct{})}
 	cmd.Stderr = e.errs
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting ffmpeg: %w", err)

@@ -9,11 +9,11 @@ import (
 	"strconv"
 )
 
-// partReader splits ffmpeg's mpjpeg output, which frames each packet as a multipart part
+// PartReader splits ffmpeg's mpjpeg output, which frames each packet as a multipart part
 // with its length ("--ffmpeg", headers with Content-length, a blank line, the packet): the
 // muxer writes any codec's packets so, and its framing is what a raw H.264 stream lacks (an
 // access unit's end is known there only when the next one starts, a frame late).
-type partReader struct {
+type PartReader struct {
 	r   *bufio.Reader
 	max int
 }
@@ -21,12 +21,13 @@ type partReader struct {
 // maxAccessUnit bounds one access unit: a 4K keyframe at a high bitrate is a few MiB.
 const maxAccessUnit = 8 << 20
 
-func newPartReader(r io.Reader) *partReader {
-	return &partReader{r: bufio.NewReaderSize(r, 64<<10), max: maxAccessUnit}
+// NewPartReader reads the access units ffmpeg writes to r (EncodeArgs, PassThroughArgs).
+func NewPartReader(r io.Reader) *PartReader {
+	return &PartReader{r: bufio.NewReaderSize(r, 64<<10), max: maxAccessUnit}
 }
 
 // Next returns the next packet, a new slice. io.EOF: the stream ended between packets.
-func (p *partReader) Next() ([]byte, error) {
+func (p *PartReader) Next() ([]byte, error) {
 	size := -1
 	started := false // a line other than the blank one between parts was read
 	for lines := 0; ; lines++ {
