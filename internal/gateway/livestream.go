@@ -160,6 +160,9 @@ func (o liveOutput) Subscribe(ctx context.Context, opts fleetgate.SubscribeOptio
 	return s, sub, nil
 }
 
+// Video is the gateway's H.264 encoders, which the agent link's end shares.
+func (ss *StreamService) Video() *video.Encoders { return ss.video }
+
 // Codecs lists the codecs stream s offers here (endpoint 6's extension): none for a stream
 // that is not a camera's.
 func (ss *StreamService) Codecs(s fleetgate.Stream) []string {

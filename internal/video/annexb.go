@@ -1,5 +1,11 @@
 package video
 
+import (
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate/proto/catalogpb"
+)
+
 // H.264 NAL unit types this package looks for (ITU-T H.264, table 7-1).
 const (
 	nalIDR = 5 // a slice of an IDR picture: decodes on its own
@@ -36,4 +42,11 @@ func IsKeyframe(au []byte) bool {
 		}
 	}
 	return idr && sps && pps
+}
+
+// PayloadIsKeyframe reports whether a CompressedVideo sample's access unit is a keyframe
+// (IsKeyframe): a relay that gets samples without the flag (the cloud's end of the link).
+func PayloadIsKeyframe(payload []byte) bool {
+	var v catalogpb.CompressedVideo
+	return proto.Unmarshal(payload, &v) == nil && IsKeyframe(v.Data)
 }

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/internal/live/output"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
@@ -126,8 +127,13 @@ type agentSub struct {
 	has        bool
 	rate       float64
 	downsample bool
-	maxWidth   int       // camera images scaled down to this width (0: as they come); set once
-	next       time.Time // the earliest a sample may go, by rate
+	maxWidth   int    // camera images scaled down to this width (0: as they come); set once
+	codec      string // "h264": the stream's access units, whole pictures only; set once
+	// taken is signalled when the writer takes the sample waiting in the slot: an H.264
+	// stream's follower waits for it before it takes the next access unit from its
+	// subscription, which skips whole pictures to the next keyframe when the uplink is slow.
+	taken chan struct{}
+	next  time.Time // the earliest a sample may go, by rate
 
 	replaced int // samples a newer one replaced in the slot before they went (adapt.go)
 
@@ -149,12 +155,19 @@ func (l *liveSender) subscribe(m *linkpb.LiveSubscribe) {
 	if sub := l.subs[m.GetId()]; sub != nil {
 		l.mu.Unlock()
 		sub.mu.Lock()
-		sub.rate, sub.downsample = m.GetMaxRate(), m.GetDownsample()
+		if sub.codec == "" {
+			sub.rate = m.GetMaxRate()
+		}
+		sub.downsample = m.GetDownsample()
 		sub.mu.Unlock()
 		return
 	}
 	ctx, cancel := context.WithCancel(l.s.ctx)
-	sub := &agentSub{id: m.GetId(), cancel: cancel, rate: m.GetMaxRate(), downsample: m.GetDownsample(), maxWidth: int(max(m.GetMaxWidth(), 0))}
+	sub := &agentSub{id: m.GetId(), cancel: cancel, rate: m.GetMaxRate(), downsample: m.GetDownsample(), maxWidth: int(max(m.GetMaxWidth(), 0)),
+		codec: m.GetCodec(), taken: make(chan struct{}, 1)}
+	if sub.codec != "" {
+		sub.rate = 0 // a rate would hold pictures back until the queue drops them: not for access units
+	}
 	l.subs[sub.id] = sub
 	l.mu.Unlock()
 	go l.follow(ctx, sub, m.GetRobotId(), link.KeyFromWire(m.GetKey()))
@@ -178,7 +191,13 @@ func (l *liveSender) follow(ctx context.Context, sub *agentSub, robotID string, 
 		l.ended(sub, fleetgate.Errorf(fleetgate.EOffline, "robot %s is not connected to this agent", robotID))
 		return
 	}
-	rs, err := robot.Subscribe(ctx, key, fleetgate.SubscribeOptions{})
+	var rs *fleet.Subscription
+	var err error
+	if sub.codec != "" {
+		rs, err = l.s.a.cfg.Video.Subscribe(ctx, robotID, robot, key, fleetgate.SubscribeOptions{Codec: sub.codec, MaxWidth: sub.maxWidth})
+	} else {
+		rs, err = robot.Subscribe(ctx, key, fleetgate.SubscribeOptions{})
+	}
 	if err != nil {
 		l.ended(sub, err)
 		return
@@ -191,6 +210,23 @@ func (l *liveSender) follow(ctx context.Context, sub *agentSub, robotID string, 
 				l.ended(sub, err)
 			}
 			return
+		}
+		if sub.codec != "" {
+			// Access units go one at a time: the next is taken from the subscription only
+			// when the writer has this one, so a slow uplink drops whole pictures there.
+			sub.mu.Lock()
+			sub.pending, sub.has = smp, true
+			sub.mu.Unlock()
+			select {
+			case l.ready <- struct{}{}:
+			default:
+			}
+			select {
+			case <-sub.taken:
+			case <-ctx.Done():
+				return
+			}
+			continue
 		}
 		if smp.Type == imageType {
 			smp.Payload = sub.adapt.shrink(smp.Payload, sub.maxWidth, !l.s.a.cfg.NoLanes)
@@ -351,6 +387,9 @@ const smallSample = 16 << 10
 // small reports whether sub's sample going out, or else the one waiting, is of the feedback
 // lane. Called by the writer only.
 func (sub *agentSub) small() bool {
+	if sub.codec != "" {
+		return false // access units are pictures, however small a P-frame is
+	}
 	if sub.sending != nil {
 		return len(sub.sending.payload) <= smallSample
 	}
@@ -376,6 +415,10 @@ func (sub *agentSub) start(now time.Time, wait *time.Duration, adapt bool) bool 
 	}
 	smp, downsample, replaced := sub.pending, sub.downsample, sub.replaced
 	sub.pending, sub.has, sub.replaced = fleetgate.Sample{}, false, 0
+	select {
+	case sub.taken <- struct{}{}:
+	default:
+	}
 	if sub.rate > 0 {
 		sub.next = now.Add(time.Duration(float64(time.Second) / sub.rate))
 	}
