@@ -87,7 +87,7 @@ func probeH264(t *testing.T, path string) (frames, width, height int, profile st
 }
 
 // encoders lists the H.264 encoders (ffmpeg running libx264) this process started.
-func encoders(t *testing.T) []int {
+func encoders(t testing.TB) []int {
 	t.Helper()
 	dirs, _ := os.ReadDir("/proc")
 	self := strconv.Itoa(os.Getpid())
