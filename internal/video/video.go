@@ -44,17 +44,17 @@ func Codecs(typ string, h264 bool) []string {
 // Encoders are this process's H.264 encoders, one per camera stream and width, each running
 // while it has subscribers. The zero value is not usable: New.
 type Encoders struct {
-	ffmpeg   string // "": not installed
-	settings func(robotID string, key fleetgate.StreamKey) Settings
+	ffmpeg string // "": not installed
 
 	mu   sync.Mutex
 	encs map[encKey]*encoded
 }
 
 type encKey struct {
-	robotID string
-	key     fleetgate.StreamKey
-	width   int
+	robotID  string
+	key      fleetgate.StreamKey
+	width    int
+	settings Settings // the uplink's rung (Ladder); zero: the defaults, shared by local viewers
 }
 
 // New returns the encoders of a process; ffmpeg is looked up on PATH (none: H.264 is only
@@ -72,39 +72,48 @@ func (e *Encoders) CanEncode() bool { return e != nil && e.ffmpeg != "" }
 // else its JPEG camera stream encoded here; a stream that is neither is EInvalid. Without a
 // codec, it is robot.Subscribe.
 func (e *Encoders) Subscribe(ctx context.Context, robotID string, robot fleet.Robot, key fleetgate.StreamKey, opts fleetgate.SubscribeOptions) (*fleet.Subscription, error) {
+	sub, _, err := e.SubscribeAt(ctx, robotID, robot, key, opts, Settings{})
+	return sub, err
+}
+
+// SubscribeAt is Subscribe with an encoder of settings set for a JPEG camera (an uplink's rung
+// of the Ladder; zero: the one local viewers share); passed reports that the stream is the
+// robot's own H.264, which set cannot change.
+func (e *Encoders) SubscribeAt(ctx context.Context, robotID string, robot fleet.Robot, key fleetgate.StreamKey, opts fleetgate.SubscribeOptions, set Settings) (*fleet.Subscription, bool, error) {
 	if opts.Codec == "" {
-		return robot.Subscribe(ctx, key, opts)
+		sub, err := robot.Subscribe(ctx, key, opts)
+		return sub, false, err
 	}
 	if opts.Codec != fleetgate.CodecH264 {
-		return nil, fleetgate.Errorf(fleetgate.EInvalid, "codec must be jpeg or h264")
+		return nil, false, fleetgate.Errorf(fleetgate.EInvalid, "codec must be jpeg or h264")
 	}
 	sub, err := robot.Subscribe(ctx, key, opts)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	switch sub.Type() {
 	case Type:
-		return sub, nil
+		return sub, true, nil
 	case ImageType:
 	default:
 		sub.Close()
-		return nil, fleetgate.Errorf(fleetgate.EInvalid, "stream %s is not a camera stream: it has no h264", key.Name)
+		return nil, false, fleetgate.Errorf(fleetgate.EInvalid, "stream %s is not a camera stream: it has no h264", key.Name)
 	}
 	// The robot's JPEG subscription stays open until the encoder follows the camera, so that
 	// the source does not stop and start again in between.
 	defer sub.Close()
 	if !e.CanEncode() {
-		return nil, fleetgate.Errorf(fleetgate.EInvalid, "stream %s offers no h264 here: %v", key.Name, ErrNoFFmpeg)
+		return nil, false, fleetgate.Errorf(fleetgate.EInvalid, "stream %s offers no h264 here: %v", key.Name, ErrNoFFmpeg)
 	}
 	for range 2 {
-		enc := e.encoder(encKey{robotID, key, max(opts.MaxWidth, 0)}, robot)
+		enc := e.encoder(encKey{robotID, key, max(opts.MaxWidth, 0), set}, robot)
 		vs, err := enc.topic.Subscribe()
 		if err == nil {
-			return vs, nil
+			return vs, false, nil
 		}
 		// That encoder ended between lookup and Subscribe: the next one is fresh.
 	}
-	return nil, fleetgate.Errorf(fleetgate.EUnavailable, "the H.264 encoder of %s keeps failing", key.Name)
+	return nil, false, fleetgate.Errorf(fleetgate.EUnavailable, "the H.264 encoder of %s keeps failing", key.Name)
 }
 
 // Running is the number of ffmpeg encoders running, for tests and metrics.
@@ -194,10 +203,7 @@ func (enc *encoded) run(ctx context.Context, robot fleet.Robot) error {
 		return err
 	}
 	defer base.Close()
-	settings := Settings{}
-	if enc.e.settings != nil {
-		settings = enc.e.settings(enc.k.robotID, enc.k.key)
-	}
+	settings := enc.k.settings
 	if enc.k.width > 0 && (settings.Width == 0 || enc.k.width < settings.Width) {
 		settings.Width = enc.k.width
 	}

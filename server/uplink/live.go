@@ -16,9 +16,9 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/fleetgate/fleetgate"
-	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/internal/live/output"
+	"github.com/fleetgate/fleetgate/internal/video"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
 
@@ -134,6 +134,10 @@ type agentSub struct {
 	// subscription, which skips whole pictures to the next keyframe when the uplink is slow.
 	taken chan struct{}
 	next  time.Time // the earliest a sample may go, by rate
+	// vadapt is an H.264 stream's place on video.Ladder (the writer's); rung is the rung its
+	// follower encodes at (video.go).
+	vadapt *video.Adapter
+	rung   atomic.Int32
 
 	replaced int // samples a newer one replaced in the slot before they went (adapt.go)
 
@@ -167,6 +171,8 @@ func (l *liveSender) subscribe(m *linkpb.LiveSubscribe) {
 		codec: m.GetCodec(), taken: make(chan struct{}, 1)}
 	if sub.codec != "" {
 		sub.rate = 0 // a rate would hold pictures back until the queue drops them: not for access units
+		sub.vadapt = video.NewAdapter(l.s.a.cfg.LiveBudget)
+		sub.rung.Store(int32(sub.vadapt.Rung()))
 	}
 	l.subs[sub.id] = sub
 	l.mu.Unlock()
@@ -191,13 +197,11 @@ func (l *liveSender) follow(ctx context.Context, sub *agentSub, robotID string, 
 		l.ended(sub, fleetgate.Errorf(fleetgate.EOffline, "robot %s is not connected to this agent", robotID))
 		return
 	}
-	var rs *fleet.Subscription
-	var err error
 	if sub.codec != "" {
-		rs, err = l.s.a.cfg.Video.Subscribe(ctx, robotID, robot, key, fleetgate.SubscribeOptions{Codec: sub.codec, MaxWidth: sub.maxWidth})
-	} else {
-		rs, err = robot.Subscribe(ctx, key, fleetgate.SubscribeOptions{})
+		l.followVideo(ctx, sub, robotID, robot, key)
+		return
 	}
+	rs, err := robot.Subscribe(ctx, key, fleetgate.SubscribeOptions{})
 	if err != nil {
 		l.ended(sub, err)
 		return
@@ -210,23 +214,6 @@ func (l *liveSender) follow(ctx context.Context, sub *agentSub, robotID string, 
 				l.ended(sub, err)
 			}
 			return
-		}
-		if sub.codec != "" {
-			// Access units go one at a time: the next is taken from the subscription only
-			// when the writer has this one, so a slow uplink drops whole pictures there.
-			sub.mu.Lock()
-			sub.pending, sub.has = smp, true
-			sub.mu.Unlock()
-			select {
-			case l.ready <- struct{}{}:
-			default:
-			}
-			select {
-			case <-sub.taken:
-			case <-ctx.Done():
-				return
-			}
-			continue
 		}
 		if smp.Type == imageType {
 			smp.Payload = sub.adapt.shrink(smp.Payload, sub.maxWidth, !l.s.a.cfg.NoLanes)
@@ -427,6 +414,12 @@ func (sub *agentSub) start(now time.Time, wait *time.Duration, adapt bool) bool 
 	if downsample && smp.Type == output.PointCloudType {
 		if p, err := output.DownsamplePointCloud(payload, output.DefaultMaxPoints); err == nil {
 			payload = p
+		}
+	}
+	if adapt && sub.vadapt != nil {
+		sub.vadapt.Count(1, replaced)
+		if sub.vadapt.Decide(now) {
+			sub.rung.Store(int32(sub.vadapt.Rung()))
 		}
 	}
 	if adapt && smp.Type == imageType {
