@@ -18,7 +18,7 @@ var ErrNoFFmpeg = errors.New("ffmpeg is not installed (Debian: apt-get install f
 // Settings are what an encoder makes of its pictures; the zero value takes the defaults.
 type Settings struct {
 	Bitrate int     // bits per second; 0: DefaultBitrate
-	MaxRate float64 // frames per second at most; 0: every picture
+	MaxRate float64 // frames per second at most (pictures skipped before ffmpeg); 0: every picture
 	Width   int     // pixels at most; 0: as the pictures come
 }
 
@@ -53,11 +53,9 @@ func EncodeArgs(s Settings) []string {
 	if s.Width > 0 {
 		scale = "scale='min(" + strconv.Itoa(s.Width) + ",iw)':-2"
 	}
-	filters := scale
-	if s.MaxRate > 0 {
-		filters = "fps=" + strconv.FormatFloat(s.MaxRate, 'f', 2, 64) + "," + filters
-	}
-	return []string{"-map", "0:v:0", "-an", "-sn", "-dn", "-vf", filters, "-fps_mode", "passthrough",
+	// MaxRate is not ffmpeg's to keep (its fps filter repeats pictures to make a rate, and
+	// the pictures' headers are matched to access units in order): the feeder skips pictures.
+	return []string{"-map", "0:v:0", "-an", "-sn", "-dn", "-vf", scale, "-fps_mode", "passthrough",
 		"-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-profile:v", "baseline",
 		"-pix_fmt", "yuv420p", "-bf", "0", "-threads", "1",
 		"-force_key_frames", fmt.Sprintf("expr:gte(t,n_forced*%g)", KeyframeInterval.Seconds()), "-g", "300",

@@ -217,7 +217,7 @@ func (enc *encoded) run(ctx context.Context, robot fleet.Robot) error {
 		defer close(stopped)
 		enc.publish(proc, headers)
 	}()
-	err = feed(ctx, base, proc, headers)
+	err = feed(ctx, base, proc, headers, settings.MaxRate)
 	proc.Stop()
 	<-stopped
 	enc.topic.DropCache()
@@ -231,13 +231,23 @@ type frameHeader struct {
 	at      time.Time
 }
 
-// feed writes the camera's pictures to the encoder until ctx ends or either fails.
-func feed(ctx context.Context, base *fleet.Subscription, proc *encoder, headers chan<- frameHeader) error {
+// feed writes the camera's pictures to the encoder, at most maxRate a second (0: all), until
+// ctx ends or either fails.
+func feed(ctx context.Context, base *fleet.Subscription, proc *encoder, headers chan<- frameHeader, maxRate float64) error {
+	var interval time.Duration
+	if maxRate > 0 {
+		interval = time.Duration(float64(time.Second) / maxRate)
+	}
+	var last time.Time
 	for {
 		s, err := base.Next(ctx)
 		if err != nil {
 			return err
 		}
+		if interval > 0 && !last.IsZero() && s.Time.Sub(last) < interval*9/10 {
+			continue // within a tenth of the period: a camera's jitter does not halve the rate
+		}
+		last = s.Time
 		var img catalogpb.CompressedImage
 		if proto.Unmarshal(s.Payload, &img) != nil || !strings.Contains(strings.ToLower(img.Format), "jp") {
 			continue // not a JPEG picture: nothing ffmpeg's mjpeg reader takes

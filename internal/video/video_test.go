@@ -168,3 +168,46 @@ func fmtList(l []string) string {
 	}
 	return string(append(b, ']'))
 }
+
+// TestEncoderPerRung: an uplink's rung (SubscribeAt with settings) is an encoder of its own,
+// beside the one local viewers share, and its pictures are the rung's size.
+func TestEncoderPerRung(t *testing.T) {
+	encs := needFFmpeg(t)
+	r := cameraRobot(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	opts := fleetgate.SubscribeOptions{Codec: fleetgate.CodecH264}
+	shared, passed, err := encs.SubscribeAt(ctx, "r1", r, cameraKey, opts, video.Settings{})
+	if err != nil || passed {
+		t.Fatal(err, passed)
+	}
+	defer shared.Close()
+	small, _, err := encs.SubscribeAt(ctx, "r1", r, cameraKey, opts, video.Ladder[len(video.Ladder)-1].Settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Close()
+	var stream []byte
+	for range 3 {
+		s, err := small.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v catalogpb.CompressedVideo
+		proto.Unmarshal(s.Payload, &v)
+		stream = append(stream, v.Data...)
+	}
+	if _, err := shared.Next(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := encs.Running(); n != 2 {
+		t.Fatalf("%d encoders for two rungs", n)
+	}
+	cmd := exec.Command("ffprobe", "-v", "error", "-f", "h264", "-show_entries", "stream=width", "-of", "csv=p=0", "-")
+	cmd.Stdin = bytes.NewReader(stream)
+	out, err := cmd.Output()
+	// The camera's pictures are 160 wide, under the last rung's width: not scaled up.
+	if err != nil || string(bytes.TrimSpace(out)) != "160" {
+		t.Fatalf("the last rung's pictures: width %q (%v), want 160", out, err)
+	}
+}
