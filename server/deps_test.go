@@ -50,7 +50,7 @@ var floors = [][]room{
 	{{"robot contract and live engines", "the robot contract and its door, live sessions, teleop policy, the KPI hub, the recorder, the alert tracker and its webhooks",
 		[]string{"internal/fleet", "internal/fleet/fleettest", "internal/door", "internal/door/doortest", "internal/live",
 			"internal/live/output", "internal/live/teleop", "internal/live/foxglove", "internal/kpi", "internal/record",
-			"internal/alert", "internal/webhook"}}},
+			"internal/alert", "internal/webhook", "internal/video"}}},
 	{{"libraries", "one job each, knowing nothing of robots' rules",
 		[]string{"internal/clock", "internal/clock/clocktest", "internal/edge", "internal/limit", "internal/mcap", "internal/mcap/mcaptest",
 			"internal/blob", "internal/hoststat", "internal/netshape", "internal/cluster/natstest", "internal/store/postgres/pgtest"}}},
@@ -108,7 +108,7 @@ var rules = []rule{
 		"internal/live/foxglove", "internal/live/output", "internal/live/teleop"}, noSQL,
 		"the API reaches data only through the core, never the store or a robot source"},
 	{"server/uplink", []string{"", "internal/fleet", "internal/link", "internal/live", "internal/live/output",
-		"internal/live/teleop", "internal/source/camera/scale", "proto/catalogpb", "proto/linkpb"}, concat(noSQL, noEcho),
+		"internal/live/teleop", "internal/source/camera/scale", "internal/video", "proto/catalogpb", "proto/linkpb"}, concat(noSQL, noEcho),
 		"the agent's end of the link: an adapter over the agent's core (uplink.Core), which it declares; it knows no gateway, registry or door, and shrinks JPEG pictures to fit the uplink (camera/scale)"},
 	{"web", []string{"", "internal/edge", "internal/gateway", "static", "views"}, noSQL,
 		"the panel reaches data only through the core, never the store or a robot source"},
@@ -122,12 +122,12 @@ var rules = []rule{
 
 	// The core.
 	{"internal/gateway", []string{"", "internal/alert", "internal/door", "internal/fleet", "internal/kpi", "internal/limit", "internal/live", "internal/live/teleop",
-		"internal/mcap", "internal/msgs", "proto/catalogpb"}, concat(noSQL, []string{"net/http", "github.com/labstack/"}),
+		"internal/mcap", "internal/msgs", "internal/video", "proto/catalogpb"}, concat(noSQL, []string{"net/http", "github.com/labstack/"}),
 		"the core knows no HTTP and no SQL driver; it is above the robot contract and the live sessions, and states the interfaces it needs"},
 
 	// Robot sources.
 	{"internal/source/sim", []string{"", "internal/door", "internal/fleet", "internal/hoststat", "internal/msgs", "proto/catalogpb"}, noSQL, whySource},
-	{"internal/source/camera", []string{"", "internal/clock", "internal/fleet", "internal/source/camera/scale", "proto/catalogpb"}, concat(noSQL, noEcho), whySource},
+	{"internal/source/camera", []string{"", "internal/clock", "internal/fleet", "internal/source/camera/scale", "internal/video", "proto/catalogpb"}, concat(noSQL, noEcho), whySource},
 	{"internal/source/camera/scale", nil, nil, whyLibrary},
 	{"internal/source/camera/gstreamer", nil, nil, "GStreamer's RTSP server as a peer (the demo, tests)"},
 	{"internal/source/camera/cameratest", []string{"internal/source/camera/gstreamer"}, nil, "cameras for tests"},
@@ -146,7 +146,7 @@ var rules = []rule{
 	{"internal/source/rosmsg", []string{"proto/catalogpb"}, []string{"net", "net/http"}, "ROS message codecs (ROS 1 and CDR) are pure functions of bytes and the catalog"},
 	{"internal/link", []string{"", "internal/door", "internal/edge", "internal/fleet", "proto/catalogpb", "proto/linkpb"}, concat(noSQL, noEcho),
 		"the agent link's wire protocol, shared by both ends"},
-	{"internal/link/cloud", []string{"", "internal/blob", "internal/fleet", "internal/link", "proto/linkpb"}, concat(noSQL, noEcho),
+	{"internal/link/cloud", []string{"", "internal/blob", "internal/fleet", "internal/link", "internal/video", "proto/linkpb"}, concat(noSQL, noEcho),
 		"the agent link is a robot source on the cloud; it states what it needs from the core (cloud.Core)"},
 	{"internal/cluster", []string{"", "internal/door", "internal/fleet", "internal/link", "internal/link/cloud", "proto/clusterpb", "proto/linkpb"},
 		concat(noSQL, noEcho), "the replicas' cluster is the core's Presence over NATS: robots held elsewhere are robot sources; it knows nothing of the core or the store"},
@@ -171,6 +171,8 @@ var rules = []rule{
 	{"internal/record", []string{"", "internal/clock", "internal/fleet", "internal/mcap", "internal/msgs"}, concat(noSQL, []string{"net/http"}),
 		"the recorder is a subscriber of the robot contract, below the core and the HTTP layers"},
 
+	{"internal/video", []string{"", "internal/fleet", "proto/catalogpb"}, concat(noSQL, noHTTP),
+		"camera streams as H.264 (ffmpeg's libx264, or the camera's own), subscribers of the robot contract, below the core"},
 	{"internal/alert", []string{""}, concat(noSQL, noHTTP),
 		"the alert tracker keeps what the core derives: no robots, no store, no HTTP"},
 	{"internal/webhook", []string{"", "internal/clock"}, concat(noSQL, noEcho),

@@ -48,7 +48,7 @@ func (s *Server) openLink(archive *cloud.Archive) error {
 			CloudURL: s.cfg.Cloud, Key: s.cfg.AgentKey, Version: s.cfg.Version, Logger: s.log,
 			Core:       agentCore{robots: s.registry, StreamService: s.gw.StreamService, eventOutbox: s.events},
 			LiveBudget: s.cfg.LinkLiveBudget, NoLive: s.cfg.NoCloudLive,
-			Congestion: s.cfg.LinkCongestion, NoLanes: s.cfg.LinkNoLanes,
+			Congestion: s.cfg.LinkCongestion, NoLanes: s.cfg.LinkNoLanes, Video: s.gw.StreamService.Video(),
 		})
 		if err != nil {
 			return err

@@ -84,6 +84,10 @@ func TestCloudLive(t *testing.T) {
 		}
 	})
 
+	t.Run("H.264 through the cloud: the agent's access units, decodable, its sequence kept", func(t *testing.T) {
+		h264ThroughCloud(t, cloud.URL, agent.URL, bearer, login(t, agent.URL, testToken), twist, camera)
+	})
+
 	t.Run("20 cloud viewers cost one copy on the link", func(t *testing.T) {
 		one := proxy.bytesWhile(t, 3*time.Second, func(ctx context.Context) { watch(ctx, t, cloud.URL, bearer, twist, camera, 1) })
 		twenty := proxy.bytesWhile(t, 3*time.Second, func(ctx context.Context) { watch(ctx, t, cloud.URL, bearer, twist, camera, 20) })

@@ -4665,7 +4665,11 @@ type LiveSubscribe struct {
 	Downsample bool `protobuf:"varint,5,opt,name=downsample,proto3" json:"downsample,omitempty"`
 	// max_width: camera images go scaled down to at most this many pixels wide (W3's
 	// maxWidth), before the uplink; 0: as they come (or as the uplink allows).
-	MaxWidth      int32 `protobuf:"varint,6,opt,name=max_width,json=maxWidth,proto3" json:"max_width,omitempty"`
+	MaxWidth int32 `protobuf:"varint,6,opt,name=max_width,json=maxWidth,proto3" json:"max_width,omitempty"`
+	// codec: "h264" asks a camera stream as H.264 access units (CompressedVideo, W3's
+	// codec=h264), each sample one access unit, the agent's sequence kept; frames are dropped
+	// only at the agent, whole pictures to the next keyframe. "": as the stream comes.
+	Codec         string `protobuf:"bytes,7,opt,name=codec,proto3" json:"codec,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4740,6 +4744,13 @@ func (x *LiveSubscribe) GetMaxWidth() int32 {
 		return x.MaxWidth
 	}
 	return 0
+}
+
+func (x *LiveSubscribe) GetCodec() string {
+	if x != nil {
+		return x.Codec
+	}
+	return ""
 }
 
 type LiveUnsubscribe struct {
@@ -5270,7 +5281,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\vunsubscribe\x18\x02 \x01(\v2\x1e.Platform.Link.LiveUnsubscribeH\x00R\vunsubscribe\x123\n" +
 	"\x06sample\x18\x03 \x01(\v2\x19.Platform.Link.LiveSampleH\x00R\x06sample\x120\n" +
 	"\x05ended\x18\x04 \x01(\v2\x18.Platform.Link.LiveEndedH\x00R\x05endedB\x06\n" +
-	"\x04body\"\xbe\x01\n" +
+	"\x04body\"\xd4\x01\n" +
 	"\rLiveSubscribe\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x19\n" +
 	"\brobot_id\x18\x02 \x01(\tR\arobotId\x12*\n" +
@@ -5279,7 +5290,8 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\n" +
 	"downsample\x18\x05 \x01(\bR\n" +
 	"downsample\x12\x1b\n" +
-	"\tmax_width\x18\x06 \x01(\x05R\bmaxWidth\"!\n" +
+	"\tmax_width\x18\x06 \x01(\x05R\bmaxWidth\x12\x14\n" +
+	"\x05codec\x18\a \x01(\tR\x05codec\"!\n" +
 	"\x0fLiveUnsubscribe\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\"w\n" +
 	"\n" +

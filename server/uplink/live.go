@@ -18,6 +18,7 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/internal/live/output"
+	"github.com/fleetgate/fleetgate/internal/video"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
 
@@ -126,8 +127,17 @@ type agentSub struct {
 	has        bool
 	rate       float64
 	downsample bool
-	maxWidth   int       // camera images scaled down to this width (0: as they come); set once
-	next       time.Time // the earliest a sample may go, by rate
+	maxWidth   int    // camera images scaled down to this width (0: as they come); set once
+	codec      string // "h264": the stream's access units, whole pictures only; set once
+	// taken is signalled when the writer takes the sample waiting in the slot: an H.264
+	// stream's follower waits for it before it takes the next access unit from its
+	// subscription, which skips whole pictures to the next keyframe when the uplink is slow.
+	taken chan struct{}
+	next  time.Time // the earliest a sample may go, by rate
+	// vadapt is an H.264 stream's place on video.Ladder (the writer's); rung is the rung its
+	// follower encodes at (video.go).
+	vadapt *video.Adapter
+	rung   atomic.Int32
 
 	replaced int // samples a newer one replaced in the slot before they went (adapt.go)
 
@@ -149,12 +159,21 @@ func (l *liveSender) subscribe(m *linkpb.LiveSubscribe) {
 	if sub := l.subs[m.GetId()]; sub != nil {
 		l.mu.Unlock()
 		sub.mu.Lock()
-		sub.rate, sub.downsample = m.GetMaxRate(), m.GetDownsample()
+		if sub.codec == "" {
+			sub.rate = m.GetMaxRate()
+		}
+		sub.downsample = m.GetDownsample()
 		sub.mu.Unlock()
 		return
 	}
 	ctx, cancel := context.WithCancel(l.s.ctx)
-	sub := &agentSub{id: m.GetId(), cancel: cancel, rate: m.GetMaxRate(), downsample: m.GetDownsample(), maxWidth: int(max(m.GetMaxWidth(), 0))}
+	sub := &agentSub{id: m.GetId(), cancel: cancel, rate: m.GetMaxRate(), downsample: m.GetDownsample(), maxWidth: int(max(m.GetMaxWidth(), 0)),
+		codec: m.GetCodec(), taken: make(chan struct{}, 1)}
+	if sub.codec != "" {
+		sub.rate = 0 // a rate would hold pictures back until the queue drops them: not for access units
+		sub.vadapt = video.NewAdapter(l.s.a.cfg.LiveBudget)
+		sub.rung.Store(int32(sub.vadapt.Rung()))
+	}
 	l.subs[sub.id] = sub
 	l.mu.Unlock()
 	go l.follow(ctx, sub, m.GetRobotId(), link.KeyFromWire(m.GetKey()))
@@ -176,6 +195,10 @@ func (l *liveSender) follow(ctx context.Context, sub *agentSub, robotID string, 
 	robot, ok := l.s.a.cfg.Core.HostedRobot(robotID)
 	if !ok {
 		l.ended(sub, fleetgate.Errorf(fleetgate.EOffline, "robot %s is not connected to this agent", robotID))
+		return
+	}
+	if sub.codec != "" {
+		l.followVideo(ctx, sub, robotID, robot, key)
 		return
 	}
 	rs, err := robot.Subscribe(ctx, key, fleetgate.SubscribeOptions{})
@@ -351,6 +374,9 @@ const smallSample = 16 << 10
 // small reports whether sub's sample going out, or else the one waiting, is of the feedback
 // lane. Called by the writer only.
 func (sub *agentSub) small() bool {
+	if sub.codec != "" {
+		return false // access units are pictures, however small a P-frame is
+	}
 	if sub.sending != nil {
 		return len(sub.sending.payload) <= smallSample
 	}
@@ -376,6 +402,10 @@ func (sub *agentSub) start(now time.Time, wait *time.Duration, adapt bool) bool 
 	}
 	smp, downsample, replaced := sub.pending, sub.downsample, sub.replaced
 	sub.pending, sub.has, sub.replaced = fleetgate.Sample{}, false, 0
+	select {
+	case sub.taken <- struct{}{}:
+	default:
+	}
 	if sub.rate > 0 {
 		sub.next = now.Add(time.Duration(float64(time.Second) / sub.rate))
 	}
@@ -384,6 +414,12 @@ func (sub *agentSub) start(now time.Time, wait *time.Duration, adapt bool) bool 
 	if downsample && smp.Type == output.PointCloudType {
 		if p, err := output.DownsamplePointCloud(payload, output.DefaultMaxPoints); err == nil {
 			payload = p
+		}
+	}
+	if adapt && sub.vadapt != nil {
+		sub.vadapt.Count(1, replaced)
+		if sub.vadapt.Decide(now) {
+			sub.rung.Store(int32(sub.vadapt.Rung()))
 		}
 	}
 	if adapt && smp.Type == imageType {

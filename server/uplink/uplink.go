@@ -27,6 +27,7 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/internal/live/teleop"
+	"github.com/fleetgate/fleetgate/internal/video"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
 
@@ -59,6 +60,10 @@ type Config struct {
 	// NoLanes sends bulk chunks as fast as the link takes them, and live samples in plain
 	// turn: the link before its lanes (lanes.go), kept to measure against.
 	NoLanes bool
+	// Video serves the cloud's H.264 viewers (LiveSubscribe.codec): the gateway's encoders,
+	// so that local and cloud viewers of a camera share one; nil: H.264 only from streams
+	// that are H.264 already.
+	Video *video.Encoders
 }
 
 // Backoff after a refused key: long enough not to trip the cloud's failure limit, which is

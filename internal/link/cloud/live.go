@@ -12,6 +12,7 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
+	"github.com/fleetgate/fleetgate/internal/video"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
 
@@ -67,7 +68,8 @@ type subKey struct {
 	robotID    string
 	key        fleetgate.StreamKey
 	downsample bool
-	maxWidth   int // viewers of another maxWidth are another subscription at the agent
+	maxWidth   int    // viewers of another maxWidth are another subscription at the agent
+	codec      string // H.264 viewers are another subscription at the agent, of access units
 }
 
 func newLiveState() *liveState {
@@ -83,6 +85,9 @@ type remoteSub struct {
 
 	// parts is the payload of a sample arriving in parts (only the live reader touches it).
 	parts []byte
+	// waitKey: an access unit was lost (its parts out of order), so the ones after it wait
+	// for the next keyframe, which refers to nothing before it (only the live reader touches it).
+	waitKey bool
 
 	mu      sync.Mutex
 	rate    float64 // max rate sent to the agent; 0: every sample
@@ -153,6 +158,28 @@ func (s *session) serveLive(conn *websocket.Conn) {
 	s.log.Info("agent live connection closed")
 }
 
+// publish hands a whole sample to the viewers with the agent's number (of an H.264 stream,
+// an access unit: not one whose reference was lost).
+func (rs *remoteSub) publish(payload []byte, smp *linkpb.Sample) {
+	at := rs.s.clock.toCloud(link.FromTime(smp.GetTime())) // the agent's time on the cloud's clock
+	if rs.k.codec == "" {
+		rs.topic.PublishNumbered(payload, at, smp.GetLatched(), smp.GetSeq())
+		return
+	}
+	key := video.PayloadIsKeyframe(payload)
+	if rs.waitKey && !key {
+		return
+	}
+	rs.waitKey = false
+	rs.topic.PublishFrame(payload, at, key, smp.GetSeq())
+}
+
+// lost drops the sample being assembled.
+func (rs *remoteSub) lost() {
+	rs.waitKey = rs.k.codec != ""
+	rs.parts = nil
+}
+
 // receive takes a sample or a part of one; the viewers get a sample when it is whole. A part
 // out of order (a lost connection's leftovers) drops what was assembled.
 func (rs *remoteSub) receive(m *linkpb.LiveSample) {
@@ -161,23 +188,23 @@ func (rs *remoteSub) receive(m *linkpb.LiveSample) {
 	switch {
 	case size == 0 || off == 0 && size == uint64(len(part)):
 		rs.parts = nil
-		rs.topic.PublishNumbered(part, rs.s.clock.toCloud(link.FromTime(smp.GetTime())), smp.GetLatched(), smp.GetSeq())
+		rs.publish(part, smp)
 		return
 	case size > link.MaxFrame || off+uint64(len(part)) > size:
-		rs.parts = nil
+		rs.lost()
 		return
 	case off == 0:
 		rs.parts = append(make([]byte, 0, size), part...)
 	case rs.parts != nil && off == uint64(len(rs.parts)):
 		rs.parts = append(rs.parts, part...)
 	default:
-		rs.parts = nil
+		rs.lost()
 		return
 	}
 	if uint64(len(rs.parts)) == size {
 		whole := rs.parts
 		rs.parts = nil
-		rs.topic.PublishNumbered(whole, rs.s.clock.toCloud(link.FromTime(smp.GetTime())), smp.GetLatched(), smp.GetSeq())
+		rs.publish(whole, smp)
 	}
 }
 
@@ -196,7 +223,7 @@ func (s *session) subscribe(ctx context.Context, r *RemoteRobot, key fleetgate.S
 	if err := s.waitLive(ctx, r); err != nil {
 		return nil, err
 	}
-	k := subKey{robotID: r.info.ID, key: key, downsample: opts.Downsample, maxWidth: max(opts.MaxWidth, 0)}
+	k := subKey{robotID: r.info.ID, key: key, downsample: opts.Downsample, maxWidth: max(opts.MaxWidth, 0), codec: opts.Codec}
 	l.mu.Lock()
 	select {
 	case <-s.done:
@@ -208,7 +235,13 @@ func (s *session) subscribe(ctx context.Context, r *RemoteRobot, key fleetgate.S
 	if rs == nil {
 		l.nextID++
 		rs = &remoteSub{s: s, id: l.nextID, k: k, limited: true}
-		rs.topic = fleet.NewTopic(typ, rs.onActive)
+		if k.codec != "" {
+			// The agent's access units, in order: viewers skip whole pictures, as the
+			// agent does before the uplink.
+			rs.topic = fleet.NewVideoTopic(video.Type, rs.onActive)
+		} else {
+			rs.topic = fleet.NewTopic(typ, rs.onActive)
+		}
 		l.subs[k], l.byID[rs.id] = rs, rs
 	}
 	// Under l.mu, so that a lingering removal cannot take rs away between here and the
@@ -308,7 +341,7 @@ func (rs *remoteSub) send() {
 		return
 	}
 	msg := &linkpb.LiveSubscribe{Id: rs.id, RobotId: rs.k.robotID, Key: link.KeyToWire(rs.k.key), MaxRate: rs.rate, Downsample: rs.k.downsample,
-		MaxWidth: int32(rs.k.maxWidth)}
+		MaxWidth: int32(rs.k.maxWidth), Codec: rs.k.codec}
 	rs.mu.Unlock()
 	rs.s.writeLive(&linkpb.LiveFrame{Body: &linkpb.LiveFrame_Subscribe{Subscribe: msg}})
 }

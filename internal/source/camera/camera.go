@@ -22,6 +22,7 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/clock"
 	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/video"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
@@ -30,6 +31,9 @@ const Component = "camera"
 
 // ImageType is the message type of camera streams.
 const ImageType = "Platform.Messages.sensor_msgs.CompressedImage"
+
+// VideoType is the type of a camera's H.264 stream (W3's codec=h264).
+const VideoType = video.Type
 
 // Defaults of Config's timings.
 const (
@@ -123,6 +127,12 @@ type Camera struct {
 	scaledMu sync.Mutex
 	scaled   map[int]*scaledStream // by width (SubscribeWith)
 
+	// h264 says this is a camera's H.264 stream (video): the same camera, another ffmpeg,
+	// which passes an H.264 camera's stream through as it came.
+	h264    bool
+	videoMu sync.Mutex
+	video   *Camera // the H.264 stream of this camera, made with its first viewer
+
 	// pid is the running ffmpeg's process id, 0 when none: for tests and the benchmark.
 	pidMu sync.Mutex
 	pid   int
@@ -182,7 +192,11 @@ func (c *Camera) current() (*generation, error) {
 	}
 	if c.gen == nil {
 		g := &generation{c: c}
-		g.topic = fleet.NewTopic(ImageType, g.onActive)
+		if c.h264 {
+			g.topic = fleet.NewVideoTopic(VideoType, g.onActive)
+		} else {
+			g.topic = fleet.NewTopic(ImageType, g.onActive)
+		}
 		c.gen = g
 	}
 	return c.gen, nil
@@ -262,7 +276,26 @@ func (c *Camera) Close() {
 	for _, s := range scaled {
 		s.topic.Close(closed)
 	}
+	c.videoMu.Lock()
+	v := c.video
+	c.videoMu.Unlock()
+	if v != nil {
+		v.Close()
+	}
 	c.wg.Wait()
+}
+
+// videoStream is the camera's H.264 stream, made once: its own ffmpeg, its own supervisor,
+// running while it has viewers.
+func (c *Camera) videoStream() *Camera {
+	c.videoMu.Lock()
+	defer c.videoMu.Unlock()
+	if c.video == nil {
+		c.video = New(c.cfg)
+		c.video.h264 = true
+		c.video.log = c.log.With("codec", fleetgate.CodecH264)
+	}
+	return c.video
 }
 
 // retire ends generation g with err: its subscribers are told, the next one starts afresh.
@@ -513,8 +546,19 @@ func (g *generation) attempt(ctx context.Context) (int, error) {
 	}
 }
 
-// publish sends one image to the viewers as a CompressedImage.
+// publish sends one image to the viewers as a CompressedImage (of the H.264 stream: an
+// access unit as a CompressedVideo).
 func (g *generation) publish(f Frame) error {
+	if g.c.h264 {
+		payload, err := proto.Marshal(&catalogpb.CompressedVideo{
+			Timestamp: &catalogpb.Time{Sec: int32(f.At.Unix()), Nanosec: uint32(f.At.Nanosecond())},
+			FrameId:   g.c.cfg.Name, Data: f.JPEG, Format: fleetgate.CodecH264})
+		if err != nil {
+			return err
+		}
+		g.topic.PublishFrame(payload, f.At, video.IsKeyframe(f.JPEG), 0)
+		return nil
+	}
 	msg := &catalogpb.CompressedImage{
 		Header: &catalogpb.Header{Stamp: &catalogpb.Time{Sec: int32(f.At.Unix()), Nanosec: uint32(f.At.Nanosecond())}, FrameId: g.c.cfg.Name},
 		Format: "jpeg",
@@ -542,7 +586,7 @@ func (c *Camera) open(ctx context.Context) (producer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return startFFmpeg(c.cfg.Tools, in, codec, c.cfg.MaxFrame)
+	return startFFmpeg(c.cfg.Tools, in, codec, c.cfg.MaxFrame, c.h264)
 }
 
 // input is what ffmpeg opens for the camera's Spec. Under the policy, the camera's host is

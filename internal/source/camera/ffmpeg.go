@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/fleetgate/fleetgate/internal/video"
 )
 
 // Tools are the programs of Debian's ffmpeg package that a camera runs.
@@ -178,6 +180,9 @@ func killGroup(cmd *exec.Cmd, sig syscall.Signal) error {
 // codecMJPEG is what ffprobe calls an MJPEG stream: passed through without re-encoding.
 const codecMJPEG = "mjpeg"
 
+// codecH264 is what ffprobe calls an H.264 stream: passed through to H.264 viewers.
+const codecH264 = "h264"
+
 // probe asks ffprobe for the codec of in's first video stream (through a relay of its own
 // when in is under the address policy).
 func probe(ctx context.Context, tools Tools, in input) (string, error) {
@@ -245,10 +250,25 @@ func outputArgs(codec string) []string {
 	return append(args, "-f", "mjpeg", "pipe:1")
 }
 
-// Frame is one JPEG image and the time it left ffmpeg.
+// Frame is one JPEG image (or, of a camera's H.264 stream, one access unit) and the time it
+// left ffmpeg.
 type Frame struct {
 	JPEG []byte
 	At   time.Time
+}
+
+// videoArgs make ffmpeg write the camera's H.264 access units to its stdout: an H.264 camera
+// passes through as it came, any other is encoded once here.
+func videoArgs(codec string) []string {
+	if codec == codecH264 {
+		return video.PassThroughArgs()
+	}
+	return video.EncodeArgs(video.Settings{})
+}
+
+// frameSplitter is how ffmpeg's output is cut into frames: JPEG images or access units.
+type frameSplitter interface {
+	Next() ([]byte, error)
 }
 
 // producer is a running source of frames: ffmpeg, or a test's stand-in.
@@ -276,21 +296,26 @@ type ffmpegProcess struct {
 
 // startFFmpeg starts ffmpeg reading in (through a relay of its own when in is under the
 // address policy).
-func startFFmpeg(tools Tools, in input, codec string, maxFrame int) (*ffmpegProcess, error) {
+// With h264, it writes H.264 access units instead of JPEG images (videoArgs).
+func startFFmpeg(tools Tools, in input, codec string, maxFrame int, h264 bool) (*ffmpegProcess, error) {
 	in, relay, err := in.relayed()
 	if err != nil {
 		return nil, err
 	}
-	p, err := runFFmpeg(tools, in, codec, maxFrame, relay)
+	p, err := runFFmpeg(tools, in, codec, maxFrame, relay, h264)
 	if err != nil && relay != nil {
 		relay.Close()
 	}
 	return p, err
 }
 
-func runFFmpeg(tools Tools, in input, codec string, maxFrame int, relay *rtspRelay) (*ffmpegProcess, error) {
+func runFFmpeg(tools Tools, in input, codec string, maxFrame int, relay *rtspRelay, h264 bool) (*ffmpegProcess, error) {
 	args := append([]string{"-hide_banner", "-nostdin", "-nostats", "-loglevel", "error"}, in.inputArgs()...)
-	args = append(args, outputArgs(codec)...)
+	if h264 {
+		args = append(args, videoArgs(codec)...)
+	} else {
+		args = append(args, outputArgs(codec)...)
+	}
 	cmd, started, err := in.command(nil, tools.FFmpeg, args)
 	if err != nil {
 		return nil, err
@@ -307,11 +332,15 @@ func runFFmpeg(tools Tools, in input, codec string, maxFrame int, relay *rtspRel
 	if err != nil {
 		return nil, fmt.Errorf("starting ffmpeg: %w", err)
 	}
-	go p.read(NewFrameReader(stdout, maxFrame))
+	var frames frameSplitter = NewFrameReader(stdout, maxFrame)
+	if h264 {
+		frames = video.NewPartReader(stdout)
+	}
+	go p.read(frames)
 	return p, nil
 }
 
-func (p *ffmpegProcess) read(frames *FrameReader) {
+func (p *ffmpegProcess) read(frames frameSplitter) {
 	defer close(p.frames)
 	var readErr error
 	for {

@@ -22,7 +22,14 @@ const (
 // SubscribeWith follows the camera's images as opts asks: scaled down to opts.MaxWidth when
 // set, else as they come (Subscribe). Every subscriber of one width shares one scaling of
 // each image.
+//
+// With opts.Codec h264 (and no MaxWidth), it follows the camera's H.264 stream: an H.264
+// camera's as it came, any other's encoded once by the camera's ffmpeg. A scaled H.264
+// stream is encoded from the scaled images (internal/video).
 func (c *Camera) SubscribeWith(opts fleetgate.SubscribeOptions) (*fleet.Subscription, error) {
+	if opts.Codec == fleetgate.CodecH264 && opts.MaxWidth <= 0 && !c.h264 {
+		return c.videoStream().Subscribe()
+	}
 	if opts.MaxWidth <= 0 {
 		return c.Subscribe()
 	}

@@ -41,6 +41,8 @@ type Options struct {
 	// Pattern is videotestsrc's: "ball" (default: a ball on black, small frames), "smpte"
 	// (colour bars), "snow" (noise, which no codec compresses).
 	Pattern string
+	// Bitrate is the H.264 encoder's, in kbit/s; 0: x264enc's default (2048).
+	Bitrate int
 	// Dir is where the server's script is written; "": a new temporary directory.
 	Dir string
 }
@@ -132,6 +134,9 @@ func (s *Server) start() error {
 		"--height", strconv.Itoa(s.opts.Height), "--fps", strconv.Itoa(s.opts.FPS), "--port", strconv.Itoa(s.port), "--pattern", s.opts.Pattern}
 	if s.opts.User != "" {
 		args = append(args, "--user", s.opts.User, "--password", s.opts.Password)
+	}
+	if s.opts.Bitrate > 0 {
+		args = append(args, "--bitrate", strconv.Itoa(s.opts.Bitrate))
 	}
 	cmd := exec.Command(Python, args...)
 	cmd.Env = append(os.Environ(), "GST_DEBUG=0")

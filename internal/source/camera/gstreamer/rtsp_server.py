@@ -25,7 +25,8 @@ def pipeline(args):
     if args.codec == "h264":
         enc = (
             "! videoconvert ! x264enc tune=zerolatency speed-preset=ultrafast "
-            f"key-int-max={args.fps} ! rtph264pay name=pay0 pt=96 config-interval=1"
+            + (f"bitrate={args.bitrate} " if args.bitrate else "")
+            + f"key-int-max={args.fps} ! rtph264pay name=pay0 pt=96 config-interval=1"
         )
     else:
         enc = "! videoconvert ! video/x-raw,format=I420 ! jpegenc quality=85 ! rtpjpegpay name=pay0 pt=26"
@@ -40,6 +41,7 @@ def main():
     p.add_argument("--fps", type=int, default=15)
     p.add_argument("--port", type=int, default=0, help="0: a free port")
     p.add_argument("--pattern", default="ball", help="videotestsrc pattern: ball (small frames), smpte, snow (incompressible)")
+    p.add_argument("--bitrate", type=int, default=0, help="H.264 kbit/s; 0: x264enc's default")
     p.add_argument("--user", default="")
     p.add_argument("--password", default="")
     args = p.parse_args()

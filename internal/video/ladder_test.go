@@ -1,0 +1,77 @@
+package video
+
+import (
+	"testing"
+	"time"
+)
+
+// TestAdapterStepsDownAndUp: with a clock the test moves, a stream that skips pictures steps
+// down the ladder (bitrate, then frame rate, then resolution), one rung a second; once every
+// picture goes for stepUpAfter it climbs back, and a climb that fails at once waits twice as
+// long before the next.
+func TestAdapterStepsDownAndUp(t *testing.T) {
+	now := time.Unix(1000, 0)
+	a := NewAdapter(0)
+	a.Decide(now)
+	tick := func(sent, skipped int) bool {
+		now = now.Add(adaptEvery)
+		a.Count(sent, skipped)
+		return a.Decide(now)
+	}
+	for want := 1; want < len(Ladder); want++ {
+		if !tick(10, 5) || a.Rung() != want {
+			t.Fatalf("after skips: rung %d, want %d", a.Rung(), want)
+		}
+	}
+	if tick(10, 5) || a.Rung() != len(Ladder)-1 {
+		t.Fatalf("below the last rung: %d", a.Rung())
+	}
+	last := Ladder[len(Ladder)-1]
+	if last.Width == 0 || last.MaxRate == 0 || last.Bitrate >= DefaultBitrate || !last.KeyframesOnly {
+		t.Fatalf("the last rung %+v lowers not bitrate, rate and size", last)
+	}
+	// Clean seconds: nothing moves before stepUpAfter, then one rung up.
+	for range int(stepUpAfter/adaptEvery) - 1 {
+		if tick(15, 0) {
+			t.Fatalf("stepped up after less than %v clean", stepUpAfter)
+		}
+	}
+	if !tick(15, 0) || a.Rung() != len(Ladder)-2 {
+		t.Fatalf("no step up after %v clean: rung %d", stepUpAfter, a.Rung())
+	}
+	// The new rung fails at once: down again, and the next climb waits twice as long.
+	if !tick(10, 5) || a.Rung() != len(Ladder)-1 {
+		t.Fatalf("a failing rung did not step down: %d", a.Rung())
+	}
+	for range int(2*stepUpAfter/adaptEvery) - 1 {
+		if tick(15, 0) {
+			t.Fatalf("climbed again before %v", 2*stepUpAfter)
+		}
+	}
+	if !tick(15, 0) {
+		t.Fatal("no climb after twice the wait")
+	}
+}
+
+// TestAdapterFitsTheBudget: a live budget starts the stream on the best rung whose bitrate
+// fits it, and it never climbs above that rung.
+func TestAdapterFitsTheBudget(t *testing.T) {
+	if a := NewAdapter(0); a.Rung() != 0 {
+		t.Fatalf("no budget: rung %d", a.Rung())
+	}
+	a := NewAdapter(30_000) // 240 kbit/s
+	if got := Ladder[a.Rung()].bitrate(); got > 240_000 || a.Rung() == 0 {
+		t.Fatalf("a 240 kbit/s budget starts at rung %d (%d bit/s)", a.Rung(), got)
+	}
+	top := a.Rung()
+	now := time.Unix(0, 0)
+	a.Decide(now)
+	for range 30 {
+		now = now.Add(adaptEvery)
+		a.Count(15, 0)
+		a.Decide(now)
+	}
+	if a.Rung() != top {
+		t.Fatalf("climbed above the budget's rung: %d, top %d", a.Rung(), top)
+	}
+}
