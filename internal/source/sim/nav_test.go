@@ -217,3 +217,36 @@ func TestTheRobotCrossesTheWarehouse(t *testing.T) {
 		t.Fatalf("from (%.1f, %.1f) to %v: the robot is at (%.2f, %.2f), nav/status %+v", start.x, start.y, goal, b.x, b.y, st)
 	}
 }
+
+func TestACarLikeRobotDrivesToAGoalAroundAWall(t *testing.T) {
+	s := mustNewSim(t, Config{Count: 2}, walledHall())
+	place(s, 0, 2, 8, 0) // the other robot, out of the way
+	place(s, 1, 5, 3, 0)
+	car := s.robots[1]
+	if car.input.Type != typeAckermann {
+		t.Fatal("robot 1 is not the car-like one")
+	}
+	if err := doortest.Send(context.Background(), car, navGoal, typePoseStamped, goalPayload(t, 15, 3)); err != nil {
+		t.Fatal(err)
+	}
+	for range 900 {
+		run(s, 100*time.Millisecond)
+		if b := bodyOf(s, 1); b.blocked {
+			t.Fatalf("the car ran into something at (%.2f, %.2f)", b.x, b.y)
+		}
+		if car.snapshotNav() != navDriving {
+			break
+		}
+	}
+	b := bodyOf(s, 1)
+	if st := car.snapshotNav(); st != navReachedGoal || math.Hypot(b.x-15, b.y-3) > navCarReach+0.05 {
+		t.Fatalf("the car ended %s at (%.2f, %.2f)", st, b.x, b.y)
+	}
+}
+
+// snapshotNav is the robot's nav state now.
+func (r *robot) snapshotNav() string {
+	r.sim.mu.Lock()
+	defer r.sim.mu.Unlock()
+	return r.nav.state
+}
