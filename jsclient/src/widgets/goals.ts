@@ -93,7 +93,7 @@ export async function mountGoals(el: HTMLElement, map: MapView, robotId: string,
     el.dataset.goalText = t;
     say(t);
   };
-  show("click to send the robot there (shift-click: a waypoint) while you drive");
+  show("click: send a goal while you drive");
   map.canvas.title = "Click: send the robot here. Shift-click: add a waypoint. You must hold control.";
   el.dataset.goals = "1";
   map.canvas.classList.add("map-goals");
