@@ -16,6 +16,10 @@ type ROS1Config struct {
 	PoseTopic  string  // default /odom
 	MaxLinear  float64 // m/s; default 1.0
 	MaxAngular float64 // rad/s; default 1.5
+	// GoalTopic and CancelTopic: a goal's topic and its cancel's (ros1.Config); ListGoal lists
+	// nav/goal even while no node subscribes to GoalTopic.
+	GoalTopic, CancelTopic string
+	ListGoal               bool
 }
 
 // startROS1 starts a ROS 1 robot per configured master. Each goes online in the registry
@@ -26,6 +30,9 @@ func (s *Server) startROS1(ctx context.Context) error {
 			MasterURI:    rc.MasterURI,
 			Name:         rc.Name,
 			PoseTopic:    rc.PoseTopic,
+			GoalTopic:    rc.GoalTopic,
+			CancelTopic:  rc.CancelTopic,
+			ListGoal:     rc.ListGoal,
 			MaxLinear:    rc.MaxLinear,
 			MaxAngular:   rc.MaxAngular,
 			DataDir:      s.cfg.DataDir,

@@ -218,6 +218,8 @@ type lease struct {
 	onLost func(error)
 	lost   error // why the lease moved to somebody else, once it did
 	ask    *ask
+
+	goals goals // sent under this lease, cancelled when it ends (goal.go)
 }
 
 // Take gives who the control of robot's input stream key until Stop: the stream's one lease
@@ -243,7 +245,7 @@ func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 	if old != nil {
 		// The user's own upload gives way to their socket: its zero goes out before the
 		// socket's first command can.
-		old.ctl.Stop()
+		old.stop()
 		old.end("handed over to a live session:")
 	}
 	d.tell(l, "took control of")
@@ -315,6 +317,9 @@ func (d *Door) Send(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 	if err := msgs.CheckFinite(m); err != nil {
 		return fleetgate.Errorf(fleetgate.EInvalid, "%v", err)
 	}
+	if typ == GoalType {
+		return d.sendGoal(ctx, robot, driven, stream, payload, who)
+	}
 	if !teleop.InputTypeAllowed(typ) {
 		// Not a movement command (a ROS topic of another type): no speeds to hold, no lease.
 		ctx, cancel := context.WithTimeout(ctx, d.callTimeout)
@@ -337,7 +342,10 @@ func (d *Door) Send(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 			return err
 		}
 		if stale != nil {
-			stale.ctl.Stop()
+			stale.stop()
+		}
+		if l.byHand(m) {
+			return nil
 		}
 		err = l.ctl.Submit(ctx, m)
 		if errors.Is(err, teleop.ErrStopped) {
@@ -409,8 +417,16 @@ func (d *Door) newLease(t target, driven Driven, stream fleetgate.Stream, who Wh
 			d.tellSafety(l, "the deadman stopped the moving robot (no command for "+d.deadmanOrDefault().String()+") on", SafetyDeadman)
 		}
 	}
+	cfg.OnDeadman = func() {
+		if l.cancelGoals() {
+			d.tellSafety(l, "the deadman cancelled the robot's goal (no command for "+d.deadmanOrDefault().String()+") on", SafetyDeadman)
+		}
+	}
 	if upload {
 		cfg.OnDeadman = func() {
+			if l.cancelGoals() {
+				d.tellSafety(l, "the deadman cancelled the robot's goal (no command for "+d.deadmanOrDefault().String()+") on", SafetyDeadman)
+			}
 			if l.ctl.RetireIfIdle() {
 				d.forget(l)
 				l.end("the deadman stopped the robot (no command for " + d.deadmanOrDefault().String() + ") and released")
@@ -455,7 +471,7 @@ func (l *lease) fault(err error) {
 // retire ends a lease with a zero.
 func (d *Door) retire(l *lease) {
 	d.forget(l)
-	l.ctl.Stop()
+	l.stop()
 	l.end("lost control (the robot did not take a command) of")
 }
 
@@ -538,7 +554,7 @@ func (d *Door) Close() {
 	var wg sync.WaitGroup
 	for _, l := range leases {
 		wg.Go(func() {
-			l.ctl.Stop()
+			l.stop()
 			l.end("the gateway stopped: zeroed and released")
 		})
 	}
@@ -575,6 +591,9 @@ func (c *Control) Command(m proto.Message) error {
 	if c.l.gov != nil {
 		lim, _ := c.limit()
 		teleop.GovernCommand(m, c.l.stream.Limits, lim.Scale) // at zero, m is the zero
+	}
+	if c.l.byHand(m) {
+		return nil
 	}
 	c.l.ctl.Command(m)
 	return nil
@@ -616,7 +635,7 @@ func (c *Control) limit() (lim teleop.SpeedLimit, stopping bool) {
 // Stop publishes the zero and frees the stream. Only the first call publishes; it returns
 // the error of a zero that did not reach the robot.
 func (c *Control) Stop() error {
-	err := c.l.ctl.Stop()
+	err := c.l.stop()
 	c.l.d.forget(c.l)
 	c.l.end("released")
 	return err

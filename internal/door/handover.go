@@ -250,7 +250,7 @@ func (d *Door) Override(ctx context.Context, robot fleet.Robot, key fleetgate.St
 // (its controller takes nothing once stopped). The lock is held for one publish (the robot's
 // call timeout, three tries at worst): the price of never having two drivers.
 func (d *Door) swap(old, next *lease) {
-	old.ctl.Stop()
+	old.stop()
 	d.leases[old.target] = next
 }
 

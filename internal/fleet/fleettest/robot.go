@@ -35,6 +35,8 @@ type Published struct {
 	Key     fleetgate.StreamKey
 	Type    string
 	Payload []byte
+	// Cancel is the door's cancel of the goal sent on Key (no Type, no Payload).
+	Cancel bool
 }
 
 // Robot is a fleet.Robot whose behaviour the test sets through its exported fields before
@@ -192,6 +194,12 @@ func (r *Robot) Subscribe(ctx context.Context, key fleetgate.StreamKey, opts fle
 
 // Publish takes a command that passed the door (door.Driven) and keeps it (Published).
 func (r *Robot) Publish(ctx context.Context, cmd door.Command) error {
+	if key, ok := cmd.Cancels(); ok {
+		r.Lock()
+		defer r.Unlock()
+		r.published = append(r.published, Published{Key: key, Cancel: true})
+		return nil
+	}
 	key, typ, payload, err := cmd.Open()
 	if err != nil {
 		return err

@@ -185,6 +185,18 @@ func (c *Controller) Halt() {
 	}
 }
 
+// Touch re-arms the deadman as a command does, publishing nothing: the holder is there while
+// the robot drives itself (to a goal). It reports false after Stop or a publish failure.
+func (c *Controller) Touch() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped || c.failed {
+		return false
+	}
+	c.armDeadman(c.clock.Now())
+	return true
+}
+
 // RetireIfIdle stops the controller without a zero when it is idle: the deadman's zero was
 // the last thing published and no command came since. It reports whether it did; a
 // controller that took a command meanwhile goes on.

@@ -36,6 +36,12 @@ type Config struct {
 	MasterURI string // http://host:11311
 	Name      string // robot name; default: the master's host
 	PoseTopic string // nav_msgs/Odometry or geometry_msgs/PoseStamped; default /odom
+	// GoalTopic takes the goals of the robot's nav/goal stream (geometry_msgs/PoseStamped,
+	// move_base's; default /move_base_simple/goal), listed when a node subscribes to it or
+	// always with ListGoal; CancelTopic takes a goal's cancel (actionlib_msgs/GoalID; default
+	// /move_base/cancel).
+	GoalTopic, CancelTopic string
+	ListGoal               bool
 	// MaxLinear (m/s) and MaxAngular (rad/s, or rad of steering) are the speed limits input
 	// topics declare (fleetgate.Stream.Limits); the gateway clamps drive commands to them.
 	MaxLinear, MaxAngular float64
@@ -60,12 +66,14 @@ type Config struct {
 
 // Defaults.
 const (
-	DefaultPoseTopic  = "/odom"
-	DefaultMaxLinear  = 1.0
-	DefaultMaxAngular = 1.5
-	defaultPoll       = 2 * time.Second
-	defaultLinger     = 5 * time.Second
-	defaultRead       = 5 * time.Second
+	DefaultPoseTopic   = "/odom"
+	DefaultGoalTopic   = "/move_base_simple/goal"
+	DefaultCancelTopic = "/move_base/cancel"
+	DefaultMaxLinear   = 1.0
+	DefaultMaxAngular  = 1.5
+	defaultPoll        = 2 * time.Second
+	defaultLinger      = 5 * time.Second
+	defaultRead        = 5 * time.Second
 	// retryPeriod is how often an unreachable master is tried: its return is noticed
 	// within a second, well inside the 5 s re-registration promise.
 	retryPeriod = time.Second
@@ -111,6 +119,12 @@ func Start(ctx context.Context, cfg Config) (*Robot, error) {
 	cfg.MasterURI = u.String()
 	if cfg.Name == "" {
 		cfg.Name = u.Hostname()
+	}
+	if cfg.GoalTopic == "" {
+		cfg.GoalTopic = DefaultGoalTopic
+	}
+	if cfg.CancelTopic == "" {
+		cfg.CancelTopic = DefaultCancelTopic
 	}
 	if cfg.PoseTopic == "" {
 		cfg.PoseTopic = DefaultPoseTopic
@@ -164,6 +178,9 @@ func Start(ctx context.Context, cfg Config) (*Robot, error) {
 		},
 		Source:      fleetgate.SourceROS1,
 		PoseTopic:   cfg.PoseTopic,
+		GoalTopic:   cfg.GoalTopic,
+		ListGoal:    cfg.ListGoal,
+		CancelTopic: cfg.CancelTopic,
 		Limits:      fleetgate.SpeedLimits{Linear: cfg.MaxLinear, Angular: cfg.MaxAngular},
 		LogFile:     cfg.LogFile,
 		HostStats:   cfg.HostStats,

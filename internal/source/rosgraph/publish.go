@@ -19,6 +19,9 @@ type outbound struct {
 // Publish sends a catalog message to an input topic as its ROS type. It takes only what
 // passed the door: drive commands come held to the stream's Limits, paced and leased.
 func (r *Robot) Publish(ctx context.Context, cmd door.Command) error {
+	if _, ok := cmd.Cancels(); ok {
+		return r.cancel(ctx)
+	}
 	key, typ, payload, err := cmd.Open()
 	if err != nil {
 		return err
@@ -60,6 +63,11 @@ func (r *Robot) Publish(ctx context.Context, cmd door.Command) error {
 // outboundFor returns the writer of an input topic, made on first use; a topic that came
 // back with another type gets a new one.
 func (r *Robot) outboundFor(ctx context.Context, t Topic) (*outbound, error) {
+	return r.outboundWith(ctx, t, func() (*rosmsg.Codec, error) { return r.transport.Codec(t.Type) })
+}
+
+// outboundWith is outboundFor with the codec of a type the transport's Codec does not make.
+func (r *Robot) outboundWith(ctx context.Context, t Topic, codec func() (*rosmsg.Codec, error)) (*outbound, error) {
 	r.outMu.Lock()
 	defer r.outMu.Unlock()
 	if out, ok := r.outbound[t.Name]; ok && out.rosType == t.Type {
@@ -68,7 +76,7 @@ func (r *Robot) outboundFor(ctx context.Context, t Topic) (*outbound, error) {
 		out.w.Close()
 		delete(r.outbound, t.Name)
 	}
-	c, err := r.transport.Codec(t.Type)
+	c, err := codec()
 	if err != nil {
 		return nil, fleetgate.Errorf(fleetgate.EInvalid, "%s: %v", t.Name, err)
 	}

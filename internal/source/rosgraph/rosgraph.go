@@ -114,6 +114,17 @@ type Config struct {
 	// ("its ROS master does not answer").
 	Unreachable string
 
+	// GoalTopic is the topic a goal on the robot's nav/goal stream goes to (a PoseStamped in
+	// the map frame): move_base_simple/goal on ROS 1, goal_pose on ROS 2; "" takes no goals.
+	// nav/goal is listed when the graph has the topic, or always with ListGoal (the topic was
+	// configured).
+	GoalTopic string
+	ListGoal  bool
+	// CancelTopic takes a goal's cancel (the door's, when the lease it was sent under ends):
+	// an actionlib_msgs/GoalID with an empty id, which cancels every goal (move_base/cancel,
+	// ROS 1 only). "": the robot gets no cancel, only the zero on its drive topic.
+	CancelTopic string
+
 	Linger      time.Duration // a topic nobody reads is dropped after this
 	ReadTimeout time.Duration // a read waits this long for a first message
 }
@@ -251,6 +262,9 @@ func (r *Robot) Streams(ctx context.Context) ([]fleetgate.Stream, error) {
 		}
 		out = append(out, s)
 	}
+	if t, ok := r.goalTopic(g); ok {
+		out = append(out, fleetgate.Stream{Component: goalKey.Component, Name: goalKey.Name, Type: t.streamType(), Direction: fleetgate.Input, Source: r.cfg.Source})
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
@@ -260,6 +274,11 @@ func (r *Robot) find(ctx context.Context, key fleetgate.StreamKey) (Topic, error
 	g, err := r.topics(ctx)
 	if err != nil {
 		return Topic{}, err
+	}
+	if key == (fleetgate.StreamKey{Component: goalKey.Component, Name: goalKey.Name, Source: r.cfg.Source}) {
+		if t, ok := r.goalTopic(g); ok {
+			return t, nil
+		}
 	}
 	t, ok := g[key.Name]
 	if !ok || key.Component != "" || key.Source != r.cfg.Source {

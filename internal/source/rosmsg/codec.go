@@ -66,6 +66,17 @@ func CodecFor(rosType string) (*Codec, error) {
 	return c, nil
 }
 
+// SpecCodec is the codec of a ROS type the catalog lacks but this package defines (a goal's
+// cancel): it carries the type's spec, for a writer's connection header, and its messages are
+// written as the transport's bytes; Encode and Decode refuse.
+func SpecCodec(rosType string) (*Codec, error) {
+	spec, ok := Lookup(rosType)
+	if !ok {
+		return nil, fmt.Errorf("rosmsg: %s is not defined here", rosType)
+	}
+	return &Codec{Spec: spec}, nil
+}
+
 func newCodec(rosType string) (*Codec, error) {
 	catalog := CatalogType(rosType)
 	spec, ok := Lookup(rosType)
@@ -159,6 +170,9 @@ func fits(f *Field, fd protoreflect.FieldDescriptor) error {
 // Decode reads ROS 1 bytes into a new catalog message. The message's bytes fields alias data:
 // data must not change while the message is in use. All of data must be used.
 func (c *Codec) Decode(data []byte) (proto.Message, error) {
+	if c.plan == nil {
+		return nil, fmt.Errorf("%w: %s has no catalog type", ErrInvalid, c.Spec.Type)
+	}
 	mt, err := protoregistry.GlobalTypes.FindMessageByName(c.plan.md.FullName())
 	if err != nil {
 		return nil, err
@@ -468,6 +482,9 @@ func skip(r *reader, f *Field) error {
 // the ROS field (a uint8 over 255, a fixed array of the wrong length) are an error; unset
 // fields are written as zero.
 func (c *Codec) Encode(m proto.Message) ([]byte, error) {
+	if c.plan == nil {
+		return nil, fmt.Errorf("%w: %s has no catalog type", ErrInvalid, c.Spec.Type)
+	}
 	rm := m.ProtoReflect()
 	if rm.Descriptor().FullName() != c.plan.md.FullName() {
 		return nil, fmt.Errorf("%w: a %s is not a %s", ErrInvalid, rm.Descriptor().FullName(), c.plan.md.FullName())
@@ -485,6 +502,9 @@ func (c *Codec) Encode(m proto.Message) ([]byte, error) {
 
 // FromCatalog unmarshals a catalog payload and encodes it as ROS 1 bytes.
 func (c *Codec) FromCatalog(payload []byte) ([]byte, error) {
+	if c.plan == nil {
+		return nil, fmt.Errorf("%w: %s has no catalog type", ErrInvalid, c.Spec.Type)
+	}
 	mt, err := protoregistry.GlobalTypes.FindMessageByName(c.plan.md.FullName())
 	if err != nil {
 		return nil, err

@@ -180,6 +180,11 @@ float32 jerk`,
 AckermannDrive  drive`,
 
 	"tf2_msgs/TFMessage": "geometry_msgs/TransformStamped[] transforms",
+
+	// A goal's cancel on move_base's cancel topic: written, never read, so the catalog has
+	// no type for it (SpecCodec).
+	"actionlib_msgs/GoalID": `time stamp
+string id`,
 }
 
 // catalogOf maps the ROS types that are streams of their own to their catalog types. The

@@ -19,6 +19,7 @@ var ros2Definitions = func() map[string]string {
 	m["builtin_interfaces/Time"] = "int32 sec\nuint32 nanosec"
 	m["std_msgs/Header"] = "builtin_interfaces/Time stamp\nstring frame_id"
 	m["nav_msgs/MapMetaData"] = strings.Replace(m["nav_msgs/MapMetaData"], "time map_load_time", "builtin_interfaces/Time map_load_time", 1)
+	delete(m, "actionlib_msgs/GoalID") // ROS 1's actionlib: ROS 2 cancels through its action's service
 	for t, text := range m {
 		if strings.Contains(text, "\ntime ") || strings.HasPrefix(text, "time ") || strings.Contains(text, "duration") {
 			panic("rosmsg: ROS 2 definition of " + t + " still has a ROS 1 time")

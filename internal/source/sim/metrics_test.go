@@ -134,7 +134,7 @@ func TestMetricValues(t *testing.T) {
 			t.Errorf("component %+v", c)
 		}
 	}
-	if !slices.Equal(names, []string{"base", "lidar", "camera", "depth", "map"}) {
+	if !slices.Equal(names, []string{"base", "lidar", "camera", "depth", "map", "nav"}) {
 		t.Errorf("components %v", names)
 	}
 	if again := metric(fleetgate.MetricComponents).([]fleetgate.ComponentInfo); !slices.Equal(again, comps) {

@@ -41,9 +41,15 @@ type robot struct {
 	body                                                    body
 	nextPose, nextBattery, nextScan, nextCamera, nextPoints time.Time
 
-	streams []fleetgate.Stream // in a fixed order, the input last
+	streams []fleetgate.Stream // in a fixed order, the inputs last
 	outputs map[fleetgate.StreamKey]*output
 	input   fleetgate.Stream
+	// goalIn and waypointIn take goals in the map frame (nav.go); navStatus says how the
+	// robot gets on.
+	goalIn, waypointIn fleetgate.Stream
+	navStatus          *output
+	nav                nav // guarded by sim.mu
+	nextNav            time.Time
 
 	pose, odom, battery, scan, image, points, grid *output
 	// command is every drive command the robot received, as it received it (before its own
@@ -107,7 +113,7 @@ func newRobot(s *Sim, index int, id identity, b body) *robot {
 		camKick:    make(chan struct{}, 1),
 		pointsKick: make(chan struct{}, 1),
 	}
-	for _, name := range []string{"base", "lidar", "camera", "depth", "map"} {
+	for _, name := range []string{"base", "lidar", "camera", "depth", "map", "nav"} {
 		r.components = append(r.components, fleetgate.ComponentInfo{
 			ID:      name,
 			UUID:    uuid.NewSHA1(r.uuid, []byte("component/"+name)).String(),
@@ -140,7 +146,11 @@ func newRobot(s *Sim, index int, id identity, b body) *robot {
 		r.input.Limits.Angular = maxSteer
 	}
 	r.command = add("base", "command", r.input.Type, nil)
-	r.streams = append(r.streams, r.input)
+	r.navStatus = add("nav", "status", typeString, nil)
+	r.goalIn = fleetgate.Stream{Component: "nav", Name: "goal", Type: typePoseStamped, Direction: fleetgate.Input, Source: fleetgate.SourceComponent}
+	r.waypointIn = r.goalIn
+	r.waypointIn.Name = "waypoint"
+	r.streams = append(r.streams, r.input, r.goalIn, r.waypointIn)
 	return r
 }
 
@@ -151,6 +161,7 @@ func (r *robot) schedule(start time.Time) {
 	r.nextScan = start.Add(scanPeriod)
 	r.nextCamera = start.Add(cameraPeriod)
 	r.nextPoints = start.Add(pointsPeriod)
+	r.nextNav = start.Add(navStatusPeriod)
 }
 
 // publishState publishes the streams that always have a value: pose, odometry, battery, map.
@@ -163,6 +174,7 @@ func (r *robot) publishState(at time.Time) {
 	r.battery.topic.Publish(batteryPayload(&b, r.serial(), at), at)
 	// The map is static: published once, latched, so a viewer joining an hour later gets it.
 	r.grid.topic.PublishLatched(r.sim.mapSample.Payload, r.sim.mapSample.Time, true)
+	r.navStatus.topic.Publish(navPayload(r.nav.status(&b)), at)
 }
 
 func (r *robot) serial() string { return "SIM-" + r.info.ID[:8] }
@@ -189,6 +201,11 @@ func (r *robot) dueLocked(now time.Time, jobs []func()) []func() {
 			r.pose.topic.Publish(posePayload(&b, now), now)
 			r.odom.topic.Publish(odomPayload(&b, now), now)
 		})
+	}
+	if r.nav.changed || (r.nav.active() && due(&r.nextNav, now, navStatusPeriod)) {
+		r.nav.changed = false
+		st := r.nav.status(&r.body)
+		jobs = append(jobs, func() { r.navStatus.topic.Publish(navPayload(st), now) })
 	}
 	if due(&r.nextBattery, now, batteryPeriod) {
 		b := r.body
@@ -340,7 +357,7 @@ func (r *robot) output(key fleetgate.StreamKey) (*output, error) {
 	if o, ok := r.outputs[key]; ok {
 		return o, nil
 	}
-	if key == r.input.Key() {
+	if key == r.input.Key() || key == r.goalIn.Key() || key == r.waypointIn.Key() {
 		return nil, fleetgate.Errorf(fleetgate.EInvalid, "%s/%s is an input stream: it cannot be read", key.Component, key.Name)
 	}
 	return nil, fleetgate.Errorf(fleetgate.ENotFound, "robot %s has no stream %s/%s of source %d", r.info.Name, key.Component, key.Name, key.Source)
@@ -384,12 +401,18 @@ func (r *robot) Subscribe(ctx context.Context, key fleetgate.StreamKey, opts fle
 // stream leaves the robot as it was; a valid one is clamped to the drive's limits and
 // restarts the command timeout.
 func (r *robot) Publish(ctx context.Context, cmd door.Command) error {
+	if err := r.offline(); err != nil {
+		return err
+	}
+	if key, ok := cmd.Cancels(); ok {
+		return r.cancelGoal(key)
+	}
 	key, typ, payload, err := cmd.Open()
 	if err != nil {
 		return err
 	}
-	if err := r.offline(); err != nil {
-		return err
+	if key == r.goalIn.Key() || key == r.waypointIn.Key() {
+		return r.goTo(key, typ, payload)
 	}
 	if key != r.input.Key() {
 		if _, ok := r.outputs[key]; ok {
@@ -417,6 +440,9 @@ func (r *robot) Publish(ctx context.Context, cmd door.Command) error {
 		return fleetgate.Errorf(fleetgate.EInvalid, "%s is not a drive command", typ)
 	}
 	r.sim.mu.Lock()
+	if r.nav.active() && (v != 0 || w != 0 || steer != 0) {
+		r.nav.end(navCancelled, "driven by hand") // the operator took over
+	}
 	r.body.command(v, w, steer, r.sim.now)
 	at := r.sim.now
 	r.sim.mu.Unlock()

@@ -58,7 +58,9 @@ type Sim struct {
 	dir   string // DataDir/sim
 
 	mapSample fleetgate.Sample // the occupancy grid, published once and shared by every robot
-	mapFile   string           // the PNG of the map, a resource of every robot
+	planOnce  sync.Once
+	planner   *planGrid // the grid goals are planned on, built for the first goal
+	mapFile   string    // the PNG of the map, a resource of every robot
 
 	// mu guards the dynamic world: the time, the obstacles and every robot's body and
 	// schedule. It is held only for physics and snapshots, never while rendering.
@@ -222,6 +224,7 @@ func (s *Sim) step(dt time.Duration) {
 	now, sec := s.now, dt.Seconds()
 	s.world.moveObstacles(sec, s.robotDiscsLocked(nil, nil))
 	for _, r := range s.robots {
+		r.nav.steer(&r.body, now, dt)
 		s.moveLocked(r, now, sec)
 	}
 	for _, r := range s.robots {

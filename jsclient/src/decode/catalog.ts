@@ -11,6 +11,7 @@ import {
   LaserScanSchema,
   PointCloud2Schema,
 } from "../../gen/platform/messages/sensor_msgs_pb.js";
+import { StringSchema } from "../../gen/platform/messages/std_msgs_pb.js";
 
 export const catalog = {
   "Platform.Messages.sensor_msgs.CompressedImage": CompressedImageSchema,
@@ -24,6 +25,8 @@ export const catalog = {
   "Platform.Messages.geometry_msgs.Pose": PoseSchema,
   "Platform.Messages.geometry_msgs.Twist": TwistSchema,
   "Platform.Messages.ackermann_msgs.AckermannDriveStamped": AckermannDriveStampedSchema,
+  // nav/status, a goal's progress as a JSON document (docs/api.md, "Goals").
+  "Platform.Messages.std_msgs.String": StringSchema,
 } as const satisfies Record<string, DescMessage>;
 
 export type DataType = keyof typeof catalog;

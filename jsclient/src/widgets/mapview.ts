@@ -40,6 +40,13 @@ const themes = {
   dark: { bg: "#0b0f17", free: 38, occupied: 205, unknown: 22, label: "#f2f5fb", robot: "#4d9bff", stale: "#7c8799", alert: "#ff5a5a", trail: "rgba(77,155,255,.6)" },
 };
 
+/** A robot's way to its goal, drawn over the map: the goal, the waypoints after it, the path left. */
+export interface NavOverlay {
+  goal?: { x: number; y: number };
+  waypoints?: { x: number; y: number }[];
+  path?: { x: number; y: number }[];
+}
+
 /** How many positions a trail keeps. */
 const trailLength = 600;
 
@@ -50,6 +57,9 @@ export class MapView {
   private poses = new Map<string, { pose: Pose2D; label: string; stale: boolean; alert: boolean }>();
   private trails = new Map<string, [number, number][]>();
   private theme: (typeof themes)["light"];
+  private nav: NavOverlay | null = null;
+  /** The last draw's mapping from the world to the canvas, for toWorld. */
+  private view = { minX: 0, minY: 0, scale: 1, ox: 0, oy: 0, H: 0 };
   labelPx = 12;
 
   constructor(width = 800, height = 500, dark = false) {
@@ -109,6 +119,17 @@ export class MapView {
     this.draw();
   }
 
+  /** Sets the goal overlay (null: none). */
+  setNav(n: NavOverlay | null): void {
+    this.nav = n;
+  }
+
+  /** The map point (metres) under canvas pixel (px, py), as the canvas was last drawn. */
+  toWorld(px: number, py: number): { x: number; y: number } {
+    const v = this.view;
+    return { x: v.minX + (px - v.ox) / v.scale, y: v.minY + (v.H - v.oy - py) / v.scale };
+  }
+
   setPose(id: string, pose: Pose2D, label: string, stale = false, alert = false): void {
     this.poses.set(id, { pose, label, stale, alert });
   }
@@ -138,6 +159,9 @@ export class MapView {
     const scale = Math.min(W / (maxX - minX), H / (maxY - minY));
     const ox = (W - (maxX - minX) * scale) / 2;
     const oy = (H - (maxY - minY) * scale) / 2;
+    this.view = { minX, minY, scale, ox, oy, H };
+    // For tests that click on a map point: the world-to-canvas mapping, as toWorld inverts it.
+    this.canvas.dataset.view = [minX, minY, scale, ox, oy, H].join(",");
     const toPx = (x: number, y: number): [number, number] => [ox + (x - minX) * scale, H - oy - (y - minY) * scale];
     if (g && this.image) {
       ctx.imageSmoothingEnabled = false;
@@ -155,6 +179,7 @@ export class MapView {
       });
       ctx.stroke();
     }
+    if (this.nav) this.drawNav(ctx, toPx);
     ctx.font = `${this.labelPx}px system-ui, sans-serif`;
     for (const { pose, label, stale, alert } of this.poses.values()) {
       const [px, py] = toPx(pose.x, pose.y);
@@ -173,5 +198,40 @@ export class MapView {
       ctx.fillStyle = th.label;
       ctx.fillText(stale ? `${label} (stale)` : label, px + r + 2, py - r);
     }
+  }
+
+  /** The path left (dashed), the waypoints (rings) and the goal (a cross in a ring). */
+  private drawNav(ctx: CanvasRenderingContext2D, toPx: (x: number, y: number) => [number, number]): void {
+    const n = this.nav!;
+    ctx.save();
+    ctx.strokeStyle = this.theme.alert;
+    ctx.lineWidth = 2;
+    if (n.path && n.path.length > 1) {
+      ctx.setLineDash([6, 4]);
+      ctx.beginPath();
+      n.path.forEach((p, i) => {
+        const [px, py] = toPx(p.x, p.y);
+        if (i) ctx.lineTo(px, py);
+        else ctx.moveTo(px, py);
+      });
+      ctx.stroke();
+      ctx.setLineDash([]);
+    }
+    const ring = (x: number, y: number, cross: boolean): void => {
+      const [px, py] = toPx(x, y);
+      ctx.beginPath();
+      ctx.arc(px, py, 7, 0, 2 * Math.PI);
+      ctx.stroke();
+      if (!cross) return;
+      ctx.beginPath();
+      ctx.moveTo(px - 5, py - 5);
+      ctx.lineTo(px + 5, py + 5);
+      ctx.moveTo(px + 5, py - 5);
+      ctx.lineTo(px - 5, py + 5);
+      ctx.stroke();
+    };
+    for (const w of n.waypoints ?? []) ring(w.x, w.y, false);
+    if (n.goal) ring(n.goal.x, n.goal.y, true);
+    ctx.restore();
   }
 }

@@ -3,6 +3,7 @@
 import { decode } from "../decode/decoder.js";
 import type { Payload } from "../decode/catalog.js";
 import { KPIState, openKPIs, poseOf, type Pose2D } from "./kpi.js";
+import { mountGoals } from "./goals.js";
 import { gridFromJSON, gridOf, MapView } from "./mapview.js";
 import { StatusLine } from "./status.js";
 import { liveFeed, listStreams, readStream, refOf, streamOf, type Feed } from "./stream.js";
@@ -60,7 +61,19 @@ export function mountPoseMap(el: HTMLElement, feed?: Feed): () => void {
   const status = new StatusLine(el);
   const map = new MapView(800, 500);
   el.append(map.canvas, status.el);
-  if (el.closest(".operate")) fitToElement(el, map, 40);
+  if (el.closest(".operate")) {
+    fitToElement(el, map, 40);
+    // Goals are sent from the operate screen, live, where the page can hold control.
+    if (!feed && robotId) {
+      let stopGoals: (() => void) | null = null;
+      let stopped = false;
+      void mountGoals(el, map, robotId, (t) => status.figures(t)).then((stop) => (stopped ? stop() : (stopGoals = stop)));
+      stops.push(() => {
+        stopped = true;
+        stopGoals?.();
+      });
+    }
+  }
   const refresh = (): void => void loadFleetMap([robotId], map).catch((e: Error) => status.figures(e.message));
   const mapRef = feed && el.dataset.mapStream ? { ...streamOf(el), component: el.dataset.mapComponent ?? "", stream: el.dataset.mapStream, type: el.dataset.mapType ?? "" } : null;
   if (mapRef && feed) {

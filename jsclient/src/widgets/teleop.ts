@@ -30,6 +30,8 @@ import { parseSpeedLimit, pictureAge, pictureAgeFrame, type SpeedLimit } from ".
 import { HeldKeys, driveKeys, isEditable } from "../teleop/keys.js";
 import { encodeCommand, gamepadCommand, inputKind, joystickCommand, keysCommand, zero, type Command, type Limits } from "../teleop/mapping.js";
 import { CommandSender } from "../teleop/sender.js";
+import { goalEvent, type GoalEventDetail } from "../teleop/goalevent.js";
+
 import { mountCamera } from "./camera.js";
 import { StatusLine } from "./status.js";
 import { listStreams, openLive, refOf, streamOf } from "./stream.js";
@@ -252,6 +254,16 @@ export function mountTeleop(el: HTMLElement): void {
     if (l) el.dataset.speedScale = String(l.scale);
     else delete el.dataset.speedScale;
   };
+  // While the robot drives itself to a goal sent from the map (goals.ts), the lease is kept
+  // alive with zeros: the gateway's deadman cancels the goal when they stop (this page gone).
+  let goalActive = false;
+  window.addEventListener(goalEvent, (ev) => {
+    const d = (ev as CustomEvent<GoalEventDetail>).detail;
+    if (d.robotId === ref.robotId) goalActive = d.active;
+  });
+  setInterval(() => {
+    if (goalActive && granted && socket?.state === "live" && !sender.holding) socket.send(encodeCommand(kind, zero, limits()));
+  }, 200);
   // The age of the picture on screen goes to the gateway four times a second while driving.
   setInterval(() => {
     if (!granted || socket?.state !== "live") return;

@@ -1,0 +1,1 @@
+var e="fleetgate:goal";export{e as a};
