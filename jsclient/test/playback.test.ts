@@ -235,6 +235,7 @@ describe("the player page's words", () => {
 
   it("picks a widget by the recorded type", () => {
     expect(widgetFor("Platform.Messages.sensor_msgs.CompressedImage")).toBe("camera");
+    expect(widgetFor("Platform.Messages.foxglove_msgs.CompressedVideo")).toBe("camera");
     expect(widgetFor("Platform.Messages.sensor_msgs.LaserScan")).toBe("laserscan");
     expect(widgetFor("Platform.Messages.sensor_msgs.PointCloud2")).toBe("pointcloud");
     expect(widgetFor("Platform.Messages.nav_msgs.Odometry")).toBe("pose-map");
