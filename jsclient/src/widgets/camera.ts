@@ -14,7 +14,7 @@ import type { Payload } from "../decode/catalog.js";
 import { rawToRGBA } from "../decode/pixels.js";
 import { H264Player, h264Unavailable, webCodecsDecoder } from "../video/player.js";
 import { StatusLine } from "./status.js";
-import { liveFeed, readStream, streamOf, type Feed, type StreamRef } from "./stream.js";
+import { codecsOf, liveFeed, readStream, streamOf, type Feed, type StreamRef } from "./stream.js";
 
 /**
  * Mounts a camera canvas on el. extra adds W3 query parameters (a camera opened by address
@@ -38,9 +38,14 @@ export function mountCamera(el: HTMLElement, extra: Record<string, string> = {},
   return liveCamera(el, ref, canvas, status, extra, protocols);
 }
 
-/** Whether the page says the stream offers H.264 (endpoint 6's codecs, in data-codecs). */
-export function offersH264(el: HTMLElement): boolean {
-  return (el.dataset.codecs ?? "").split(/[\s,]+/).includes("h264");
+/**
+ * Whether the stream offers H.264: as the page says (data-codecs, space-separated), else as
+ * endpoint 6 lists it. A camera opened by address (extra.url) is not on the robot's list.
+ */
+async function offersH264(el: HTMLElement, ref: StreamRef, extra: Record<string, string>): Promise<boolean> {
+  if (el.dataset.codecs !== undefined) return el.dataset.codecs.split(/\s+/).includes("h264");
+  if (extra.url) return false;
+  return (await codecsOf(ref)).includes("h264");
 }
 
 /**
@@ -62,12 +67,12 @@ function liveCamera(el: HTMLElement, ref: StreamRef, canvas: HTMLCanvasElement, 
       },
     });
   };
-  if (!offersH264(el)) start("jpeg", "");
-  else
-    void h264Unavailable(globalThis as Parameters<typeof h264Unavailable>[0]).then(
-      (why) => start(why ? "jpeg" : "h264", why ?? ""),
-      (e: unknown) => start("jpeg", String(e)),
-    );
+  const choose = async (): Promise<void> => {
+    if (!(await offersH264(el, ref, extra))) return start("jpeg", "");
+    const why = await h264Unavailable(globalThis as Parameters<typeof h264Unavailable>[0]);
+    start(why ? "jpeg" : "h264", why ?? "");
+  };
+  choose().catch((e: unknown) => start("jpeg", String(e)));
   return () => {
     stopped = true;
     stop?.();
