@@ -1,5 +1,6 @@
 // The recording player's timing on an injected clock (seek, speed, pause, the end), its
 // reading of an MCAP file through range requests, and the feed's envelopes.
+import { create, toBinary } from "@bufbuild/protobuf";
 import { McapWriter, TempBuffer } from "@mcap/core";
 import { describe, expect, it } from "vitest";
 import { decodeFrame } from "../src/decode/frame.js";
@@ -8,7 +9,9 @@ import { McapSource, RangeFile } from "../src/playback/mcapsource.js";
 import { offsetWords, startAt, widgetFor } from "../src/playback/playback.js";
 import { Playhead } from "../src/playback/playhead.js";
 import { Player, type RecordedMessage, type RecordingSource } from "../src/playback/player.js";
+import { CompressedVideoSchema } from "../gen/platform/messages/foxglove_msgs_pb.js";
 import { FakeClock } from "./fakes.js";
+import { makeClip } from "./h264clip.js";
 
 const t0 = Date.UTC(2026, 10, 28, 1, 0, 0);
 
@@ -341,5 +344,38 @@ describe("reading an MCAP file through range requests", () => {
   it("says so when the gateway answers ranges with the whole file", async () => {
     const d = download(await mcapFile(), { ranges: false });
     await expect(McapSource.open(new RangeFile(async () => "/files/rec", d.fetchFn))).rejects.toThrow(/range requests/);
+  });
+});
+
+describe("seeking in a recorded H.264 stream", () => {
+  const clip = makeClip({ width: 160, height: 120, frames: 20, gop: 8, profile: "baseline" });
+
+  /** The clip recorded as CompressedVideo, 100 ms apart, in small chunks. */
+  async function videoFile(): Promise<Uint8Array> {
+    const buf = new TempBuffer();
+    const w = new McapWriter({ writable: buf, chunkSize: 2048 });
+    await w.start({ profile: "", library: "test" });
+    const channel = await w.registerChannel({
+      topic: "/camera/image",
+      messageEncoding: "protobuf",
+      schemaId: 0,
+      metadata: new Map([["component", "camera"], ["stream", "image"], ["source", "1"], ["type", "Platform.Messages.foxglove_msgs.CompressedVideo"]]),
+    });
+    for (const [i, au] of clip.units.entries()) {
+      const ns = BigInt(t0 + i * 100) * 1_000_000n;
+      const data = toBinary(CompressedVideoSchema, create(CompressedVideoSchema, { frameId: "camera", data: au, format: "h264" }));
+      await w.addMessage({ channelId: channel, sequence: i + 1, logTime: ns, publishTime: ns, data });
+    }
+    await w.end();
+    return buf.get();
+  }
+
+  it("delivers the frames from the keyframe before the time, so the picture of that time can be decoded", async () => {
+    const d = download(await videoFile());
+    const src = await McapSource.open(new RangeFile(d.link, d.fetchFn));
+    const seqs = async (at: number) => (await src.latest(t0 + at)).map((m) => m.sequence);
+    expect(await seqs(1150)).toEqual([9, 10, 11, 12]); // keyframes at 1, 9, 17
+    expect(await seqs(800)).toEqual([9]); // a keyframe itself
+    expect(await seqs(750)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 });

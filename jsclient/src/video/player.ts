@@ -28,7 +28,11 @@ export class H264Player {
   private needKey = true;
   private lastSeq: bigint | null = null;
 
-  constructor(private readonly dec: DecoderPort) {}
+  /** maxQueue: past it the decoder lags (a recording's seek, which decodes a run at once, passes Infinity). */
+  constructor(
+    private readonly dec: DecoderPort,
+    private readonly maxQueue = maxDecodeQueue,
+  ) {}
 
   /**
    * Offers an access unit (Annex B) with its envelope's sequence and its time in µs; whether
@@ -41,7 +45,7 @@ export class H264Player {
     this.lastSeq = seq;
     const units = splitNALs(au);
     if (!isKeyframe(units)) {
-      if (this.needKey || this.dec.decodeQueueSize > maxDecodeQueue) {
+      if (this.needKey || this.dec.decodeQueueSize > this.maxQueue) {
         this.needKey = true;
         this.skipped++;
         return false;

@@ -12,7 +12,7 @@ import { decode } from "../decode/decoder.js";
 import { payloadFromJSON } from "../decode/frame.js";
 import type { Payload } from "../decode/catalog.js";
 import { rawToRGBA } from "../decode/pixels.js";
-import { H264Player, h264Unavailable, webCodecsDecoder } from "../video/player.js";
+import { H264Player, h264Unavailable, maxDecodeQueue, webCodecsDecoder } from "../video/player.js";
 import { StatusLine } from "./status.js";
 import { codecsOf, liveFeed, readStream, streamOf, type Feed, type StreamRef } from "./stream.js";
 
@@ -244,6 +244,8 @@ function live(
           choice.onVideoError?.(e.message);
         },
       ),
+      // A recording's player paces its frames itself; a seek hands over the run from a keyframe at once.
+      feed.recorded ? Infinity : maxDecodeQueue,
     );
     return video;
   };
@@ -283,7 +285,7 @@ function live(
         if (choice.asked === "h264" || ref.type.endsWith(".CompressedVideo") || shown === "H.264") {
           // In order: the player skips what it cannot decode. A page that stalled (a hidden
           // tab) drops its backlog; the sequence gap sends the player to the next keyframe.
-          if (pending.length >= maxBacklog) dropped += pending.splice(0).length;
+          if (pending.length >= maxBacklog && !feed.recorded) dropped += pending.splice(0).length;
         } else if (pending.length) {
           dropped += pending.splice(0).length; // newest wins
         }
