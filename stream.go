@@ -107,6 +107,9 @@ type Sample struct {
 	// (the simulated map). A new viewer gets it whatever its age (Time says how old), where a
 	// periodic sensor's old sample is never shown as live.
 	Latched bool
+	// Keyframe marks an H.264 access unit that decodes on its own (an IDR picture, its SPS
+	// and PPS in front): a video stream's reader may start, or skip ahead, only there.
+	Keyframe bool
 }
 
 // SubscribeOptions are what a subscriber needs of an output stream's samples. The zero value
@@ -121,7 +124,13 @@ type SubscribeOptions struct {
 	// come. Camera sources scale their JPEG images down, once per width for every subscriber
 	// of that width; other sources may ignore it.
 	MaxWidth int
+	// Codec asks for a camera stream in another encoding than its own: "" as it comes (JPEG
+	// CompressedImage), CodecH264 as CompressedVideo access units (an extension of W3).
+	Codec string
 }
+
+// CodecH264 is the codec of H.264 camera streams (SubscribeOptions.Codec, W3's codec=h264).
+const CodecH264 = "h264"
 
 // KPI is the latest value of a custom KPI (metric type 100): a catalog message, serialized.
 type KPI struct {

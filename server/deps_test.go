@@ -50,7 +50,7 @@ var floors = [][]room{
 	{{"robot contract and live engines", "the robot contract and its door, live sessions, teleop policy, the KPI hub, the recorder, the alert tracker and its webhooks",
 		[]string{"internal/fleet", "internal/fleet/fleettest", "internal/door", "internal/door/doortest", "internal/live",
 			"internal/live/output", "internal/live/teleop", "internal/live/foxglove", "internal/kpi", "internal/record",
-			"internal/alert", "internal/webhook"}}},
+			"internal/alert", "internal/webhook", "internal/video"}}},
 	{{"libraries", "one job each, knowing nothing of robots' rules",
 		[]string{"internal/clock", "internal/clock/clocktest", "internal/edge", "internal/limit", "internal/mcap", "internal/mcap/mcaptest",
 			"internal/blob", "internal/hoststat", "internal/netshape", "internal/cluster/natstest", "internal/store/postgres/pgtest"}}},
@@ -122,7 +122,7 @@ var rules = []rule{
 
 	// The core.
 	{"internal/gateway", []string{"", "internal/alert", "internal/door", "internal/fleet", "internal/kpi", "internal/limit", "internal/live", "internal/live/teleop",
-		"internal/mcap", "internal/msgs", "proto/catalogpb"}, concat(noSQL, []string{"net/http", "github.com/labstack/"}),
+		"internal/mcap", "internal/msgs", "internal/video", "proto/catalogpb"}, concat(noSQL, []string{"net/http", "github.com/labstack/"}),
 		"the core knows no HTTP and no SQL driver; it is above the robot contract and the live sessions, and states the interfaces it needs"},
 
 	// Robot sources.
@@ -171,6 +171,8 @@ var rules = []rule{
 	{"internal/record", []string{"", "internal/clock", "internal/fleet", "internal/mcap", "internal/msgs", "proto/foxglovepb"}, concat(noSQL, []string{"net/http"}),
 		"the recorder is a subscriber of the robot contract, below the core and the HTTP layers"},
 
+	{"internal/video", []string{"", "internal/fleet", "proto/catalogpb"}, concat(noSQL, noHTTP),
+		"camera streams as H.264 (ffmpeg's libx264, or the camera's own), subscribers of the robot contract, below the core"},
 	{"internal/alert", []string{""}, concat(noSQL, noHTTP),
 		"the alert tracker keeps what the core derives: no robots, no store, no HTTP"},
 	{"internal/webhook", []string{"", "internal/clock"}, concat(noSQL, noEcho),

@@ -27,7 +27,21 @@ type Topic struct {
 	// onActive is told when the first subscriber arrives (true) and the last leaves (false).
 	onActive func(active bool)
 	now      func() time.Time // time.Now; tests set another
+
+	// video marks a topic of H.264 access units (NewVideoTopic): gop holds the last keyframe
+	// and the frames since, which a new subscriber gets first.
+	video bool
+	gop   []fleetgate.Sample
 }
+
+// Bounds of a video topic: the frames kept for a new subscriber (a longer group of pictures
+// is not cached; new subscribers then wait for the next keyframe), and the frames a
+// subscriber may have pending before it is behind by more than pictures are worth: it then
+// skips to the next keyframe.
+const (
+	MaxGOP          = 300
+	MaxVideoPending = 120
+)
 
 // MaxCachedAge bounds the age of the latest sample a new subscriber gets at once: sensors of
 // many sources compute only while someone reads, so the latest sample may be minutes old, and
@@ -41,6 +55,16 @@ const MaxCachedAge = time.Second
 // or close this topic.
 func NewTopic(typ string, onActive func(active bool)) *Topic {
 	return &Topic{typ: typ, subs: map[*Subscription]struct{}{}, onActive: onActive, now: time.Now}
+}
+
+// NewVideoTopic returns a topic of H.264 access units (samples published with PublishFrame):
+// its subscribers get every frame in order, never a frame whose reference they missed. A
+// subscriber that falls behind skips whole frames to the next keyframe, and a new one starts
+// with the last keyframe and the frames since, so that it has a picture at once.
+func NewVideoTopic(typ string, onActive func(active bool)) *Topic {
+	t := NewTopic(typ, onActive)
+	t.video = true
+	return t
 }
 
 // Type is the message type of the topic's samples.
@@ -63,16 +87,47 @@ func (t *Topic) PublishLatched(payload []byte, at time.Time, latched bool) fleet
 // was dropped before the relay. Numbers only grow: a seq not above the last counts on from it
 // (0 always does).
 func (t *Topic) PublishNumbered(payload []byte, at time.Time, latched bool, seq uint64) fleetgate.Sample {
+	return t.publish(fleetgate.Sample{Payload: payload, Time: at, Latched: latched}, seq)
+}
+
+// PublishFrame publishes an access unit of a video topic (NewVideoTopic), numbered as
+// PublishNumbered numbers; key says it is a keyframe.
+func (t *Topic) PublishFrame(payload []byte, at time.Time, key bool, seq uint64) fleetgate.Sample {
+	return t.publish(fleetgate.Sample{Payload: payload, Time: at, Keyframe: key}, seq)
+}
+
+func (t *Topic) publish(s fleetgate.Sample, seq uint64) fleetgate.Sample {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.seq = max(t.seq+1, seq)
-	s := fleetgate.Sample{Type: t.typ, Payload: payload, Time: at, Seq: t.seq, Latched: latched}
+	s.Type, s.Seq = t.typ, t.seq
 	t.prevTime = t.last.Time
 	t.last = s
+	if t.video {
+		switch {
+		case s.Keyframe:
+			clear(t.gop)
+			t.gop = append(t.gop[:0], s)
+		case len(t.gop) > 0 && len(t.gop) < MaxGOP:
+			t.gop = append(t.gop, s)
+		default:
+			clear(t.gop)
+			t.gop = t.gop[:0]
+		}
+	}
 	for sub := range t.subs {
 		sub.offer(s)
 	}
 	return s
+}
+
+// DropCache forgets a video topic's cached frames: its publisher stopped, and nobody may be
+// handed them as live again.
+func (t *Topic) DropCache() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	clear(t.gop)
+	t.gop = nil
 }
 
 // Latest returns the last published sample, if any.
@@ -102,7 +157,18 @@ func (t *Topic) Subscribe() (*Subscription, error) {
 		return nil, err
 	}
 	sub := &Subscription{topic: t, ready: make(chan struct{}, 1), done: make(chan struct{})}
-	if t.seq > 0 && (t.last.Latched || t.freshLocked()) {
+	switch {
+	case t.video:
+		sub.video, sub.waitKey, sub.depth = true, true, MaxVideoPending
+		// A second, not two periods: the frames come in bursts from an encoder, later
+		// than their pictures' times, and a group of pictures is no older than its keyframe
+		// interval.
+		if len(t.gop) > 0 && t.now().Sub(t.last.Time) <= MaxCachedAge {
+			for _, s := range t.gop {
+				sub.offer(s)
+			}
+		}
+	case t.seq > 0 && (t.last.Latched || t.freshLocked()):
 		sub.offer(t.last)
 	}
 	t.subs[sub] = struct{}{}
@@ -177,6 +243,20 @@ type Subscription struct {
 	once  sync.Once
 	// onReady, when set (OnReady), is called after each offer and at the end.
 	onReady func()
+	// video: a subscription of a video topic, whose queue holds whole pictures only; waitKey
+	// says frames are skipped until the next keyframe.
+	video, waitKey bool
+	skipped        uint64 // frames let go, for tests and the uplink's adaptation
+}
+
+// Type is the message type of the subscription's samples (its topic's).
+func (s *Subscription) Type() string { return s.topic.typ }
+
+// Skipped is how many samples a video subscription let go (to catch up at a keyframe).
+func (s *Subscription) Skipped() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.skipped
 }
 
 // OnReady has f called, on the caller's goroutine, whenever a sample has been offered and when
@@ -199,6 +279,9 @@ func (s *Subscription) OnReady(f func()) {
 func (s *Subscription) Buffer(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.video {
+		return // a video subscription queues its pictures already
+	}
 	s.depth = max(n, 1)
 	if s.depth > 1 && s.has {
 		s.queue = append(s.queue, s.pending)
@@ -208,7 +291,12 @@ func (s *Subscription) Buffer(n int) {
 
 func (s *Subscription) offer(sample fleetgate.Sample) {
 	s.mu.Lock()
-	if s.depth > 1 {
+	if s.video {
+		if !s.offerFrame(sample) {
+			s.mu.Unlock()
+			return
+		}
+	} else if s.depth > 1 {
 		if len(s.queue) >= s.depth {
 			n := copy(s.queue, s.queue[1:])
 			s.queue[n] = fleetgate.Sample{}
@@ -227,6 +315,32 @@ func (s *Subscription) offer(sample fleetgate.Sample) {
 	if onReady != nil {
 		onReady()
 	}
+}
+
+// offerFrame queues an access unit of a video topic, s.mu held: latest wins by pictures. A
+// keyframe replaces whatever is still pending (the reader jumps to it: nothing after it
+// refers to what came before), a frame after a skip waits for the next keyframe, and a reader
+// MaxVideoPending frames behind lets them all go and waits for the next keyframe. It reports
+// whether the frame was queued.
+func (s *Subscription) offerFrame(sample fleetgate.Sample) bool {
+	switch {
+	case sample.Keyframe:
+		s.skipped += uint64(len(s.queue))
+		clear(s.queue)
+		s.queue = s.queue[:0]
+		s.waitKey = false
+	case s.waitKey:
+		s.skipped++
+		return false
+	case len(s.queue) >= s.depth:
+		s.skipped += uint64(len(s.queue)) + 1
+		clear(s.queue)
+		s.queue = s.queue[:0]
+		s.waitKey = true
+		return false
+	}
+	s.queue = append(s.queue, sample)
+	return true
 }
 
 func (s *Subscription) end(err error) {

@@ -90,12 +90,13 @@ func (ss *StreamService) OpenCameraStream(ctx context.Context, c *Caller, robotI
 		return nil, err
 	}
 	ss.log.Info("ad-hoc camera opened", "robot", r.ID, "user", c.User.Email, "source", int(t.Source), "address", cameraAddress(t))
-	return cameraOutput{feed: r.ID + "\x00camera\x00" + uuid.NewString(), src: src, as: as}, nil
+	return cameraOutput{ss: ss, feed: r.ID + "\x00camera\x00" + uuid.NewString(), src: src, as: as}, nil
 }
 
 // cameraOutput is an authorised ad-hoc camera: live.Output. Its frames are its socket's
 // alone: the feed key is its own, whatever stream name the query gave.
 type cameraOutput struct {
+	ss   *StreamService
 	feed string
 	src  fleet.Robot
 	as   fleetgate.Stream
@@ -104,7 +105,10 @@ type cameraOutput struct {
 func (o cameraOutput) RobotID() string { return o.feed }
 
 func (o cameraOutput) Subscribe(ctx context.Context, opts fleetgate.SubscribeOptions) (fleetgate.Stream, *fleet.Subscription, error) {
-	sub, err := o.src.Subscribe(ctx, o.as.Key(), opts)
+	if err := o.ss.checkCodec(o.as, opts.Codec); err != nil {
+		return fleetgate.Stream{}, nil, err
+	}
+	sub, err := o.ss.video.Subscribe(ctx, o.feed, o.src, o.as.Key(), opts)
 	if err != nil {
 		return fleetgate.Stream{}, nil, cannotFollow(err)
 	}

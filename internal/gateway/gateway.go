@@ -19,6 +19,7 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/alert"
 	"github.com/fleetgate/fleetgate/internal/door"
+	"github.com/fleetgate/fleetgate/internal/video"
 )
 
 // Config wires a Gateway. Store is required; the rest have defaults.
@@ -43,6 +44,9 @@ type Config struct {
 	Archive ResourceArchive
 	// Cameras opens the ad-hoc cameras of W3 queries (an agent's); nil: none (501).
 	Cameras Cameras
+	// Video serves camera streams as H.264 (W3's codec=h264); nil: encoders of this gateway's
+	// own. The agent link's end shares them, so local and cloud viewers share one encoder.
+	Video *video.Encoders
 	// Door is the one way to the input streams of the robots hosted here: speed limits, rate
 	// cap, leases and deadman (nil: a door of this gateway's own). The agent link's end
 	// shares it, so local and cloud operators meet at the same leases.
@@ -111,7 +115,10 @@ func New(cfg Config) *Gateway {
 	if cfg.Escalator == nil {
 		cfg.Escalator = NoEscalation{}
 	}
-	streams := &StreamService{robots: robots, presence: cfg.Presence, now: cfg.Now, log: cfg.Logger,
+	if cfg.Video == nil {
+		cfg.Video = video.New()
+	}
+	streams := &StreamService{video: cfg.Video, robots: robots, presence: cfg.Presence, now: cfg.Now, log: cfg.Logger,
 		agentID: cfg.AgentID, cameras: cfg.Cameras, door: cfg.Door, alertRules: cfg.AlertRules}
 	alerts := &AlertService{robots: robots, streams: streams, store: cfg.Store, escalator: cfg.Escalator, log: cfg.Logger,
 		journal: cfg.AlertJournal}

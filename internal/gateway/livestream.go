@@ -8,6 +8,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/live"
+	"github.com/fleetgate/fleetgate/internal/video"
 )
 
 // Input command types W3 accepts: the contract names only these two.
@@ -149,11 +150,34 @@ func (o liveOutput) Subscribe(ctx context.Context, opts fleetgate.SubscribeOptio
 	if s.Direction == fleetgate.Input {
 		return fleetgate.Stream{}, nil, fleetgate.Errorf(fleetgate.ENotFound, "stream %s is an input stream", o.sel)
 	}
-	sub, err := o.live.Subscribe(ctx, s.Key(), opts)
+	if err := o.ss.checkCodec(s, opts.Codec); err != nil {
+		return fleetgate.Stream{}, nil, err
+	}
+	sub, err := o.ss.video.Subscribe(ctx, o.robot.ID, o.live, s.Key(), opts)
 	if err != nil {
 		return fleetgate.Stream{}, nil, cannotFollow(err)
 	}
 	return s, sub, nil
+}
+
+// Codecs lists the codecs stream s offers here (endpoint 6's extension): none for a stream
+// that is not a camera's.
+func (ss *StreamService) Codecs(s fleetgate.Stream) []string {
+	return video.Codecs(s.Type, ss.video.CanEncode())
+}
+
+// checkCodec refuses a codec that stream s does not offer: an output stream that cannot be
+// resolved as asked (1008).
+func (ss *StreamService) checkCodec(s fleetgate.Stream, codec string) error {
+	if codec == "" {
+		return nil
+	}
+	for _, c := range ss.Codecs(s) {
+		if c == codec {
+			return nil
+		}
+	}
+	return fleetgate.Errorf(fleetgate.EInvalid, "stream %s does not offer codec %s", s.Name, codec)
 }
 
 // cannotFollow is a robot's refusal to follow a stream it lists: whatever its code, the stream

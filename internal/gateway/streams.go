@@ -15,6 +15,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/live/teleop"
 	"github.com/fleetgate/fleetgate/internal/msgs"
+	"github.com/fleetgate/fleetgate/internal/video"
 )
 
 // StreamService is the core's streams and metrics: reads and uploads of robots' streams,
@@ -30,6 +31,7 @@ type StreamService struct {
 	door       *door.Door
 	alertRules AlertRules
 	statuses   statusCache
+	video      *video.Encoders
 }
 
 var (

@@ -56,8 +56,15 @@ func (ss *Sessions) StartOutput(conn Conn, src Output, opt OutputOptions, rechec
 		return
 	}
 	feed, release := ss.feeds.Get(src.RobotID(), stream)
+	pace := opt.MaxRate
+	if sub.Type() == output.VideoType {
+		// Pacing holds a frame and sends a newer one instead: of H.264 access units, that would
+		// lose a picture that the next ones refer to. A video subscription drops whole pictures
+		// to the next keyframe itself.
+		pace = 0
+	}
 	r := &relay{s: s, sub: sub, feed: feed, variant: output.Variant{Format: opt.Format, Downsample: opt.Downsample},
-		text: opt.Format == output.JSON, pacer: output.NewPacer(opt.MaxRate)}
+		text: opt.Format == output.JSON, pacer: output.NewPacer(pace)}
 	r.drainFn = r.drain
 	go func() {
 		defer ss.remove(s)

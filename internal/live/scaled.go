@@ -26,3 +26,19 @@ func (o scaledOutput) Subscribe(ctx context.Context, opts fleetgate.SubscribeOpt
 	opts.MaxWidth = o.width
 	return o.Output.Subscribe(ctx, opts)
 }
+
+// Coded is out as codec asks (W3's codec=h264: a camera stream as H.264 access units). Its
+// frames have a feed of their own: a video topic numbers its samples apart from the images'.
+func Coded(out Output, codec string) Output { return codedOutput{Output: out, codec: codec} }
+
+type codedOutput struct {
+	Output
+	codec string
+}
+
+func (o codedOutput) RobotID() string { return o.Output.RobotID() + "\x00codec\x00" + o.codec }
+
+func (o codedOutput) Subscribe(ctx context.Context, opts fleetgate.SubscribeOptions) (fleetgate.Stream, *fleet.Subscription, error) {
+	opts.Codec = o.codec
+	return o.Output.Subscribe(ctx, opts)
+}

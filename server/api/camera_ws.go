@@ -91,7 +91,7 @@ func cameraSource(t gateway.CameraTarget) fleetgate.SourceType {
 }
 
 // openOutput opens what a W3 output query asks for: a camera by address, or a robot's
-// stream; with maxWidth, images come scaled down to it.
+// stream; with maxWidth, images come scaled down to it; with codec=h264, as H.264.
 func (h *streamSocket) openOutput(ctx context.Context, caller *gateway.Caller, robotID string, q liveQuery) (live.Output, error) {
 	var out live.Output
 	var err error
@@ -100,10 +100,35 @@ func (h *streamSocket) openOutput(ctx context.Context, caller *gateway.Caller, r
 	} else {
 		out, err = h.live.OpenLiveOutput(ctx, caller, robotID, q.sel)
 	}
-	if err != nil || q.maxWidth == 0 {
-		return out, err
+	if err != nil {
+		return nil, err
 	}
-	return live.Scaled(out, q.maxWidth), nil
+	if q.maxWidth != 0 {
+		out = live.Scaled(out, q.maxWidth)
+	}
+	if q.codec != "" {
+		out = live.Coded(out, q.codec)
+	}
+	return out, nil
+}
+
+// codecQuery reads codec (an extension of W3 output): jpeg (or none), a camera stream as it
+// comes, CompressedImage; h264, as CompressedVideo access units. Any other is a 400.
+func codecQuery(c echo.Context, input bool) (string, error) {
+	v, err := queryParam(c, "codec")
+	if err != nil {
+		return "", err
+	}
+	switch strings.ToLower(v) {
+	case "", "jpeg":
+		return "", nil
+	case fleetgate.CodecH264:
+		if input {
+			return "", fleetgate.Errorf(fleetgate.EInvalid, "codec applies to output only")
+		}
+		return fleetgate.CodecH264, nil
+	}
+	return "", fleetgate.Errorf(fleetgate.EInvalid, "codec must be jpeg or h264")
 }
 
 // maxWidthQuery reads maxWidth (an extension of W3 output): a viewer that wants camera

@@ -156,6 +156,14 @@ func (f fakeStreams) Streams(_ context.Context, c *gateway.Caller, robotID strin
 	return fakeStreamList, f.robot(robotID)
 }
 
+// Codecs offers h264 for camera streams, as a gateway with ffmpeg does.
+func (f fakeStreams) Codecs(s fleetgate.Stream) []string {
+	if s.Type == "Platform.Messages.sensor_msgs.CompressedImage" {
+		return []string{"jpeg", "h264"}
+	}
+	return nil
+}
+
 func (f fakeStreams) ReadStream(_ context.Context, c *gateway.Caller, robotID string, sel gateway.StreamSelector) ([]byte, error) {
 	f.asked.add(c, "ReadStream", robotID, sel)
 	return []byte(`{"pose":{}}`), f.robot(robotID)
@@ -185,7 +193,7 @@ func TestStreamRoutes(t *testing.T) {
 				{"componentName":"base","streamName":"odom","streamType":"Platform.Messages.nav_msgs.Odometry","direction":"output","streamSourceType":2,
 				 "displayName":null,"sourceUrl":null,"sourceEndpoint":null},
 				{"componentName":"camera","streamName":"front","streamType":"Platform.Messages.sensor_msgs.CompressedImage","direction":"output","streamSourceType":5,
-				 "displayName":"Front","sourceUrl":"rtsp://cam/front","sourceEndpoint":null}]}`,
+				 "displayName":"Front","sourceUrl":"rtsp://cam/front","sourceEndpoint":null,"codecs":["jpeg","h264"]}]}`,
 			wantCalls: []call{{fakeCaller, "Streams", "r1"}}},
 		{name: "list of an unknown robot", method: http.MethodGet, target: "/robots/r9/streams", wantStatus: http.StatusNotFound,
 			wantCalls: []call{{fakeCaller, "Streams", "r9"}}},

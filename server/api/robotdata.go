@@ -103,6 +103,9 @@ type StreamOps interface {
 type Streams interface {
 	StreamOps
 	Streams(ctx context.Context, c *gateway.Caller, robotID string) ([]fleetgate.Stream, error)
+	// Codecs lists the codecs W3 offers a stream in (the codec extension): none for a stream
+	// that is not a camera's.
+	Codecs(s fleetgate.Stream) []string
 	// Template is a message type's empty message, as JSON.
 	Template(ctx context.Context, c *gateway.Caller, messageType string) ([]byte, error)
 }
@@ -137,6 +140,8 @@ type streamItem struct {
 	DisplayName    *string `json:"displayName"`
 	SourceURL      *string `json:"sourceUrl"`
 	SourceEndpoint *string `json:"sourceEndpoint"`
+	// Codecs are the W3 codecs of a camera stream ("jpeg", "h264"); left out for the others.
+	Codecs []string `json:"codecs,omitempty"`
 }
 
 type streamsResponse struct {
@@ -159,7 +164,7 @@ func (h streamRoutes) list(c echo.Context) error {
 	resp := streamsResponse{RobotStreams: make([]streamItem, len(list))}
 	for i, s := range list {
 		resp.RobotStreams[i] = streamItem{streamDescriptor: describeStream(s), DisplayName: nullable(s.DisplayName),
-			SourceURL: nullable(s.SourceURL), SourceEndpoint: nullable(s.SourceEndpoint)}
+			SourceURL: nullable(s.SourceURL), SourceEndpoint: nullable(s.SourceEndpoint), Codecs: h.streams.Codecs(s)}
 	}
 	return c.JSON(http.StatusOK, resp)
 }

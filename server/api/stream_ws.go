@@ -52,6 +52,7 @@ type liveQuery struct {
 	downsample bool
 	camera     *gateway.CameraTarget // a camera named by address (camera_ws.go)
 	maxWidth   int                   // camera images scaled down to this width (camera_ws.go)
+	codec      string                // a camera stream as H.264 (codec=h264, camera_ws.go); "": as it comes
 	handover   string                // the handover extension: "", handoverAnswer, handoverRequest or handoverOverride
 }
 
@@ -111,6 +112,9 @@ func parseLiveQuery(c echo.Context) (liveQuery, error) {
 		return q, err
 	}
 	if q.maxWidth, err = maxWidthQuery(c, q.input); err != nil {
+		return q, err
+	}
+	if q.codec, err = codecQuery(c, q.input); err != nil {
 		return q, err
 	}
 	if q.handover, err = queryParam(c, "handover"); err != nil {

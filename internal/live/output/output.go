@@ -58,6 +58,8 @@ const PointCloudType = pointCloudType
 const (
 	pointCloudType      = "Platform.Messages.sensor_msgs.PointCloud2"
 	compressedImageType = "Platform.Messages.sensor_msgs.CompressedImage"
+	// VideoType is the type of H.264 camera streams (W3's codec=h264).
+	VideoType = "Platform.Messages.foxglove_msgs.CompressedVideo"
 )
 
 // ErrTooLarge is returned for JSON output over the limits (its code closes 1009).
@@ -180,8 +182,8 @@ func encode(stream fleetgate.Stream, s fleetgate.Sample, v Variant) (Frame, erro
 		return Frame{Body: out}, nil
 	}
 	data, compression := payload, streampb.Compression_COMPRESSION_NONE
-	// JPEG and PNG are compressed already; gzip would only cost time.
-	if s.Type != compressedImageType && len(payload) >= minGzip {
+	// JPEG, PNG and H.264 are compressed already; gzip would only cost time.
+	if s.Type != compressedImageType && s.Type != VideoType && len(payload) >= minGzip {
 		if z := gzipped(payload); len(z) < len(payload)*9/10 {
 			data, compression = z, streampb.Compression_COMPRESSION_GZIP
 		}
