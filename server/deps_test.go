@@ -168,7 +168,7 @@ var rules = []rule{
 		"the teleop policy is pure: commands, limits, the rate cap and the deadman"},
 	{"internal/kpi", []string{"", "internal/fleet", "internal/msgs"}, concat(noSQL, []string{"net/http"}),
 		"the KPI hub states what it needs (Source); the core and the HTTP layer are above it"},
-	{"internal/record", []string{"", "internal/clock", "internal/fleet", "internal/mcap", "internal/msgs", "proto/foxglovepb"}, concat(noSQL, []string{"net/http"}),
+	{"internal/record", []string{"", "internal/clock", "internal/fleet", "internal/mcap", "internal/msgs", "internal/video", "proto/catalogpb", "proto/foxglovepb"}, concat(noSQL, []string{"net/http"}),
 		"the recorder is a subscriber of the robot contract, below the core and the HTTP layers"},
 
 	{"internal/video", []string{"", "internal/fleet", "proto/catalogpb"}, concat(noSQL, noHTTP),

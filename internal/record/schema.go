@@ -4,21 +4,35 @@ import (
 	"context"
 	"strings"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/mcap"
 	"github.com/fleetgate/fleetgate/internal/msgs"
+	"github.com/fleetgate/fleetgate/internal/video"
+	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/foxglovepb"
 )
 
 // catalogPrefix starts the names of catalog types; others are relayed as opaque bytes.
 const catalogPrefix = "Platform.Messages."
 
-// videoType is the catalog's compressed video frame (an H.264 access unit). Its fields and
-// numbers are those of Foxglove's foxglove.CompressedVideo, and builtin_interfaces.Time
-// encodes as google.protobuf.Timestamp does for any time after 1970: the recorder writes its
-// samples unchanged under Foxglove's schema, which Foxglove and Lichtblick play as video.
-const videoType = "Platform.Messages.foxglove_msgs.CompressedVideo"
+// The catalog's compressed video frame (an H.264 access unit) has the fields and numbers of
+// Foxglove's foxglove.CompressedVideo, and builtin_interfaces.Time encodes as
+// google.protobuf.Timestamp does for any time after 1970: the recorder writes its samples
+// unchanged under Foxglove's schema, which Foxglove and Lichtblick play as video.
+const videoType = video.Type
+
+// keyframe reports whether an H.264 sample decodes on its own: the source says so, or its
+// access unit shows it (a source that publishes CompressedVideo without the flag).
+func keyframe(s fleetgate.Sample) bool {
+	if s.Keyframe {
+		return true
+	}
+	var v catalogpb.CompressedVideo
+	return proto.Unmarshal(s.Payload, &v) == nil && video.IsKeyframe(v.Data)
+}
 
 // schemaOf picks how stream s is recorded: a catalog type as protobuf with the
 // FileDescriptorSet of its file and imports; a type outside the catalog (a ROS 1 type relayed
