@@ -100,6 +100,35 @@ describe("H.264 camera view", () => {
     await shot(page, "video-03-fleet");
   });
 
+  it("plays a recording of the camera, recorded as H.264, in the robot's page", async () => {
+    const api = (path: string, init: { method?: string; body?: unknown } = {}) =>
+      page.evaluate(
+        async ([path, method, body]) => {
+          const r = await fetch(path, { method, credentials: "same-origin", headers: { "Content-Type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) });
+          return (await r.json()) as { id?: string; recordings?: { id: string; recorderState: string; streams?: unknown }[] };
+        },
+        [path, init.method ?? "GET", init.body] as const,
+      );
+    const started = await api(`/panel/api/robots/${robot}/recordings`, { method: "POST", body: { streams: ["camera/image"], durationSeconds: 4 } });
+    const id = started.id!;
+    await eventually(async () => (await api(`/panel/api/robots/${robot}/recordings`)).recordings?.find((r) => r.id === id)?.recorderState === "Stopped", "the recording finished", 20_000);
+    await page.goto(`/robots/${robot}/recordings/${id}?t=3`);
+    const sel = ".player-camera [data-widget=camera]";
+    const d = await eventually(async () => {
+      const d = await camera(page, sel);
+      return d.codec === "h264" && Number(d.frames) >= 1 && d;
+    }, "a decoded frame of the recording at 3 s", 20_000).catch(async (e: Error) => {
+      const player = await page.$eval(".player", (el) => JSON.stringify((el as HTMLElement).dataset)).catch(() => "no player");
+      throw new Error(`${e.message}: ${JSON.stringify(await camera(page, sel).catch(() => null))}; player ${player}`);
+    });
+    expect(d.type).toBe("Platform.Messages.foxglove_msgs.CompressedVideo");
+    expect(d.status).toMatch(/frame of .* · H\.264 · \d+×\d+/);
+    expect((await canvasPixels(page, `${sel} canvas`)).colours).toBeGreaterThan(8);
+    await page.click(".player-play");
+    await eventually(async () => Number((await camera(page, sel)).frames) > Number(d.frames), "later frames played");
+    await shot(page, "video-04-playback");
+  });
+
   it("saw no script error, CSP violation or missing asset", () => {
     expect(problems).toEqual([]);
   });

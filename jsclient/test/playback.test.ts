@@ -125,6 +125,16 @@ async function run(clock: FakeClock, ms: number): Promise<void> {
 const times = (ms: RecordedMessage[], ch: number) => ms.filter((m) => m.channel === ch).map((m) => m.atMs - t0);
 
 describe("the player", () => {
+  it("delivers a video's run from its keyframe in its order at a seek, the streams by their times", async () => {
+    const msg = (channel: number, sequence: number, at: number): RecordedMessage => ({ channel, atMs: t0 + at, logMs: t0 + at, publishMs: t0 + at, sequence, data: new Uint8Array() });
+    // An encoder's first frames reach the recorder late: their times are not in their order.
+    const run = [msg(1, 1, 1267), msg(1, 2, 1281), msg(1, 3, 1117), msg(1, 4, 1187)];
+    const src: RecordingSource = { startMs: t0, endMs: t0 + 2000, messages: () => ({ next: async () => ({ done: true, value: undefined }) }), latest: async () => [msg(2, 9, 1250), ...run] };
+    const got: RecordedMessage[] = [];
+    await new Player(src, new FakeClock(), (m) => got.push(m)).seek(t0 + 1300);
+    expect(got.map((m) => [m.channel, m.sequence])).toEqual([[1, 1], [1, 2], [1, 3], [1, 4], [2, 9]]);
+  });
+
   it("shows every stream's newest message at a seek, then plays on from there", async () => {
     const { clock, got, player, resets } = newPlayer();
     await player.seek(t0 + 3333);

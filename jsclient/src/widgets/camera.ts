@@ -134,7 +134,9 @@ class FrameStats {
 
   text(): string {
     if (!this.count) return "no frame yet";
-    const fps = this.times.length > 1 ? (this.times.length - 1) / ((this.times.at(-1)! - this.times[0]!) / 1000) : 0;
+    // A recording's seek shows a run of frames at one moment of its time: no rate.
+    const span = this.times.length > 1 ? this.times.at(-1)! - this.times[0]! : 0;
+    const fps = span > 0 ? (this.times.length - 1) / (span / 1000) : 0;
     // The age from the robot's own clock, unless it is ahead of ours (clocks disagree).
     return `${fps.toFixed(1)} fps · last frame ${(Math.max(0, this.now() - this.shownAt()) / 1000).toFixed(1)} s ago`;
   }
