@@ -97,7 +97,7 @@ var rules = []rule{
 	{"server", []string{"", "internal/alert", "internal/blob", "internal/cluster", "internal/door", "internal/fleet", "internal/gateway", "internal/hoststat",
 		"internal/kpi", "internal/link", "internal/link/cloud", "internal/live", "internal/live/teleop", "internal/record",
 		"internal/source/camera", "internal/source/ros1", "internal/source/ros2", "internal/source/sim", "internal/store",
-		"internal/store/postgres", "internal/webhook", "server/api", "server/uplink", "web"}, nil,
+		"internal/store/postgres", "internal/video", "internal/webhook", "server/api", "server/uplink", "web"}, nil,
 		"the composition root builds the core, its adapters and the robot sources"},
 	{"server/servertest", []string{"", "internal/gateway", "internal/store", "internal/store/postgres/pgtest", "server"}, nil,
 		"real servers for tests, seeded through the core and the store"},
@@ -168,7 +168,7 @@ var rules = []rule{
 		"the teleop policy is pure: commands, limits, the rate cap and the deadman"},
 	{"internal/kpi", []string{"", "internal/fleet", "internal/msgs"}, concat(noSQL, []string{"net/http"}),
 		"the KPI hub states what it needs (Source); the core and the HTTP layer are above it"},
-	{"internal/record", []string{"", "internal/clock", "internal/fleet", "internal/mcap", "internal/msgs"}, concat(noSQL, []string{"net/http"}),
+	{"internal/record", []string{"", "internal/clock", "internal/fleet", "internal/mcap", "internal/msgs", "internal/video", "proto/catalogpb", "proto/foxglovepb"}, concat(noSQL, []string{"net/http"}),
 		"the recorder is a subscriber of the robot contract, below the core and the HTTP layers"},
 
 	{"internal/video", []string{"", "internal/fleet", "proto/catalogpb"}, concat(noSQL, noHTTP),

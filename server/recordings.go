@@ -26,6 +26,7 @@ func (s *Server) openRecorder(dataDir string) (*record.Recorder, error) {
 		Journal: s.journal.addRecording,
 		Fleet:   fleetgate.LocalFleetID, Agent: agent, Version: s.cfg.Version,
 		Flight: record.FlightConfig{Buffer: s.cfg.FlightBuffer, MaxBytes: s.cfg.FlightBufferMax, After: s.cfg.FlightAfter},
+		Video:  s.video,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("opening the recordings: %w", err)

@@ -40,6 +40,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/record"
 	"github.com/fleetgate/fleetgate/internal/store"
 	"github.com/fleetgate/fleetgate/internal/store/postgres"
+	"github.com/fleetgate/fleetgate/internal/video"
 	"github.com/fleetgate/fleetgate/internal/webhook"
 	"github.com/fleetgate/fleetgate/server/api"
 	"github.com/fleetgate/fleetgate/server/uplink"
@@ -179,6 +180,9 @@ type Server struct {
 	cams    *cameras // the agent's camera source
 	// recorder records the robots an agent hosts (internal/record).
 	recorder *record.Recorder
+	// video is the process's H.264 encoders: one per camera serves its viewers (the gateway)
+	// and its recordings.
+	video *video.Encoders
 }
 
 // DatabaseFile is the store's file inside a data directory.
@@ -252,7 +256,9 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	s.journal = newJournal(s.log)
 	s.door = door.New(door.Config{Log: s.log, Journal: s.doorChanged, Published: s.commandSent, Delay: cfg.TeleopDelay})
 	s.webhooks = webhook.New(webhook.Config{Log: s.log})
+	s.video = video.New()
 	gwCfg := gateway.Config{
+		Video:              s.video,
 		Door:               s.door,
 		Store:              revoking,
 		Presence:           presence,

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/base64"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate/internal/mcap/mcaptest"
+	"github.com/fleetgate/fleetgate/internal/video"
 )
 
 // TestRecordFromTheCloudPanel is the recordings issue's "done when", shortened: an admin
@@ -152,8 +155,11 @@ func TestRecordFromTheCloudPanel(t *testing.T) {
 			}
 		}
 	}
-	if report.Topic("/camera/image").First["format"] != "jpeg" {
-		t.Fatalf("the first camera frame decodes as %v", report.Topic("/camera/image").First["format"])
+	// The agent encodes its cameras for recordings (ffmpeg is installed): H.264 from a keyframe.
+	camera := report.Topic("/camera/image")
+	first, _ := base64.StdEncoding.DecodeString(fmt.Sprint(camera.First["data"]))
+	if camera.First["format"] != "h264" || !video.IsKeyframe(first) {
+		t.Fatalf("the first camera frame decodes as %v with NAL units %v, want an H.264 keyframe", camera.First["format"], video.NALTypes(first))
 	}
 
 	// A cut of the cloud's copy: the middle third of the pose's time, scan and pose only,

@@ -26,6 +26,7 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/clock"
 	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/video"
 )
 
 // Limits of what a recording may ask for, and of the recorder.
@@ -84,8 +85,23 @@ type Config struct {
 	// event log's recording entries). It is called with no lock held and must not block.
 	Journal func(Milestone)
 
+	// Video, when set, serves camera streams as H.264 (the gateway's encoders,
+	// internal/video): a recording without a rate cap asks a JPEG camera stream for h264 as a
+	// viewer does and records the access units (foxglove.CompressedVideo), about a fifth of the
+	// bytes of its JPEG pictures. Without it, cameras are recorded as their JPEG pictures.
+	Video Video
+
 	// create creates a recording's file; tests replace it with slow or size-capped files.
 	create func(path string) (file, error)
+}
+
+// Video is what the recorder needs of the gateway's H.264 encoders (*video.Encoders): one
+// encoder per camera serves its viewers and its recordings.
+type Video interface {
+	// CanEncode reports whether JPEG camera streams can be had as H.264 here.
+	CanEncode() bool
+	// Subscribe follows robot's stream key as opts asks: with opts.Codec h264, as H.264.
+	Subscribe(ctx context.Context, robotID string, robot fleet.Robot, key fleetgate.StreamKey, opts fleetgate.SubscribeOptions) (*fleet.Subscription, error)
 }
 
 // Milestone is a recording's start or end, for the event log.
@@ -216,14 +232,20 @@ type plan struct {
 	schemaName     string
 	schemaEncoding string
 	schema         []byte
+	// codec is what the stream is asked for (SubscribeOptions.Codec): h264 for a JPEG camera
+	// recorded as video.
+	codec string
 }
+
+// video reports whether the plan records H.264 frames: a picture refers to those before it.
+func (p plan) video() bool { return p.stream.Type == videoType }
 
 // start starts a recording of robot.
 func (r *Recorder) start(ctx context.Context, robot *Robot, req fleetgate.RecordingRequest) (fleetgate.Recording, error) {
 	if err := checkRequest(req); err != nil {
 		return fleetgate.Recording{}, err
 	}
-	plans, err := r.plan(ctx, robot, req.Streams)
+	plans, err := r.plan(ctx, robot, req.Streams, req.MaxRate)
 	if err != nil {
 		return fleetgate.Recording{}, err
 	}
@@ -312,8 +334,10 @@ func checkRequest(req fleetgate.RecordingRequest) error {
 	return nil
 }
 
-// plan resolves the streams to record against the robot's list and picks their schemas.
-func (r *Recorder) plan(ctx context.Context, robot *Robot, keys []fleetgate.StreamKey) ([]plan, error) {
+// plan resolves the streams to record against the robot's list and picks their schemas. A
+// JPEG camera stream is recorded as H.264 where the gateway encodes it and no rate cap is set
+// (a cap thins pictures, which H.264 frames cannot lose).
+func (r *Recorder) plan(ctx context.Context, robot *Robot, keys []fleetgate.StreamKey, maxRate float64) ([]plan, error) {
 	streams, err := robot.Robot.Streams(ctx)
 	if err != nil {
 		return nil, err
@@ -329,9 +353,15 @@ func (r *Recorder) plan(ctx context.Context, robot *Robot, keys []fleetgate.Stre
 		if s.Direction == fleetgate.Input {
 			return nil, fleetgate.Errorf(fleetgate.EInvalid, "%s is an input stream: only output streams are recorded", keyName(k))
 		}
+		if s.Type == video.ImageType && maxRate == 0 && r.cfg.Video != nil && r.cfg.Video.CanEncode() {
+			s.Type = videoType // the channel says what its messages are
+		}
 		p, err := schemaOf(ctx, robot.Robot, s)
 		if err != nil {
 			return nil, err
+		}
+		if p.video() && streams[i].Type == video.ImageType {
+			p.codec = fleetgate.CodecH264
 		}
 		for topics[p.topic] { // two streams whose names meet on one topic
 			p.topic += "_"

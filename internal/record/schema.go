@@ -4,14 +4,35 @@ import (
 	"context"
 	"strings"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/mcap"
 	"github.com/fleetgate/fleetgate/internal/msgs"
+	"github.com/fleetgate/fleetgate/internal/video"
+	"github.com/fleetgate/fleetgate/proto/catalogpb"
+	"github.com/fleetgate/fleetgate/proto/foxglovepb"
 )
 
 // catalogPrefix starts the names of catalog types; others are relayed as opaque bytes.
 const catalogPrefix = "Platform.Messages."
+
+// The catalog's compressed video frame (an H.264 access unit) has the fields and numbers of
+// Foxglove's foxglove.CompressedVideo, and builtin_interfaces.Time encodes as
+// google.protobuf.Timestamp does for any time after 1970: the recorder writes its samples
+// unchanged under Foxglove's schema, which Foxglove and Lichtblick play as video.
+const videoType = video.Type
+
+// keyframe reports whether an H.264 sample decodes on its own: the source says so, or its
+// access unit shows it (a source that publishes CompressedVideo without the flag).
+func keyframe(s fleetgate.Sample) bool {
+	if s.Keyframe {
+		return true
+	}
+	var v catalogpb.CompressedVideo
+	return proto.Unmarshal(s.Payload, &v) == nil && video.IsKeyframe(v.Data)
+}
 
 // schemaOf picks how stream s is recorded: a catalog type as protobuf with the
 // FileDescriptorSet of its file and imports; a type outside the catalog (a ROS 1 type relayed
@@ -21,6 +42,16 @@ const catalogPrefix = "Platform.Messages."
 // carry the definition.
 func schemaOf(ctx context.Context, robot fleet.Robot, s fleetgate.Stream) (plan, error) {
 	p := plan{stream: s, topic: topicOf(s), schemaName: s.Type}
+	if s.Type == videoType {
+		md := (&foxglovepb.CompressedVideo{}).ProtoReflect().Descriptor()
+		data, err := mcap.ProtobufSchema(md)
+		if err != nil {
+			return plan{}, err
+		}
+		p.schemaName = string(md.FullName())
+		p.messageEnc, p.schemaEncoding, p.schema = mcap.EncodingProtobuf, mcap.EncodingProtobuf, data
+		return p, nil
+	}
 	if strings.HasPrefix(s.Type, catalogPrefix) {
 		m, err := msgs.New(s.Type)
 		if err != nil {

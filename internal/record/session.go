@@ -33,6 +33,7 @@ type session struct {
 	w     *mcap.Writer // owned by the writer goroutine once running
 	subs  []*fleet.Subscription
 	chans []uint16 // the MCAP channel of each subscription
+	video []bool   // whether each subscription carries H.264 frames
 	q     *queue
 
 	ctx    context.Context // ends at stop: the pullers stop taking samples
@@ -81,12 +82,19 @@ func (r *Recorder) open(ctx context.Context, robot *Robot, e *entry, plans []pla
 	// Subscribing first lets a source learn an opaque type's definition from the stream
 	// itself (a ROS publisher's connection header) before its channel is written.
 	for _, p := range plans {
-		sub, err := robot.Robot.Subscribe(ctx, p.stream.Key(), fleetgate.SubscribeOptions{MaxRate: e.meta.MaxRate})
+		var sub *fleet.Subscription
+		if p.codec != "" {
+			// As a viewer asks: the camera's encoder is shared with its H.264 viewers.
+			sub, err = r.cfg.Video.Subscribe(ctx, robot.Info().ID, robot.Robot, p.stream.Key(), fleetgate.SubscribeOptions{Codec: p.codec})
+		} else {
+			sub, err = robot.Robot.Subscribe(ctx, p.stream.Key(), fleetgate.SubscribeOptions{MaxRate: e.meta.MaxRate})
+		}
 		if err != nil {
 			return fail(err)
 		}
 		sub.Buffer(subscriptionDepth)
 		s.subs = append(s.subs, sub)
+		s.video = append(s.video, p.video())
 	}
 	for i, p := range plans {
 		if p.messageEnc == mcap.MessageROS1 && p.schemaEncoding == "" {
@@ -225,6 +233,13 @@ func (s *session) pull(i int) {
 	}
 	var last uint64
 	var next time.Time
+	// H.264: a frame lost (a gap, a full queue) takes the frames after it down with it, up to
+	// the next keyframe, which the file then starts again from; it also starts at one.
+	video := s.video[i]
+	awaitKey := video
+	if video {
+		interval = 0 // a cap would thin pictures that later ones refer to
+	}
 	for {
 		sample, err := sub.Next(s.ctx)
 		if err != nil {
@@ -250,11 +265,18 @@ func (s *session) pull(i int) {
 			// Samples the subscription's slot replaced before this puller took them.
 			s.dropped.Add(int64(sample.Seq - last - 1))
 			s.received.Add(int64(sample.Seq - last - 1))
+			awaitKey = video
 		}
 		last = sample.Seq
 		s.received.Add(1)
+		if awaitKey && !keyframe(sample) {
+			s.dropped.Add(1)
+			continue
+		}
+		awaitKey = false
 		if !s.q.push(item{channel: s.chans[i], sample: sample, at: now}) {
 			s.dropped.Add(1)
+			awaitKey = video
 		}
 	}
 }

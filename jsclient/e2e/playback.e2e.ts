@@ -82,7 +82,12 @@ beforeAll(async () => {
     );
     robotId = ids[0]!;
     const streams = ["camera/image", "base/pose", "lidar/scan", "depth/points", "map/map"];
-    const started = await inPage<Recording>(page, `/panel/api/robots/${robotId}/recordings`, { method: "POST", body: { streams, durationSeconds: 6 } });
+    // A rate cap above every stream's rate keeps the camera on JPEG, each frame a picture of its
+    // own time; an H.264 recording is played in video.e2e.ts.
+    const started = await inPage<Recording>(page, `/panel/api/robots/${robotId}/recordings`, {
+      method: "POST",
+      body: { streams, durationSeconds: 6, maxRate: 200 },
+    });
     expect(started.status).toBe(201);
     recordingId = started.body.id;
     // The event comes once the recording holds a couple of seconds of camera frames.

@@ -1,5 +1,6 @@
 // The recording player's timing on an injected clock (seek, speed, pause, the end), its
 // reading of an MCAP file through range requests, and the feed's envelopes.
+import { create, toBinary } from "@bufbuild/protobuf";
 import { McapWriter, TempBuffer } from "@mcap/core";
 import { describe, expect, it } from "vitest";
 import { decodeFrame } from "../src/decode/frame.js";
@@ -8,7 +9,9 @@ import { McapSource, RangeFile } from "../src/playback/mcapsource.js";
 import { offsetWords, startAt, widgetFor } from "../src/playback/playback.js";
 import { Playhead } from "../src/playback/playhead.js";
 import { Player, type RecordedMessage, type RecordingSource } from "../src/playback/player.js";
+import { CompressedVideoSchema } from "../gen/platform/messages/foxglove_msgs_pb.js";
 import { FakeClock } from "./fakes.js";
+import { makeClip } from "./h264clip.js";
 
 const t0 = Date.UTC(2026, 10, 28, 1, 0, 0);
 
@@ -122,6 +125,16 @@ async function run(clock: FakeClock, ms: number): Promise<void> {
 const times = (ms: RecordedMessage[], ch: number) => ms.filter((m) => m.channel === ch).map((m) => m.atMs - t0);
 
 describe("the player", () => {
+  it("delivers a video's run from its keyframe in its order at a seek, the streams by their times", async () => {
+    const msg = (channel: number, sequence: number, at: number): RecordedMessage => ({ channel, atMs: t0 + at, logMs: t0 + at, publishMs: t0 + at, sequence, data: new Uint8Array() });
+    // An encoder's first frames reach the recorder late: their times are not in their order.
+    const run = [msg(1, 1, 1267), msg(1, 2, 1281), msg(1, 3, 1117), msg(1, 4, 1187)];
+    const src: RecordingSource = { startMs: t0, endMs: t0 + 2000, messages: () => ({ next: async () => ({ done: true, value: undefined }) }), latest: async () => [msg(2, 9, 1250), ...run] };
+    const got: RecordedMessage[] = [];
+    await new Player(src, new FakeClock(), (m) => got.push(m)).seek(t0 + 1300);
+    expect(got.map((m) => [m.channel, m.sequence])).toEqual([[1, 1], [1, 2], [1, 3], [1, 4], [2, 9]]);
+  });
+
   it("shows every stream's newest message at a seek, then plays on from there", async () => {
     const { clock, got, player, resets } = newPlayer();
     await player.seek(t0 + 3333);
@@ -235,6 +248,7 @@ describe("the player page's words", () => {
 
   it("picks a widget by the recorded type", () => {
     expect(widgetFor("Platform.Messages.sensor_msgs.CompressedImage")).toBe("camera");
+    expect(widgetFor("Platform.Messages.foxglove_msgs.CompressedVideo")).toBe("camera");
     expect(widgetFor("Platform.Messages.sensor_msgs.LaserScan")).toBe("laserscan");
     expect(widgetFor("Platform.Messages.sensor_msgs.PointCloud2")).toBe("pointcloud");
     expect(widgetFor("Platform.Messages.nav_msgs.Odometry")).toBe("pose-map");
@@ -340,5 +354,38 @@ describe("reading an MCAP file through range requests", () => {
   it("says so when the gateway answers ranges with the whole file", async () => {
     const d = download(await mcapFile(), { ranges: false });
     await expect(McapSource.open(new RangeFile(async () => "/files/rec", d.fetchFn))).rejects.toThrow(/range requests/);
+  });
+});
+
+describe("seeking in a recorded H.264 stream", () => {
+  const clip = makeClip({ width: 160, height: 120, frames: 20, gop: 8, profile: "baseline" });
+
+  /** The clip recorded as CompressedVideo, 100 ms apart, in small chunks. */
+  async function videoFile(): Promise<Uint8Array> {
+    const buf = new TempBuffer();
+    const w = new McapWriter({ writable: buf, chunkSize: 2048 });
+    await w.start({ profile: "", library: "test" });
+    const channel = await w.registerChannel({
+      topic: "/camera/image",
+      messageEncoding: "protobuf",
+      schemaId: 0,
+      metadata: new Map([["component", "camera"], ["stream", "image"], ["source", "1"], ["type", "Platform.Messages.foxglove_msgs.CompressedVideo"]]),
+    });
+    for (const [i, au] of clip.units.entries()) {
+      const ns = BigInt(t0 + i * 100) * 1_000_000n;
+      const data = toBinary(CompressedVideoSchema, create(CompressedVideoSchema, { frameId: "camera", data: au, format: "h264" }));
+      await w.addMessage({ channelId: channel, sequence: i + 1, logTime: ns, publishTime: ns, data });
+    }
+    await w.end();
+    return buf.get();
+  }
+
+  it("delivers the frames from the keyframe before the time, so the picture of that time can be decoded", async () => {
+    const d = download(await videoFile());
+    const src = await McapSource.open(new RangeFile(d.link, d.fetchFn));
+    const seqs = async (at: number) => (await src.latest(t0 + at)).map((m) => m.sequence);
+    expect(await seqs(1150)).toEqual([9, 10, 11, 12]); // keyframes at 1, 9, 17
+    expect(await seqs(800)).toEqual([9]); // a keyframe itself
+    expect(await seqs(750)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 });

@@ -2,6 +2,7 @@
 // Wire types come only from the protobuf-es code generated from proto/ (jsclient/gen).
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { AckermannDriveStampedSchema } from "../../gen/platform/messages/ackermann_msgs_pb.js";
+import { CompressedVideoSchema } from "../../gen/platform/messages/foxglove_msgs_pb.js";
 import { PoseSchema, PoseStampedSchema, TwistSchema } from "../../gen/platform/messages/geometry_msgs_pb.js";
 import { OccupancyGridSchema, OdometrySchema } from "../../gen/platform/messages/nav_msgs_pb.js";
 import {
@@ -16,6 +17,7 @@ import { StringSchema } from "../../gen/platform/messages/std_msgs_pb.js";
 export const catalog = {
   "Platform.Messages.sensor_msgs.CompressedImage": CompressedImageSchema,
   "Platform.Messages.sensor_msgs.Image": ImageSchema,
+  "Platform.Messages.foxglove_msgs.CompressedVideo": CompressedVideoSchema,
   "Platform.Messages.sensor_msgs.LaserScan": LaserScanSchema,
   "Platform.Messages.sensor_msgs.PointCloud2": PointCloud2Schema,
   "Platform.Messages.sensor_msgs.BatteryState": BatteryStateSchema,

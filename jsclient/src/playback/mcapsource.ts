@@ -2,8 +2,11 @@
 // indexed reader reads the footer, the summary (channels, chunk indexes) and then only the
 // chunks a seek or the playhead needs; fzstd inflates the chunks (the agent writes zstd).
 // Nothing is kept on the gateway for a player, and both gateways serve the same download.
+import { fromBinary } from "@bufbuild/protobuf";
 import { McapIndexedReader, type McapTypes } from "@mcap/core";
 import { decompress } from "fzstd";
+import { CompressedVideoSchema } from "../../gen/platform/messages/foxglove_msgs_pb.js";
+import { isKeyframe, splitNALs } from "../video/annexb.js";
 import type { RecordedMessage, RecordingSource } from "./player.js";
 
 type Fetch = (url: string, init: RequestInit) => Promise<Response>;
@@ -153,8 +156,39 @@ export class McapSource implements RecordingSource {
         if (best && m.logMs <= at) break;
       }
       await it.return();
-      if (best) out.push(best);
+      if (best && s.type.endsWith(".CompressedVideo")) out.push(...(await this.fromKeyframe(s, best)));
+      else if (best) out.push(best);
     }
     return out;
+  }
+
+  /**
+   * The video frames from the keyframe at or before m up to m, in order: a P-frame alone
+   * cannot be shown, so a seek decodes the run from its keyframe (at most maxRun frames).
+   */
+  private async fromKeyframe(s: RecordedStream, m: RecordedMessage): Promise<RecordedMessage[]> {
+    const run = [m];
+    if (keyframe(m.data)) return run;
+    const it = this.reader.readMessages({ topics: [s.topic], endTime: nsOf(m.logMs), reverse: true });
+    for (let r = await it.next(); !r.done && run.length < maxRun; r = await it.next()) {
+      const e = recorded(r.value);
+      if (e.channel !== s.channel || e.sequence >= m.sequence) continue;
+      run.push(e);
+      if (keyframe(e.data)) break;
+    }
+    await it.return();
+    return run.reverse();
+  }
+}
+
+/** The most frames a seek decodes to show a video's picture of a time: a minute at 15 fps. */
+const maxRun = 900;
+
+/** Whether a recorded CompressedVideo holds a keyframe; false for one that does not parse. */
+function keyframe(data: Uint8Array): boolean {
+  try {
+    return isKeyframe(splitNALs(fromBinary(CompressedVideoSchema, data).data));
+  } catch {
+    return false;
   }
 }

@@ -26,6 +26,7 @@ export function widgetFor(type: string): Kind | null {
   const t = type.slice(type.lastIndexOf(".") + 1);
   switch (t) {
     case "CompressedImage":
+    case "CompressedVideo":
     case "Image":
       return "camera";
     case "LaserScan":

@@ -110,7 +110,11 @@ export class Player {
     this.opt.onReset?.();
     const latest = await this.src.latest(at);
     if (gen !== this.generation) return;
-    latest.sort((a, b) => a.atMs - b.atMs).forEach((m) => this.deliver(m));
+    // Streams in the order of their times; a video's run from its keyframe in its own order
+    // (a frame's time may be a little off the one before: it is a P-frame's reference).
+    const runs = new Map<number, RecordedMessage[]>();
+    for (const m of latest) runs.set(m.channel, [...(runs.get(m.channel) ?? []), m]);
+    [...runs.values()].sort((a, b) => a.at(-1)!.atMs - b.at(-1)!.atMs).forEach((run) => run.forEach((m) => this.deliver(m)));
     this.it = this.src.messages(at);
     this.skipUpTo = this.lastDelivered = at;
     this.kickFill(); // read ahead now: play starts from read messages

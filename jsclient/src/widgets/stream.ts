@@ -99,6 +99,8 @@ export interface Descriptor {
   streamType: string;
   direction: string;
   streamSourceType: number;
+  /** The W3 codecs of a camera stream ("jpeg", "h264"): endpoint 6's extension; absent for others. */
+  codecs?: string[];
 }
 
 /** The robot's stream descriptors (endpoint 6 through the panel's mirror). */
@@ -109,6 +111,23 @@ export async function listStreams(robotId: string): Promise<Descriptor[]> {
   });
   if (!r.ok) throw new Error(`stream list failed (HTTP ${r.status})`);
   return ((await r.json()) as { robotStreams?: Descriptor[] }).robotStreams ?? [];
+}
+
+const listed = new Map<string, Promise<Descriptor[]>>();
+
+/**
+ * The W3 codecs endpoint 6 lists for stream s (none when it lists none, or cannot be read).
+ * The robot's list is read once per page: a fleet view's camera tiles share it.
+ */
+export async function codecsOf(s: StreamRef): Promise<string[]> {
+  let list = listed.get(s.robotId);
+  if (!list) {
+    list = listStreams(s.robotId);
+    listed.set(s.robotId, list);
+    list.catch(() => listed.delete(s.robotId)); // a failed read is tried again by the next widget
+  }
+  const d = (await list.catch(() => [])).find((d) => d.componentName === s.component && d.streamName === s.stream && String(d.streamSourceType) === s.source);
+  return d?.codecs ?? [];
 }
 
 export function refOf(robotId: string, d: Descriptor): StreamRef {

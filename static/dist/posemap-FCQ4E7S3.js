@@ -1,1 +1,0 @@
-import{e as a,f as b,g as c,h as d}from"./chunk-NNWSZ7ZW.js";import"./chunk-ECIAATP5.js";import"./chunk-ZLA4TPZB.js";import"./chunk-ZHB5QF64.js";export{c as fitToElement,a as loadFleetMap,d as mountPoseMap,b as poseOfPayload};

@@ -1,0 +1,1 @@
+import{e as a,f as b,g as c,h as d}from"./chunk-NVN45BDK.js";import"./chunk-ECIAATP5.js";import"./chunk-UP37ZJCL.js";import"./chunk-GKNFYBUA.js";export{c as fitToElement,a as loadFleetMap,d as mountPoseMap,b as poseOfPayload};
