@@ -249,7 +249,9 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	revoking := revokingStore{DB: db, revoked: func() { s.tokensChanged(true) }}
 	s.journal = newJournal(s.log)
-	s.door = door.New(door.Config{Log: s.log, Journal: s.doorChanged, Published: s.commandSent, Delay: cfg.TeleopDelay})
+	s.door = door.New(door.Config{Log: s.log, Journal: s.doorChanged, Published: s.commandSent, Delay: cfg.TeleopDelay,
+		// The core is made after the door; it is set before any session can begin.
+		Delays: func(ctx context.Context, robotID string) teleop.DelayPolicy { return s.gw.TeleopDelayPolicy(ctx, robotID) }})
 	s.webhooks = webhook.New(webhook.Config{Log: s.log})
 	gwCfg := gateway.Config{
 		Door:               s.door,
@@ -263,6 +265,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		AgentMaxRobots:     cfg.AgentMaxRobots,
 		AlertJournal:       s.alertChanged,
 		Escalator:          escalations{s.webhooks},
+		TeleopDelay:        cfg.TeleopDelay,
 		// The acceptor is made after the core; it is set before anything is served.
 		AgentLinks: func(agentID string) (time.Time, bool) {
 			if s.acceptor == nil {
