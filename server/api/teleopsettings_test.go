@@ -1,0 +1,106 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fleetgate/fleetgate"
+)
+
+// A robot follows the gateway's thresholds until an admin sets its own; setting and resetting
+// them are teleop entries of its event log by the admin, and reading them back gives what was
+// stored.
+func TestTeleopSettingsRoundTrip(t *testing.T) {
+	w := newWorld(t)
+	path := "/apigateway/v2/robots/" + w.robot.ID + "/teleop-settings"
+	resp := w.Do("GET", path, w.operator, "")
+	if resp.Status != http.StatusOK {
+		t.Fatalf("GET: %d %s", resp.Status, resp.Body)
+	}
+	checkJSON(t, resp.Body, `{"delayFullMs":250,"delayQuarterMs":1000,"delayStopMs":2000,"custom":false}`)
+
+	resp = w.Do("PUT", path, w.admin, `{"delayFullMs":100,"delayQuarterMs":600,"delayStopMs":1500}`)
+	if resp.Status != http.StatusOK {
+		t.Fatalf("PUT: %d %s", resp.Status, resp.Body)
+	}
+	for _, got := range [][]byte{resp.Body, w.Do("GET", path, w.operator, "").Body} {
+		if !strings.Contains(string(got), `"delayFullMs":100,"delayQuarterMs":600,"delayStopMs":1500,"custom":true,"updatedBy":"`+w.adminUser.Email+`","updatedAt":"`) {
+			t.Errorf("after PUT: %s", got)
+		}
+	}
+	resp = w.Do("DELETE", path, w.admin, "")
+	if resp.Status != http.StatusOK {
+		t.Fatalf("DELETE: %d %s", resp.Status, resp.Body)
+	}
+	checkJSON(t, resp.Body, `{"delayFullMs":250,"delayQuarterMs":1000,"delayStopMs":2000,"custom":false}`)
+
+	events, err := w.Store.Events(context.Background(), fleetgate.EventFilter{RobotID: w.robot.ID, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []string
+	for _, e := range events {
+		if e.Type == fleetgate.EventTeleop && e.AuthorEmail == w.adminUser.Email {
+			entries = append(entries, e.Message)
+		}
+	}
+	joined := strings.Join(entries, "\n")
+	if len(entries) != 2 || !strings.Contains(joined, "teleop delays set by "+w.adminUser.Email+": full speed up to 100ms, a quarter at 600ms, stopped beyond 1.5s") ||
+		!strings.Contains(joined, "teleop delays reset by "+w.adminUser.Email+" to the gateway's") {
+		t.Errorf("event-log entries: %q", entries)
+	}
+}
+
+// Thresholds out of bounds or out of order are refused in words (400) and change nothing.
+func TestTeleopSettingsAreValidated(t *testing.T) {
+	w := newWorld(t)
+	path := "/apigateway/v2/robots/" + w.robot.ID + "/teleop-settings"
+	for _, c := range []struct{ body, words string }{
+		{`{"delayFullMs":100,"delayQuarterMs":600}`, "all required"},
+		{`{"delayFullMs":0,"delayQuarterMs":600,"delayStopMs":1500}`, "full-speed delay must be from 10ms to 30s"},
+		{`{"delayFullMs":100,"delayQuarterMs":600,"delayStopMs":31000}`, "stop-speed delay must be from 10ms to 30s"},
+		{`{"delayFullMs":-5,"delayQuarterMs":600,"delayStopMs":1500}`, "full-speed delay"},
+		{`{"delayFullMs":100,"delayQuarterMs":9223372036854775807,"delayStopMs":1500}`, "quarter-speed delay"},
+		{`{"delayFullMs":600,"delayQuarterMs":600,"delayStopMs":1500}`, "the delays must grow"},
+		{`{"delayFullMs":100,"delayQuarterMs":1600,"delayStopMs":1500}`, "the delays must grow"},
+		{`{"delayFullMs":"fast","delayQuarterMs":1600,"delayStopMs":1500}`, ""},
+	} {
+		resp := w.Do("PUT", path, w.admin, c.body)
+		if resp.Status != http.StatusBadRequest || !strings.Contains(string(resp.Body), c.words) {
+			t.Errorf("PUT %s: %d %s, want 400 saying %q", c.body, resp.Status, resp.Body, c.words)
+		}
+	}
+	resp := w.Do("GET", path, w.admin, "")
+	if !strings.Contains(string(resp.Body), `"custom":false`) {
+		t.Errorf("after refused PUTs: %s", resp.Body)
+	}
+}
+
+// A robot behind an agent is governed by the agent's door, which reads the agent's own
+// settings: the cloud says so (409) rather than store thresholds nothing applies.
+func TestTeleopSettingsOfAnAgentsRobotAreSetOnTheAgent(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	org, _ := w.DefaultOrg()
+	if err := w.Store.CreateAgent(ctx, fleetgate.Agent{ID: "agent-1", OrgID: org.ID, Name: "dock-7", FleetID: w.fleet.ID, KeyHash: "x", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	r := fleetgate.Robot{ID: "behind-agent", OrgID: org.ID, FleetID: w.fleet.ID, AgentID: "agent-1", Name: "tugger", CreatedAt: time.Now()}
+	if err := w.Store.CreateRobot(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	path := "/apigateway/v2/robots/" + r.ID + "/teleop-settings"
+	for _, method := range []string{"GET", "PUT", "DELETE"} {
+		body := ""
+		if method == "PUT" {
+			body = `{"delayFullMs":100,"delayQuarterMs":600,"delayStopMs":1500}`
+		}
+		resp := w.Do(method, path, w.admin, body)
+		if resp.Status != http.StatusConflict || !strings.Contains(string(resp.Body), "set its teleop delays on the agent's own admin page") {
+			t.Errorf("%s: %d %s, want 409 naming the agent's page", method, resp.Status, resp.Body)
+		}
+	}
+}
