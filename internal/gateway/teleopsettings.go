@@ -25,6 +25,10 @@ const (
 	MaxTeleopDelay = 30 * time.Second
 )
 
+// DelayPolicy is the governor's policy, named here for the adapters that set it (the panel
+// knows the core, not the live engines).
+type DelayPolicy = teleop.DelayPolicy
+
 // TeleopSettings are the thresholds a robot's live sessions are governed by, and whether they
 // are its own (Custom) or the gateway's (the --teleop-delay-* flags).
 type TeleopSettings struct {
