@@ -2,10 +2,14 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/fleetgate/fleetgate"
 )
@@ -103,4 +107,62 @@ func TestTeleopSettingsOfAnAgentsRobotAreSetOnTheAgent(t *testing.T) {
 			t.Errorf("%s: %d %s, want 409 naming the agent's page", method, resp.Status, resp.Body)
 		}
 	}
+}
+
+// The widget is told the limit of the robot's own thresholds, and its commands reach the robot
+// held to them: with full speed up to 100 ms and a quarter at 1.1 s, a picture 0.6 s late
+// allows 63% (the gateway's would allow 65%), and one 1.6 s late, beyond this robot's stop at
+// 1.5 s, holds it.
+func TestTheWidgetsLimitFollowsTheRobotsOwnDelays(t *testing.T) {
+	a := newLiveAgent(t)
+	if resp := a.Do("PUT", "/apigateway/v2/robots/"+a.robot+"/teleop-settings", a.admin,
+		`{"delayFullMs":100,"delayQuarterMs":1100,"delayStopMs":1500}`); resp.Status != http.StatusOK {
+		t.Fatalf("PUT: %d %s", resp.Status, resp.Body)
+	}
+	conn := a.dial(t, handoverQuery+"answer")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	limits := make(chan string, 64)
+	go func() { // reads the frames, and so answers the gateway's pings
+		for {
+			_, data, err := conn.Read(ctx)
+			if err != nil {
+				return
+			}
+			var f speedLimitFrame
+			if json.Unmarshal(data, &f) == nil && f.SpeedLimit != nil {
+				limits <- f.SpeedLimit.Why
+			}
+		}
+	}()
+	waitLimit := func(why string) {
+		t.Helper()
+		for {
+			select {
+			case got := <-limits:
+				if got == why {
+					return
+				}
+			case <-ctx.Done():
+				t.Fatalf("no speedLimit frame saying %q", why)
+			}
+		}
+	}
+	report := func(ageMs string) {
+		t.Helper()
+		if err := conn.Write(ctx, websocket.MessageText, []byte(`{"pictureAgeMs":`+ageMs+`}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	report("600")
+	waitLimit("picture 0.6 s late: 63% speed")
+	if err := conn.Write(ctx, websocket.MessageText, []byte(`{"linear":{"x":1}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if tw := twistOf(t, waitPublished(t, a.bot, 1)[0]); math.Abs(tw.GetLinear().GetX()-0.625) > 1e-9 {
+		t.Fatalf("the robot received %v at 600 ms, want 62.5%% of 1 m/s", tw)
+	}
+	report("1600")
+	waitLimit("picture 1.6 s late: stopped")
+	conn.Close(websocket.StatusNormalClosure, "")
 }
