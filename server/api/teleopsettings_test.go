@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"net/http"
 	"strings"
@@ -122,32 +121,7 @@ func TestTheWidgetsLimitFollowsTheRobotsOwnDelays(t *testing.T) {
 	conn := a.dial(t, handoverQuery+"answer")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	limits := make(chan string, 64)
-	go func() { // reads the frames, and so answers the gateway's pings
-		for {
-			_, data, err := conn.Read(ctx)
-			if err != nil {
-				return
-			}
-			var f speedLimitFrame
-			if json.Unmarshal(data, &f) == nil && f.SpeedLimit != nil {
-				limits <- f.SpeedLimit.Why
-			}
-		}
-	}()
-	waitLimit := func(why string) {
-		t.Helper()
-		for {
-			select {
-			case got := <-limits:
-				if got == why {
-					return
-				}
-			case <-ctx.Done():
-				t.Fatalf("no speedLimit frame saying %q", why)
-			}
-		}
-	}
+	waitLimit := followLimits(ctx, t, conn)
 	report := func(ageMs string) {
 		t.Helper()
 		if err := conn.Write(ctx, websocket.MessageText, []byte(`{"pictureAgeMs":`+ageMs+`}`)); err != nil {
