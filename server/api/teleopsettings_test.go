@@ -76,6 +76,14 @@ func TestTeleopSettingsAreValidated(t *testing.T) {
 			t.Errorf("PUT %s: %d %s, want 400 saying %q", c.body, resp.Status, resp.Body, c.words)
 		}
 	}
+	// Not JSON, and a reset that carries a body: refused as the other routes refuse them.
+	bearer := http.Header{"Authorization": {"bearer " + w.admin}}
+	if resp := w.DoRaw("PUT", path, bearer, strings.NewReader(`{"delayFullMs":100,"delayQuarterMs":600,"delayStopMs":1500}`)); resp.Status != http.StatusUnsupportedMediaType {
+		t.Errorf("PUT without a JSON content type: %d %s, want 415", resp.Status, resp.Body)
+	}
+	if resp := w.Do("DELETE", path, w.admin, `{"delayFullMs":100}`); resp.Status != http.StatusBadRequest {
+		t.Errorf("DELETE with a body: %d %s, want 400", resp.Status, resp.Body)
+	}
 	resp := w.Do("GET", path, w.admin, "")
 	if !strings.Contains(string(resp.Body), `"custom":false`) {
 		t.Errorf("after refused PUTs: %s", resp.Body)
