@@ -227,10 +227,7 @@ type lease struct {
 // (fleetgate.HeldError when somebody else holds it; an upload lease of the same user is taken
 // over), and a controller with the rate cap and the deadman. The robot must be hosted here.
 func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey, who Who) (*Control, error) {
-	var policy teleop.DelayPolicy
-	if who.Path.governed() {
-		policy = d.delayFor(ctx, robot.Info().ID)
-	}
+	policy := d.sessionPolicy(ctx, robot.Info().ID, who)
 	driven, stream, t, old, err := d.lockTarget(ctx, robot, key)
 	if err != nil {
 		return nil, err
@@ -242,9 +239,7 @@ func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 	}
 	l := d.newLease(t, driven, stream, who, false)
 	l.robotName = robot.Info().Name
-	if who.Path.governed() {
-		l.gov = teleop.NewGovernor(d.clock, policy)
-	}
+	l.gov = d.governor(who, policy)
 	d.leases[t] = l
 	d.mu.Unlock()
 	if old != nil {

@@ -20,3 +20,21 @@ func (d *Door) delayFor(ctx context.Context, robotID string) teleop.DelayPolicy 
 	}
 	return p.OrDefault()
 }
+
+// sessionPolicy is the policy of who's session of robotID: the robot's for a governed path,
+// none for the others (uploads and Foxglove). Read before the door's lock.
+func (d *Door) sessionPolicy(ctx context.Context, robotID string, who Who) teleop.DelayPolicy {
+	if !who.Path.governed() {
+		return teleop.DelayPolicy{}
+	}
+	return d.delayFor(ctx, robotID)
+}
+
+// governor starts following the delay of who's session, which begins now (nil for a path
+// that is not governed): every lease of a live session gets one, taken, granted or overridden.
+func (d *Door) governor(who Who, p teleop.DelayPolicy) *teleop.Governor {
+	if !who.Path.governed() {
+		return nil
+	}
+	return teleop.NewGovernor(d.clock, p)
+}

@@ -69,3 +69,38 @@ func TestTheDoorGovernsByARobotsOwnDelays(t *testing.T) {
 		ctl.Stop()
 	}
 }
+
+// A session that got its control by a grant or a supervisor's override is governed like a
+// taken one, by the robot's own thresholds (it drove at full speed whatever its delay).
+func TestAGrantedOrOverriddenSessionIsGoverned(t *testing.T) {
+	h := &handoverDoor{clock: clocktest.New()}
+	h.Door = door.New(door.Config{Clock: h.clock, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Delays: func(context.Context, string) teleop.DelayPolicy {
+			return teleop.DelayPolicy{Full: 100 * time.Millisecond, Quarter: 1100 * time.Millisecond, Stop: 1500 * time.Millisecond}
+		}})
+	t.Cleanup(h.Close)
+	r := newRobot()
+	alic := take(t, h, r, alice, true)
+	a := request(h, r, carol)
+	alic.notice(t, door.NoticeRequested, carol.User)
+	if err := alic.ctl.Answer(true); err != nil {
+		t.Fatal(err)
+	}
+	granted, err := a.answer(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	granted.Observe(600 * time.Millisecond)
+	if l := granted.Limit(); l.Why != "picture 0.6 s late: 63% speed" {
+		t.Fatalf("the granted session's limit: %+v, want the robot's own 63%%", l)
+	}
+	granted.Watch(func(door.Notice) {})
+	overridden, err := h.Override(context.Background(), r, cmdVel, boss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	overridden.Observe(1600 * time.Millisecond)
+	if l := overridden.Limit(); l.Scale != 0 || l.Why != "picture 1.6 s late: stopped" {
+		t.Fatalf("the supervisor's session beyond the robot's stop: %+v", l)
+	}
+}
