@@ -325,3 +325,13 @@ type Webhook struct {
 	Secret    string
 	CreatedAt time.Time
 }
+
+// TeleopDelays are a robot's own thresholds of the speed governor (docs/reliability.md, "The
+// governor"), in place of the gateway's --teleop-delay-* flags: full speed up to Full, linearly
+// down to a quarter at Quarter, zero beyond Stop. The gateway that hosts the robot applies them.
+type TeleopDelays struct {
+	RobotID             string
+	Full, Quarter, Stop time.Duration
+	UpdatedBy           string // the admin's email
+	UpdatedAt           time.Time
+}

@@ -254,7 +254,11 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	revoking := revokingStore{DB: db, revoked: func() { s.tokensChanged(true) }}
 	s.journal = newJournal(s.log)
-	s.door = door.New(door.Config{Log: s.log, Journal: s.doorChanged, Published: s.commandSent, Delay: cfg.TeleopDelay})
+	s.door = door.New(door.Config{Log: s.log, Journal: s.doorChanged, Published: s.commandSent, Delay: cfg.TeleopDelay,
+		// The core is made after the door; it is set before any session can begin.
+		Delays: func(ctx context.Context, robotID string) teleop.DelayPolicy {
+			return s.gw.TeleopDelayPolicy(ctx, robotID)
+		}})
 	s.webhooks = webhook.New(webhook.Config{Log: s.log})
 	s.video = video.New()
 	gwCfg := gateway.Config{
@@ -270,6 +274,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		AgentMaxRobots:     cfg.AgentMaxRobots,
 		AlertJournal:       s.alertChanged,
 		Escalator:          escalations{s.webhooks},
+		TeleopDelay:        cfg.TeleopDelay,
 		// The acceptor is made after the core; it is set before anything is served.
 		AgentLinks: func(agentID string) (time.Time, bool) {
 			if s.acceptor == nil {
@@ -427,20 +432,21 @@ func (s *Server) routes(metrics *httpMetrics) *echo.Echo {
 // at the composition root, are they one Gateway.
 func (s *Server) apiServices() api.Services {
 	return api.Services{
-		Accounts:      s.gw.AccountService,
-		Robots:        s.gw.RobotService,
-		Fleets:        s.gw.RobotService,
-		Resources:     s.gw.AgentService,
-		Streams:       s.gw.StreamService,
-		Metrics:       s.gw.StreamService,
-		Events:        s.gw.EventService,
-		Recordings:    s.gw.StreamService,
-		Downloads:     s.gw.AgentService,
-		Alerts:        s.gw.AlertService,
-		Live:          s.gw.StreamService,
-		Foxglove:      s.gw.StreamService,
-		ToolTokens:    s.gw.AccountService,
-		SecondStreams: s.gw.NewLimitedStreams(),
+		Accounts:       s.gw.AccountService,
+		Robots:         s.gw.RobotService,
+		Fleets:         s.gw.RobotService,
+		Resources:      s.gw.AgentService,
+		Streams:        s.gw.StreamService,
+		Metrics:        s.gw.StreamService,
+		Events:         s.gw.EventService,
+		Recordings:     s.gw.StreamService,
+		Downloads:      s.gw.AgentService,
+		Alerts:         s.gw.AlertService,
+		TeleopSettings: s.gw.TeleopSettingsService,
+		Live:           s.gw.StreamService,
+		Foxglove:       s.gw.StreamService,
+		ToolTokens:     s.gw.AccountService,
+		SecondStreams:  s.gw.NewLimitedStreams(),
 	}
 }
 

@@ -45,7 +45,11 @@ func (p *Panel) adminView(c echo.Context) (views.AdminView, error) {
 		if err != nil {
 			return v, err
 		}
-		v.Robots = append(v.Robots, views.AdminRobot{Row: r, Members: d.SharedUsers})
+		teleop, err := p.teleopForm(ctx, caller, r.Robot.ID)
+		if err != nil {
+			return v, err
+		}
+		v.Robots = append(v.Robots, views.AdminRobot{Row: r, Members: d.SharedUsers, Teleop: teleop})
 	}
 	return v, nil
 }
@@ -109,6 +113,8 @@ func (p *Panel) robotAction(c echo.Context) error {
 		return p.adminResult(c, "robots", nil, p.robots.RenameRobot(ctx, caller, id, c.FormValue("name")))
 	case "remove":
 		return p.adminResult(c, "robots", nil, p.robots.RemoveRobot(ctx, caller, id))
+	case "teleop":
+		return p.setTeleop(c, id)
 	case "members":
 		role, err := strconv.Atoi(c.FormValue("role"))
 		if err != nil {

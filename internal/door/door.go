@@ -91,6 +91,8 @@ type Config struct {
 	// defaults when zero): their commands are held to the share of the stream's limits their
 	// operator's delay allows (Control.Observe).
 	Delay teleop.DelayPolicy
+	// Delays, when set, is a robot's own policy in place of Delay (policy.go).
+	Delays func(ctx context.Context, robotID string) teleop.DelayPolicy
 	// Journal, when set, is told every change of a stream's control and every refusal the
 	// log writes (so within its rate): the event log's teleop entries. It is called on the
 	// door's goroutines and must not block.
@@ -133,6 +135,7 @@ type Door struct {
 	publishTimeout time.Duration
 	callTimeout    time.Duration
 	delay          teleop.DelayPolicy
+	delays         func(ctx context.Context, robotID string) teleop.DelayPolicy
 
 	mu     sync.Mutex
 	leases map[target]*lease
@@ -162,7 +165,7 @@ func New(cfg Config) *Door {
 		published = func(string, fleetgate.StreamKey, string, []byte, time.Time) {}
 	}
 	return &Door{clock: cfg.Clock, log: newRefusalLog(cfg.Log, cfg.Clock, journal), journal: journal, published: published, minInterval: cfg.MinInterval,
-		deadman: cfg.Deadman, publishTimeout: cfg.PublishTimeout, callTimeout: cfg.CallTimeout, delay: cfg.Delay.OrDefault(), leases: map[target]*lease{}}
+		deadman: cfg.Deadman, publishTimeout: cfg.PublishTimeout, callTimeout: cfg.CallTimeout, delay: cfg.Delay.OrDefault(), delays: cfg.Delays, leases: map[target]*lease{}}
 }
 
 // tell journals a change of l's control.
@@ -226,6 +229,7 @@ type lease struct {
 // (fleetgate.HeldError when somebody else holds it; an upload lease of the same user is taken
 // over), and a controller with the rate cap and the deadman. The robot must be hosted here.
 func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey, who Who) (*Control, error) {
+	policy := d.sessionPolicy(ctx, robot.Info().ID, who)
 	driven, stream, t, old, err := d.lockTarget(ctx, robot, key)
 	if err != nil {
 		return nil, err
@@ -237,9 +241,7 @@ func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 	}
 	l := d.newLease(t, driven, stream, who, false)
 	l.robotName = robot.Info().Name
-	if who.Path.governed() {
-		l.gov = teleop.NewGovernor(d.clock, d.delay)
-	}
+	l.gov = d.governor(who, policy)
 	d.leases[t] = l
 	d.mu.Unlock()
 	if old != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/clock"
 	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
 )
 
 // Handing control over (an extension of the contract, which has only the 409 of a held
@@ -41,6 +42,7 @@ type Notice struct {
 // ask is one operator's pending request for a lease.
 type ask struct {
 	who    Who
+	policy teleop.DelayPolicy // the governor's policy of the asker's session, when granted
 	since  time.Time
 	timer  clock.Timer
 	answer chan askResult // buffered: the answer never waits for the asker
@@ -80,6 +82,7 @@ func (c *Control) OnLost(f func(err error)) {
 // refused, unanswered in AnswerTimeout, or asked of a holder that cannot answer. The request is
 // withdrawn when ctx ends.
 func (d *Door) Request(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey, who Who) (*Control, error) {
+	policy := d.sessionPolicy(ctx, robot.Info().ID, who)
 	_, _, _, l, err := d.lockTarget(ctx, robot, key)
 	if err != nil {
 		return nil, err
@@ -104,7 +107,7 @@ func (d *Door) Request(ctx context.Context, robot fleet.Robot, key fleetgate.Str
 		d.log.refused(robot, key, who, refusal)
 		return nil, &fleetgate.Error{Code: fleetgate.EConflict, Owner: owner.Owner, Since: owner.Since, Message: refusal}
 	}
-	a := &ask{who: who, since: d.clock.Now(), answer: make(chan askResult, 1)}
+	a := &ask{who: who, policy: policy, since: d.clock.Now(), answer: make(chan askResult, 1)}
 	a.timer = d.clock.AfterFunc(AnswerTimeout, func() { d.expire(l, a) })
 	l.ask = a
 	watch := l.watch
@@ -191,7 +194,7 @@ func (c *Control) Answer(grant bool) error {
 		return nil
 	}
 	next := d.newLease(l.target, l.driven, l.stream, a.who, false)
-	next.robotName = l.robotName
+	next.robotName, next.gov = l.robotName, d.governor(a.who, a.policy)
 	d.swap(l, next)
 	d.mu.Unlock()
 	d.handOver(l, "handed over to "+next.owner.Owner+": zeroed and released", NoticeHanded, next.owner.Owner,
@@ -211,6 +214,7 @@ func (d *Door) Override(ctx context.Context, robot fleet.Robot, key fleetgate.St
 		d.log.refused(robot, key, who, fleetgate.ErrorMessage(err))
 		return nil, err
 	}
+	policy := d.sessionPolicy(ctx, robot.Info().ID, who)
 	driven, stream, t, old, err := d.lockTarget(ctx, robot, key)
 	if err != nil {
 		return nil, err
@@ -220,7 +224,7 @@ func (d *Door) Override(ctx context.Context, robot fleet.Robot, key fleetgate.St
 		return nil, fleetgate.HeldError(old.owner)
 	}
 	next := d.newLease(t, driven, stream, who, false)
-	next.robotName = robot.Info().Name
+	next.robotName, next.gov = robot.Info().Name, d.governor(who, policy)
 	var a *ask
 	if old != nil {
 		a, old.ask = old.ask, nil

@@ -182,6 +182,7 @@ func TestRequestGrantedMovesTheLeaseWithTheOldHoldersZeroFirst(t *testing.T) {
 	alic.drive(t, 0.9)
 	d.clock.Advance(time.Second)
 	wantTwists(t, r, [2]float64{0.5, 0}, [2]float64{0.5, 0}, [2]float64{0.6, 0}, [2]float64{0, 0})
+	ctl.Observe(100 * time.Millisecond) // the new holder's session is governed from the grant: it measures
 	if err := ctl.Command(&catalogpb.Twist{Linear: &catalogpb.Vector3{X: 0.2}}); err != nil {
 		t.Fatal(err)
 	}

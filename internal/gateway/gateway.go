@@ -19,6 +19,7 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/alert"
 	"github.com/fleetgate/fleetgate/internal/door"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
 	"github.com/fleetgate/fleetgate/internal/video"
 )
 
@@ -67,6 +68,9 @@ type Config struct {
 	// (nil: nowhere); Escalator posts the alerts nobody acknowledged in time (nil: none).
 	AlertJournal func(alert.Change)
 	Escalator    Escalator
+	// TeleopDelay is the gateway's governor thresholds (the --teleop-delay-* flags): the
+	// robots without their own follow them.
+	TeleopDelay teleop.DelayPolicy
 }
 
 // Gateway is the core: its services together. It is safe for concurrent use.
@@ -77,6 +81,7 @@ type Gateway struct {
 	*EventService
 	*StreamService
 	*AlertService
+	*TeleopSettingsService
 
 	store Store // Bootstrap writes across the aggregates
 	now   func() time.Time
@@ -123,16 +128,19 @@ func New(cfg Config) *Gateway {
 	alerts := &AlertService{robots: robots, streams: streams, store: cfg.Store, escalator: cfg.Escalator, log: cfg.Logger,
 		journal: cfg.AlertJournal}
 	alerts.tracker = alert.New(cfg.Now, alerts.journalChange)
+	events := &EventService{store: cfg.Store, robots: robots, now: cfg.Now, posted: cfg.EventPosted}
 	return &Gateway{
 		AccountService: accounts,
 		RobotService:   robots,
 		AgentService: &AgentService{store: cfg.Store, robots: robots, presence: cfg.Presence, now: cfg.Now, log: cfg.Logger,
 			keyLimit: accounts.limits.agent, archive: cfg.Archive, signer: cfg.Signer, agentLinks: cfg.AgentLinks},
-		EventService:  &EventService{store: cfg.Store, robots: robots, now: cfg.Now, posted: cfg.EventPosted},
+		EventService:  events,
 		StreamService: streams,
 		AlertService:  alerts,
-		store:         cfg.Store,
-		now:           cfg.Now,
+		TeleopSettingsService: &TeleopSettingsService{robots: robots, store: cfg.Store, events: events,
+			defaults: cfg.TeleopDelay.OrDefault(), now: cfg.Now, log: cfg.Logger},
+		store: cfg.Store,
+		now:   cfg.Now,
 	}
 }
 

@@ -16,6 +16,7 @@ type Store interface {
 	AgentStore
 	EventStore
 	AlertStore
+	TeleopDelayStore
 
 	// Bootstrap writes the first organization, fleet, admin and API token in one
 	// transaction; EConflict when the store is not empty.

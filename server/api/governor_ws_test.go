@@ -19,15 +19,11 @@ type speedLimitFrame struct {
 	} `json:"speedLimit"`
 }
 
-// An input socket of the extension that reports its picture's age is told the governor's
-// limit, and its commands reach the robot held to it; a picture beyond 2 s holds the robot.
-func TestLiveInputFollowsThePicturesAge(t *testing.T) {
-	a := newLiveAgent(t)
-	conn := a.dial(t, handoverQuery+"answer")
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	limits := make(chan speedLimitFrame, 64)
-	go func() { // reads the frames, and so answers the gateway's pings
+// followLimits reads the socket's frames (and so answers the gateway's pings) until ctx ends;
+// the function it returns waits for a speedLimit frame saying why.
+func followLimits(ctx context.Context, t *testing.T, conn *websocket.Conn) func(why string) {
+	limits := make(chan string, 64)
+	go func() {
 		for {
 			_, data, err := conn.Read(ctx)
 			if err != nil {
@@ -35,16 +31,16 @@ func TestLiveInputFollowsThePicturesAge(t *testing.T) {
 			}
 			var f speedLimitFrame
 			if json.Unmarshal(data, &f) == nil && f.SpeedLimit != nil {
-				limits <- f
+				limits <- f.SpeedLimit.Why
 			}
 		}
 	}()
-	waitLimit := func(why string) {
+	return func(why string) {
 		t.Helper()
 		for {
 			select {
-			case f := <-limits:
-				if f.SpeedLimit.Why == why {
+			case got := <-limits:
+				if got == why {
 					return
 				}
 			case <-ctx.Done():
@@ -52,6 +48,16 @@ func TestLiveInputFollowsThePicturesAge(t *testing.T) {
 			}
 		}
 	}
+}
+
+// An input socket of the extension that reports its picture's age is told the governor's
+// limit, and its commands reach the robot held to it; a picture beyond 2 s holds the robot.
+func TestLiveInputFollowsThePicturesAge(t *testing.T) {
+	a := newLiveAgent(t)
+	conn := a.dial(t, handoverQuery+"answer")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	waitLimit := followLimits(ctx, t, conn)
 	// Told four times a second, while the socket drives.
 	report := func(ageMs int) {
 		t.Helper()

@@ -52,4 +52,5 @@ var tests = []struct {
 	{"RacesHaveOneWinner", testRacesHaveOneWinner},
 	{"SharedSecrets", testSharedSecrets},
 	{"AlertRules", testAlertRules},
+	{"TeleopDelays", testTeleopDelays},
 }
