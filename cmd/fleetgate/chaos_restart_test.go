@@ -60,6 +60,7 @@ func TestChaosCloudRestart(t *testing.T) {
 		refusedOpen int // attempts that failed
 	}
 	logs := make([]*viewerLog, viewers)
+	cloudURL := cloud.URL // the same address before and after the restart (cloud is replaced)
 	var open atomic.Int64
 	for i := range logs {
 		v := &viewerLog{}
@@ -68,7 +69,7 @@ func TestChaosCloudRestart(t *testing.T) {
 			b := panelBackoff{}
 			for ctx.Err() == nil {
 				dctx, dcancel := context.WithTimeout(ctx, 5*time.Second)
-				conn, _, err := websocket.Dial(dctx, w3URL(cloud.URL, robot, "componentName=base&streamName=odom&source=1"),
+				conn, _, err := websocket.Dial(dctx, w3URL(cloudURL, robot, "componentName=base&streamName=odom&source=1"),
 					&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"bearer " + bearer}}})
 				dcancel()
 				if err == nil {

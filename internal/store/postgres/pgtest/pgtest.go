@@ -35,6 +35,7 @@ type Server struct {
 	next  atomic.Int64
 	// ctl runs pg_ctl with its arguments, as the server's user.
 	ctl func(args ...string) ([]byte, error)
+	log string // the server's log file
 }
 
 // Start starts a server that stops when tb ends. It commits without waiting for its WAL
@@ -73,7 +74,7 @@ func start(tb testing.TB, synchronousCommit string) *Server {
 		log, _ := os.ReadFile(logFile)
 		tb.Fatalf("pgtest: pg_ctl start: %v\n%s\n%s", err, out, log)
 	}
-	s := &Server{port: port, data: data}
+	s := &Server{port: port, data: data, log: logFile}
 	s.ctl = func(args ...string) ([]byte, error) {
 		if args[0] == "start" {
 			args = append(args, "-l", logFile, "-o", opts)
@@ -163,12 +164,27 @@ func alive(pid int) bool {
 	return i < 0 || !strings.HasPrefix(strings.TrimSpace(string(stat[i+1:])), "Z")
 }
 
-// Restart starts the server again after Stop or Kill, on the same port and data.
+// Restart starts the server again after Stop or Kill, on the same port and data. A start
+// that fails is tried again for a few seconds (a CI run once saw the first start after a
+// kill -9 end at once; the server's log says why, and is shown if it never starts).
 func (s *Server) Restart(tb testing.TB) {
 	tb.Helper()
-	if out, err := s.ctl("start", "-w", "-t", "60"); err != nil {
-		tb.Fatalf("pgtest: pg_ctl start: %v\n%s", err, out)
+	var out []byte
+	var err error
+	for attempt, deadline := 1, time.Now().Add(15*time.Second); ; attempt++ {
+		if out, err = s.ctl("start", "-w", "-t", "60"); err == nil {
+			if attempt > 1 {
+				tb.Logf("pgtest: the server started at attempt %d", attempt)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
+	log, _ := os.ReadFile(s.log)
+	tb.Fatalf("pgtest: pg_ctl start: %v\n%s\nthe server's log:\n%s", err, out, log)
 }
 
 // URL is the address of database name on the server.
