@@ -189,9 +189,13 @@ describe("local gateway panel", () => {
       w.__pad.axes = [-1, 0, 0, 0];
       w.__pad.pressed = [4];
     });
+    // Turning, not necessarily at full speed: the speed governor scales the limit down when
+    // the picture on the page is late (H.264 from a loaded machine's encoder can be), and this
+    // test is about the deadman, not the governor (operate.e2e.ts and the Go tests are).
+    const turning = 0.5;
     const moving = await eventually(async () => {
       const o = await odom(r);
-      return Math.abs(o.w) > 1 && Math.abs(o.yaw - before.yaw) > 0.3 && o;
+      return Math.abs(o.w) > turning && Math.abs(o.yaw - before.yaw) > 0.3 && o;
     }, "the robot turning", 5000);
     expect(Math.abs(moving.yaw - before.yaw)).toBeGreaterThan(0.3);
     await shot(agentPage, "06-teleop-driving");
@@ -199,7 +203,7 @@ describe("local gateway panel", () => {
     // Hold a steady hand for a second: the gateway's 500 ms deadman must not fire.
     const held = Date.now();
     while (Date.now() - held < 1000) {
-      expect(Math.abs((await odom(r)).w)).toBeGreaterThan(1);
+      expect(Math.abs((await odom(r)).w)).toBeGreaterThan(turning);
       await new Promise((res) => setTimeout(res, 100));
     }
 
@@ -221,7 +225,7 @@ describe("local gateway panel", () => {
     await agentPage.evaluate(() => {
       (window as unknown as { __pad: { pressed: number[] } }).__pad.pressed = [4];
     });
-    await eventually(async () => Math.abs((await odom(r)).w) > 1, "turning again", 5000);
+    await eventually(async () => Math.abs((await odom(r)).w) > turning, "turning again", 5000);
     await agentPage.evaluate(() => window.dispatchEvent(new Event("blur")));
     await eventually(async () => Math.abs((await odom(r)).w) < 0.01, "stopped on blur", 1000);
     expect((await widgetData(agentPage, "[data-widget=teleop]")).stopped).toBe("blur");
