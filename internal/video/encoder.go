@@ -32,9 +32,12 @@ const DefaultBitrate = 600_000
 const KeyframeInterval = time.Second
 
 // encoderArgs make ffmpeg read JPEG pictures from stdin and write H.264 to stdout (EncodeArgs).
+// The pictures come as multipart parts with their length (Write), not as raw JPEG: the raw
+// demuxer knows a picture has ended only when the next one starts, which held every picture
+// back by one more picture interval (137 against 70 ms at 15 fps, BenchmarkEncoderDelay).
 func encoderArgs(s Settings) []string {
 	return append([]string{"-hide_banner", "-nostdin", "-nostats", "-loglevel", "error",
-		"-f", "mjpeg", "-use_wallclock_as_timestamps", "1", "-probesize", "32", "-analyzeduration", "0",
+		"-f", "mpjpeg", "-use_wallclock_as_timestamps", "1", "-probesize", "32", "-analyzeduration", "0",
 		"-fflags", "nobuffer", "-flags", "low_delay", "-i", "pipe:0"}, EncodeArgs(s)...)
 }
 
@@ -76,13 +79,14 @@ func PassThroughArgs() []string {
 
 // encoder is one ffmpeg process turning JPEG pictures into H.264 access units.
 type encoder struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	out   *PartReader
-	errs  *tail
-	done  chan struct{} // closed once the process is reaped
-	once  sync.Once
-	err   error // why it ended, set before done closes
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	started bool // the first part's boundary is written (Write: one feeder)
+	out     *PartReader
+	errs    *tail
+	done    chan struct{} // closed once the process is reaped
+	once    sync.Once
+	err     error // why it ended, set before done closes
 }
 
 // startEncoder starts ffmpeg (program) with settings s.
@@ -106,9 +110,21 @@ func startEncoder(program string, s Settings) (*encoder, error) {
 	return e, nil
 }
 
-// Write hands ffmpeg one JPEG picture.
+// Write hands ffmpeg one JPEG picture, as a part with its length, the boundary after it so
+// that ffmpeg needs nothing more to take it.
 func (e *encoder) Write(jpeg []byte) error {
-	_, err := e.stdin.Write(jpeg)
+	head := fmt.Sprintf("Content-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n", len(jpeg))
+	if !e.started {
+		head = "--ffmpeg\r\n" + head
+		e.started = true
+	}
+	if _, err := io.WriteString(e.stdin, head); err != nil {
+		return err
+	}
+	if _, err := e.stdin.Write(jpeg); err != nil {
+		return err
+	}
+	_, err := io.WriteString(e.stdin, "\r\n--ffmpeg\r\n")
 	return err
 }
 
