@@ -180,6 +180,8 @@ type uplinkFigures struct {
 	frames       int
 	fps          float64
 	first, last  time.Duration   // the first and the last picture, from the viewer's dial
+	skipped      uint64          // pictures the viewer never got: the gaps in sequence
+	gaps         int             // how many gaps they were in
 	age          []time.Duration // camera: receive less publish
 	react        []time.Duration // a command's send to the first odometry showing it, at the operator
 	opens        []time.Duration // a teleop socket's open through the cloud
@@ -236,6 +238,7 @@ func (s *shapedSite) measureCodec(t testing.TB, d time.Duration, codec string) u
 	defer camera.CloseNow()
 	start := time.Now()
 	wg.Go(func() {
+		var lastSeq uint64
 		for {
 			_, data, err := camera.Read(ctx)
 			if err != nil {
@@ -254,7 +257,11 @@ func (s *shapedSite) measureCodec(t testing.TB, d time.Duration, codec string) u
 			mu.Lock()
 			if f.frames == 0 {
 				f.first = time.Since(start)
+			} else if seq := env.GetSequence(); seq > lastSeq+1 {
+				f.skipped += seq - lastSeq - 1
+				f.gaps++
 			}
+			lastSeq = env.GetSequence()
 			f.last = time.Since(start)
 			f.frames++
 			f.age = append(f.age, time.Since(time.Unix(int64(pt.GetSec()), int64(pt.GetNanosec()))))
@@ -364,8 +371,8 @@ func (f uplinkFigures) steadyFPS() float64 {
 }
 
 func (f uplinkFigures) String() string {
-	return fmt.Sprintf("%.1f fps (%.1f after the first picture, at %v), picture age p50 %v p99 %v; operator sees the robot react p50 %v p99 %v (%d); teleop opens p50 %v p99 %v (%d, %d failed); uplink %.2f Mbit/s",
-		f.fps, f.steadyFPS(), f.first.Round(time.Millisecond), percentile(f.age, 50).Round(time.Millisecond), percentile(f.age, 99).Round(time.Millisecond),
+	return fmt.Sprintf("%.1f fps (%.1f after the first picture, at %v; %d skipped in %d gaps), picture age p50 %v p99 %v; operator sees the robot react p50 %v p99 %v (%d); teleop opens p50 %v p99 %v (%d, %d failed); uplink %.2f Mbit/s",
+		f.fps, f.steadyFPS(), f.first.Round(time.Millisecond), f.skipped, f.gaps, percentile(f.age, 50).Round(time.Millisecond), percentile(f.age, 99).Round(time.Millisecond),
 		percentile(f.react, 50).Round(time.Millisecond), percentile(f.react, 99).Round(time.Millisecond), len(f.react),
 		percentile(f.opens, 50).Round(time.Millisecond), percentile(f.opens, 99).Round(time.Millisecond), len(f.opens), len(f.openFailures),
 		f.upMbps())
