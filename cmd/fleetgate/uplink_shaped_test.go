@@ -179,6 +179,9 @@ func startLoggedIn(t testing.TB, l *netshape.Link, ns, name string, env []string
 type uplinkFigures struct {
 	frames       int
 	fps          float64
+	first, last  time.Duration   // the first and the last picture, from the viewer's dial
+	skipped      uint64          // pictures the viewer never got: the gaps in sequence
+	gaps         int             // how many gaps they were in
 	age          []time.Duration // camera: receive less publish
 	react        []time.Duration // a command's send to the first odometry showing it, at the operator
 	opens        []time.Duration // a teleop socket's open through the cloud
@@ -188,10 +191,19 @@ type uplinkFigures struct {
 	took         time.Duration
 }
 
-// measure watches sim-1's camera and odometry through the cloud for d while an operator
+// measure watches sim-1's camera (JPEG) and odometry through the cloud for d while an operator
 // drives it through the cloud (every 2 s taking control and turning the other way, to see the
 // robot react), and the agent's log grows with local requests.
 func (s *shapedSite) measure(t testing.TB, d time.Duration) uplinkFigures {
+	t.Helper()
+	return s.measureCodec(t, d, "")
+}
+
+// measureCodec is measure with the camera viewer asking W3 for codec ("" or "jpeg": the
+// contract's CompressedImage; "h264": CompressedVideo, one access unit a picture). A picture's
+// age is the cloud's clock less its envelope's publish time, the agent's capture time on either
+// path (agent and cloud share this machine's clock).
+func (s *shapedSite) measureCodec(t testing.TB, d time.Duration, codec string) uplinkFigures {
 	t.Helper()
 	var f uplinkFigures
 	ctx, cancel := context.WithTimeout(context.Background(), d)
@@ -212,13 +224,21 @@ func (s *shapedSite) measure(t testing.TB, d time.Duration) uplinkFigures {
 	})
 
 	// The camera viewer.
-	camera, err := s.dialCloudW3(ctx, "componentName=camera&streamName=image&source=1")
+	cameraQuery, pictureType := "componentName=camera&streamName=image&source=1", ""
+	if codec != "" {
+		cameraQuery += "&codec=" + codec
+	}
+	if codec == "h264" {
+		pictureType = "Platform.Messages.foxglove_msgs.CompressedVideo"
+	}
+	camera, err := s.dialCloudW3(ctx, cameraQuery)
 	if err != nil {
 		t.Fatalf("the cloud camera viewer: %v", err)
 	}
 	defer camera.CloseNow()
 	start := time.Now()
 	wg.Go(func() {
+		var lastSeq uint64
 		for {
 			_, data, err := camera.Read(ctx)
 			if err != nil {
@@ -230,11 +250,19 @@ func (s *shapedSite) measure(t testing.TB, d time.Duration) uplinkFigures {
 				return
 			}
 			var env streampb.MessageStream
-			if proto.Unmarshal(data, &env) != nil {
+			if proto.Unmarshal(data, &env) != nil || (pictureType != "" && env.GetDataType() != pictureType) {
 				continue
 			}
 			pt := env.GetPublishTime()
 			mu.Lock()
+			if f.frames == 0 {
+				f.first = time.Since(start)
+			} else if seq := env.GetSequence(); seq > lastSeq+1 {
+				f.skipped += seq - lastSeq - 1
+				f.gaps++
+			}
+			lastSeq = env.GetSequence()
+			f.last = time.Since(start)
 			f.frames++
 			f.age = append(f.age, time.Since(time.Unix(int64(pt.GetSec()), int64(pt.GetNanosec()))))
 			mu.Unlock()
@@ -333,12 +361,26 @@ func (s *shapedSite) measure(t testing.TB, d time.Duration) uplinkFigures {
 	return f
 }
 
+// steadyFPS is the rate from the first picture to the last: fps less the wait for the first
+// (an H.264 viewer waits for ffmpeg to start and give its first keyframe).
+func (f uplinkFigures) steadyFPS() float64 {
+	if f.frames < 2 {
+		return 0
+	}
+	return float64(f.frames-1) / (f.last - f.first).Seconds()
+}
+
 func (f uplinkFigures) String() string {
-	return fmt.Sprintf("%.1f fps, picture age p50 %v p99 %v; operator sees the robot react p50 %v p99 %v (%d); teleop opens p50 %v p99 %v (%d, %d failed); uplink %.2f Mbit/s",
-		f.fps, percentile(f.age, 50).Round(time.Millisecond), percentile(f.age, 99).Round(time.Millisecond),
+	return fmt.Sprintf("%.1f fps (%.1f after the first picture, at %v; %d skipped in %d gaps), picture age p50 %v p99 %v; operator sees the robot react p50 %v p99 %v (%d); teleop opens p50 %v p99 %v (%d, %d failed); uplink %.2f Mbit/s",
+		f.fps, f.steadyFPS(), f.first.Round(time.Millisecond), f.skipped, f.gaps, percentile(f.age, 50).Round(time.Millisecond), percentile(f.age, 99).Round(time.Millisecond),
 		percentile(f.react, 50).Round(time.Millisecond), percentile(f.react, 99).Round(time.Millisecond), len(f.react),
 		percentile(f.opens, 50).Round(time.Millisecond), percentile(f.opens, 99).Round(time.Millisecond), len(f.opens), len(f.openFailures),
-		float64(f.upBytes)*8/1e6/max(f.took.Seconds(), 1e-3))
+		f.upMbps())
+}
+
+// upMbps is the uplink's mean rate during the run, everything the site sent.
+func (f uplinkFigures) upMbps() float64 {
+	return float64(f.upBytes) * 8 / 1e6 / max(f.took.Seconds(), 1e-3)
 }
 
 var uploadedLog = regexp.MustCompile(`msg="resource uploaded".* name=fleetgate.log size=\d+ sent=\d+ took=\S+`)
@@ -384,9 +426,10 @@ func TestShapedUplinkKeepsTeleopAndFeedback(t *testing.T) {
 }
 
 // BenchmarkUplink runs the profiles of issue 31 with the link's lanes and BBR, and with
-// neither (the link as it was: --link-lanes=false --link-congestion cubic), in one run:
-// fps, picture age, the operator's view of the robot reacting and teleop opens, with the log
-// growing. make bench-uplink; figures in docs/performance.md.
+// neither (the link as it was: --link-lanes=false --link-congestion cubic), in one run, the
+// viewer asking for JPEG, and with the lanes and BBR again with the viewer asking for H.264:
+// fps, picture age, the operator's view of the robot reacting, teleop opens and the uplink's
+// bytes, with the log growing. make bench-uplink; figures in docs/performance.md.
 func BenchmarkUplink(b *testing.B) {
 	window := 20 * time.Second
 	if d, err := time.ParseDuration(os.Getenv("FLEETGATE_BENCH_DURATION")); err == nil && d > 0 {
@@ -399,21 +442,27 @@ func BenchmarkUplink(b *testing.B) {
 		newUplinkProfile("1Mbit-150ms-2%", 1_000_000, 150*time.Millisecond, 0.02),
 	}
 	var report bytes.Buffer
-	fmt.Fprintf(&report, "| uplink | link | fps | picture age p50 / p99 | operator sees the robot react p50 / p99 | teleop opens p50 / p99 (failed) |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&report, "| uplink | link | fps (after the first picture; first at) | picture age p50 / p99 | operator sees the robot react p50 / p99 | teleop opens p50 / p99 (failed) | uplink Mbit/s |\n|---|---|---|---|---|---|---|\n")
 	{
 		for _, p := range profiles {
 			for _, v := range []struct {
-				name string
-				args []string
-			}{{"before", []string{"--link-lanes=false", "--link-congestion", "cubic"}}, {"lanes+bbr", nil}} {
+				name  string
+				args  []string
+				codec string
+			}{
+				{"before", []string{"--link-lanes=false", "--link-congestion", "cubic"}, ""},
+				{"lanes+bbr", nil, ""},
+				{"lanes+bbr, h264", nil, "h264"},
+			} {
 				b.Run(p.name+"/"+v.name, func(b *testing.B) {
 					s := startShapedSite(b, p.profile, v.args...)
-					f := s.measure(b, window)
+					f := s.measureCodec(b, window, v.codec)
 					b.Logf("%s, %s: %v", p.name, v.name, f)
-					fmt.Fprintf(&report, "| %s | %s | %.1f | %v / %v | %v / %v | %v / %v (%d) |\n", p.name, v.name, f.fps,
+					fmt.Fprintf(&report, "| %s | %s | %.1f (%.1f; %v) | %v / %v | %v / %v | %v / %v (%d) | %.2f |\n", p.name, v.name, f.fps, f.steadyFPS(), f.first.Round(time.Millisecond),
 						percentile(f.age, 50).Round(time.Millisecond), percentile(f.age, 99).Round(time.Millisecond),
 						percentile(f.react, 50).Round(time.Millisecond), percentile(f.react, 99).Round(time.Millisecond),
-						percentile(f.opens, 50).Round(time.Millisecond), percentile(f.opens, 99).Round(time.Millisecond), len(f.openFailures))
+						percentile(f.opens, 50).Round(time.Millisecond), percentile(f.opens, 99).Round(time.Millisecond), len(f.openFailures),
+						f.upMbps())
 					b.ReportMetric(ms(percentile(f.age, 99)), "age-p99-ms")
 					b.ReportMetric(ms(percentile(f.react, 99)), "react-p99-ms")
 					b.ReportMetric(ms(percentile(f.opens, 99)), "open-p99-ms")
