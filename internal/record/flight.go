@@ -441,11 +441,12 @@ func (r *Recorder) Trigger(robotID, trigger, eventID string) (fleetgate.Recordin
 	}
 	r.entries[m.ID] = &entry{meta: m}
 	r.wg.Add(1)
-	r.mu.Unlock()
-
+	// Named before r.mu is let go: a Close from then on finishes c, and must write it under
+	// its name (r.mu, then f.mu: nothing takes r.mu while holding an f.mu).
 	f.mu.Lock()
 	c.meta.Name = m.Name
 	f.mu.Unlock()
+	r.mu.Unlock()
 	r.clock.AfterFunc(cfg.After, func() { f.finish(c, false) })
 	r.log.Info("flight recording started", "robot", info.Name, "recording", m.ID, "trigger", trigger, "event", eventID,
 		"buffered_from", start, "after", cfg.After)
@@ -469,8 +470,9 @@ func (f *flight) finish(c *capture, now bool) {
 	}
 	f.capture = nil
 	plans := slices.Clone(f.plans)
+	done := *c // what a trigger wrote into c (its name), read under f.mu
 	f.mu.Unlock()
-	f.r.writeFlight(c, plans)
+	f.r.writeFlight(&done, plans)
 }
 
 // close stops the buffer and writes the recording being made with what it has.
