@@ -126,7 +126,16 @@ done < <(grep -oE -- "^\s*--- SKIP: ($not_possible_here) " "$log_dir/go-test.log
 skipped=$((skipped - impossible))
 if [ "$status" -ne 0 ] || [ "$failed" -ne 0 ]; then
 	echo "failures (full log: $log_dir/go-test.log):"
-	grep -E -B2 -A30 -- '^\s*--- FAIL|^panic:|^FAIL|build failed|\[setup failed\]' "$log_dir/go-test.log" | head -400
+	# Each failed test's own output first: with -v a test's messages stream under its
+	# "=== RUN/NAME/CONT" marker, often far above its "--- FAIL" line.
+	grep -oE -- '^\s*--- FAIL: \S+' "$log_dir/go-test.log" | awk '{print $3}' | sort -u >"$log_dir/go-failed.txt"
+	awk -v failed="$log_dir/go-failed.txt" '
+		BEGIN { while ((getline n < failed) > 0) want[n] = 1 }
+		/^=== (RUN|NAME|CONT|PAUSE)/ { cur = $3; next }
+		/^\s*--- (PASS|FAIL|SKIP)|^(PASS|FAIL|ok)\s/ { cur = ""; next }
+		cur in want { print "[" cur "] " $0 }
+	' "$log_dir/go-test.log" | head -300
+	grep -E -B2 -A30 -- '^\s*--- FAIL|^panic:|^FAIL|build failed|\[setup failed\]' "$log_dir/go-test.log" | head -200
 fi
 if [ "$skipped" -ne 0 ]; then
 	echo "skipped tests (a skip fails the run):"

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -83,8 +84,11 @@ func (s *shapedSite) linkRoundTrip(t *testing.T) time.Duration {
 }
 
 // driveFullStick drives sim-1 through the cloud at linear.x = 1 for d and returns the top
-// linear speed the agent's odometry showed meanwhile, and the last speed limit the cloud
-// showed the driver (the widget's, as a share).
+// linear speed the agent's odometry showed meanwhile, and the speed limit the cloud showed the
+// driver once settled (the widget's, as a share): the median over time of the limit shown after
+// the first measured delays (a frame comes when the limit changes), as the robot's top speed is its steady speed. One late ping on a
+// loaded machine dips one limit frame, and the agent's governor, measuring for itself, did
+// not see it (a CI run's last frame showed 32% while the robot was governed to 65%).
 func (s *shapedSite) driveFullStick(t *testing.T, d time.Duration) (top float64, shown float64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d+30*time.Second)
@@ -118,7 +122,12 @@ func (s *shapedSite) driveFullStick(t *testing.T, d time.Duration) (top float64,
 		t.Fatalf("driving through the cloud: %v", err)
 	}
 	defer driver.CloseNow()
-	var lastShown atomic.Uint64 // math.Float64bits of the last speedLimit's scale
+	var shownMu sync.Mutex
+	type shownAt struct {
+		at    time.Time
+		scale float64
+	}
+	var shownFrames []shownAt // the speedLimit frames, as they came
 	readCtx, stopReading := context.WithCancel(ctx)
 	defer stopReading()
 	go func() { // its pings answered, its limit frames kept
@@ -132,10 +141,13 @@ func (s *shapedSite) driveFullStick(t *testing.T, d time.Duration) (top float64,
 				SpeedLimit *struct{ Scale float64 } `json:"speedLimit"`
 			}
 			if json.Unmarshal(data, &f) == nil && f.SpeedLimit != nil {
-				lastShown.Store(math.Float64bits(f.SpeedLimit.Scale))
+				shownMu.Lock()
+				shownFrames = append(shownFrames, shownAt{time.Now(), f.SpeedLimit.Scale})
+				shownMu.Unlock()
 			}
 		}
 	}()
+	settled := time.Now().Add(teleop.UnknownGrace + 500*time.Millisecond)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for end := time.Now().Add(d); time.Now().Before(end); {
@@ -144,7 +156,24 @@ func (s *shapedSite) driveFullStick(t *testing.T, d time.Duration) (top float64,
 		}
 		<-tick.C
 	}
-	shown = math.Float64frombits(lastShown.Load())
+	ended := time.Now()
 	driver.Close(websocket.StatusNormalClosure, "")
+	shownMu.Lock()
+	defer shownMu.Unlock()
+	var samples []float64 // the limit on the widget every 50 ms once settled
+	for at := settled; at.Before(ended); at = at.Add(50 * time.Millisecond) {
+		i := slices.IndexFunc(shownFrames, func(f shownAt) bool { return f.at.After(at) })
+		if i < 0 {
+			i = len(shownFrames)
+		}
+		if i > 0 {
+			samples = append(samples, shownFrames[i-1].scale)
+		}
+	}
+	if len(samples) == 0 {
+		t.Fatalf("the cloud showed the driver no speed limit in %v of driving", d)
+	}
+	slices.Sort(samples)
+	shown = samples[len(samples)/2]
 	return math.Float64frombits(topSpeed.Load()), shown
 }

@@ -200,10 +200,14 @@ describe("local gateway panel", () => {
     expect(Math.abs(moving.yaw - before.yaw)).toBeGreaterThan(0.3);
     await shot(agentPage, "06-teleop-driving");
 
-    // Hold a steady hand for a second: the gateway's 500 ms deadman must not fire.
+    // Hold a steady hand for a second: the gateway's 500 ms deadman must not fire. Its zero
+    // would stop the turn; the governor may slow it (a loaded CI machine's late picture took
+    // it to a quarter of the sim's 1.5 rad/s, 0.375) but never below a quarter short of the
+    // stop, so "still turning" is above a tenth of the limit.
+    const stillTurning = 0.15;
     const held = Date.now();
     while (Date.now() - held < 1000) {
-      expect(Math.abs((await odom(r)).w)).toBeGreaterThan(turning);
+      expect(Math.abs((await odom(r)).w)).toBeGreaterThan(stillTurning);
       await new Promise((res) => setTimeout(res, 100));
     }
 
@@ -232,7 +236,7 @@ describe("local gateway panel", () => {
 
     // Focus back, driving: the gamepad goes away.
     await agentPage.evaluate(() => window.dispatchEvent(new Event("focus")));
-    await eventually(async () => Math.abs((await odom(r)).w) > 1, "turning after focus came back", 5000);
+    await eventually(async () => Math.abs((await odom(r)).w) > turning, "turning after focus came back", 5000);
     await agentPage.evaluate(() => window.dispatchEvent(new Event("gamepaddisconnected")));
     await eventually(async () => (await widgetData(agentPage, "[data-widget=teleop]")).stopped === "gamepad", "stop on disconnect", 1000);
 
