@@ -4,38 +4,21 @@
 // and who took control.
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, problems, shot, signIn, signInOperator, startFleet, type Fleet } from "./harness.js";
+import { eventually, problems, shot, type Fleet } from "./harness.js";
+import { drive, holderLine, operatorEmail, twoOperators, widgetState as data } from "./handover-harness.js";
 
 let fleet: Fleet;
 let admin: { context: BrowserContext; page: Page };
 let operator: { context: BrowserContext; page: Page };
 let robot = "";
-const operatorEmail = "ops@example.com";
 
 beforeAll(async () => {
-  fleet = await startFleet();
-  admin = await signIn(fleet.browser, fleet.agent);
-  await admin.page.goto("/");
-  const ids = await eventually(async () => {
-    const rows = await admin.page.$$eval("#robot-table tr[data-robot-id]", (trs) => trs.map((tr) => (tr as HTMLElement).dataset.robotId!));
-    return rows.length === 2 && rows;
-  }, "two robots listed");
-  for (const id of ids) {
-    const r = await admin.context.request.get(`/panel/api/robots/${id}/streams`);
-    const { robotStreams } = (await r.json()) as { robotStreams: { streamType: string; direction: string }[] };
-    if (robotStreams.some((s) => s.direction === "input" && s.streamType.endsWith(".Twist"))) robot = id;
-  }
-  expect(robot).not.toBe("");
-  operator = await signInOperator(fleet.browser, admin.page, fleet.agent, robot, operatorEmail);
+  ({ fleet, admin, operator, robot } = await twoOperators("agent"));
 });
 
 afterAll(async () => {
   await fleet?.stop();
 });
-
-const drive = "#op-drive";
-const data = (page: Page) => page.$eval(drive, (el) => ({ ...(el as HTMLElement).dataset }));
-const holderLine = async (page: Page) => (await page.textContent(`${drive} .teleop-holder`)) ?? "";
 
 async function takeControl(page: Page): Promise<void> {
   await page.click(`${drive} button[data-action=take]`);
