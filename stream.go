@@ -50,6 +50,51 @@ type Stream struct {
 	// Limits is what the robot can be asked to do through an input stream: the gateway
 	// clamps every command to it. Zero fields are undeclared and take DefaultSpeedLimits.
 	Limits SpeedLimits
+	// Codecs are the W3 codecs the gateway hosting the robot offers a camera stream in (an
+	// agent's, told the cloud over the link); none: the gateway serving the stream decides.
+	// The cloud relays an agent's H.264 and encodes none of it, so its own ffmpeg says
+	// nothing about an agent's cameras. (A set of bits, so that a Stream stays comparable.)
+	Codecs Codecs
+}
+
+// Codecs is a set of the W3 codecs of a camera stream.
+type Codecs uint8
+
+// The codecs of Codecs.
+const (
+	CodecsJPEG Codecs = 1 << iota
+	CodecsH264
+)
+
+// codecNames are the names of Codecs' bits, in the order endpoint 6 lists them.
+var codecNames = [...]struct {
+	bit  Codecs
+	name string
+}{{CodecsJPEG, "jpeg"}, {CodecsH264, CodecH264}}
+
+// CodecsNamed is the set of the codecs named; names it does not know are left out (a newer
+// gateway's).
+func CodecsNamed(names []string) Codecs {
+	var c Codecs
+	for _, n := range names {
+		for _, cn := range codecNames {
+			if n == cn.name {
+				c |= cn.bit
+			}
+		}
+	}
+	return c
+}
+
+// Names are the set's codecs by name ("jpeg", "h264"); nil for none.
+func (c Codecs) Names() []string {
+	var out []string
+	for _, cn := range codecNames {
+		if c&cn.bit != 0 {
+			out = append(out, cn.name)
+		}
+	}
+	return out
 }
 
 // SpeedLimits are the largest speeds an input stream's robot may be commanded: the gateway

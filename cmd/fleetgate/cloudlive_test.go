@@ -35,7 +35,9 @@ import (
 
 func TestCloudLive(t *testing.T) {
 	cloudDir := t.TempDir()
-	cloud := startLogged(t, "cloud", nil, "serve", "--data", cloudDir, "--listen", "127.0.0.1:0", "--admin-token", testToken)
+	// The cloud runs without ffmpeg: it relays the agent's H.264, which the agent's ffmpeg
+	// encodes, and offers it by the agent's word (a cloud host needs no video tools).
+	cloud := startLogged(t, "cloud", []string{"PATH=" + t.TempDir()}, "serve", "--data", cloudDir, "--listen", "127.0.0.1:0", "--admin-token", testToken)
 	proxy := startProxy(t, strings.TrimPrefix(cloud.URL, "http://"))
 	key := addAgent(t, cloudDir, "live")
 	agentArgs := []string{"agent", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", testToken,
@@ -85,6 +87,24 @@ func TestCloudLive(t *testing.T) {
 	})
 
 	t.Run("H.264 through the cloud: the agent's access units, decodable, its sequence kept", func(t *testing.T) {
+		var listed struct {
+			RobotStreams []struct {
+				ComponentName, StreamName string
+				Codecs                    []string
+			}
+		}
+		if code := getJSON(cloud.URL+"/apigateway/v2/robots/"+twist+"/streams", bearer, &listed); code != 200 {
+			t.Fatalf("endpoint 6 on the cloud: %d", code)
+		}
+		codecs := "not listed"
+		for _, s := range listed.RobotStreams {
+			if s.ComponentName == "camera" && s.StreamName == "image" {
+				codecs = strings.Join(s.Codecs, ",")
+			}
+		}
+		if codecs != "jpeg,h264" {
+			t.Errorf("the cloud (no ffmpeg) lists the agent's camera in %q, want the agent's jpeg,h264", codecs)
+		}
 		h264ThroughCloud(t, cloud.URL, agent.URL, bearer, login(t, agent.URL, testToken), twist, camera)
 	})
 

@@ -164,8 +164,12 @@ func (o liveOutput) Subscribe(ctx context.Context, opts fleetgate.SubscribeOptio
 func (ss *StreamService) Video() *video.Encoders { return ss.video }
 
 // Codecs lists the codecs stream s offers here (endpoint 6's extension): none for a stream
-// that is not a camera's.
+// that is not a camera's. An agent robot's stream offers what its agent said (the cloud relays
+// the agent's H.264 and encodes none of it).
 func (ss *StreamService) Codecs(s fleetgate.Stream) []string {
+	if s.Codecs != 0 {
+		return s.Codecs.Names()
+	}
 	return video.Codecs(s.Type, ss.video.CanEncode())
 }
 

@@ -143,7 +143,7 @@ func StreamsToWire(streams []fleetgate.Stream) *linkpb.StreamList {
 	for i, s := range streams {
 		out.Streams[i] = &linkpb.Stream{Component: s.Component, Name: s.Name, Type: s.Type, Direction: s.Direction,
 			Source: int32(s.Source), DisplayName: s.DisplayName, SourceUrl: s.SourceURL, SourceEndpoint: s.SourceEndpoint,
-			MaxLinear: s.Limits.Linear, MaxAngular: s.Limits.Angular}
+			MaxLinear: s.Limits.Linear, MaxAngular: s.Limits.Angular, Codecs: s.Codecs.Names()}
 	}
 	return out
 }
@@ -153,7 +153,7 @@ func StreamsFromWire(l *linkpb.StreamList) []fleetgate.Stream {
 	for i, s := range l.GetStreams() {
 		out[i] = fleetgate.Stream{Component: s.GetComponent(), Name: s.GetName(), Type: s.GetType(), Direction: s.GetDirection(),
 			Source: fleetgate.SourceType(s.GetSource()), DisplayName: s.GetDisplayName(), SourceURL: s.GetSourceUrl(), SourceEndpoint: s.GetSourceEndpoint(),
-			Limits: fleetgate.SpeedLimits{Linear: s.GetMaxLinear(), Angular: s.GetMaxAngular()}}
+			Limits: fleetgate.SpeedLimits{Linear: s.GetMaxLinear(), Angular: s.GetMaxAngular()}, Codecs: fleetgate.CodecsNamed(s.GetCodecs())}
 	}
 	return out
 }

@@ -81,11 +81,13 @@ func TestErrorsCrossTheLink(t *testing.T) {
 }
 
 // TestStreamsRoundTrip: descriptors cross the link whole, the input stream's speed limits
-// among them, so the cloud clamps commands to what the robot declared.
+// among them, so the cloud clamps commands to what the robot declared, and the camera's
+// codecs, so the cloud offers what the agent can send.
 func TestStreamsRoundTrip(t *testing.T) {
 	streams := []fleetgate.Stream{
 		{Component: "camera", Name: "front", Type: "Platform.Messages.sensor_msgs.CompressedImage", Direction: fleetgate.Output,
-			Source: fleetgate.SourceRTSP, DisplayName: "Front", SourceURL: "rtsp://cam/1", SourceEndpoint: "/dev/video0"},
+			Source: fleetgate.SourceRTSP, DisplayName: "Front", SourceURL: "rtsp://cam/1", SourceEndpoint: "/dev/video0",
+			Codecs: fleetgate.CodecsJPEG | fleetgate.CodecsH264},
 		{Component: "base", Name: "cmd_vel", Type: "Platform.Messages.geometry_msgs.Twist", Direction: fleetgate.Input,
 			Source: fleetgate.SourceComponent, Limits: fleetgate.SpeedLimits{Linear: 0.8, Angular: 1.2}},
 	}

@@ -2610,8 +2610,11 @@ type Stream struct {
 	SourceUrl      string                 `protobuf:"bytes,7,opt,name=source_url,json=sourceUrl,proto3" json:"source_url,omitempty"`
 	SourceEndpoint string                 `protobuf:"bytes,8,opt,name=source_endpoint,json=sourceEndpoint,proto3" json:"source_endpoint,omitempty"`
 	// Speed limits of an input stream (fleetgate.SpeedLimits); 0: undeclared.
-	MaxLinear     float64 `protobuf:"fixed64,9,opt,name=max_linear,json=maxLinear,proto3" json:"max_linear,omitempty"`
-	MaxAngular    float64 `protobuf:"fixed64,10,opt,name=max_angular,json=maxAngular,proto3" json:"max_angular,omitempty"`
+	MaxLinear  float64 `protobuf:"fixed64,9,opt,name=max_linear,json=maxLinear,proto3" json:"max_linear,omitempty"`
+	MaxAngular float64 `protobuf:"fixed64,10,opt,name=max_angular,json=maxAngular,proto3" json:"max_angular,omitempty"`
+	// The W3 codecs the agent offers a camera stream in ("jpeg", "h264"); empty for another
+	// stream, and from an agent older than the field (the cloud then decides by its own).
+	Codecs        []string `protobuf:"bytes,11,rep,name=codecs,proto3" json:"codecs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2714,6 +2717,13 @@ func (x *Stream) GetMaxAngular() float64 {
 		return x.MaxAngular
 	}
 	return 0
+}
+
+func (x *Stream) GetCodecs() []string {
+	if x != nil {
+		return x.Codecs
+	}
+	return nil
 }
 
 type StreamList struct {
@@ -5118,7 +5128,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\x0eKIND_MALFORMED\x10\f\x12\r\n" +
 	"\tKIND_GONE\x10\r\x12\x13\n" +
 	"\x0fKIND_GOING_AWAY\x10\x0e\x12\x12\n" +
-	"\x0eKIND_NO_SAMPLE\x10\x0f\"\xaf\x02\n" +
+	"\x0eKIND_NO_SAMPLE\x10\x0f\"\xc7\x02\n" +
 	"\x06Stream\x12\x1c\n" +
 	"\tcomponent\x18\x01 \x01(\tR\tcomponent\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
@@ -5133,7 +5143,8 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"max_linear\x18\t \x01(\x01R\tmaxLinear\x12\x1f\n" +
 	"\vmax_angular\x18\n" +
 	" \x01(\x01R\n" +
-	"maxAngular\"=\n" +
+	"maxAngular\x12\x16\n" +
+	"\x06codecs\x18\v \x03(\tR\x06codecs\"=\n" +
 	"\n" +
 	"StreamList\x12/\n" +
 	"\astreams\x18\x01 \x03(\v2\x15.Platform.Link.StreamR\astreams\"\xa2\x01\n" +

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/link"
+	"github.com/fleetgate/fleetgate/internal/video"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
 
@@ -80,6 +82,8 @@ func (s *session) handle(ctx context.Context, req *linkpb.Request) (*linkpb.Resp
 			return nil, err
 		}
 		return &linkpb.Response{Result: &linkpb.Response_Upload{Upload: done}}, nil
+	case *linkpb.Request_Streams:
+		return s.streams(ctx, robot)
 	case *linkpb.Request_Publish:
 		// The agent's door decides, through the core; the cloud's check is never trusted.
 		p := op.Publish
@@ -90,6 +94,22 @@ func (s *session) handle(ctx context.Context, req *linkpb.Request) (*linkpb.Resp
 	default:
 		return link.Answer(ctx, robot, req, nil)
 	}
+}
+
+// streams lists robot's streams with the codecs this agent offers each camera stream in: the
+// cloud relays what the agent sends, so the agent's ffmpeg decides, not the cloud's.
+func (s *session) streams(ctx context.Context, robot fleet.Robot) (*linkpb.Response, error) {
+	listed, err := robot.Streams(ctx)
+	if err != nil {
+		return nil, err
+	}
+	streams := slices.Clone(listed) // the robot's own list is not ours to write
+	for i := range streams {
+		if streams[i].Codecs == 0 {
+			streams[i].Codecs = fleetgate.CodecsNamed(video.Codecs(streams[i].Type, s.a.cfg.Video.CanEncode()))
+		}
+	}
+	return &linkpb.Response{Result: &linkpb.Response_Streams{Streams: link.StreamsToWire(streams)}}, nil
 }
 
 // upload sends bytes [offset, size) of a resource file as chunks, in the bulk lane, and

@@ -2,6 +2,9 @@ package uplink
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -10,6 +13,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/internal/link"
+	"github.com/fleetgate/fleetgate/internal/video"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 )
@@ -59,5 +63,44 @@ func TestCloudUploadGoesToTheCore(t *testing.T) {
 	}
 	if len(core.uploads) != 2 {
 		t.Errorf("the core was handed %d uploads, want 2 (none for a robot it does not host)", len(core.uploads))
+	}
+}
+
+// TestStreamsSayTheAgentsCodecs: the agent's stream list tells the cloud which codecs it offers
+// each camera stream in, by its own ffmpeg (the cloud relays the agent's H.264 and has no say):
+// h264 where this agent can encode, jpeg alone where it cannot, nothing for other streams.
+func TestStreamsSayTheAgentsCodecs(t *testing.T) {
+	camera := fleetgate.Stream{Component: "camera", Name: "image", Type: video.ImageType, Direction: fleetgate.Output, Source: fleetgate.SourceComponent}
+	odom := fleetgate.Stream{Component: "base", Name: "odom", Type: "Platform.Messages.nav_msgs.Odometry", Direction: fleetgate.Output, Source: fleetgate.SourceComponent}
+	bot := &fleettest.Robot{ID: "r1", Name: "one", StreamList: []fleetgate.Stream{camera, odom}}
+	for _, tc := range []struct {
+		name   string
+		path   string // PATH while the agent's encoders look for ffmpeg
+		camera []string
+	}{
+		{"with ffmpeg", os.Getenv("PATH"), []string{"jpeg", "h264"}},
+		{"without ffmpeg", t.TempDir(), []string{"jpeg"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "with ffmpeg" {
+				if _, err := exec.LookPath("ffmpeg"); err != nil {
+					t.Fatalf("ffmpeg is not installed (the test command installs it): %v", err)
+				}
+			}
+			t.Setenv("PATH", tc.path)
+			s := testSessionOver(&fakeCore{robots: map[string]fleet.Robot{"r1": bot}})
+			s.a.cfg.Video = video.New()
+			resp, err := s.handle(context.Background(), &linkpb.Request{RobotId: "r1", Op: &linkpb.Request_Streams{Streams: &linkpb.Empty{}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string][]string{}
+			for _, st := range link.StreamsFromWire(resp.GetStreams()) {
+				got[st.Name] = st.Codecs.Names()
+			}
+			if !slices.Equal(got["image"], tc.camera) || got["odom"] != nil {
+				t.Errorf("codecs told the cloud: %v, want image %v and none for odom", got, tc.camera)
+			}
+		})
 	}
 }
