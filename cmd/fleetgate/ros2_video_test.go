@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -43,7 +44,7 @@ func h264Units(t *testing.T, n int) [][]byte {
 	return aus
 }
 
-// A ROS 2 camera publishing foxglove_msgs/msg/CompressedVideo (the Cyclone peer, H.264 access
+// A ROS 2 camera publishing foxglove_msgs/msg/CompressedVideo (each peer, H.264 access
 // units from libx264, in a loop) is a camera stream that offers h264 only, and a W3 viewer
 // with codec=h264 gets the peer's access units unchanged, in order, from a keyframe on.
 func TestROS2CompressedVideoPassesThrough(t *testing.T) {
@@ -63,9 +64,15 @@ func TestROS2CompressedVideoPassesThrough(t *testing.T) {
 	if err := os.WriteFile(path, file, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ros2test.Start(t, ros2test.Build(t).Cyclone, "--domain", "23", "--video", path, "--video-hz", "30",
+	for _, peer := range ros2Peers(t) {
+		t.Run(peer.name, func(t *testing.T) { compressedVideoFrom(t, peer, path, aus) })
+	}
+}
+
+func compressedVideoFrom(t *testing.T, peer ros2Peer, path string, aus [][]byte) {
+	ros2test.Start(t, peer.path, "--domain", strconv.Itoa(peer.domain), "--video", path, "--video-hz", "30",
 		"--image-hz", "0", "--cloud-hz", "0", "--scan-hz", "0")
-	_, bearer, robot := ros2Agent(t, 23, "bot")
+	_, bearer, robot := ros2Agent(t, peer.domain, "bot")
 	waitStreams(t, robot, bearer, "/camera/video")
 	var list struct {
 		RobotStreams []struct {

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -67,7 +68,7 @@ func goalStreams(t *testing.T, r fleet.Robot, want ...string) map[string]fleetga
 	return byName
 }
 
-// A ROS 2 robot whose navigation subscribes to goal_pose (the Cyclone peer as Nav2, and as
+// A ROS 2 robot whose navigation subscribes to goal_pose (each peer as Nav2, and as
 // the bridge that passes the cancel on to Nav2's action) lists nav/goal; a goal sent through
 // the door arrives as a PoseStamped, and releasing control sends the cancel of every goal
 // (a zero GoalInfo) and then the zero on cmd_vel.
@@ -76,8 +77,17 @@ func TestGoalAndItsCancelReachTheROS2Robot(t *testing.T) {
 		return
 	}
 	peers := ros2test.Build(t)
-	peer := ros2test.Start(t, peers.Cyclone, "--domain", "31", "--nav", "--image-hz", "0", "--cloud-hz", "0", "--scan-hz", "0")
-	r := startGoalSource(t, 31, Config{})
+	for _, p := range []struct {
+		name, path string
+		domain     int
+	}{{"cyclone", peers.Cyclone, 31}, {"fastdds", peers.FastDDS, 33}} {
+		t.Run(p.name, func(t *testing.T) { goalAndCancel(t, p.path, p.domain) })
+	}
+}
+
+func goalAndCancel(t *testing.T, peerPath string, domain int) {
+	peer := ros2test.Start(t, peerPath, "--domain", strconv.Itoa(domain), "--nav", "--image-hz", "0", "--cloud-hz", "0", "--scan-hz", "0")
+	r := startGoalSource(t, domain, Config{})
 	streams := goalStreams(t, r, "nav/goal", "/goal_pose", "/goal_pose/cancel", "/cmd_vel")
 	if s := streams["nav/goal"]; s.Type != door.GoalType || s.Direction != fleetgate.Input || s.Source != fleetgate.SourceROS2 {
 		t.Fatalf("nav/goal is listed as %+v", s)

@@ -19,7 +19,7 @@ struct peer_opts {
   double duration;       // seconds; 0: until SIGTERM
   const char *listen;    // "image" or "cloud": only subscribe to it and print latencies
   const char *jpeg;      // a JPEG file published as the camera image instead of the pattern
-  int nav;               // Nav2's end of goals (Cyclone peer): subscribe to goal_pose and
+  int nav;               // Nav2's end of goals: subscribe to goal_pose and
                          // goal_pose/cancel, printing "goal X Y FRAME" and "cancel SUM SEC NANOSEC"
   const char *video;     // H.264 access units (each a 4-byte big-endian length, then the unit),
                          // published in a loop as foxglove_msgs/CompressedVideo on camera/video
