@@ -139,7 +139,7 @@ var rules = []rule{
 	{"internal/source/ros1/rostest", []string{"internal/source/ros1/xmlrpc"}, nil, "a real ROS master for tests"},
 	{"internal/source/ros2", []string{"", "internal/fleet", "internal/hoststat", "internal/source/ros2/dds", "internal/source/rosgraph",
 		"internal/source/rosmsg"}, concat(noSQL, []string{"net/http"}), whySource},
-	{"internal/source/rosgraph", []string{"", "internal/door", "internal/fleet", "internal/hoststat", "internal/msgs", "internal/source/rosmsg", "proto/catalogpb"}, noSQL,
+	{"internal/source/rosgraph", []string{"", "internal/door", "internal/fleet", "internal/hoststat", "internal/msgs", "internal/source/rosmsg", "internal/video", "proto/catalogpb"}, noSQL,
 		"the ROS-graph robot written once for ROS 1 and ROS 2 (topics as streams, metrics, teleop input, battery and pose) over a transport each implements"},
 	{"internal/source/ros2/dds", nil, concat(noSQL, []string{"net/http"}), "the DDS transport carries bytes and knows nothing of robots"},
 	{"internal/source/ros2/ros2test", nil, nil, "ROS 2 peers for tests"},

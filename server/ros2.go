@@ -11,16 +11,20 @@ import (
 
 // ROS2Config is an agent's gateway to the ROS 2 graph of its network (nil: none).
 type ROS2Config struct {
-	Domain     int
-	Interface  string
-	Peers      []string
-	XML        string
-	MaxSample  int
-	Robots     []ros2.RobotSpec // empty: one robot per namespace found
-	Name       string           // the root namespace's robot; default: the host name
-	PoseTopic  string           // relative to each namespace; default odom
-	MaxLinear  float64
-	MaxAngular float64
+	Domain    int
+	Interface string
+	Peers     []string
+	XML       string
+	MaxSample int
+	Robots    []ros2.RobotSpec // empty: one robot per namespace found
+	Name      string           // the root namespace's robot; default: the host name
+	PoseTopic string           // relative to each namespace; default odom
+	// GoalTopic and CancelTopic: a goal's topic and its cancel's, relative to each namespace
+	// (ros2.Config); ListGoal lists nav/goal even while no node subscribes to GoalTopic.
+	GoalTopic, CancelTopic string
+	ListGoal               bool
+	MaxLinear              float64
+	MaxAngular             float64
 }
 
 // startROS2 joins the ROS 2 graph; its robots go online in the registry as they are found and
@@ -39,6 +43,9 @@ func (s *Server) startROS2(ctx context.Context) error {
 		Robots:       rc.Robots,
 		Name:         rc.Name,
 		PoseTopic:    rc.PoseTopic,
+		GoalTopic:    rc.GoalTopic,
+		CancelTopic:  rc.CancelTopic,
+		ListGoal:     rc.ListGoal,
 		MaxLinear:    rc.MaxLinear,
 		MaxAngular:   rc.MaxAngular,
 		DataDir:      s.cfg.DataDir,

@@ -23,6 +23,9 @@ type ros2Flags struct {
 	robots     []string
 	name       string
 	poseTopic  string
+	goalTopic  string
+	cancel     string
+	listGoal   bool // --ros2-goal-topic was given
 	maxSample  byteSize
 	maxLinear  float64
 	maxAngular float64
@@ -42,6 +45,11 @@ func (r *ros2Flags) register(fs *flag.FlagSet) {
 	fs.Func("ros2-robot", "a ROS 2 robot as NAME=/namespace (repeat for several); default: one robot per namespace that has cmd_vel or odom, the rest the root's", listFlag(&r.robots))
 	fs.StringVar(&r.name, "ros2-name", "", "name of the robot of the root namespace (default: the host name)")
 	fs.StringVar(&r.poseTopic, "ros2-pose-topic", ros2.DefaultPoseTopic, "pose topic, relative to each robot's namespace (nav_msgs/Odometry or geometry_msgs/PoseStamped): Position metric and pose KPI")
+	fs.Func("ros2-goal-topic", "the ROS 2 robots' goal topic (geometry_msgs/msg/PoseStamped), relative to each namespace: their nav/goal stream; given, nav/goal is listed even while no node subscribes to it (default "+ros2.DefaultGoalTopic+", Nav2's)", func(v string) error {
+		r.goalTopic, r.listGoal = v, true
+		return nil
+	})
+	fs.StringVar(&r.cancel, "ros2-cancel-topic", ros2.DefaultCancelTopic, "the ROS 2 robots' goal cancel topic (action_msgs/msg/GoalInfo), relative to each namespace: a goal's lease ending cancels it there, before the zero on cmd_vel; Nav2 has none of its own (docs/ros2.md)")
 	fs.Var(&r.maxSample, "ros2-max-sample", "largest ROS 2 sample taken, e.g. 64MiB; larger ones are dropped as they arrive, never reassembled")
 	fs.Float64Var(&r.maxLinear, "ros2-max-linear", ros2.DefaultMaxLinear, "the ROS 2 robots' top linear speed in m/s: drive commands are clamped to it")
 	fs.Float64Var(&r.maxAngular, "ros2-max-angular", ros2.DefaultMaxAngular, "the ROS 2 robots' top turn rate in rad/s: drive commands are clamped to it")
@@ -68,6 +76,11 @@ func (r *ros2Flags) check() error {
 		}
 		seen[ns] = true
 	}
+	for _, t := range []struct{ flag, topic string }{{"--ros2-goal-topic", r.goalTopic}, {"--ros2-cancel-topic", r.cancel}} {
+		if strings.Trim(t.topic, "/") == "" && (t.flag != "--ros2-goal-topic" || r.listGoal) {
+			return usagef("%s must name a topic", t.flag)
+		}
+	}
 	if r.maxSample < 1024 || r.maxSample > 1<<31 {
 		return usagef("--ros2-max-sample must be between 1KiB and 2GiB")
 	}
@@ -88,7 +101,7 @@ func (r *ros2Flags) config() *server.ROS2Config {
 	}
 	c := &server.ROS2Config{
 		Domain: r.domain, Interface: r.iface, Peers: r.peers, XML: r.xml, MaxSample: int(r.maxSample),
-		Name: r.name, PoseTopic: r.poseTopic, MaxLinear: r.maxLinear, MaxAngular: r.maxAngular,
+		Name: r.name, PoseTopic: r.poseTopic, GoalTopic: r.goalTopic, CancelTopic: r.cancel, ListGoal: r.listGoal, MaxLinear: r.maxLinear, MaxAngular: r.maxAngular,
 	}
 	for _, spec := range r.robots {
 		name, ns, _ := strings.Cut(spec, "=")

@@ -590,6 +590,8 @@ func TestROS2FlagErrorsExit2(t *testing.T) {
 		{"namespace twice", []string{"--ros2-robot", "a=/x,b=/x"}, "given twice"},
 		{"tiny max sample", []string{"--ros2-max-sample", "10"}, "--ros2-max-sample"},
 		{"no speed", []string{"--ros2-max-linear", "0"}, "--ros2-max-linear"},
+		{"empty goal topic", []string{"--ros2-goal-topic", "/"}, "--ros2-goal-topic"},
+		{"empty cancel topic", []string{"--ros2-cancel-topic", ""}, "--ros2-cancel-topic"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -15,6 +15,14 @@ func topicOfDDS(dds string) string {
 	return "/" + rest
 }
 
+// inNS is the full name of topic (relative) in namespace ns.
+func inNS(ns, topic string) string {
+	if ns == "/" {
+		return "/" + topic
+	}
+	return ns + "/" + topic
+}
+
 // ddsTopic is the DDS topic of a ROS topic.
 func ddsTopic(topic string) string { return "rt" + topic }
 
@@ -25,6 +33,15 @@ func rosType(ddsType string) string {
 		return ""
 	}
 	return parts[0] + "/msg/" + strings.TrimSuffix(parts[3], "_")
+}
+
+// ddsType is the DDS type name of a ROS 2 type (pkg/msg/Name), "" when it is not one.
+func ddsType(ros2Type string) string {
+	pkg, name, ok := strings.Cut(ros2Type, "/msg/")
+	if !ok || pkg == "" || name == "" || strings.Contains(name, "/") {
+		return ""
+	}
+	return pkg + "::msg::dds_::" + name + "_"
 }
 
 // codecType is the package/Name form rosmsg knows a ROS 2 type by.

@@ -27,6 +27,17 @@ func TestNames(t *testing.T) {
 		if got := rosType(dds); got != want {
 			t.Errorf("rosType(%q) = %q, want %q", dds, got, want)
 		}
+		if want != "" && ddsType(want) != dds {
+			t.Errorf("ddsType(%q) = %q, want %q", want, ddsType(want), dds)
+		}
+	}
+	for _, bad := range []string{"action_msgs/GoalInfo", "/msg/X", "pkg/msg/", "a/msg/b/c"} {
+		if got := ddsType(bad); got != "" {
+			t.Errorf("ddsType(%q) = %q, want none", bad, got)
+		}
+	}
+	if inNS("/", "goal_pose") != "/goal_pose" || inNS("/robot1", "goal_pose/cancel") != "/robot1/goal_pose/cancel" {
+		t.Error(inNS("/", "goal_pose"), inNS("/robot1", "goal_pose/cancel"))
 	}
 }
 

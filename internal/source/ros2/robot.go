@@ -203,9 +203,13 @@ func (rd *reader) Close() {
 
 // Advertise makes a reliable, volatile writer of an input topic: a drive command never waits
 // for a late joiner. It waits (MatchWait at most) for the topic's subscribers to match it, so
-// that the first command is not lost to discovery.
+// that the first command is not lost to discovery. A topic the graph does not have (a
+// configured goal or cancel topic nobody subscribes to yet) is written as its type names it.
 func (n *namespace) Advertise(_ context.Context, t rosgraph.Topic, _ *rosmsg.Codec) (rosgraph.Writer, error) {
 	ti, err := n.discovered(t)
+	if _, there := n.s.topicsOf(n.ns)[t.Name]; err != nil && !there && ddsType(t.Type) != "" {
+		ti, err = topicInfo{name: t.Name, ros2Type: t.Type, ddsType: ddsType(t.Type), direction: fleetgate.Input}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

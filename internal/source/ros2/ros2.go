@@ -63,6 +63,13 @@ type Config struct {
 	// PoseTopic is the pose topic relative to each robot's namespace (nav_msgs/Odometry or
 	// geometry_msgs/PoseStamped); default "odom".
 	PoseTopic string
+	// GoalTopic takes the goals of each robot's nav/goal stream (geometry_msgs/msg/PoseStamped,
+	// relative to its namespace; default goal_pose, Nav2's), listed when a node subscribes to
+	// it or always with ListGoal. CancelTopic (relative too; default goal_pose/cancel) takes a
+	// goal's cancel, an action_msgs/msg/GoalInfo that cancels every goal: Nav2 has no such
+	// topic, a bridge node on the robot passes it on to its action (docs/ros2.md).
+	GoalTopic, CancelTopic string
+	ListGoal               bool
 	// MaxLinear (m/s) and MaxAngular (rad/s) are the speed limits input topics declare.
 	MaxLinear, MaxAngular float64
 
@@ -82,9 +89,11 @@ type Config struct {
 
 // Defaults.
 const (
-	DefaultPoseTopic  = "odom"
-	DefaultMaxLinear  = 1.0
-	DefaultMaxAngular = 1.5
+	DefaultPoseTopic   = "odom"
+	DefaultGoalTopic   = "goal_pose"
+	DefaultCancelTopic = "goal_pose/cancel"
+	DefaultMaxLinear   = 1.0
+	DefaultMaxAngular  = 1.5
 )
 
 // Source is the agent's view of the ROS 2 graph: one DDS participant, the robots it found.
@@ -129,6 +138,13 @@ func Start(ctx context.Context, cfg Config) (*Source, error) {
 		cfg.PoseTopic = DefaultPoseTopic
 	}
 	cfg.PoseTopic = strings.Trim(cfg.PoseTopic, "/")
+	if cfg.GoalTopic == "" {
+		cfg.GoalTopic = DefaultGoalTopic
+	}
+	if cfg.CancelTopic == "" {
+		cfg.CancelTopic = DefaultCancelTopic
+	}
+	cfg.GoalTopic, cfg.CancelTopic = strings.Trim(cfg.GoalTopic, "/"), strings.Trim(cfg.CancelTopic, "/")
 	if cfg.MaxLinear <= 0 {
 		cfg.MaxLinear = DefaultMaxLinear
 	}
@@ -328,15 +344,14 @@ func (s *Source) newRobot(ns string) (*Robot, error) {
 		return nil, err
 	}
 	log := s.log.With("robot", name, "namespace", ns)
-	pose := ns + "/" + s.cfg.PoseTopic
-	if ns == "/" {
-		pose = "/" + s.cfg.PoseTopic
-	}
 	r := &Robot{ns: ns, log: log, s: s, dds: &namespace{s: s, ns: ns, log: log}}
 	r.Robot = rosgraph.New(rosgraph.Config{
 		Info:        fleetgate.Info{ID: id, Name: name, ConfigName: "ros2", ConfigVersion: "1", AgentVersion: s.cfg.AgentVersion},
 		Source:      fleetgate.SourceROS2,
-		PoseTopic:   pose,
+		PoseTopic:   inNS(ns, s.cfg.PoseTopic),
+		GoalTopic:   inNS(ns, s.cfg.GoalTopic),
+		ListGoal:    s.cfg.ListGoal,
+		CancelTopic: inNS(ns, s.cfg.CancelTopic),
 		Limits:      fleetgate.SpeedLimits{Linear: s.cfg.MaxLinear, Angular: s.cfg.MaxAngular},
 		LogFile:     s.cfg.LogFile,
 		HostStats:   s.cfg.HostStats,

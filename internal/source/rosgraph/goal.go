@@ -14,15 +14,27 @@ import (
 // goalKey is the stream a ROS robot's goals arrive on (without its source).
 var goalKey = fleetgate.StreamKey{Component: "nav", Name: "goal"}
 
-// The ROS types of a goal and of its cancel.
-const (
-	goalType   = "geometry_msgs/PoseStamped"
-	cancelType = "actionlib_msgs/GoalID"
-)
+// goalType is the ROS type of a goal.
+const goalType = "geometry_msgs/PoseStamped"
 
-// cancelAll is an actionlib_msgs/GoalID as ROS 1 serialises it, with a zero stamp and an
-// empty id: actionlib cancels every goal on it.
-var cancelAll = make([]byte, 4+4+4) // stamp.secs, stamp.nsecs, the id's length
+// goalCancel is the cancel of every goal as a ROS writes it.
+type goalCancel struct {
+	rosType string // as the robot's ROS names it
+	msg     []byte // serialised as its transport writes it
+	codec   func() (*rosmsg.Codec, error)
+}
+
+var cancels = map[fleetgate.SourceType]goalCancel{
+	// actionlib_msgs/GoalID with a zero stamp and an empty id: actionlib cancels every goal
+	// on it. ROS 1 serialisation: stamp.secs, stamp.nsecs, the id's length.
+	fleetgate.SourceROS1: {"actionlib_msgs/GoalID", make([]byte, 4+4+4),
+		func() (*rosmsg.Codec, error) { return rosmsg.SpecCodec("actionlib_msgs/GoalID") }},
+	// action_msgs/msg/GoalInfo with a zero goal id and a zero stamp: what an action's
+	// cancel_goal service takes to cancel every goal (action_msgs/srv/CancelGoal). CDR, little
+	// endian: the encapsulation header, the 16 bytes of the UUID, sec, nanosec.
+	fleetgate.SourceROS2: {"action_msgs/msg/GoalInfo", append([]byte{0, 1, 0, 0}, make([]byte, 16+4+4)...),
+		func() (*rosmsg.Codec, error) { return rosmsg.SpecCodecROS2("action_msgs/GoalInfo") }},
+}
 
 // goalTopic is the topic of nav/goal, when the robot lists it: the graph's GoalTopic, or the
 // configured one the graph does not have yet.
@@ -53,13 +65,23 @@ func (r *Robot) cancel(ctx context.Context) error {
 	if r.cfg.CancelTopic == "" {
 		return fleetgate.Errorf(fleetgate.EUnavailable, "robot %s has no cancel topic: only the zero on its drive topic stops its goal", r.cfg.Info.Name)
 	}
-	t := Topic{Name: r.cfg.CancelTopic, Type: cancelType, Direction: fleetgate.Input}
-	out, err := r.outboundWith(ctx, t, func() (*rosmsg.Codec, error) { return rosmsg.SpecCodec(cancelType) })
+	g, err := r.topics(ctx)
 	if err != nil {
 		return err
 	}
-	if err := out.w.Write(append([]byte(nil), cancelAll...)); err != nil {
+	c := cancels[r.cfg.Source]
+	t := Topic{Name: r.cfg.CancelTopic, Type: c.rosType, Direction: fleetgate.Input}
+	out, err := r.outboundWith(ctx, t, c.codec)
+	if err != nil {
+		return err
+	}
+	if err := out.w.Write(append([]byte(nil), c.msg...)); err != nil {
 		return fleetgate.Errorf(fleetgate.EUnavailable, "publishing to %s: %v", t.Name, err)
+	}
+	if _, ok := g[t.Name]; !ok {
+		// Sent all the same (a subscriber may be on its way), but said: a stock Nav2 has no
+		// such topic, and its goal goes on after the zero (docs/ros2.md).
+		return fleetgate.Errorf(fleetgate.EUnavailable, "robot %s: no node subscribes to the cancel topic %s, so nothing cancels its goal; only the zero on its drive topic follows", r.cfg.Info.Name, t.Name)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/source/rosmsg"
+	"github.com/fleetgate/fleetgate/internal/video"
 )
 
 // errDropped ends a topic whose reader was dropped; nobody subscribes then, so nobody sees it.
@@ -76,6 +77,10 @@ func (in *inbound) startLocked(ctx context.Context) error {
 		return nil
 	}
 	fanout := fleet.NewTopic(in.typ, in.onActive)
+	if in.typ == video.Type {
+		// H.264 access units: latest wins by pictures, as a pass-through camera's.
+		fanout = fleet.NewVideoTopic(in.typ, in.onActive)
+	}
 	rd, err := in.r.transport.Subscribe(ctx, in.topic, func(msg []byte, latched bool) { in.deliver(fanout, msg, latched) })
 	if err != nil {
 		return fleetgate.Errorf(fleetgate.EUnavailable, "reading %s: %v", in.topic.Name, err)
@@ -105,6 +110,10 @@ func (in *inbound) deliver(fanout *fleet.Topic, msg []byte, latched bool) {
 			}
 			return
 		}
+	}
+	if in.typ == video.Type {
+		fanout.PublishFrame(payload, now, video.PayloadIsKeyframe(payload), 0)
+		return
 	}
 	fanout.PublishLatched(payload, now, latched)
 }

@@ -35,8 +35,14 @@ type Topic struct {
 // msgType is a ROS type as the message codecs name it, package/Name, for either ROS.
 func msgType(rosType string) string { return strings.Replace(rosType, "/msg/", "/", 1) }
 
-// catalogType is the catalog's name of the topic's type, "" when the catalog lacks it.
-func (t Topic) catalogType() string { return rosmsg.CatalogType(msgType(t.Type)) }
+// catalogType is the catalog's name of the topic's type, "" when the catalog lacks it. Some
+// types only ROS 2 robots bring (Foxglove's CompressedVideo) have one.
+func (t Topic) catalogType() string {
+	if strings.Contains(t.Type, "/msg/") {
+		return rosmsg.CatalogTypeROS2(msgType(t.Type))
+	}
+	return rosmsg.CatalogType(t.Type)
+}
 
 // streamType is the stream's type: the catalog's name, or the ROS type of a topic whose type
 // the catalog lacks (relayed as the transport's bytes).
@@ -121,8 +127,10 @@ type Config struct {
 	GoalTopic string
 	ListGoal  bool
 	// CancelTopic takes a goal's cancel (the door's, when the lease it was sent under ends):
-	// an actionlib_msgs/GoalID with an empty id, which cancels every goal (move_base/cancel,
-	// ROS 1 only). "": the robot gets no cancel, only the zero on its drive topic.
+	// the cancel of every goal, an actionlib_msgs/GoalID with an empty id (ROS 1,
+	// move_base/cancel) or an action_msgs/msg/GoalInfo with a zero id and stamp (ROS 2, what
+	// an action's cancel_goal service takes, for a bridge node to pass on). "": the robot gets
+	// no cancel, only the zero on its drive topic.
 	CancelTopic string
 
 	Linger      time.Duration // a topic nobody reads is dropped after this

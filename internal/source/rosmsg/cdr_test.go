@@ -210,3 +210,38 @@ func FuzzParse(f *testing.F) {
 		_ = s.minSize()
 	})
 }
+
+// Foxglove's CompressedVideo, a ROS 2-only catalog type, decodes from CDR as a camera's
+// H.264 access unit: the bytes as they came.
+func TestCDRCompressedVideo(t *testing.T) {
+	if CatalogType("foxglove_msgs/CompressedVideo") != "" {
+		t.Fatal("ROS 1 robots get a catalog type for CompressedVideo, which they have no codec of")
+	}
+	c, err := CDRCodecFor("foxglove_msgs/CompressedVideo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCovered(t, c.plan)
+	au := []byte{0, 0, 0, 1, 0x67, 1, 2, 0, 0, 0, 1, 0x65, 9}
+	b := newCDR(binary.LittleEndian)
+	b.u32(1700000000)
+	b.u32(5)
+	b.str("cam")
+	b.u32(uint32(len(au)))
+	b.b = append(b.b, au...)
+	b.str("h264")
+	out, err := c.ToCatalog(b.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v catalogpb.CompressedVideo
+	if err := proto.Unmarshal(out, &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.GetTimestamp().GetSec() != 1700000000 || v.GetTimestamp().GetNanosec() != 5 || v.FrameId != "cam" || !bytes.Equal(v.Data, au) || v.Format != "h264" {
+		t.Fatalf("decoded %v", &v)
+	}
+	if _, err := SpecCodecROS2("action_msgs/GoalInfo"); err != nil {
+		t.Fatal(err)
+	}
+}

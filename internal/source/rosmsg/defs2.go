@@ -20,6 +20,12 @@ var ros2Definitions = func() map[string]string {
 	m["std_msgs/Header"] = "builtin_interfaces/Time stamp\nstring frame_id"
 	m["nav_msgs/MapMetaData"] = strings.Replace(m["nav_msgs/MapMetaData"], "time map_load_time", "builtin_interfaces/Time map_load_time", 1)
 	delete(m, "actionlib_msgs/GoalID") // ROS 1's actionlib: ROS 2 cancels through its action's service
+	// A goal's cancel (written, never read): what an action's cancel_goal service takes, which
+	// a bridge node on the robot passes on (docs/ros2.md).
+	m["unique_identifier_msgs/UUID"] = "uint8[16] uuid"
+	m["action_msgs/GoalInfo"] = "unique_identifier_msgs/UUID goal_id\nbuiltin_interfaces/Time stamp"
+	// Foxglove's H.264 camera (ROS 2 only here: ROS 1's foxglove_msgs is not in Debian).
+	m["foxglove_msgs/CompressedVideo"] = "builtin_interfaces/Time timestamp\nstring frame_id\nuint8[] data\nstring format"
 	for t, text := range m {
 		if strings.Contains(text, "\ntime ") || strings.HasPrefix(text, "time ") || strings.Contains(text, "duration") {
 			panic("rosmsg: ROS 2 definition of " + t + " still has a ROS 1 time")
@@ -40,6 +46,30 @@ var ros2Specs = sync.OnceValues(func() (map[string]*Spec, error) {
 	}
 	return out, nil
 })
+
+// ros2Catalog maps the ROS 2 types that only ROS 2 robots bring to their catalog types.
+var ros2Catalog = map[string]string{
+	"foxglove_msgs/CompressedVideo": "Platform.Messages.foxglove_msgs.CompressedVideo",
+}
+
+// CatalogTypeROS2 is the catalog type of a ROS 2 type (package/Name), "" when the catalog has
+// none.
+func CatalogTypeROS2(rosType string) string {
+	if c := CatalogType(rosType); c != "" {
+		return c
+	}
+	return ros2Catalog[rosType]
+}
+
+// SpecCodecROS2 is SpecCodec of a ROS 2 type: its spec only, for a message the transport
+// writes as bytes of its own (a goal's cancel).
+func SpecCodecROS2(rosType string) (*Codec, error) {
+	spec, ok := LookupROS2(rosType)
+	if !ok {
+		return nil, fmt.Errorf("rosmsg: %s is not defined here", rosType)
+	}
+	return &Codec{Spec: spec}, nil
+}
 
 // LookupROS2 returns the ROS 2 spec of a type this package knows (package/Name).
 func LookupROS2(rosType string) (*Spec, bool) {
@@ -71,7 +101,7 @@ func CDRCodecFor(rosType string) (*Codec, error) {
 }
 
 func newCDRCodec(rosType string) (*Codec, error) {
-	catalog := CatalogType(rosType)
+	catalog := CatalogTypeROS2(rosType)
 	spec, ok := LookupROS2(rosType)
 	if catalog == "" || !ok {
 		return nil, fmt.Errorf("rosmsg: %s has no catalog type", rosType)

@@ -19,12 +19,18 @@ struct peer_opts {
   double duration;       // seconds; 0: until SIGTERM
   const char *listen;    // "image" or "cloud": only subscribe to it and print latencies
   const char *jpeg;      // a JPEG file published as the camera image instead of the pattern
+  int nav;               // Nav2's end of goals: subscribe to goal_pose and
+                         // goal_pose/cancel, printing "goal X Y FRAME" and "cancel SUM SEC NANOSEC"
+  const char *video;     // H.264 access units (each a 4-byte big-endian length, then the unit),
+                         // published in a loop as foxglove_msgs/CompressedVideo on camera/video
+  double video_hz;
 };
 
 static inline void peer_usage(const char *prog) {
   fprintf(stderr, "usage: %s [--domain N] [--ns /name] [--scan-hz F] [--odom-hz F] [--image-hz F] [--image-bytes N]\n"
                   "  [--image-reliable] [--cloud-hz F] [--cloud-points N] [--cloud-best-effort] [--battery-hz F]\n"
-                  "  [--cmd-transient-local] [--duration S] [--listen image|cloud] [--jpeg FILE]\n", prog);
+                  "  [--cmd-transient-local] [--duration S] [--listen image|cloud] [--jpeg FILE]\n"
+                  "  [--nav] [--video FILE] [--video-hz F]\n", prog);
   exit(2);
 }
 
@@ -33,7 +39,7 @@ static inline void peer_parse(int argc, char **argv, struct peer_opts *o) {
   const char *d = getenv("ROS_DOMAIN_ID");
   o->domain = d ? atoi(d) : 0;
   o->ns = "";
-  o->scan_hz = 10; o->odom_hz = 20; o->image_hz = 5; o->cloud_hz = 2; o->battery_hz = 1;
+  o->scan_hz = 10; o->odom_hz = 20; o->image_hz = 5; o->cloud_hz = 2; o->battery_hz = 1; o->video_hz = 15;
   o->image_bytes = 1 << 20; o->cloud_points = (4 << 20) / 16;
   o->cloud_reliable = 1;
   for (int i = 1; i < argc; i++) {
@@ -49,10 +55,13 @@ static inline void peer_parse(int argc, char **argv, struct peer_opts *o) {
     NUM("--image-bytes", o->image_bytes, atol)
     NUM("--cloud-points", o->cloud_points, atol)
     NUM("--duration", o->duration, atof)
+    NUM("--video-hz", o->video_hz, atof)
 #undef NUM
     if (!strcmp(a, "--ns") && v) { o->ns = v; i++; continue; }
     if (!strcmp(a, "--listen") && v) { o->listen = v; i++; continue; }
     if (!strcmp(a, "--jpeg") && v) { o->jpeg = v; i++; continue; }
+    if (!strcmp(a, "--video") && v) { o->video = v; i++; continue; }
+    if (!strcmp(a, "--nav")) { o->nav = 1; continue; }
     if (!strcmp(a, "--image-reliable")) { o->image_reliable = 1; continue; }
     if (!strcmp(a, "--cloud-best-effort")) { o->cloud_reliable = 0; continue; }
     if (!strcmp(a, "--cmd-transient-local")) { o->cmd_transient_local = 1; continue; }
@@ -81,19 +90,23 @@ static inline void peer_topic(char *buf, size_t n, const struct peer_opts *o, co
 // byte follows from it, so a reader checks a sample whole without knowing the sequence.
 static inline uint8_t peer_image_byte(long i, uint8_t seq) { return (uint8_t) (i * 7 + seq); }
 static inline uint8_t peer_cloud_byte(long i, uint8_t seq) { return (uint8_t) (i * 13 + seq); }
+// peer_load_file reads a whole file into a new buffer, its size in *n.
+static inline unsigned char *peer_load_file(const char *path, long *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) { perror(path); exit(1); }
+  fseek(f, 0, SEEK_END);
+  *n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char *b = (unsigned char *) malloc((size_t) *n + 1);
+  if (*n <= 0 || fread(b, 1, (size_t) *n, f) != (size_t) *n) { fprintf(stderr, "%s: unreadable\n", path); exit(1); }
+  fclose(f);
+  return b;
+}
+
 // peer_load_jpeg reads opts->jpeg into a new buffer and sets image_bytes to its size; the
 // camera then publishes that picture (a panel shows it), not the test pattern.
 static inline unsigned char *peer_load_jpeg(struct peer_opts *o) {
-  FILE *f = fopen(o->jpeg, "rb");
-  if (!f) { perror(o->jpeg); exit(1); }
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *b = (unsigned char *) malloc((size_t) n + 1);
-  if (n <= 0 || fread(b, 1, (size_t) n, f) != (size_t) n) { fprintf(stderr, "%s: unreadable\n", o->jpeg); exit(1); }
-  fclose(f);
-  o->image_bytes = n;
-  return b;
+  return peer_load_file(o->jpeg, &o->image_bytes);
 }
 
 #define PEER_SCAN_N 360

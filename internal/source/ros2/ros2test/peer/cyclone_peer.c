@@ -1,6 +1,8 @@
 // A ROS 2 robot on Cyclone DDS with idlc-generated types: publishes odometry, a laser scan,
 // a camera (CompressedImage), a point cloud and its battery, and obeys geometry_msgs/Twist on
 // cmd_vel (prints each command: "cmd_vel lx ly lz ax ay az"). See common.h for the content.
+// With --nav it takes goals as Nav2 would and their cancel as a bridge to Nav2's action would;
+// with --video it is a camera publishing foxglove_msgs/CompressedVideo (H.264).
 #include <math.h>
 #include <signal.h>
 #include <unistd.h>
@@ -86,6 +88,23 @@ int main(int argc, char **argv) {
   dds_delete_qos(q);
   if (r_cmd < 0) { fprintf(stderr, "cmd_vel reader: %s\n", dds_strretcode(r_cmd)); return 1; }
 
+  dds_entity_t r_goal = 0, r_cancel = 0, w_video = 0;
+  if (o.nav) {
+    peer_topic(t, sizeof t, &o, "goal_pose");
+    dds_qos_t *gq = qos(1, 0, 10);
+    r_goal = dds_create_reader(pp, dds_create_topic(pp, &geometry_msgs_msg_dds__PoseStamped__desc, t, NULL, NULL), gq, NULL);
+    peer_topic(t, sizeof t, &o, "goal_pose/cancel");
+    r_cancel = dds_create_reader(pp, dds_create_topic(pp, &action_msgs_msg_dds__GoalInfo__desc, t, NULL, NULL), gq, NULL);
+    dds_delete_qos(gq);
+    if (r_goal < 0 || r_cancel < 0) { fprintf(stderr, "goal readers: %s %s\n", dds_strretcode(r_goal), dds_strretcode(r_cancel)); return 1; }
+  }
+  long video_bytes = 0, video_at = 0;
+  unsigned char *video = NULL;
+  if (o.video) {
+    video = peer_load_file(o.video, &video_bytes);
+    w_video = writer(pp, &o, "camera/video", &foxglove_msgs_msg_dds__CompressedVideo__desc, 1);
+  }
+  double next_video = peer_now();
   float ranges[PEER_SCAN_N], intens[PEER_SCAN_N];
   for (int i = 0; i < PEER_SCAN_N; i++) ranges[i] = peer_range(i);
   unsigned char *img = o.jpeg ? peer_load_jpeg(&o) : malloc((size_t) o.image_bytes + 1);
@@ -111,7 +130,37 @@ int main(int argc, char **argv) {
       dds_return_loan(r_cmd, buf, 1);
       buf[0] = NULL;
     }
+    while (o.nav && dds_take(r_goal, buf, &si, 1, 1) > 0) {
+      if (si.valid_data) {
+        const geometry_msgs_msg_dds__PoseStamped_ *g = buf[0];
+        printf("goal %.3f %.3f %s\n", g->pose.position.x, g->pose.position.y, g->header.frame_id);
+      }
+      dds_return_loan(r_goal, buf, 1);
+      buf[0] = NULL;
+    }
+    while (o.nav && dds_take(r_cancel, buf, &si, 1, 1) > 0) {
+      if (si.valid_data) {
+        const action_msgs_msg_dds__GoalInfo_ *c = buf[0];
+        unsigned sum = 0;
+        for (int i = 0; i < 16; i++) sum += c->goal_id.uuid[i];
+        printf("cancel %u %d %u\n", sum, c->stamp.sec, c->stamp.nanosec);
+      }
+      dds_return_loan(r_cancel, buf, 1);
+      buf[0] = NULL;
+    }
     double now = peer_now();
+    if (video && now >= next_video) { // the next access unit, from the top again at the end
+      next_video = now + 1 / o.video_hz;
+      if (video_at + 4 > video_bytes) video_at = 0;
+      uint32_t n = (uint32_t) video[video_at] << 24 | (uint32_t) video[video_at + 1] << 16 | (uint32_t) video[video_at + 2] << 8 | video[video_at + 3];
+      foxglove_msgs_msg_dds__CompressedVideo_ m = {0};
+      peer_stamp(&m.timestamp.sec, &m.timestamp.nanosec);
+      m.frame_id = "camera";
+      m.format = "h264";
+      m.data._length = m.data._maximum = n; m.data._buffer = video + video_at + 4;
+      dds_write(w_video, &m);
+      video_at += 4 + n;
+    }
     x += vx * cos(yaw) * (now - last);
     yaw += wz * (now - last);
     last = now;

@@ -1,7 +1,7 @@
 // A ROS 2 robot on Fast DDS with fastddsgen-generated types: publishes odometry, a laser
 // scan, a camera (CompressedImage), a point cloud and its battery, and obeys
 // geometry_msgs/Twist on cmd_vel (prints each command: "cmd_vel lx ly lz ax ay az"). The same
-// options and content as cyclone_peer.c (common.h).
+// options and content as cyclone_peer.c (common.h), goals (--nav) and H.264 (--video) too.
 #include <cmath>
 #include <csignal>
 #include <thread>
@@ -27,6 +27,8 @@ using namespace eprosima::fastdds::dds;
 namespace sm = sensor_msgs::msg::dds_;
 namespace gm = geometry_msgs::msg::dds_;
 namespace nm = nav_msgs::msg::dds_;
+namespace am = action_msgs::msg::dds_;
+namespace fm = foxglove_msgs::msg::dds_;
 
 static volatile std::sig_atomic_t stop_flag;
 static void on_signal(int) { stop_flag = 1; }
@@ -120,6 +122,12 @@ int main(int argc, char **argv) {
   DataWriter *w_batt = p.writer("battery_state", TypeSupport(new sm::BatteryState_PubSubType()), true);
   DataReader *r_cmd = p.reader("cmd_vel", TypeSupport(new gm::Twist_PubSubType()), true, o.cmd_transient_local, 10);
 
+  DataReader *r_goal = o.nav ? p.reader("goal_pose", TypeSupport(new gm::PoseStamped_PubSubType()), true, false, 10) : nullptr;
+  DataReader *r_cancel = o.nav ? p.reader("goal_pose/cancel", TypeSupport(new am::GoalInfo_PubSubType()), true, false, 10) : nullptr;
+  DataWriter *w_video = o.video ? p.writer("camera/video", TypeSupport(new fm::CompressedVideo_PubSubType()), true) : nullptr;
+  long video_bytes = 0, video_at = 0;
+  unsigned char *video = o.video ? peer_load_file(o.video, &video_bytes) : nullptr;
+  double next_video = t0;
   std::vector<float> ranges(PEER_SCAN_N), intens(PEER_SCAN_N);
   for (int i = 0; i < PEER_SCAN_N; i++) { ranges[i] = peer_range(i); intens[i] = (float) i; }
   std::vector<uint8_t> img;
@@ -148,7 +156,35 @@ int main(int argc, char **argv) {
       vx = cmd.linear().x();
       wz = cmd.angular().z();
     }
+    gm::PoseStamped_ goal;
+    while (r_goal && r_goal->take_next_sample(&goal, &info) == ReturnCode_t::RETCODE_OK) {
+      if (info.valid_data)
+        printf("goal %.3f %.3f %s\n", goal.pose().position().x(), goal.pose().position().y(), goal.header().frame_id().c_str());
+    }
+    am::GoalInfo_ cancel;
+    while (r_cancel && r_cancel->take_next_sample(&cancel, &info) == ReturnCode_t::RETCODE_OK) {
+      if (!info.valid_data) continue;
+      unsigned sum = 0;
+      for (uint8_t b : cancel.goal_id().uuid()) sum += b;
+      printf("cancel %u %d %u\n", sum, cancel.stamp().sec(), cancel.stamp().nanosec());
+    }
     double now = peer_now();
+    if (video && now >= next_video) { // the next access unit, from the top again at the end
+      next_video = now + 1 / o.video_hz;
+      if (video_at + 4 > video_bytes) video_at = 0;
+      uint32_t n = (uint32_t) video[video_at] << 24 | (uint32_t) video[video_at + 1] << 16 | (uint32_t) video[video_at + 2] << 8 | video[video_at + 3];
+      fm::CompressedVideo_ m;
+      int32_t sec;
+      uint32_t nsec;
+      peer_stamp(&sec, &nsec);
+      m.timestamp().sec(sec);
+      m.timestamp().nanosec(nsec);
+      m.frame_id("camera");
+      m.format("h264");
+      m.data(std::vector<uint8_t>(video + video_at + 4, video + video_at + 4 + n));
+      w_video->write(&m);
+      video_at += 4 + n;
+    }
     x += vx * std::cos(yaw) * (now - last);
     yaw += wz * (now - last);
     last = now;
