@@ -1,0 +1,196 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/proto/catalogpb"
+)
+
+// goalQuery is the W3 input socket on the robot's goal stream.
+const goalQuery = "componentName=nav&streamName=goal&direction=input"
+
+// newGoalAgent is newLiveAgent whose robot takes goals on nav/goal.
+func newGoalAgent(t *testing.T) *liveAgent {
+	a := newLiveAgent(t)
+	a.bot.Lock()
+	a.bot.StreamList = append(a.bot.StreamList, fleetgate.Stream{Component: "nav", Name: "goal", Type: poseType, Direction: fleetgate.Input, Source: fleetgate.SourceComponent})
+	a.bot.Unlock()
+	return a
+}
+
+// goalEvents is what the robot received: "goal", "cancel", "zero" (a zero Twist) or "motion".
+func goalEvents(t *testing.T, a *liveAgent) string {
+	t.Helper()
+	var out []string
+	for _, p := range a.bot.Published() {
+		switch {
+		case p.Cancel:
+			out = append(out, "cancel")
+		case p.Type == poseType:
+			out = append(out, "goal")
+		case isZeroTwist(twistOf(t, p)):
+			out = append(out, "zero")
+		default:
+			out = append(out, "motion")
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// waitEvents waits until the robot received want.
+func waitEvents(t *testing.T, a *liveAgent, want string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if goalEvents(t, a) == want {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("the robot received %q, want %q", goalEvents(t, a), want)
+}
+
+// A goal socket in both of the contract's conventions: each frame a goal, the empty message
+// its keepalive; it holds the motion lease (409 for a second controller on either stream),
+// and closing it cancels the goal before the zero.
+func TestLiveGoalSocket(t *testing.T) {
+	a := newGoalAgent(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name, query string
+		typ         websocket.MessageType
+		goal, alive []byte
+	}{
+		{"json", "&format=json", websocket.MessageText, []byte(`{"header":{"frameId":"map"},"pose":{"position":{"x":4,"y":2}}}`), []byte(`{}`)},
+		{"protobuf", "", websocket.MessageBinary, marshal(t, &catalogpb.PoseStamped{Header: &catalogpb.Header{FrameId: "map"}, Pose: &catalogpb.Pose{Position: &catalogpb.Point{X: 4, Y: 2}}}), nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			before := goalEvents(t, a)
+			prefix := before
+			if prefix != "" {
+				prefix += " "
+			}
+			conn := a.dial(t, goalQuery+c.query)
+			if err := conn.Write(ctx, c.typ, c.goal); err != nil {
+				t.Fatal(err)
+			}
+			waitEvents(t, a, prefix+"goal")
+			p := a.bot.Published()
+			var g catalogpb.PoseStamped
+			if err := proto.Unmarshal(p[len(p)-1].Payload, &g); err != nil || g.GetPose().GetPosition().GetX() != 4 || g.GetHeader().GetFrameId() != "map" {
+				t.Fatalf("the robot's goal: %v %v", &g, err)
+			}
+			// The motion lease is held: the controls list cmd_vel, and a second controller on
+			// either stream is the contract's 409 naming the holder.
+			resp := a.Do("GET", "/apigateway/v2/robots/"+a.robot+"/controls", a.admin, "")
+			if !strings.Contains(string(resp.Body), `"streamName":"cmd_vel"`) || !strings.Contains(string(resp.Body), `"owner":"admin@localhost"`) {
+				t.Fatalf("controls while the goal socket is open: %s", resp.Body)
+			}
+			for _, q := range []string{goalQuery, "componentName=base&streamName=cmd_vel&direction=input"} {
+				body := a.refused(t, a.url(q), http.Header{"Authorization": {"bearer " + a.admin}}, 409)
+				if !strings.Contains(body, "admin@localhost") {
+					t.Errorf("409 for %s does not name the holder: %s", q, body)
+				}
+			}
+			// Keepalives hold the goal well past the deadman.
+			for range 8 {
+				if err := conn.Write(ctx, c.typ, c.alive); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(100 * time.Millisecond) // the client's pace, not a synchronisation
+			}
+			if got := goalEvents(t, a); got != prefix+"goal" {
+				t.Fatalf("while keepalives came the robot received %q", got)
+			}
+			conn.Close(websocket.StatusNormalClosure, "")
+			waitEvents(t, a, prefix+"goal cancel zero")
+			waitFree(t, a)
+		})
+	}
+}
+
+// The deadman cancels the goal about 500 ms after the last keepalive, and the socket keeps
+// its control.
+func TestLiveGoalSocketDeadman(t *testing.T) {
+	a := newGoalAgent(t)
+	conn := a.dial(t, goalQuery+"&format=json")
+	ctx := context.Background()
+	if err := conn.Write(ctx, websocket.MessageText, []byte(`{"pose":{"position":{"x":1}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	waitEvents(t, a, "goal")
+	last := time.Now()
+	if err := conn.Write(ctx, websocket.MessageText, []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	waitEvents(t, a, "goal zero cancel")
+	if took := time.Since(last); took < 450*time.Millisecond || took > 2*time.Second {
+		t.Errorf("the goal was cancelled %v after the last keepalive, want about 500 ms", took)
+	}
+	if err := conn.Write(ctx, websocket.MessageText, []byte(`{"pose":{"position":{"x":2}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	waitEvents(t, a, "goal zero cancel goal")
+}
+
+// Bad frames on a goal socket close it with the contract's codes, as on a cmd_vel socket,
+// and the goal is cancelled before the zero; a goal the robot refuses closes 1008.
+func TestLiveGoalSocketCloseCodes(t *testing.T) {
+	a := newGoalAgent(t)
+	goal := marshal(t, &catalogpb.PoseStamped{Pose: &catalogpb.Pose{Position: &catalogpb.Point{X: 3}}})
+	cases := []struct {
+		name, query string
+		typ         websocket.MessageType
+		data        []byte
+		code        websocket.StatusCode
+	}{
+		{"text frame on protobuf", "", websocket.MessageText, []byte(`{}`), websocket.StatusUnsupportedData},
+		{"binary frame on json", "&format=json", websocket.MessageBinary, goal, websocket.StatusUnsupportedData},
+		{"malformed protobuf", "", websocket.MessageBinary, []byte{0xff, 0xff, 0xff}, websocket.StatusInvalidFramePayloadData},
+		{"a Twist on json", "&format=json", websocket.MessageText, []byte(`{"linear":{"x":1}}`), websocket.StatusInvalidFramePayloadData},
+		{"NaN", "&format=json", websocket.MessageText, []byte(`{"pose":{"position":{"x":"NaN"}}}`), websocket.StatusPolicyViolation},
+		{"over 64 KiB", "&format=json", websocket.MessageText, []byte(`{}` + strings.Repeat(" ", 64<<10)), websocket.StatusMessageTooBig},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := goalEvents(t, a)
+			prefix := before
+			if prefix != "" {
+				prefix += " "
+			}
+			conn := a.dial(t, goalQuery+c.query)
+			valid, validType := goal, websocket.MessageBinary
+			if c.query != "" {
+				valid, validType = []byte(`{"pose":{"position":{"x":3}}}`), websocket.MessageText
+			}
+			conn.Write(context.Background(), validType, valid)
+			waitEvents(t, a, prefix+"goal")
+			conn.Write(context.Background(), c.typ, c.data)
+			if code := closeCode(t, conn); code != c.code {
+				t.Errorf("close %d, want %d", code, c.code)
+			}
+			waitEvents(t, a, prefix+"goal cancel zero")
+			waitFree(t, a)
+		})
+	}
+	t.Run("a goal the robot refuses closes 1008", func(t *testing.T) {
+		a.bot.Lock()
+		a.bot.PublishErr = fleetgate.Errorf(fleetgate.EInvalid, "no path reaches (40, 40)")
+		a.bot.Unlock()
+		defer func() { a.bot.Lock(); a.bot.PublishErr = nil; a.bot.Unlock() }()
+		conn := a.dial(t, goalQuery)
+		conn.Write(context.Background(), websocket.MessageBinary, goal)
+		if code := closeCode(t, conn); code != websocket.StatusPolicyViolation {
+			t.Errorf("close %d, want 1008", code)
+		}
+		waitFree(t, a)
+	})
+}
