@@ -54,7 +54,9 @@ func TestGoalSocketThroughTheCloud(t *testing.T) {
 		}
 	}()
 	waitFor(t, 5*time.Second, "nav/status driving", func() bool { return navState(t, agent.URL, adminLocal, robot) == "driving" })
-	var held struct{ Controls []struct{ StreamName, Owner string } }
+	var held struct {
+		Controls []struct{ StreamName, Owner string }
+	}
 	getJSON(agent.URL+"/apigateway/v2/robots/"+robot+"/controls", adminLocal, &held)
 	if len(held.Controls) != 1 || held.Controls[0].StreamName != "cmd_vel" || held.Controls[0].Owner != "admin@localhost via the cloud" {
 		t.Fatalf("the agent's controls while the goal socket drives: %+v, want the cloud operator on cmd_vel", held.Controls)
