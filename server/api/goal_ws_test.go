@@ -194,3 +194,15 @@ func TestLiveGoalSocketCloseCodes(t *testing.T) {
 		waitFree(t, a)
 	})
 }
+
+// The Foxglove route takes no goals: its clients publish on a channel, with no keepalive for
+// the deadman to wait for.
+func TestFoxgloveTakesNoGoals(t *testing.T) {
+	a := newGoalAgent(t)
+	f := a.foxglove(t, "access_token="+a.admin, nil)
+	f.advertise(t, 1, "/nav/goal", "json", "geometry_msgs/PoseStamped")
+	f.wantStatus(t, 2, "take only Twist or AckermannDriveStamped")
+	if held := a.Do("GET", "/apigateway/v2/robots/"+a.robot+"/controls", a.admin, ""); !strings.Contains(string(held.Body), `"controls":[]`) {
+		t.Fatalf("a Foxglove channel on a goal stream took the lease: %s", held.Body)
+	}
+}
