@@ -228,9 +228,11 @@ type lease struct {
 // Take gives who the control of robot's input stream key until Stop: the stream's one lease
 // (fleetgate.HeldError when somebody else holds it; an upload lease of the same user is taken
 // over), and a controller with the rate cap and the deadman. The robot must be hosted here.
+// key may be a goal stream (GoalType): the control then holds the robot's motion lease, the
+// lease of its drivable stream, and its commands are goals (goal.go).
 func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey, who Who) (*Control, error) {
 	policy := d.sessionPolicy(ctx, robot.Info().ID, who)
-	driven, stream, t, old, err := d.lockTarget(ctx, robot, key)
+	h, old, err := d.lockTarget(ctx, robot, key)
 	if err != nil {
 		return nil, err
 	}
@@ -239,10 +241,10 @@ func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 		d.log.refused(robot, key, who, "held by "+old.owner.Owner+" ("+string(old.path)+")")
 		return nil, fleetgate.HeldError(old.owner)
 	}
-	l := d.newLease(t, driven, stream, who, false)
+	l := d.newLease(h.t, h.driven, h.stream, who, false)
 	l.robotName = robot.Info().Name
-	l.gov = d.governor(who, policy)
-	d.leases[t] = l
+	l.gov = d.governor(who, policy, h.goal)
+	d.leases[h.t] = l
 	d.mu.Unlock()
 	if old != nil {
 		// The user's own upload gives way to their socket: its zero goes out before the
@@ -251,36 +253,52 @@ func (d *Door) Take(ctx context.Context, robot fleet.Robot, key fleetgate.Stream
 		old.end("handed over to a live session:")
 	}
 	d.tell(l, "took control of")
-	return &Control{l: l}, nil
+	return &Control{l: l, goal: h.goal}, nil
 }
 
-// drivable resolves robot's input stream key for a live session: a Twist or Ackermann input.
-func (d *Door) drivable(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey) (Driven, fleetgate.Stream, error) {
+// hold is what a live session's control holds: the lease of the robot's drivable stream and,
+// for a goal socket, the goal stream its goals go to (nil for a socket of motion commands).
+type hold struct {
+	driven Driven
+	stream fleetgate.Stream
+	goal   *fleetgate.Stream
+	t      target
+}
+
+// drivable resolves robot's input stream key for a live session: a Twist or Ackermann input,
+// or a goal stream, whose lease is the robot's motion lease (motionStream).
+func (d *Door) drivable(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey) (hold, error) {
 	driven, stream, err := d.resolve(ctx, robot, key)
 	if err != nil {
-		return nil, fleetgate.Stream{}, err
+		return hold{}, err
+	}
+	if stream.Type == GoalType {
+		motion, err := d.motionStream(ctx, robot, stream)
+		if err != nil {
+			return hold{}, err
+		}
+		return hold{driven: driven, stream: motion, goal: &stream, t: target{robotID: robot.Info().ID, key: motion.Key()}}, nil
 	}
 	if !teleop.InputTypeAllowed(stream.Type) {
-		return nil, fleetgate.Stream{}, fleetgate.Errorf(fleetgate.EInvalid, "stream %s/%s takes %s; only Twist and AckermannDriveStamped streams are driven", key.Component, key.Name, stream.Type)
+		return hold{}, fleetgate.Errorf(fleetgate.EInvalid, "stream %s/%s takes %s; only Twist, AckermannDriveStamped and goal (PoseStamped) streams are driven", key.Component, key.Name, stream.Type)
 	}
-	return driven, stream, nil
+	return hold{driven: driven, stream: stream, t: target{robotID: robot.Info().ID, key: stream.Key()}}, nil
 }
 
-// lockTarget resolves robot's drivable stream key and locks the door (the caller unlocks d.mu):
-// its target, and the lease that holds it now (nil when free). On an error the door is not
-// locked.
-func (d *Door) lockTarget(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey) (Driven, fleetgate.Stream, target, *lease, error) {
-	driven, stream, err := d.drivable(ctx, robot, key)
+// lockTarget resolves robot's stream key for a live session (drivable) and locks the door
+// (the caller unlocks d.mu): what the session holds, and the lease that holds its target now
+// (nil when free). On an error the door is not locked.
+func (d *Door) lockTarget(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey) (hold, *lease, error) {
+	h, err := d.drivable(ctx, robot, key)
 	if err != nil {
-		return nil, fleetgate.Stream{}, target{}, nil, err
+		return hold{}, nil, err
 	}
-	t := target{robotID: robot.Info().ID, key: stream.Key()}
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
-		return nil, fleetgate.Stream{}, target{}, nil, errClosed
+		return hold{}, nil, errClosed
 	}
-	return driven, stream, t, d.leases[t], nil
+	return h, d.leases[h.t], nil
 }
 
 // Refused logs and journals a command of who that an edge refused before it reached the door
@@ -566,10 +584,21 @@ func (d *Door) Close() {
 // Control is one session's hold on an input stream (a W3 socket, a cloud operator's
 // control): its commands go through the door's checks and the lease's controller, and Stop
 // zeroes the robot and frees the stream.
-type Control struct{ l *lease }
+type Control struct {
+	l *lease
+	// goal is the goal stream of a goal socket's control, whose commands are goals (goal.go);
+	// nil for one of motion commands.
+	goal *fleetgate.Stream
+}
 
-// Stream is the input stream, as its robot declares it (type and limits).
-func (c *Control) Stream() fleetgate.Stream { return c.l.stream }
+// Stream is the input stream the session sends on, as its robot declares it (type and
+// limits): the goal stream of a goal socket.
+func (c *Control) Stream() fleetgate.Stream {
+	if c.goal != nil {
+		return *c.goal
+	}
+	return c.l.stream
+}
 
 // OnFault sets what is called (once, on any goroutine) when a publish fails: the session ends
 // then. Set it before the first command.
@@ -583,6 +612,9 @@ func (c *Control) OnFault(f func(error)) {
 // value beyond 10x is refused, EInvalid, and nothing is published), then paced by the rate
 // cap, re-arming the deadman.
 func (c *Control) Command(m proto.Message) error {
+	if c.goal != nil {
+		return c.sendGoal(m)
+	}
 	if m == nil || string(m.ProtoReflect().Descriptor().FullName()) != c.l.stream.Type {
 		return fmt.Errorf("door: a command that is not a %s", c.l.stream.Type)
 	}

@@ -42,6 +42,7 @@ type Notice struct {
 // ask is one operator's pending request for a lease.
 type ask struct {
 	who    Who
+	goal   *fleetgate.Stream  // the goal stream of an asker's goal socket (Control.goal)
 	policy teleop.DelayPolicy // the governor's policy of the asker's session, when granted
 	since  time.Time
 	timer  clock.Timer
@@ -83,7 +84,7 @@ func (c *Control) OnLost(f func(err error)) {
 // withdrawn when ctx ends.
 func (d *Door) Request(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey, who Who) (*Control, error) {
 	policy := d.sessionPolicy(ctx, robot.Info().ID, who)
-	_, _, _, l, err := d.lockTarget(ctx, robot, key)
+	h, l, err := d.lockTarget(ctx, robot, key)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +108,7 @@ func (d *Door) Request(ctx context.Context, robot fleet.Robot, key fleetgate.Str
 		d.log.refused(robot, key, who, refusal)
 		return nil, &fleetgate.Error{Code: fleetgate.EConflict, Owner: owner.Owner, Since: owner.Since, Message: refusal}
 	}
-	a := &ask{who: who, policy: policy, since: d.clock.Now(), answer: make(chan askResult, 1)}
+	a := &ask{who: who, goal: h.goal, policy: policy, since: d.clock.Now(), answer: make(chan askResult, 1)}
 	a.timer = d.clock.AfterFunc(AnswerTimeout, func() { d.expire(l, a) })
 	l.ask = a
 	watch := l.watch
@@ -194,13 +195,13 @@ func (c *Control) Answer(grant bool) error {
 		return nil
 	}
 	next := d.newLease(l.target, l.driven, l.stream, a.who, false)
-	next.robotName, next.gov = l.robotName, d.governor(a.who, a.policy)
+	next.robotName, next.gov = l.robotName, d.governor(a.who, a.policy, a.goal)
 	d.swap(l, next)
 	d.mu.Unlock()
 	d.handOver(l, "handed over to "+next.owner.Owner+": zeroed and released", NoticeHanded, next.owner.Owner,
 		"control of "+l.target.key.Component+"/"+l.target.key.Name+" handed to "+next.owner.Owner)
 	d.tell(next, "took control (granted by "+l.owner.Owner+") of")
-	a.answer <- askResult{ctl: &Control{l: next}}
+	a.answer <- askResult{ctl: &Control{l: next, goal: a.goal}}
 	return nil
 }
 
@@ -215,16 +216,17 @@ func (d *Door) Override(ctx context.Context, robot fleet.Robot, key fleetgate.St
 		return nil, err
 	}
 	policy := d.sessionPolicy(ctx, robot.Info().ID, who)
-	driven, stream, t, old, err := d.lockTarget(ctx, robot, key)
+	h, old, err := d.lockTarget(ctx, robot, key)
 	if err != nil {
 		return nil, err
 	}
+	t := h.t
 	if old != nil && old.owner.Owner == who.holder() && !old.upload {
 		d.mu.Unlock()
 		return nil, fleetgate.HeldError(old.owner)
 	}
-	next := d.newLease(t, driven, stream, who, false)
-	next.robotName, next.gov = robot.Info().Name, d.governor(who, policy)
+	next := d.newLease(t, h.driven, h.stream, who, false)
+	next.robotName, next.gov = robot.Info().Name, d.governor(who, policy, h.goal)
 	var a *ask
 	if old != nil {
 		a, old.ask = old.ask, nil
@@ -235,7 +237,7 @@ func (d *Door) Override(ctx context.Context, robot fleet.Robot, key fleetgate.St
 	d.mu.Unlock()
 	if old == nil {
 		d.tell(next, "took control (supervisor) of")
-		return &Control{l: next}, nil
+		return &Control{l: next, goal: h.goal}, nil
 	}
 	if a != nil {
 		a.timer.Stop()
@@ -245,7 +247,7 @@ func (d *Door) Override(ctx context.Context, robot fleet.Robot, key fleetgate.St
 	d.handOver(old, "taken over by "+next.owner.Owner+" (supervisor override): zeroed and released", NoticeTaken, next.owner.Owner,
 		"control of "+t.key.Component+"/"+t.key.Name+" taken by "+next.owner.Owner+" (supervisor override)")
 	d.tell(next, "took control (supervisor override, from "+old.owner.Owner+") of")
-	return &Control{l: next}, nil
+	return &Control{l: next, goal: h.goal}, nil
 }
 
 // swap gives old's stream to next. d.mu is held. The old holder's zero goes out here, under the

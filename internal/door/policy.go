@@ -3,6 +3,7 @@ package door
 import (
 	"context"
 
+	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/live/teleop"
 )
 
@@ -31,9 +32,11 @@ func (d *Door) sessionPolicy(ctx context.Context, robotID string, who Who) teleo
 }
 
 // governor starts following the delay of who's session, which begins now (nil for a path
-// that is not governed): every lease of a live session gets one, taken, granted or overridden.
-func (d *Door) governor(who Who, p teleop.DelayPolicy) *teleop.Governor {
-	if !who.Path.governed() {
+// that is not governed): every lease of a live session gets one, taken, granted or overridden,
+// but a goal socket's (goal not nil), whose robot drives itself: a late picture does not slow
+// a goal.
+func (d *Door) governor(who Who, p teleop.DelayPolicy, goal *fleetgate.Stream) *teleop.Governor {
+	if !who.Path.governed() || goal != nil {
 		return nil
 	}
 	return teleop.NewGovernor(d.clock, p)

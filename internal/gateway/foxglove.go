@@ -153,7 +153,7 @@ func (f *foxgloveRobot) Publish(ctx context.Context, key fleetgate.StreamKey) (l
 	if err != nil {
 		return nil, err
 	}
-	if err := drivable(r, s, sel); err != nil {
+	if err := drivable(r, s, sel, false); err != nil {
 		return nil, err
 	}
 	if rd, ok := fleet.As[fleet.RemoteDriven](robot); ok {

@@ -11,10 +11,12 @@ import (
 	"github.com/fleetgate/fleetgate/internal/video"
 )
 
-// Input command types W3 accepts: the contract names only these two.
+// Input command types W3 accepts: the contract names these two, and a goal stream's
+// (an extension: a socket of goals under the robot's motion lease, internal/door).
 var liveInputTypes = map[string]bool{
 	"Platform.Messages.geometry_msgs.Twist":                  true,
 	"Platform.Messages.ackermann_msgs.AckermannDriveStamped": true,
+	door.GoalType: true,
 }
 
 var (
@@ -40,12 +42,16 @@ func (ss *StreamService) OpenLiveOutput(ctx context.Context, c *Caller, robotID 
 }
 
 // drivable refuses a stream a live session cannot drive: an output (404), or an input of a
-// type other than Twist or Ackermann (400). W3 and the Foxglove route check alike.
-func drivable(r fleetgate.Robot, s fleetgate.Stream, sel StreamSelector) error {
+// type other than Twist or Ackermann (400), or on W3 (goals true) a goal stream. The
+// Foxglove route takes no goals: its clients publish on a channel, with no keepalive.
+func drivable(r fleetgate.Robot, s fleetgate.Stream, sel StreamSelector, goals bool) error {
 	if s.Direction != fleetgate.Input {
 		return fleetgate.Errorf(fleetgate.ENotFound, "robot %q has no input stream %s", r.Name, sel)
 	}
-	if !liveInputTypes[s.Type] {
+	if s.Type == door.GoalType && goals {
+		return nil
+	}
+	if !liveInputTypes[s.Type] || s.Type == door.GoalType {
 		return fleetgate.Errorf(fleetgate.EInvalid, "stream %s takes %s; input streams take only Twist or AckermannDriveStamped", sel, s.Type)
 	}
 	return nil
@@ -73,7 +79,7 @@ func (ss *StreamService) OpenLiveInput(ctx context.Context, c *Caller, robotID s
 // input stream, drivable.
 func (ss *StreamService) inputTarget(ctx context.Context, c *Caller, robotID string, sel StreamSelector) (fleetgate.Robot, fleet.Robot, fleetgate.Stream, error) {
 	if sel.Type != "" && !liveInputTypes[sel.Type] {
-		return fleetgate.Robot{}, nil, fleetgate.Stream{}, fleetgate.Errorf(fleetgate.EInvalid, "input streams take only Twist or AckermannDriveStamped, not %s", sel.Type)
+		return fleetgate.Robot{}, nil, fleetgate.Stream{}, fleetgate.Errorf(fleetgate.EInvalid, "input streams take only Twist, AckermannDriveStamped or a goal (PoseStamped), not %s", sel.Type)
 	}
 	if sel.Source > fleetgate.SourceROS2 {
 		return fleetgate.Robot{}, nil, fleetgate.Stream{}, fleetgate.Errorf(fleetgate.EInvalid, "input is accepted on source types 1 to 3 only")
@@ -93,7 +99,7 @@ func (ss *StreamService) inputTarget(ctx context.Context, c *Caller, robotID str
 		}
 		return fleetgate.Robot{}, nil, fleetgate.Stream{}, err
 	}
-	if err := drivable(r, s, sel); err != nil {
+	if err := drivable(r, s, sel, true); err != nil {
 		return fleetgate.Robot{}, nil, fleetgate.Stream{}, err
 	}
 	return r, robot, s, nil

@@ -151,7 +151,9 @@ func TestLiveStreamRefusals(t *testing.T) {
 		{"bad withoutDownSampling", a.url("componentName=base&streamName=pose&withoutDownSampling=maybe"), auth, 400},
 		{"bad source", a.url("componentName=base&streamName=pose&source=x"), auth, 400},
 		{"input on source 5", a.url(base + "&source=5"), auth, 400},
-		{"unsupported input type", a.url(base + "&streamType=" + poseType), auth, 400},
+		{"unsupported input type", a.url(base + "&streamType=Platform.Messages.sensor_msgs.LaserScan"), auth, 400},
+		// A goal (PoseStamped) is an input type (goal sockets, an extension); cmd_vel is none.
+		{"goal type on a stream that is no goal stream", a.url(base + "&streamType=" + poseType), auth, 404},
 		{"input stream of another type", a.url("componentName=base&streamName=lamp&direction=input"), auth, 400},
 		{"bad query beats missing token", a.url("componentName=base"), nil, 400},
 		{"no token", a.url(base), nil, 401},

@@ -23,9 +23,28 @@ const (
 // fast, so it is not part of what makes a command a stop.
 const headerType protoreflect.FullName = "Platform.Messages.std_msgs.Header"
 
-// InputTypeAllowed reports whether fullName is a type an input socket may send.
+// InputTypeAllowed reports whether fullName is a motion command type: the contract's two
+// input types, the ones a Controller paces and zeroes.
 func InputTypeAllowed(fullName string) bool {
 	return fullName == TwistType || fullName == AckermannType
+}
+
+// GoalType is the type of a goal stream: a pose for the robot to drive itself to (map frame,
+// metres). An input socket on a goal stream (an extension of the contract) sends one goal a
+// frame, under the robot's motion lease (internal/door).
+const GoalType = "Platform.Messages.geometry_msgs.PoseStamped"
+
+// SocketTypeAllowed reports whether an input socket may send fullName: a motion command or a
+// goal.
+func SocketTypeAllowed(fullName string) bool {
+	return InputTypeAllowed(fullName) || fullName == GoalType
+}
+
+// IsKeepalive reports whether m is a goal socket's keepalive: the empty goal message (a
+// zero-length binary frame, or the JSON text {}), which names no frame and no pose and so is
+// no goal. It keeps the motion lease alive as a zero command does on a cmd_vel socket.
+func IsKeepalive(m proto.Message) bool {
+	return string(m.ProtoReflect().Descriptor().FullName()) == GoalType && proto.Size(m) == 0
 }
 
 // Input frame formats (the W3 format query parameter).
@@ -60,7 +79,7 @@ func refuse(code, reason string, cause error) *fleetgate.Error {
 //
 // Unknown protobuf fields are dropped: what goes to the robot is exactly what was checked.
 func DecodeCommand(typ, format string, binary bool, data []byte) (proto.Message, error) {
-	if !InputTypeAllowed(typ) {
+	if !SocketTypeAllowed(typ) {
 		return nil, refuse(fleetgate.EInvalid, "input type not accepted: "+typ, nil)
 	}
 	switch format {

@@ -371,3 +371,52 @@ func BenchmarkDecodeCommand(b *testing.B) {
 		})
 	}
 }
+
+// A goal socket takes PoseStamped frames in both conventions, each a goal, and the empty
+// message is its keepalive; a goal frame is held to the same rules as a command's.
+func TestDecodeGoal(t *testing.T) {
+	pose := &catalogpb.PoseStamped{Header: &catalogpb.Header{FrameId: "map"}, Pose: &catalogpb.Pose{Position: &catalogpb.Point{X: 4, Y: 2}}}
+	bin, err := proto.Marshal(pose)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, format string
+		binary       bool
+		data         []byte
+		keepalive    bool
+		code         string
+	}{
+		{"protobuf goal", FormatProtobuf, true, bin, false, ""},
+		{"json goal", FormatJSON, false, []byte(`{"header":{"frameId":"map"},"pose":{"position":{"x":4,"y":2}}}`), false, ""},
+		{"json goal at the origin", FormatJSON, false, []byte(`{"pose":{}}`), false, ""},
+		{"protobuf keepalive", FormatProtobuf, true, nil, true, ""},
+		{"json keepalive", FormatJSON, false, []byte(`{}`), true, ""},
+		{"non-finite", FormatJSON, false, []byte(`{"pose":{"position":{"x":"NaN"}}}`), false, fleetgate.EInvalid},
+		{"unknown field", FormatJSON, false, []byte(`{"goal":1}`), false, fleetgate.EMalformed},
+		{"text on protobuf", FormatProtobuf, false, []byte(`{}`), false, fleetgate.EUnsupported},
+		{"garbage", FormatProtobuf, true, []byte{0xff, 0xff}, false, fleetgate.EMalformed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := DecodeCommand(GoalType, tc.format, tc.binary, tc.data)
+			if tc.code != "" {
+				if !fleetgate.Is(err, tc.code) {
+					t.Fatalf("DecodeCommand = %v, want %s", err, tc.code)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := IsKeepalive(m); got != tc.keepalive {
+				t.Fatalf("IsKeepalive = %v, want %v", got, tc.keepalive)
+			}
+		})
+	}
+	if IsKeepalive(&catalogpb.Twist{}) {
+		t.Fatal("a zero Twist is a command, not a goal socket's keepalive")
+	}
+	if !SocketTypeAllowed(GoalType) || InputTypeAllowed(GoalType) {
+		t.Fatal("a goal is a socket's type, not a motion command's")
+	}
+}
