@@ -77,6 +77,21 @@ func TestGoalSocketThroughTheCloud(t *testing.T) {
 		t.Errorf("the goal was cancelled %v after the socket closed", took)
 	}
 	waitFor(t, 5*time.Second, "the motion lease free", func() bool { return controlsHeld(t, agent.URL, adminLocal, robot) == 0 })
+
+	// A goal the agent's door refuses (off the map) closes the cloud's socket as the local
+	// gateway closes it: 1008, in the robot's words.
+	refused := dialW3(t, cloud.URL, adminCloud, robot, goalSocket)
+	defer refused.CloseNow()
+	send(t, refused, `{"header":{"frameId":"map"},"pose":{"position":{"x":1000,"y":1000}}}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var err error
+	for err == nil {
+		_, _, err = refused.Read(ctx)
+	}
+	if code := websocket.CloseStatus(err); code != websocket.StatusPolicyViolation {
+		t.Errorf("a goal off the map through the cloud: %v, want 1008 as on the local gateway", err)
+	}
 }
 
 // simPose is the robot's position and heading from its odometry.

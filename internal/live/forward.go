@@ -82,8 +82,10 @@ func (f *forwarder) watch() {
 		// The agent's (or the link's) words go with the close: "the robot's gateway stopped
 		// answering; it stops the robot by itself" says more than the close code can.
 		err := f.ctl.Err()
-		if fleetgate.Is(err, fleetgate.EConflict) {
+		if fleetgate.Is(err, fleetgate.EConflict) || fleetgate.Is(err, fleetgate.EInvalid) {
 			// Handed over or taken by a supervisor at the robot's door: its words say to whom.
+			// A command the agent's door refused (a goal no path reaches, a speed no operator
+			// means): the client's mistake, closed as the local gateway closes it (1008).
 			f.onFault(err)
 			return
 		}

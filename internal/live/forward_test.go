@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/edge"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
@@ -67,6 +69,29 @@ func TestForwardHandsCommandsToTheAgent(t *testing.T) {
 	d.Stop()
 	if ctl.released != 1 {
 		t.Fatalf("released %d times, want once", ctl.released)
+	}
+}
+
+// TestForwardKeepsTheAgentsRefusal: a command the agent's door refused ends the cloud's
+// session as a refusal in the agent's words (1008, as on the local gateway), not as a failed
+// publish (1011).
+func TestForwardKeepsTheAgentsRefusal(t *testing.T) {
+	ctl := &remoteControl{done: make(chan struct{})}
+	faults := make(chan error, 1)
+	d := Forward(ctl, func(err error) { faults <- err })
+	defer d.Stop()
+	ctl.err = fleetgate.Errorf(fleetgate.EInvalid, "a command the agent refused: no path reaches (40.0, 3.0)")
+	close(ctl.done)
+	select {
+	case err := <-faults:
+		if !fleetgate.Is(err, fleetgate.EInvalid) || !strings.Contains(fleetgate.ErrorMessage(err), "no path reaches") {
+			t.Fatalf("the session ended with %v, want the agent's refusal", err)
+		}
+		if code, _ := edge.Close(err); code != websocket.StatusPolicyViolation {
+			t.Errorf("closed %v, want 1008 as on the local gateway", code)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the agent's end of the control did not end the session")
 	}
 }
 
