@@ -188,8 +188,19 @@ func (s *session) command(cmd *linkpb.ControlCommand) {
 		err = c.driver.Command(m)
 	}
 	if err != nil {
-		c.end(&fleetgate.Error{Code: fleetgate.EInvalid, Message: "a command the agent refused: " + fleetgate.ErrorMessage(err), Err: err})
+		c.end(commandRefused(err))
 	}
+}
+
+// commandRefused is why a cloud operator's control ends on a command the agent did not carry
+// out. The door's code goes with its words: a command it refused (EInvalid) is the operator's
+// to fix (1008 at the cloud), a publish that failed (EUnavailable) is not (1011).
+func commandRefused(err error) error {
+	code := fleetgate.ErrorCode(err)
+	if code == fleetgate.EInternal {
+		code = fleetgate.EInvalid // a command that does not decode
+	}
+	return &fleetgate.Error{Code: code, Message: "a command the agent refused: " + fleetgate.ErrorMessage(err), Err: err}
 }
 
 // maxEarlyReleases bounds the releases kept for controls not granted yet.

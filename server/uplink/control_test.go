@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -108,5 +109,24 @@ func TestReleaseBeforeItsGrant(t *testing.T) {
 	s.stopControls() // the link is gone
 	if in.zeros != 2 || in.released != 2 {
 		t.Errorf("after the link ended: zeros %d, releases %d; want the second zero and lease back", in.zeros, in.released)
+	}
+}
+
+// TestCommandRefusedKeepsTheDoorsCode: a command the agent's door refused ends the cloud's
+// control as the operator's mistake (invalid: 1008 at the cloud), a publish that failed as
+// the robot's fault (unavailable: 1011), each in the door's words.
+func TestCommandRefusedKeepsTheDoorsCode(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{fleetgate.Errorf(fleetgate.EInvalid, "no way to (1000.00, 1000.00)"), fleetgate.EInvalid},
+		{fleetgate.Errorf(fleetgate.EUnavailable, "publishing to the robot failed"), fleetgate.EUnavailable},
+		{fleetgate.Errorf(fleetgate.EConflict, "held by ops@example.com"), fleetgate.EConflict},
+	} {
+		got := commandRefused(tc.err)
+		if !fleetgate.Is(got, tc.want) || !strings.Contains(fleetgate.ErrorMessage(got), fleetgate.ErrorMessage(tc.err)) {
+			t.Errorf("%v ended the control with %v, want %s in its words", tc.err, got, tc.want)
+		}
 	}
 }
