@@ -5,12 +5,10 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,47 +16,16 @@ import (
 	"github.com/fleetgate/fleetgate/internal/source/camera/cameratest"
 )
 
-// rtspBridge makes the test RTSP server (on this namespace's loopback) reachable from the
-// site's namespace at 127.0.0.1:8554, as a camera on the robot's own network is: RTSP over
-// TCP (the camera's ffmpeg interleaves RTP in it), copied both ways. It ends with the test.
-func rtspBridge(t testing.TB, l *netshape.Link, server string) string {
+// rtspBridge makes the test RTSP server (server: host:port on this namespace's loopback)
+// reachable from the site's namespace at 127.0.0.1:8554, as a camera on the robot's own
+// network is: RTSP over TCP (the camera's ffmpeg interleaves RTP in it). It ends with the test.
+func rtspBridge(t testing.TB, l *netshape.Link, server string) {
 	t.Helper()
-	const addr = "127.0.0.1:8554"
-	ln, err := l.Listen(l.Site, "tcp", addr)
+	ln, err := l.Listen(l.Site, "tcp", "127.0.0.1:8554")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	wg.Go(func() {
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", server)
-			if err != nil {
-				in.Close()
-				continue
-			}
-			mu.Lock()
-			conns = append(conns, in, out)
-			mu.Unlock()
-			wg.Go(func() { io.Copy(out, in); out.Close() })
-			wg.Go(func() { io.Copy(in, out); in.Close() })
-		}
-	})
-	return "rtsp://" + addr + "/test"
+	serveBridge(t, ln, func() (net.Conn, error) { return net.DialTimeout("tcp", server, 5*time.Second) })
 }
 
 // BenchmarkUplinkCameras runs issue 31's profiles with more cameras and another kind: one
@@ -71,25 +38,7 @@ func rtspBridge(t testing.TB, l *netshape.Link, server string) string {
 // (the capture time burned into the simulated pictures, read from the decoded picture).
 // make bench-uplink-cameras; figures in docs/performance.md.
 func BenchmarkUplinkCameras(b *testing.B) {
-	window := 15 * time.Second
-	if d, err := time.ParseDuration(os.Getenv("FLEETGATE_BENCH_DURATION")); err == nil && d > 0 {
-		window = d
-	}
-	profiles := []uplinkProfile{
-		newUplinkProfile("unshaped", 0, 0, 0),
-		newUplinkProfile("5Mbit-60ms-0.5%", 5_000_000, 60*time.Millisecond, 0.005),
-		newUplinkProfile("2Mbit-100ms-1%", 2_000_000, 100*time.Millisecond, 0.01),
-		newUplinkProfile("1Mbit-150ms-2%", 1_000_000, 150*time.Millisecond, 0.02),
-	}
-	if only := os.Getenv("FLEETGATE_BENCH_PROFILES"); only != "" {
-		var keep []uplinkProfile
-		for _, p := range profiles {
-			if strings.Contains(only, p.name) {
-				keep = append(keep, p)
-			}
-		}
-		profiles = keep
-	}
+	window, profiles := uplinkBenchRuns(15 * time.Second)
 	rtsp := cameratest.StartRTSP(b, cameratest.RTSPOptions{Codec: "h264", Width: 640, Height: 480, FPS: 30, Bitrate: 1000, Pattern: "smpte"})
 	type camerasCase struct {
 		name string

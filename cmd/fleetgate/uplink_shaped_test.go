@@ -557,22 +557,35 @@ func TestShapedUplinkKeepsTeleopAndFeedback(t *testing.T) {
 	}
 }
 
+// uplinkBenchRuns are the window and the profiles of issue 31 a shaped-uplink benchmark runs:
+// FLEETGATE_BENCH_DURATION sets the window (default: window), FLEETGATE_BENCH_PROFILES keeps
+// the profiles whose names it contains (e.g. "unshaped,2Mbit").
+func uplinkBenchRuns(window time.Duration) (time.Duration, []uplinkProfile) {
+	if d, err := time.ParseDuration(os.Getenv("FLEETGATE_BENCH_DURATION")); err == nil && d > 0 {
+		window = d
+	}
+	var profiles []uplinkProfile
+	only := os.Getenv("FLEETGATE_BENCH_PROFILES")
+	for _, p := range []uplinkProfile{
+		newUplinkProfile("unshaped", 0, 0, 0),
+		newUplinkProfile("5Mbit-60ms-0.5%", 5_000_000, 60*time.Millisecond, 0.005),
+		newUplinkProfile("2Mbit-100ms-1%", 2_000_000, 100*time.Millisecond, 0.01),
+		newUplinkProfile("1Mbit-150ms-2%", 1_000_000, 150*time.Millisecond, 0.02),
+	} {
+		if only == "" || strings.Contains(only, p.name) {
+			profiles = append(profiles, p)
+		}
+	}
+	return window, profiles
+}
+
 // BenchmarkUplink runs the profiles of issue 31 with the link's lanes and BBR, and with
 // neither (the link as it was: --link-lanes=false --link-congestion cubic), in one run, the
 // viewer asking for JPEG, and with the lanes and BBR again with the viewer asking for H.264:
 // fps, picture age, the operator's view of the robot reacting, teleop opens and the uplink's
 // bytes, with the log growing. make bench-uplink; figures in docs/performance.md.
 func BenchmarkUplink(b *testing.B) {
-	window := 20 * time.Second
-	if d, err := time.ParseDuration(os.Getenv("FLEETGATE_BENCH_DURATION")); err == nil && d > 0 {
-		window = d
-	}
-	profiles := []uplinkProfile{
-		newUplinkProfile("unshaped", 0, 0, 0),
-		newUplinkProfile("5Mbit-60ms-0.5%", 5_000_000, 60*time.Millisecond, 0.005),
-		newUplinkProfile("2Mbit-100ms-1%", 2_000_000, 100*time.Millisecond, 0.01),
-		newUplinkProfile("1Mbit-150ms-2%", 1_000_000, 150*time.Millisecond, 0.02),
-	}
+	window, profiles := uplinkBenchRuns(20 * time.Second)
 	var report bytes.Buffer
 	fmt.Fprintf(&report, "| uplink | link | fps (after the first picture; first at) | picture age p50 / p99 | operator sees the robot react p50 / p99 | teleop opens p50 / p99 (failed) | uplink Mbit/s |\n|---|---|---|---|---|---|---|\n")
 	{
