@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -572,7 +573,7 @@ func uplinkBenchRuns(window time.Duration) (time.Duration, []uplinkProfile) {
 		newUplinkProfile("2Mbit-100ms-1%", 2_000_000, 100*time.Millisecond, 0.01),
 		newUplinkProfile("1Mbit-150ms-2%", 1_000_000, 150*time.Millisecond, 0.02),
 	} {
-		if only == "" || strings.Contains(only, p.name) {
+		if only == "" || slices.ContainsFunc(strings.Split(only, ","), func(part string) bool { return strings.Contains(p.name, part) }) {
 			profiles = append(profiles, p)
 		}
 	}
