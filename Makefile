@@ -1,5 +1,5 @@
 # Convenience targets; the scripts are the source of truth (CI runs scripts/test.sh).
-.PHONY: test generate build agent-ros2 packages demo bench bench-netshape bench-uplink chaos fuzz bench-events bench-flight bench-cluster bench-cluster-w1 cluster-demo durability deadman soak kiosk-soak
+.PHONY: test generate build agent-ros2 packages demo bench bench-netshape bench-uplink bench-uplink-cameras chaos fuzz bench-events bench-flight bench-cluster bench-cluster-w1 cluster-demo durability deadman soak kiosk-soak
 
 test:
 	./scripts/test.sh
@@ -47,7 +47,14 @@ bench-netshape:
 # age, the operator seeing the robot react, teleop opens. FLEETGATE_BENCH_REPORT=FILE writes
 # the table.
 bench-uplink:
-	go test -run '^$$' -bench BenchmarkUplink -benchtime 1x -timeout 30m -v ./cmd/fleetgate
+	go test -run '^$$' -bench '^BenchmarkUplink$$' -benchtime 1x -timeout 30m -v ./cmd/fleetgate
+
+# More cameras on the shaped uplink (issue 31): one and four simulated cameras and the RTSP test
+# camera (GStreamer, H.264 1 Mbit/s, 640x480, 30 fps), JPEG and H.264, on each profile, with the
+# glass age of the simulated pictures (--sim-clock-strip); about 12 minutes.
+# FLEETGATE_BENCH_PROFILES=unshaped,2Mbit picks profiles, FLEETGATE_BENCH_DURATION the window.
+bench-uplink-cameras:
+	go test -run '^$$' -bench BenchmarkUplinkCameras -benchtime 1x -timeout 40m -v ./cmd/fleetgate
 
 # Every fuzz target for a minute each (the test command gives each 5 s); a failing input is
 # kept under the package's testdata/fuzz to commit as a regression test.

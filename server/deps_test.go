@@ -50,10 +50,10 @@ var floors = [][]room{
 	{{"robot contract and live engines", "the robot contract and its door, live sessions, teleop policy, the KPI hub, the recorder, the alert tracker and its webhooks",
 		[]string{"internal/fleet", "internal/fleet/fleettest", "internal/door", "internal/door/doortest", "internal/live",
 			"internal/live/output", "internal/live/teleop", "internal/live/foxglove", "internal/kpi", "internal/record",
-			"internal/alert", "internal/webhook", "internal/video"}}},
+			"internal/alert", "internal/webhook", "internal/video", "internal/video/videotest"}}},
 	{{"libraries", "one job each, knowing nothing of robots' rules",
 		[]string{"internal/clock", "internal/clock/clocktest", "internal/edge", "internal/limit", "internal/mcap", "internal/mcap/mcaptest",
-			"internal/blob", "internal/hoststat", "internal/netshape", "internal/cluster/natstest", "internal/store/postgres/pgtest"}}},
+			"internal/blob", "internal/clockstrip", "internal/hoststat", "internal/netshape", "internal/cluster/natstest", "internal/store/postgres/pgtest"}}},
 	{{"vocabulary", "the root package's domain types and coded error, the message catalog, the wire types",
 		[]string{"", "internal/msgs", "proto/catalogpb", "proto/streampb", "proto/linkpb", "proto/clusterpb", "proto/foxglovepb"}}},
 }
@@ -126,7 +126,7 @@ var rules = []rule{
 		"the core knows no HTTP and no SQL driver; it is above the robot contract and the live sessions, and states the interfaces it needs"},
 
 	// Robot sources.
-	{"internal/source/sim", []string{"", "internal/door", "internal/fleet", "internal/hoststat", "internal/msgs", "proto/catalogpb"}, noSQL, whySource},
+	{"internal/source/sim", []string{"", "internal/clockstrip", "internal/door", "internal/fleet", "internal/hoststat", "internal/msgs", "proto/catalogpb"}, noSQL, whySource},
 	{"internal/source/camera", []string{"", "internal/clock", "internal/fleet", "internal/source/camera/scale", "internal/video", "proto/catalogpb"}, concat(noSQL, noEcho), whySource},
 	{"internal/source/camera/scale", nil, nil, whyLibrary},
 	{"internal/source/camera/gstreamer", nil, nil, "GStreamer's RTSP server as a peer (the demo, tests)"},
@@ -173,6 +173,7 @@ var rules = []rule{
 
 	{"internal/video", []string{"", "internal/fleet", "proto/catalogpb"}, concat(noSQL, noHTTP),
 		"camera streams as H.264 (ffmpeg's libx264, or the camera's own), subscribers of the robot contract, below the core"},
+	{"internal/video/videotest", nil, concat(noSQL, noHTTP), "H.264 decoded for tests by Debian's ffmpeg, knowing nothing of robots"},
 	{"internal/alert", []string{""}, concat(noSQL, noHTTP),
 		"the alert tracker keeps what the core derives: no robots, no store, no HTTP"},
 	{"internal/webhook", []string{"", "internal/clock"}, concat(noSQL, noEcho),
@@ -188,6 +189,7 @@ var rules = []rule{
 	{"internal/mcap/mcaptest", nil, nil, "MCAP readers for tests"},
 	{"internal/blob", nil, noSQL, whyLibrary},
 	{"internal/hoststat", []string{""}, noSQL, "the host's load, in the root vocabulary's metrics"},
+	{"internal/clockstrip", nil, concat(noSQL, noHTTP), "a time burned into a picture and read back, knowing nothing of robots or codecs"},
 	{"internal/netshape", []string{"internal/clock"}, concat(noSQL, noHTTP), "a shaped network link for tests and benchmarks, knowing nothing of robots or gateways"},
 	{"internal/cluster/natstest", nil, nil, "a real nats-server for tests, knowing nothing of the cluster"},
 	{"internal/store/postgres/pgtest", nil, nil, "a real PostgreSQL server for tests, knowing nothing of the store"},

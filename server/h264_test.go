@@ -2,11 +2,9 @@ package server_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,26 +14,23 @@ import (
 	"github.com/coder/websocket"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate/internal/clockstrip"
 	"github.com/fleetgate/fleetgate/internal/video"
+	"github.com/fleetgate/fleetgate/internal/video/videotest"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/streampb"
 	"github.com/fleetgate/fleetgate/server"
+	"github.com/fleetgate/fleetgate/server/servertest"
 )
 
 // H.264 on W3 (codec=h264, an extension): a real client asks the simulator's camera as H.264
 // and a real decoder (ffprobe, ffmpeg) reads what it received.
 
-// h264Frames reads n W3 frames, each a CompressedVideo envelope, and writes their access
-// units one after the other to a file (a raw H.264 stream, as ffmpeg reads it); it returns
-// the file and the envelopes.
-func h264Frames(t *testing.T, ctx context.Context, conn *websocket.Conn, n int) (string, []*streampb.MessageStream) {
+// h264Frames reads n W3 frames, each a CompressedVideo envelope, the first a keyframe; it
+// returns their access units and the envelopes.
+func h264Frames(t *testing.T, ctx context.Context, conn *websocket.Conn, n int) ([][]byte, []*streampb.MessageStream) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "received.h264")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	var units [][]byte
 	var envs []*streampb.MessageStream
 	for i := range n {
 		_, b, err := conn.Read(ctx)
@@ -53,37 +48,10 @@ func h264Frames(t *testing.T, ctx context.Context, conn *websocket.Conn, n int) 
 		if i == 0 && !video.IsKeyframe(v.Data) {
 			t.Fatalf("the first frame is no keyframe with SPS and PPS: NAL types %v", video.NALTypes(v.Data))
 		}
-		f.Write(v.Data)
+		units = append(units, v.Data)
 		envs = append(envs, env)
 	}
-	return path, envs
-}
-
-// probeH264 decodes a raw H.264 file with ffprobe, counting its pictures; ffmpeg's decoder
-// must find no error in it.
-func probeH264(t *testing.T, path string) (frames, width, height int, profile string) {
-	t.Helper()
-	out, err := exec.Command("ffprobe", "-v", "error", "-f", "h264", "-count_frames", "-select_streams", "v:0",
-		"-show_entries", "stream=nb_read_frames,width,height,profile", "-of", "json", path).Output()
-	if err != nil {
-		t.Fatalf("ffprobe: %v", err)
-	}
-	var r struct {
-		Streams []struct {
-			Frames  string `json:"nb_read_frames"`
-			Width   int    `json:"width"`
-			Height  int    `json:"height"`
-			Profile string `json:"profile"`
-		} `json:"streams"`
-	}
-	if err := json.Unmarshal(out, &r); err != nil || len(r.Streams) != 1 {
-		t.Fatalf("ffprobe said %s (%v)", out, err)
-	}
-	if msgs, err := exec.Command("ffmpeg", "-v", "error", "-f", "h264", "-i", path, "-f", "null", "-").CombinedOutput(); err != nil || len(msgs) > 0 {
-		t.Fatalf("ffmpeg does not decode the stream cleanly: %v %s", err, msgs)
-	}
-	frames, _ = strconv.Atoi(r.Streams[0].Frames)
-	return frames, r.Streams[0].Width, r.Streams[0].Height, r.Streams[0].Profile
+	return units, envs
 }
 
 // encoders lists the H.264 encoders (ffmpeg running libx264) this process started.
@@ -125,9 +93,7 @@ func waitNoEncoder(t *testing.T) {
 }
 
 func TestSimCameraAsH264(t *testing.T) {
-	if _, err := exec.LookPath("ffmpeg"); err != nil {
-		t.Skip("ffmpeg is not installed")
-	}
+	videotest.NeedFFmpeg(t)
 	s, bearer := cameraAgent(t, server.CameraConfig{}, 1)
 	simID := robotsOf(t, s, bearer)["sim-1"]
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -164,10 +130,9 @@ func TestSimCameraAsH264(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, envs := h264Frames(t, ctx, conn, 20)
-	frames, w, h, profile := probeH264(t, path)
-	if frames != 20 || w != 640 || h != 480 || !strings.Contains(profile, "Baseline") {
-		t.Fatalf("decoded %d pictures of %dx%d (%s), want 20 of 640x480, baseline", frames, w, h, profile)
+	units, envs := h264Frames(t, ctx, conn, 20)
+	if st := videotest.ProbeUnits(t, units); st.Frames != 20 || st.Width != 640 || st.Height != 480 || !strings.Contains(st.Profile, "Baseline") {
+		t.Fatalf("decoded %v, want 20 of 640x480, baseline", st)
 	}
 	for i := 1; i < len(envs); i++ {
 		if envs[i].Sequence <= envs[i-1].Sequence {
@@ -179,9 +144,9 @@ func TestSimCameraAsH264(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, _ = h264Frames(t, ctx, again, 3)
-	if frames, _, _, _ := probeH264(t, path); frames != 3 {
-		t.Fatalf("second viewer: %d pictures, want 3", frames)
+	units, _ = h264Frames(t, ctx, again, 3)
+	if st := videotest.ProbeUnits(t, units); st.Frames != 3 {
+		t.Fatalf("second viewer: %v, want 3", st)
 	}
 	if n := len(encoders(t)); n != 1 {
 		t.Fatalf("%d encoders for one camera and two viewers", n)
@@ -192,9 +157,9 @@ func TestSimCameraAsH264(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, _ = h264Frames(t, ctx, small, 5)
-	if frames, w, h, _ := probeH264(t, path); frames != 5 || w != 320 || h != 240 {
-		t.Fatalf("scaled: %d pictures of %dx%d, want 5 of 320x240", frames, w, h)
+	units, _ = h264Frames(t, ctx, small, 5)
+	if st := videotest.ProbeUnits(t, units); st.Frames != 5 || st.Width != 320 || st.Height != 240 {
+		t.Fatalf("scaled: %v, want 5 of 320x240", st)
 	}
 	small.Close(websocket.StatusNormalClosure, "")
 	conn.Close(websocket.StatusNormalClosure, "")
@@ -229,4 +194,37 @@ func TestSimCameraAsH264(t *testing.T) {
 		t.Fatalf("h264 of odometry: %v, want close 1008", err)
 	}
 	waitNoEncoder(t)
+}
+
+// TestSimCameraH264KeepsEachPicturesTime: every H.264 access unit of the simulator's camera
+// carries its own picture's time. The camera burns each picture's capture time into it
+// (ClockStrip); a real decoder reads the pictures back, and each must say the time of the
+// envelope it came in (glass to glass is measured against it, docs/performance.md).
+func TestSimCameraH264KeepsEachPicturesTime(t *testing.T) {
+	videotest.NeedFFmpeg(t)
+	s := servertest.MustOpen(t, servertest.Agent, func(c *server.Config) {
+		c.Sim = server.SimConfig{Count: 1, Seed: 1, CmdTimeout: time.Second, ClockStrip: true}
+	})
+	bearer := s.Login(servertest.AdminToken)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, _, err := w3(ctx, s, bearer, robotsOf(t, s, bearer)["sim-1"], url.Values{"componentName": {"camera"}, "streamName": {"image"}, "codec": {"h264"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	units, envs := h264Frames(t, ctx, conn, 20)
+	pics := videotest.DecodeGray(t, units)
+	if len(pics) != len(units) {
+		t.Fatalf("%d pictures decoded of %d access units", len(pics), len(units))
+	}
+	for i, p := range pics {
+		at := envs[i].GetPublishTime()
+		envelope := time.Unix(int64(at.GetSec()), int64(at.GetNanosec())).Truncate(time.Millisecond)
+		burned, ok := clockstrip.Read(p, time.Now())
+		if !ok || !burned.Equal(envelope) {
+			t.Errorf("access unit %d (sequence %d): the picture was taken at %v (read %v), its envelope says %v",
+				i, envs[i].GetSequence(), burned.Format("15:04:05.000"), ok, envelope.Format("15:04:05.000"))
+		}
+	}
 }

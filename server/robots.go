@@ -20,6 +20,7 @@ type SimConfig struct {
 	Count      int           // robots to simulate; 0: none
 	Seed       int64         // the world and start poses are deterministic for a seed
 	CmdTimeout time.Duration // brake to a stop when no command arrived for this long
+	ClockStrip bool          // burn each picture's capture time into it (sim.Config.ClockStrip)
 }
 
 // keepSeenPeriod is how often connected robots' lastTimeSeen is written.
@@ -91,6 +92,7 @@ func (s *Server) startSim(ctx context.Context) error {
 		AgentVersion: s.cfg.Version,
 		Host:         hoststat.New(s.cfg.DataDir),
 		Logger:       s.log.With("source", "sim"),
+		ClockStrip:   s.cfg.Sim.ClockStrip,
 	})
 	if err != nil {
 		return fmt.Errorf("starting the simulation: %w", err)

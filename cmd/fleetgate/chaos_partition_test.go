@@ -221,7 +221,7 @@ func bridgeInto(t *testing.T, l *netshape.Link, target string) string {
 
 // serveBridge copies each connection ln accepts to one dial makes, both ways, until either
 // ends; the test's end closes them all.
-func serveBridge(t *testing.T, ln net.Listener, dial func() (net.Conn, error)) {
+func serveBridge(t testing.TB, ln net.Listener, dial func() (net.Conn, error)) {
 	var mu sync.Mutex
 	open := map[net.Conn]bool{}
 	var wg sync.WaitGroup

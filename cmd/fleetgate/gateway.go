@@ -197,12 +197,14 @@ type simFlags struct {
 	count      int
 	seed       int64
 	cmdTimeout time.Duration
+	clockStrip bool
 }
 
 func (s *simFlags) register(fs *flag.FlagSet, defaultCount int) {
 	fs.IntVar(&s.count, "sim", defaultCount, "number of simulated robots to host (0: none)")
 	fs.Int64Var(&s.seed, "sim-seed", 1, "seed of the simulated warehouse and start poses")
 	fs.DurationVar(&s.cmdTimeout, "sim-cmd-timeout", time.Second, "a simulated robot brakes to a stop when no command arrived for this long")
+	fs.BoolVar(&s.clockStrip, "sim-clock-strip", false, "burn each simulated camera picture's capture time into its bottom sixteenth as black and white blocks, for glass-to-glass latency benchmarks (make bench-uplink)")
 }
 
 // maxSimRobots keeps a typo from starting thousands of renderers.
@@ -219,7 +221,7 @@ func (s *simFlags) check() error {
 }
 
 func (s *simFlags) config() server.SimConfig {
-	return server.SimConfig{Count: s.count, Seed: s.seed, CmdTimeout: s.cmdTimeout}
+	return server.SimConfig{Count: s.count, Seed: s.seed, CmdTimeout: s.cmdTimeout, ClockStrip: s.clockStrip}
 }
 
 func runGateway(ctx context.Context, name string, mode server.Mode, defaultListen string, args []string, stdout io.Writer) error {

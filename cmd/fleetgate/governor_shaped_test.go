@@ -117,7 +117,7 @@ func (s *shapedSite) driveFullStick(t *testing.T, d time.Duration) (top float64,
 		}
 	}()
 	// As the widget drives: with the handover extension, which brings the limit frames.
-	driver, err := s.dialCloudW3(ctx, "componentName=base&streamName=cmd_vel&direction=input&format=json&handover=answer")
+	driver, err := s.dialCloudW3(ctx, s.robot, "componentName=base&streamName=cmd_vel&direction=input&format=json&handover=answer")
 	if err != nil {
 		t.Fatalf("driving through the cloud: %v", err)
 	}

@@ -4,15 +4,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate/internal/video/videotest"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/streampb"
 )
@@ -24,9 +20,7 @@ const videoType = "Platform.Messages.foxglove_msgs.CompressedVideo"
 // the agent encodes once for both, and the cloud keeps its sequence), the first a keyframe,
 // and ffmpeg decodes every one of them.
 func h264ThroughCloud(t *testing.T, cloudURL, agentURL, cloudBearer, agentBearer, robot, camera string) {
-	if _, err := exec.LookPath("ffmpeg"); err != nil {
-		t.Skip("ffmpeg is not installed")
-	}
+	videotest.NeedFFmpeg(t)
 	local := dialW3(t, agentURL, agentBearer, robot, camera+"&codec=h264")
 	defer local.CloseNow()
 	seen := make(chan map[string]uint64, 1)
@@ -48,12 +42,8 @@ func h264ThroughCloud(t *testing.T, cloudURL, agentURL, cloudBearer, agentBearer
 	}()
 	conn := dialW3(t, cloudURL, cloudBearer, robot, camera+"&codec=h264")
 	defer conn.CloseNow()
-	path := filepath.Join(t.TempDir(), "cloud.h264")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const n = 30
+	var units [][]byte
 	cloudSeq := map[string]uint64{}
 	var last uint64
 	for i := range n {
@@ -67,32 +57,14 @@ func h264ThroughCloud(t *testing.T, cloudURL, agentURL, cloudBearer, agentBearer
 		}
 		last = env.GetSequence()
 		cloudSeq[string(env.GetData())] = env.GetSequence()
-		f.Write(v.GetData())
+		units = append(units, v.GetData())
 	}
-	f.Close()
 	cancel()
 	local.CloseNow()
 	bySeq := <-seen
-	out, err := exec.Command("ffprobe", "-v", "error", "-f", "h264", "-count_frames", "-select_streams", "v:0",
-		"-show_entries", "stream=nb_read_frames,width,height", "-of", "json", path).Output()
-	if err != nil {
-		t.Fatalf("ffprobe: %v", err)
-	}
-	var probe struct {
-		Streams []struct {
-			Frames        string `json:"nb_read_frames"`
-			Width, Height int
-		}
-	}
-	json.Unmarshal(out, &probe)
-	if len(probe.Streams) != 1 {
-		t.Fatalf("ffprobe: %s", out)
-	}
-	if frames, _ := strconv.Atoi(probe.Streams[0].Frames); frames != n {
-		t.Fatalf("ffmpeg decoded %d of the %d access units the cloud's viewer got", frames, n)
-	}
-	if msgs, err := exec.Command("ffmpeg", "-v", "error", "-f", "h264", "-i", path, "-f", "null", "-").CombinedOutput(); err != nil || len(msgs) > 0 {
-		t.Fatalf("ffmpeg does not decode the cloud's stream cleanly: %v %s", err, msgs)
+	st := videotest.ProbeUnits(t, units)
+	if st.Frames != n {
+		t.Fatalf("ffmpeg decoded %v of the %d access units the cloud's viewer got", st, n)
 	}
 	both := 0
 	for data, seq := range cloudSeq {
@@ -106,6 +78,5 @@ func h264ThroughCloud(t *testing.T, cloudURL, agentURL, cloudBearer, agentBearer
 	if both == 0 {
 		t.Fatal("no access unit reached both viewers: the agent does not share its encoder")
 	}
-	t.Logf("H.264 through the cloud: %d access units decoded (%dx%d), %d seen by both viewers under the same numbers",
-		n, probe.Streams[0].Width, probe.Streams[0].Height, both)
+	t.Logf("H.264 through the cloud: %v, %d seen by both viewers under the same numbers", st, both)
 }

@@ -13,6 +13,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/jpeg"
 	"io"
 	"math"
 	"net"
@@ -20,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,7 +32,9 @@ import (
 	"github.com/coder/websocket"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fleetgate/fleetgate/internal/clockstrip"
 	"github.com/fleetgate/fleetgate/internal/netshape"
+	"github.com/fleetgate/fleetgate/internal/video/videotest"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/streampb"
 )
@@ -59,12 +64,20 @@ type shapedSite struct {
 	siteHTTP     *http.Client // sockets in the site's namespace
 	bearer       string       // the cloud's
 	localBearer  string
-	robot        string // sim-1
+	robot        string            // sim-1
+	robots       map[string]string // online on the cloud: name to id
 }
 
 // startShapedSite starts the two processes across a link of profile p; agentArgs are added
 // to the agent's.
 func startShapedSite(t testing.TB, p netshape.Profile, agentArgs ...string) *shapedSite {
+	t.Helper()
+	return startShapedSiteWith(t, p, nil, agentArgs...)
+}
+
+// startShapedSiteWith is startShapedSite with prepare run on the link before the processes
+// start (a peer the agent needs in the site's namespace).
+func startShapedSiteWith(t testing.TB, p netshape.Profile, prepare func(*netshape.Link), agentArgs ...string) *shapedSite {
 	t.Helper()
 	if err := netshape.Available(); err != nil {
 		t.Skipf("NOT POSSIBLE HERE: %v (the test command runs as root, where it runs)", err)
@@ -75,6 +88,9 @@ func startShapedSite(t testing.TB, p netshape.Profile, agentArgs ...string) *sha
 	}
 	// Registered first, so it runs last: the processes in the namespaces are stopped first.
 	t.Cleanup(func() { l.Close() })
+	if prepare != nil {
+		prepare(l)
+	}
 	s := &shapedSite{link: l}
 	s.cloudHTTP = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: l.Dialer(l.Cloud)}}
 	s.siteHTTP = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: l.Dialer(l.Site)}}
@@ -97,7 +113,15 @@ func startShapedSite(t testing.TB, p netshape.Profile, agentArgs ...string) *sha
 	s.agentURL = s.agent.URL
 	s.bearer = s.login(t, s.cloudHTTP, s.cloudURL)
 	s.localBearer = s.login(t, s.siteHTTP, s.agentURL)
-	waitFor(t, 30*time.Second, "sim-1 online on the cloud, across the shaped link", func() bool {
+	s.waitRobots(t, 1)
+	s.robot = s.robots["sim-1"]
+	return s
+}
+
+// waitRobots waits until n robots are online on the cloud, sim-1 among them.
+func (s *shapedSite) waitRobots(t testing.TB, n int) {
+	t.Helper()
+	waitFor(t, 30*time.Second, fmt.Sprintf("%d robots online on the cloud, across the shaped link", n), func() bool {
 		var list struct {
 			RobotDataList []struct {
 				BasicData struct{ ID, Name string }
@@ -107,14 +131,14 @@ func startShapedSite(t testing.TB, p netshape.Profile, agentArgs ...string) *sha
 		if s.getJSON(s.cloudHTTP, s.cloudURL+"/apigateway/v2/robots", s.bearer, &list) != 200 {
 			return false
 		}
+		s.robots = map[string]string{}
 		for _, r := range list.RobotDataList {
 			if r.IsOnline {
-				s.robot = r.BasicData.ID
+				s.robots[r.BasicData.Name] = r.BasicData.ID
 			}
 		}
-		return s.robot != ""
+		return len(s.robots) >= n && s.robots["sim-1"] != ""
 	})
-	return s
 }
 
 func (s *shapedSite) login(t testing.TB, c *http.Client, base string) string {
@@ -155,9 +179,9 @@ func (s *shapedSite) getJSON(c *http.Client, url, bearer string, out any) int {
 	return resp.StatusCode
 }
 
-// dialCloudW3 opens a W3 socket on the cloud for sim-1.
-func (s *shapedSite) dialCloudW3(ctx context.Context, query string) (*websocket.Conn, error) {
-	conn, resp, err := websocket.Dial(ctx, w3URL(s.cloudURL, s.robot, query), &websocket.DialOptions{
+// dialCloudW3 opens a W3 socket on the cloud for robot.
+func (s *shapedSite) dialCloudW3(ctx context.Context, robot, query string) (*websocket.Conn, error) {
+	conn, resp, err := websocket.Dial(ctx, w3URL(s.cloudURL, robot, query), &websocket.DialOptions{
 		HTTPClient: s.cloudHTTP, HTTPHeader: http.Header{"Authorization": {"bearer " + s.bearer}}})
 	if err != nil {
 		if resp != nil {
@@ -177,17 +201,22 @@ func startLoggedIn(t testing.TB, l *netshape.Link, ns, name string, env []string
 
 // uplinkFigures is what one run through a profile saw.
 type uplinkFigures struct {
-	frames       int
-	fps          float64
+	frames       int             // pictures, all cameras together
+	cameras      int             // cameras watched
+	fps          float64         // pictures a second per camera
+	minFPS       float64         // the slowest camera's
 	first, last  time.Duration   // the first and the last picture, from the viewer's dial
 	skipped      uint64          // pictures the viewer never got: the gaps in sequence
 	gaps         int             // how many gaps they were in
 	age          []time.Duration // camera: receive less publish
+	glass        []time.Duration // camera: receive less the capture time burned into the picture (--sim-clock-strip)
+	glassUnread  int             // pictures whose burned time did not read
 	react        []time.Duration // a command's send to the first odometry showing it, at the operator
 	opens        []time.Duration // a teleop socket's open through the cloud
 	openFailures []string
 	viewerClose  string // how a viewer ended, when it did before the run's end
 	upBytes      int64  // the uplink's bytes (site to cloud) during the run
+	cameraBytes  int64  // the camera messages' bytes the viewers received, all cameras together
 	took         time.Duration
 }
 
@@ -199,13 +228,39 @@ func (s *shapedSite) measure(t testing.TB, d time.Duration) uplinkFigures {
 	return s.measureCodec(t, d, "")
 }
 
-// measureCodec is measure with the camera viewer asking W3 for codec ("" or "jpeg": the
-// contract's CompressedImage; "h264": CompressedVideo, one access unit a picture). A picture's
-// age is the cloud's clock less its envelope's publish time, the agent's capture time on either
-// path (agent and cloud share this machine's clock).
+// cameraView is a camera a viewer watches through the cloud: its robot's id, its W3 query and
+// the codec asked ("" or "jpeg": the contract's CompressedImage; "h264": CompressedVideo, one
+// access unit a picture); strip: the camera burns its capture time into its pictures (a
+// simulated robot's with --sim-clock-strip).
+type cameraView struct {
+	robot, query, codec string
+	strip               bool
+}
+
+// simCamera is a simulated robot's camera.
+const simCamera = "componentName=camera&streamName=image&source=1"
+
+// measureCodec is measure with the camera viewer asking W3 for codec.
 func (s *shapedSite) measureCodec(t testing.TB, d time.Duration, codec string) uplinkFigures {
 	t.Helper()
-	var f uplinkFigures
+	return s.measureCameras(t, d, []cameraView{{robot: s.robot, query: simCamera, codec: codec}})
+}
+
+// received is a picture as a viewer got it, read after the run (decoding is not the
+// viewer's work here, and it would take the cores the processes measured need).
+type received struct {
+	at   time.Time
+	data []byte // JPEG, or an H.264 access unit
+}
+
+// measureCameras watches cams through the cloud for d while the operator drives sim-1 and the
+// log grows (measure). A picture's age is the cloud's clock less its envelope's publish time,
+// the agent's capture time on either path (agent and cloud share this machine's clock); where
+// the camera burns its capture time into the picture (--sim-clock-strip), its glass age is the
+// time it was received less the time read from the decoded picture.
+func (s *shapedSite) measureCameras(t testing.TB, d time.Duration, cams []cameraView) uplinkFigures {
+	t.Helper()
+	f := uplinkFigures{cameras: len(cams)}
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	upBefore, _ := s.link.Stats()
@@ -223,54 +278,63 @@ func (s *shapedSite) measureCodec(t testing.TB, d time.Duration, codec string) u
 		}
 	})
 
-	// The camera viewer.
-	cameraQuery, pictureType := "componentName=camera&streamName=image&source=1", ""
-	if codec != "" {
-		cameraQuery += "&codec=" + codec
-	}
-	if codec == "h264" {
-		pictureType = "Platform.Messages.foxglove_msgs.CompressedVideo"
-	}
-	camera, err := s.dialCloudW3(ctx, cameraQuery)
-	if err != nil {
-		t.Fatalf("the cloud camera viewer: %v", err)
-	}
-	defer camera.CloseNow()
+	// The camera viewers.
 	start := time.Now()
-	wg.Go(func() {
-		var lastSeq uint64
-		for {
-			_, data, err := camera.Read(ctx)
-			if err != nil {
-				if ctx.Err() == nil {
-					mu.Lock()
-					f.viewerClose = fmt.Sprintf("camera viewer ended %d %v", websocket.CloseStatus(err), err)
-					mu.Unlock()
-				}
-				return
-			}
-			var env streampb.MessageStream
-			if proto.Unmarshal(data, &env) != nil || (pictureType != "" && env.GetDataType() != pictureType) {
-				continue
-			}
-			pt := env.GetPublishTime()
-			mu.Lock()
-			if f.frames == 0 {
-				f.first = time.Since(start)
-			} else if seq := env.GetSequence(); seq > lastSeq+1 {
-				f.skipped += seq - lastSeq - 1
-				f.gaps++
-			}
-			lastSeq = env.GetSequence()
-			f.last = time.Since(start)
-			f.frames++
-			f.age = append(f.age, time.Since(time.Unix(int64(pt.GetSec()), int64(pt.GetNanosec()))))
-			mu.Unlock()
+	pictures := make([][]received, len(cams))
+	counts := make([]int, len(cams))
+	for i, cam := range cams {
+		query, pictureType := cam.query, ""
+		if cam.codec != "" {
+			query += "&codec=" + cam.codec
 		}
-	})
+		if cam.codec == "h264" {
+			pictureType = "Platform.Messages.foxglove_msgs.CompressedVideo"
+		}
+		camera, err := s.dialCloudW3(ctx, cam.robot, query)
+		if err != nil {
+			t.Fatalf("the cloud camera viewer of %s: %v", query, err)
+		}
+		defer camera.CloseNow()
+		wg.Go(func() {
+			var lastSeq uint64
+			for {
+				_, data, err := camera.Read(ctx)
+				if err != nil {
+					if ctx.Err() == nil {
+						mu.Lock()
+						f.viewerClose = fmt.Sprintf("camera viewer ended %d %v", websocket.CloseStatus(err), err)
+						mu.Unlock()
+					}
+					return
+				}
+				now := time.Now()
+				var env streampb.MessageStream
+				if proto.Unmarshal(data, &env) != nil || (pictureType != "" && env.GetDataType() != pictureType) {
+					continue
+				}
+				pt := env.GetPublishTime()
+				mu.Lock()
+				if f.frames == 0 {
+					f.first = now.Sub(start)
+				}
+				if seq := env.GetSequence(); counts[i] > 0 && seq > lastSeq+1 {
+					f.skipped += seq - lastSeq - 1
+					f.gaps++
+				}
+				lastSeq = env.GetSequence()
+				f.last = now.Sub(start)
+				f.frames++
+				f.cameraBytes += int64(len(data))
+				counts[i]++
+				f.age = append(f.age, now.Sub(time.Unix(int64(pt.GetSec()), int64(pt.GetNanosec()))))
+				pictures[i] = append(pictures[i], received{now, env.GetData()})
+				mu.Unlock()
+			}
+		})
+	}
 
 	// The operator: drives through the cloud and watches the odometry through the cloud.
-	odomConn, err := s.dialCloudW3(ctx, "componentName=base&streamName=odom&source=1")
+	odomConn, err := s.dialCloudW3(ctx, s.robot, "componentName=base&streamName=odom&source=1")
 	if err != nil {
 		t.Fatalf("the cloud odometry viewer: %v", err)
 	}
@@ -356,9 +420,71 @@ func (s *shapedSite) measureCodec(t testing.TB, d time.Duration, codec string) u
 	wg.Wait()
 	upAfter, _ := s.link.Stats()
 	f.took = time.Since(start)
-	f.fps = float64(f.frames) / f.took.Seconds()
+	f.fps = float64(f.frames) / float64(len(cams)) / f.took.Seconds()
+	f.minFPS = f.fps
+	for _, n := range counts {
+		f.minFPS = min(f.minFPS, float64(n)/f.took.Seconds())
+	}
 	f.upBytes = upAfter.Bytes - upBefore.Bytes
+	for i, cam := range cams {
+		if cam.strip {
+			f.glass, f.glassUnread = glassAges(t, cam.codec, pictures[i], f.glass, f.glassUnread)
+		}
+	}
 	return f
+}
+
+// glassAges appends the glass age of each picture whose capture time reads from the decoded
+// picture, and counts those that do not read.
+func glassAges(t testing.TB, codec string, pics []received, ages []time.Duration, unread int) ([]time.Duration, int) {
+	if len(pics) == 0 {
+		return ages, unread
+	}
+	var decoded []image.Image
+	if codec == "h264" {
+		units := make([][]byte, len(pics))
+		for i, p := range pics {
+			var v catalogpb.CompressedVideo
+			if proto.Unmarshal(p.data, &v) != nil {
+				return ages, unread
+			}
+			units[i] = v.GetData()
+		}
+		for _, g := range videotest.DecodeGray(t, units) {
+			decoded = append(decoded, g)
+		}
+		if len(decoded) != len(pics) {
+			t.Logf("glass ages: %d pictures decoded of %d access units: not paired", len(decoded), len(pics))
+			return ages, unread + len(pics)
+		}
+	}
+	for i, p := range pics {
+		img := func() image.Image {
+			if codec == "h264" {
+				return decoded[i]
+			}
+			var c catalogpb.CompressedImage
+			if proto.Unmarshal(p.data, &c) != nil {
+				return nil
+			}
+			img, err := jpeg.Decode(bytes.NewReader(c.GetData()))
+			if err != nil {
+				return nil
+			}
+			return img
+		}()
+		if img == nil {
+			unread++
+			continue
+		}
+		burned, ok := clockstrip.Read(img, p.at)
+		if !ok {
+			unread++
+			continue
+		}
+		ages = append(ages, p.at.Sub(burned))
+	}
+	return ages, unread
 }
 
 // steadyFPS is the rate from the first picture to the last: fps less the wait for the first
@@ -367,15 +493,22 @@ func (f uplinkFigures) steadyFPS() float64 {
 	if f.frames < 2 {
 		return 0
 	}
-	return float64(f.frames-1) / (f.last - f.first).Seconds()
+	return float64(f.frames-1) / float64(max(f.cameras, 1)) / (f.last - f.first).Seconds()
 }
 
 func (f uplinkFigures) String() string {
-	return fmt.Sprintf("%.1f fps (%.1f after the first picture, at %v; %d skipped in %d gaps), picture age p50 %v p99 %v; operator sees the robot react p50 %v p99 %v (%d); teleop opens p50 %v p99 %v (%d, %d failed); uplink %.2f Mbit/s",
-		f.fps, f.steadyFPS(), f.first.Round(time.Millisecond), f.skipped, f.gaps, percentile(f.age, 50).Round(time.Millisecond), percentile(f.age, 99).Round(time.Millisecond),
+	return fmt.Sprintf("%d camera(s), %.1f fps each (slowest %.1f; %.1f after the first picture, at %v; %d skipped in %d gaps), picture age p50 %v p99 %v, glass age p50 %v p99 %v (%d unread); operator sees the robot react p50 %v p99 %v (%d); teleop opens p50 %v p99 %v (%d, %d failed); camera %.0f kB/s each; uplink %.2f Mbit/s",
+		f.cameras, f.fps, f.minFPS, f.steadyFPS(), f.first.Round(time.Millisecond), f.skipped, f.gaps, percentile(f.age, 50).Round(time.Millisecond), percentile(f.age, 99).Round(time.Millisecond),
+		percentile(f.glass, 50).Round(time.Millisecond), percentile(f.glass, 99).Round(time.Millisecond), f.glassUnread,
 		percentile(f.react, 50).Round(time.Millisecond), percentile(f.react, 99).Round(time.Millisecond), len(f.react),
 		percentile(f.opens, 50).Round(time.Millisecond), percentile(f.opens, 99).Round(time.Millisecond), len(f.opens), len(f.openFailures),
-		f.upMbps())
+		f.cameraKBps(), f.upMbps())
+}
+
+// cameraKBps is the rate of the camera messages the viewers received, in kB a second per
+// camera: the pictures' share of the uplink.
+func (f uplinkFigures) cameraKBps() float64 {
+	return float64(f.cameraBytes) / 1e3 / float64(max(f.cameras, 1)) / max(f.took.Seconds(), 1e-3)
 }
 
 // upMbps is the uplink's mean rate during the run, everything the site sent.
@@ -425,22 +558,35 @@ func TestShapedUplinkKeepsTeleopAndFeedback(t *testing.T) {
 	}
 }
 
+// uplinkBenchRuns are the window and the profiles of issue 31 a shaped-uplink benchmark runs:
+// FLEETGATE_BENCH_DURATION sets the window (default: window), FLEETGATE_BENCH_PROFILES keeps
+// the profiles whose names it contains (e.g. "unshaped,2Mbit").
+func uplinkBenchRuns(window time.Duration) (time.Duration, []uplinkProfile) {
+	if d, err := time.ParseDuration(os.Getenv("FLEETGATE_BENCH_DURATION")); err == nil && d > 0 {
+		window = d
+	}
+	var profiles []uplinkProfile
+	only := os.Getenv("FLEETGATE_BENCH_PROFILES")
+	for _, p := range []uplinkProfile{
+		newUplinkProfile("unshaped", 0, 0, 0),
+		newUplinkProfile("5Mbit-60ms-0.5%", 5_000_000, 60*time.Millisecond, 0.005),
+		newUplinkProfile("2Mbit-100ms-1%", 2_000_000, 100*time.Millisecond, 0.01),
+		newUplinkProfile("1Mbit-150ms-2%", 1_000_000, 150*time.Millisecond, 0.02),
+	} {
+		if only == "" || slices.ContainsFunc(strings.Split(only, ","), func(part string) bool { return strings.Contains(p.name, part) }) {
+			profiles = append(profiles, p)
+		}
+	}
+	return window, profiles
+}
+
 // BenchmarkUplink runs the profiles of issue 31 with the link's lanes and BBR, and with
 // neither (the link as it was: --link-lanes=false --link-congestion cubic), in one run, the
 // viewer asking for JPEG, and with the lanes and BBR again with the viewer asking for H.264:
 // fps, picture age, the operator's view of the robot reacting, teleop opens and the uplink's
 // bytes, with the log growing. make bench-uplink; figures in docs/performance.md.
 func BenchmarkUplink(b *testing.B) {
-	window := 20 * time.Second
-	if d, err := time.ParseDuration(os.Getenv("FLEETGATE_BENCH_DURATION")); err == nil && d > 0 {
-		window = d
-	}
-	profiles := []uplinkProfile{
-		newUplinkProfile("unshaped", 0, 0, 0),
-		newUplinkProfile("5Mbit-60ms-0.5%", 5_000_000, 60*time.Millisecond, 0.005),
-		newUplinkProfile("2Mbit-100ms-1%", 2_000_000, 100*time.Millisecond, 0.01),
-		newUplinkProfile("1Mbit-150ms-2%", 1_000_000, 150*time.Millisecond, 0.02),
-	}
+	window, profiles := uplinkBenchRuns(20 * time.Second)
 	var report bytes.Buffer
 	fmt.Fprintf(&report, "| uplink | link | fps (after the first picture; first at) | picture age p50 / p99 | operator sees the robot react p50 / p99 | teleop opens p50 / p99 (failed) | uplink Mbit/s |\n|---|---|---|---|---|---|---|\n")
 	{

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/mcap"
 	"github.com/fleetgate/fleetgate/internal/mcap/mcaptest"
 	"github.com/fleetgate/fleetgate/internal/video"
+	"github.com/fleetgate/fleetgate/internal/video/videotest"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 	"github.com/fleetgate/fleetgate/proto/foxglovepb"
 )
@@ -141,21 +141,7 @@ func h264Clip(t *testing.T, n int) [][]byte {
 // decodedPictures is how many pictures ffmpeg decodes of an Annex B stream; a decode error fails.
 func decodedPictures(t *testing.T, stream []byte) int {
 	t.Helper()
-	in := filepath.Join(t.TempDir(), "recorded.h264")
-	if err := os.WriteFile(in, stream, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("ffprobe", "-v", "error", "-f", "h264", "-count_frames", "-select_streams", "v:0",
-		"-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil || stderr.Len() > 0 {
-		t.Fatalf("ffprobe: %v: %s", err, stderr.String())
-	}
-	var n int
-	fmt.Sscan(strings.TrimSpace(string(out)), &n)
-	return n
+	return videotest.ProbeUnits(t, [][]byte{stream}).Frames
 }
 
 // TestCameraRecordedAsH264: a recording of a JPEG camera asks the gateway's encoder for H.264

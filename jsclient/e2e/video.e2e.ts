@@ -2,9 +2,22 @@
 // context) asks sim-1's camera for codec=h264 and decodes it with WebCodecs' VideoDecoder in
 // Debian's chromium; a page without VideoDecoder stays on JPEG and says why. The fleet view's
 // camera tiles take the same path.
+//
+// Glass to glass through the cloud (issue 31): the agent's simulated camera burns each
+// picture's capture time into it (--sim-clock-strip), the cloud panel's camera widget decodes
+// the picture (H.264 with WebCodecs, JPEG with createImageBitmap) and draws it, and the page
+// reads the time back from the canvas as each frame is drawn (clockstrip.ts); beside it, each
+// camera message's envelope age as the socket delivers it (what make bench-uplink measures).
+// The figures are logged and written to test-artifacts/e2e/glass-*.json;
+// FLEETGATE_GLASS_SECONDS (default 3) sets the window (docs/performance.md's figures are from
+// longer runs: FLEETGATE_GLASS_SECONDS=20 npx vitest run --config jsclient/vitest.e2e.config.ts
+// jsclient/e2e/video.e2e.ts -t "glass").
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, problems, shot, signIn, startFleet, type Fleet } from "./harness.js";
+import { glassFigures, installGlassMeter, type GlassSamples } from "./clockstrip.js";
+import { artifacts, eventually, problems, shot, signIn, startFleet, type Fleet } from "./harness.js";
 
 let fleet: Fleet;
 let context: BrowserContext;
@@ -12,7 +25,7 @@ let page: Page;
 let robot = "";
 
 beforeAll(async () => {
-  fleet = await startFleet();
+  fleet = await startFleet({ agentArgs: ["--sim-clock-strip"] });
   ({ context, page } = await signIn(fleet.browser, fleet.agent));
   await page.goto("/");
   robot = await eventually(
@@ -25,6 +38,51 @@ afterAll(async () => {
   await context?.close();
   await fleet?.stop();
 });
+
+const glassSeconds = Number(process.env.FLEETGATE_GLASS_SECONDS ?? 3);
+
+const frames = (p: Page) => p.$eval("[data-widget=camera]", (el) => ({ codec: (el as HTMLElement).dataset.codec, frames: Number((el as HTMLElement).dataset.frames ?? 0) }));
+
+/** Watches sim-1's camera on the cloud's panel for the window, H.264 where the page decodes it. */
+async function watch(codec: "h264" | "jpeg") {
+  const { context, page } = await signIn(fleet.browser, fleet.cloud);
+  try {
+    await page.goto("/");
+    const robot = await eventually(
+      () => page.$$eval("tr[data-robot-id]", (trs) => trs.find((tr) => tr.querySelector("a")?.textContent === "sim-1")?.getAttribute("data-robot-id")),
+      "sim-1 listed on the cloud",
+      30_000,
+    );
+    if (codec === "jpeg") {
+      await context.addInitScript(() => {
+        delete (window as { VideoDecoder?: unknown }).VideoDecoder;
+      });
+    }
+    await installGlassMeter(context);
+    await page.goto(`/robots/${robot}/streams?component=camera&stream=image&source=1`);
+    await eventually(async () => {
+      const f = await frames(page);
+      return f.codec === codec && f.frames >= 3;
+    }, `${codec} frames through the cloud`, 20_000);
+    // The window starts with the picture flowing: the wait for the first is another figure.
+    await page.evaluate(() => {
+      const g = (window as unknown as { __glass: GlassSamples }).__glass;
+      g.drawn.length = 0;
+      g.received.length = 0;
+    });
+    const start = Date.now();
+    // The window, and at least 10 pictures to read: a loaded machine draws 2 a second.
+    const drawn = () => page.evaluate(() => (window as unknown as { __glass: GlassSamples }).__glass.drawn.length);
+    await eventually(async () => Date.now() - start >= glassSeconds * 1000 && (await drawn()) >= 10, "the window and 10 pictures drawn", glassSeconds * 1000 + 20_000);
+    const samples = await page.evaluate(() => (window as unknown as { __glass: GlassSamples }).__glass);
+    const figures = glassFigures(samples, (Date.now() - start) / 1000);
+    console.log(`glass to glass through the cloud, ${codec}, ${glassSeconds} s: ${JSON.stringify(figures)}`);
+    writeFileSync(path.join(artifacts, `glass-${codec}.json`), JSON.stringify({ codec, glassSeconds, figures, samples }, null, 1));
+    return figures;
+  } finally {
+    await context.close();
+  }
+}
 
 const cameraPage = () => `/robots/${robot}/streams?component=camera&stream=image&source=1`;
 
@@ -128,6 +186,22 @@ describe("H.264 camera view", () => {
     await eventually(async () => Number((await camera(page, sel)).frames) > Number(d.frames), "later frames played");
     await shot(page, "video-04-playback");
   });
+
+  for (const codec of ["h264", "jpeg"] as const) {
+    it(
+      `glass to glass through the cloud: reads the capture time burned into each ${codec} picture from the canvas it is drawn on`,
+      async () => {
+        const f = await watch(codec);
+        // Every picture carries its time, and the decoder keeps it readable.
+        expect(f.unread).toBeLessThanOrEqual(f.drawn / 20);
+        // The widget draws each picture for its own envelope: the burned time is the envelope's.
+        expect(f.mislabelled).toBe(0);
+        // Drawn after it arrived: glass to glass is never shorter than the envelope's age.
+        expect(f.glassP50).toBeGreaterThanOrEqual(f.envelopeP50);
+      },
+      glassSeconds * 1000 + 60_000,
+    );
+  }
 
   it("saw no script error, CSP violation or missing asset", () => {
     expect(problems).toEqual([]);

@@ -2,11 +2,6 @@ package camera
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,21 +12,16 @@ import (
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/source/camera/cameratest"
 	"github.com/fleetgate/fleetgate/internal/video"
+	"github.com/fleetgate/fleetgate/internal/video/videotest"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
-// accessUnits reads n H.264 frames from sub into a raw H.264 file; the first must be a
-// keyframe with SPS and PPS.
-func accessUnits(t *testing.T, sub *fleet.Subscription, n int) string {
+// accessUnits reads n H.264 frames from sub; the first must be a keyframe with SPS and PPS.
+func accessUnits(t *testing.T, sub *fleet.Subscription, n int) [][]byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	path := filepath.Join(t.TempDir(), "camera.h264")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	var units [][]byte
 	for i := range n {
 		s, err := sub.Next(ctx)
 		if err != nil {
@@ -44,30 +34,9 @@ func accessUnits(t *testing.T, sub *fleet.Subscription, n int) string {
 		if i == 0 && (!s.Keyframe || !video.IsKeyframe(v.Data)) {
 			t.Fatalf("the first frame is no keyframe: NAL types %v", video.NALTypes(v.Data))
 		}
-		f.Write(v.Data)
+		units = append(units, v.Data)
 	}
-	return path
-}
-
-// decodeH264 counts the pictures of a raw H.264 file as ffprobe decodes them, and their size.
-func decodeH264(t *testing.T, path string) (frames, w, h int) {
-	t.Helper()
-	out, err := exec.Command("ffprobe", "-v", "error", "-f", "h264", "-count_frames", "-select_streams", "v:0",
-		"-show_entries", "stream=nb_read_frames,width,height", "-of", "json", path).Output()
-	if err != nil {
-		t.Fatalf("ffprobe: %v", err)
-	}
-	var r struct {
-		Streams []struct {
-			Frames        string `json:"nb_read_frames"`
-			Width, Height int
-		}
-	}
-	if err := json.Unmarshal(out, &r); err != nil || len(r.Streams) != 1 {
-		t.Fatalf("ffprobe said %s (%v)", out, err)
-	}
-	frames, _ = strconv.Atoi(r.Streams[0].Frames)
-	return frames, r.Streams[0].Width, r.Streams[0].Height
+	return units
 }
 
 // TestRTSPCameraAsH264: an H.264 camera passes through to H.264 viewers as it came (ffmpeg
@@ -85,9 +54,8 @@ func TestRTSPCameraAsH264(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := accessUnits(t, sub, 12)
-			if frames, w, h := decodeH264(t, path); frames != 12 || w != 320 || h != 240 {
-				t.Fatalf("decoded %d pictures of %dx%d, want 12 of 320x240", frames, w, h)
+			if st := videotest.ProbeUnits(t, accessUnits(t, sub, 12)); st.Frames != 12 || st.Width != 320 || st.Height != 240 {
+				t.Fatalf("decoded %v, want 12 of 320x240", st)
 			}
 			args := cmdline(t, c.videoStream().PID())
 			if copied := strings.Contains(args, "-c:v copy") && !strings.Contains(args, "libx264"); copied != tt.copy {
@@ -113,8 +81,8 @@ func TestRTSPCameraAsH264(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if frames, _, _ := decodeH264(t, accessUnits(t, again, 3)); frames != 3 {
-				t.Fatalf("second viewer: %d pictures, want 3", frames)
+			if st := videotest.ProbeUnits(t, accessUnits(t, again, 3)); st.Frames != 3 {
+				t.Fatalf("second viewer: %v, want 3", st)
 			}
 			again.Close()
 			sub.Close()

@@ -208,7 +208,7 @@ func BenchmarkCameraFrame(b *testing.B) {
 	p, sc, _ := s.view(r)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := r.cam.render(p, sc); err != nil {
+		if _, err := r.cam.render(p, sc, time.Time{}); err != nil {
 			b.Fatal(err)
 		}
 	}

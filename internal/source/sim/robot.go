@@ -276,7 +276,11 @@ func (r *robot) renderCamera() {
 // produceFrame renders and publishes a camera frame. The caller holds cam.mu.
 func (r *robot) produceFrame() (fleetgate.Sample, error) {
 	p, sc, now := r.sim.view(r)
-	data, err := r.cam.render(p, sc)
+	var strip time.Time
+	if r.sim.cfg.ClockStrip {
+		strip = now // the time the scene was seen, as the envelope says
+	}
+	data, err := r.cam.render(p, sc, strip)
 	if err != nil {
 		return fleetgate.Sample{}, fleetgate.Errorf(fleetgate.EUnavailable, "camera: %v", err)
 	}

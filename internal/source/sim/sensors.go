@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fleetgate/fleetgate/internal/clockstrip"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
@@ -111,8 +112,9 @@ type camera struct {
 }
 
 // render draws the scene from p with a 2.5D raycaster (every object a vertical slice standing
-// on the floor, shaded by distance and coloured by kind) and returns the JPEG.
-func (c *camera) render(p pose, sc *scene) ([]byte, error) {
+// on the floor, shaded by distance and coloured by kind) and returns the JPEG. A non-zero
+// strip is the capture time to burn into the picture (clockstrip).
+func (c *camera) render(p pose, sc *scene, strip time.Time) ([]byte, error) {
 	if c.img == nil {
 		c.img = image.NewRGBA(image.Rect(0, 0, camWidth, camHeight))
 	}
@@ -153,6 +155,9 @@ func (c *camera) render(p pose, sc *scene) ([]byte, error) {
 				break
 			}
 		}
+	}
+	if !strip.IsZero() {
+		clockstrip.Burn(c.img, strip)
 	}
 	c.buf.Reset()
 	if err := jpeg.Encode(&c.buf, c.img, &jpeg.Options{Quality: jpegQuality}); err != nil {

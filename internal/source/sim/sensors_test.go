@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/clockstrip"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
@@ -160,6 +161,22 @@ func TestCameraFramesChangeWithTheView(t *testing.T) {
 	}
 	if got := r.renders.Load(); got != 3 {
 		t.Errorf("renders = %d, want 3", got)
+	}
+}
+
+// With Config.ClockStrip the camera burns each picture's capture time (the envelope's) into
+// it, readable from the decoded JPEG; without, a user's picture carries no strip.
+func TestCameraBurnsItsCaptureTimeOnlyWhenAsked(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		s := mustNewSim(t, Config{Seed: 3, ClockStrip: on}, nil)
+		for range 3 {
+			run(s, cameraPeriod+physicsStep)
+			frame := mustRead(t, s.robots[0], imageKey)
+			burned, ok := clockstrip.Read(decodeFrame(t, frame), frame.Time.Add(time.Second))
+			if ok != on || on && !burned.Equal(frame.Time.Truncate(time.Millisecond)) {
+				t.Fatalf("ClockStrip %v: the picture reads %v %v, its envelope says %v", on, burned, ok, frame.Time)
+			}
+		}
 	}
 }
 

@@ -31,6 +31,10 @@ type Config struct {
 	AgentVersion string
 	Host         *hoststat.Sampler // may be nil: then no host metrics are listed
 	Logger       *slog.Logger
+	// ClockStrip burns each camera picture's capture time into its bottom sixteenth, in
+	// black and white blocks a viewer can read back from the decoded picture (package
+	// clockstrip): for glass-to-glass benchmarks, off for users (it hides the floor).
+	ClockStrip bool
 }
 
 // DefaultCmdTimeout is how long a robot keeps driving on its last command.
