@@ -33,30 +33,44 @@ func jpegOf(t *testing.T, n int) []byte {
 	return b.Bytes()
 }
 
-// TestFeedLeavesThePicturesOfTheStartToLatestWins: while ffmpeg starts (its first access
-// unit not out yet), the feeder writes it no picture after the first: the camera's pictures of
-// that time are replaced by newer ones, and the next written is the newest, not the oldest.
-// Before, they queued in ffmpeg's pipe and came out together, as old as the start took.
-func TestFeedLeavesThePicturesOfTheStartToLatestWins(t *testing.T) {
+// runningEncoder is an ffmpeg encoder of the default settings, stopped when the test ends.
+func runningEncoder(t *testing.T) *encoder {
 	ff, err := exec.LookPath("ffmpeg")
 	if err != nil {
 		t.Skip(ErrNoFFmpeg)
 	}
-	proc, err := startEncoder(ff, Settings{})
+	e, err := startEncoder(ff, Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer proc.Stop()
+	t.Cleanup(e.Stop)
+	return e
+}
+
+// testCamera is a camera topic, the feeder's subscription to it, and show, which publishes
+// picture n (its stamp n seconds) and returns its JPEG.
+func testCamera(t *testing.T) (base *fleet.Subscription, show func(n int) []byte) {
 	camera := fleet.NewTopic(ImageType, nil)
 	base, err := camera.Subscribe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer base.Close()
-	show := func(n int) {
-		p, _ := proto.Marshal(&catalogpb.CompressedImage{Header: &catalogpb.Header{Stamp: &catalogpb.Time{Sec: int32(n)}}, Format: "jpeg", Data: jpegOf(t, n)})
+	t.Cleanup(base.Close)
+	return base, func(n int) []byte {
+		data := jpegOf(t, n)
+		p, _ := proto.Marshal(&catalogpb.CompressedImage{Header: &catalogpb.Header{Stamp: &catalogpb.Time{Sec: int32(n)}}, Format: "jpeg", Data: data})
 		camera.Publish(p, time.Now())
+		return data
 	}
+}
+
+// TestFeedLeavesThePicturesOfTheStartToLatestWins: while ffmpeg starts (its first access
+// unit not out yet), the feeder writes it no picture after the first: the camera's pictures of
+// that time are replaced by newer ones, and the next written is the newest, not the oldest.
+// Before, they queued in ffmpeg's pipe and came out together, as old as the start took.
+func TestFeedLeavesThePicturesOfTheStartToLatestWins(t *testing.T) {
+	proc := runningEncoder(t)
+	base, show := testCamera(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	headers, started := make(chan frameHeader, 64), make(chan struct{})
@@ -82,15 +96,7 @@ func TestFeedLeavesThePicturesOfTheStartToLatestWins(t *testing.T) {
 // only when the next one came (a picture interval of age on every picture, 67 ms at 15 fps;
 // BenchmarkEncoderDelay). The timer only ends a test that would otherwise hang.
 func TestEncoderHoldsNoPictureBack(t *testing.T) {
-	ff, err := exec.LookPath("ffmpeg")
-	if err != nil {
-		t.Skip(ErrNoFFmpeg)
-	}
-	e, err := startEncoder(ff, Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Stop()
+	e := runningEncoder(t)
 	held := time.AfterFunc(30*time.Second, e.Stop)
 	defer held.Stop()
 	for n := range 4 {
@@ -110,18 +116,9 @@ func TestFeedQueuesPicturesWhileTheEncoderIsBusy(t *testing.T) {
 	pipe, stdin := io.Pipe()
 	defer pipe.Close()
 	proc := &encoder{stdin: stdin, done: make(chan struct{})}
-	camera := fleet.NewTopic(ImageType, nil)
-	base, err := camera.Subscribe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer base.Close()
+	base, publish := testCamera(t)
 	pictures := map[int][]byte{}
-	show := func(n int) {
-		pictures[n] = jpegOf(t, n)
-		p, _ := proto.Marshal(&catalogpb.CompressedImage{Header: &catalogpb.Header{Stamp: &catalogpb.Time{Sec: int32(n)}}, Format: "jpeg", Data: pictures[n]})
-		camera.Publish(p, time.Now())
-	}
+	show := func(n int) { pictures[n] = publish(n) }
 	// take lets the encoder have picture n: the bytes Write sends for it.
 	take := func(n int) {
 		head := fmt.Sprintf("Content-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n", len(pictures[n]))
