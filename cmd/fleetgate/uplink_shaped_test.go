@@ -604,6 +604,17 @@ func BenchmarkUplink(b *testing.B) {
 					s := startShapedSite(b, p.profile, v.args...)
 					f := s.measureCodec(b, window, v.codec)
 					b.Logf("%s, %s: %v", p.name, v.name, f)
+					if v.codec == "h264" {
+						// Where the pictures went at the agent: its encoder's rung steps and skips.
+						waitFor(b, 10*time.Second, "the agent's account of the H.264 stream", func() bool {
+							return strings.Contains(s.agent.logs(), "H.264 stream to the cloud ended")
+						})
+						for _, line := range strings.Split(s.agent.logs(), "\n") {
+							if strings.Contains(line, "H.264 stream") {
+								b.Log(line)
+							}
+						}
+					}
 					fmt.Fprintf(&report, "| %s | %s | %.1f (%.1f; %v) | %v / %v | %v / %v | %v / %v (%d) | %.2f |\n", p.name, v.name, f.fps, f.steadyFPS(), f.first.Round(time.Millisecond),
 						percentile(f.age, 50).Round(time.Millisecond), percentile(f.age, 99).Round(time.Millisecond),
 						percentile(f.react, 50).Round(time.Millisecond), percentile(f.react, 99).Round(time.Millisecond),

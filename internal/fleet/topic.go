@@ -43,6 +43,12 @@ const (
 	MaxVideoPending = 120
 )
 
+// VideoBehind is how long a video reader may have had frames waiting before a keyframe
+// replaces them. Before, any frame still waiting when a keyframe came was let go: at the cloud,
+// where a 2 Mbit/s uplink with 1% loss delivers a stall's pictures in a burst, that lost two
+// pictures at a time from a viewer that was a few milliseconds behind (8 in 15 s).
+const VideoBehind = 250 * time.Millisecond
+
 // MaxCachedAge bounds the age of the latest sample a new subscriber gets at once: sensors of
 // many sources compute only while someone reads, so the latest sample may be minutes old, and
 // a viewer must not be shown it as live. A sample older than twice the stream's period (the
@@ -246,7 +252,8 @@ type Subscription struct {
 	// video: a subscription of a video topic, whose queue holds whole pictures only; waitKey
 	// says frames are skipped until the next keyframe.
 	video, waitKey bool
-	skipped        uint64 // frames let go, for tests and the uplink's adaptation
+	skipped        uint64    // frames let go, for tests and the uplink's adaptation
+	behindSince    time.Time // when the video queue last went from empty to pending
 }
 
 // Type is the message type of the subscription's samples (its topic's).
@@ -318,12 +325,17 @@ func (s *Subscription) offer(sample fleetgate.Sample) {
 }
 
 // offerFrame queues an access unit of a video topic, s.mu held: latest wins by pictures. A
-// keyframe replaces whatever is still pending (the reader jumps to it: nothing after it
-// refers to what came before), a frame after a skip waits for the next keyframe, and a reader
-// MaxVideoPending frames behind lets them all go and waits for the next keyframe. It reports
-// whether the frame was queued.
+// keyframe replaces whatever is still pending when the reader has been behind for longer
+// than VideoBehind (it jumps to it: nothing after it refers to what came before); a reader
+// only as far behind as a burst of frames makes (a stalled TCP connection delivers what it
+// held at once) takes them all, keyframe last. A frame after a skip waits for the next
+// keyframe, and a reader MaxVideoPending frames behind lets them all go and waits for the
+// next keyframe. It reports whether the frame was queued.
 func (s *Subscription) offerFrame(sample fleetgate.Sample) bool {
+	now := s.topic.now()
 	switch {
+	case sample.Keyframe && len(s.queue) > 0 && now.Sub(s.behindSince) <= VideoBehind:
+		s.waitKey = false
 	case sample.Keyframe:
 		s.skipped += uint64(len(s.queue))
 		clear(s.queue)
@@ -338,6 +350,9 @@ func (s *Subscription) offerFrame(sample fleetgate.Sample) bool {
 		s.queue = s.queue[:0]
 		s.waitKey = true
 		return false
+	}
+	if len(s.queue) == 0 {
+		s.behindSince = now
 	}
 	s.queue = append(s.queue, sample)
 	return true

@@ -54,13 +54,23 @@ func TestVideoTopicNewSubscriberStartsAtKeyframe(t *testing.T) {
 	}
 }
 
-// TestVideoSlowReaderSkipsToKeyframe: a reader that has not taken its frames when the next
-// keyframe comes jumps to it; one that falls MaxVideoPending frames behind lets them all go
-// and resumes at the next keyframe, never with a P-frame whose reference it skipped.
-func TestVideoSlowReaderSkipsToKeyframe(t *testing.T) {
+// clockedVideo is a video topic whose clock the test moves (*now), and a subscriber.
+func clockedVideo() (*fleet.Topic, *fleet.Subscription, *time.Time) {
 	topic := fleet.NewVideoTopic("V", nil)
+	now := time.Now()
+	topic.SetClock(func() time.Time { return now })
 	sub, _ := topic.Subscribe()
+	return topic, sub, &now
+}
+
+// TestVideoSlowReaderSkipsToKeyframe: a reader that has had frames waiting for longer than
+// VideoBehind when the next keyframe comes jumps to it; one that falls MaxVideoPending frames
+// behind lets them all go and resumes at the next keyframe, never with a P-frame whose
+// reference it skipped.
+func TestVideoSlowReaderSkipsToKeyframe(t *testing.T) {
+	topic, sub, now := clockedVideo()
 	gop(topic, 1, 3)
+	*now = now.Add(fleet.VideoBehind + time.Millisecond)
 	gop(topic, 2, 1)
 	if got, want := fmt.Sprint(takeAll(sub)), "[k2 p2.0]"; got != want {
 		t.Errorf("after a keyframe, a slow reader got %s, want %s", got, want)
@@ -80,6 +90,24 @@ func TestVideoSlowReaderSkipsToKeyframe(t *testing.T) {
 	gop(topic, 4, 1)
 	if got, want := fmt.Sprint(takeAll(sub)), "[k4 p4.0]"; got != want {
 		t.Errorf("after falling behind, the reader got %s, want %s", got, want)
+	}
+}
+
+// TestVideoBurstKeepsItsPictures: frames that arrive together with a keyframe (a stalled
+// connection's backlog delivered at once) all reach a reader that had them waiting for less
+// than VideoBehind, keyframe last; none is counted skipped.
+func TestVideoBurstKeepsItsPictures(t *testing.T) {
+	topic, sub, now := clockedVideo()
+	gop(topic, 1, 0)
+	takeAll(sub)
+	for i := range 2 {
+		topic.PublishFrame(fmt.Appendf(nil, "p1.%d", i), frameTime(), false, 0)
+		*now = now.Add(time.Millisecond)
+	}
+	*now = now.Add(fleet.VideoBehind - 2*time.Millisecond) // still within VideoBehind of the first
+	gop(topic, 2, 0)
+	if got, want := fmt.Sprint(takeAll(sub)), "[p1.0 p1.1 k2]"; got != want || sub.Skipped() != 0 {
+		t.Errorf("a burst gave %s (skipped %d), want %s", got, sub.Skipped(), want)
 	}
 }
 

@@ -158,12 +158,16 @@ func (r *relay) end() {
 type step int
 
 const (
-	stepDone    step = iota // wrote a sample, or found none
+	stepDone    step = iota // found no sample
+	stepWrote               // wrote a sample: another may be waiting (a video subscription queues)
 	stepStopped             // the session is over
 	stepPaced               // a timer writes the sample later (pace)
 )
 
-// drain writes pending samples until none is left, then lets its goroutine go.
+// drain writes pending samples until none is left, then lets its goroutine go. It takes
+// until the subscription has none: a video subscription queues its pictures, and a burst
+// offered while one was being written (a stalled uplink's backlog) stayed behind, one picture
+// written per picture offered, until a keyframe let them go.
 func (r *relay) drain() {
 	for {
 		r.mu.Lock()
@@ -175,6 +179,8 @@ func (r *relay) drain() {
 		case stepStopped:
 			r.release()
 			return
+		case stepWrote:
+			continue
 		}
 		r.mu.Lock()
 		if r.again && !r.ended {
@@ -258,5 +264,5 @@ func (r *relay) write(sample fleetgate.Sample) step {
 		return stepStopped
 	}
 	r.pacer.Sent(time.Now())
-	return stepDone
+	return stepWrote
 }

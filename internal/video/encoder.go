@@ -35,9 +35,12 @@ const KeyframeInterval = time.Second
 // The pictures come as multipart parts with their length (Write), not as raw JPEG: the raw
 // demuxer knows a picture has ended only when the next one starts, which held every picture
 // back by one more picture interval (137 against 70 ms at 15 fps, BenchmarkEncoderDelay).
-// No -fflags nobuffer: it discards the picture ffmpeg reads to probe its input, and every
-// access unit after it took the header of the picture before its own (the pictures' headers
-// are matched to access units in order; TestSimCameraH264KeepsEachPicturesTime).
+// No -fflags nobuffer: with it ffmpeg 5.1 discarded the picture it reads to probe its input,
+// and every access unit after it took the header of the picture before its own (headers are
+// matched to access units in order): each picture labelled one interval old, which the burned
+// clock shows (TestSimCameraH264KeepsEachPicturesTime) and BenchmarkEncoderDelay, pairing the
+// same way, read as ffmpeg holding each picture back (1.12 intervals; 0.13 without,
+// TestEncoderHoldsNoPictureBack).
 func encoderArgs(s Settings) []string {
 	return append([]string{"-hide_banner", "-nostdin", "-nostats", "-loglevel", "error",
 		"-f", "mpjpeg", "-use_wallclock_as_timestamps", "1", "-probesize", "32", "-analyzeduration", "0",

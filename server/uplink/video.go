@@ -2,6 +2,7 @@ package uplink
 
 import (
 	"context"
+	"time"
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
@@ -16,6 +17,13 @@ import (
 // keyframe), and a stream passed through sends keyframes only on the rungs that say so.
 func (l *liveSender) followVideo(ctx context.Context, sub *agentSub, robotID string, robot fleet.Robot, key fleetgate.StreamKey) {
 	adapt := !l.s.a.cfg.NoLanes
+	// Where the pictures went, for the log: a viewer counts the gaps in sequence, and these say
+	// which were the agent's (skipped before the uplink) and what the ladder cost.
+	var st videoStats
+	defer func() {
+		l.s.a.log.Info("H.264 stream to the cloud ended", "robot", robotID, "stream", key.Name, "sent", st.sent,
+			"skipped", st.skipped, "steps", st.steps, "switching", st.switching.Round(time.Millisecond), "rung", sub.rung.Load())
+	}()
 	for {
 		rung := int(sub.rung.Load())
 		settings := video.Settings{}
@@ -28,7 +36,7 @@ func (l *liveSender) followVideo(ctx context.Context, sub *agentSub, robotID str
 			l.ended(sub, err)
 			return
 		}
-		again := l.relayVideo(ctx, sub, rs, passed, rung, adapt)
+		again := l.relayVideo(ctx, sub, robotID, key, rs, passed, rung, adapt, &st)
 		rs.Close()
 		if !again {
 			return
@@ -38,10 +46,14 @@ func (l *liveSender) followVideo(ctx context.Context, sub *agentSub, robotID str
 
 // relayVideo hands rs's access units to the writer until the stream ends (false) or, for an
 // encoded stream, the rung moves away from rung (true: follow the new rung's encoder).
-func (l *liveSender) relayVideo(ctx context.Context, sub *agentSub, rs *fleet.Subscription, passed bool, rung int, adapt bool) bool {
+func (l *liveSender) relayVideo(ctx context.Context, sub *agentSub, robotID string, key fleetgate.StreamKey, rs *fleet.Subscription, passed bool, rung int, adapt bool, st *videoStats) bool {
 	var skipped uint64
 	for {
 		smp, err := rs.Next(ctx)
+		if !st.left.IsZero() {
+			st.switching += time.Since(st.left)
+			st.left = time.Time{}
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				l.ended(sub, err)
@@ -50,9 +62,14 @@ func (l *liveSender) relayVideo(ctx context.Context, sub *agentSub, rs *fleet.Su
 		}
 		now := int(sub.rung.Load())
 		if adapt && !passed && now != rung {
+			l.s.a.log.Info("H.264 stream to the cloud steps", "robot", robotID, "stream", key.Name, "from", rung, "to", now, "sent", st.sent, "skipped", st.skipped)
+			st.steps++
+			st.left = time.Now()
 			return true
 		}
 		n := rs.Skipped()
+		st.skipped += int(n - skipped)
+		st.sent++
 		sub.mu.Lock()
 		sub.replaced += int(n - skipped)
 		sub.mu.Unlock()
@@ -73,4 +90,11 @@ func (l *liveSender) relayVideo(ctx context.Context, sub *agentSub, rs *fleet.Su
 			return false
 		}
 	}
+}
+
+// videoStats count where an H.264 stream's pictures went, for the log.
+type videoStats struct {
+	sent, skipped, steps int
+	switching            time.Duration // without pictures while the next rung's encoder started
+	left                 time.Time     // when the last rung was left
 }
