@@ -141,8 +141,8 @@ func New(cfg Config) *Gateway {
 		TeleopSettingsService: &TeleopSettingsService{robots: robots, store: cfg.Store, events: events,
 			defaults: cfg.TeleopDelay.OrDefault(), now: cfg.Now, log: cfg.Logger},
 		SupervisorService: &SupervisorService{robots: robots, events: events, now: cfg.Now, log: cfg.Logger},
-		store: cfg.Store,
-		now:   cfg.Now,
+		store:             cfg.Store,
+		now:               cfg.Now,
 	}
 }
 
