@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/fleetgate/fleetgate"
 )
 
 // TestTeleopSettingsThroughTheCloud: a robot behind an agent gets thresholds of its own from
@@ -104,4 +106,43 @@ func TestTeleopSettingsThroughTheCloud(t *testing.T) {
 	if status != http.StatusOK || !strings.Contains(body, `"custom":false`) {
 		t.Fatalf("DELETE on the cloud: %d %s", status, body)
 	}
+}
+
+// TestFleetSupervisorThroughTheCloud: a cloud operator made a supervisor of the agent's fleet
+// on the cloud takes control from a local holder at the agent (its door zeroes the robot first
+// and tells the holder who); before the grant the same operator is 403.
+func TestFleetSupervisorThroughTheCloud(t *testing.T) {
+	cloudDir := t.TempDir()
+	cloud := startLogged(t, "cloud", nil, "serve", "--data", cloudDir, "--listen", "127.0.0.1:0", "--admin-token", testToken)
+	key := addAgent(t, cloudDir, "supervised")
+	agent := startLogged(t, "agent", []string{"FLEETGATE_AGENT_KEY=" + key}, "agent", "--data", t.TempDir(), "--listen", "127.0.0.1:0",
+		"--admin-token", testToken, "--sim", "1", "--cloud", cloud.URL)
+	adminCloud := login(t, cloud.URL, testToken)
+	adminLocal := login(t, agent.URL, testToken)
+	robot := localRobots(t, agent.URL, 1)[0]
+	waitFor(t, 15*time.Second, "sim-1 online on the cloud", func() bool { return robotsOnline(cloud.URL, adminCloud, []string{robot}, true) })
+	bob := login(t, cloud.URL, addUser(t, cloudDir, "", "bob@example.com", false, map[string]fleetgate.Role{robot: fleetgate.RoleOperator}))
+	commands := simCommands(t, agent.URL, adminLocal, robot)
+
+	holder := dialW3(t, agent.URL, adminLocal, robot, handoverCmdVel+"answer")
+	defer holder.CloseNow()
+	send(t, holder, `{"linear":{"x":0.3}}`)
+	commands.waitFor(t, 0.3)
+	if status, body := refusedW3(t, cloud.URL, bob, robot, handoverCmdVel+"override"); status != http.StatusForbidden {
+		t.Fatalf("an operator's override before the grant: %d %s, want 403", status, body)
+	}
+	var fleets struct{ Fleets []struct{ ID string } }
+	if code := api(t, "GET", cloud.URL+"/apigateway/v2/fleets", adminCloud, &fleets); code != http.StatusOK || len(fleets.Fleets) != 1 {
+		t.Fatalf("the cloud's fleets: %d %+v", code, fleets)
+	}
+	if status, body := sendJSON(t, "PUT", cloud.URL+"/apigateway/v2/fleets/"+fleets.Fleets[0].ID+"/supervisors/bob@example.com", adminCloud, ""); status != http.StatusOK {
+		t.Fatalf("the grant: %d %s", status, body)
+	}
+	boss := dialW3(t, cloud.URL, bob, robot, handoverCmdVel+"override")
+	defer boss.CloseNow()
+	closedSaying(t, holder, "taken by bob@example.com via the cloud (supervisor override)")
+	commands.waitFor(t, 0)
+	send(t, boss, `{"linear":{"x":0.15}}`)
+	commands.waitFor(t, 0.15)
+	boss.Close(websocket.StatusNormalClosure, "")
 }
