@@ -67,6 +67,18 @@ func (ss *SupervisorService) RevokeSupervisor(ctx context.Context, c *Caller, fl
 	return nil
 }
 
+// MayOverride reports whether the caller may take control of robotID from anyone (the
+// operate page offers it): false for a robot the caller may not drive.
+func (ss *SupervisorService) MayOverride(ctx context.Context, c *Caller, robotID string) (bool, error) {
+	r, _, err := ss.robots.authorizeRobot(ctx, c, robotID, actDrive)
+	if fleetgate.Is(err, fleetgate.EForbidden) || fleetgate.Is(err, fleetgate.ENotFound) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	return ss.robots.supervises(ctx, c, r)
+}
+
 // supervises reports whether the caller may take control of robot r from anyone: an
 // organization admin, or a supervisor of r's fleet, with a token that may act.
 func (rs *RobotService) supervises(ctx context.Context, c *Caller, r fleetgate.Robot) (bool, error) {
