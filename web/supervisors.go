@@ -3,8 +3,11 @@ package web
 import (
 	"context"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/gateway"
+	"github.com/fleetgate/fleetgate/views"
 )
 
 // Supervisors are the fleets' supervisors (gateway.SupervisorService), who take control from
@@ -30,4 +33,36 @@ func (p *Panel) mayOverride(ctx context.Context, caller *gateway.Caller, robotID
 		p.log.Warn("whether a user supervises a robot's fleet could not be read", "robot", robotID, "err", err)
 	}
 	return ok
+}
+
+// fleetSupervisors are each fleet's supervisors for the admin page; nil without the service.
+func (p *Panel) fleetSupervisors(ctx context.Context, caller *gateway.Caller, fleets []fleetgate.Fleet) ([]views.FleetSupervisors, error) {
+	if p.supervisors == nil {
+		return nil, nil
+	}
+	out := make([]views.FleetSupervisors, 0, len(fleets))
+	for _, f := range fleets {
+		list, err := p.supervisors.Supervisors(ctx, caller, f.ID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, views.FleetSupervisors{Fleet: f, Supervisors: list})
+	}
+	return out, nil
+}
+
+func (p *Panel) grantSupervisor(c echo.Context) error {
+	if p.supervisors == nil {
+		return echo.ErrNotFound
+	}
+	_, err := p.supervisors.GrantSupervisor(c.Request().Context(), Caller(c), c.FormValue("fleet"), c.FormValue("email"))
+	return p.adminResult(c, "supervisors", nil, err)
+}
+
+func (p *Panel) revokeSupervisor(c echo.Context) error {
+	if p.supervisors == nil {
+		return echo.ErrNotFound
+	}
+	err := p.supervisors.RevokeSupervisor(c.Request().Context(), Caller(c), c.FormValue("fleet"), c.FormValue("email"))
+	return p.adminResult(c, "supervisors", nil, err)
 }

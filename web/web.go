@@ -201,6 +201,8 @@ func (p *Panel) Register(e *echo.Echo) {
 	e.POST("/admin/agents/:agentId/revoke", p.handle(p.revokeAgent), user...)
 	e.POST("/admin/kiosk-tokens", p.handle(p.createKioskToken), user...)
 	e.POST("/admin/kiosk-tokens/:tokenId/revoke", p.handle(p.revokeKioskToken), user...)
+	e.POST("/admin/supervisors", p.handle(p.grantSupervisor), user...)
+	e.POST("/admin/supervisors/revoke", p.handle(p.revokeSupervisor), user...)
 	p.registerAlerts(e, user...)
 
 	p.formPages(e, user)
