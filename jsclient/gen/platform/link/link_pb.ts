@@ -793,8 +793,8 @@ export type TakeControl = Message<"Platform.Link.TakeControl"> & {
 
   /**
    * The handover extension (docs/api.md, "Handing control over"); the agent's door decides.
-   * override: the cloud found user an organization admin, who takes the stream from whoever
-   * holds it (the holder's zero first). answers: the operator's client answers requests for
+   * override: the cloud found user an organization admin or a supervisor of the robot's fleet,
+   * who takes the stream from whoever holds it (the holder's zero first). answers: the operator's client answers requests for
    * this control (ControlNotice, ControlAnswer); a control that does not is refused to askers
    * at once. ask: a held stream is asked of its holder, and the answer waits for theirs (up to
    * the door's 15 s; a ControlRelease of control_id meanwhile withdraws the request): granted,
