@@ -90,6 +90,16 @@ type Membership struct {
 	Role      Role
 }
 
+// Supervisor is a user an organization admin made a supervisor of a fleet: they take control
+// of the fleet's robots from anyone (the handover extension's override), as org admins do.
+type Supervisor struct {
+	FleetID   string
+	UserID    string
+	UserEmail string // filled by listings
+	GrantedBy string // the admin's email
+	GrantedAt time.Time
+}
+
 // APIToken is a long-lived token a user generates; only its hash is stored.
 type APIToken struct {
 	ID         string

@@ -13,15 +13,23 @@ import (
 
 // agentCore is a linked agent's core as its end of the link uses it (uplink.Core): the robots
 // the registry holds (on an agent, every one is hosted here), the cloud operators' controls
-// and uploads from the stream service (both pass the door its own sockets pass), and the
-// event log's outbox.
+// and uploads from the stream service (both pass the door its own sockets pass), the event
+// log's outbox, and the robots' teleop settings, which the cloud's users set here.
 type agentCore struct {
 	robots *fleet.Registry
 	*gateway.StreamService
 	*eventOutbox
+	settings *gateway.TeleopSettingsService
 }
 
-var _ uplink.Core = agentCore{}
+var (
+	_ uplink.Core                 = agentCore{}
+	_ uplink.TeleopSettingsKeeper = agentCore{}
+)
+
+func (c agentCore) TeleopSettingsForCloud(ctx context.Context, robotID string, req fleet.TeleopSettingsRequest) (fleet.TeleopSettings, error) {
+	return c.settings.TeleopSettingsForCloud(ctx, robotID, req)
+}
 
 func (c agentCore) HostedRobots() []fleet.Robot          { return c.robots.Robots() }
 func (c agentCore) HostedRobotsChanged() <-chan struct{} { return c.robots.Changed() }

@@ -46,7 +46,7 @@ func (s *Server) openLink(archive *cloud.Archive) error {
 		}
 		up, err := uplink.New(uplink.Config{
 			CloudURL: s.cfg.Cloud, Key: s.cfg.AgentKey, Version: s.cfg.Version, Logger: s.log,
-			Core:       agentCore{robots: s.registry, StreamService: s.gw.StreamService, eventOutbox: s.events},
+			Core:       agentCore{robots: s.registry, StreamService: s.gw.StreamService, eventOutbox: s.events, settings: s.gw.TeleopSettingsService},
 			LiveBudget: s.cfg.LinkLiveBudget, NoLive: s.cfg.NoCloudLive,
 			Congestion: s.cfg.LinkCongestion, NoLanes: s.cfg.LinkNoLanes, Video: s.gw.StreamService.Video(),
 		})

@@ -27,6 +27,7 @@ func (s *Server) mountPanel(e *echo.Echo, svc api.Services, opt api.Options) *we
 	cfg.Accounts, cfg.Robots, cfg.Agents = s.gw.AccountService, s.gw.RobotService, s.gw.AgentService
 	cfg.Events, cfg.Streams, cfg.Alerts = s.gw.EventService, s.gw.StreamService, s.gw.AlertService
 	cfg.Teleop = s.gw.TeleopSettingsService
+	cfg.Supervisors = s.gw.SupervisorService
 	cfg.Sessions = s.db.Sessions(cfg.Now)
 	// A request is encrypted when it came over TLS (--tls-cert; the agent's port answers
 	// both schemes), or when TLS ends in front of the gateway (an https --public-url).

@@ -443,6 +443,7 @@ func (s *Server) apiServices() api.Services {
 		Downloads:      s.gw.AgentService,
 		Alerts:         s.gw.AlertService,
 		TeleopSettings: s.gw.TeleopSettingsService,
+		Supervisors:    s.gw.SupervisorService,
 		Live:           s.gw.StreamService,
 		Foxglove:       s.gw.StreamService,
 		ToolTokens:     s.gw.AccountService,

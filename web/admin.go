@@ -30,6 +30,9 @@ func (p *Panel) adminView(c echo.Context) (views.AdminView, error) {
 	if v.Fleets, err = p.robots.OrgFleets(ctx, caller); err != nil {
 		return v, err
 	}
+	if v.Supervisors, err = p.fleetSupervisors(ctx, caller, v.Fleets); err != nil {
+		return v, err
+	}
 	if v.KioskTokens, err = p.accounts.KioskTokens(ctx, caller); err != nil {
 		return v, err
 	}

@@ -123,6 +123,8 @@ func (p *Panel) formPages(e *echo.Echo, mw []echo.MiddlewareFunc) {
 		"/admin/agents/:agentId/revoke":       "/admin",
 		"/admin/kiosk-tokens":                 "/admin",
 		"/admin/kiosk-tokens/:tokenId/revoke": "/admin",
+		"/admin/supervisors":                  "/admin",
+		"/admin/supervisors/revoke":           "/admin",
 	} {
 		e.GET(from, to(page), mw...)
 	}

@@ -70,6 +70,7 @@ func (p *Panel) robotPage(c echo.Context) error {
 			v.Pose = views.PoseStream(streams)
 			if h.Role >= fleetgate.RoleOperator && caller.CanAct() {
 				v.Drive = views.DriveStream(streams)
+				v.Supervisor = v.Drive != nil && p.mayOverride(ctx, caller, h.ID)
 			}
 			v.Cameras.Cameras = views.CameraStreams(streams)
 		}

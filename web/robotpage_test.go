@@ -111,9 +111,14 @@ func (f *pageCore) Streams(_ context.Context, c *gateway.Caller, id string) ([]f
 
 func (f *pageCore) OpensCameras() bool { return f.cameras }
 
-// robotPage serves the robot page's routes over core, as caller.
-func robotPage(core *pageCore, caller *gateway.Caller) *echo.Echo {
-	p := New(Config{Robots: core, Streams: core, LiveStreams: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+// robotPage serves the robot page's routes over core, as caller, with the config's other
+// services set by with.
+func robotPage(core *pageCore, caller *gateway.Caller, with ...func(*Config)) *echo.Echo {
+	cfg := Config{Robots: core, Streams: core, LiveStreams: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, f := range with {
+		f(&cfg)
+	}
+	p := New(cfg)
 	e := echo.New()
 	p.mountRobotPage(e, func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {

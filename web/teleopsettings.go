@@ -26,9 +26,11 @@ func (p *Panel) teleopForm(ctx context.Context, caller *gateway.Caller, robotID 
 		return nil, nil
 	}
 	s, err := p.teleop.TeleopSettings(ctx, caller, robotID)
-	switch {
-	case fleetgate.Is(err, fleetgate.EConflict):
-		return &views.TeleopDelays{OnAgent: true}, nil
+	switch code := fleetgate.ErrorCode(err); {
+	case code == fleetgate.EConflict || code == fleetgate.EOffline || code == fleetgate.EUnavailable:
+		// A robot behind an agent whose settings cannot be reached now: the page says why,
+		// and the rest of it still shows.
+		return &views.TeleopDelays{Unreachable: fleetgate.ErrorMessage(err)}, nil
 	case err != nil:
 		return nil, err
 	}

@@ -35,6 +35,8 @@ type Config struct {
 	Alerts Alerts
 	// Teleop are the robots' thresholds of the speed governor; nil: no form for them.
 	Teleop TeleopSettings
+	// Supervisors are the fleets' supervisors; nil: only organization admins take over.
+	Supervisors Supervisors
 	// Sessions keeps the sessions (internal/store's Sessions: hashed tokens in SQLite).
 	Sessions scs.CtxStore
 	// Now is the clock of the idle and absolute timeouts; time.Now when nil.
@@ -80,6 +82,7 @@ type Panel struct {
 	streams        Streams
 	alerts         Alerts
 	teleop         TeleopSettings
+	supervisors    Supervisors
 	now            func() time.Time
 	idle           time.Duration
 	absolute       time.Duration
@@ -107,7 +110,7 @@ const kioskLifetime = 400 * 24 * time.Hour
 
 // New returns a Panel over cfg.
 func New(cfg Config) *Panel {
-	p := &Panel{accounts: cfg.Accounts, robots: cfg.Robots, agents: cfg.Agents, events: cfg.Events, streams: cfg.Streams, alerts: cfg.Alerts, teleop: cfg.Teleop,
+	p := &Panel{accounts: cfg.Accounts, robots: cfg.Robots, agents: cfg.Agents, events: cfg.Events, streams: cfg.Streams, alerts: cfg.Alerts, teleop: cfg.Teleop, supervisors: cfg.Supervisors,
 		now: cfg.Now, idle: cfg.IdleTimeout, absolute: cfg.AbsoluteTimeout,
 		frameKiosk: cfg.KioskFrameAncestors, live: cfg.LiveStreams, viaCloud: cfg.ThroughCloud, tlsFingerprint: cfg.TLSFingerprint, local: cfg.Local, where: cfg.Where, log: cfg.Logger, cop: http.NewCrossOriginProtection(),
 		tlsInFront: cfg.TLSInFront, httpsOnSamePort: cfg.HTTPSOnSamePort}
@@ -198,6 +201,8 @@ func (p *Panel) Register(e *echo.Echo) {
 	e.POST("/admin/agents/:agentId/revoke", p.handle(p.revokeAgent), user...)
 	e.POST("/admin/kiosk-tokens", p.handle(p.createKioskToken), user...)
 	e.POST("/admin/kiosk-tokens/:tokenId/revoke", p.handle(p.revokeKioskToken), user...)
+	e.POST("/admin/supervisors", p.handle(p.grantSupervisor), user...)
+	e.POST("/admin/supervisors/revoke", p.handle(p.revokeSupervisor), user...)
 	p.registerAlerts(e, user...)
 
 	p.formPages(e, user)

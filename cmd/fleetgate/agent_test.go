@@ -15,7 +15,13 @@ import (
 // postJSON sends a JSON body with a bearer token and returns the status and body.
 func postJSON(t testing.TB, url, bearer, body string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	return sendJSON(t, "POST", url, bearer, body)
+}
+
+// sendJSON makes a request with a JSON body and returns its status and body.
+func sendJSON(t testing.TB, method, url, bearer, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	req.Header.Set("Authorization", "bearer "+bearer)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)

@@ -151,6 +151,13 @@ func robotIDsByName(base, bearer string) map[string]string {
 // SQLite file in dataDir, or the PostgreSQL database db) and returns the token.
 func addOrgAdminUser(t *testing.T, dataDir, db, email string) string {
 	t.Helper()
+	return addUser(t, dataDir, db, email, true, nil)
+}
+
+// addUser adds a user of the default organization with roles on robots, and returns an API
+// token of theirs.
+func addUser(t *testing.T, dataDir, db, email string, orgAdmin bool, roles map[string]fleetgate.Role) string {
+	t.Helper()
 	ctx := context.Background()
 	st, err := server.OpenStore(ctx, dataDir, db)
 	if err != nil {
@@ -161,9 +168,14 @@ func addOrgAdminUser(t *testing.T, dataDir, db, email string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := fleetgate.User{ID: uuid.NewString(), OrgID: org.ID, Email: email, OrgAdmin: true}
+	u := fleetgate.User{ID: uuid.NewString(), OrgID: org.ID, Email: email, OrgAdmin: orgAdmin}
 	if err := st.CreateUser(ctx, u); err != nil {
 		t.Fatal(err)
+	}
+	for robotID, role := range roles {
+		if err := st.SetMembership(ctx, fleetgate.Membership{RobotID: robotID, UserID: u.ID, Role: role}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	secret := gateway.NewAPIToken()
 	tok := fleetgate.APIToken{ID: uuid.NewString(), UserID: u.ID, Name: "doors", Scope: fleetgate.ScopeFull,

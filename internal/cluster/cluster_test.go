@@ -396,6 +396,10 @@ type drivenRobot struct {
 	commands []string
 	released int
 	current  *fakeControl
+	// governed is what its controls' grants say of their thresholds; asked are the teleop
+	// settings requests that reached it.
+	governed fleet.Governed
+	asked    []fleet.TeleopSettingsRequest
 }
 
 func (d *drivenRobot) Unwrap() fleet.Robot { return d.Robot }
@@ -407,7 +411,7 @@ func (d *drivenRobot) TakeControl(ctx context.Context, key fleetgate.StreamKey, 
 		return nil, fleetgate.HeldError(fleetgate.Held{Key: key, Owner: d.heldBy, Since: time.Unix(1700000000, 0)})
 	}
 	d.heldBy = user
-	d.current = &fakeControl{d: d, done: make(chan struct{})}
+	d.current = &fakeControl{d: d, done: make(chan struct{}), Governed: d.governed}
 	return d.current, nil
 }
 
@@ -438,6 +442,7 @@ type fakeControl struct {
 	err  error
 	// delay is the operator's delay handed on with the commands (fleet.DelayCarrier).
 	delay time.Duration
+	fleet.Governed
 }
 
 func (c *fakeControl) SetOperatorDelay(d time.Duration) {

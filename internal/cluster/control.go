@@ -117,6 +117,7 @@ func (r *Robot) TakeControlMode(ctx context.Context, key fleetgate.StreamKey, us
 		c.end(err)
 		return nil, err
 	}
+	c.Governed = link.GrantedDelays(&resp)
 	return c, nil
 }
 
@@ -152,7 +153,11 @@ type forwardedControl struct {
 
 	// The requests for this control the agent tells of, through the holder.
 	fleet.Notices
+	// The thresholds the agent's door governs the control by, as the holder's grant said.
+	fleet.Governed
 }
+
+var _ fleet.GovernedControl = (*forwardedControl)(nil)
 
 // Answer hands the operator's answer to the holder, for the agent's door.
 func (c *forwardedControl) Answer(grant bool) error {
@@ -337,7 +342,7 @@ func (n *Node) takeControl(m *nats.Msg) {
 				n.nc.Publish(controlNoticeSubject(viewer), data) // buffered by the client: never waits
 			})
 		}
-		n.reply(m, &linkpb.Response{Result: &linkpb.Response_Granted{Granted: &linkpb.Empty{}}}, nil)
+		n.reply(m, link.Granted(link.GovernedOf(rc)), nil)
 		go n.watchHeld(id, rc, req.GetViewer())
 	}()
 }

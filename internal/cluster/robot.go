@@ -211,6 +211,13 @@ func (r *Robot) TriggerRecording(ctx context.Context, trigger, eventID string) (
 	return r.client().TriggerRecording(ctx, trigger, eventID)
 }
 
+var _ fleet.RemoteTeleopSettings = (*Robot)(nil)
+
+// TeleopSettings asks the holding replica, which asks the robot's agent.
+func (r *Robot) TeleopSettings(ctx context.Context, req fleet.TeleopSettingsRequest) (fleet.TeleopSettings, error) {
+	return r.client().TeleopSettings(ctx, req)
+}
+
 var _ fleet.MessageTemplates = (*Robot)(nil)
 
 // MessageTemplate asks the holding replica for the template of a type outside the catalog, when the

@@ -642,6 +642,15 @@ func (c *Control) Observe(delay time.Duration) {
 	}
 }
 
+// Policy is the governor's policy of the session, read once when it began; ok is false for
+// a path that is not governed.
+func (c *Control) Policy() (p teleop.DelayPolicy, ok bool) {
+	if c.l.gov == nil {
+		return teleop.DelayPolicy{}, false
+	}
+	return c.l.gov.Policy(), true
+}
+
 // Limit is the share of the stream's limits the operator's delay allows now (full speed for a
 // path that is not governed). The session calls it often (every few hundred ms): when the
 // verdict turns to zero between commands, the robot gets its zero here, at once.

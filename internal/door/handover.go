@@ -205,13 +205,14 @@ func (c *Control) Answer(grant bool) error {
 	return nil
 }
 
-// Override gives who, a supervisor (Who.Supervisor: an organization admin, as the edge decided),
+// Override gives who, a supervisor (Who.Supervisor: an organization admin or a supervisor of the
+// robot's fleet, as the core decided),
 // control of robot's input stream key whoever holds it: the holder's zero goes out first, their
 // session ends naming who took it, and a pending request is refused. Anybody else is
 // EForbidden.
 func (d *Door) Override(ctx context.Context, robot fleet.Robot, key fleetgate.StreamKey, who Who) (*Control, error) {
 	if !who.Supervisor {
-		err := fleetgate.Errorf(fleetgate.EForbidden, "only an organization admin takes control from another operator")
+		err := fleetgate.Errorf(fleetgate.EForbidden, "only an organization admin or a supervisor of the robot's fleet takes control from another operator")
 		d.log.refused(robot, key, who, fleetgate.ErrorMessage(err))
 		return nil, err
 	}

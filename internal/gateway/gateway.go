@@ -82,6 +82,7 @@ type Gateway struct {
 	*StreamService
 	*AlertService
 	*TeleopSettingsService
+	*SupervisorService
 
 	store Store // Bootstrap writes across the aggregates
 	now   func() time.Time
@@ -139,8 +140,9 @@ func New(cfg Config) *Gateway {
 		AlertService:  alerts,
 		TeleopSettingsService: &TeleopSettingsService{robots: robots, store: cfg.Store, events: events,
 			defaults: cfg.TeleopDelay.OrDefault(), now: cfg.Now, log: cfg.Logger},
-		store: cfg.Store,
-		now:   cfg.Now,
+		SupervisorService: &SupervisorService{robots: robots, events: events, now: cfg.Now, log: cfg.Logger},
+		store:             cfg.Store,
+		now:               cfg.Now,
 	}
 }
 

@@ -19,15 +19,21 @@ import (
 
 // OpenHandoverInput is OpenLiveInput for a client of the extension: the same checks and 409,
 // and the holder is then asked for its control (the session answers). With override, an
-// organization admin takes the stream from whoever holds it (the holder's zero first); anybody
-// else is 403.
+// organization admin or a supervisor of the robot's fleet (SupervisorService) takes the stream
+// from whoever holds it (the holder's zero first); anybody else is 403.
 func (ss *StreamService) OpenHandoverInput(ctx context.Context, c *Caller, robotID string, sel StreamSelector, override bool) (live.Input, error) {
-	if override && !supervises(c) {
-		return nil, errNotSupervisor
-	}
 	r, robot, s, err := ss.inputTarget(ctx, c, robotID, sel)
 	if err != nil {
 		return nil, err
+	}
+	if override {
+		// An organization admin, or a supervisor of the robot's fleet; for a robot behind an
+		// agent the agent's door trusts this check, as it trusts the cloud's roles.
+		if ok, err := ss.robots.supervises(ctx, c, r); err != nil {
+			return nil, err
+		} else if !ok {
+			return nil, errNotSupervisor
+		}
 	}
 	if rd, ok := fleet.As[fleet.RemoteDriven](robot); ok {
 		h, handsOver := rd.(fleet.RemoteHandover)
@@ -86,9 +92,7 @@ func (ss *StreamService) AskLiveInput(ctx context.Context, c *Caller, robotID st
 // supervises reports whether c may take control from another operator: an organization admin
 // with a token that may act. (Roles are granted per robot, not per fleet: there is no fleet
 // role to grant this to yet.)
-func supervises(c *Caller) bool { return c.User.OrgAdmin && c.CanAct() }
-
-var errNotSupervisor = fleetgate.Errorf(fleetgate.EForbidden, "only an organization admin takes control from another operator")
+var errNotSupervisor = fleetgate.Errorf(fleetgate.EForbidden, "only an organization admin or a supervisor of the robot's fleet takes control from another operator")
 
 func errHandoverRemote(r fleetgate.Robot) error {
 	return fleetgate.Errorf(fleetgate.ENotImplemented, "robot %q is driven through its agent: asking for or taking over control is done on its local gateway", r.Name)

@@ -89,9 +89,9 @@ func (ss *StreamService) OpenControlForCloud(ctx context.Context, robotID string
 }
 
 // OpenControlForCloudMode is OpenControlForCloud in one of the handover extension's modes, at
-// the same door: an override (the cloud found user an organization admin; the agent trusts
-// that as it trusts the cloud's role checks), or a request that waits for the holder's answer
-// (a refusal is the door's conflict, in its words). Answers needs nothing here: the agent's
+// the same door: an override (the cloud found user an organization admin or a supervisor of
+// the robot's fleet there; the agent trusts that as it trusts the cloud's role checks), or a
+// request that waits for the holder's answer (a refusal is the door's conflict, in its words). Answers needs nothing here: the agent's
 // end of the link watches the control when the cloud says its operator answers.
 func (ss *StreamService) OpenControlForCloudMode(ctx context.Context, robotID string, key fleetgate.StreamKey, user string, mode fleet.ControlMode) (live.Input, error) {
 	robot, ok := ss.presence.Robot(robotID)

@@ -8,6 +8,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/live"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
 	"github.com/fleetgate/fleetgate/internal/video"
 )
 
@@ -227,6 +228,10 @@ func (in *liveInput) Drive(onFault func(error)) live.Driver {
 	in.ctl.OnLost(onFault)
 	return in.ctl
 }
+
+// Policy is the governor's policy of the session at the door (the agent's end of the link
+// tells the cloud's widget of it).
+func (in *liveInput) Policy() (teleop.DelayPolicy, bool) { return in.ctl.Policy() }
 
 // Connected reports whether the robot is still online through the connection the lease was
 // taken on (a robot that reconnected is a new connection, driven afresh).

@@ -57,6 +57,13 @@ type RobotStore interface {
 	UserRoles(ctx context.Context, userID string) (map[string]fleetgate.Role, error)
 	SetMembership(ctx context.Context, m fleetgate.Membership) error
 
+	// Fleet supervisors (supervisors.go): GrantSupervisor keeps an existing grant as it was;
+	// RevokeSupervisor is ENotFound for no grant.
+	GrantSupervisor(ctx context.Context, s fleetgate.Supervisor) error
+	RevokeSupervisor(ctx context.Context, fleetID, userID string) error
+	Supervisors(ctx context.Context, fleetID string) ([]fleetgate.Supervisor, error)
+	Supervises(ctx context.Context, userID, fleetID string) (bool, error)
+
 	// Agent and Agents name the agents that announced robots.
 	Agent(ctx context.Context, id string) (fleetgate.Agent, error)
 	Agents(ctx context.Context, orgID string) ([]fleetgate.Agent, error)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/live/teleop"
 )
 
@@ -52,65 +53,147 @@ type TeleopSettingsService struct {
 
 var actViewSettings = action{minRole: fleetgate.RoleOperator, what: "view this robot's settings"}
 
-// TeleopSettings are robot's thresholds as its sessions here are governed.
+// TeleopSettings are robot's thresholds as its sessions are governed: here, or at the agent
+// that hosts it (asked over the link).
 func (ts *TeleopSettingsService) TeleopSettings(ctx context.Context, c *Caller, robotID string) (TeleopSettings, error) {
-	r, _, err := ts.robots.authorizeRobot(ctx, c, robotID, actViewSettings)
+	r, role, err := ts.robots.authorizeRobot(ctx, c, robotID, actViewSettings)
 	if err != nil {
 		return TeleopSettings{}, err
 	}
-	if err := hostedHere(r); err != nil {
-		return TeleopSettings{}, err
+	if r.AgentID != "" {
+		return ts.atAgent(ctx, r, fleet.TeleopSettingsRequest{User: c.User.Email, Role: role})
 	}
 	return ts.settings(ctx, r.ID)
 }
 
 // SetTeleopSettings gives a robot the caller administers thresholds of its own, checked: each
-// within MinTeleopDelay and MaxTeleopDelay, full below quarter, quarter not above stop.
+// within MinTeleopDelay and MaxTeleopDelay, full below quarter, quarter not above stop. A
+// robot behind an agent gets them at the agent, which checks them again.
 func (ts *TeleopSettingsService) SetTeleopSettings(ctx context.Context, c *Caller, robotID string, p teleop.DelayPolicy) (TeleopSettings, error) {
+	if err := checkDelays(p); err != nil {
+		return TeleopSettings{}, err
+	}
+	r, role, err := ts.robots.authorizeRobot(ctx, c, robotID, actSettings)
+	if err != nil {
+		return TeleopSettings{}, err
+	}
+	if r.AgentID != "" {
+		return ts.atAgent(ctx, r, fleet.TeleopSettingsRequest{User: c.User.Email, Role: role,
+			Set: &fleetgate.TeleopDelays{Full: p.Full, Quarter: p.Quarter, Stop: p.Stop}})
+	}
+	return ts.set(ctx, r, c.User.Email, p)
+}
+
+// ResetTeleopSettings returns a robot the caller administers to the thresholds of the gateway
+// that hosts it.
+func (ts *TeleopSettingsService) ResetTeleopSettings(ctx context.Context, c *Caller, robotID string) (TeleopSettings, error) {
+	r, role, err := ts.robots.authorizeRobot(ctx, c, robotID, actSettings)
+	if err != nil {
+		return TeleopSettings{}, err
+	}
+	if r.AgentID != "" {
+		return ts.atAgent(ctx, r, fleet.TeleopSettingsRequest{User: c.User.Email, Role: role, Reset: true})
+	}
+	return ts.reset(ctx, r, c.User.Email)
+}
+
+// TeleopSettingsForCloud is the agent's side of a cloud user's request (fleet.TeleopSettingsRequest)
+// for robot robotID, hosted here. The cloud checked the user's token and role; the agent
+// checks the role again as its own routes do (an operator reads, an admin changes) and names
+// the user apart from a local account of the same email, as the door does: "EMAIL via the
+// cloud" in the event log and in updatedBy.
+func (ts *TeleopSettingsService) TeleopSettingsForCloud(ctx context.Context, robotID string, req fleet.TeleopSettingsRequest) (fleet.TeleopSettings, error) {
+	r, err := ts.robots.store.Robot(ctx, robotID)
+	if err != nil {
+		return fleet.TeleopSettings{}, err
+	}
+	if r.AgentID != "" {
+		return fleet.TeleopSettings{}, fleetgate.Errorf(fleetgate.EConflict, "robot %s is not hosted here", r.Name)
+	}
+	act := actViewSettings
+	if req.Set != nil || req.Reset {
+		act = actSettings
+	}
+	if req.User == "" || req.Role < act.minRole {
+		return fleet.TeleopSettings{}, fleetgate.Errorf(fleetgate.EForbidden, "role %s may not %s (needs %s)", req.Role, act.what, act.minRole)
+	}
+	by := req.User + " via the cloud"
+	var s TeleopSettings
+	switch {
+	case req.Set != nil:
+		p := teleop.DelayPolicy{Full: req.Set.Full, Quarter: req.Set.Quarter, Stop: req.Set.Stop}
+		if err = checkDelays(p); err == nil {
+			s, err = ts.set(ctx, r, by, p)
+		}
+	case req.Reset:
+		s, err = ts.reset(ctx, r, by)
+	default:
+		s, err = ts.settings(ctx, r.ID)
+	}
+	if err != nil {
+		return fleet.TeleopSettings{}, err
+	}
+	return fleet.TeleopSettings{Custom: s.Custom, Delays: fleetgate.TeleopDelays{RobotID: r.ID, Full: s.Delays.Full,
+		Quarter: s.Delays.Quarter, Stop: s.Delays.Stop, UpdatedBy: s.UpdatedBy, UpdatedAt: s.UpdatedAt}}, nil
+}
+
+// checkDelays holds thresholds to the bounds and their order.
+func checkDelays(p teleop.DelayPolicy) error {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
 	}{{"full", p.Full}, {"quarter", p.Quarter}, {"stop", p.Stop}} {
 		if d.v < MinTeleopDelay || d.v > MaxTeleopDelay {
-			return TeleopSettings{}, fleetgate.Errorf(fleetgate.EInvalid, "the %s-speed delay must be from %v to %v, not %v", d.name, MinTeleopDelay, MaxTeleopDelay, d.v)
+			return fleetgate.Errorf(fleetgate.EInvalid, "the %s-speed delay must be from %v to %v, not %v", d.name, MinTeleopDelay, MaxTeleopDelay, d.v)
 		}
 	}
 	if p.Full >= p.Quarter || p.Quarter > p.Stop {
-		return TeleopSettings{}, fleetgate.Errorf(fleetgate.EInvalid, "the delays must grow: full speed (%v) below the quarter (%v), the quarter not above the stop (%v)", p.Full, p.Quarter, p.Stop)
+		return fleetgate.Errorf(fleetgate.EInvalid, "the delays must grow: full speed (%v) below the quarter (%v), the quarter not above the stop (%v)", p.Full, p.Quarter, p.Stop)
 	}
-	r, _, err := ts.robots.authorizeRobot(ctx, c, robotID, actSettings)
-	if err != nil {
-		return TeleopSettings{}, err
-	}
-	if err := hostedHere(r); err != nil {
-		return TeleopSettings{}, err
-	}
+	return nil
+}
+
+// set stores robot r's own thresholds, set by by, and journals the change.
+func (ts *TeleopSettingsService) set(ctx context.Context, r fleetgate.Robot, by string, p teleop.DelayPolicy) (TeleopSettings, error) {
 	at := ts.now().UTC()
 	if err := ts.store.SetTeleopDelays(ctx, fleetgate.TeleopDelays{RobotID: r.ID, Full: p.Full, Quarter: p.Quarter, Stop: p.Stop,
-		UpdatedBy: c.User.Email, UpdatedAt: at}); err != nil {
+		UpdatedBy: by, UpdatedAt: at}); err != nil {
 		return TeleopSettings{}, err
 	}
-	ts.journal(ctx, r, c.User.Email, at, fmt.Sprintf("teleop delays set by %s: full speed up to %v, a quarter at %v, stopped beyond %v (from the next session)",
-		c.User.Email, p.Full, p.Quarter, p.Stop))
+	ts.journal(ctx, r, by, at, fmt.Sprintf("teleop delays set by %s: full speed up to %v, a quarter at %v, stopped beyond %v (from the next session)",
+		by, p.Full, p.Quarter, p.Stop))
 	return ts.settings(ctx, r.ID)
 }
 
-// ResetTeleopSettings returns a robot the caller administers to the gateway's thresholds.
-func (ts *TeleopSettingsService) ResetTeleopSettings(ctx context.Context, c *Caller, robotID string) (TeleopSettings, error) {
-	r, _, err := ts.robots.authorizeRobot(ctx, c, robotID, actSettings)
-	if err != nil {
-		return TeleopSettings{}, err
-	}
-	if err := hostedHere(r); err != nil {
-		return TeleopSettings{}, err
-	}
+// reset returns robot r to the gateway's thresholds, by by, and journals the change.
+func (ts *TeleopSettingsService) reset(ctx context.Context, r fleetgate.Robot, by string) (TeleopSettings, error) {
 	if err := ts.store.ClearTeleopDelays(ctx, r.ID); err != nil {
 		return TeleopSettings{}, err
 	}
 	d := ts.defaults
-	ts.journal(ctx, r, c.User.Email, ts.now().UTC(), fmt.Sprintf("teleop delays reset by %s to the gateway's: full speed up to %v, a quarter at %v, stopped beyond %v (from the next session)",
-		c.User.Email, d.Full, d.Quarter, d.Stop))
+	ts.journal(ctx, r, by, ts.now().UTC(), fmt.Sprintf("teleop delays reset by %s to the gateway's: full speed up to %v, a quarter at %v, stopped beyond %v (from the next session)",
+		by, d.Full, d.Quarter, d.Stop))
 	return ts.settings(ctx, r.ID)
+}
+
+// atAgent carries req out at the agent that hosts robot r, whose door governs it by the
+// thresholds it keeps: over the link, or through the replica that holds the link. The agent
+// writes the change to its event log, which comes to this one over the link.
+func (ts *TeleopSettingsService) atAgent(ctx context.Context, r fleetgate.Robot, req fleet.TeleopSettingsRequest) (TeleopSettings, error) {
+	live, ok := ts.robots.presence.Robot(r.ID)
+	if !ok {
+		return TeleopSettings{}, fleetgate.Errorf(fleetgate.EOffline, "robot %s is offline: its teleop delays are kept by its agent, and read or set while the robot is online there", r.Name)
+	}
+	remote, ok := fleet.As[fleet.RemoteTeleopSettings](live)
+	if !ok {
+		return TeleopSettings{}, fleetgate.Errorf(fleetgate.EConflict, "robot %s is hosted by an agent, whose door governs its speed: set its teleop delays on the agent's own admin page", r.Name)
+	}
+	s, err := remote.TeleopSettings(ctx, req)
+	if err != nil {
+		return TeleopSettings{}, err
+	}
+	return TeleopSettings{Delays: teleop.DelayPolicy{Full: s.Delays.Full, Quarter: s.Delays.Quarter, Stop: s.Delays.Stop},
+		Custom: s.Custom, UpdatedBy: s.Delays.UpdatedBy, UpdatedAt: s.Delays.UpdatedAt}, nil
 }
 
 // TeleopDelayPolicy is the policy the door governs robotID's next live session by (door.Config
@@ -144,13 +227,4 @@ func (ts *TeleopSettingsService) journal(ctx context.Context, r fleetgate.Robot,
 	if err := ts.events.RecordEvent(ctx, e); err != nil {
 		ts.log.Warn("a change of teleop delays was not written to the event log", "robot", r.ID, "err", err)
 	}
-}
-
-// hostedHere refuses a robot behind an agent: its sessions are governed by the agent's door,
-// which reads the agent's own settings, so they are set on the agent's admin page.
-func hostedHere(r fleetgate.Robot) error {
-	if r.AgentID == "" {
-		return nil
-	}
-	return fleetgate.Errorf(fleetgate.EConflict, "robot %s is hosted by an agent, whose door governs its speed: set its teleop delays on the agent's own admin page", r.Name)
 }

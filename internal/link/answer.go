@@ -2,6 +2,7 @@ package link
 
 import (
 	"context"
+	"strings"
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/door"
@@ -89,9 +90,19 @@ func Answer(ctx context.Context, robot fleet.Robot, req *linkpb.Request, in *doo
 		return &linkpb.Response{Result: &linkpb.Response_TemplateJson{TemplateJson: t}}, nil
 	case *linkpb.Request_Definition:
 		return definition(ctx, robot, op.Definition)
+	case *linkpb.Request_TeleopSettings:
+		return teleopSettings(ctx, robot, op.TeleopSettings)
 	default:
-		return nil, fleetgate.Errorf(fleetgate.EInvalid, "request %T is not known here; upgrade this side", req.GetOp())
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "request %T is not known here; "+unknownRequest, req.GetOp())
 	}
+}
+
+// unknownRequest ends the words of a side that does not know a request or action (an older
+// build): the asking side tells that from a request it got wrong.
+const unknownRequest = "upgrade this side"
+
+func isUnknownRequest(err error) bool {
+	return fleetgate.Is(err, fleetgate.EInvalid) && strings.Contains(err.Error(), unknownRequest)
 }
 
 // definition serves a stream type's definition from the robot's source, when it gives them
@@ -149,7 +160,7 @@ func recording(ctx context.Context, robot fleet.Robot, op *linkpb.RecordingContr
 		}
 		list = []fleetgate.Recording{rec}
 	default:
-		return nil, fleetgate.Errorf(fleetgate.EInvalid, "recording action %T is not known here; upgrade this side", op.GetAction())
+		return nil, fleetgate.Errorf(fleetgate.EInvalid, "recording action %T is not known here; "+unknownRequest, op.GetAction())
 	}
 	return &linkpb.Response{Result: &linkpb.Response_Recordings{Recordings: RecordingsToWire(list)}}, nil
 }

@@ -2,7 +2,6 @@ package link
 
 import (
 	"context"
-	"strings"
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
@@ -141,7 +140,7 @@ func (c Client) StopRecording(ctx context.Context, id string) (fleetgate.Recordi
 func (c Client) TriggerRecording(ctx context.Context, trigger, eventID string) (fleetgate.Recording, error) {
 	op := &linkpb.RecordingControl{Action: &linkpb.RecordingControl_Trigger{Trigger: &linkpb.FlightTrigger{Trigger: trigger, EventId: eventID}}}
 	list, err := c.recording(ctx, op, 1)
-	if fleetgate.Is(err, fleetgate.EInvalid) && strings.Contains(err.Error(), "upgrade this side") {
+	if isUnknownRequest(err) {
 		return fleetgate.Recording{}, fleetgate.Errorf(fleetgate.EUnavailable, "%s has no flight recorder (an older build)", c.Peer)
 	}
 	if err != nil {

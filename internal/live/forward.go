@@ -18,9 +18,25 @@ import (
 // onFault is called once when the governing process ends the control (the robot went away, a
 // publish failed, the agent stopped answering), with its words.
 func Forward(ctl fleet.RemoteControl, onFault func(error)) Driver {
-	f := &forwarder{ctl: ctl, onFault: onFault, stopped: make(chan struct{}), gov: teleop.NewGovernor(nil, teleop.DelayPolicy{})}
+	f := &forwarder{ctl: ctl, onFault: onFault, stopped: make(chan struct{}), gov: teleop.NewGovernor(nil, grantedPolicy(ctl))}
 	go f.watch()
 	return f
+}
+
+// grantedPolicy is the policy the governing process holds ctl to, as its grant said (read
+// once when the control began there, as here), or the defaults when it said none (an older
+// agent): the robot's own thresholds, set on its agent, are the widget's too.
+func grantedPolicy(ctl fleet.RemoteControl) teleop.DelayPolicy {
+	gc, ok := ctl.(fleet.GovernedControl)
+	if !ok {
+		return teleop.DelayPolicy{}
+	}
+	d, said := gc.Delays()
+	p := teleop.DelayPolicy{Full: d.Full, Quarter: d.Quarter, Stop: d.Stop}
+	if !said || p.Check() != nil {
+		return teleop.DelayPolicy{}
+	}
+	return p
 }
 
 type forwarder struct {
@@ -29,7 +45,8 @@ type forwarder struct {
 	stopOnce sync.Once
 	stopped  chan struct{}
 	// gov is the cloud's view of the governor, for the operator's widget only: the agent
-	// decides from its own measure of the link (its door never trusts the cloud to have scaled).
+	// decides from its own measure of the link (its door never trusts the cloud to have scaled),
+	// by the thresholds its grant said.
 	gov *teleop.Governor
 }
 

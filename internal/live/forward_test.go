@@ -13,6 +13,7 @@ import (
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/edge"
+	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
@@ -121,5 +122,35 @@ func TestForwardShowsTheLimitWithTheLinksRoundTrip(t *testing.T) {
 	}
 	if ctl.carried != 50*time.Millisecond {
 		t.Fatalf("the agent was handed %v, want the operator's 50ms alone", ctl.carried)
+	}
+}
+
+// governedControl is a remoteControl whose grant said the thresholds the agent governs it by.
+type governedControl struct {
+	remoteControl
+	fleet.Governed
+}
+
+// TestForwardShowsTheLimitOfTheAgentsThresholds: the widget's limit follows the thresholds
+// the agent's grant said (full speed up to 100 ms, a quarter at 700 ms: 600 ms allows 37.5%),
+// not the defaults (65%); thresholds out of order, or none said, are the defaults.
+func TestForwardShowsTheLimitOfTheAgentsThresholds(t *testing.T) {
+	own := fleetgate.TeleopDelays{Full: 100 * time.Millisecond, Quarter: 700 * time.Millisecond, Stop: 1500 * time.Millisecond}
+	for _, tc := range []struct {
+		name  string
+		ctl   fleet.RemoteControl
+		scale float64
+	}{
+		{"the robot's own", &governedControl{remoteControl{done: make(chan struct{})}, fleet.GovernedBy(own)}, 0.375},
+		{"none said (an older agent)", &governedControl{remoteControl{done: make(chan struct{})}, fleet.Governed{}}, 0.65},
+		{"out of order", &governedControl{remoteControl{done: make(chan struct{})}, fleet.GovernedBy(fleetgate.TeleopDelays{Full: time.Second, Quarter: 700 * time.Millisecond, Stop: 2 * time.Second})}, 0.65},
+	} {
+		d := Forward(tc.ctl, func(error) {})
+		g := d.(Governed)
+		g.Observe(600 * time.Millisecond)
+		if l := g.Limit(); math.Abs(l.Scale-tc.scale) > 0.001 {
+			t.Errorf("%s: shown %+v, want %.3f", tc.name, l, tc.scale)
+		}
+		d.Stop()
 	}
 }

@@ -400,7 +400,7 @@ func TestOpenUnusualPaths(t *testing.T) {
 }
 
 // latestVersion is the number of the newest migration in migrations/.
-const latestVersion = 11
+const latestVersion = 12
 
 // fixture is a bootstrapped store's first records.
 type fixture struct {

@@ -116,7 +116,7 @@ func (x Error_Kind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Error_Kind.Descriptor instead.
 func (Error_Kind) EnumDescriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{28, 0}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{31, 0}
 }
 
 type Frame struct {
@@ -1181,6 +1181,7 @@ type Request struct {
 	//	*Request_Controls
 	//	*Request_Template
 	//	*Request_Definition
+	//	*Request_TeleopSettings
 	//	*Request_Recording
 	Op            isRequest_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
@@ -1353,6 +1354,15 @@ func (x *Request) GetDefinition() *StreamKey {
 	return nil
 }
 
+func (x *Request) GetTeleopSettings() *TeleopSettingsRequest {
+	if x != nil {
+		if x, ok := x.Op.(*Request_TeleopSettings); ok {
+			return x.TeleopSettings
+		}
+	}
+	return nil
+}
+
 func (x *Request) GetRecording() *RecordingControl {
 	if x != nil {
 		if x, ok := x.Op.(*Request_Recording); ok {
@@ -1425,6 +1435,14 @@ type Request_Definition struct {
 	Definition *StreamKey `protobuf:"bytes,15,opt,name=definition,proto3,oneof"`
 }
 
+type Request_TeleopSettings struct {
+	// teleop_settings reads or changes the robot's thresholds of the speed governor (the
+	// teleop-settings extension, docs/api.md) for a cloud user: the agent's door governs the
+	// robot's sessions, so the thresholds are kept there. Answered with teleop_settings; an
+	// agent older than this answers INVALID.
+	TeleopSettings *TeleopSettingsRequest `protobuf:"bytes,16,opt,name=teleop_settings,json=teleopSettings,proto3,oneof"`
+}
+
 type Request_Recording struct {
 	// Numbers from 20 on are the recorder's (fleet.RecordingControl).
 	Recording *RecordingControl `protobuf:"bytes,20,opt,name=recording,proto3,oneof"`
@@ -1454,7 +1472,261 @@ func (*Request_Template) isRequest_Op() {}
 
 func (*Request_Definition) isRequest_Op() {}
 
+func (*Request_TeleopSettings) isRequest_Op() {}
+
 func (*Request_Recording) isRequest_Op() {}
+
+// TeleopSettingsRequest is a cloud user's read (get), change (set) or reset of a robot's
+// thresholds. The cloud checked the user's token and role on the robot; the agent checks the
+// role again (an operator reads, an admin changes) and writes a change to its event log as
+// "USER via the cloud".
+type TeleopSettingsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	User  string                 `protobuf:"bytes,1,opt,name=user,proto3" json:"user,omitempty"`
+	// role is the user's role on the robot as the cloud found it (fleetgate.Role: 1 operator,
+	// 2 developer, 3 admin).
+	Role int32 `protobuf:"varint,2,opt,name=role,proto3" json:"role,omitempty"`
+	// Types that are valid to be assigned to Action:
+	//
+	//	*TeleopSettingsRequest_Get
+	//	*TeleopSettingsRequest_Set
+	//	*TeleopSettingsRequest_Reset_
+	Action        isTeleopSettingsRequest_Action `protobuf_oneof:"action"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TeleopSettingsRequest) Reset() {
+	*x = TeleopSettingsRequest{}
+	mi := &file_platform_link_link_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TeleopSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TeleopSettingsRequest) ProtoMessage() {}
+
+func (x *TeleopSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TeleopSettingsRequest.ProtoReflect.Descriptor instead.
+func (*TeleopSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *TeleopSettingsRequest) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+func (x *TeleopSettingsRequest) GetRole() int32 {
+	if x != nil {
+		return x.Role
+	}
+	return 0
+}
+
+func (x *TeleopSettingsRequest) GetAction() isTeleopSettingsRequest_Action {
+	if x != nil {
+		return x.Action
+	}
+	return nil
+}
+
+func (x *TeleopSettingsRequest) GetGet() *Empty {
+	if x != nil {
+		if x, ok := x.Action.(*TeleopSettingsRequest_Get); ok {
+			return x.Get
+		}
+	}
+	return nil
+}
+
+func (x *TeleopSettingsRequest) GetSet() *TeleopDelays {
+	if x != nil {
+		if x, ok := x.Action.(*TeleopSettingsRequest_Set); ok {
+			return x.Set
+		}
+	}
+	return nil
+}
+
+func (x *TeleopSettingsRequest) GetReset_() *Empty {
+	if x != nil {
+		if x, ok := x.Action.(*TeleopSettingsRequest_Reset_); ok {
+			return x.Reset_
+		}
+	}
+	return nil
+}
+
+type isTeleopSettingsRequest_Action interface {
+	isTeleopSettingsRequest_Action()
+}
+
+type TeleopSettingsRequest_Get struct {
+	Get *Empty `protobuf:"bytes,3,opt,name=get,proto3,oneof"`
+}
+
+type TeleopSettingsRequest_Set struct {
+	Set *TeleopDelays `protobuf:"bytes,4,opt,name=set,proto3,oneof"`
+}
+
+type TeleopSettingsRequest_Reset_ struct {
+	Reset_ *Empty `protobuf:"bytes,5,opt,name=reset,proto3,oneof"`
+}
+
+func (*TeleopSettingsRequest_Get) isTeleopSettingsRequest_Action() {}
+
+func (*TeleopSettingsRequest_Set) isTeleopSettingsRequest_Action() {}
+
+func (*TeleopSettingsRequest_Reset_) isTeleopSettingsRequest_Action() {}
+
+// TeleopDelays are the governor's thresholds: full speed up to full_ms of operator delay,
+// linearly down to a quarter at quarter_ms, stopped beyond stop_ms.
+type TeleopDelays struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	FullMs        uint32                 `protobuf:"varint,1,opt,name=full_ms,json=fullMs,proto3" json:"full_ms,omitempty"`
+	QuarterMs     uint32                 `protobuf:"varint,2,opt,name=quarter_ms,json=quarterMs,proto3" json:"quarter_ms,omitempty"`
+	StopMs        uint32                 `protobuf:"varint,3,opt,name=stop_ms,json=stopMs,proto3" json:"stop_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TeleopDelays) Reset() {
+	*x = TeleopDelays{}
+	mi := &file_platform_link_link_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TeleopDelays) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TeleopDelays) ProtoMessage() {}
+
+func (x *TeleopDelays) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TeleopDelays.ProtoReflect.Descriptor instead.
+func (*TeleopDelays) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *TeleopDelays) GetFullMs() uint32 {
+	if x != nil {
+		return x.FullMs
+	}
+	return 0
+}
+
+func (x *TeleopDelays) GetQuarterMs() uint32 {
+	if x != nil {
+		return x.QuarterMs
+	}
+	return 0
+}
+
+func (x *TeleopDelays) GetStopMs() uint32 {
+	if x != nil {
+		return x.StopMs
+	}
+	return 0
+}
+
+// TeleopSettings are a robot's thresholds as its agent governs by them: custom when they are
+// the robot's own (set by updated_by at updated_at), else the agent's --teleop-delay-* flags.
+type TeleopSettings struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Delays        *TeleopDelays          `protobuf:"bytes,1,opt,name=delays,proto3" json:"delays,omitempty"`
+	Custom        bool                   `protobuf:"varint,2,opt,name=custom,proto3" json:"custom,omitempty"`
+	UpdatedBy     string                 `protobuf:"bytes,3,opt,name=updated_by,json=updatedBy,proto3" json:"updated_by,omitempty"`
+	UpdatedAt     *catalogpb.Time        `protobuf:"bytes,4,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TeleopSettings) Reset() {
+	*x = TeleopSettings{}
+	mi := &file_platform_link_link_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TeleopSettings) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TeleopSettings) ProtoMessage() {}
+
+func (x *TeleopSettings) ProtoReflect() protoreflect.Message {
+	mi := &file_platform_link_link_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TeleopSettings.ProtoReflect.Descriptor instead.
+func (*TeleopSettings) Descriptor() ([]byte, []int) {
+	return file_platform_link_link_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *TeleopSettings) GetDelays() *TeleopDelays {
+	if x != nil {
+		return x.Delays
+	}
+	return nil
+}
+
+func (x *TeleopSettings) GetCustom() bool {
+	if x != nil {
+		return x.Custom
+	}
+	return false
+}
+
+func (x *TeleopSettings) GetUpdatedBy() string {
+	if x != nil {
+		return x.UpdatedBy
+	}
+	return ""
+}
+
+func (x *TeleopSettings) GetUpdatedAt() *catalogpb.Time {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
 
 type TakeControl struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1464,8 +1736,8 @@ type TakeControl struct {
 	// user is the cloud operator's email, shown to anybody the stream refuses.
 	User string `protobuf:"bytes,3,opt,name=user,proto3" json:"user,omitempty"`
 	// The handover extension (docs/api.md, "Handing control over"); the agent's door decides.
-	// override: the cloud found user an organization admin, who takes the stream from whoever
-	// holds it (the holder's zero first). answers: the operator's client answers requests for
+	// override: the cloud found user an organization admin or a supervisor of the robot's fleet,
+	// who takes the stream from whoever holds it (the holder's zero first). answers: the operator's client answers requests for
 	// this control (ControlNotice, ControlAnswer); a control that does not is refused to askers
 	// at once. ask: a held stream is asked of its holder, and the answer waits for theirs (up to
 	// the door's 15 s; a ControlRelease of control_id meanwhile withdraws the request): granted,
@@ -1480,7 +1752,7 @@ type TakeControl struct {
 
 func (x *TakeControl) Reset() {
 	*x = TakeControl{}
-	mi := &file_platform_link_link_proto_msgTypes[14]
+	mi := &file_platform_link_link_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1492,7 +1764,7 @@ func (x *TakeControl) String() string {
 func (*TakeControl) ProtoMessage() {}
 
 func (x *TakeControl) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[14]
+	mi := &file_platform_link_link_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1505,7 +1777,7 @@ func (x *TakeControl) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TakeControl.ProtoReflect.Descriptor instead.
 func (*TakeControl) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{14}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *TakeControl) GetKey() *StreamKey {
@@ -1564,7 +1836,7 @@ type ControlNotice struct {
 
 func (x *ControlNotice) Reset() {
 	*x = ControlNotice{}
-	mi := &file_platform_link_link_proto_msgTypes[15]
+	mi := &file_platform_link_link_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1576,7 +1848,7 @@ func (x *ControlNotice) String() string {
 func (*ControlNotice) ProtoMessage() {}
 
 func (x *ControlNotice) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[15]
+	mi := &file_platform_link_link_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1589,7 +1861,7 @@ func (x *ControlNotice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlNotice.ProtoReflect.Descriptor instead.
 func (*ControlNotice) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{15}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ControlNotice) GetControlId() string {
@@ -1631,7 +1903,7 @@ type ControlAnswer struct {
 
 func (x *ControlAnswer) Reset() {
 	*x = ControlAnswer{}
-	mi := &file_platform_link_link_proto_msgTypes[16]
+	mi := &file_platform_link_link_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1643,7 +1915,7 @@ func (x *ControlAnswer) String() string {
 func (*ControlAnswer) ProtoMessage() {}
 
 func (x *ControlAnswer) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[16]
+	mi := &file_platform_link_link_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1656,7 +1928,7 @@ func (x *ControlAnswer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlAnswer.ProtoReflect.Descriptor instead.
 func (*ControlAnswer) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{16}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ControlAnswer) GetControlId() string {
@@ -1691,7 +1963,7 @@ type ControlCommand struct {
 
 func (x *ControlCommand) Reset() {
 	*x = ControlCommand{}
-	mi := &file_platform_link_link_proto_msgTypes[17]
+	mi := &file_platform_link_link_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1703,7 +1975,7 @@ func (x *ControlCommand) String() string {
 func (*ControlCommand) ProtoMessage() {}
 
 func (x *ControlCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[17]
+	mi := &file_platform_link_link_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1716,7 +1988,7 @@ func (x *ControlCommand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlCommand.ProtoReflect.Descriptor instead.
 func (*ControlCommand) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{17}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ControlCommand) GetControlId() string {
@@ -1756,7 +2028,7 @@ type ControlRelease struct {
 
 func (x *ControlRelease) Reset() {
 	*x = ControlRelease{}
-	mi := &file_platform_link_link_proto_msgTypes[18]
+	mi := &file_platform_link_link_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1768,7 +2040,7 @@ func (x *ControlRelease) String() string {
 func (*ControlRelease) ProtoMessage() {}
 
 func (x *ControlRelease) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[18]
+	mi := &file_platform_link_link_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1781,7 +2053,7 @@ func (x *ControlRelease) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlRelease.ProtoReflect.Descriptor instead.
 func (*ControlRelease) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{18}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ControlRelease) GetControlId() string {
@@ -1802,7 +2074,7 @@ type ControlEnded struct {
 
 func (x *ControlEnded) Reset() {
 	*x = ControlEnded{}
-	mi := &file_platform_link_link_proto_msgTypes[19]
+	mi := &file_platform_link_link_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1814,7 +2086,7 @@ func (x *ControlEnded) String() string {
 func (*ControlEnded) ProtoMessage() {}
 
 func (x *ControlEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[19]
+	mi := &file_platform_link_link_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1827,7 +2099,7 @@ func (x *ControlEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlEnded.ProtoReflect.Descriptor instead.
 func (*ControlEnded) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{19}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ControlEnded) GetControlId() string {
@@ -1855,7 +2127,7 @@ type ControlHeld struct {
 
 func (x *ControlHeld) Reset() {
 	*x = ControlHeld{}
-	mi := &file_platform_link_link_proto_msgTypes[20]
+	mi := &file_platform_link_link_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1867,7 +2139,7 @@ func (x *ControlHeld) String() string {
 func (*ControlHeld) ProtoMessage() {}
 
 func (x *ControlHeld) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[20]
+	mi := &file_platform_link_link_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1880,7 +2152,7 @@ func (x *ControlHeld) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlHeld.ProtoReflect.Descriptor instead.
 func (*ControlHeld) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{20}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ControlHeld) GetKey() *StreamKey {
@@ -1913,7 +2185,7 @@ type ControlList struct {
 
 func (x *ControlList) Reset() {
 	*x = ControlList{}
-	mi := &file_platform_link_link_proto_msgTypes[21]
+	mi := &file_platform_link_link_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1925,7 +2197,7 @@ func (x *ControlList) String() string {
 func (*ControlList) ProtoMessage() {}
 
 func (x *ControlList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[21]
+	mi := &file_platform_link_link_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1938,7 +2210,7 @@ func (x *ControlList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlList.ProtoReflect.Descriptor instead.
 func (*ControlList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{21}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ControlList) GetControls() []*ControlHeld {
@@ -1956,7 +2228,7 @@ type Empty struct {
 
 func (x *Empty) Reset() {
 	*x = Empty{}
-	mi := &file_platform_link_link_proto_msgTypes[22]
+	mi := &file_platform_link_link_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1968,7 +2240,7 @@ func (x *Empty) String() string {
 func (*Empty) ProtoMessage() {}
 
 func (x *Empty) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[22]
+	mi := &file_platform_link_link_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1981,7 +2253,7 @@ func (x *Empty) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Empty.ProtoReflect.Descriptor instead.
 func (*Empty) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{22}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{25}
 }
 
 // Publish is one message for an input stream (a REST upload the cloud took). The agent's
@@ -2000,7 +2272,7 @@ type Publish struct {
 
 func (x *Publish) Reset() {
 	*x = Publish{}
-	mi := &file_platform_link_link_proto_msgTypes[23]
+	mi := &file_platform_link_link_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2012,7 +2284,7 @@ func (x *Publish) String() string {
 func (*Publish) ProtoMessage() {}
 
 func (x *Publish) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[23]
+	mi := &file_platform_link_link_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2025,7 +2297,7 @@ func (x *Publish) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Publish.ProtoReflect.Descriptor instead.
 func (*Publish) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{23}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Publish) GetKey() *StreamKey {
@@ -2066,7 +2338,7 @@ type MetricQuery struct {
 
 func (x *MetricQuery) Reset() {
 	*x = MetricQuery{}
-	mi := &file_platform_link_link_proto_msgTypes[24]
+	mi := &file_platform_link_link_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2078,7 +2350,7 @@ func (x *MetricQuery) String() string {
 func (*MetricQuery) ProtoMessage() {}
 
 func (x *MetricQuery) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[24]
+	mi := &file_platform_link_link_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2091,7 +2363,7 @@ func (x *MetricQuery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetricQuery.ProtoReflect.Descriptor instead.
 func (*MetricQuery) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{24}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *MetricQuery) GetType() int32 {
@@ -2129,7 +2401,7 @@ type ResourceUpload struct {
 
 func (x *ResourceUpload) Reset() {
 	*x = ResourceUpload{}
-	mi := &file_platform_link_link_proto_msgTypes[25]
+	mi := &file_platform_link_link_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2141,7 +2413,7 @@ func (x *ResourceUpload) String() string {
 func (*ResourceUpload) ProtoMessage() {}
 
 func (x *ResourceUpload) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[25]
+	mi := &file_platform_link_link_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2154,7 +2426,7 @@ func (x *ResourceUpload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceUpload.ProtoReflect.Descriptor instead.
 func (*ResourceUpload) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{25}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ResourceUpload) GetResourceId() string {
@@ -2204,15 +2476,20 @@ type Response struct {
 	//	*Response_Controls
 	//	*Response_TemplateJson
 	//	*Response_Definition
+	//	*Response_TeleopSettings
 	//	*Response_Recordings
-	Result        isResponse_Result `protobuf_oneof:"result"`
+	Result isResponse_Result `protobuf_oneof:"result"`
+	// delays come with granted: the thresholds the agent's door governs that control by, read
+	// once when it began (a change applies from the next control), so that the cloud's widget
+	// shows the agent's limit. An agent older than this sends none: the cloud's defaults.
+	Delays        *TeleopDelays `protobuf:"bytes,17,opt,name=delays,proto3" json:"delays,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Response) Reset() {
 	*x = Response{}
-	mi := &file_platform_link_link_proto_msgTypes[26]
+	mi := &file_platform_link_link_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2224,7 +2501,7 @@ func (x *Response) String() string {
 func (*Response) ProtoMessage() {}
 
 func (x *Response) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[26]
+	mi := &file_platform_link_link_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2237,7 +2514,7 @@ func (x *Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Response.ProtoReflect.Descriptor instead.
 func (*Response) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{26}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Response) GetId() uint64 {
@@ -2378,11 +2655,27 @@ func (x *Response) GetDefinition() *MessageDefinition {
 	return nil
 }
 
+func (x *Response) GetTeleopSettings() *TeleopSettings {
+	if x != nil {
+		if x, ok := x.Result.(*Response_TeleopSettings); ok {
+			return x.TeleopSettings
+		}
+	}
+	return nil
+}
+
 func (x *Response) GetRecordings() *RecordingList {
 	if x != nil {
 		if x, ok := x.Result.(*Response_Recordings); ok {
 			return x.Recordings
 		}
+	}
+	return nil
+}
+
+func (x *Response) GetDelays() *TeleopDelays {
+	if x != nil {
+		return x.Delays
 	}
 	return nil
 }
@@ -2443,6 +2736,10 @@ type Response_Definition struct {
 	Definition *MessageDefinition `protobuf:"bytes,15,opt,name=definition,proto3,oneof"` // definition: the stream type's definition
 }
 
+type Response_TeleopSettings struct {
+	TeleopSettings *TeleopSettings `protobuf:"bytes,16,opt,name=teleop_settings,json=teleopSettings,proto3,oneof"` // teleop_settings: the robot's thresholds after it
+}
+
 type Response_Recordings struct {
 	Recordings *RecordingList `protobuf:"bytes,20,opt,name=recordings,proto3,oneof"` // answers recording: one for start and stop, all for list
 }
@@ -2473,6 +2770,8 @@ func (*Response_TemplateJson) isResponse_Result() {}
 
 func (*Response_Definition) isResponse_Result() {}
 
+func (*Response_TeleopSettings) isResponse_Result() {}
+
 func (*Response_Recordings) isResponse_Result() {}
 
 // MessageDefinition is a type's definition as the robot's source gives it: its encoding (an
@@ -2487,7 +2786,7 @@ type MessageDefinition struct {
 
 func (x *MessageDefinition) Reset() {
 	*x = MessageDefinition{}
-	mi := &file_platform_link_link_proto_msgTypes[27]
+	mi := &file_platform_link_link_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2499,7 +2798,7 @@ func (x *MessageDefinition) String() string {
 func (*MessageDefinition) ProtoMessage() {}
 
 func (x *MessageDefinition) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[27]
+	mi := &file_platform_link_link_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2512,7 +2811,7 @@ func (x *MessageDefinition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageDefinition.ProtoReflect.Descriptor instead.
 func (*MessageDefinition) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{27}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *MessageDefinition) GetEncoding() string {
@@ -2543,7 +2842,7 @@ type Error struct {
 
 func (x *Error) Reset() {
 	*x = Error{}
-	mi := &file_platform_link_link_proto_msgTypes[28]
+	mi := &file_platform_link_link_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2555,7 +2854,7 @@ func (x *Error) String() string {
 func (*Error) ProtoMessage() {}
 
 func (x *Error) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[28]
+	mi := &file_platform_link_link_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2568,7 +2867,7 @@ func (x *Error) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Error.ProtoReflect.Descriptor instead.
 func (*Error) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{28}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Error) GetKind() Error_Kind {
@@ -2621,7 +2920,7 @@ type Stream struct {
 
 func (x *Stream) Reset() {
 	*x = Stream{}
-	mi := &file_platform_link_link_proto_msgTypes[29]
+	mi := &file_platform_link_link_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2633,7 +2932,7 @@ func (x *Stream) String() string {
 func (*Stream) ProtoMessage() {}
 
 func (x *Stream) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[29]
+	mi := &file_platform_link_link_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2646,7 +2945,7 @@ func (x *Stream) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stream.ProtoReflect.Descriptor instead.
 func (*Stream) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{29}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Stream) GetComponent() string {
@@ -2735,7 +3034,7 @@ type StreamList struct {
 
 func (x *StreamList) Reset() {
 	*x = StreamList{}
-	mi := &file_platform_link_link_proto_msgTypes[30]
+	mi := &file_platform_link_link_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2747,7 +3046,7 @@ func (x *StreamList) String() string {
 func (*StreamList) ProtoMessage() {}
 
 func (x *StreamList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[30]
+	mi := &file_platform_link_link_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2760,7 +3059,7 @@ func (x *StreamList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamList.ProtoReflect.Descriptor instead.
 func (*StreamList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{30}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *StreamList) GetStreams() []*Stream {
@@ -2785,7 +3084,7 @@ type Sample struct {
 
 func (x *Sample) Reset() {
 	*x = Sample{}
-	mi := &file_platform_link_link_proto_msgTypes[31]
+	mi := &file_platform_link_link_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2797,7 +3096,7 @@ func (x *Sample) String() string {
 func (*Sample) ProtoMessage() {}
 
 func (x *Sample) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[31]
+	mi := &file_platform_link_link_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2810,7 +3109,7 @@ func (x *Sample) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sample.ProtoReflect.Descriptor instead.
 func (*Sample) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{31}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *Sample) GetType() string {
@@ -2857,7 +3156,7 @@ type MetricTypes struct {
 
 func (x *MetricTypes) Reset() {
 	*x = MetricTypes{}
-	mi := &file_platform_link_link_proto_msgTypes[32]
+	mi := &file_platform_link_link_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2869,7 +3168,7 @@ func (x *MetricTypes) String() string {
 func (*MetricTypes) ProtoMessage() {}
 
 func (x *MetricTypes) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[32]
+	mi := &file_platform_link_link_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2882,7 +3181,7 @@ func (x *MetricTypes) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetricTypes.ProtoReflect.Descriptor instead.
 func (*MetricTypes) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{32}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *MetricTypes) GetTypes() []int32 {
@@ -2902,7 +3201,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_platform_link_link_proto_msgTypes[33]
+	mi := &file_platform_link_link_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2914,7 +3213,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[33]
+	mi := &file_platform_link_link_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2927,7 +3226,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{33}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *Usage) GetUsed() float64 {
@@ -2959,7 +3258,7 @@ type Recorder struct {
 
 func (x *Recorder) Reset() {
 	*x = Recorder{}
-	mi := &file_platform_link_link_proto_msgTypes[34]
+	mi := &file_platform_link_link_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2971,7 +3270,7 @@ func (x *Recorder) String() string {
 func (*Recorder) ProtoMessage() {}
 
 func (x *Recorder) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[34]
+	mi := &file_platform_link_link_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2984,7 +3283,7 @@ func (x *Recorder) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recorder.ProtoReflect.Descriptor instead.
 func (*Recorder) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{34}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Recorder) GetId() string {
@@ -3045,7 +3344,7 @@ type Recorders struct {
 
 func (x *Recorders) Reset() {
 	*x = Recorders{}
-	mi := &file_platform_link_link_proto_msgTypes[35]
+	mi := &file_platform_link_link_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3057,7 +3356,7 @@ func (x *Recorders) String() string {
 func (*Recorders) ProtoMessage() {}
 
 func (x *Recorders) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[35]
+	mi := &file_platform_link_link_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3070,7 +3369,7 @@ func (x *Recorders) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recorders.ProtoReflect.Descriptor instead.
 func (*Recorders) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{35}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Recorders) GetRecorders() []*Recorder {
@@ -3093,7 +3392,7 @@ type ComponentInfo struct {
 
 func (x *ComponentInfo) Reset() {
 	*x = ComponentInfo{}
-	mi := &file_platform_link_link_proto_msgTypes[36]
+	mi := &file_platform_link_link_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3105,7 +3404,7 @@ func (x *ComponentInfo) String() string {
 func (*ComponentInfo) ProtoMessage() {}
 
 func (x *ComponentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[36]
+	mi := &file_platform_link_link_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3118,7 +3417,7 @@ func (x *ComponentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ComponentInfo.ProtoReflect.Descriptor instead.
 func (*ComponentInfo) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{36}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ComponentInfo) GetId() string {
@@ -3165,7 +3464,7 @@ type Components struct {
 
 func (x *Components) Reset() {
 	*x = Components{}
-	mi := &file_platform_link_link_proto_msgTypes[37]
+	mi := &file_platform_link_link_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3177,7 +3476,7 @@ func (x *Components) String() string {
 func (*Components) ProtoMessage() {}
 
 func (x *Components) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[37]
+	mi := &file_platform_link_link_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3190,7 +3489,7 @@ func (x *Components) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Components.ProtoReflect.Descriptor instead.
 func (*Components) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{37}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Components) GetComponents() []*ComponentInfo {
@@ -3211,7 +3510,7 @@ type ConfigInfo struct {
 
 func (x *ConfigInfo) Reset() {
 	*x = ConfigInfo{}
-	mi := &file_platform_link_link_proto_msgTypes[38]
+	mi := &file_platform_link_link_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3223,7 +3522,7 @@ func (x *ConfigInfo) String() string {
 func (*ConfigInfo) ProtoMessage() {}
 
 func (x *ConfigInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[38]
+	mi := &file_platform_link_link_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3236,7 +3535,7 @@ func (x *ConfigInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigInfo.ProtoReflect.Descriptor instead.
 func (*ConfigInfo) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{38}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ConfigInfo) GetName() string {
@@ -3270,7 +3569,7 @@ type AgentOperationalState struct {
 
 func (x *AgentOperationalState) Reset() {
 	*x = AgentOperationalState{}
-	mi := &file_platform_link_link_proto_msgTypes[39]
+	mi := &file_platform_link_link_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3282,7 +3581,7 @@ func (x *AgentOperationalState) String() string {
 func (*AgentOperationalState) ProtoMessage() {}
 
 func (x *AgentOperationalState) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[39]
+	mi := &file_platform_link_link_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3295,7 +3594,7 @@ func (x *AgentOperationalState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentOperationalState.ProtoReflect.Descriptor instead.
 func (*AgentOperationalState) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{39}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *AgentOperationalState) GetAgentStatus() int32 {
@@ -3340,7 +3639,7 @@ type Metric struct {
 
 func (x *Metric) Reset() {
 	*x = Metric{}
-	mi := &file_platform_link_link_proto_msgTypes[40]
+	mi := &file_platform_link_link_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3352,7 +3651,7 @@ func (x *Metric) String() string {
 func (*Metric) ProtoMessage() {}
 
 func (x *Metric) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[40]
+	mi := &file_platform_link_link_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3365,7 +3664,7 @@ func (x *Metric) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Metric.ProtoReflect.Descriptor instead.
 func (*Metric) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{40}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Metric) GetType() int32 {
@@ -3600,7 +3899,7 @@ type KPI struct {
 
 func (x *KPI) Reset() {
 	*x = KPI{}
-	mi := &file_platform_link_link_proto_msgTypes[41]
+	mi := &file_platform_link_link_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3612,7 +3911,7 @@ func (x *KPI) String() string {
 func (*KPI) ProtoMessage() {}
 
 func (x *KPI) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[41]
+	mi := &file_platform_link_link_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3625,7 +3924,7 @@ func (x *KPI) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPI.ProtoReflect.Descriptor instead.
 func (*KPI) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{41}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *KPI) GetName() string {
@@ -3665,7 +3964,7 @@ type KPIList struct {
 
 func (x *KPIList) Reset() {
 	*x = KPIList{}
-	mi := &file_platform_link_link_proto_msgTypes[42]
+	mi := &file_platform_link_link_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3677,7 +3976,7 @@ func (x *KPIList) String() string {
 func (*KPIList) ProtoMessage() {}
 
 func (x *KPIList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[42]
+	mi := &file_platform_link_link_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3690,7 +3989,7 @@ func (x *KPIList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPIList.ProtoReflect.Descriptor instead.
 func (*KPIList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{42}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *KPIList) GetKpis() []*KPI {
@@ -3710,7 +4009,7 @@ type KPIValues struct {
 
 func (x *KPIValues) Reset() {
 	*x = KPIValues{}
-	mi := &file_platform_link_link_proto_msgTypes[43]
+	mi := &file_platform_link_link_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3722,7 +4021,7 @@ func (x *KPIValues) String() string {
 func (*KPIValues) ProtoMessage() {}
 
 func (x *KPIValues) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[43]
+	mi := &file_platform_link_link_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3735,7 +4034,7 @@ func (x *KPIValues) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KPIValues.ProtoReflect.Descriptor instead.
 func (*KPIValues) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{43}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *KPIValues) GetRobotId() string {
@@ -3770,7 +4069,7 @@ type Resource struct {
 
 func (x *Resource) Reset() {
 	*x = Resource{}
-	mi := &file_platform_link_link_proto_msgTypes[44]
+	mi := &file_platform_link_link_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3782,7 +4081,7 @@ func (x *Resource) String() string {
 func (*Resource) ProtoMessage() {}
 
 func (x *Resource) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[44]
+	mi := &file_platform_link_link_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3795,7 +4094,7 @@ func (x *Resource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Resource.ProtoReflect.Descriptor instead.
 func (*Resource) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{44}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *Resource) GetId() string {
@@ -3863,7 +4162,7 @@ type ResourceList struct {
 
 func (x *ResourceList) Reset() {
 	*x = ResourceList{}
-	mi := &file_platform_link_link_proto_msgTypes[45]
+	mi := &file_platform_link_link_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3875,7 +4174,7 @@ func (x *ResourceList) String() string {
 func (*ResourceList) ProtoMessage() {}
 
 func (x *ResourceList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[45]
+	mi := &file_platform_link_link_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3888,7 +4187,7 @@ func (x *ResourceList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceList.ProtoReflect.Descriptor instead.
 func (*ResourceList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{45}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ResourceList) GetResources() []*Resource {
@@ -3908,7 +4207,7 @@ type ResourcesChanged struct {
 
 func (x *ResourcesChanged) Reset() {
 	*x = ResourcesChanged{}
-	mi := &file_platform_link_link_proto_msgTypes[46]
+	mi := &file_platform_link_link_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3920,7 +4219,7 @@ func (x *ResourcesChanged) String() string {
 func (*ResourcesChanged) ProtoMessage() {}
 
 func (x *ResourcesChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[46]
+	mi := &file_platform_link_link_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3933,7 +4232,7 @@ func (x *ResourcesChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourcesChanged.ProtoReflect.Descriptor instead.
 func (*ResourcesChanged) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{46}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ResourcesChanged) GetRobotId() string {
@@ -3961,7 +4260,7 @@ type ResourceChunk struct {
 
 func (x *ResourceChunk) Reset() {
 	*x = ResourceChunk{}
-	mi := &file_platform_link_link_proto_msgTypes[47]
+	mi := &file_platform_link_link_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3973,7 +4272,7 @@ func (x *ResourceChunk) String() string {
 func (*ResourceChunk) ProtoMessage() {}
 
 func (x *ResourceChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[47]
+	mi := &file_platform_link_link_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3986,7 +4285,7 @@ func (x *ResourceChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceChunk.ProtoReflect.Descriptor instead.
 func (*ResourceChunk) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{47}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ResourceChunk) GetRequestId() uint64 {
@@ -4021,7 +4320,7 @@ type UploadDone struct {
 
 func (x *UploadDone) Reset() {
 	*x = UploadDone{}
-	mi := &file_platform_link_link_proto_msgTypes[48]
+	mi := &file_platform_link_link_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4033,7 +4332,7 @@ func (x *UploadDone) String() string {
 func (*UploadDone) ProtoMessage() {}
 
 func (x *UploadDone) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[48]
+	mi := &file_platform_link_link_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4046,7 +4345,7 @@ func (x *UploadDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadDone.ProtoReflect.Descriptor instead.
 func (*UploadDone) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{48}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *UploadDone) GetSize() int64 {
@@ -4079,7 +4378,7 @@ type RecordingControl struct {
 
 func (x *RecordingControl) Reset() {
 	*x = RecordingControl{}
-	mi := &file_platform_link_link_proto_msgTypes[49]
+	mi := &file_platform_link_link_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4091,7 +4390,7 @@ func (x *RecordingControl) String() string {
 func (*RecordingControl) ProtoMessage() {}
 
 func (x *RecordingControl) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[49]
+	mi := &file_platform_link_link_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4104,7 +4403,7 @@ func (x *RecordingControl) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordingControl.ProtoReflect.Descriptor instead.
 func (*RecordingControl) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{49}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *RecordingControl) GetAction() isRecordingControl_Action {
@@ -4190,7 +4489,7 @@ type FlightTrigger struct {
 
 func (x *FlightTrigger) Reset() {
 	*x = FlightTrigger{}
-	mi := &file_platform_link_link_proto_msgTypes[50]
+	mi := &file_platform_link_link_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4202,7 +4501,7 @@ func (x *FlightTrigger) String() string {
 func (*FlightTrigger) ProtoMessage() {}
 
 func (x *FlightTrigger) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[50]
+	mi := &file_platform_link_link_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4215,7 +4514,7 @@ func (x *FlightTrigger) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlightTrigger.ProtoReflect.Descriptor instead.
 func (*FlightTrigger) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{50}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *FlightTrigger) GetTrigger() string {
@@ -4244,7 +4543,7 @@ type RecordingStart struct {
 
 func (x *RecordingStart) Reset() {
 	*x = RecordingStart{}
-	mi := &file_platform_link_link_proto_msgTypes[51]
+	mi := &file_platform_link_link_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4256,7 +4555,7 @@ func (x *RecordingStart) String() string {
 func (*RecordingStart) ProtoMessage() {}
 
 func (x *RecordingStart) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[51]
+	mi := &file_platform_link_link_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4269,7 +4568,7 @@ func (x *RecordingStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordingStart.ProtoReflect.Descriptor instead.
 func (*RecordingStart) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{51}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *RecordingStart) GetStreams() []*StreamKey {
@@ -4311,7 +4610,7 @@ type RecordedStream struct {
 
 func (x *RecordedStream) Reset() {
 	*x = RecordedStream{}
-	mi := &file_platform_link_link_proto_msgTypes[52]
+	mi := &file_platform_link_link_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4323,7 +4622,7 @@ func (x *RecordedStream) String() string {
 func (*RecordedStream) ProtoMessage() {}
 
 func (x *RecordedStream) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[52]
+	mi := &file_platform_link_link_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4336,7 +4635,7 @@ func (x *RecordedStream) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordedStream.ProtoReflect.Descriptor instead.
 func (*RecordedStream) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{52}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *RecordedStream) GetKey() *StreamKey {
@@ -4381,7 +4680,7 @@ type Recording struct {
 
 func (x *Recording) Reset() {
 	*x = Recording{}
-	mi := &file_platform_link_link_proto_msgTypes[53]
+	mi := &file_platform_link_link_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4393,7 +4692,7 @@ func (x *Recording) String() string {
 func (*Recording) ProtoMessage() {}
 
 func (x *Recording) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[53]
+	mi := &file_platform_link_link_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4406,7 +4705,7 @@ func (x *Recording) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recording.ProtoReflect.Descriptor instead.
 func (*Recording) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{53}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *Recording) GetId() string {
@@ -4509,7 +4808,7 @@ type RecordingList struct {
 
 func (x *RecordingList) Reset() {
 	*x = RecordingList{}
-	mi := &file_platform_link_link_proto_msgTypes[54]
+	mi := &file_platform_link_link_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4521,7 +4820,7 @@ func (x *RecordingList) String() string {
 func (*RecordingList) ProtoMessage() {}
 
 func (x *RecordingList) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[54]
+	mi := &file_platform_link_link_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4534,7 +4833,7 @@ func (x *RecordingList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordingList.ProtoReflect.Descriptor instead.
 func (*RecordingList) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{54}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *RecordingList) GetRecordings() []*Recording {
@@ -4564,7 +4863,7 @@ type LiveFrame struct {
 
 func (x *LiveFrame) Reset() {
 	*x = LiveFrame{}
-	mi := &file_platform_link_link_proto_msgTypes[55]
+	mi := &file_platform_link_link_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4576,7 +4875,7 @@ func (x *LiveFrame) String() string {
 func (*LiveFrame) ProtoMessage() {}
 
 func (x *LiveFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[55]
+	mi := &file_platform_link_link_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4589,7 +4888,7 @@ func (x *LiveFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveFrame.ProtoReflect.Descriptor instead.
 func (*LiveFrame) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{55}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *LiveFrame) GetBody() isLiveFrame_Body {
@@ -4686,7 +4985,7 @@ type LiveSubscribe struct {
 
 func (x *LiveSubscribe) Reset() {
 	*x = LiveSubscribe{}
-	mi := &file_platform_link_link_proto_msgTypes[56]
+	mi := &file_platform_link_link_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4698,7 +4997,7 @@ func (x *LiveSubscribe) String() string {
 func (*LiveSubscribe) ProtoMessage() {}
 
 func (x *LiveSubscribe) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[56]
+	mi := &file_platform_link_link_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4711,7 +5010,7 @@ func (x *LiveSubscribe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveSubscribe.ProtoReflect.Descriptor instead.
 func (*LiveSubscribe) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{56}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *LiveSubscribe) GetId() uint64 {
@@ -4772,7 +5071,7 @@ type LiveUnsubscribe struct {
 
 func (x *LiveUnsubscribe) Reset() {
 	*x = LiveUnsubscribe{}
-	mi := &file_platform_link_link_proto_msgTypes[57]
+	mi := &file_platform_link_link_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4784,7 +5083,7 @@ func (x *LiveUnsubscribe) String() string {
 func (*LiveUnsubscribe) ProtoMessage() {}
 
 func (x *LiveUnsubscribe) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[57]
+	mi := &file_platform_link_link_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4797,7 +5096,7 @@ func (x *LiveUnsubscribe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveUnsubscribe.ProtoReflect.Descriptor instead.
 func (*LiveUnsubscribe) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{57}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *LiveUnsubscribe) GetId() uint64 {
@@ -4823,7 +5122,7 @@ type LiveSample struct {
 
 func (x *LiveSample) Reset() {
 	*x = LiveSample{}
-	mi := &file_platform_link_link_proto_msgTypes[58]
+	mi := &file_platform_link_link_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4835,7 +5134,7 @@ func (x *LiveSample) String() string {
 func (*LiveSample) ProtoMessage() {}
 
 func (x *LiveSample) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[58]
+	mi := &file_platform_link_link_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4848,7 +5147,7 @@ func (x *LiveSample) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveSample.ProtoReflect.Descriptor instead.
 func (*LiveSample) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{58}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *LiveSample) GetId() uint64 {
@@ -4889,7 +5188,7 @@ type LiveEnded struct {
 
 func (x *LiveEnded) Reset() {
 	*x = LiveEnded{}
-	mi := &file_platform_link_link_proto_msgTypes[59]
+	mi := &file_platform_link_link_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4901,7 +5200,7 @@ func (x *LiveEnded) String() string {
 func (*LiveEnded) ProtoMessage() {}
 
 func (x *LiveEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_platform_link_link_proto_msgTypes[59]
+	mi := &file_platform_link_link_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4914,7 +5213,7 @@ func (x *LiveEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveEnded.ProtoReflect.Descriptor instead.
 func (*LiveEnded) Descriptor() ([]byte, []int) {
-	return file_platform_link_link_proto_rawDescGZIP(), []int{59}
+	return file_platform_link_link_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *LiveEnded) GetId() uint64 {
@@ -5005,7 +5304,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\tStreamKey\x12\x1c\n" +
 	"\tcomponent\x18\x01 \x01(\tR\tcomponent\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
-	"\x06source\x18\x03 \x01(\x05R\x06source\"\x8d\x06\n" +
+	"\x06source\x18\x03 \x01(\x05R\x06source\"\xde\x06\n" +
 	"\aRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x19\n" +
 	"\brobot_id\x18\x02 \x01(\tR\arobotId\x12\x1f\n" +
@@ -5025,9 +5324,29 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\btemplate\x18\x0e \x01(\tH\x00R\btemplate\x12:\n" +
 	"\n" +
 	"definition\x18\x0f \x01(\v2\x18.Platform.Link.StreamKeyH\x00R\n" +
-	"definition\x12?\n" +
+	"definition\x12O\n" +
+	"\x0fteleop_settings\x18\x10 \x01(\v2$.Platform.Link.TeleopSettingsRequestH\x00R\x0eteleopSettings\x12?\n" +
 	"\trecording\x18\x14 \x01(\v2\x1f.Platform.Link.RecordingControlH\x00R\trecordingB\x04\n" +
-	"\x02op\"\xb4\x01\n" +
+	"\x02op\"\xd2\x01\n" +
+	"\x15TeleopSettingsRequest\x12\x12\n" +
+	"\x04user\x18\x01 \x01(\tR\x04user\x12\x12\n" +
+	"\x04role\x18\x02 \x01(\x05R\x04role\x12(\n" +
+	"\x03get\x18\x03 \x01(\v2\x14.Platform.Link.EmptyH\x00R\x03get\x12/\n" +
+	"\x03set\x18\x04 \x01(\v2\x1b.Platform.Link.TeleopDelaysH\x00R\x03set\x12,\n" +
+	"\x05reset\x18\x05 \x01(\v2\x14.Platform.Link.EmptyH\x00R\x05resetB\b\n" +
+	"\x06action\"_\n" +
+	"\fTeleopDelays\x12\x17\n" +
+	"\afull_ms\x18\x01 \x01(\rR\x06fullMs\x12\x1d\n" +
+	"\n" +
+	"quarter_ms\x18\x02 \x01(\rR\tquarterMs\x12\x17\n" +
+	"\astop_ms\x18\x03 \x01(\rR\x06stopMs\"\xc7\x01\n" +
+	"\x0eTeleopSettings\x123\n" +
+	"\x06delays\x18\x01 \x01(\v2\x1b.Platform.Link.TeleopDelaysR\x06delays\x12\x16\n" +
+	"\x06custom\x18\x02 \x01(\bR\x06custom\x12\x1d\n" +
+	"\n" +
+	"updated_by\x18\x03 \x01(\tR\tupdatedBy\x12I\n" +
+	"\n" +
+	"updated_at\x18\x04 \x01(\v2*.Platform.Messages.builtin_interfaces.TimeR\tupdatedAt\"\xb4\x01\n" +
 	"\vTakeControl\x12*\n" +
 	"\x03key\x18\x01 \x01(\v2\x18.Platform.Link.StreamKeyR\x03key\x12\x1d\n" +
 	"\n" +
@@ -5079,7 +5398,7 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"resourceId\x12\x16\n" +
 	"\x06offset\x18\x02 \x01(\x03R\x06offset\x12\x12\n" +
 	"\x04size\x18\x03 \x01(\x03R\x04size\x12#\n" +
-	"\rprefix_sha256\x18\x04 \x01(\tR\fprefixSha256\"\xbf\x06\n" +
+	"\rprefix_sha256\x18\x04 \x01(\tR\fprefixSha256\"\xbe\a\n" +
 	"\bResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12*\n" +
 	"\x05error\x18\x02 \x01(\v2\x14.Platform.Link.ErrorR\x05error\x125\n" +
@@ -5098,10 +5417,12 @@ const file_platform_link_link_proto_rawDesc = "" +
 	"\rtemplate_json\x18\x0e \x01(\fH\x00R\ftemplateJson\x12B\n" +
 	"\n" +
 	"definition\x18\x0f \x01(\v2 .Platform.Link.MessageDefinitionH\x00R\n" +
-	"definition\x12>\n" +
+	"definition\x12H\n" +
+	"\x0fteleop_settings\x18\x10 \x01(\v2\x1d.Platform.Link.TeleopSettingsH\x00R\x0eteleopSettings\x12>\n" +
 	"\n" +
 	"recordings\x18\x14 \x01(\v2\x1c.Platform.Link.RecordingListH\x00R\n" +
-	"recordingsB\b\n" +
+	"recordings\x123\n" +
+	"\x06delays\x18\x11 \x01(\v2\x1b.Platform.Link.TeleopDelaysR\x06delaysB\b\n" +
 	"\x06result\"C\n" +
 	"\x11MessageDefinition\x12\x1a\n" +
 	"\bencoding\x18\x01 \x01(\tR\bencoding\x12\x12\n" +
@@ -5328,7 +5649,7 @@ func file_platform_link_link_proto_rawDescGZIP() []byte {
 }
 
 var file_platform_link_link_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
+var file_platform_link_link_proto_msgTypes = make([]protoimpl.MessageInfo, 63)
 var file_platform_link_link_proto_goTypes = []any{
 	(Error_Kind)(0),               // 0: Platform.Link.Error.Kind
 	(*Frame)(nil),                 // 1: Platform.Link.Frame
@@ -5345,156 +5666,167 @@ var file_platform_link_link_proto_goTypes = []any{
 	(*RobotsAccepted)(nil),        // 12: Platform.Link.RobotsAccepted
 	(*StreamKey)(nil),             // 13: Platform.Link.StreamKey
 	(*Request)(nil),               // 14: Platform.Link.Request
-	(*TakeControl)(nil),           // 15: Platform.Link.TakeControl
-	(*ControlNotice)(nil),         // 16: Platform.Link.ControlNotice
-	(*ControlAnswer)(nil),         // 17: Platform.Link.ControlAnswer
-	(*ControlCommand)(nil),        // 18: Platform.Link.ControlCommand
-	(*ControlRelease)(nil),        // 19: Platform.Link.ControlRelease
-	(*ControlEnded)(nil),          // 20: Platform.Link.ControlEnded
-	(*ControlHeld)(nil),           // 21: Platform.Link.ControlHeld
-	(*ControlList)(nil),           // 22: Platform.Link.ControlList
-	(*Empty)(nil),                 // 23: Platform.Link.Empty
-	(*Publish)(nil),               // 24: Platform.Link.Publish
-	(*MetricQuery)(nil),           // 25: Platform.Link.MetricQuery
-	(*ResourceUpload)(nil),        // 26: Platform.Link.ResourceUpload
-	(*Response)(nil),              // 27: Platform.Link.Response
-	(*MessageDefinition)(nil),     // 28: Platform.Link.MessageDefinition
-	(*Error)(nil),                 // 29: Platform.Link.Error
-	(*Stream)(nil),                // 30: Platform.Link.Stream
-	(*StreamList)(nil),            // 31: Platform.Link.StreamList
-	(*Sample)(nil),                // 32: Platform.Link.Sample
-	(*MetricTypes)(nil),           // 33: Platform.Link.MetricTypes
-	(*Usage)(nil),                 // 34: Platform.Link.Usage
-	(*Recorder)(nil),              // 35: Platform.Link.Recorder
-	(*Recorders)(nil),             // 36: Platform.Link.Recorders
-	(*ComponentInfo)(nil),         // 37: Platform.Link.ComponentInfo
-	(*Components)(nil),            // 38: Platform.Link.Components
-	(*ConfigInfo)(nil),            // 39: Platform.Link.ConfigInfo
-	(*AgentOperationalState)(nil), // 40: Platform.Link.AgentOperationalState
-	(*Metric)(nil),                // 41: Platform.Link.Metric
-	(*KPI)(nil),                   // 42: Platform.Link.KPI
-	(*KPIList)(nil),               // 43: Platform.Link.KPIList
-	(*KPIValues)(nil),             // 44: Platform.Link.KPIValues
-	(*Resource)(nil),              // 45: Platform.Link.Resource
-	(*ResourceList)(nil),          // 46: Platform.Link.ResourceList
-	(*ResourcesChanged)(nil),      // 47: Platform.Link.ResourcesChanged
-	(*ResourceChunk)(nil),         // 48: Platform.Link.ResourceChunk
-	(*UploadDone)(nil),            // 49: Platform.Link.UploadDone
-	(*RecordingControl)(nil),      // 50: Platform.Link.RecordingControl
-	(*FlightTrigger)(nil),         // 51: Platform.Link.FlightTrigger
-	(*RecordingStart)(nil),        // 52: Platform.Link.RecordingStart
-	(*RecordedStream)(nil),        // 53: Platform.Link.RecordedStream
-	(*Recording)(nil),             // 54: Platform.Link.Recording
-	(*RecordingList)(nil),         // 55: Platform.Link.RecordingList
-	(*LiveFrame)(nil),             // 56: Platform.Link.LiveFrame
-	(*LiveSubscribe)(nil),         // 57: Platform.Link.LiveSubscribe
-	(*LiveUnsubscribe)(nil),       // 58: Platform.Link.LiveUnsubscribe
-	(*LiveSample)(nil),            // 59: Platform.Link.LiveSample
-	(*LiveEnded)(nil),             // 60: Platform.Link.LiveEnded
-	(*catalogpb.Time)(nil),        // 61: Platform.Messages.builtin_interfaces.Time
+	(*TeleopSettingsRequest)(nil), // 15: Platform.Link.TeleopSettingsRequest
+	(*TeleopDelays)(nil),          // 16: Platform.Link.TeleopDelays
+	(*TeleopSettings)(nil),        // 17: Platform.Link.TeleopSettings
+	(*TakeControl)(nil),           // 18: Platform.Link.TakeControl
+	(*ControlNotice)(nil),         // 19: Platform.Link.ControlNotice
+	(*ControlAnswer)(nil),         // 20: Platform.Link.ControlAnswer
+	(*ControlCommand)(nil),        // 21: Platform.Link.ControlCommand
+	(*ControlRelease)(nil),        // 22: Platform.Link.ControlRelease
+	(*ControlEnded)(nil),          // 23: Platform.Link.ControlEnded
+	(*ControlHeld)(nil),           // 24: Platform.Link.ControlHeld
+	(*ControlList)(nil),           // 25: Platform.Link.ControlList
+	(*Empty)(nil),                 // 26: Platform.Link.Empty
+	(*Publish)(nil),               // 27: Platform.Link.Publish
+	(*MetricQuery)(nil),           // 28: Platform.Link.MetricQuery
+	(*ResourceUpload)(nil),        // 29: Platform.Link.ResourceUpload
+	(*Response)(nil),              // 30: Platform.Link.Response
+	(*MessageDefinition)(nil),     // 31: Platform.Link.MessageDefinition
+	(*Error)(nil),                 // 32: Platform.Link.Error
+	(*Stream)(nil),                // 33: Platform.Link.Stream
+	(*StreamList)(nil),            // 34: Platform.Link.StreamList
+	(*Sample)(nil),                // 35: Platform.Link.Sample
+	(*MetricTypes)(nil),           // 36: Platform.Link.MetricTypes
+	(*Usage)(nil),                 // 37: Platform.Link.Usage
+	(*Recorder)(nil),              // 38: Platform.Link.Recorder
+	(*Recorders)(nil),             // 39: Platform.Link.Recorders
+	(*ComponentInfo)(nil),         // 40: Platform.Link.ComponentInfo
+	(*Components)(nil),            // 41: Platform.Link.Components
+	(*ConfigInfo)(nil),            // 42: Platform.Link.ConfigInfo
+	(*AgentOperationalState)(nil), // 43: Platform.Link.AgentOperationalState
+	(*Metric)(nil),                // 44: Platform.Link.Metric
+	(*KPI)(nil),                   // 45: Platform.Link.KPI
+	(*KPIList)(nil),               // 46: Platform.Link.KPIList
+	(*KPIValues)(nil),             // 47: Platform.Link.KPIValues
+	(*Resource)(nil),              // 48: Platform.Link.Resource
+	(*ResourceList)(nil),          // 49: Platform.Link.ResourceList
+	(*ResourcesChanged)(nil),      // 50: Platform.Link.ResourcesChanged
+	(*ResourceChunk)(nil),         // 51: Platform.Link.ResourceChunk
+	(*UploadDone)(nil),            // 52: Platform.Link.UploadDone
+	(*RecordingControl)(nil),      // 53: Platform.Link.RecordingControl
+	(*FlightTrigger)(nil),         // 54: Platform.Link.FlightTrigger
+	(*RecordingStart)(nil),        // 55: Platform.Link.RecordingStart
+	(*RecordedStream)(nil),        // 56: Platform.Link.RecordedStream
+	(*Recording)(nil),             // 57: Platform.Link.Recording
+	(*RecordingList)(nil),         // 58: Platform.Link.RecordingList
+	(*LiveFrame)(nil),             // 59: Platform.Link.LiveFrame
+	(*LiveSubscribe)(nil),         // 60: Platform.Link.LiveSubscribe
+	(*LiveUnsubscribe)(nil),       // 61: Platform.Link.LiveUnsubscribe
+	(*LiveSample)(nil),            // 62: Platform.Link.LiveSample
+	(*LiveEnded)(nil),             // 63: Platform.Link.LiveEnded
+	(*catalogpb.Time)(nil),        // 64: Platform.Messages.builtin_interfaces.Time
 }
 var file_platform_link_link_proto_depIdxs = []int32{
-	5,  // 0: Platform.Link.Frame.hello:type_name -> Platform.Link.Hello
-	7,  // 1: Platform.Link.Frame.welcome:type_name -> Platform.Link.Welcome
-	9,  // 2: Platform.Link.Frame.refusal:type_name -> Platform.Link.Refusal
-	14, // 3: Platform.Link.Frame.request:type_name -> Platform.Link.Request
-	27, // 4: Platform.Link.Frame.response:type_name -> Platform.Link.Response
-	10, // 5: Platform.Link.Frame.heartbeat:type_name -> Platform.Link.Heartbeat
-	11, // 6: Platform.Link.Frame.robots:type_name -> Platform.Link.RobotsChanged
-	44, // 7: Platform.Link.Frame.kpis:type_name -> Platform.Link.KPIValues
-	48, // 8: Platform.Link.Frame.chunk:type_name -> Platform.Link.ResourceChunk
-	47, // 9: Platform.Link.Frame.resources:type_name -> Platform.Link.ResourcesChanged
-	12, // 10: Platform.Link.Frame.accepted:type_name -> Platform.Link.RobotsAccepted
-	18, // 11: Platform.Link.Frame.command:type_name -> Platform.Link.ControlCommand
-	19, // 12: Platform.Link.Frame.release:type_name -> Platform.Link.ControlRelease
-	20, // 13: Platform.Link.Frame.control_ended:type_name -> Platform.Link.ControlEnded
-	2,  // 14: Platform.Link.Frame.events:type_name -> Platform.Link.EventBatch
-	4,  // 15: Platform.Link.Frame.events_stored:type_name -> Platform.Link.EventsStored
-	16, // 16: Platform.Link.Frame.control_notice:type_name -> Platform.Link.ControlNotice
-	17, // 17: Platform.Link.Frame.control_answer:type_name -> Platform.Link.ControlAnswer
-	3,  // 18: Platform.Link.EventBatch.events:type_name -> Platform.Link.LocalEvent
-	61, // 19: Platform.Link.LocalEvent.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
-	6,  // 20: Platform.Link.Hello.robots:type_name -> Platform.Link.RobotInfo
-	8,  // 21: Platform.Link.Welcome.refused:type_name -> Platform.Link.RobotRefused
-	61, // 22: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
-	6,  // 23: Platform.Link.RobotsChanged.robots:type_name -> Platform.Link.RobotInfo
-	8,  // 24: Platform.Link.RobotsAccepted.refused:type_name -> Platform.Link.RobotRefused
-	23, // 25: Platform.Link.Request.streams:type_name -> Platform.Link.Empty
-	13, // 26: Platform.Link.Request.read:type_name -> Platform.Link.StreamKey
-	24, // 27: Platform.Link.Request.publish:type_name -> Platform.Link.Publish
-	23, // 28: Platform.Link.Request.metric_types:type_name -> Platform.Link.Empty
-	25, // 29: Platform.Link.Request.metric:type_name -> Platform.Link.MetricQuery
-	23, // 30: Platform.Link.Request.kpis:type_name -> Platform.Link.Empty
-	23, // 31: Platform.Link.Request.resources:type_name -> Platform.Link.Empty
-	26, // 32: Platform.Link.Request.upload:type_name -> Platform.Link.ResourceUpload
-	15, // 33: Platform.Link.Request.take_control:type_name -> Platform.Link.TakeControl
-	23, // 34: Platform.Link.Request.controls:type_name -> Platform.Link.Empty
-	13, // 35: Platform.Link.Request.definition:type_name -> Platform.Link.StreamKey
-	50, // 36: Platform.Link.Request.recording:type_name -> Platform.Link.RecordingControl
-	13, // 37: Platform.Link.TakeControl.key:type_name -> Platform.Link.StreamKey
-	61, // 38: Platform.Link.ControlNotice.since:type_name -> Platform.Messages.builtin_interfaces.Time
-	29, // 39: Platform.Link.ControlEnded.error:type_name -> Platform.Link.Error
-	13, // 40: Platform.Link.ControlHeld.key:type_name -> Platform.Link.StreamKey
-	61, // 41: Platform.Link.ControlHeld.since:type_name -> Platform.Messages.builtin_interfaces.Time
-	21, // 42: Platform.Link.ControlList.controls:type_name -> Platform.Link.ControlHeld
-	13, // 43: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
-	29, // 44: Platform.Link.Response.error:type_name -> Platform.Link.Error
-	31, // 45: Platform.Link.Response.streams:type_name -> Platform.Link.StreamList
-	32, // 46: Platform.Link.Response.sample:type_name -> Platform.Link.Sample
-	23, // 47: Platform.Link.Response.done:type_name -> Platform.Link.Empty
-	33, // 48: Platform.Link.Response.metric_types:type_name -> Platform.Link.MetricTypes
-	41, // 49: Platform.Link.Response.metric:type_name -> Platform.Link.Metric
-	43, // 50: Platform.Link.Response.kpis:type_name -> Platform.Link.KPIList
-	46, // 51: Platform.Link.Response.resources:type_name -> Platform.Link.ResourceList
-	49, // 52: Platform.Link.Response.upload:type_name -> Platform.Link.UploadDone
-	23, // 53: Platform.Link.Response.granted:type_name -> Platform.Link.Empty
-	21, // 54: Platform.Link.Response.held:type_name -> Platform.Link.ControlHeld
-	22, // 55: Platform.Link.Response.controls:type_name -> Platform.Link.ControlList
-	28, // 56: Platform.Link.Response.definition:type_name -> Platform.Link.MessageDefinition
-	55, // 57: Platform.Link.Response.recordings:type_name -> Platform.Link.RecordingList
-	0,  // 58: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
-	61, // 59: Platform.Link.Error.since:type_name -> Platform.Messages.builtin_interfaces.Time
-	30, // 60: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
-	61, // 61: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	61, // 62: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	61, // 63: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	35, // 64: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
-	37, // 65: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
-	23, // 66: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
-	34, // 67: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
-	61, // 68: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
-	40, // 69: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
-	36, // 70: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
-	38, // 71: Platform.Link.Metric.components:type_name -> Platform.Link.Components
-	39, // 72: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
-	61, // 73: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
-	42, // 74: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
-	42, // 75: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
-	61, // 76: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
-	45, // 77: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
-	45, // 78: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
-	52, // 79: Platform.Link.RecordingControl.start:type_name -> Platform.Link.RecordingStart
-	23, // 80: Platform.Link.RecordingControl.list:type_name -> Platform.Link.Empty
-	51, // 81: Platform.Link.RecordingControl.trigger:type_name -> Platform.Link.FlightTrigger
-	13, // 82: Platform.Link.RecordingStart.streams:type_name -> Platform.Link.StreamKey
-	13, // 83: Platform.Link.RecordedStream.key:type_name -> Platform.Link.StreamKey
-	53, // 84: Platform.Link.Recording.streams:type_name -> Platform.Link.RecordedStream
-	61, // 85: Platform.Link.Recording.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	61, // 86: Platform.Link.Recording.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
-	52, // 87: Platform.Link.Recording.request:type_name -> Platform.Link.RecordingStart
-	54, // 88: Platform.Link.RecordingList.recordings:type_name -> Platform.Link.Recording
-	57, // 89: Platform.Link.LiveFrame.subscribe:type_name -> Platform.Link.LiveSubscribe
-	58, // 90: Platform.Link.LiveFrame.unsubscribe:type_name -> Platform.Link.LiveUnsubscribe
-	59, // 91: Platform.Link.LiveFrame.sample:type_name -> Platform.Link.LiveSample
-	60, // 92: Platform.Link.LiveFrame.ended:type_name -> Platform.Link.LiveEnded
-	13, // 93: Platform.Link.LiveSubscribe.key:type_name -> Platform.Link.StreamKey
-	32, // 94: Platform.Link.LiveSample.sample:type_name -> Platform.Link.Sample
-	29, // 95: Platform.Link.LiveEnded.error:type_name -> Platform.Link.Error
-	96, // [96:96] is the sub-list for method output_type
-	96, // [96:96] is the sub-list for method input_type
-	96, // [96:96] is the sub-list for extension type_name
-	96, // [96:96] is the sub-list for extension extendee
-	0,  // [0:96] is the sub-list for field type_name
+	5,   // 0: Platform.Link.Frame.hello:type_name -> Platform.Link.Hello
+	7,   // 1: Platform.Link.Frame.welcome:type_name -> Platform.Link.Welcome
+	9,   // 2: Platform.Link.Frame.refusal:type_name -> Platform.Link.Refusal
+	14,  // 3: Platform.Link.Frame.request:type_name -> Platform.Link.Request
+	30,  // 4: Platform.Link.Frame.response:type_name -> Platform.Link.Response
+	10,  // 5: Platform.Link.Frame.heartbeat:type_name -> Platform.Link.Heartbeat
+	11,  // 6: Platform.Link.Frame.robots:type_name -> Platform.Link.RobotsChanged
+	47,  // 7: Platform.Link.Frame.kpis:type_name -> Platform.Link.KPIValues
+	51,  // 8: Platform.Link.Frame.chunk:type_name -> Platform.Link.ResourceChunk
+	50,  // 9: Platform.Link.Frame.resources:type_name -> Platform.Link.ResourcesChanged
+	12,  // 10: Platform.Link.Frame.accepted:type_name -> Platform.Link.RobotsAccepted
+	21,  // 11: Platform.Link.Frame.command:type_name -> Platform.Link.ControlCommand
+	22,  // 12: Platform.Link.Frame.release:type_name -> Platform.Link.ControlRelease
+	23,  // 13: Platform.Link.Frame.control_ended:type_name -> Platform.Link.ControlEnded
+	2,   // 14: Platform.Link.Frame.events:type_name -> Platform.Link.EventBatch
+	4,   // 15: Platform.Link.Frame.events_stored:type_name -> Platform.Link.EventsStored
+	19,  // 16: Platform.Link.Frame.control_notice:type_name -> Platform.Link.ControlNotice
+	20,  // 17: Platform.Link.Frame.control_answer:type_name -> Platform.Link.ControlAnswer
+	3,   // 18: Platform.Link.EventBatch.events:type_name -> Platform.Link.LocalEvent
+	64,  // 19: Platform.Link.LocalEvent.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
+	6,   // 20: Platform.Link.Hello.robots:type_name -> Platform.Link.RobotInfo
+	8,   // 21: Platform.Link.Welcome.refused:type_name -> Platform.Link.RobotRefused
+	64,  // 22: Platform.Link.Heartbeat.sent:type_name -> Platform.Messages.builtin_interfaces.Time
+	6,   // 23: Platform.Link.RobotsChanged.robots:type_name -> Platform.Link.RobotInfo
+	8,   // 24: Platform.Link.RobotsAccepted.refused:type_name -> Platform.Link.RobotRefused
+	26,  // 25: Platform.Link.Request.streams:type_name -> Platform.Link.Empty
+	13,  // 26: Platform.Link.Request.read:type_name -> Platform.Link.StreamKey
+	27,  // 27: Platform.Link.Request.publish:type_name -> Platform.Link.Publish
+	26,  // 28: Platform.Link.Request.metric_types:type_name -> Platform.Link.Empty
+	28,  // 29: Platform.Link.Request.metric:type_name -> Platform.Link.MetricQuery
+	26,  // 30: Platform.Link.Request.kpis:type_name -> Platform.Link.Empty
+	26,  // 31: Platform.Link.Request.resources:type_name -> Platform.Link.Empty
+	29,  // 32: Platform.Link.Request.upload:type_name -> Platform.Link.ResourceUpload
+	18,  // 33: Platform.Link.Request.take_control:type_name -> Platform.Link.TakeControl
+	26,  // 34: Platform.Link.Request.controls:type_name -> Platform.Link.Empty
+	13,  // 35: Platform.Link.Request.definition:type_name -> Platform.Link.StreamKey
+	15,  // 36: Platform.Link.Request.teleop_settings:type_name -> Platform.Link.TeleopSettingsRequest
+	53,  // 37: Platform.Link.Request.recording:type_name -> Platform.Link.RecordingControl
+	26,  // 38: Platform.Link.TeleopSettingsRequest.get:type_name -> Platform.Link.Empty
+	16,  // 39: Platform.Link.TeleopSettingsRequest.set:type_name -> Platform.Link.TeleopDelays
+	26,  // 40: Platform.Link.TeleopSettingsRequest.reset:type_name -> Platform.Link.Empty
+	16,  // 41: Platform.Link.TeleopSettings.delays:type_name -> Platform.Link.TeleopDelays
+	64,  // 42: Platform.Link.TeleopSettings.updated_at:type_name -> Platform.Messages.builtin_interfaces.Time
+	13,  // 43: Platform.Link.TakeControl.key:type_name -> Platform.Link.StreamKey
+	64,  // 44: Platform.Link.ControlNotice.since:type_name -> Platform.Messages.builtin_interfaces.Time
+	32,  // 45: Platform.Link.ControlEnded.error:type_name -> Platform.Link.Error
+	13,  // 46: Platform.Link.ControlHeld.key:type_name -> Platform.Link.StreamKey
+	64,  // 47: Platform.Link.ControlHeld.since:type_name -> Platform.Messages.builtin_interfaces.Time
+	24,  // 48: Platform.Link.ControlList.controls:type_name -> Platform.Link.ControlHeld
+	13,  // 49: Platform.Link.Publish.key:type_name -> Platform.Link.StreamKey
+	32,  // 50: Platform.Link.Response.error:type_name -> Platform.Link.Error
+	34,  // 51: Platform.Link.Response.streams:type_name -> Platform.Link.StreamList
+	35,  // 52: Platform.Link.Response.sample:type_name -> Platform.Link.Sample
+	26,  // 53: Platform.Link.Response.done:type_name -> Platform.Link.Empty
+	36,  // 54: Platform.Link.Response.metric_types:type_name -> Platform.Link.MetricTypes
+	44,  // 55: Platform.Link.Response.metric:type_name -> Platform.Link.Metric
+	46,  // 56: Platform.Link.Response.kpis:type_name -> Platform.Link.KPIList
+	49,  // 57: Platform.Link.Response.resources:type_name -> Platform.Link.ResourceList
+	52,  // 58: Platform.Link.Response.upload:type_name -> Platform.Link.UploadDone
+	26,  // 59: Platform.Link.Response.granted:type_name -> Platform.Link.Empty
+	24,  // 60: Platform.Link.Response.held:type_name -> Platform.Link.ControlHeld
+	25,  // 61: Platform.Link.Response.controls:type_name -> Platform.Link.ControlList
+	31,  // 62: Platform.Link.Response.definition:type_name -> Platform.Link.MessageDefinition
+	17,  // 63: Platform.Link.Response.teleop_settings:type_name -> Platform.Link.TeleopSettings
+	58,  // 64: Platform.Link.Response.recordings:type_name -> Platform.Link.RecordingList
+	16,  // 65: Platform.Link.Response.delays:type_name -> Platform.Link.TeleopDelays
+	0,   // 66: Platform.Link.Error.kind:type_name -> Platform.Link.Error.Kind
+	64,  // 67: Platform.Link.Error.since:type_name -> Platform.Messages.builtin_interfaces.Time
+	33,  // 68: Platform.Link.StreamList.streams:type_name -> Platform.Link.Stream
+	64,  // 69: Platform.Link.Sample.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	64,  // 70: Platform.Link.Recorder.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	64,  // 71: Platform.Link.Recorder.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	38,  // 72: Platform.Link.Recorders.recorders:type_name -> Platform.Link.Recorder
+	40,  // 73: Platform.Link.Components.components:type_name -> Platform.Link.ComponentInfo
+	26,  // 74: Platform.Link.Metric.none:type_name -> Platform.Link.Empty
+	37,  // 75: Platform.Link.Metric.usage:type_name -> Platform.Link.Usage
+	64,  // 76: Platform.Link.Metric.expiry:type_name -> Platform.Messages.builtin_interfaces.Time
+	43,  // 77: Platform.Link.Metric.operational_state:type_name -> Platform.Link.AgentOperationalState
+	39,  // 78: Platform.Link.Metric.recorders:type_name -> Platform.Link.Recorders
+	41,  // 79: Platform.Link.Metric.components:type_name -> Platform.Link.Components
+	42,  // 80: Platform.Link.Metric.config:type_name -> Platform.Link.ConfigInfo
+	64,  // 81: Platform.Link.KPI.time:type_name -> Platform.Messages.builtin_interfaces.Time
+	45,  // 82: Platform.Link.KPIList.kpis:type_name -> Platform.Link.KPI
+	45,  // 83: Platform.Link.KPIValues.kpis:type_name -> Platform.Link.KPI
+	64,  // 84: Platform.Link.Resource.created_at:type_name -> Platform.Messages.builtin_interfaces.Time
+	48,  // 85: Platform.Link.ResourceList.resources:type_name -> Platform.Link.Resource
+	48,  // 86: Platform.Link.ResourcesChanged.resources:type_name -> Platform.Link.Resource
+	55,  // 87: Platform.Link.RecordingControl.start:type_name -> Platform.Link.RecordingStart
+	26,  // 88: Platform.Link.RecordingControl.list:type_name -> Platform.Link.Empty
+	54,  // 89: Platform.Link.RecordingControl.trigger:type_name -> Platform.Link.FlightTrigger
+	13,  // 90: Platform.Link.RecordingStart.streams:type_name -> Platform.Link.StreamKey
+	13,  // 91: Platform.Link.RecordedStream.key:type_name -> Platform.Link.StreamKey
+	56,  // 92: Platform.Link.Recording.streams:type_name -> Platform.Link.RecordedStream
+	64,  // 93: Platform.Link.Recording.start_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	64,  // 94: Platform.Link.Recording.end_time:type_name -> Platform.Messages.builtin_interfaces.Time
+	55,  // 95: Platform.Link.Recording.request:type_name -> Platform.Link.RecordingStart
+	57,  // 96: Platform.Link.RecordingList.recordings:type_name -> Platform.Link.Recording
+	60,  // 97: Platform.Link.LiveFrame.subscribe:type_name -> Platform.Link.LiveSubscribe
+	61,  // 98: Platform.Link.LiveFrame.unsubscribe:type_name -> Platform.Link.LiveUnsubscribe
+	62,  // 99: Platform.Link.LiveFrame.sample:type_name -> Platform.Link.LiveSample
+	63,  // 100: Platform.Link.LiveFrame.ended:type_name -> Platform.Link.LiveEnded
+	13,  // 101: Platform.Link.LiveSubscribe.key:type_name -> Platform.Link.StreamKey
+	35,  // 102: Platform.Link.LiveSample.sample:type_name -> Platform.Link.Sample
+	32,  // 103: Platform.Link.LiveEnded.error:type_name -> Platform.Link.Error
+	104, // [104:104] is the sub-list for method output_type
+	104, // [104:104] is the sub-list for method input_type
+	104, // [104:104] is the sub-list for extension type_name
+	104, // [104:104] is the sub-list for extension extendee
+	0,   // [0:104] is the sub-list for field type_name
 }
 
 func init() { file_platform_link_link_proto_init() }
@@ -5535,9 +5867,15 @@ func file_platform_link_link_proto_init() {
 		(*Request_Controls)(nil),
 		(*Request_Template)(nil),
 		(*Request_Definition)(nil),
+		(*Request_TeleopSettings)(nil),
 		(*Request_Recording)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[26].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[14].OneofWrappers = []any{
+		(*TeleopSettingsRequest_Get)(nil),
+		(*TeleopSettingsRequest_Set)(nil),
+		(*TeleopSettingsRequest_Reset_)(nil),
+	}
+	file_platform_link_link_proto_msgTypes[29].OneofWrappers = []any{
 		(*Response_Streams)(nil),
 		(*Response_Sample)(nil),
 		(*Response_Done)(nil),
@@ -5551,9 +5889,10 @@ func file_platform_link_link_proto_init() {
 		(*Response_Controls)(nil),
 		(*Response_TemplateJson)(nil),
 		(*Response_Definition)(nil),
+		(*Response_TeleopSettings)(nil),
 		(*Response_Recordings)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[40].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[43].OneofWrappers = []any{
 		(*Metric_None)(nil),
 		(*Metric_IntValue)(nil),
 		(*Metric_LongValue)(nil),
@@ -5568,13 +5907,13 @@ func file_platform_link_link_proto_init() {
 		(*Metric_Components)(nil),
 		(*Metric_Config)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[49].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[52].OneofWrappers = []any{
 		(*RecordingControl_Start)(nil),
 		(*RecordingControl_Stop)(nil),
 		(*RecordingControl_List)(nil),
 		(*RecordingControl_Trigger)(nil),
 	}
-	file_platform_link_link_proto_msgTypes[55].OneofWrappers = []any{
+	file_platform_link_link_proto_msgTypes[58].OneofWrappers = []any{
 		(*LiveFrame_Subscribe)(nil),
 		(*LiveFrame_Unsubscribe)(nil),
 		(*LiveFrame_Sample)(nil),
@@ -5586,7 +5925,7 @@ func file_platform_link_link_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platform_link_link_proto_rawDesc), len(file_platform_link_link_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   60,
+			NumMessages:   63,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -90,9 +90,11 @@ func TestTeleopSettingsAreValidated(t *testing.T) {
 	}
 }
 
-// A robot behind an agent is governed by the agent's door, which reads the agent's own
-// settings: the cloud says so (409) rather than store thresholds nothing applies.
-func TestTeleopSettingsOfAnAgentsRobotAreSetOnTheAgent(t *testing.T) {
+// A robot behind an agent is governed by the agent's door, which keeps its thresholds: while
+// the robot is offline the cloud cannot reach them, and says so (503) rather than store
+// thresholds nothing applies. (Online, the agent answers: cmd/fleetgate's
+// TestTeleopSettingsThroughTheCloud.)
+func TestTeleopSettingsOfAnOfflineAgentsRobotAreUnreachable(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
 	org, _ := w.DefaultOrg()
@@ -110,8 +112,8 @@ func TestTeleopSettingsOfAnAgentsRobotAreSetOnTheAgent(t *testing.T) {
 			body = `{"delayFullMs":100,"delayQuarterMs":600,"delayStopMs":1500}`
 		}
 		resp := w.Do(method, path, w.admin, body)
-		if resp.Status != http.StatusConflict || !strings.Contains(string(resp.Body), "set its teleop delays on the agent's own admin page") {
-			t.Errorf("%s: %d %s, want 409 naming the agent's page", method, resp.Status, resp.Body)
+		if resp.Status != http.StatusServiceUnavailable || !strings.Contains(string(resp.Body), "its teleop delays are kept by its agent") {
+			t.Errorf("%s: %d %s, want 503 saying the agent keeps them", method, resp.Status, resp.Body)
 		}
 	}
 }

@@ -50,9 +50,11 @@ type Services struct {
 	Alerts     Alerts     // open alerts and their acknowledgement (an extension)
 	// TeleopSettings are a robot's own thresholds of the speed governor (an extension).
 	TeleopSettings TeleopSettings
-	Live           Live       // W3 and the list of who drives what
-	Foxglove       Foxglove   // the Foxglove WebSocket route (an extension)
-	ToolTokens     ToolTokens // the tokens in a desktop tool's URL (the Foxglove route)
+	// Supervisors are the fleets' supervisors, who take control from anyone (an extension).
+	Supervisors Supervisors
+	Live        Live       // W3 and the list of who drives what
+	Foxglove    Foxglove   // the Foxglove WebSocket route (an extension)
+	ToolTokens  ToolTokens // the tokens in a desktop tool's URL (the Foxglove route)
 	// SecondStreams are the second convention's stream reads and uploads, under its limit of
 	// one operation a second (gateway.LimitedStreams): one per server, since it holds the limit.
 	SecondStreams StreamOps
@@ -99,6 +101,7 @@ func mountREST(g *echo.Group, svc Services, opt Options, auth ...echo.Middleware
 	recordingRoutes{svc.Recordings, svc.Downloads}.mount(g, auth...)
 	alertRoutes{svc.Alerts}.mount(g, auth...)
 	teleopSettingsRoutes{svc.TeleopSettings}.mount(g, auth...)
+	supervisorRoutes{svc.Supervisors}.mount(g, auth...)
 	g.GET("/robots/:robotId/controls", controlsList(svc.Live), auth...)
 	g.GET("/fleets", fleetList(svc.Fleets, opt.LocalFleetOnly), auth...)
 }

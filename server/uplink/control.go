@@ -85,7 +85,20 @@ func (s *session) takeControl(ctx context.Context, robotID string, req *linkpb.T
 	s.a.log.Info("a cloud operator took control", "robot", robotID, "stream", req.GetKey().GetComponent()+"/"+req.GetKey().GetName(),
 		"user", req.GetUser(), "override", mode.Override, "asked", mode.Ask)
 	go c.watch()
-	return &linkpb.Response{Result: &linkpb.Response_Granted{Granted: &linkpb.Empty{}}}, nil
+	return link.Granted(governedBy(in)), nil
+}
+
+// governedBy is the policy the agent's door holds control in to, for the grant.
+func governedBy(in live.Input) fleet.Governed {
+	g, ok := in.(Governed)
+	if !ok {
+		return fleet.Governed{}
+	}
+	p, ok := g.Policy()
+	if !ok {
+		return fleet.Governed{}
+	}
+	return fleet.GovernedBy(fleetgate.TeleopDelays{Full: p.Full, Quarter: p.Quarter, Stop: p.Stop})
 }
 
 // openControl takes control at the agent's door; a request for a held stream waits for its

@@ -6,6 +6,7 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/live"
+	"github.com/fleetgate/fleetgate/internal/live/teleop"
 )
 
 // Core is the agent's core as its end of the link uses it: the robots this process hosts, the
@@ -62,4 +63,19 @@ type Events interface {
 	Forwarded(ctx context.Context, ids []int64) error
 	// Posted is signalled (without blocking) when an entry is posted.
 	Posted() <-chan struct{}
+}
+
+// Governed is a control (live.Input) whose door said the governor's policy it holds the
+// control to: the grant tells the cloud, whose widget then shows the agent's limit.
+type Governed interface {
+	Policy() (teleop.DelayPolicy, bool)
+}
+
+// TeleopSettingsKeeper is a Core that keeps its robots' thresholds of the speed governor
+// (gateway.TeleopSettingsService): the cloud's users read and change them here, where the
+// door governs by them. A core without it answers the cloud's request as unknown.
+type TeleopSettingsKeeper interface {
+	// TeleopSettingsForCloud carries out req, a cloud user's, for hosted robot robotID: the
+	// keeper checks the role the cloud found, and writes a change to the event log.
+	TeleopSettingsForCloud(ctx context.Context, robotID string, req fleet.TeleopSettingsRequest) (fleet.TeleopSettings, error)
 }

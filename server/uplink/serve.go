@@ -84,6 +84,8 @@ func (s *session) handle(ctx context.Context, req *linkpb.Request) (*linkpb.Resp
 		return &linkpb.Response{Result: &linkpb.Response_Upload{Upload: done}}, nil
 	case *linkpb.Request_Streams:
 		return s.streams(ctx, robot)
+	case *linkpb.Request_TeleopSettings:
+		return s.teleopSettings(ctx, req.GetRobotId(), op.TeleopSettings)
 	case *linkpb.Request_Publish:
 		// The agent's door decides, through the core; the cloud's check is never trusted.
 		p := op.Publish
@@ -167,4 +169,22 @@ func (s *session) upload(ctx context.Context, robot fleet.Robot, requestID uint6
 		}
 	}
 	return &linkpb.UploadDone{Size: size, Sha256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// teleopSettings answers a cloud user's read or change of a hosted robot's thresholds, which
+// the core keeps and checks (TeleopSettingsKeeper).
+func (s *session) teleopSettings(ctx context.Context, robotID string, op *linkpb.TeleopSettingsRequest) (*linkpb.Response, error) {
+	keeper, ok := s.a.cfg.Core.(TeleopSettingsKeeper)
+	if !ok {
+		return nil, fleetgate.Errorf(fleetgate.EConflict, "this agent keeps no teleop settings (a demo agent governs by its flags)")
+	}
+	req, err := link.TeleopSettingsRequestFromWire(op)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := keeper.TeleopSettingsForCloud(ctx, robotID, req)
+	if err != nil {
+		return nil, err
+	}
+	return &linkpb.Response{Result: &linkpb.Response_TeleopSettings{TeleopSettings: link.TeleopSettingsToWire(settings)}}, nil
 }

@@ -61,6 +61,7 @@ func (r *RemoteRobot) TakeControlMode(ctx context.Context, key fleetgate.StreamK
 		go r.s.write(context.Background(), &linkpb.Frame{Body: &linkpb.Frame_Release{Release: &linkpb.ControlRelease{ControlId: id}}}, commandTimeout)
 		return nil, err
 	}
+	c.Governed = link.GrantedDelays(resp)
 	return c, nil
 }
 
@@ -96,7 +97,11 @@ type remoteControl struct {
 
 	// The requests for this control the agent tells of (ControlMode.Answers).
 	fleet.Notices
+	// The thresholds the agent's door governs the control by, as its grant said.
+	fleet.Governed
 }
+
+var _ fleet.GovernedControl = (*remoteControl)(nil)
 
 var _ fleet.RemoteAnswerer = (*remoteControl)(nil)
 

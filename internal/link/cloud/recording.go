@@ -42,3 +42,11 @@ func (r *RemoteRobot) MessageTemplate(ctx context.Context, messageType string) (
 	}
 	return r.client().MessageTemplate(ctx, messageType)
 }
+
+var _ fleet.RemoteTeleopSettings = (*RemoteRobot)(nil)
+
+// TeleopSettings asks the agent, whose door governs the robot, to read or change its
+// thresholds.
+func (r *RemoteRobot) TeleopSettings(ctx context.Context, req fleet.TeleopSettingsRequest) (fleet.TeleopSettings, error) {
+	return r.client().TeleopSettings(ctx, req)
+}

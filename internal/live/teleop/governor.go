@@ -103,6 +103,9 @@ func NewGovernor(clk clock.Clock, policy DelayPolicy) *Governor {
 	return &Governor{clock: clk, policy: policy.OrDefault(), start: clk.Now()}
 }
 
+// Policy is the policy the governor follows (fixed when it began).
+func (g *Governor) Policy() DelayPolicy { return g.policy }
+
 // Observe takes a fresh measurement of the controller's delay.
 func (g *Governor) Observe(d time.Duration) {
 	g.mu.Lock()

@@ -15,7 +15,7 @@ import (
 )
 
 // latestVersion is the newest migration in migrations/ (the same number as SQLite's).
-const latestVersion = 11
+const latestVersion = 12
 
 func mustOpen(tb testing.TB, url string) *store.DB {
 	tb.Helper()

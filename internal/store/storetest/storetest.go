@@ -53,4 +53,5 @@ var tests = []struct {
 	{"SharedSecrets", testSharedSecrets},
 	{"AlertRules", testAlertRules},
 	{"TeleopDelays", testTeleopDelays},
+	{"Supervisors", testSupervisors},
 }

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/link/link.proto.
  */
 export const file_platform_link_link: GenFile = /*@__PURE__*/
-  fileDesc("ChhwbGF0Zm9ybS9saW5rL2xpbmsucHJvdG8SDVBsYXRmb3JtLkxpbmsi8gYKBUZyYW1lEiUKBWhlbGxvGAEgASgLMhQuUGxhdGZvcm0uTGluay5IZWxsb0gAEikKB3dlbGNvbWUYAiABKAsyFi5QbGF0Zm9ybS5MaW5rLldlbGNvbWVIABIpCgdyZWZ1c2FsGAMgASgLMhYuUGxhdGZvcm0uTGluay5SZWZ1c2FsSAASKQoHcmVxdWVzdBgEIAEoCzIWLlBsYXRmb3JtLkxpbmsuUmVxdWVzdEgAEisKCHJlc3BvbnNlGAUgASgLMhcuUGxhdGZvcm0uTGluay5SZXNwb25zZUgAEi0KCWhlYXJ0YmVhdBgGIAEoCzIYLlBsYXRmb3JtLkxpbmsuSGVhcnRiZWF0SAASLgoGcm9ib3RzGAcgASgLMhwuUGxhdGZvcm0uTGluay5Sb2JvdHNDaGFuZ2VkSAASKAoEa3BpcxgIIAEoCzIYLlBsYXRmb3JtLkxpbmsuS1BJVmFsdWVzSAASLQoFY2h1bmsYCSABKAsyHC5QbGF0Zm9ybS5MaW5rLlJlc291cmNlQ2h1bmtIABI0CglyZXNvdXJjZXMYCiABKAsyHy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlc0NoYW5nZWRIABIxCghhY2NlcHRlZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUm9ib3RzQWNjZXB0ZWRIABIwCgdjb21tYW5kGAwgASgLMh0uUGxhdGZvcm0uTGluay5Db250cm9sQ29tbWFuZEgAEjAKB3JlbGVhc2UYDSABKAsyHS5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xSZWxlYXNlSAASNAoNY29udHJvbF9lbmRlZBgOIAEoCzIbLlBsYXRmb3JtLkxpbmsuQ29udHJvbEVuZGVkSAASKwoGZXZlbnRzGA8gASgLMhkuUGxhdGZvcm0uTGluay5FdmVudEJhdGNoSAASNAoNZXZlbnRzX3N0b3JlZBgQIAEoCzIbLlBsYXRmb3JtLkxpbmsuRXZlbnRzU3RvcmVkSAASNgoOY29udHJvbF9ub3RpY2UYESABKAsyHC5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xOb3RpY2VIABI2Cg5jb250cm9sX2Fuc3dlchgSIAEoCzIcLlBsYXRmb3JtLkxpbmsuQ29udHJvbEFuc3dlckgAQgYKBGJvZHkiNwoKRXZlbnRCYXRjaBIpCgZldmVudHMYASADKAsyGS5QbGF0Zm9ybS5MaW5rLkxvY2FsRXZlbnQizQEKCkxvY2FsRXZlbnQSEAoIbG9jYWxfaWQYASABKAMSEAoIcm9ib3RfaWQYAiABKAkSFAoMYXV0aG9yX2VtYWlsGAMgASgJEg8KB21lc3NhZ2UYBCABKAkSPgoKY3JlYXRlZF9hdBgFIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEgwKBHR5cGUYBiABKAkSEAoIc2V2ZXJpdHkYByABKAkSFAoMcmVjb3JkaW5nX2lkGAggASgJIiEKDEV2ZW50c1N0b3JlZBIRCglsb2NhbF9pZHMYASADKAMiYgoFSGVsbG8SGAoQcHJvdG9jb2xfdmVyc2lvbhgBIAEoDRIVCg1hZ2VudF92ZXJzaW9uGAIgASgJEigKBnJvYm90cxgDIAMoCzIYLlBsYXRmb3JtLkxpbmsuUm9ib3RJbmZvImkKCVJvYm90SW5mbxIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2NvbmZpZ19uYW1lGAMgASgJEhYKDmNvbmZpZ192ZXJzaW9uGAQgASgJEhUKDWFnZW50X3ZlcnNpb24YBSABKAkilAEKB1dlbGNvbWUSGAoQcHJvdG9jb2xfdmVyc2lvbhgBIAEoDRIQCghhZ2VudF9pZBgCIAEoCRIQCghmbGVldF9pZBgDIAEoCRIdChVoZWFydGJlYXRfaW50ZXJ2YWxfbXMYBCABKA0SLAoHcmVmdXNlZBgFIAMoCzIbLlBsYXRmb3JtLkxpbmsuUm9ib3RSZWZ1c2VkIioKDFJvYm90UmVmdXNlZBIKCgJpZBgBIAEoCRIOCgZyZWFzb24YAiABKAkiMQoHUmVmdXNhbBIOCgZyZWFzb24YASABKAkSFgoOcmV0cnlfYWZ0ZXJfbXMYAiABKA0iRQoJSGVhcnRiZWF0EjgKBHNlbnQYASABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZSI5Cg1Sb2JvdHNDaGFuZ2VkEigKBnJvYm90cxgBIAMoCzIYLlBsYXRmb3JtLkxpbmsuUm9ib3RJbmZvIj4KDlJvYm90c0FjY2VwdGVkEiwKB3JlZnVzZWQYASADKAsyGy5QbGF0Zm9ybS5MaW5rLlJvYm90UmVmdXNlZCI8CglTdHJlYW1LZXkSEQoJY29tcG9uZW50GAEgASgJEgwKBG5hbWUYAiABKAkSDgoGc291cmNlGAMgASgFIvYECgdSZXF1ZXN0EgoKAmlkGAEgASgEEhAKCHJvYm90X2lkGAIgASgJEhMKC2RlYWRsaW5lX21zGAMgASgNEicKB3N0cmVhbXMYBCABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASKAoEcmVhZBgFIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5SAASKQoHcHVibGlzaBgGIAEoCzIWLlBsYXRmb3JtLkxpbmsuUHVibGlzaEgAEiwKDG1ldHJpY190eXBlcxgHIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIsCgZtZXRyaWMYCCABKAsyGi5QbGF0Zm9ybS5MaW5rLk1ldHJpY1F1ZXJ5SAASJAoEa3BpcxgJIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIpCglyZXNvdXJjZXMYCiABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASLwoGdXBsb2FkGAsgASgLMh0uUGxhdGZvcm0uTGluay5SZXNvdXJjZVVwbG9hZEgAEjIKDHRha2VfY29udHJvbBgMIAEoCzIaLlBsYXRmb3JtLkxpbmsuVGFrZUNvbnRyb2xIABIoCghjb250cm9scxgNIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABISCgh0ZW1wbGF0ZRgOIAEoCUgAEi4KCmRlZmluaXRpb24YDyABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleUgAEjQKCXJlY29yZGluZxgUIAEoCzIfLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nQ29udHJvbEgAQgQKAm9wIoYBCgtUYWtlQ29udHJvbBIlCgNrZXkYASABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRISCgpjb250cm9sX2lkGAIgASgJEgwKBHVzZXIYAyABKAkSEAoIb3ZlcnJpZGUYBCABKAgSDwoHYW5zd2VycxgFIAEoCBILCgNhc2sYBiABKAgieAoNQ29udHJvbE5vdGljZRISCgpjb250cm9sX2lkGAEgASgJEgwKBGtpbmQYAiABKAkSCgoCYnkYAyABKAkSOQoFc2luY2UYBCABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZSIyCg1Db250cm9sQW5zd2VyEhIKCmNvbnRyb2xfaWQYASABKAkSDQoFZ3JhbnQYAiABKAgibgoOQ29udHJvbENvbW1hbmQSEgoKY29udHJvbF9pZBgBIAEoCRIPCgdwYXlsb2FkGAIgASgMEhkKEW9wZXJhdG9yX2RlbGF5X21zGAMgASgNEhwKFG9wZXJhdG9yX2RlbGF5X2tub3duGAQgASgIIiQKDkNvbnRyb2xSZWxlYXNlEhIKCmNvbnRyb2xfaWQYASABKAkiRwoMQ29udHJvbEVuZGVkEhIKCmNvbnRyb2xfaWQYASABKAkSIwoFZXJyb3IYAiABKAsyFC5QbGF0Zm9ybS5MaW5rLkVycm9yIn4KC0NvbnRyb2xIZWxkEiUKA2tleRgBIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5Eg0KBW93bmVyGAIgASgJEjkKBXNpbmNlGAMgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUiOwoLQ29udHJvbExpc3QSLAoIY29udHJvbHMYASADKAsyGi5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xIZWxkIgcKBUVtcHR5Il0KB1B1Ymxpc2gSJQoDa2V5GAEgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXkSDAoEdHlwZRgCIAEoCRIPCgdwYXlsb2FkGAMgASgMEgwKBHVzZXIYBCABKAkiKQoLTWV0cmljUXVlcnkSDAoEdHlwZRgBIAEoBRIMCgRuYW1lGAIgASgJIloKDlJlc291cmNlVXBsb2FkEhMKC3Jlc291cmNlX2lkGAEgASgJEg4KBm9mZnNldBgCIAEoAxIMCgRzaXplGAMgASgDEhUKDXByZWZpeF9zaGEyNTYYBCABKAkisAUKCFJlc3BvbnNlEgoKAmlkGAEgASgEEiMKBWVycm9yGAIgASgLMhQuUGxhdGZvcm0uTGluay5FcnJvchIsCgdzdHJlYW1zGAMgASgLMhkuUGxhdGZvcm0uTGluay5TdHJlYW1MaXN0SAASJwoGc2FtcGxlGAQgASgLMhUuUGxhdGZvcm0uTGluay5TYW1wbGVIABIkCgRkb25lGAUgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEjIKDG1ldHJpY190eXBlcxgGIAEoCzIaLlBsYXRmb3JtLkxpbmsuTWV0cmljVHlwZXNIABInCgZtZXRyaWMYByABKAsyFS5QbGF0Zm9ybS5MaW5rLk1ldHJpY0gAEiYKBGtwaXMYCCABKAsyFi5QbGF0Zm9ybS5MaW5rLktQSUxpc3RIABIwCglyZXNvdXJjZXMYCSABKAsyGy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlTGlzdEgAEisKBnVwbG9hZBgKIAEoCzIZLlBsYXRmb3JtLkxpbmsuVXBsb2FkRG9uZUgAEicKB2dyYW50ZWQYCyABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASKgoEaGVsZBgMIAEoCzIaLlBsYXRmb3JtLkxpbmsuQ29udHJvbEhlbGRIABIuCghjb250cm9scxgNIAEoCzIaLlBsYXRmb3JtLkxpbmsuQ29udHJvbExpc3RIABIXCg10ZW1wbGF0ZV9qc29uGA4gASgMSAASNgoKZGVmaW5pdGlvbhgPIAEoCzIgLlBsYXRmb3JtLkxpbmsuTWVzc2FnZURlZmluaXRpb25IABIyCgpyZWNvcmRpbmdzGBQgASgLMhwuUGxhdGZvcm0uTGluay5SZWNvcmRpbmdMaXN0SABCCAoGcmVzdWx0IjMKEU1lc3NhZ2VEZWZpbml0aW9uEhAKCGVuY29kaW5nGAEgASgJEgwKBHRleHQYAiABKAki2gMKBUVycm9yEicKBGtpbmQYASABKA4yGS5QbGF0Zm9ybS5MaW5rLkVycm9yLktpbmQSDwoHbWVzc2FnZRgCIAEoCRINCgVvd25lchgDIAEoCRI5CgVzaW5jZRgEIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lIswCCgRLaW5kEhEKDUtJTkRfSU5URVJOQUwQABISCg5LSU5EX05PVF9GT1VORBABEhAKDEtJTkRfSU5WQUxJRBACEhAKDEtJTkRfT0ZGTElORRADEhQKEEtJTkRfVU5BVkFJTEFCTEUQBBIRCg1LSU5EX0NPTkZMSUNUEAUSFQoRS0lORF9VTkFVVEhPUklaRUQQBhISCg5LSU5EX0ZPUkJJRERFThAHEhUKEUtJTkRfUkFURV9MSU1JVEVEEAgSGAoUS0lORF9OT1RfSU1QTEVNRU5URUQQCRISCg5LSU5EX1RPT19MQVJHRRAKEhQKEEtJTkRfVU5TVVBQT1JURUQQCxISCg5LSU5EX01BTEZPUk1FRBAMEg0KCUtJTkRfR09ORRANEhMKD0tJTkRfR09JTkdfQVdBWRAOEhIKDktJTkRfTk9fU0FNUExFEA8i1gEKBlN0cmVhbRIRCgljb21wb25lbnQYASABKAkSDAoEbmFtZRgCIAEoCRIMCgR0eXBlGAMgASgJEhEKCWRpcmVjdGlvbhgEIAEoCRIOCgZzb3VyY2UYBSABKAUSFAoMZGlzcGxheV9uYW1lGAYgASgJEhIKCnNvdXJjZV91cmwYByABKAkSFwoPc291cmNlX2VuZHBvaW50GAggASgJEhIKCm1heF9saW5lYXIYCSABKAESEwoLbWF4X2FuZ3VsYXIYCiABKAESDgoGY29kZWNzGAsgAygJIjQKClN0cmVhbUxpc3QSJgoHc3RyZWFtcxgBIAMoCzIVLlBsYXRmb3JtLkxpbmsuU3RyZWFtIn8KBlNhbXBsZRIMCgR0eXBlGAEgASgJEg8KB3BheWxvYWQYAiABKAwSOAoEdGltZRgDIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEgsKA3NlcRgEIAEoBBIPCgdsYXRjaGVkGAUgASgIIhwKC01ldHJpY1R5cGVzEg0KBXR5cGVzGAEgAygFIiQKBVVzYWdlEgwKBHVzZWQYASABKAESDQoFbGltaXQYAiABKAEi1gEKCFJlY29yZGVyEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAkSDQoFc3RhdGUYAyABKAkSPgoKc3RhcnRfdGltZRgEIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEjwKCGVuZF90aW1lGAUgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSEgoKZXJyb3JfdHlwZRgGIAEoCRIPCgdkcm9wcGVkGAcgASgDIjcKCVJlY29yZGVycxIqCglyZWNvcmRlcnMYASADKAsyFy5QbGF0Zm9ybS5MaW5rLlJlY29yZGVyIlcKDUNvbXBvbmVudEluZm8SCgoCaWQYASABKAkSDAoEdXVpZBgCIAEoCRIMCgRuYW1lGAMgASgJEg8KB3ZlcnNpb24YBCABKAkSDQoFc3RhdGUYBSABKAkiPgoKQ29tcG9uZW50cxIwCgpjb21wb25lbnRzGAEgAygLMhwuUGxhdGZvcm0uTGluay5Db21wb25lbnRJbmZvIjoKCkNvbmZpZ0luZm8SDAoEbmFtZRgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEg0KBXN0YXRlGAMgASgJIj4KFUFnZW50T3BlcmF0aW9uYWxTdGF0ZRIUCgxhZ2VudF9zdGF0dXMYASABKAUSDwoHdmVyc2lvbhgCIAEoCSKVBAoGTWV0cmljEgwKBHR5cGUYASABKAUSDAoEbmFtZRgCIAEoCRIkCgRub25lGAMgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEhMKCWludF92YWx1ZRgEIAEoA0gAEhQKCmxvbmdfdmFsdWUYBSABKANIABIWCgxkb3VibGVfdmFsdWUYBiABKAFIABIWCgxzdHJpbmdfdmFsdWUYByABKAlIABIUCgpib29sX3ZhbHVlGAggASgISAASJQoFdXNhZ2UYCSABKAsyFC5QbGF0Zm9ybS5MaW5rLlVzYWdlSAASPAoGZXhwaXJ5GAogASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWVIABIaChB1cGRhdGVfYXZhaWxhYmxlGAsgASgISAASQQoRb3BlcmF0aW9uYWxfc3RhdGUYDCABKAsyJC5QbGF0Zm9ybS5MaW5rLkFnZW50T3BlcmF0aW9uYWxTdGF0ZUgAEi0KCXJlY29yZGVycxgNIAEoCzIYLlBsYXRmb3JtLkxpbmsuUmVjb3JkZXJzSAASLwoKY29tcG9uZW50cxgOIAEoCzIZLlBsYXRmb3JtLkxpbmsuQ29tcG9uZW50c0gAEisKBmNvbmZpZxgPIAEoCzIZLlBsYXRmb3JtLkxpbmsuQ29uZmlnSW5mb0gAQgcKBXZhbHVlInEKA0tQSRIMCgRuYW1lGAEgASgJEhEKCWRhdGFfdHlwZRgCIAEoCRIPCgdwYXlsb2FkGAMgASgMEjgKBHRpbWUYBCABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZSIrCgdLUElMaXN0EiAKBGtwaXMYASADKAsyEi5QbGF0Zm9ybS5MaW5rLktQSSI/CglLUElWYWx1ZXMSEAoIcm9ib3RfaWQYASABKAkSIAoEa3BpcxgCIAMoCzISLlBsYXRmb3JtLkxpbmsuS1BJIrwBCghSZXNvdXJjZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCW1pbWVfdHlwZRgDIAEoCRIRCglmaWxlX3R5cGUYBCABKAkSDAoEc2l6ZRgFIAEoAxI+CgpjcmVhdGVkX2F0GAYgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSDgoGc2hhMjU2GAcgASgJEhIKCmFkbWluX29ubHkYCCABKAgiOgoMUmVzb3VyY2VMaXN0EioKCXJlc291cmNlcxgBIAMoCzIXLlBsYXRmb3JtLkxpbmsuUmVzb3VyY2UiUAoQUmVzb3VyY2VzQ2hhbmdlZBIQCghyb2JvdF9pZBgBIAEoCRIqCglyZXNvdXJjZXMYAiADKAsyFy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlIkEKDVJlc291cmNlQ2h1bmsSEgoKcmVxdWVzdF9pZBgBIAEoBBIOCgZvZmZzZXQYAiABKAMSDAoEZGF0YRgDIAEoDCIqCgpVcGxvYWREb25lEgwKBHNpemUYASABKAMSDgoGc2hhMjU2GAIgASgJIrMBChBSZWNvcmRpbmdDb250cm9sEi4KBXN0YXJ0GAEgASgLMh0uUGxhdGZvcm0uTGluay5SZWNvcmRpbmdTdGFydEgAEg4KBHN0b3AYAiABKAlIABIkCgRsaXN0GAMgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEi8KB3RyaWdnZXIYBCABKAsyHC5QbGF0Zm9ybS5MaW5rLkZsaWdodFRyaWdnZXJIAEIICgZhY3Rpb24iMgoNRmxpZ2h0VHJpZ2dlchIPCgd0cmlnZ2VyGAEgASgJEhAKCGV2ZW50X2lkGAIgASgJInUKDlJlY29yZGluZ1N0YXJ0EikKB3N0cmVhbXMYASADKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRITCgtkdXJhdGlvbl9tcxgCIAEoAxIRCgltYXhfYnl0ZXMYAyABKAMSEAoIbWF4X3JhdGUYBCABKAEiVAoOUmVjb3JkZWRTdHJlYW0SJQoDa2V5GAEgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXkSDAoEdHlwZRgCIAEoCRINCgV0b3BpYxgDIAEoCSL8AgoJUmVjb3JkaW5nEgoKAmlkGAEgASgJEi4KB3N0cmVhbXMYAiADKAsyHS5QbGF0Zm9ybS5MaW5rLlJlY29yZGVkU3RyZWFtEg0KBXN0YXRlGAMgASgJEhIKCmVycm9yX3R5cGUYBCABKAkSDgoGcmVhc29uGAUgASgJEj4KCnN0YXJ0X3RpbWUYBiABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRI8CghlbmRfdGltZRgHIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEi4KB3JlcXVlc3QYCCABKAsyHS5QbGF0Zm9ybS5MaW5rLlJlY29yZGluZ1N0YXJ0EgwKBHNpemUYCSABKAMSEAoIbWVzc2FnZXMYCiABKAMSDwoHZHJvcHBlZBgLIAEoAxIPCgd0cmlnZ2VyGAwgASgJEhAKCGV2ZW50X2lkGA0gASgJIj0KDVJlY29yZGluZ0xpc3QSLAoKcmVjb3JkaW5ncxgBIAMoCzIYLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nItUBCglMaXZlRnJhbWUSMQoJc3Vic2NyaWJlGAEgASgLMhwuUGxhdGZvcm0uTGluay5MaXZlU3Vic2NyaWJlSAASNQoLdW5zdWJzY3JpYmUYAiABKAsyHi5QbGF0Zm9ybS5MaW5rLkxpdmVVbnN1YnNjcmliZUgAEisKBnNhbXBsZRgDIAEoCzIZLlBsYXRmb3JtLkxpbmsuTGl2ZVNhbXBsZUgAEikKBWVuZGVkGAQgASgLMhguUGxhdGZvcm0uTGluay5MaXZlRW5kZWRIAEIGCgRib2R5IpwBCg1MaXZlU3Vic2NyaWJlEgoKAmlkGAEgASgEEhAKCHJvYm90X2lkGAIgASgJEiUKA2tleRgDIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EhAKCG1heF9yYXRlGAQgASgBEhIKCmRvd25zYW1wbGUYBSABKAgSEQoJbWF4X3dpZHRoGAYgASgFEg0KBWNvZGVjGAcgASgJIh0KD0xpdmVVbnN1YnNjcmliZRIKCgJpZBgBIAEoBCJdCgpMaXZlU2FtcGxlEgoKAmlkGAEgASgEEiUKBnNhbXBsZRgCIAEoCzIVLlBsYXRmb3JtLkxpbmsuU2FtcGxlEg4KBm9mZnNldBgDIAEoBBIMCgRzaXplGAQgASgEIjwKCUxpdmVFbmRlZBIKCgJpZBgBIAEoBBIjCgVlcnJvchgCIAEoCzIULlBsYXRmb3JtLkxpbmsuRXJyb3JCLVorZ2l0aHViLmNvbS9mbGVldGdhdGUvZmxlZXRnYXRlL3Byb3RvL2xpbmtwYmIGcHJvdG8z", [file_platform_messages_builtin_interfaces]);
+  fileDesc("ChhwbGF0Zm9ybS9saW5rL2xpbmsucHJvdG8SDVBsYXRmb3JtLkxpbmsi8gYKBUZyYW1lEiUKBWhlbGxvGAEgASgLMhQuUGxhdGZvcm0uTGluay5IZWxsb0gAEikKB3dlbGNvbWUYAiABKAsyFi5QbGF0Zm9ybS5MaW5rLldlbGNvbWVIABIpCgdyZWZ1c2FsGAMgASgLMhYuUGxhdGZvcm0uTGluay5SZWZ1c2FsSAASKQoHcmVxdWVzdBgEIAEoCzIWLlBsYXRmb3JtLkxpbmsuUmVxdWVzdEgAEisKCHJlc3BvbnNlGAUgASgLMhcuUGxhdGZvcm0uTGluay5SZXNwb25zZUgAEi0KCWhlYXJ0YmVhdBgGIAEoCzIYLlBsYXRmb3JtLkxpbmsuSGVhcnRiZWF0SAASLgoGcm9ib3RzGAcgASgLMhwuUGxhdGZvcm0uTGluay5Sb2JvdHNDaGFuZ2VkSAASKAoEa3BpcxgIIAEoCzIYLlBsYXRmb3JtLkxpbmsuS1BJVmFsdWVzSAASLQoFY2h1bmsYCSABKAsyHC5QbGF0Zm9ybS5MaW5rLlJlc291cmNlQ2h1bmtIABI0CglyZXNvdXJjZXMYCiABKAsyHy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlc0NoYW5nZWRIABIxCghhY2NlcHRlZBgLIAEoCzIdLlBsYXRmb3JtLkxpbmsuUm9ib3RzQWNjZXB0ZWRIABIwCgdjb21tYW5kGAwgASgLMh0uUGxhdGZvcm0uTGluay5Db250cm9sQ29tbWFuZEgAEjAKB3JlbGVhc2UYDSABKAsyHS5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xSZWxlYXNlSAASNAoNY29udHJvbF9lbmRlZBgOIAEoCzIbLlBsYXRmb3JtLkxpbmsuQ29udHJvbEVuZGVkSAASKwoGZXZlbnRzGA8gASgLMhkuUGxhdGZvcm0uTGluay5FdmVudEJhdGNoSAASNAoNZXZlbnRzX3N0b3JlZBgQIAEoCzIbLlBsYXRmb3JtLkxpbmsuRXZlbnRzU3RvcmVkSAASNgoOY29udHJvbF9ub3RpY2UYESABKAsyHC5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xOb3RpY2VIABI2Cg5jb250cm9sX2Fuc3dlchgSIAEoCzIcLlBsYXRmb3JtLkxpbmsuQ29udHJvbEFuc3dlckgAQgYKBGJvZHkiNwoKRXZlbnRCYXRjaBIpCgZldmVudHMYASADKAsyGS5QbGF0Zm9ybS5MaW5rLkxvY2FsRXZlbnQizQEKCkxvY2FsRXZlbnQSEAoIbG9jYWxfaWQYASABKAMSEAoIcm9ib3RfaWQYAiABKAkSFAoMYXV0aG9yX2VtYWlsGAMgASgJEg8KB21lc3NhZ2UYBCABKAkSPgoKY3JlYXRlZF9hdBgFIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEgwKBHR5cGUYBiABKAkSEAoIc2V2ZXJpdHkYByABKAkSFAoMcmVjb3JkaW5nX2lkGAggASgJIiEKDEV2ZW50c1N0b3JlZBIRCglsb2NhbF9pZHMYASADKAMiYgoFSGVsbG8SGAoQcHJvdG9jb2xfdmVyc2lvbhgBIAEoDRIVCg1hZ2VudF92ZXJzaW9uGAIgASgJEigKBnJvYm90cxgDIAMoCzIYLlBsYXRmb3JtLkxpbmsuUm9ib3RJbmZvImkKCVJvYm90SW5mbxIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2NvbmZpZ19uYW1lGAMgASgJEhYKDmNvbmZpZ192ZXJzaW9uGAQgASgJEhUKDWFnZW50X3ZlcnNpb24YBSABKAkilAEKB1dlbGNvbWUSGAoQcHJvdG9jb2xfdmVyc2lvbhgBIAEoDRIQCghhZ2VudF9pZBgCIAEoCRIQCghmbGVldF9pZBgDIAEoCRIdChVoZWFydGJlYXRfaW50ZXJ2YWxfbXMYBCABKA0SLAoHcmVmdXNlZBgFIAMoCzIbLlBsYXRmb3JtLkxpbmsuUm9ib3RSZWZ1c2VkIioKDFJvYm90UmVmdXNlZBIKCgJpZBgBIAEoCRIOCgZyZWFzb24YAiABKAkiMQoHUmVmdXNhbBIOCgZyZWFzb24YASABKAkSFgoOcmV0cnlfYWZ0ZXJfbXMYAiABKA0iRQoJSGVhcnRiZWF0EjgKBHNlbnQYASABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZSI5Cg1Sb2JvdHNDaGFuZ2VkEigKBnJvYm90cxgBIAMoCzIYLlBsYXRmb3JtLkxpbmsuUm9ib3RJbmZvIj4KDlJvYm90c0FjY2VwdGVkEiwKB3JlZnVzZWQYASADKAsyGy5QbGF0Zm9ybS5MaW5rLlJvYm90UmVmdXNlZCI8CglTdHJlYW1LZXkSEQoJY29tcG9uZW50GAEgASgJEgwKBG5hbWUYAiABKAkSDgoGc291cmNlGAMgASgFIrcFCgdSZXF1ZXN0EgoKAmlkGAEgASgEEhAKCHJvYm90X2lkGAIgASgJEhMKC2RlYWRsaW5lX21zGAMgASgNEicKB3N0cmVhbXMYBCABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASKAoEcmVhZBgFIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5SAASKQoHcHVibGlzaBgGIAEoCzIWLlBsYXRmb3JtLkxpbmsuUHVibGlzaEgAEiwKDG1ldHJpY190eXBlcxgHIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIsCgZtZXRyaWMYCCABKAsyGi5QbGF0Zm9ybS5MaW5rLk1ldHJpY1F1ZXJ5SAASJAoEa3BpcxgJIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIpCglyZXNvdXJjZXMYCiABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASLwoGdXBsb2FkGAsgASgLMh0uUGxhdGZvcm0uTGluay5SZXNvdXJjZVVwbG9hZEgAEjIKDHRha2VfY29udHJvbBgMIAEoCzIaLlBsYXRmb3JtLkxpbmsuVGFrZUNvbnRyb2xIABIoCghjb250cm9scxgNIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABISCgh0ZW1wbGF0ZRgOIAEoCUgAEi4KCmRlZmluaXRpb24YDyABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleUgAEj8KD3RlbGVvcF9zZXR0aW5ncxgQIAEoCzIkLlBsYXRmb3JtLkxpbmsuVGVsZW9wU2V0dGluZ3NSZXF1ZXN0SAASNAoJcmVjb3JkaW5nGBQgASgLMh8uUGxhdGZvcm0uTGluay5SZWNvcmRpbmdDb250cm9sSABCBAoCb3AitQEKFVRlbGVvcFNldHRpbmdzUmVxdWVzdBIMCgR1c2VyGAEgASgJEgwKBHJvbGUYAiABKAUSIwoDZ2V0GAMgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEioKA3NldBgEIAEoCzIbLlBsYXRmb3JtLkxpbmsuVGVsZW9wRGVsYXlzSAASJQoFcmVzZXQYBSABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SABCCAoGYWN0aW9uIkQKDFRlbGVvcERlbGF5cxIPCgdmdWxsX21zGAEgASgNEhIKCnF1YXJ0ZXJfbXMYAiABKA0SDwoHc3RvcF9tcxgDIAEoDSKhAQoOVGVsZW9wU2V0dGluZ3MSKwoGZGVsYXlzGAEgASgLMhsuUGxhdGZvcm0uTGluay5UZWxlb3BEZWxheXMSDgoGY3VzdG9tGAIgASgIEhIKCnVwZGF0ZWRfYnkYAyABKAkSPgoKdXBkYXRlZF9hdBgEIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lIoYBCgtUYWtlQ29udHJvbBIlCgNrZXkYASABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRISCgpjb250cm9sX2lkGAIgASgJEgwKBHVzZXIYAyABKAkSEAoIb3ZlcnJpZGUYBCABKAgSDwoHYW5zd2VycxgFIAEoCBILCgNhc2sYBiABKAgieAoNQ29udHJvbE5vdGljZRISCgpjb250cm9sX2lkGAEgASgJEgwKBGtpbmQYAiABKAkSCgoCYnkYAyABKAkSOQoFc2luY2UYBCABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZSIyCg1Db250cm9sQW5zd2VyEhIKCmNvbnRyb2xfaWQYASABKAkSDQoFZ3JhbnQYAiABKAgibgoOQ29udHJvbENvbW1hbmQSEgoKY29udHJvbF9pZBgBIAEoCRIPCgdwYXlsb2FkGAIgASgMEhkKEW9wZXJhdG9yX2RlbGF5X21zGAMgASgNEhwKFG9wZXJhdG9yX2RlbGF5X2tub3duGAQgASgIIiQKDkNvbnRyb2xSZWxlYXNlEhIKCmNvbnRyb2xfaWQYASABKAkiRwoMQ29udHJvbEVuZGVkEhIKCmNvbnRyb2xfaWQYASABKAkSIwoFZXJyb3IYAiABKAsyFC5QbGF0Zm9ybS5MaW5rLkVycm9yIn4KC0NvbnRyb2xIZWxkEiUKA2tleRgBIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5Eg0KBW93bmVyGAIgASgJEjkKBXNpbmNlGAMgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUiOwoLQ29udHJvbExpc3QSLAoIY29udHJvbHMYASADKAsyGi5QbGF0Zm9ybS5MaW5rLkNvbnRyb2xIZWxkIgcKBUVtcHR5Il0KB1B1Ymxpc2gSJQoDa2V5GAEgASgLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXkSDAoEdHlwZRgCIAEoCRIPCgdwYXlsb2FkGAMgASgMEgwKBHVzZXIYBCABKAkiKQoLTWV0cmljUXVlcnkSDAoEdHlwZRgBIAEoBRIMCgRuYW1lGAIgASgJIloKDlJlc291cmNlVXBsb2FkEhMKC3Jlc291cmNlX2lkGAEgASgJEg4KBm9mZnNldBgCIAEoAxIMCgRzaXplGAMgASgDEhUKDXByZWZpeF9zaGEyNTYYBCABKAkilwYKCFJlc3BvbnNlEgoKAmlkGAEgASgEEiMKBWVycm9yGAIgASgLMhQuUGxhdGZvcm0uTGluay5FcnJvchIsCgdzdHJlYW1zGAMgASgLMhkuUGxhdGZvcm0uTGluay5TdHJlYW1MaXN0SAASJwoGc2FtcGxlGAQgASgLMhUuUGxhdGZvcm0uTGluay5TYW1wbGVIABIkCgRkb25lGAUgASgLMhQuUGxhdGZvcm0uTGluay5FbXB0eUgAEjIKDG1ldHJpY190eXBlcxgGIAEoCzIaLlBsYXRmb3JtLkxpbmsuTWV0cmljVHlwZXNIABInCgZtZXRyaWMYByABKAsyFS5QbGF0Zm9ybS5MaW5rLk1ldHJpY0gAEiYKBGtwaXMYCCABKAsyFi5QbGF0Zm9ybS5MaW5rLktQSUxpc3RIABIwCglyZXNvdXJjZXMYCSABKAsyGy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlTGlzdEgAEisKBnVwbG9hZBgKIAEoCzIZLlBsYXRmb3JtLkxpbmsuVXBsb2FkRG9uZUgAEicKB2dyYW50ZWQYCyABKAsyFC5QbGF0Zm9ybS5MaW5rLkVtcHR5SAASKgoEaGVsZBgMIAEoCzIaLlBsYXRmb3JtLkxpbmsuQ29udHJvbEhlbGRIABIuCghjb250cm9scxgNIAEoCzIaLlBsYXRmb3JtLkxpbmsuQ29udHJvbExpc3RIABIXCg10ZW1wbGF0ZV9qc29uGA4gASgMSAASNgoKZGVmaW5pdGlvbhgPIAEoCzIgLlBsYXRmb3JtLkxpbmsuTWVzc2FnZURlZmluaXRpb25IABI4Cg90ZWxlb3Bfc2V0dGluZ3MYECABKAsyHS5QbGF0Zm9ybS5MaW5rLlRlbGVvcFNldHRpbmdzSAASMgoKcmVjb3JkaW5ncxgUIAEoCzIcLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nTGlzdEgAEisKBmRlbGF5cxgRIAEoCzIbLlBsYXRmb3JtLkxpbmsuVGVsZW9wRGVsYXlzQggKBnJlc3VsdCIzChFNZXNzYWdlRGVmaW5pdGlvbhIQCghlbmNvZGluZxgBIAEoCRIMCgR0ZXh0GAIgASgJItoDCgVFcnJvchInCgRraW5kGAEgASgOMhkuUGxhdGZvcm0uTGluay5FcnJvci5LaW5kEg8KB21lc3NhZ2UYAiABKAkSDQoFb3duZXIYAyABKAkSOQoFc2luY2UYBCABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZSLMAgoES2luZBIRCg1LSU5EX0lOVEVSTkFMEAASEgoOS0lORF9OT1RfRk9VTkQQARIQCgxLSU5EX0lOVkFMSUQQAhIQCgxLSU5EX09GRkxJTkUQAxIUChBLSU5EX1VOQVZBSUxBQkxFEAQSEQoNS0lORF9DT05GTElDVBAFEhUKEUtJTkRfVU5BVVRIT1JJWkVEEAYSEgoOS0lORF9GT1JCSURERU4QBxIVChFLSU5EX1JBVEVfTElNSVRFRBAIEhgKFEtJTkRfTk9UX0lNUExFTUVOVEVEEAkSEgoOS0lORF9UT09fTEFSR0UQChIUChBLSU5EX1VOU1VQUE9SVEVEEAsSEgoOS0lORF9NQUxGT1JNRUQQDBINCglLSU5EX0dPTkUQDRITCg9LSU5EX0dPSU5HX0FXQVkQDhISCg5LSU5EX05PX1NBTVBMRRAPItYBCgZTdHJlYW0SEQoJY29tcG9uZW50GAEgASgJEgwKBG5hbWUYAiABKAkSDAoEdHlwZRgDIAEoCRIRCglkaXJlY3Rpb24YBCABKAkSDgoGc291cmNlGAUgASgFEhQKDGRpc3BsYXlfbmFtZRgGIAEoCRISCgpzb3VyY2VfdXJsGAcgASgJEhcKD3NvdXJjZV9lbmRwb2ludBgIIAEoCRISCgptYXhfbGluZWFyGAkgASgBEhMKC21heF9hbmd1bGFyGAogASgBEg4KBmNvZGVjcxgLIAMoCSI0CgpTdHJlYW1MaXN0EiYKB3N0cmVhbXMYASADKAsyFS5QbGF0Zm9ybS5MaW5rLlN0cmVhbSJ/CgZTYW1wbGUSDAoEdHlwZRgBIAEoCRIPCgdwYXlsb2FkGAIgASgMEjgKBHRpbWUYAyABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRILCgNzZXEYBCABKAQSDwoHbGF0Y2hlZBgFIAEoCCIcCgtNZXRyaWNUeXBlcxINCgV0eXBlcxgBIAMoBSIkCgVVc2FnZRIMCgR1c2VkGAEgASgBEg0KBWxpbWl0GAIgASgBItYBCghSZWNvcmRlchIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBXN0YXRlGAMgASgJEj4KCnN0YXJ0X3RpbWUYBCABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRI8CghlbmRfdGltZRgFIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEhIKCmVycm9yX3R5cGUYBiABKAkSDwoHZHJvcHBlZBgHIAEoAyI3CglSZWNvcmRlcnMSKgoJcmVjb3JkZXJzGAEgAygLMhcuUGxhdGZvcm0uTGluay5SZWNvcmRlciJXCg1Db21wb25lbnRJbmZvEgoKAmlkGAEgASgJEgwKBHV1aWQYAiABKAkSDAoEbmFtZRgDIAEoCRIPCgd2ZXJzaW9uGAQgASgJEg0KBXN0YXRlGAUgASgJIj4KCkNvbXBvbmVudHMSMAoKY29tcG9uZW50cxgBIAMoCzIcLlBsYXRmb3JtLkxpbmsuQ29tcG9uZW50SW5mbyI6CgpDb25maWdJbmZvEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRINCgVzdGF0ZRgDIAEoCSI+ChVBZ2VudE9wZXJhdGlvbmFsU3RhdGUSFAoMYWdlbnRfc3RhdHVzGAEgASgFEg8KB3ZlcnNpb24YAiABKAkilQQKBk1ldHJpYxIMCgR0eXBlGAEgASgFEgwKBG5hbWUYAiABKAkSJAoEbm9uZRgDIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABITCglpbnRfdmFsdWUYBCABKANIABIUCgpsb25nX3ZhbHVlGAUgASgDSAASFgoMZG91YmxlX3ZhbHVlGAYgASgBSAASFgoMc3RyaW5nX3ZhbHVlGAcgASgJSAASFAoKYm9vbF92YWx1ZRgIIAEoCEgAEiUKBXVzYWdlGAkgASgLMhQuUGxhdGZvcm0uTGluay5Vc2FnZUgAEjwKBmV4cGlyeRgKIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lSAASGgoQdXBkYXRlX2F2YWlsYWJsZRgLIAEoCEgAEkEKEW9wZXJhdGlvbmFsX3N0YXRlGAwgASgLMiQuUGxhdGZvcm0uTGluay5BZ2VudE9wZXJhdGlvbmFsU3RhdGVIABItCglyZWNvcmRlcnMYDSABKAsyGC5QbGF0Zm9ybS5MaW5rLlJlY29yZGVyc0gAEi8KCmNvbXBvbmVudHMYDiABKAsyGS5QbGF0Zm9ybS5MaW5rLkNvbXBvbmVudHNIABIrCgZjb25maWcYDyABKAsyGS5QbGF0Zm9ybS5MaW5rLkNvbmZpZ0luZm9IAEIHCgV2YWx1ZSJxCgNLUEkSDAoEbmFtZRgBIAEoCRIRCglkYXRhX3R5cGUYAiABKAkSDwoHcGF5bG9hZBgDIAEoDBI4CgR0aW1lGAQgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUiKwoHS1BJTGlzdBIgCgRrcGlzGAEgAygLMhIuUGxhdGZvcm0uTGluay5LUEkiPwoJS1BJVmFsdWVzEhAKCHJvYm90X2lkGAEgASgJEiAKBGtwaXMYAiADKAsyEi5QbGF0Zm9ybS5MaW5rLktQSSK8AQoIUmVzb3VyY2USCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIRCgltaW1lX3R5cGUYAyABKAkSEQoJZmlsZV90eXBlGAQgASgJEgwKBHNpemUYBSABKAMSPgoKY3JlYXRlZF9hdBgGIAEoCzIqLlBsYXRmb3JtLk1lc3NhZ2VzLmJ1aWx0aW5faW50ZXJmYWNlcy5UaW1lEg4KBnNoYTI1NhgHIAEoCRISCgphZG1pbl9vbmx5GAggASgIIjoKDFJlc291cmNlTGlzdBIqCglyZXNvdXJjZXMYASADKAsyFy5QbGF0Zm9ybS5MaW5rLlJlc291cmNlIlAKEFJlc291cmNlc0NoYW5nZWQSEAoIcm9ib3RfaWQYASABKAkSKgoJcmVzb3VyY2VzGAIgAygLMhcuUGxhdGZvcm0uTGluay5SZXNvdXJjZSJBCg1SZXNvdXJjZUNodW5rEhIKCnJlcXVlc3RfaWQYASABKAQSDgoGb2Zmc2V0GAIgASgDEgwKBGRhdGEYAyABKAwiKgoKVXBsb2FkRG9uZRIMCgRzaXplGAEgASgDEg4KBnNoYTI1NhgCIAEoCSKzAQoQUmVjb3JkaW5nQ29udHJvbBIuCgVzdGFydBgBIAEoCzIdLlBsYXRmb3JtLkxpbmsuUmVjb3JkaW5nU3RhcnRIABIOCgRzdG9wGAIgASgJSAASJAoEbGlzdBgDIAEoCzIULlBsYXRmb3JtLkxpbmsuRW1wdHlIABIvCgd0cmlnZ2VyGAQgASgLMhwuUGxhdGZvcm0uTGluay5GbGlnaHRUcmlnZ2VySABCCAoGYWN0aW9uIjIKDUZsaWdodFRyaWdnZXISDwoHdHJpZ2dlchgBIAEoCRIQCghldmVudF9pZBgCIAEoCSJ1Cg5SZWNvcmRpbmdTdGFydBIpCgdzdHJlYW1zGAEgAygLMhguUGxhdGZvcm0uTGluay5TdHJlYW1LZXkSEwoLZHVyYXRpb25fbXMYAiABKAMSEQoJbWF4X2J5dGVzGAMgASgDEhAKCG1heF9yYXRlGAQgASgBIlQKDlJlY29yZGVkU3RyZWFtEiUKA2tleRgBIAEoCzIYLlBsYXRmb3JtLkxpbmsuU3RyZWFtS2V5EgwKBHR5cGUYAiABKAkSDQoFdG9waWMYAyABKAki/AIKCVJlY29yZGluZxIKCgJpZBgBIAEoCRIuCgdzdHJlYW1zGAIgAygLMh0uUGxhdGZvcm0uTGluay5SZWNvcmRlZFN0cmVhbRINCgVzdGF0ZRgDIAEoCRISCgplcnJvcl90eXBlGAQgASgJEg4KBnJlYXNvbhgFIAEoCRI+CgpzdGFydF90aW1lGAYgASgLMiouUGxhdGZvcm0uTWVzc2FnZXMuYnVpbHRpbl9pbnRlcmZhY2VzLlRpbWUSPAoIZW5kX3RpbWUYByABKAsyKi5QbGF0Zm9ybS5NZXNzYWdlcy5idWlsdGluX2ludGVyZmFjZXMuVGltZRIuCgdyZXF1ZXN0GAggASgLMh0uUGxhdGZvcm0uTGluay5SZWNvcmRpbmdTdGFydBIMCgRzaXplGAkgASgDEhAKCG1lc3NhZ2VzGAogASgDEg8KB2Ryb3BwZWQYCyABKAMSDwoHdHJpZ2dlchgMIAEoCRIQCghldmVudF9pZBgNIAEoCSI9Cg1SZWNvcmRpbmdMaXN0EiwKCnJlY29yZGluZ3MYASADKAsyGC5QbGF0Zm9ybS5MaW5rLlJlY29yZGluZyLVAQoJTGl2ZUZyYW1lEjEKCXN1YnNjcmliZRgBIAEoCzIcLlBsYXRmb3JtLkxpbmsuTGl2ZVN1YnNjcmliZUgAEjUKC3Vuc3Vic2NyaWJlGAIgASgLMh4uUGxhdGZvcm0uTGluay5MaXZlVW5zdWJzY3JpYmVIABIrCgZzYW1wbGUYAyABKAsyGS5QbGF0Zm9ybS5MaW5rLkxpdmVTYW1wbGVIABIpCgVlbmRlZBgEIAEoCzIYLlBsYXRmb3JtLkxpbmsuTGl2ZUVuZGVkSABCBgoEYm9keSKcAQoNTGl2ZVN1YnNjcmliZRIKCgJpZBgBIAEoBBIQCghyb2JvdF9pZBgCIAEoCRIlCgNrZXkYAyABKAsyGC5QbGF0Zm9ybS5MaW5rLlN0cmVhbUtleRIQCghtYXhfcmF0ZRgEIAEoARISCgpkb3duc2FtcGxlGAUgASgIEhEKCW1heF93aWR0aBgGIAEoBRINCgVjb2RlYxgHIAEoCSIdCg9MaXZlVW5zdWJzY3JpYmUSCgoCaWQYASABKAQiXQoKTGl2ZVNhbXBsZRIKCgJpZBgBIAEoBBIlCgZzYW1wbGUYAiABKAsyFS5QbGF0Zm9ybS5MaW5rLlNhbXBsZRIOCgZvZmZzZXQYAyABKAQSDAoEc2l6ZRgEIAEoBCI8CglMaXZlRW5kZWQSCgoCaWQYASABKAQSIwoFZXJyb3IYAiABKAsyFC5QbGF0Zm9ybS5MaW5rLkVycm9yQi1aK2dpdGh1Yi5jb20vZmxlZXRnYXRlL2ZsZWV0Z2F0ZS9wcm90by9saW5rcGJiBnByb3RvMw", [file_platform_messages_builtin_interfaces]);
 
 /**
  * @generated from message Platform.Link.Frame
@@ -623,6 +623,17 @@ export type Request = Message<"Platform.Link.Request"> & {
     case: "definition";
   } | {
     /**
+     * teleop_settings reads or changes the robot's thresholds of the speed governor (the
+     * teleop-settings extension, docs/api.md) for a cloud user: the agent's door governs the
+     * robot's sessions, so the thresholds are kept there. Answered with teleop_settings; an
+     * agent older than this answers INVALID.
+     *
+     * @generated from field: Platform.Link.TeleopSettingsRequest teleop_settings = 16;
+     */
+    value: TeleopSettingsRequest;
+    case: "teleopSettings";
+  } | {
+    /**
      * Numbers from 20 on are the recorder's (fleet.RecordingControl).
      *
      * @generated from field: Platform.Link.RecordingControl recording = 20;
@@ -638,6 +649,124 @@ export type Request = Message<"Platform.Link.Request"> & {
  */
 export const RequestSchema: GenMessage<Request> = /*@__PURE__*/
   messageDesc(file_platform_link_link, 13);
+
+/**
+ * TeleopSettingsRequest is a cloud user's read (get), change (set) or reset of a robot's
+ * thresholds. The cloud checked the user's token and role on the robot; the agent checks the
+ * role again (an operator reads, an admin changes) and writes a change to its event log as
+ * "USER via the cloud".
+ *
+ * @generated from message Platform.Link.TeleopSettingsRequest
+ */
+export type TeleopSettingsRequest = Message<"Platform.Link.TeleopSettingsRequest"> & {
+  /**
+   * @generated from field: string user = 1;
+   */
+  user: string;
+
+  /**
+   * role is the user's role on the robot as the cloud found it (fleetgate.Role: 1 operator,
+   * 2 developer, 3 admin).
+   *
+   * @generated from field: int32 role = 2;
+   */
+  role: number;
+
+  /**
+   * @generated from oneof Platform.Link.TeleopSettingsRequest.action
+   */
+  action: {
+    /**
+     * @generated from field: Platform.Link.Empty get = 3;
+     */
+    value: Empty;
+    case: "get";
+  } | {
+    /**
+     * @generated from field: Platform.Link.TeleopDelays set = 4;
+     */
+    value: TeleopDelays;
+    case: "set";
+  } | {
+    /**
+     * @generated from field: Platform.Link.Empty reset = 5;
+     */
+    value: Empty;
+    case: "reset";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message Platform.Link.TeleopSettingsRequest.
+ * Use `create(TeleopSettingsRequestSchema)` to create a new message.
+ */
+export const TeleopSettingsRequestSchema: GenMessage<TeleopSettingsRequest> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 14);
+
+/**
+ * TeleopDelays are the governor's thresholds: full speed up to full_ms of operator delay,
+ * linearly down to a quarter at quarter_ms, stopped beyond stop_ms.
+ *
+ * @generated from message Platform.Link.TeleopDelays
+ */
+export type TeleopDelays = Message<"Platform.Link.TeleopDelays"> & {
+  /**
+   * @generated from field: uint32 full_ms = 1;
+   */
+  fullMs: number;
+
+  /**
+   * @generated from field: uint32 quarter_ms = 2;
+   */
+  quarterMs: number;
+
+  /**
+   * @generated from field: uint32 stop_ms = 3;
+   */
+  stopMs: number;
+};
+
+/**
+ * Describes the message Platform.Link.TeleopDelays.
+ * Use `create(TeleopDelaysSchema)` to create a new message.
+ */
+export const TeleopDelaysSchema: GenMessage<TeleopDelays> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 15);
+
+/**
+ * TeleopSettings are a robot's thresholds as its agent governs by them: custom when they are
+ * the robot's own (set by updated_by at updated_at), else the agent's --teleop-delay-* flags.
+ *
+ * @generated from message Platform.Link.TeleopSettings
+ */
+export type TeleopSettings = Message<"Platform.Link.TeleopSettings"> & {
+  /**
+   * @generated from field: Platform.Link.TeleopDelays delays = 1;
+   */
+  delays?: TeleopDelays | undefined;
+
+  /**
+   * @generated from field: bool custom = 2;
+   */
+  custom: boolean;
+
+  /**
+   * @generated from field: string updated_by = 3;
+   */
+  updatedBy: string;
+
+  /**
+   * @generated from field: Platform.Messages.builtin_interfaces.Time updated_at = 4;
+   */
+  updatedAt?: Time | undefined;
+};
+
+/**
+ * Describes the message Platform.Link.TeleopSettings.
+ * Use `create(TeleopSettingsSchema)` to create a new message.
+ */
+export const TeleopSettingsSchema: GenMessage<TeleopSettings> = /*@__PURE__*/
+  messageDesc(file_platform_link_link, 16);
 
 /**
  * @generated from message Platform.Link.TakeControl
@@ -664,8 +793,8 @@ export type TakeControl = Message<"Platform.Link.TakeControl"> & {
 
   /**
    * The handover extension (docs/api.md, "Handing control over"); the agent's door decides.
-   * override: the cloud found user an organization admin, who takes the stream from whoever
-   * holds it (the holder's zero first). answers: the operator's client answers requests for
+   * override: the cloud found user an organization admin or a supervisor of the robot's fleet,
+   * who takes the stream from whoever holds it (the holder's zero first). answers: the operator's client answers requests for
    * this control (ControlNotice, ControlAnswer); a control that does not is refused to askers
    * at once. ask: a held stream is asked of its holder, and the answer waits for theirs (up to
    * the door's 15 s; a ControlRelease of control_id meanwhile withdraws the request): granted,
@@ -692,7 +821,7 @@ export type TakeControl = Message<"Platform.Link.TakeControl"> & {
  * Use `create(TakeControlSchema)` to create a new message.
  */
 export const TakeControlSchema: GenMessage<TakeControl> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 14);
+  messageDesc(file_platform_link_link, 17);
 
 /**
  * ControlNotice tells a cloud operator of a request for their control: kind is "requested"
@@ -727,7 +856,7 @@ export type ControlNotice = Message<"Platform.Link.ControlNotice"> & {
  * Use `create(ControlNoticeSchema)` to create a new message.
  */
 export const ControlNoticeSchema: GenMessage<ControlNotice> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 15);
+  messageDesc(file_platform_link_link, 18);
 
 /**
  * ControlAnswer is a cloud operator's answer to the pending request for their control.
@@ -751,7 +880,7 @@ export type ControlAnswer = Message<"Platform.Link.ControlAnswer"> & {
  * Use `create(ControlAnswerSchema)` to create a new message.
  */
 export const ControlAnswerSchema: GenMessage<ControlAnswer> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 16);
+  messageDesc(file_platform_link_link, 19);
 
 /**
  * @generated from message Platform.Link.ControlCommand
@@ -791,7 +920,7 @@ export type ControlCommand = Message<"Platform.Link.ControlCommand"> & {
  * Use `create(ControlCommandSchema)` to create a new message.
  */
 export const ControlCommandSchema: GenMessage<ControlCommand> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 17);
+  messageDesc(file_platform_link_link, 20);
 
 /**
  * @generated from message Platform.Link.ControlRelease
@@ -808,7 +937,7 @@ export type ControlRelease = Message<"Platform.Link.ControlRelease"> & {
  * Use `create(ControlReleaseSchema)` to create a new message.
  */
 export const ControlReleaseSchema: GenMessage<ControlRelease> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 18);
+  messageDesc(file_platform_link_link, 21);
 
 /**
  * @generated from message Platform.Link.ControlEnded
@@ -832,7 +961,7 @@ export type ControlEnded = Message<"Platform.Link.ControlEnded"> & {
  * Use `create(ControlEndedSchema)` to create a new message.
  */
 export const ControlEndedSchema: GenMessage<ControlEnded> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 19);
+  messageDesc(file_platform_link_link, 22);
 
 /**
  * @generated from message Platform.Link.ControlHeld
@@ -859,7 +988,7 @@ export type ControlHeld = Message<"Platform.Link.ControlHeld"> & {
  * Use `create(ControlHeldSchema)` to create a new message.
  */
 export const ControlHeldSchema: GenMessage<ControlHeld> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 20);
+  messageDesc(file_platform_link_link, 23);
 
 /**
  * @generated from message Platform.Link.ControlList
@@ -876,7 +1005,7 @@ export type ControlList = Message<"Platform.Link.ControlList"> & {
  * Use `create(ControlListSchema)` to create a new message.
  */
 export const ControlListSchema: GenMessage<ControlList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 21);
+  messageDesc(file_platform_link_link, 24);
 
 /**
  * @generated from message Platform.Link.Empty
@@ -889,7 +1018,7 @@ export type Empty = Message<"Platform.Link.Empty"> & {
  * Use `create(EmptySchema)` to create a new message.
  */
 export const EmptySchema: GenMessage<Empty> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 22);
+  messageDesc(file_platform_link_link, 25);
 
 /**
  * Publish is one message for an input stream (a REST upload the cloud took). The agent's
@@ -927,7 +1056,7 @@ export type Publish = Message<"Platform.Link.Publish"> & {
  * Use `create(PublishSchema)` to create a new message.
  */
 export const PublishSchema: GenMessage<Publish> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 23);
+  messageDesc(file_platform_link_link, 26);
 
 /**
  * @generated from message Platform.Link.MetricQuery
@@ -949,7 +1078,7 @@ export type MetricQuery = Message<"Platform.Link.MetricQuery"> & {
  * Use `create(MetricQuerySchema)` to create a new message.
  */
 export const MetricQuerySchema: GenMessage<MetricQuery> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 24);
+  messageDesc(file_platform_link_link, 27);
 
 /**
  * ResourceUpload asks the agent to send a resource file from offset on, as chunks carrying
@@ -993,7 +1122,7 @@ export type ResourceUpload = Message<"Platform.Link.ResourceUpload"> & {
  * Use `create(ResourceUploadSchema)` to create a new message.
  */
 export const ResourceUploadSchema: GenMessage<ResourceUpload> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 25);
+  messageDesc(file_platform_link_link, 28);
 
 /**
  * @generated from message Platform.Link.Response
@@ -1100,6 +1229,14 @@ export type Response = Message<"Platform.Link.Response"> & {
     case: "definition";
   } | {
     /**
+     * teleop_settings: the robot's thresholds after it
+     *
+     * @generated from field: Platform.Link.TeleopSettings teleop_settings = 16;
+     */
+    value: TeleopSettings;
+    case: "teleopSettings";
+  } | {
+    /**
      * answers recording: one for start and stop, all for list
      *
      * @generated from field: Platform.Link.RecordingList recordings = 20;
@@ -1107,6 +1244,15 @@ export type Response = Message<"Platform.Link.Response"> & {
     value: RecordingList;
     case: "recordings";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * delays come with granted: the thresholds the agent's door governs that control by, read
+   * once when it began (a change applies from the next control), so that the cloud's widget
+   * shows the agent's limit. An agent older than this sends none: the cloud's defaults.
+   *
+   * @generated from field: Platform.Link.TeleopDelays delays = 17;
+   */
+  delays?: TeleopDelays | undefined;
 };
 
 /**
@@ -1114,7 +1260,7 @@ export type Response = Message<"Platform.Link.Response"> & {
  * Use `create(ResponseSchema)` to create a new message.
  */
 export const ResponseSchema: GenMessage<Response> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 26);
+  messageDesc(file_platform_link_link, 29);
 
 /**
  * MessageDefinition is a type's definition as the robot's source gives it: its encoding (an
@@ -1139,7 +1285,7 @@ export type MessageDefinition = Message<"Platform.Link.MessageDefinition"> & {
  * Use `create(MessageDefinitionSchema)` to create a new message.
  */
 export const MessageDefinitionSchema: GenMessage<MessageDefinition> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 27);
+  messageDesc(file_platform_link_link, 30);
 
 /**
  * @generated from message Platform.Link.Error
@@ -1174,7 +1320,7 @@ export type Error = Message<"Platform.Link.Error"> & {
  * Use `create(ErrorSchema)` to create a new message.
  */
 export const ErrorSchema: GenMessage<Error> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 28);
+  messageDesc(file_platform_link_link, 31);
 
 /**
  * @generated from enum Platform.Link.Error.Kind
@@ -1273,7 +1419,7 @@ export enum Error_Kind {
  * Describes the enum Platform.Link.Error.Kind.
  */
 export const Error_KindSchema: GenEnum<Error_Kind> = /*@__PURE__*/
-  enumDesc(file_platform_link_link, 28, 0);
+  enumDesc(file_platform_link_link, 31, 0);
 
 /**
  * @generated from message Platform.Link.Stream
@@ -1345,7 +1491,7 @@ export type Stream = Message<"Platform.Link.Stream"> & {
  * Use `create(StreamSchema)` to create a new message.
  */
 export const StreamSchema: GenMessage<Stream> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 29);
+  messageDesc(file_platform_link_link, 32);
 
 /**
  * @generated from message Platform.Link.StreamList
@@ -1362,7 +1508,7 @@ export type StreamList = Message<"Platform.Link.StreamList"> & {
  * Use `create(StreamListSchema)` to create a new message.
  */
 export const StreamListSchema: GenMessage<StreamList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 30);
+  messageDesc(file_platform_link_link, 33);
 
 /**
  * @generated from message Platform.Link.Sample
@@ -1402,7 +1548,7 @@ export type Sample = Message<"Platform.Link.Sample"> & {
  * Use `create(SampleSchema)` to create a new message.
  */
 export const SampleSchema: GenMessage<Sample> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 31);
+  messageDesc(file_platform_link_link, 34);
 
 /**
  * @generated from message Platform.Link.MetricTypes
@@ -1419,7 +1565,7 @@ export type MetricTypes = Message<"Platform.Link.MetricTypes"> & {
  * Use `create(MetricTypesSchema)` to create a new message.
  */
 export const MetricTypesSchema: GenMessage<MetricTypes> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 32);
+  messageDesc(file_platform_link_link, 35);
 
 /**
  * @generated from message Platform.Link.Usage
@@ -1441,7 +1587,7 @@ export type Usage = Message<"Platform.Link.Usage"> & {
  * Use `create(UsageSchema)` to create a new message.
  */
 export const UsageSchema: GenMessage<Usage> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 33);
+  messageDesc(file_platform_link_link, 36);
 
 /**
  * @generated from message Platform.Link.Recorder
@@ -1488,7 +1634,7 @@ export type Recorder = Message<"Platform.Link.Recorder"> & {
  * Use `create(RecorderSchema)` to create a new message.
  */
 export const RecorderSchema: GenMessage<Recorder> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 34);
+  messageDesc(file_platform_link_link, 37);
 
 /**
  * @generated from message Platform.Link.Recorders
@@ -1505,7 +1651,7 @@ export type Recorders = Message<"Platform.Link.Recorders"> & {
  * Use `create(RecordersSchema)` to create a new message.
  */
 export const RecordersSchema: GenMessage<Recorders> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 35);
+  messageDesc(file_platform_link_link, 38);
 
 /**
  * @generated from message Platform.Link.ComponentInfo
@@ -1542,7 +1688,7 @@ export type ComponentInfo = Message<"Platform.Link.ComponentInfo"> & {
  * Use `create(ComponentInfoSchema)` to create a new message.
  */
 export const ComponentInfoSchema: GenMessage<ComponentInfo> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 36);
+  messageDesc(file_platform_link_link, 39);
 
 /**
  * @generated from message Platform.Link.Components
@@ -1559,7 +1705,7 @@ export type Components = Message<"Platform.Link.Components"> & {
  * Use `create(ComponentsSchema)` to create a new message.
  */
 export const ComponentsSchema: GenMessage<Components> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 37);
+  messageDesc(file_platform_link_link, 40);
 
 /**
  * @generated from message Platform.Link.ConfigInfo
@@ -1586,7 +1732,7 @@ export type ConfigInfo = Message<"Platform.Link.ConfigInfo"> & {
  * Use `create(ConfigInfoSchema)` to create a new message.
  */
 export const ConfigInfoSchema: GenMessage<ConfigInfo> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 38);
+  messageDesc(file_platform_link_link, 41);
 
 /**
  * @generated from message Platform.Link.AgentOperationalState
@@ -1608,7 +1754,7 @@ export type AgentOperationalState = Message<"Platform.Link.AgentOperationalState
  * Use `create(AgentOperationalStateSchema)` to create a new message.
  */
 export const AgentOperationalStateSchema: GenMessage<AgentOperationalState> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 39);
+  messageDesc(file_platform_link_link, 42);
 
 /**
  * @generated from message Platform.Link.Metric
@@ -1715,7 +1861,7 @@ export type Metric = Message<"Platform.Link.Metric"> & {
  * Use `create(MetricSchema)` to create a new message.
  */
 export const MetricSchema: GenMessage<Metric> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 40);
+  messageDesc(file_platform_link_link, 43);
 
 /**
  * @generated from message Platform.Link.KPI
@@ -1747,7 +1893,7 @@ export type KPI = Message<"Platform.Link.KPI"> & {
  * Use `create(KPISchema)` to create a new message.
  */
 export const KPISchema: GenMessage<KPI> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 41);
+  messageDesc(file_platform_link_link, 44);
 
 /**
  * @generated from message Platform.Link.KPIList
@@ -1764,7 +1910,7 @@ export type KPIList = Message<"Platform.Link.KPIList"> & {
  * Use `create(KPIListSchema)` to create a new message.
  */
 export const KPIListSchema: GenMessage<KPIList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 42);
+  messageDesc(file_platform_link_link, 45);
 
 /**
  * @generated from message Platform.Link.KPIValues
@@ -1786,7 +1932,7 @@ export type KPIValues = Message<"Platform.Link.KPIValues"> & {
  * Use `create(KPIValuesSchema)` to create a new message.
  */
 export const KPIValuesSchema: GenMessage<KPIValues> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 43);
+  messageDesc(file_platform_link_link, 46);
 
 /**
  * @generated from message Platform.Link.Resource
@@ -1842,7 +1988,7 @@ export type Resource = Message<"Platform.Link.Resource"> & {
  * Use `create(ResourceSchema)` to create a new message.
  */
 export const ResourceSchema: GenMessage<Resource> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 44);
+  messageDesc(file_platform_link_link, 47);
 
 /**
  * @generated from message Platform.Link.ResourceList
@@ -1859,7 +2005,7 @@ export type ResourceList = Message<"Platform.Link.ResourceList"> & {
  * Use `create(ResourceListSchema)` to create a new message.
  */
 export const ResourceListSchema: GenMessage<ResourceList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 45);
+  messageDesc(file_platform_link_link, 48);
 
 /**
  * @generated from message Platform.Link.ResourcesChanged
@@ -1881,7 +2027,7 @@ export type ResourcesChanged = Message<"Platform.Link.ResourcesChanged"> & {
  * Use `create(ResourcesChangedSchema)` to create a new message.
  */
 export const ResourcesChangedSchema: GenMessage<ResourcesChanged> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 46);
+  messageDesc(file_platform_link_link, 49);
 
 /**
  * @generated from message Platform.Link.ResourceChunk
@@ -1908,7 +2054,7 @@ export type ResourceChunk = Message<"Platform.Link.ResourceChunk"> & {
  * Use `create(ResourceChunkSchema)` to create a new message.
  */
 export const ResourceChunkSchema: GenMessage<ResourceChunk> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 47);
+  messageDesc(file_platform_link_link, 50);
 
 /**
  * UploadDone ends an upload: size and hex SHA-256 of bytes [0, size) of the file.
@@ -1932,7 +2078,7 @@ export type UploadDone = Message<"Platform.Link.UploadDone"> & {
  * Use `create(UploadDoneSchema)` to create a new message.
  */
 export const UploadDoneSchema: GenMessage<UploadDone> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 48);
+  messageDesc(file_platform_link_link, 51);
 
 /**
  * RecordingControl starts, stops or lists the recordings of a robot (fleet.RecordingControl).
@@ -1980,7 +2126,7 @@ export type RecordingControl = Message<"Platform.Link.RecordingControl"> & {
  * Use `create(RecordingControlSchema)` to create a new message.
  */
 export const RecordingControlSchema: GenMessage<RecordingControl> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 49);
+  messageDesc(file_platform_link_link, 52);
 
 /**
  * @generated from message Platform.Link.FlightTrigger
@@ -2006,7 +2152,7 @@ export type FlightTrigger = Message<"Platform.Link.FlightTrigger"> & {
  * Use `create(FlightTriggerSchema)` to create a new message.
  */
 export const FlightTriggerSchema: GenMessage<FlightTrigger> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 50);
+  messageDesc(file_platform_link_link, 53);
 
 /**
  * @generated from message Platform.Link.RecordingStart
@@ -2044,7 +2190,7 @@ export type RecordingStart = Message<"Platform.Link.RecordingStart"> & {
  * Use `create(RecordingStartSchema)` to create a new message.
  */
 export const RecordingStartSchema: GenMessage<RecordingStart> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 51);
+  messageDesc(file_platform_link_link, 54);
 
 /**
  * @generated from message Platform.Link.RecordedStream
@@ -2071,7 +2217,7 @@ export type RecordedStream = Message<"Platform.Link.RecordedStream"> & {
  * Use `create(RecordedStreamSchema)` to create a new message.
  */
 export const RecordedStreamSchema: GenMessage<RecordedStream> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 52);
+  messageDesc(file_platform_link_link, 55);
 
 /**
  * @generated from message Platform.Link.Recording
@@ -2154,7 +2300,7 @@ export type Recording = Message<"Platform.Link.Recording"> & {
  * Use `create(RecordingSchema)` to create a new message.
  */
 export const RecordingSchema: GenMessage<Recording> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 53);
+  messageDesc(file_platform_link_link, 56);
 
 /**
  * @generated from message Platform.Link.RecordingList
@@ -2171,7 +2317,7 @@ export type RecordingList = Message<"Platform.Link.RecordingList"> & {
  * Use `create(RecordingListSchema)` to create a new message.
  */
 export const RecordingListSchema: GenMessage<RecordingList> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 54);
+  messageDesc(file_platform_link_link, 57);
 
 /**
  * The live connection: a second WebSocket from the agent at /agentlink/v1/live, opened after
@@ -2226,7 +2372,7 @@ export type LiveFrame = Message<"Platform.Link.LiveFrame"> & {
  * Use `create(LiveFrameSchema)` to create a new message.
  */
 export const LiveFrameSchema: GenMessage<LiveFrame> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 55);
+  messageDesc(file_platform_link_link, 58);
 
 /**
  * @generated from message Platform.Link.LiveSubscribe
@@ -2286,7 +2432,7 @@ export type LiveSubscribe = Message<"Platform.Link.LiveSubscribe"> & {
  * Use `create(LiveSubscribeSchema)` to create a new message.
  */
 export const LiveSubscribeSchema: GenMessage<LiveSubscribe> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 56);
+  messageDesc(file_platform_link_link, 59);
 
 /**
  * @generated from message Platform.Link.LiveUnsubscribe
@@ -2303,7 +2449,7 @@ export type LiveUnsubscribe = Message<"Platform.Link.LiveUnsubscribe"> & {
  * Use `create(LiveUnsubscribeSchema)` to create a new message.
  */
 export const LiveUnsubscribeSchema: GenMessage<LiveUnsubscribe> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 57);
+  messageDesc(file_platform_link_link, 60);
 
 /**
  * LiveSample carries a sample, or a part of one: a large sample goes in parts of at most
@@ -2340,7 +2486,7 @@ export type LiveSample = Message<"Platform.Link.LiveSample"> & {
  * Use `create(LiveSampleSchema)` to create a new message.
  */
 export const LiveSampleSchema: GenMessage<LiveSample> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 58);
+  messageDesc(file_platform_link_link, 61);
 
 /**
  * @generated from message Platform.Link.LiveEnded
@@ -2362,5 +2508,5 @@ export type LiveEnded = Message<"Platform.Link.LiveEnded"> & {
  * Use `create(LiveEndedSchema)` to create a new message.
  */
 export const LiveEndedSchema: GenMessage<LiveEnded> = /*@__PURE__*/
-  messageDesc(file_platform_link_link, 59);
+  messageDesc(file_platform_link_link, 62);
 
