@@ -137,6 +137,48 @@ export async function startFleet(opts: { agentArgs?: string[]; cloudArgs?: strin
   }
 }
 
+/** A robot's odometry now, through the panel's REST read (ctx is signed in): x, y, yaw, v, w. */
+export async function odometry(ctx: BrowserContext, robot: string): Promise<{ x: number; y: number; yaw: number; v: number; w: number }> {
+  const q = new URLSearchParams({ componentName: "base", streamName: "odom", source: "1", streamType: "Platform.Messages.nav_msgs.Odometry" });
+  const r = await ctx.request.get(`/panel/api/robots/${robot}/stream?${q}`);
+  if (r.status() !== 200) throw new Error(`reading ${robot}'s odometry: ${r.status()}`);
+  const o = JSON.parse(((await r.json()) as { robotStream: string }).robotStream);
+  const p = o.pose?.pose ?? {};
+  const q4 = p.orientation ?? {};
+  const t = o.twist?.twist ?? {};
+  return {
+    x: p.position?.x ?? 0,
+    y: p.position?.y ?? 0,
+    yaw: Math.atan2(2 * ((q4.w ?? 1) * (q4.z ?? 0)), 1 - 2 * (q4.z ?? 0) ** 2),
+    v: t.linear?.x ?? 0,
+    w: t.angular?.z ?? 0,
+  };
+}
+
+/**
+ * Holds a key as a person does: one keydown, then the browser's auto-repeat (Playwright sends
+ * a repeated keydown for a key already down) every 33 ms, until release (a keyup) or
+ * stopRepeating (no keyup: the repeats just stop, as when another window takes the keyboard).
+ */
+export function holdKey(page: Page, key: string) {
+  let repeating = true;
+  const loop = (async () => {
+    await page.keyboard.down(key);
+    while (repeating) {
+      await new Promise((res) => setTimeout(res, 33));
+      if (repeating) await page.keyboard.down(key).catch(() => undefined);
+    }
+  })();
+  return {
+    stopRepeating: () => void (repeating = false),
+    release: async () => {
+      repeating = false;
+      await loop;
+      await page.keyboard.up(key);
+    },
+  };
+}
+
 /** Script errors, CSP violations and missing assets seen by any page; the tests end by checking it is empty. */
 export const problems: string[] = [];
 

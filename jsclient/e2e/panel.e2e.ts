@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { comparePNGs, eventually, problems, shot, signIn, startFleet, type Fleet } from "./harness.js";
+import { comparePNGs, eventually, holdKey, odometry, problems, shot, signIn, startFleet, type Fleet } from "./harness.js";
 
 let fleet: Fleet;
 let agentPage: Page;
@@ -23,26 +23,7 @@ afterAll(async () => {
 const streamPage = (robot: string, component: string, stream: string) =>
   `/robots/${robot}/streams?component=${component}&stream=${stream}&source=1`;
 
-async function readStream(ctx: BrowserContext, robot: string, component: string, stream: string, type: string) {
-  const q = new URLSearchParams({ componentName: component, streamName: stream, source: "1", streamType: type });
-  const r = await ctx.request.get(`/panel/api/robots/${robot}/stream?${q}`);
-  expect(r.status()).toBe(200);
-  return JSON.parse(((await r.json()) as { robotStream: string }).robotStream);
-}
-
-async function odom(robot: string): Promise<{ x: number; y: number; yaw: number; v: number; w: number }> {
-  const o = await readStream(agentContext, robot, "base", "odom", "Platform.Messages.nav_msgs.Odometry");
-  const p = o.pose?.pose ?? {};
-  const q = p.orientation ?? {};
-  const t = o.twist?.twist ?? {};
-  return {
-    x: p.position?.x ?? 0,
-    y: p.position?.y ?? 0,
-    yaw: Math.atan2(2 * ((q.w ?? 1) * (q.z ?? 0)), 1 - 2 * (q.z ?? 0) ** 2),
-    v: t.linear?.x ?? 0,
-    w: t.angular?.z ?? 0,
-  };
-}
+const odom = (robot: string) => odometry(agentContext, robot);
 
 /** A robot whose input stream takes this type. */
 async function inputRobot(type: "Twist" | "AckermannDriveStamped"): Promise<string> {
@@ -65,30 +46,6 @@ const widgetData = (page: Page, sel: string) =>
 async function takeControl(page: Page): Promise<void> {
   await page.click("[data-widget=teleop] button[data-action=take]");
   await eventually(async () => (await widgetData(page, "[data-widget=teleop]")).state === "live", "teleop socket live");
-}
-
-/**
- * Holds a key as a person does: one keydown, then the browser's auto-repeat (Playwright sends
- * a repeated keydown for a key already down) every 33 ms, until release (a keyup) or
- * stopRepeating (no keyup: the repeats just stop, as when another window takes the keyboard).
- */
-function holdKey(page: Page, key: string) {
-  let repeating = true;
-  const loop = (async () => {
-    await page.keyboard.down(key);
-    while (repeating) {
-      await new Promise((res) => setTimeout(res, 33));
-      if (repeating) await page.keyboard.down(key).catch(() => undefined);
-    }
-  })();
-  return {
-    stopRepeating: () => void (repeating = false),
-    release: async () => {
-      repeating = false;
-      await loop;
-      await page.keyboard.up(key);
-    },
-  };
 }
 
 describe("local gateway panel", () => {

@@ -363,7 +363,16 @@ export function mountTeleop(el: HTMLElement): void {
   });
   window.addEventListener("focus", () => (paused = false));
   document.documentElement.addEventListener("pointerleave", () => stopAll("pointer left the page"));
-  window.addEventListener("resize", () => stopAll("resize"));
+  // A new window size changes what the operator sees (a phone turned, a window snapped): stop.
+  // Chromium also sends resize events that change nothing (seen while the speed limit's line
+  // appeared on the operate screen): those leave the driver driving.
+  let windowSize = `${window.innerWidth}x${window.innerHeight}`;
+  window.addEventListener("resize", () => {
+    const size = `${window.innerWidth}x${window.innerHeight}`;
+    if (size === windowSize) return;
+    windowSize = size;
+    stopAll("resize");
+  });
   window.addEventListener("gamepaddisconnected", () => stopAll("gamepad"));
   window.addEventListener("pagehide", () => release("page closed"));
 
