@@ -12,6 +12,30 @@ import (
 	"github.com/coder/websocket"
 )
 
+// linkedSim is a cloud and an agent of one simulated robot linked to it, with the admin's
+// bearers on both, once the robot is online on the cloud.
+type linkedSim struct {
+	cloud, agent           *loggedProcess
+	cloudDir               string // the cloud's data directory (addUser writes there)
+	adminCloud, adminLocal string
+	robot                  string
+}
+
+// startLinkedSim starts a linkedSim whose agent is named agentName on the cloud.
+func startLinkedSim(t *testing.T, agentName string) linkedSim {
+	t.Helper()
+	l := linkedSim{cloudDir: t.TempDir()}
+	l.cloud = startLogged(t, "cloud", nil, "serve", "--data", l.cloudDir, "--listen", "127.0.0.1:0", "--admin-token", testToken)
+	key := addAgent(t, l.cloudDir, agentName)
+	l.agent = startLogged(t, "agent", []string{"FLEETGATE_AGENT_KEY=" + key}, "agent", "--data", t.TempDir(), "--listen", "127.0.0.1:0",
+		"--admin-token", testToken, "--sim", "1", "--cloud", l.cloud.URL)
+	l.adminCloud = login(t, l.cloud.URL, testToken)
+	l.adminLocal = login(t, l.agent.URL, testToken)
+	l.robot = localRobots(t, l.agent.URL, 1)[0]
+	waitFor(t, 15*time.Second, "sim-1 online on the cloud", func() bool { return robotsOnline(l.cloud.URL, l.adminCloud, []string{l.robot}, true) })
+	return l
+}
+
 // goalSocket is sim-1's W3 input socket on its goal stream, in JSON.
 const goalSocket = "componentName=nav&streamName=goal&source=1&direction=input&format=json"
 
@@ -20,15 +44,8 @@ const goalSocket = "componentName=nav&streamName=goal&source=1&direction=input&f
 // to the goal while the socket's keepalives come, the socket holds the robot's motion lease
 // (a local operator's cmd_vel socket is 409), and closing the socket cancels the goal.
 func TestGoalSocketThroughTheCloud(t *testing.T) {
-	cloudDir := t.TempDir()
-	cloud := startLogged(t, "cloud", nil, "serve", "--data", cloudDir, "--listen", "127.0.0.1:0", "--admin-token", testToken)
-	key := addAgent(t, cloudDir, "goals")
-	agent := startLogged(t, "agent", []string{"FLEETGATE_AGENT_KEY=" + key}, "agent", "--data", t.TempDir(), "--listen", "127.0.0.1:0",
-		"--admin-token", testToken, "--sim", "1", "--cloud", cloud.URL)
-	adminCloud := login(t, cloud.URL, testToken)
-	adminLocal := login(t, agent.URL, testToken)
-	robot := localRobots(t, agent.URL, 1)[0]
-	waitFor(t, 15*time.Second, "sim-1 online on the cloud", func() bool { return robotsOnline(cloud.URL, adminCloud, []string{robot}, true) })
+	site := startLinkedSim(t, "goals")
+	cloud, agent, adminCloud, adminLocal, robot := site.cloud, site.agent, site.adminCloud, site.adminLocal, site.robot
 
 	// Every start pose has 3 m of open floor ahead: a goal 2.5 m ahead is driven to at once,
 	// and takes more than 3 s at the simulator's 0.7 m/s.

@@ -22,15 +22,8 @@ import (
 // picture 0.6 s late allows 37.5% (the defaults would show 65%), and the simulator receives
 // that share of the command.
 func TestTeleopSettingsThroughTheCloud(t *testing.T) {
-	cloudDir := t.TempDir()
-	cloud := startLogged(t, "cloud", nil, "serve", "--data", cloudDir, "--listen", "127.0.0.1:0", "--admin-token", testToken)
-	key := addAgent(t, cloudDir, "settings")
-	agent := startLogged(t, "agent", []string{"FLEETGATE_AGENT_KEY=" + key}, "agent", "--data", t.TempDir(), "--listen", "127.0.0.1:0",
-		"--admin-token", testToken, "--sim", "1", "--cloud", cloud.URL)
-	adminCloud := login(t, cloud.URL, testToken)
-	adminLocal := login(t, agent.URL, testToken)
-	robot := localRobots(t, agent.URL, 1)[0]
-	waitFor(t, 15*time.Second, "sim-1 online on the cloud", func() bool { return robotsOnline(cloud.URL, adminCloud, []string{robot}, true) })
+	site := startLinkedSim(t, "settings")
+	cloud, agent, adminCloud, adminLocal, robot := site.cloud, site.agent, site.adminCloud, site.adminLocal, site.robot
 	path := "/apigateway/v2/robots/" + robot + "/teleop-settings"
 
 	type settings struct {
@@ -112,15 +105,8 @@ func TestTeleopSettingsThroughTheCloud(t *testing.T) {
 // on the cloud takes control from a local holder at the agent (its door zeroes the robot first
 // and tells the holder who); before the grant the same operator is 403.
 func TestFleetSupervisorThroughTheCloud(t *testing.T) {
-	cloudDir := t.TempDir()
-	cloud := startLogged(t, "cloud", nil, "serve", "--data", cloudDir, "--listen", "127.0.0.1:0", "--admin-token", testToken)
-	key := addAgent(t, cloudDir, "supervised")
-	agent := startLogged(t, "agent", []string{"FLEETGATE_AGENT_KEY=" + key}, "agent", "--data", t.TempDir(), "--listen", "127.0.0.1:0",
-		"--admin-token", testToken, "--sim", "1", "--cloud", cloud.URL)
-	adminCloud := login(t, cloud.URL, testToken)
-	adminLocal := login(t, agent.URL, testToken)
-	robot := localRobots(t, agent.URL, 1)[0]
-	waitFor(t, 15*time.Second, "sim-1 online on the cloud", func() bool { return robotsOnline(cloud.URL, adminCloud, []string{robot}, true) })
+	site := startLinkedSim(t, "supervised")
+	cloud, agent, cloudDir, adminCloud, adminLocal, robot := site.cloud, site.agent, site.cloudDir, site.adminCloud, site.adminLocal, site.robot
 	bob := login(t, cloud.URL, addUser(t, cloudDir, "", "bob@example.com", false, map[string]fleetgate.Role{robot: fleetgate.RoleOperator}))
 	commands := simCommands(t, agent.URL, adminLocal, robot)
 
