@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -9,7 +8,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/internal/live"
+	"github.com/fleetgate/fleetgate/internal/logtest"
 	"github.com/fleetgate/fleetgate/server"
 	"github.com/fleetgate/fleetgate/server/servertest"
 	"github.com/fleetgate/fleetgate/server/uplink"
@@ -40,24 +39,6 @@ func (leakyRobot) Metric(context.Context, fleetgate.MetricType, string) (fleetga
 	return fleetgate.Metric{}, errors.New(agentSecret)
 }
 
-// lockedBuffer is a log both the agent's goroutines and the test use.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestAgentInternalErrorsStayOnTheAgent: a robot source behind the agent link fails with an
 // internal error whose text holds a secret. The cloud's caller is told only that it failed (a
 // REST problem, a W3 close reason) and never the text, which is in the agent's log: the link
@@ -69,7 +50,7 @@ func TestAgentInternalErrorsStayOnTheAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	agentLog := &lockedBuffer{}
+	agentLog := &logtest.Buffer{}
 	reg := fleet.NewRegistry(nil, slog.New(slog.DiscardHandler), nil)
 	reg.Add(ctx, leakyRobot{&fleettest.Robot{ID: "6a0f3e52-8d1c-4c57-9a43-3b0e0f1d2c11", Name: "leaky",
 		MetricList: []fleetgate.Metric{{Type: fleetgate.MetricCustom, Name: "battery", Value: 87.5}}}}, "local-fleet")

@@ -1,35 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/fleetgate/fleetgate/internal/logtest"
 )
-
-// lockedBuffer is the demo's stdout, written by its goroutine and read by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 var (
 	demoPanelLine = regexp.MustCompile(`panel: open (http://\S+) and log in with the admin API token`)
@@ -40,7 +22,7 @@ var (
 // and the token; that page answers, and the token logs in there.
 func TestDemoSaysWhereToLogIn(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &lockedBuffer{}
+	out := &logtest.Buffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- runDemo(ctx, []string{"--data", t.TempDir(), "--listen", "127.0.0.1:0", "--agent-listen", "127.0.0.1:0", "--sim", "0"}, out)

@@ -1,36 +1,18 @@
 package webhook_test
 
 import (
-	"bytes"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/clock/clocktest"
+	"github.com/fleetgate/fleetgate/internal/logtest"
 	"github.com/fleetgate/fleetgate/internal/webhook"
 )
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestCloseCancelsTheRetries: at shutdown the retries waiting on the clock are dropped; the
 // receiver gets nothing more, however long the clock runs.
@@ -66,7 +48,7 @@ func TestAReceiverThatDoesNotAnswer(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
 	defer srv.Close()
 	defer close(release)
-	var logs syncBuffer
+	var logs logtest.Buffer
 	attempts := make(chan fleetgate.WebhookDelivery, 1)
 	s := webhook.New(webhook.Config{Clock: clocktest.New(), Attempts: 1, Client: &http.Client{Timeout: 50 * time.Millisecond},
 		Log: slog.New(slog.NewTextHandler(&logs, nil)), Attempted: func(d fleetgate.WebhookDelivery) { attempts <- d }})

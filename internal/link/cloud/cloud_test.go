@@ -33,6 +33,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/internal/link/cloud"
 	"github.com/fleetgate/fleetgate/internal/live"
+	"github.com/fleetgate/fleetgate/internal/logtest"
 	"github.com/fleetgate/fleetgate/proto/linkpb"
 	"github.com/fleetgate/fleetgate/server/uplink"
 )
@@ -143,30 +144,13 @@ type world struct {
 	srv      *httptest.Server
 	dir      *blob.Dir
 	root     string
-	logs     *syncBuffer
+	logs     *logtest.Buffer
 	// heartbeat is the cloud's interval in this world: heartbeat unless a test needs a
 	// more patient cloud.
 	heartbeat time.Duration
 	// serveLive, when set, serves the agents' live connections too (link.LivePath); without
 	// it the world's agents are as agents of a version without the live view.
 	serveLive atomic.Bool
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 const heartbeat = 200 * time.Millisecond
@@ -219,7 +203,7 @@ func newWorldBeating(t *testing.T, interval time.Duration) *world {
 	w := &world{
 		t:    t,
 		core: &fakeCore{revoked: map[string]bool{}, archived: map[string][]archivedRecord{}, robotAgent: map[string]string{}},
-		dir:  dir, root: root, logs: &syncBuffer{}, heartbeat: interval,
+		dir:  dir, root: root, logs: &logtest.Buffer{}, heartbeat: interval,
 	}
 	log := slog.New(slog.NewTextHandler(w.logs, nil))
 	w.tracker = &refusingTracker{refuse: map[string]error{}, hold: map[string]chan struct{}{}, entered: make(chan string, 1)}

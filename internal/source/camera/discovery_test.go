@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/logtest"
 	"github.com/fleetgate/fleetgate/internal/source/camera/cameratest"
 )
 
@@ -128,7 +129,7 @@ func TestDiscoveredDevicesUnderThePolicy(t *testing.T) {
 	port := local.URL[strings.LastIndex(local.URL, ":")+1:]
 	port = port[:strings.Index(port, "/")]
 	dns := startTestDNS(t, map[string][]string{"onvif.test.": {"127.0.0.1"}})
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	h := NewHost(HostConfig{
 		Info:   fleetgate.Info{ID: "00000000-0000-4000-8000-000000000001", Name: "agent-host"},
 		Camera: Config{Tools: Tools{FFmpeg: "/nonexistent/ffmpeg", FFprobe: "/nonexistent/ffprobe"}, Linger: -1},

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/logtest"
 	"github.com/fleetgate/fleetgate/internal/source/camera/cameratest"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
@@ -33,32 +33,14 @@ func tools(t testing.TB) Tools {
 	return tl
 }
 
-// syncBuffer is a log destination the test reads while the camera writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func realCamera(t *testing.T, rawURL string, logs *syncBuffer) *Camera {
+func realCamera(t *testing.T, rawURL string, logs *logtest.Buffer) *Camera {
 	t.Helper()
 	spec, err := ParseURL(rawURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if logs == nil {
-		logs = &syncBuffer{}
+		logs = &logtest.Buffer{}
 	}
 	c := New(Config{Name: "test", Spec: spec, Tools: tools(t), Log: slog.New(slog.NewTextHandler(logs, nil))})
 	t.Cleanup(func() {
@@ -167,7 +149,7 @@ func TestRTSPCameraCredentials(t *testing.T) {
 		return strings.Replace(srv.URL(), "rtsp://", "rtsp://"+user+":"+urlEscape(pw)+"@", 1)
 	}
 	t.Run("wrong", func(t *testing.T) {
-		logs := &syncBuffer{}
+		logs := &logtest.Buffer{}
 		c := realCamera(t, withUser("guess-1234"), logs)
 		sub, err := c.Subscribe()
 		if err != nil {
@@ -188,7 +170,7 @@ func TestRTSPCameraCredentials(t *testing.T) {
 		}
 	})
 	t.Run("right", func(t *testing.T) {
-		logs := &syncBuffer{}
+		logs := &logtest.Buffer{}
 		c := realCamera(t, withUser(password), logs)
 		sub, err := c.Subscribe()
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/logtest"
 	"github.com/fleetgate/fleetgate/internal/source/camera/cameratest"
 )
 
@@ -102,14 +103,14 @@ func (f *fakeRTSP) seen() []rtspRequest {
 }
 
 // guardedCamera is an ad-hoc camera under policy, with real ffmpeg.
-func guardedCamera(t *testing.T, rawURL string, policy AddressPolicy, logs *syncBuffer) *Camera {
+func guardedCamera(t *testing.T, rawURL string, policy AddressPolicy, logs *logtest.Buffer) *Camera {
 	t.Helper()
 	spec, err := ParseURL(rawURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if logs == nil {
-		logs = &syncBuffer{}
+		logs = &logtest.Buffer{}
 	}
 	c := New(Config{Name: "adhoc", Spec: spec, Tools: tools(t), Policy: &policy, Linger: -1,
 		Log: slog.New(slog.NewTextHandler(logs, nil))})
@@ -203,7 +204,7 @@ func TestRTSPRedirectToRefusedAddress(t *testing.T) {
 			cam := startFakeRTSP(t, testCameraAddress+":0", func(*fakeRTSP, rtspRequest) string {
 				return "RTSP/1.0 302 Moved Temporarily\nLocation: " + target
 			})
-			logs := &syncBuffer{}
+			logs := &logtest.Buffer{}
 			c := guardedCamera(t, cam.url("/live"), AddressPolicy{}, logs)
 			told := failsWith(t, c)
 			if conns, datagrams := witness.reached(); conns != 0 || datagrams != 0 {
@@ -277,7 +278,7 @@ func TestRTSPRedirectFollowedThroughRelay(t *testing.T) {
 	front := startFakeRTSP(t, "127.0.0.1:0", func(*fakeRTSP, rtspRequest) string {
 		return "RTSP/1.0 302 Found\nLocation: " + srv.URL()
 	})
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	c := guardedCamera(t, front.url("/moved"), AddressPolicy{AllowPrivate: true}, logs)
 	sub, err := c.Subscribe()
 	if err != nil {
@@ -371,7 +372,7 @@ func TestRTSPNoAnswerReadsTheSame(t *testing.T) {
 		}
 	}()
 	for _, addr := range []string{closedAddr, other.Addr().String()} {
-		logs := &syncBuffer{}
+		logs := &logtest.Buffer{}
 		cam := guardedCamera(t, "rtsp://"+addr+"/live", AddressPolicy{AllowPrivate: true}, logs)
 		cam.cfg.StartTimeout = time.Second // the wait of every unanswered camera
 		got := failsWith(t, cam)

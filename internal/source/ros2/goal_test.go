@@ -3,12 +3,10 @@
 package ros2
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/logtest"
 	"github.com/fleetgate/fleetgate/internal/source/ros1/rostest"
 	"github.com/fleetgate/fleetgate/internal/source/ros2/ros2test"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
@@ -124,7 +123,7 @@ func TestACancelNobodyHearsIsSaid(t *testing.T) {
 	}
 	peers := ros2test.Build(t)
 	ros2test.Start(t, peers.Cyclone, "--domain", "32", "--image-hz", "0", "--cloud-hz", "0", "--scan-hz", "0")
-	var logs syncBuffer
+	var logs logtest.Buffer
 	r := startGoalSource(t, 32, Config{ListGoal: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	goalStreams(t, r, "nav/goal", "/cmd_vel")
 	d := door.New(door.Config{Log: slog.New(slog.NewTextHandler(&logs, nil))})
@@ -144,22 +143,4 @@ func TestACancelNobodyHearsIsSaid(t *testing.T) {
 	rostest.Eventually(t, 10*time.Second, "the log says nobody hears the cancel", func() bool {
 		return strings.Contains(logs.String(), "no node subscribes to the cancel topic /goal_pose/cancel")
 	})
-}
-
-// syncBuffer is a log's buffer, written and read from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/fleetgate/fleetgate"
 	"github.com/fleetgate/fleetgate/internal/door/doortest"
 	"github.com/fleetgate/fleetgate/internal/fleet"
+	"github.com/fleetgate/fleetgate/internal/logtest"
 	"github.com/fleetgate/fleetgate/internal/source/rosmsg"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
@@ -199,26 +200,14 @@ type fixture struct {
 	r    *source
 	g    *fakeGraph
 	p    *presence
-	logs *lockedBuffer
+	logs *logtest.Buffer
 }
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 // newFixture is an online robot of source 2 over g, with a ReadTimeout of 200 ms and a Linger
 // of a minute (a test of the linger sets its own: a reader must not go while a test uses it).
 func newFixture(t *testing.T, transport Transport, g *fakeGraph, edit ...func(*Config)) fixture {
 	t.Helper()
-	f := fixture{r: &source{}, g: g, p: &presence{}, logs: &lockedBuffer{}}
+	f := fixture{r: &source{}, g: g, p: &presence{}, logs: &logtest.Buffer{}}
 	cfg := Config{
 		Info:        fleetgate.Info{ID: robotID, Name: "bot", ConfigName: "ros1", ConfigVersion: "1", AgentVersion: "test"},
 		Source:      fleetgate.SourceROS1,

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetgate/fleetgate/internal/logtest"
 	"github.com/fleetgate/fleetgate/internal/source/ros2/dds"
 	"github.com/fleetgate/fleetgate/internal/source/ros2/ros2test"
 	"github.com/fleetgate/fleetgate/internal/source/rosmsg"
@@ -151,7 +152,7 @@ func TestOversizeSampleDroppedBeforeReassembly(t *testing.T) {
 		return
 	}
 	peers := ros2test.Build(t)
-	var logs syncBuffer
+	var logs logtest.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	found := make(chan dds.Endpoint, 100)
 	p, err := dds.Open(dds.Config{Domain: 9, MaxSample: 256 << 10, Logger: log, OnEvent: func(ev dds.Event) {
@@ -197,22 +198,4 @@ func TestOversizeSampleDroppedBeforeReassembly(t *testing.T) {
 		t.Errorf("a sample of %d bytes was delivered past the cap", n)
 	default:
 	}
-}
-
-// syncBuffer is a log destination that tests read while DDS threads write to it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
