@@ -252,7 +252,9 @@ func TestLiveStreamCrossesOncePerReplica(t *testing.T) {
 	robot.StreamList = append(robot.StreamList, fleetgate.Stream{Component: "cam", Name: "front", Type: pose, Direction: fleetgate.Output, Source: fleetgate.SourceComponent})
 	robot.Unlock()
 	time.Sleep(2100 * time.Millisecond) // the stream list cached on b is stale now
-	v3, err := r.Subscribe(ctx, fleetgate.StreamKey{Component: "cam", Name: "front", Source: fleetgate.SourceComponent}, fleetgate.SubscribeOptions{})
+	// A context of its own: the one above may be near its end after a slow relay stop (a CI
+	// run's took 3.9 s, and the viewer then ended with the context, not with the holder's word).
+	v3, err := r.Subscribe(ctxFor(t, 10*time.Second), fleetgate.StreamKey{Component: "cam", Name: "front", Source: fleetgate.SourceComponent}, fleetgate.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +263,7 @@ func TestLiveStreamCrossesOncePerReplica(t *testing.T) {
 	robot.Unlock()
 	select {
 	case <-v3.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(8 * time.Second):
 	}
 	if err := v3.Err(); !fleetgate.Is(err, fleetgate.ENotFound) {
 		t.Errorf("a viewer of a stream gone at the holder: %v, want ErrNotFound", err)
