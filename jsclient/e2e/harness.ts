@@ -179,6 +179,27 @@ export function holdKey(page: Page, key: string) {
   };
 }
 
+/**
+ * Gives the pages of context a standard gamepad the test moves: window.__pad.axes (left stick
+ * x, y; up is -1) and window.__pad.pressed (the buttons held; 4 is the deadman).
+ */
+export async function stubGamepad(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    const w = window as unknown as { __pad: { axes: number[]; pressed: number[] } };
+    w.__pad = { axes: [0, 0, 0, 0], pressed: [] };
+    const pad = () => ({
+      id: "e2e pad (STANDARD GAMEPAD)",
+      index: 0,
+      connected: true,
+      mapping: "standard",
+      timestamp: performance.now(),
+      axes: w.__pad.axes.slice(),
+      buttons: Array.from({ length: 17 }, (_, i) => ({ pressed: w.__pad.pressed.includes(i), touched: false, value: w.__pad.pressed.includes(i) ? 1 : 0 })),
+    });
+    Object.defineProperty(navigator, "getGamepads", { value: () => [pad(), null, null, null], configurable: true });
+  });
+}
+
 /** Script errors, CSP violations and missing assets seen by any page; the tests end by checking it is empty. */
 export const problems: string[] = [];
 

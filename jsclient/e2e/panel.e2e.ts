@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { comparePNGs, eventually, holdKey, odometry, problems, shot, signIn, startFleet, type Fleet } from "./harness.js";
+import { comparePNGs, eventually, holdKey, odometry, stubGamepad, problems, shot, signIn, startFleet, type Fleet } from "./harness.js";
 
 let fleet: Fleet;
 let agentPage: Page;
@@ -121,20 +121,7 @@ describe("local gateway panel", () => {
 
   it("drives with a stubbed gamepad, and stops within 600 ms of releasing the deadman", async () => {
     const r = await twistRobot();
-    await agentContext.addInitScript(() => {
-      const w = window as unknown as { __pad: { axes: number[]; pressed: number[] } };
-      w.__pad = { axes: [0, 0, 0, 0], pressed: [] };
-      const pad = () => ({
-        id: "e2e pad (STANDARD GAMEPAD)",
-        index: 0,
-        connected: true,
-        mapping: "standard",
-        timestamp: performance.now(),
-        axes: w.__pad.axes.slice(),
-        buttons: Array.from({ length: 17 }, (_, i) => ({ pressed: w.__pad.pressed.includes(i), touched: false, value: w.__pad.pressed.includes(i) ? 1 : 0 })),
-      });
-      Object.defineProperty(navigator, "getGamepads", { value: () => [pad(), null, null, null], configurable: true });
-    });
+    await stubGamepad(agentContext);
     await agentPage.goto(streamPage(r, "base", "cmd_vel"));
     // The speed slider ends at the robot's declared 1 m/s.
     expect(await agentPage.locator("[data-widget=teleop] input[type=range]").first().getAttribute("max")).toBe("1");
