@@ -1,12 +1,10 @@
 package door_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/fleet/fleettest"
 	"github.com/fleetgate/fleetgate/internal/live/teleop"
+	"github.com/fleetgate/fleetgate/internal/logtest"
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
@@ -46,24 +45,13 @@ func newRobot() *fleettest.Robot {
 	}}
 }
 
-func newDoor(t *testing.T) (*door.Door, *clocktest.Fake, *bytes.Buffer) {
+func newDoor(t *testing.T) (*door.Door, *clocktest.Fake, *logtest.Buffer) {
 	t.Helper()
 	c := clocktest.New()
-	logs := &lockedBuffer{}
+	logs := &logtest.Buffer{}
 	d := door.New(door.Config{Clock: c, Log: slog.New(slog.NewTextHandler(logs, nil))})
 	t.Cleanup(d.Close)
-	return d, c, &logs.buf
-}
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
+	return d, c, logs
 }
 
 // twistsOf decodes what the robot received on cmd_vel, as (linear.x, angular.z) pairs.
