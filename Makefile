@@ -62,7 +62,7 @@ fuzz:
 	FUZZ_TIME=$${FUZZ_TIME:-60s} ./scripts/test-fuzz.sh
 
 # Issue 32's faults (docs/reliability.md), long: the uplink flapping (down 2 s, up 3 s) for 5
-# minutes under an operator, event posts and a growing log (the test command runs 30 s of it);
+# minutes under an operator, event posts and a growing log (the test command runs 20 s of it);
 # the agent's disk full; the cloud restarted under 200 W3 viewers (the test command: 20) and a
 # driver; the agent's clock 30 s off; and, with a duration of a minute or more, the cloud's rows
 # at the issue's lengths (PostgreSQL killed for 30 s, NATS for 20 s, a replica partitioned for

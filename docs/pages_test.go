@@ -60,7 +60,7 @@ func TestPagesNameOnlyDocumentsOfTheRepository(t *testing.T) {
 
 var (
 	fuzzFunc  = regexp.MustCompile(`^func Fuzz\w*\(`)
-	fuzzCount = regexp.MustCompile(`every .Fuzz. target of the repository, found at run time, 5 s each in the test command and a minute each with .make fuzz. \((\d+) today`)
+	fuzzCount = regexp.MustCompile(`every .Fuzz. target of the repository, found at run time, 4 s each in the test command and a minute each with .make fuzz. \((\d+) today`)
 )
 
 // TestFuzzTargetCount: docs/reliability.md says how many fuzz targets the test script runs;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every fuzz target of the repository, found at run time (a new one is run without being
-# listed), FUZZ_TIME each (5 s in the test command, a minute with `make fuzz`): the decoders
+# listed), FUZZ_TIME each (4 s in the test command, a minute with `make fuzz`): the decoders
 # of what peers send (W3 queries and commands, XML-RPC, TCPROS, ROS 1 messages, ROS 2 CDR and .msg definitions) and the MCAP reader and recovery of
 # what a crash left on disk. A crash fails the run (the failing input is kept under
 # testdata/fuzz to commit as a regression).
@@ -11,7 +11,7 @@ log_dir=${TEST_LOG_DIR:-$(mktemp -d)}
 fuzz_failed=0
 fuzz_targets=$(grep -rH --include='*_test.go' -E '^func Fuzz[A-Za-z0-9_]*\(' . | grep -v node_modules |
 	sed -E 's|^\./(.*)/[^/]*_test\.go:func (Fuzz[A-Za-z0-9_]*)\(.*|\1 \2|' | sort)
-echo "$(echo "$fuzz_targets" | grep -c .) fuzz targets, ${FUZZ_TIME:-5s} each"
+echo "$(echo "$fuzz_targets" | grep -c .) fuzz targets, ${FUZZ_TIME:-4s} each"
 while read -r target; do
 	[ -n "$target" ] || continue
 	read -r pkg fn <<<"$target"
@@ -20,7 +20,7 @@ while read -r target; do
 	# written. Such a run is tried once more; any other failure, or a second one, fails.
 	fuzz_ok=false
 	for attempt in 1 2; do
-		if go test -run '^$' -fuzz "^$fn\$" -fuzztime "${FUZZ_TIME:-5s}" "./$pkg" >"$log_dir/fuzz-$fn.log" 2>&1; then
+		if go test -run '^$' -fuzz "^$fn\$" -fuzztime "${FUZZ_TIME:-4s}" "./$pkg" >"$log_dir/fuzz-$fn.log" 2>&1; then
 			fuzz_ok=true
 			break
 		fi

@@ -148,9 +148,9 @@ if [ "$impossible" -ne 0 ]; then
 	printf '%s' "$impossible_lines"
 fi
 
-step "fuzz (short runs: scripts/test-fuzz.sh, 5 s each)"
+step "fuzz (short runs: scripts/test-fuzz.sh, 4 s each)"
 fuzz_failed=0
-TEST_LOG_DIR=$log_dir FUZZ_TIME=${FUZZ_TIME:-5s} ./scripts/test-fuzz.sh || fuzz_failed=1
+TEST_LOG_DIR=$log_dir FUZZ_TIME=${FUZZ_TIME:-4s} ./scripts/test-fuzz.sh || fuzz_failed=1
 
 # The Go benchmarks run once each (they never fail on speed; make bench measures), and the
 # relay path must keep allocating nothing per frame and client: a rise fails the run.

@@ -29,7 +29,7 @@ import (
 )
 
 func TestChaosUplinkFlaps(t *testing.T) {
-	duration := 30 * time.Second
+	duration := 20 * time.Second
 	if d, err := time.ParseDuration(os.Getenv("FLEETGATE_CHAOS_DURATION")); err == nil && d > 0 {
 		duration = d
 	}
