@@ -47,11 +47,9 @@ def pipeline(args):
     return "( " + src + enc + " )"
 
 
-# The strip's layout is fleetgate's internal/clockstrip (its package comment is the one
-# description; jsclient/e2e/clockstrip.ts reads it too): the bottom sixteenth of the picture,
-# 32 cells across (cell i from i*w/32 to (i+1)*w/32), cell 0 white and cell 1 black, cells 2-25
-# the capture time's Unix milliseconds modulo 2^24 most significant bit first, cells 26-31 the
-# XOR of the value's four 6-bit groups, white for 1.
+# The strip follows fleetgate's internal/clockstrip exactly: its package comment is the one
+# description of the layout (cells, bit order, check), and clockstrip.Read is what reads this
+# writer's pictures back (TestClockStripReadsBackFromTheDecodedStream). These are its constants.
 STRIP_CELLS = 32
 STRIP_HEIGHT_DIV = 16
 VALUE_BITS = 24
@@ -74,7 +72,7 @@ class ClockStrip:
     videotestsrc's pictures go to an appsink; each is copied, the strip written over its
     bottom rows (luma in cells, chroma neutral) and pushed into the media's appsrc. A pad
     probe cannot write the picture from Python without gst-python's overrides (the buffer is
-    not writable through the bindings), hence the copy, a millisecond for 640x480.
+    not writable through the bindings), hence the copy of each picture.
     """
 
     def __init__(self, args):
