@@ -35,11 +35,12 @@ func rtspBridge(t testing.TB, l *netshape.Link, server string) {
 // as H.264, with the link's lanes and BBR, the log growing and the operator driving sim-1:
 // fps per camera (the slowest), the camera's bytes per second as the viewers received them and
 // everything on the uplink (the log's upload included), picture age (envelope) and glass age
-// (the capture time burned into the simulated pictures, read from the decoded picture).
+// (the capture time burned into the picture by the simulator, --sim-clock-strip, or by the RTSP
+// camera before its encoder, gstreamer.Options.ClockStrip; read from the decoded picture).
 // make bench-uplink-cameras; figures in docs/performance.md.
 func BenchmarkUplinkCameras(b *testing.B) {
 	window, profiles := uplinkBenchRuns(15 * time.Second)
-	rtsp := cameratest.StartRTSP(b, cameratest.RTSPOptions{Codec: "h264", Width: 640, Height: 480, FPS: 30, Bitrate: 1000, Pattern: "smpte"})
+	rtsp := cameratest.StartRTSP(b, cameratest.RTSPOptions{Codec: "h264", Width: 640, Height: 480, FPS: 30, Bitrate: 1000, Pattern: "smpte", ClockStrip: true})
 	type camerasCase struct {
 		name string
 		sims int
@@ -59,7 +60,7 @@ func BenchmarkUplinkCameras(b *testing.B) {
 						// camera's URL known in advance (the bridge's fixed address).
 						args = append(args, "--camera", "sim-1/front=rtsp://127.0.0.1:8554/test")
 						s = startShapedSiteWith(b, p.profile, func(l *netshape.Link) { rtspBridge(b, l, fmt.Sprintf("127.0.0.1:%d", rtsp.Port())) }, args...)
-						cams = []cameraView{{robot: s.robot, query: "componentName=camera&streamName=front&source=5", codec: codec}}
+						cams = []cameraView{{robot: s.robot, query: "componentName=camera&streamName=front&source=5", codec: codec, strip: true}}
 					} else {
 						s = startShapedSite(b, p.profile, args...)
 						s.waitRobots(b, c.sims)

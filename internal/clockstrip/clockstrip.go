@@ -10,7 +10,8 @@
 // significant bit first, white for 1, cells 26-31 a 6-bit check (the XOR of the value's four
 // 6-bit groups). A reader samples the middle half of each cell, so the blocks survive JPEG,
 // H.264 at low rates and scaling down to 160x120 (5 pixels a cell). The JavaScript reader of
-// the browser tests (jsclient/e2e/clockstrip.ts) keeps the same layout.
+// the browser tests (jsclient/e2e/clockstrip.ts) and the test RTSP camera's writer
+// (internal/source/camera/gstreamer/rtsp_server.py, --clock-strip) keep the same layout.
 package clockstrip
 
 import (

@@ -1,6 +1,7 @@
 // Package gstreamer runs GStreamer's RTSP server (Debian's python3-gi and
-// gir1.2-gst-rtsp-server-1.0) serving a moving test pattern in H.264 or MJPEG: the camera of
-// fleetgate demo, and the real peer of the camera tests.
+// gir1.2-gst-rtsp-server-1.0) serving a moving test pattern in H.264 or MJPEG, its capture
+// time burned into each picture on request (Options.ClockStrip): the camera of fleetgate demo,
+// and the real peer of the camera tests and benchmarks.
 package gstreamer
 
 import (
@@ -43,6 +44,10 @@ type Options struct {
 	Pattern string
 	// Bitrate is the H.264 encoder's, in kbit/s; 0: x264enc's default (2048).
 	Bitrate int
+	// ClockStrip burns each picture's capture time (this machine's wall clock) into its
+	// bottom sixteenth before the encoder, as package clockstrip lays it out and reads it:
+	// the glass-to-glass age of an RTSP camera, as --sim-clock-strip gives a simulated one's.
+	ClockStrip bool
 	// Dir is where the server's script is written; "": a new temporary directory.
 	Dir string
 }
@@ -137,6 +142,9 @@ func (s *Server) start() error {
 	}
 	if s.opts.Bitrate > 0 {
 		args = append(args, "--bitrate", strconv.Itoa(s.opts.Bitrate))
+	}
+	if s.opts.ClockStrip {
+		args = append(args, "--clock-strip")
 	}
 	cmd := exec.Command(Python, args...)
 	cmd.Env = append(os.Environ(), "GST_DEBUG=0")
