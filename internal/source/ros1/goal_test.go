@@ -52,6 +52,25 @@ func TestAGoalAndItsCancelReachMoveBase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The operator drives first (a command sent while a goal runs cancels the goal): every
+	// 50 ms, a driver's pace, until move_base has one (a ROS 1 subscriber connects a while
+	// after our first message, which reaches nobody).
+	drove := false
+	for deadline := time.Now().Add(10 * time.Second); !drove && time.Now().Before(deadline); {
+		if err := ctl.Command(&catalogpb.Twist{Linear: &catalogpb.Vector3{X: 0.3}}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := bot.WaitLine(50*time.Millisecond, func(l string) bool { return l == "cmd 0.300 0.000" })
+		drove = err == nil
+	}
+	if !drove {
+		t.Fatal("move_base never got a drive command")
+	}
+	// The driver lets go: the deadman's zero, before the goal (after it, it would be taken for
+	// the release's zero below).
+	if _, err := bot.WaitLine(10*time.Second, func(l string) bool { return l == "cmd 0.000 0.000" }); err != nil {
+		t.Fatalf("the deadman's zero: %v", err)
+	}
 	goal, _ := proto.Marshal(&catalogpb.PoseStamped{Header: &catalogpb.Header{FrameId: "map"},
 		Pose: &catalogpb.Pose{Position: &catalogpb.Point{X: 4, Y: 2}, Orientation: &catalogpb.Quaternion{W: 1}}})
 	if err := d.Send(ctx, r, navGoal, door.GoalType, goal, door.Who{User: "op@example.com", Path: door.PathUpload}); err != nil {

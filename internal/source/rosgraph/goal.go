@@ -69,12 +69,11 @@ func (r *Robot) cancel(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c := cancels[r.cfg.Source]
-	t := Topic{Name: r.cfg.CancelTopic, Type: c.rosType, Direction: fleetgate.Input}
-	out, err := r.outboundWith(ctx, t, c.codec)
+	out, t, err := r.cancelOutbound(ctx)
 	if err != nil {
 		return err
 	}
+	c := cancels[r.cfg.Source]
 	if err := out.w.Write(append([]byte(nil), c.msg...)); err != nil {
 		return fleetgate.Errorf(fleetgate.EUnavailable, "publishing to %s: %v", t.Name, err)
 	}
@@ -84,4 +83,28 @@ func (r *Robot) cancel(ctx context.Context) error {
 		return fleetgate.Errorf(fleetgate.EUnavailable, "robot %s: no node subscribes to the cancel topic %s, so nothing cancels its goal; only the zero on its drive topic follows", r.cfg.Info.Name, t.Name)
 	}
 	return nil
+}
+
+// cancelOutbound is the writer of CancelTopic, made on first use: with the first goal (see
+// Publish), so that a cancel finds its subscribers connected.
+func (r *Robot) cancelOutbound(ctx context.Context) (*outbound, Topic, error) {
+	c := cancels[r.cfg.Source]
+	t := Topic{Name: r.cfg.CancelTopic, Type: c.rosType, Direction: fleetgate.Input}
+	out, err := r.outboundWith(ctx, t, c.codec)
+	return out, t, err
+}
+
+// readyCancel makes the cancel's writer when a goal goes. A ROS 1 subscriber connects a
+// while after a new publisher registers (the master tells it, it asks the publisher for a
+// connection: on a loaded robot computer over a second, seen in this package's tests), and a
+// message published before that reaches nobody once its linger is over; a cancel made only
+// when the operator stops could be lost, and the robot go on to its goal. Made with the goal,
+// its connections are up by the time a cancel is needed. A failure is the cancel's to report.
+func (r *Robot) readyCancel(ctx context.Context, t Topic) {
+	if r.cfg.CancelTopic == "" || t.Name != r.cfg.GoalTopic {
+		return
+	}
+	if _, _, err := r.cancelOutbound(ctx); err != nil {
+		r.log.Warn("the goal's cancel topic cannot be published yet; the next cancel tries again", "topic", r.cfg.CancelTopic, "err", err)
+	}
 }

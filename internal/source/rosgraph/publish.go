@@ -57,6 +57,7 @@ func (r *Robot) Publish(ctx context.Context, cmd door.Command) error {
 	if err := out.w.Write(data); err != nil {
 		return fleetgate.Errorf(fleetgate.EUnavailable, "publishing to %s: %v", t.Name, err)
 	}
+	r.readyCancel(ctx, t)
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/door"
 	"github.com/fleetgate/fleetgate/internal/door/doortest"
 	"github.com/fleetgate/fleetgate/internal/fleet"
 	"github.com/fleetgate/fleetgate/internal/logtest"
@@ -642,5 +644,31 @@ func TestLogFileResource(t *testing.T) {
 	file.Close()
 	if _, _, err := f.r.OpenResource(ctx, "nope"); !fleetgate.Is(err, fleetgate.ENotFound) {
 		t.Errorf("open an unknown resource: %v", err)
+	}
+}
+
+// TestTheFirstGoalReadiesItsCancel: the cancel's topic is advertised with the first goal, not
+// at the first cancel: a ROS 1 subscriber connects a while after a new publisher registers, and
+// a cancel published before it has connected would reach nobody (move_base going on to its goal).
+func TestTheFirstGoalReadiesItsCancel(t *testing.T) {
+	goalTopic := Topic{Name: "/move_base_simple/goal", Type: goalType, Direction: fleetgate.Input}
+	g := newFakeGraph(odom, cmdVel, goalTopic)
+	f := newFixture(t, g, g, func(c *Config) { c.GoalTopic, c.CancelTopic = goalTopic.Name, "/move_base/cancel" })
+	goal, _ := proto.Marshal(&catalogpb.PoseStamped{Header: &catalogpb.Header{FrameId: "map"},
+		Pose: &catalogpb.Pose{Position: &catalogpb.Point{X: 4}, Orientation: &catalogpb.Quaternion{W: 1}}})
+	if err := doortest.Send(context.Background(), f.r, fleetgate.StreamKey{Component: "nav", Name: "goal", Source: fleetgate.SourceROS1}, door.GoalType, goal); err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var advertised []string
+	for _, w := range g.writers {
+		advertised = append(advertised, w.topic.Name)
+		if w.topic.Name == "/move_base/cancel" && len(w.wrote) != 0 {
+			t.Errorf("the cancel's writer wrote %d messages: a goal cancels nothing", len(w.wrote))
+		}
+	}
+	if !slices.Equal(advertised, []string{goalTopic.Name, "/move_base/cancel"}) {
+		t.Errorf("after the first goal the robot advertised %v, want the goal's topic and then its cancel's", advertised)
 	}
 }
