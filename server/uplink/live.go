@@ -16,6 +16,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/clock"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/internal/live/output"
 	"github.com/fleetgate/fleetgate/internal/video"
@@ -115,6 +116,11 @@ type liveSender struct {
 	// linkFull: pictures wait for the uplink's queue (pictureRoom), so a frame replaced now
 	// was dropped for the link, not for a busy computer: only those step the pictures down.
 	linkFull atomic.Bool
+
+	// rungs is the ladder of H.264 streams (nil: video.Ladder), and clock times their steps
+	// (nil: the wall clock); tests give their own.
+	rungs []video.Rung
+	clock clock.Clock
 }
 
 // agentSub is one stream the cloud watches.
