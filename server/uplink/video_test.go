@@ -22,13 +22,13 @@ import (
 	"github.com/fleetgate/fleetgate/proto/catalogpb"
 )
 
-// frameEvery is the test camera's picture interval: a viewer's pictures may be a few of them
-// apart (the encoder's feeder lets one go when the machine is busy), never an encoder's start.
+// frameEvery is the test camera's picture interval.
 const frameEvery = 30 * time.Millisecond
 
-// maxPictureGap is the longest the viewer's pictures may be apart, by their times: ffmpeg
-// takes 200 ms or more to start.
-const maxPictureGap = 5 * frameEvery
+// maxPictureGap is the longest the viewer's pictures may be apart, by their times: the
+// encoder's feeder lets a few pictures go when the machine is busy (200 ms apart at load 13),
+// but a step that stops the old encoder before the new one has a picture leaves 1.3 s.
+const maxPictureGap = 10 * frameEvery
 
 var laddered = fleetgate.StreamKey{Component: "camera", Name: "front", Source: fleetgate.SourceComponent}
 
@@ -116,6 +116,8 @@ func (r *ladderRig) take() relayed {
 	for {
 		select {
 		case <-r.l.ready:
+		case <-r.ended:
+			r.t.Fatalf("the stream ended after %d pictures: %s", len(r.got), r.logs)
 		case <-r.ctx.Done():
 			r.t.Fatalf("no picture after %d: %s", len(r.got), r.logs)
 		}
@@ -238,5 +240,66 @@ func TestALadderStepLosesNoPictures(t *testing.T) {
 	}
 	if account := r.finish(); !strings.Contains(account, "steps=1 switching=0s") {
 		t.Errorf("the stream's account: %s\nwant one step and no time without pictures", account)
+	}
+}
+
+// A new rung whose encoder fails (ffmpeg cannot make a picture 1 px wide) costs the viewer no
+// picture: the old rung's go on, the log says why, and the step is tried again only after
+// rungRetry, at the rung the ladder says then.
+func TestAFailedRungKeepsTheOldPictures(t *testing.T) {
+	r := startLadder(t, []video.Rung{{}, {Settings: video.Settings{Width: 1}}, {Settings: video.Settings{Width: 96}}})
+	for range 10 {
+		r.take()
+	}
+	stepAt := len(r.got)
+	r.sub.rung.Store(1)
+	const failed = "the next rung's encoder failed"
+	r.takeUntilLogged(failed, 300)
+	r.sub.rung.Store(2)
+	for range 30 {
+		r.take()
+	}
+	if n := strings.Count(r.logs.String(), "H.264 stream to the cloud steps"); n != 1 {
+		t.Errorf("%d steps begun before rungRetry passed, want the failed one only: %s", n, r.logs)
+	}
+	kept := len(r.got)
+	r.clock.Advance(rungRetry)
+	switched := r.takeUntilNewSPS(150)
+	r.checkSeamless(stepAt, switched)
+	if old := videotest.ProbeUnits(t, r.units(0, kept)); old.Width != 160 || old.Frames != kept {
+		t.Errorf("while the new rung failed: %v, want %d pictures of 160 px", old, kept)
+	}
+	if now := videotest.ProbeUnits(t, r.units(switched, len(r.got))); now.Width != 96 {
+		t.Errorf("after the retry: %v, want 96 px", now)
+	}
+	if account := r.finish(); !strings.Contains(account, "steps=1 switching=0s") {
+		t.Errorf("the stream's account: %s\nwant the step that was made, and no time without pictures", account)
+	}
+}
+
+// A step whose new encoder has no keyframe within switchWithin stops the old rung's pictures
+// then (on a step down, the link cannot carry them), and the new rung's next keyframe goes.
+func TestAStepRelaysTheOldRungForBoundedTime(t *testing.T) {
+	r := startLadder(t, []video.Rung{{}, {Settings: video.Settings{Width: 96}}})
+	for range 10 {
+		r.take()
+	}
+	r.sub.rung.Store(1)
+	r.takeUntilLogged("H.264 stream to the cloud steps", 30)
+	r.clock.Advance(switchWithin)
+	bounded := len(r.got)
+	switched := r.takeUntilNewSPS(150)
+	// The writer may have one of the old rung's pictures already: the relay checked the
+	// clock before it was moved.
+	if old := switched - bounded; old > 1 {
+		t.Errorf("%d pictures of the old rung went after switchWithin, want at most the one on its way", old)
+	}
+	for i := bounded; i <= switched; i++ {
+		if i > 0 && r.got[i].Seq <= r.got[i-1].Seq {
+			t.Errorf("picture %d numbered %d after %d", i, r.got[i].Seq, r.got[i-1].Seq)
+		}
+	}
+	if account := r.finish(); !strings.Contains(account, "steps=1") {
+		t.Errorf("the stream's account: %s\nwant one step", account)
 	}
 }
