@@ -140,8 +140,8 @@ type agentSub struct {
 	// subscription, which skips whole pictures to the next keyframe when the uplink is slow.
 	taken chan struct{}
 	next  time.Time // the earliest a sample may go, by rate
-	// vadapt is an H.264 stream's place on video.Ladder (the writer's); rung is the rung its
-	// follower encodes at (video.go).
+	// vadapt is an H.264 stream's place on video.Ladder (the writer's); rung is the rung it
+	// chose, which the follower changes to, make-before-break (video.go).
 	vadapt *video.Adapter
 	rung   atomic.Int32
 

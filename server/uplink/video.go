@@ -161,16 +161,13 @@ func (r *videoRelay) step(ctx context.Context) {
 	if want == r.cur.rung || now.Before(r.retryAt) {
 		return
 	}
-	log := r.l.s.a.log
 	rs, _, err := r.subscribe(ctx, want)
 	if err != nil {
-		log.Warn("H.264 stream to the cloud keeps its rung: the next rung's encoder failed", "robot", r.robotID, "stream", r.key.Name,
-			"from", r.cur.rung, "to", want, "err", err, "retry", rungRetry)
-		r.retryAt = now.Add(rungRetry)
+		r.nextFailed(now, want, err)
 		return
 	}
 	r.next = &rungFeed{rs: rs, rung: want, since: now}
-	log.Info("H.264 stream to the cloud steps", "robot", r.robotID, "stream", r.key.Name, "from", r.cur.rung, "to", want,
+	r.l.s.a.log.Info("H.264 stream to the cloud steps", "robot", r.robotID, "stream", r.key.Name, "from", r.cur.rung, "to", want,
 		"sent", r.st.sent, "skipped", r.st.skipped)
 }
 
@@ -278,14 +275,20 @@ func (r *videoRelay) watchNext(now time.Time) error {
 		return nil
 	}
 	err := r.next.rs.Err()
-	r.l.s.a.log.Warn("H.264 stream to the cloud keeps its rung: the next rung's encoder failed", "robot", r.robotID, "stream", r.key.Name,
-		"from", r.cur.rung, "to", r.next.rung, "err", err, "retry", rungRetry)
+	rung := r.next.rung
 	r.dropNext()
-	r.retryAt = now.Add(rungRetry)
+	r.nextFailed(now, rung, err)
 	if r.curGone {
 		return err
 	}
 	return nil
+}
+
+// nextFailed says that rung's encoder failed to start, and holds the next try for rungRetry.
+func (r *videoRelay) nextFailed(now time.Time, rung int, err error) {
+	r.l.s.a.log.Warn("H.264 stream to the cloud keeps its rung: the next rung's encoder failed", "robot", r.robotID, "stream", r.key.Name,
+		"from", r.cur.rung, "to", rung, "err", err, "retry", rungRetry)
+	r.retryAt = now.Add(rungRetry)
 }
 
 // switchOver makes the rung being started cur's, its held keyframe the picture that goes.
