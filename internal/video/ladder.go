@@ -6,8 +6,10 @@ import "time"
 // watched through the cloud starts on the highest rung that fits the live budget; when the
 // uplink drops pictures (its subscription skipped to a keyframe) it steps down: bitrate first,
 // then frame rate, then resolution; once the uplink has carried every picture for a while it
-// steps back up. A camera passed through cannot be re-encoded: below the first rung it sends
-// keyframes only.
+// steps back up. A camera passed through cannot be re-encoded: below the second rung it
+// sends keyframes only. A rung is an encoder of its own settings; the uplink changes to it
+// make-before-break, relaying the old rung's pictures until the new encoder's first keyframe
+// of a newer picture (server/uplink/video.go), so a step costs the viewer no picture.
 
 // Ladder is the rungs, best first. KeyframesOnly applies to a stream passed through.
 var Ladder = []Rung{
