@@ -82,6 +82,17 @@ func (a *Adapter) Count(sent, skipped int) {
 	a.skipped += skipped
 }
 
+// Hold starts the adapter's account afresh at now, for the writer to call while the stream
+// changes rung: the pictures going are still the old rung's (the new encoder is starting), so
+// their skips say nothing of the new rung, and a step down counted from them would overshoot
+// the ladder. A step up proves itself (probeFails) from its first picture.
+func (a *Adapter) Hold(now time.Time) {
+	if !a.steppedUp.IsZero() && a.steppedUp.Equal(a.cleanFrom) {
+		a.steppedUp = now // the last move was that step up
+	}
+	a.sent, a.skipped, a.decided, a.cleanFrom = 0, 0, now, now
+}
+
 // Decide moves the rung by what the last adaptEvery saw, and reports whether it moved.
 func (a *Adapter) Decide(now time.Time) bool {
 	if a.decided.IsZero() {

@@ -144,6 +144,9 @@ type agentSub struct {
 	// chose, which the follower changes to, make-before-break (video.go).
 	vadapt *video.Adapter
 	rung   atomic.Int32
+	// stepping: the follower relays the old rung's pictures while the new rung's encoder
+	// starts; the adapter holds meanwhile (video.Adapter.Hold).
+	stepping atomic.Bool
 
 	replaced int // samples a newer one replaced in the slot before they went (adapt.go)
 
@@ -422,7 +425,11 @@ func (sub *agentSub) start(now time.Time, wait *time.Duration, adapt bool) bool 
 			payload = p
 		}
 	}
-	if adapt && sub.vadapt != nil {
+	switch {
+	case !adapt || sub.vadapt == nil:
+	case sub.stepping.Load():
+		sub.vadapt.Hold(now) // the old rung's pictures, while the new one's encoder starts
+	default:
 		sub.vadapt.Count(1, replaced)
 		if sub.vadapt.Decide(now) {
 			sub.rung.Store(int32(sub.vadapt.Rung()))

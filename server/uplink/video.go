@@ -167,6 +167,7 @@ func (r *videoRelay) step(ctx context.Context) {
 		return
 	}
 	r.next = &rungFeed{rs: rs, rung: want, since: now}
+	r.sub.stepping.Store(true)
 	r.l.s.a.log.Info("H.264 stream to the cloud steps", "robot", r.robotID, "stream", r.key.Name, "from", r.cur.rung, "to", want,
 		"sent", r.st.sent, "skipped", r.st.skipped)
 }
@@ -174,7 +175,11 @@ func (r *videoRelay) step(ctx context.Context) {
 // dropNext gives up the rung being started; cur's pictures go again.
 func (r *videoRelay) dropNext() {
 	r.next.rs.Close()
+	if !r.stopped.IsZero() {
+		r.st.switching += r.clock.Now().Sub(r.stopped)
+	}
 	r.next, r.held, r.stopped = nil, nil, time.Time{}
+	r.sub.stepping.Store(false)
 }
 
 // picture waits for the next access unit to relay: cur's, or next's first keyframe once cur
@@ -314,6 +319,7 @@ func (r *videoRelay) switchOver(now time.Time) fleetgate.Sample {
 	old.rs.Close()
 	r.cur, r.next = r.next, nil
 	r.held, r.oldNext, r.curGone = nil, nil, false
+	r.sub.stepping.Store(false)
 	r.cur.first, r.cur.from = key.Seq, r.lastSeq+1+skipped
 	r.st.steps++
 	if !r.stopped.IsZero() {

@@ -223,8 +223,15 @@ func TestALadderStepLosesNoPictures(t *testing.T) {
 	}
 	stepAt := len(r.got)
 	r.sub.rung.Store(1)
-	// A second of pictures (at 33 a second) while the new encoder starts, a keyframe interval.
+	r.takeUntilLogged("H.264 stream to the cloud steps", 30)
+	if !r.sub.stepping.Load() {
+		t.Error("the adapter is not told to hold while the new rung's encoder starts")
+	}
+	// ffmpeg's start and a keyframe interval: 1.4 to 1.9 s of pictures, at 33 a second.
 	switched := r.takeUntilNewSPS(150)
+	if r.sub.stepping.Load() {
+		t.Error("the adapter is still held after the switch")
+	}
 	for range 10 {
 		r.take()
 	}
@@ -255,6 +262,9 @@ func TestAFailedRungKeepsTheOldPictures(t *testing.T) {
 	r.sub.rung.Store(1)
 	const failed = "the next rung's encoder failed"
 	r.takeUntilLogged(failed, 300)
+	if r.sub.stepping.Load() {
+		t.Error("the adapter is still held after the new rung failed")
+	}
 	r.sub.rung.Store(2)
 	for range 30 {
 		r.take()
