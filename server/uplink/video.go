@@ -24,8 +24,8 @@ const (
 	// means the uplink cannot carry the old rung's bitrate, and it must not keep flooding the
 	// link because the new encoder is slow to start. It is a little over what a normal
 	// switch takes (above); past it the old rung's pictures stop and the new rung's next
-	// keyframe goes, however old. A new encoder that fails lets the old one's pictures go on
-	// whenever it fails, before the bound or after.
+	// keyframe goes. A new encoder that fails lets the old one's pictures go on whenever it
+	// fails, before the bound or after.
 	switchWithin = 2500 * time.Millisecond
 	// rungRetry is how long after a new rung's encoder failed the follower tries again (at the
 	// rung the ladder says then), relaying the old rung meanwhile: an encoder that cannot
@@ -108,7 +108,7 @@ type videoRelay struct {
 	next    *rungFeed
 	held    *fleetgate.Sample
 	oldNext *fleetgate.Sample // taken from cur, not yet relayed: no older than held
-	// curGone: cur ended while next started, and next's first keyframe goes whatever its age.
+	// curGone: cur ended while next started: next's first keyframe goes as soon as it comes.
 	curGone bool
 	// stopped is when cur's pictures stopped going before next's keyframe came (zero: they go).
 	stopped time.Time
@@ -256,7 +256,7 @@ func (r *videoRelay) takeOld() bool {
 }
 
 // watchNext takes the rung being started's access units up to its first keyframe of a picture
-// newer than the last relayed (any keyframe once the old rung stopped going), and gives the
+// no older than the last relayed, and gives the
 // rung up when its encoder failed: the old one's pictures go on, and the step is tried again
 // after rungRetry. An error: neither rung has pictures any more.
 func (r *videoRelay) watchNext(now time.Time) error {
@@ -265,10 +265,13 @@ func (r *videoRelay) watchNext(now time.Time) error {
 		if !ok {
 			break
 		}
-		// The pictures before it are none of the viewer's: the old rung shows them. One of the
-		// picture relayed last may go (the same picture again, at the new settings): the old
-		// encoder, already running, has each picture out a little before the new one.
-		if !smp.Keyframe || (!r.curGone && now.Sub(r.next.since) < switchWithin && smp.Time.Before(r.lastTime)) {
+		// The pictures before it are none of the viewer's: the old rung shows them. A keyframe
+		// of the picture relayed last may go (the same picture again, at the new settings):
+		// the old encoder, already running, has each picture out a little before the new one.
+		// An older one never goes, not even once the old rung stopped going: the viewer's
+		// pictures do not go back in time (a running encoder hands a new subscriber its last
+		// keyframe, up to a KeyframeInterval old).
+		if !smp.Keyframe || smp.Time.Before(r.lastTime) {
 			continue
 		}
 		r.held = &smp
