@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/jpeg"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -314,5 +315,76 @@ func TestAStepRelaysTheOldRungForBoundedTime(t *testing.T) {
 	}
 	if account := r.finish(); !strings.Contains(account, "steps=1") {
 		t.Errorf("the stream's account: %s\nwant one step", account)
+	}
+}
+
+// passThroughRobot is a robot whose camera sends H.264 itself (an RTSP camera passed
+// through): its access units come from a video topic the test publishes.
+type passThroughRobot struct {
+	*fleettest.Robot
+	frames *fleet.Topic
+}
+
+func (r passThroughRobot) Subscribe(context.Context, fleetgate.StreamKey, fleetgate.SubscribeOptions) (*fleet.Subscription, error) {
+	return r.frames.Subscribe()
+}
+
+// A camera passed through cannot change rung: on a rung that says so it sends its keyframes
+// only, from the same subscription (no step begins), and the viewer's numbers show the
+// pictures left out.
+func TestAPassedThroughCameraSendsKeyframesOnlyBelowTheSecondRung(t *testing.T) {
+	watched := make(chan struct{}, 1)
+	bot := passThroughRobot{&fleettest.Robot{ID: "r1", Name: "r1"}, fleet.NewVideoTopic(video.Type, func(active bool) {
+		if active {
+			watched <- struct{}{}
+		}
+	})}
+	logs := &logtest.Buffer{}
+	s := testSessionOver(&fakeCore{robots: map[string]fleet.Robot{"r1": bot}})
+	s.a.cfg.Video = video.New()
+	s.a.log = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	l := &liveSender{s: s, subs: map[uint64]*agentSub{}, ready: make(chan struct{}, 1), done: make(chan struct{})}
+	sub := &agentSub{id: 1, codec: fleetgate.CodecH264, taken: make(chan struct{}, 1)}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		l.followVideo(ctx, sub, "r1", bot, laddered)
+	}()
+	defer func() { cancel(); <-ended }()
+	r := &ladderRig{t: t, ctx: ctx, l: l, sub: sub, logs: logs, ended: ended}
+	select { // the follower subscribes before the first frame, which it would miss
+	case <-watched:
+	case <-ctx.Done():
+		t.Fatal("the follower never subscribed")
+	}
+	at := time.Now()
+	payload, _ := proto.Marshal(&catalogpb.CompressedVideo{FrameId: "front", Format: "h264"})
+	publish := func(keys string) {
+		for _, k := range keys {
+			at = at.Add(frameEvery)
+			bot.frames.PublishFrame(payload, at, k == 'K', 0)
+		}
+	}
+	publish("KPPK")
+	for range 4 {
+		r.take()
+	}
+	sub.rung.Store(2)
+	publish("PPKPK")
+	for range 2 {
+		r.take()
+	}
+	var got []uint64
+	for _, p := range r.got {
+		if got = append(got, p.Seq); p.Seq > 4 && !p.Keyframe {
+			t.Errorf("picture %d went on a keyframes-only rung", p.Seq)
+		}
+	}
+	if want := []uint64{1, 2, 3, 4, 7, 9}; !slices.Equal(got, want) {
+		t.Errorf("the viewer's numbers %v, want %v", got, want)
+	}
+	if strings.Contains(logs.String(), "steps") {
+		t.Errorf("a stream passed through began a step: %s", logs)
 	}
 }
