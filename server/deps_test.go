@@ -107,7 +107,7 @@ var rules = []rule{
 	{"server/api", []string{"", "internal/edge", "internal/fleet", "internal/gateway", "internal/kpi", "internal/live",
 		"internal/live/foxglove", "internal/live/output", "internal/live/teleop"}, noSQL,
 		"the API reaches data only through the core, never the store or a robot source"},
-	{"server/uplink", []string{"", "internal/fleet", "internal/link", "internal/live", "internal/live/output",
+	{"server/uplink", []string{"", "internal/clock", "internal/fleet", "internal/link", "internal/live", "internal/live/output",
 		"internal/live/teleop", "internal/source/camera/scale", "internal/video", "proto/catalogpb", "proto/linkpb"}, concat(noSQL, noEcho),
 		"the agent's end of the link: an adapter over the agent's core (uplink.Core), which it declares; it knows no gateway, registry or door, and shrinks JPEG pictures to fit the uplink (camera/scale)"},
 	{"web", []string{"", "internal/edge", "internal/gateway", "static", "views"}, noSQL,

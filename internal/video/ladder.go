@@ -6,8 +6,10 @@ import "time"
 // watched through the cloud starts on the highest rung that fits the live budget; when the
 // uplink drops pictures (its subscription skipped to a keyframe) it steps down: bitrate first,
 // then frame rate, then resolution; once the uplink has carried every picture for a while it
-// steps back up. A camera passed through cannot be re-encoded: below the first rung it sends
-// keyframes only.
+// steps back up. A camera passed through cannot be re-encoded: below the second rung it
+// sends keyframes only. A rung is an encoder of its own settings; the uplink changes to it
+// make-before-break, relaying the old rung's pictures until the new encoder's first keyframe
+// of a newer picture (server/uplink/video.go), so a step costs the viewer no picture.
 
 // Ladder is the rungs, best first. KeyframesOnly applies to a stream passed through.
 var Ladder = []Rung{
@@ -78,6 +80,17 @@ func (a *Adapter) Rung() int { return a.rung }
 func (a *Adapter) Count(sent, skipped int) {
 	a.sent += sent
 	a.skipped += skipped
+}
+
+// Hold starts the adapter's account afresh at now, for the writer to call while the stream
+// changes rung: the pictures going are still the old rung's (the new encoder is starting), so
+// their skips say nothing of the new rung, and a step down counted from them would overshoot
+// the ladder. A step up proves itself (probeFails) from its first picture.
+func (a *Adapter) Hold(now time.Time) {
+	if !a.steppedUp.IsZero() && a.steppedUp.Equal(a.cleanFrom) {
+		a.steppedUp = now // the last move was that step up
+	}
+	a.sent, a.skipped, a.decided, a.cleanFrom = 0, 0, now, now
 }
 
 // Decide moves the rung by what the last adaptEvery saw, and reports whether it moved.

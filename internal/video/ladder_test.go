@@ -75,3 +75,46 @@ func TestAdapterFitsTheBudget(t *testing.T) {
 		t.Fatalf("climbed above the budget's rung: %d, top %d", a.Rung(), top)
 	}
 }
+
+// TestAdapterHoldsWhileTheRungChanges: the skips of the pictures that go while the new rung's
+// encoder starts (the old rung's) neither step the stream down again nor count as the new
+// rung's clean time; a step up that fails within probeFails of its first picture still
+// doubles the wait, however long the change took.
+func TestAdapterHoldsWhileTheRungChanges(t *testing.T) {
+	now := time.Unix(1000, 0)
+	a := NewAdapter(0)
+	a.Decide(now)
+	second := func(sent, skipped int) bool {
+		now = now.Add(adaptEvery)
+		a.Count(sent, skipped)
+		return a.Decide(now)
+	}
+	if !second(10, 5) || a.Rung() != 1 {
+		t.Fatalf("rung %d after skips, want 1", a.Rung())
+	}
+	// Two seconds of the old rung's skipped pictures while rung 1's encoder starts.
+	for range 2 {
+		now = now.Add(adaptEvery)
+		a.Count(10, 5)
+		a.Hold(now)
+	}
+	if second(15, 0) || a.Rung() != 1 {
+		t.Fatalf("rung %d after the change, want 1: the old rung's skips stepped it", a.Rung())
+	}
+	for range int(stepUpAfter/adaptEvery) - 2 {
+		if second(15, 0) {
+			t.Fatalf("stepped up after less than %v of the new rung's pictures", stepUpAfter)
+		}
+	}
+	if !second(15, 0) || a.Rung() != 0 {
+		t.Fatalf("no step up after %v clean: rung %d", stepUpAfter, a.Rung())
+	}
+	// The step up's encoder takes longer than probeFails to start; its pictures then skip.
+	for range 4 {
+		now = now.Add(adaptEvery)
+		a.Hold(now)
+	}
+	if !second(10, 5) || a.Rung() != 1 || a.upAfter != 2*stepUpAfter {
+		t.Fatalf("a step up failing at its first second: rung %d, wait %v; want 1 and %v", a.Rung(), a.upAfter, 2*stepUpAfter)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/fleetgate/fleetgate"
+	"github.com/fleetgate/fleetgate/internal/clock"
 	"github.com/fleetgate/fleetgate/internal/link"
 	"github.com/fleetgate/fleetgate/internal/live/output"
 	"github.com/fleetgate/fleetgate/internal/video"
@@ -115,6 +116,11 @@ type liveSender struct {
 	// linkFull: pictures wait for the uplink's queue (pictureRoom), so a frame replaced now
 	// was dropped for the link, not for a busy computer: only those step the pictures down.
 	linkFull atomic.Bool
+
+	// rungs is the ladder of H.264 streams (nil: video.Ladder), and clock times their steps
+	// (nil: the wall clock); tests give their own.
+	rungs []video.Rung
+	clock clock.Clock
 }
 
 // agentSub is one stream the cloud watches.
@@ -134,10 +140,13 @@ type agentSub struct {
 	// subscription, which skips whole pictures to the next keyframe when the uplink is slow.
 	taken chan struct{}
 	next  time.Time // the earliest a sample may go, by rate
-	// vadapt is an H.264 stream's place on video.Ladder (the writer's); rung is the rung its
-	// follower encodes at (video.go).
+	// vadapt is an H.264 stream's place on video.Ladder (the writer's); rung is the rung it
+	// chose, which the follower changes to, make-before-break (video.go).
 	vadapt *video.Adapter
 	rung   atomic.Int32
+	// stepping: the follower relays the old rung's pictures while the new rung's encoder
+	// starts; the adapter holds meanwhile (video.Adapter.Hold).
+	stepping atomic.Bool
 
 	replaced int // samples a newer one replaced in the slot before they went (adapt.go)
 
@@ -416,7 +425,11 @@ func (sub *agentSub) start(now time.Time, wait *time.Duration, adapt bool) bool 
 			payload = p
 		}
 	}
-	if adapt && sub.vadapt != nil {
+	switch {
+	case !adapt || sub.vadapt == nil:
+	case sub.stepping.Load():
+		sub.vadapt.Hold(now) // the old rung's pictures, while the new one's encoder starts
+	default:
 		sub.vadapt.Count(1, replaced)
 		if sub.vadapt.Decide(now) {
 			sub.rung.Store(int32(sub.vadapt.Rung()))
