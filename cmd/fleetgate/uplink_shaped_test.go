@@ -59,6 +59,7 @@ type shapedSite struct {
 	link         *netshape.Link
 	cloud, agent *loggedProcess
 	cloudURL     string       // inside the cloud's namespace
+	cloudDir     string       // the cloud's data directory (its archive: archived)
 	agentURL     string       // inside the site's namespace
 	cloudHTTP    *http.Client // sockets in the cloud's namespace
 	siteHTTP     *http.Client // sockets in the site's namespace
@@ -98,7 +99,7 @@ func startShapedSiteWith(t testing.TB, p netshape.Profile, prepare func(*netshap
 	listen := net.JoinHostPort(l.CloudAddr.String(), "18080")
 	s.cloud = startLoggedIn(t, l, l.Cloud, "cloud", nil, "serve", "--data", cloudDir, "--listen", listen, "--admin-token", testToken,
 		"--metrics-listen", net.JoinHostPort(l.CloudAddr.String(), "19090"))
-	s.cloudURL = s.cloud.URL
+	s.cloudURL, s.cloudDir = s.cloud.URL, cloudDir
 	key := addAgent(t, cloudDir, "site")
 	// The agent's log is 2 MB already, as a site's is after some days: its upload is the bulk
 	// transfer that starved everything else (issue 31).
@@ -584,26 +585,40 @@ func uplinkBenchRuns(window time.Duration) (time.Duration, []uplinkProfile) {
 // neither (the link as it was: --link-lanes=false --link-congestion cubic), in one run, the
 // viewer asking for JPEG, and with the lanes and BBR again with the viewer asking for H.264:
 // fps, picture age, the operator's view of the robot reacting, teleop opens and the uplink's
-// bytes, with the log growing. make bench-uplink; figures in docs/performance.md.
+// bytes, with the log growing. The lanes' runs are each followed by one with a recording
+// uploading through the window too (recordingUpload), so the two alternate. make
+// bench-uplink; figures in docs/performance.md.
 func BenchmarkUplink(b *testing.B) {
 	window, profiles := uplinkBenchRuns(20 * time.Second)
 	var report bytes.Buffer
-	fmt.Fprintf(&report, "| uplink | link | fps (after the first picture; first at) | picture age p50 / p99 | operator sees the robot react p50 / p99 | teleop opens p50 / p99 (failed) | uplink Mbit/s |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&report, "| uplink | link | fps (after the first picture; first at) | picture age p50 / p99 | operator sees the robot react p50 / p99 | teleop opens p50 / p99 (failed) | uplink Mbit/s | archived in the window |\n|---|---|---|---|---|---|---|---|\n")
 	{
 		for _, p := range profiles {
 			for _, v := range []struct {
-				name  string
-				args  []string
-				codec string
+				name      string
+				args      []string
+				codec     string
+				recording bool
 			}{
-				{"before", []string{"--link-lanes=false", "--link-congestion", "cubic"}, ""},
-				{"lanes+bbr", nil, ""},
-				{"lanes+bbr, h264", nil, "h264"},
+				{"before", []string{"--link-lanes=false", "--link-congestion", "cubic"}, "", false},
+				{"lanes+bbr", nil, "", false},
+				{"lanes+bbr, +recording", nil, "", true},
+				{"lanes+bbr, h264", nil, "h264", false},
+				{"lanes+bbr, h264, +recording", nil, "h264", true},
 			} {
 				b.Run(p.name+"/"+v.name, func(b *testing.B) {
 					s := startShapedSite(b, p.profile, v.args...)
+					var upload *recordingUpload
+					if v.recording {
+						upload = s.startRecordingUpload(b)
+					}
+					archivedBefore := s.archivedAll()
 					f := s.measureCodec(b, window, v.codec)
-					b.Logf("%s, %s: %v", p.name, v.name, f)
+					bulk := fmt.Sprintf("%d kB", (s.archivedAll()-archivedBefore)/1000)
+					if upload != nil {
+						bulk += ", of which the recording's " + upload.window(b, s)
+					}
+					b.Logf("%s, %s: %v; archived in the window: %s", p.name, v.name, f, bulk)
 					if v.codec == "h264" {
 						// Where the pictures went at the agent: its encoder's rung steps and skips.
 						waitFor(b, 10*time.Second, "the agent's account of the H.264 stream", func() bool {
@@ -615,11 +630,14 @@ func BenchmarkUplink(b *testing.B) {
 							}
 						}
 					}
-					fmt.Fprintf(&report, "| %s | %s | %.1f (%.1f; %v) | %v / %v | %v / %v | %v / %v (%d) | %.2f |\n", p.name, v.name, f.fps, f.steadyFPS(), f.first.Round(time.Millisecond),
+					for _, line := range uploadedLines.FindAllString(s.cloud.logs(), -1) {
+						b.Log(line)
+					}
+					fmt.Fprintf(&report, "| %s | %s | %.1f (%.1f; %v) | %v / %v | %v / %v | %v / %v (%d) | %.2f | %s |\n", p.name, v.name, f.fps, f.steadyFPS(), f.first.Round(time.Millisecond),
 						percentile(f.age, 50).Round(time.Millisecond), percentile(f.age, 99).Round(time.Millisecond),
 						percentile(f.react, 50).Round(time.Millisecond), percentile(f.react, 99).Round(time.Millisecond),
 						percentile(f.opens, 50).Round(time.Millisecond), percentile(f.opens, 99).Round(time.Millisecond), len(f.openFailures),
-						f.upMbps())
+						f.upMbps(), bulk)
 					b.ReportMetric(ms(percentile(f.age, 99)), "age-p99-ms")
 					b.ReportMetric(ms(percentile(f.react, 99)), "react-p99-ms")
 					b.ReportMetric(ms(percentile(f.opens, 99)), "open-p99-ms")
