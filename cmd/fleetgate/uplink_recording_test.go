@@ -29,10 +29,11 @@ type siteRecording struct {
 	size int64
 }
 
-// recordOnSite records streams of sim-1 for d through the agent's API and stops it there.
-func (s *shapedSite) recordOnSite(t testing.TB, streams []string, d time.Duration) siteRecording {
+// recordOnSite records streams of sim-1 for d through the agent's API, at most maxRate samples
+// a second and stream (0: no cap), and stops it there.
+func (s *shapedSite) recordOnSite(t testing.TB, streams []string, maxRate float64, d time.Duration) siteRecording {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"streams": streams})
+	body, _ := json.Marshal(map[string]any{"streams": streams, "maxRate": maxRate})
 	var started struct{ ID string }
 	if status := s.postJSON(s.siteHTTP, s.agentURL+"/apigateway/v2/robots/"+s.robot+"/recordings", s.localBearer, string(body), &started); status != 201 || started.ID == "" {
 		t.Fatalf("starting a recording of %v on the agent: %d %+v", streams, status, started)
@@ -111,17 +112,20 @@ type recordingUpload struct {
 	start int64
 }
 
-// recordingStreams are what the recording holds: the camera and the depth camera's point
-// clouds, a few MB in recordingLength.
-var recordingStreams = []string{"camera/image", "depth/points"}
+// The recording: the camera, the depth camera's point clouds and the odometry, about 120 kB a
+// second of them, as much as the bulk lane gets at 2 Mbit/s beside an H.264 viewer: recorded
+// for a window and a half, it is still uploading at the window's end. A rate cap records the
+// camera's JPEG pictures as they are (without one the agent records H.264, a fifth of the
+// bytes), and at 15 a second it keeps every one.
+var recordingStreams = []string{"camera/image", "depth/points", "base/odom"}
 
-const recordingLength = 4 * time.Second
+const recordingMaxRate = 15
 
 // startRecordingUpload makes a recording on the agent (recordOnSite) and returns once its
 // upload to the cloud's archive has begun, so that a window measured next has it uploading.
-func (s *shapedSite) startRecordingUpload(t testing.TB) *recordingUpload {
+func (s *shapedSite) startRecordingUpload(t testing.TB, window time.Duration) *recordingUpload {
 	t.Helper()
-	rec := s.recordOnSite(t, recordingStreams, recordingLength)
+	rec := s.recordOnSite(t, recordingStreams, recordingMaxRate, window*3/2)
 	// The agent lists it at its next scan (10 s at most); the cloud uploads one file at a
 	// time, the log's first.
 	waitFor(t, 3*time.Minute, "the recording's upload to the cloud begun", func() bool {

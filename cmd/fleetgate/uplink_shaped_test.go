@@ -610,7 +610,7 @@ func BenchmarkUplink(b *testing.B) {
 					s := startShapedSite(b, p.profile, v.args...)
 					var upload *recordingUpload
 					if v.recording {
-						upload = s.startRecordingUpload(b)
+						upload = s.startRecordingUpload(b, window)
 					}
 					archivedBefore := s.archivedAll()
 					f := s.measureCodec(b, window, v.codec)
