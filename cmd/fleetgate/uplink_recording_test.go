@@ -33,21 +33,28 @@ type siteRecording struct {
 // a second and stream (0: no cap), and stops it there.
 func (s *shapedSite) recordOnSite(t testing.TB, streams []string, maxRate float64, d time.Duration) siteRecording {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"streams": streams, "maxRate": maxRate})
+	id := s.startRecordingOnSite(t, streams, maxRate, 0)
+	<-time.After(d) // what the recording holds: d of the streams
+	var stopped struct {
+		Size       int64
+		ResourceID string
+	}
+	if status := s.postJSON(s.siteHTTP, s.agentURL+"/apigateway/v2/robots/"+s.robot+"/recordings/"+id+"/stop", s.localBearer, "", &stopped); status != 200 || stopped.ResourceID == "" {
+		t.Fatalf("stopping the recording on the agent: %d %+v", status, stopped)
+	}
+	return siteRecording{id: stopped.ResourceID, size: stopped.Size}
+}
+
+// startRecordingOnSite starts a recording of streams of sim-1 through the agent's API, for
+// duration (0: until stopped), and returns its id.
+func (s *shapedSite) startRecordingOnSite(t testing.TB, streams []string, maxRate float64, duration time.Duration) string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"streams": streams, "maxRate": maxRate, "durationSeconds": duration.Seconds()})
 	var started struct{ ID string }
 	if status := s.postJSON(s.siteHTTP, s.agentURL+"/apigateway/v2/robots/"+s.robot+"/recordings", s.localBearer, string(body), &started); status != 201 || started.ID == "" {
 		t.Fatalf("starting a recording of %v on the agent: %d %+v", streams, status, started)
 	}
-	<-time.After(d) // what the recording holds: d of the streams
-	var stopped struct {
-		RecorderState string
-		Size          int64
-		ResourceID    string
-	}
-	if status := s.postJSON(s.siteHTTP, s.agentURL+"/apigateway/v2/robots/"+s.robot+"/recordings/"+started.ID+"/stop", s.localBearer, "", &stopped); status != 200 || stopped.ResourceID == "" {
-		t.Fatalf("stopping the recording on the agent: %d %+v", status, stopped)
-	}
-	return siteRecording{id: stopped.ResourceID, size: stopped.Size}
+	return started.ID
 }
 
 // postJSON posts body (JSON, or nothing) to url with bearer and decodes a 2xx answer into out.
@@ -102,8 +109,12 @@ func (s *shapedSite) archivedAll() int64 {
 	return total
 }
 
-// uploadedLines are the cloud's lines for each file it archived.
-var uploadedLines = regexp.MustCompile(`time=\S+ level=INFO msg="resource uploaded".* name=\S+ size=\d+ sent=\d+ took=\S+`)
+// uploadedLines are the cloud's lines for each file it archived; uploadedSizes reads a line's
+// name, size and bytes sent.
+var (
+	uploadedLines = regexp.MustCompile(`time=\S+ level=INFO msg="resource uploaded".* name=\S+ size=\d+ sent=\d+ took=\S+`)
+	uploadedSizes = regexp.MustCompile(`name=(\S+) size=(\d+) sent=(\d+)`)
+)
 
 // recordingUpload is a recording on its way to the cloud's archive, and what the archive held
 // of it when a window began.

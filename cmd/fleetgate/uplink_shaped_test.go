@@ -522,10 +522,15 @@ var uploadedLog = regexp.MustCompile(`msg="resource uploaded".* name=fleetgate.l
 // TestShapedUplinkKeepsTeleopAndFeedback: on a 2 Mbit/s, 100 ms, 1% loss uplink with a viewer
 // of the camera and the agent's 2 MB log growing, every teleop open through the cloud is answered,
 // the operator sees the robot react to the commands, no viewer is closed, and the log reaches
-// the cloud. (The figures are make bench-uplink's; this asserts what must hold, not speed.)
+// the cloud, and after it a recording made on the agent meanwhile. (The figures are make
+// bench-uplink's; this asserts what must hold, not speed.)
 func TestShapedUplinkKeepsTeleopAndFeedback(t *testing.T) {
 	p := newUplinkProfile("2Mbit-100ms-1%", 2_000_000, 100*time.Millisecond, 0.01)
 	s := startShapedSite(t, p.profile)
+	// A user at the site records 3 s of the camera and the odometry (as H.264: a few hundred
+	// kB). The log's first upload, 2 MB, fills the bulk lane through the window (35 s at
+	// this rate beside the JPEG viewer); the recording is archived after it.
+	recording := s.startRecordingOnSite(t, []string{"camera/image", "base/odom"}, 0, 3*time.Second)
 	f := s.measure(t, 20*time.Second)
 	t.Logf("%s: %v", p.name, f)
 	// At 1% loss a segment's retransmission can outlast the cloud's 1 s for an open (503):
@@ -553,6 +558,23 @@ func TestShapedUplinkKeepsTeleopAndFeedback(t *testing.T) {
 		return uploadedLog.MatchString(s.cloud.logs())
 	})
 	t.Logf("the agent's log archived on the cloud %v after the run: %s", took.Round(time.Second), uploadedLog.FindString(s.cloud.logs()))
+	took = waitFor(t, 60*time.Second, "the recording archived on the cloud", func() bool {
+		_, whole := s.archived(recording)
+		return whole
+	})
+	t.Logf("the recording archived on the cloud %v after the log", took.Round(time.Second))
+	// The log grew while its upload ran, and the agent listed it again every 10 s: once
+	// archived it is not sent whole again (its growth goes a minute later, appended bytes
+	// only), and the recording came next, not after a second copy of the log.
+	var whole []string
+	for _, line := range uploadedLines.FindAllString(s.cloud.logs(), -1) {
+		if m := uploadedSizes.FindStringSubmatch(line); m != nil && m[1] == "fleetgate.log" && m[2] == m[3] {
+			whole = append(whole, line)
+		}
+	}
+	if len(whole) != 1 {
+		t.Errorf("the log was sent whole %d times, want once:\n%s", len(whole), strings.Join(whole, "\n"))
+	}
 	logs := s.agent.logs()
 	if !strings.Contains(logs, `using=bbr`) {
 		t.Errorf("the agent did not say its link uses BBR:\n%s", lastLines(logs, 20))
