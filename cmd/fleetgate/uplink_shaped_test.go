@@ -527,8 +527,8 @@ var uploadedLog = regexp.MustCompile(`msg="resource uploaded".* name=fleetgate.l
 func TestShapedUplinkKeepsTeleopAndFeedback(t *testing.T) {
 	p := newUplinkProfile("2Mbit-100ms-1%", 2_000_000, 100*time.Millisecond, 0.01)
 	s := startShapedSite(t, p.profile)
-	// A user at the site records 3 s of the camera and the odometry (as H.264: a few hundred
-	// kB). The log's first upload, 2 MB, fills the bulk lane through the window (35 s at
+	// A user at the site records 3 s of the camera and the odometry (small: the camera is
+	// recorded as H.264). The log's first upload, 2 MB, fills the bulk lane through the window (35 s at
 	// this rate beside the JPEG viewer); the recording is archived after it.
 	recording := s.startRecordingOnSite(t, []string{"camera/image", "base/odom"}, 0, 3*time.Second)
 	f := s.measure(t, 20*time.Second)

@@ -180,7 +180,7 @@ func (y *syncer) done(w wanted) {
 	y.mu.Unlock()
 }
 
-// failed notes that w's upload ended without archiving it.
+// failed notes that the upload under way ended without archiving its file.
 func (y *syncer) failed() {
 	y.mu.Lock()
 	y.uploading = nil
