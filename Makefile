@@ -44,10 +44,12 @@ bench-netshape:
 
 # The agent behind a shaped uplink (internal/netshape, namespaces of its own: needs root), the
 # profiles of issue 31, before (no lanes, CUBIC) and after (lanes, BBR) in one run: fps, picture
-# age, the operator seeing the robot react, teleop opens. FLEETGATE_BENCH_REPORT=FILE writes
-# the table.
+# age, the operator seeing the robot react, teleop opens, with the agent's 2 MB log growing; the
+# lanes' rows (JPEG, H.264) each again with a recording made on the agent uploading through the
+# window, and what the cloud's archive took in each window. About 20 minutes.
+# FLEETGATE_BENCH_REPORT=FILE writes the table.
 bench-uplink:
-	go test -run '^$$' -bench '^BenchmarkUplink$$' -benchtime 1x -timeout 30m -v ./cmd/fleetgate
+	go test -run '^$$' -bench '^BenchmarkUplink$$' -benchtime 1x -timeout 45m -v ./cmd/fleetgate
 
 # More cameras on the shaped uplink (issue 31): one and four simulated cameras and the RTSP test
 # camera (GStreamer, H.264 1 Mbit/s, 640x480, 30 fps), JPEG and H.264, on each profile, with the

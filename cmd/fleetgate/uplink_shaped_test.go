@@ -59,6 +59,7 @@ type shapedSite struct {
 	link         *netshape.Link
 	cloud, agent *loggedProcess
 	cloudURL     string       // inside the cloud's namespace
+	cloudDir     string       // the cloud's data directory (its archive: archived)
 	agentURL     string       // inside the site's namespace
 	cloudHTTP    *http.Client // sockets in the cloud's namespace
 	siteHTTP     *http.Client // sockets in the site's namespace
@@ -98,7 +99,7 @@ func startShapedSiteWith(t testing.TB, p netshape.Profile, prepare func(*netshap
 	listen := net.JoinHostPort(l.CloudAddr.String(), "18080")
 	s.cloud = startLoggedIn(t, l, l.Cloud, "cloud", nil, "serve", "--data", cloudDir, "--listen", listen, "--admin-token", testToken,
 		"--metrics-listen", net.JoinHostPort(l.CloudAddr.String(), "19090"))
-	s.cloudURL = s.cloud.URL
+	s.cloudURL, s.cloudDir = s.cloud.URL, cloudDir
 	key := addAgent(t, cloudDir, "site")
 	// The agent's log is 2 MB already, as a site's is after some days: its upload is the bulk
 	// transfer that starved everything else (issue 31).
@@ -521,10 +522,15 @@ var uploadedLog = regexp.MustCompile(`msg="resource uploaded".* name=fleetgate.l
 // TestShapedUplinkKeepsTeleopAndFeedback: on a 2 Mbit/s, 100 ms, 1% loss uplink with a viewer
 // of the camera and the agent's 2 MB log growing, every teleop open through the cloud is answered,
 // the operator sees the robot react to the commands, no viewer is closed, and the log reaches
-// the cloud. (The figures are make bench-uplink's; this asserts what must hold, not speed.)
+// the cloud, and after it a recording made on the agent meanwhile. (The figures are make
+// bench-uplink's; this asserts what must hold, not speed.)
 func TestShapedUplinkKeepsTeleopAndFeedback(t *testing.T) {
 	p := newUplinkProfile("2Mbit-100ms-1%", 2_000_000, 100*time.Millisecond, 0.01)
 	s := startShapedSite(t, p.profile)
+	// A user at the site records 3 s of the camera and the odometry (small: the camera is
+	// recorded as H.264). The log's first upload, 2 MB, fills the bulk lane through the window (35 s at
+	// this rate beside the JPEG viewer); the recording is archived after it.
+	recording := s.startRecordingOnSite(t, []string{"camera/image", "base/odom"}, 0, 3*time.Second)
 	f := s.measure(t, 20*time.Second)
 	t.Logf("%s: %v", p.name, f)
 	// At 1% loss a segment's retransmission can outlast the cloud's 1 s for an open (503):
@@ -552,6 +558,23 @@ func TestShapedUplinkKeepsTeleopAndFeedback(t *testing.T) {
 		return uploadedLog.MatchString(s.cloud.logs())
 	})
 	t.Logf("the agent's log archived on the cloud %v after the run: %s", took.Round(time.Second), uploadedLog.FindString(s.cloud.logs()))
+	took = waitFor(t, 60*time.Second, "the recording archived on the cloud", func() bool {
+		_, whole := s.archived(recording)
+		return whole
+	})
+	t.Logf("the recording archived on the cloud %v after the log", took.Round(time.Second))
+	// The log grew while its upload ran, and the agent listed it again every 10 s: once
+	// archived it is not sent whole again (its growth goes a minute later, appended bytes
+	// only), and the recording came next, not after a second copy of the log.
+	var whole []string
+	for _, line := range uploadedLines.FindAllString(s.cloud.logs(), -1) {
+		if m := uploadedSizes.FindStringSubmatch(line); m != nil && m[1] == "fleetgate.log" && m[2] == m[3] {
+			whole = append(whole, line)
+		}
+	}
+	if len(whole) != 1 {
+		t.Errorf("the log was sent whole %d times, want once:\n%s", len(whole), strings.Join(whole, "\n"))
+	}
 	logs := s.agent.logs()
 	if !strings.Contains(logs, `using=bbr`) {
 		t.Errorf("the agent did not say its link uses BBR:\n%s", lastLines(logs, 20))
@@ -584,26 +607,40 @@ func uplinkBenchRuns(window time.Duration) (time.Duration, []uplinkProfile) {
 // neither (the link as it was: --link-lanes=false --link-congestion cubic), in one run, the
 // viewer asking for JPEG, and with the lanes and BBR again with the viewer asking for H.264:
 // fps, picture age, the operator's view of the robot reacting, teleop opens and the uplink's
-// bytes, with the log growing. make bench-uplink; figures in docs/performance.md.
+// bytes, with the log growing. The lanes' runs are each followed by one with a recording
+// uploading through the window too (recordingUpload), so the two alternate. make
+// bench-uplink; figures in docs/performance.md.
 func BenchmarkUplink(b *testing.B) {
 	window, profiles := uplinkBenchRuns(20 * time.Second)
 	var report bytes.Buffer
-	fmt.Fprintf(&report, "| uplink | link | fps (after the first picture; first at) | picture age p50 / p99 | operator sees the robot react p50 / p99 | teleop opens p50 / p99 (failed) | uplink Mbit/s |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&report, "| uplink | link | fps (after the first picture; first at) | picture age p50 / p99 | operator sees the robot react p50 / p99 | teleop opens p50 / p99 (failed) | uplink Mbit/s | archived in the window |\n|---|---|---|---|---|---|---|---|\n")
 	{
 		for _, p := range profiles {
 			for _, v := range []struct {
-				name  string
-				args  []string
-				codec string
+				name      string
+				args      []string
+				codec     string
+				recording bool
 			}{
-				{"before", []string{"--link-lanes=false", "--link-congestion", "cubic"}, ""},
-				{"lanes+bbr", nil, ""},
-				{"lanes+bbr, h264", nil, "h264"},
+				{"before", []string{"--link-lanes=false", "--link-congestion", "cubic"}, "", false},
+				{"lanes+bbr", nil, "", false},
+				{"lanes+bbr, +recording", nil, "", true},
+				{"lanes+bbr, h264", nil, "h264", false},
+				{"lanes+bbr, h264, +recording", nil, "h264", true},
 			} {
 				b.Run(p.name+"/"+v.name, func(b *testing.B) {
 					s := startShapedSite(b, p.profile, v.args...)
+					var upload *recordingUpload
+					if v.recording {
+						upload = s.startRecordingUpload(b, window)
+					}
+					archivedBefore := s.archivedAll()
 					f := s.measureCodec(b, window, v.codec)
-					b.Logf("%s, %s: %v", p.name, v.name, f)
+					bulk := fmt.Sprintf("%d kB", (s.archivedAll()-archivedBefore)/1000)
+					if upload != nil {
+						bulk += ", of which the recording's " + upload.window(b, s)
+					}
+					b.Logf("%s, %s: %v; archived in the window: %s", p.name, v.name, f, bulk)
 					if v.codec == "h264" {
 						// Where the pictures went at the agent: its encoder's rung steps and skips.
 						waitFor(b, 10*time.Second, "the agent's account of the H.264 stream", func() bool {
@@ -615,11 +652,14 @@ func BenchmarkUplink(b *testing.B) {
 							}
 						}
 					}
-					fmt.Fprintf(&report, "| %s | %s | %.1f (%.1f; %v) | %v / %v | %v / %v | %v / %v (%d) | %.2f |\n", p.name, v.name, f.fps, f.steadyFPS(), f.first.Round(time.Millisecond),
+					for _, line := range uploadedLines.FindAllString(s.cloud.logs(), -1) {
+						b.Log(line)
+					}
+					fmt.Fprintf(&report, "| %s | %s | %.1f (%.1f; %v) | %v / %v | %v / %v | %v / %v (%d) | %.2f | %s |\n", p.name, v.name, f.fps, f.steadyFPS(), f.first.Round(time.Millisecond),
 						percentile(f.age, 50).Round(time.Millisecond), percentile(f.age, 99).Round(time.Millisecond),
 						percentile(f.react, 50).Round(time.Millisecond), percentile(f.react, 99).Round(time.Millisecond),
 						percentile(f.opens, 50).Round(time.Millisecond), percentile(f.opens, 99).Round(time.Millisecond), len(f.openFailures),
-						f.upMbps())
+						f.upMbps(), bulk)
 					b.ReportMetric(ms(percentile(f.age, 99)), "age-p99-ms")
 					b.ReportMetric(ms(percentile(f.react, 99)), "react-p99-ms")
 					b.ReportMetric(ms(percentile(f.opens, 99)), "open-p99-ms")

@@ -48,6 +48,7 @@ type fakeCore struct {
 	// are stored for its robots only, as the core does.
 	robotAgent map[string]string
 	events     []fleetgate.Event // stored
+	listings   int               // ArchivedResources calls: resource lists the cloud compared
 }
 
 type archivedRecord struct {
@@ -70,6 +71,7 @@ func (c *fakeCore) RevokedAgents(_ context.Context, ids []string) ([]string, err
 func (c *fakeCore) ArchivedResources(_ context.Context, robotID string) ([]fleetgate.Resource, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.listings++
 	var out []fleetgate.Resource
 	for _, r := range c.archived[robotID] {
 		out = append(out, r.Resource)

@@ -36,11 +36,19 @@ type syncer struct {
 
 	mu    sync.Mutex
 	queue []wanted // oldest first; one entry per resource id
-	// synced is when each resource was last archived by this session (Config.ResyncEvery).
-	synced map[string]time.Time
+	// synced is when each resource was last archived by this session (Config.ResyncEvery),
+	// and archivedAs the version: a list read from the store before it was saved is stale.
+	synced     map[string]time.Time
+	archivedAs map[string]fleetgate.Resource
 	// whole are the resources whose next upload starts at 0: their agent's file did not grow
 	// from the archived version.
 	whole map[string]bool
+	// uploading is the version on its way to the archive (nil: none). The agent lists its
+	// robot's resources again whenever one of them changes (a log grows every few seconds),
+	// and the archive does not hold a version before its upload ends: without this, a file
+	// whose upload outlasts a scan was queued again and sent whole a second time, and a log
+	// grown meanwhile whole again instead of its appended bytes.
+	uploading *wanted
 }
 
 // wanted is a version of a resource file the archive lacks.
@@ -54,7 +62,7 @@ type wanted struct {
 }
 
 func newSyncer(s *session) *syncer {
-	return &syncer{s: s, wake: make(chan struct{}, 1), synced: map[string]time.Time{}, whole: map[string]bool{}}
+	return &syncer{s: s, wake: make(chan struct{}, 1), synced: map[string]time.Time{}, archivedAs: map[string]fleetgate.Resource{}, whole: map[string]bool{}}
 }
 
 // listed takes the agent's list of robotID's resources and queues the files whose version
@@ -84,13 +92,15 @@ func (y *syncer) listed(robotID string, list []fleetgate.Resource, wire []*linkp
 		if ok && h.Size == res.Size && h.CreatedAt.Equal(res.CreatedAt.UTC().Truncate(time.Millisecond)) {
 			continue
 		}
+		if u := y.uploading; u != nil && u.res.ID == res.ID && sameVersion(u.res, res) {
+			continue // on its way
+		}
+		if a, ok := y.archivedAs[res.ID]; ok && sameVersion(a, res) {
+			continue
+		}
 		w := wanted{robotID: robotID, res: res, grown: ok && h.Size < res.Size}
 		if last, ok := y.synced[res.ID]; ok {
-			every := y.s.acc.cfg.ResyncEvery
-			if every <= 0 {
-				every = DefaultResyncEvery
-			}
-			w.notBefore = last.Add(every)
+			w.notBefore = last.Add(y.resyncEvery())
 		}
 		y.queue = append(removeID(y.queue, res.ID), w)
 	}
@@ -98,6 +108,10 @@ func (y *syncer) listed(robotID string, list []fleetgate.Resource, wire []*linkp
 	case y.wake <- struct{}{}:
 	default:
 	}
+}
+
+func sameVersion(a, b fleetgate.Resource) bool {
+	return a.Size == b.Size && a.CreatedAt.Equal(b.CreatedAt)
 }
 
 func removeID(q []wanted, id string) []wanted {
@@ -108,6 +122,13 @@ func removeID(q []wanted, id string) []wanted {
 		}
 	}
 	return out
+}
+
+func (y *syncer) resyncEvery() time.Duration {
+	if every := y.s.acc.cfg.ResyncEvery; every > 0 {
+		return every
+	}
+	return DefaultResyncEvery
 }
 
 // next takes the oldest queued upload that may go now; with none, wait is how long until
@@ -126,6 +147,7 @@ func (y *syncer) next(now time.Time) (w wanted, ok bool, wait time.Duration) {
 		if y.whole[w.res.ID] {
 			w.grown = false
 		}
+		y.uploading = &w
 		return w, true, 0
 	}
 	return wanted{}, false, wait
@@ -140,11 +162,28 @@ func (y *syncer) again(w wanted) {
 	y.mu.Unlock()
 }
 
-// done notes that w is archived.
+// done notes that w is archived. A later version listed during its upload grew from it, or
+// not, and waits its turn from now (ResyncEvery).
 func (y *syncer) done(w wanted) {
 	y.mu.Lock()
-	y.synced[w.res.ID] = y.s.acc.now()
+	now := y.s.acc.now()
+	y.synced[w.res.ID] = now
+	y.archivedAs[w.res.ID] = w.res
 	delete(y.whole, w.res.ID)
+	for i, q := range y.queue {
+		if q.res.ID == w.res.ID {
+			y.queue[i].grown = q.res.Size > w.res.Size
+			y.queue[i].notBefore = now.Add(y.resyncEvery())
+		}
+	}
+	y.uploading = nil
+	y.mu.Unlock()
+}
+
+// failed notes that the upload under way ended without archiving its file.
+func (y *syncer) failed() {
+	y.mu.Lock()
+	y.uploading = nil
 	y.mu.Unlock()
 }
 
@@ -169,6 +208,7 @@ func (y *syncer) run() {
 		start := y.s.acc.now()
 		sent, err := y.upload(w)
 		if err != nil {
+			y.failed()
 			select {
 			case <-y.s.done:
 				return // the partial file stays; the next session resumes it
