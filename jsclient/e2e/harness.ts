@@ -162,14 +162,23 @@ export async function odometry(ctx: BrowserContext, robot: string): Promise<{ x:
  */
 export function holdKey(page: Page, key: string) {
   let repeating = true;
+  let longestGap = 0;
   const loop = (async () => {
     await page.keyboard.down(key);
+    let last = Date.now();
     while (repeating) {
       await new Promise((res) => setTimeout(res, 33));
       if (repeating) await page.keyboard.down(key).catch(() => undefined);
+      longestGap = Math.max(longestGap, Date.now() - last);
+      last = Date.now();
     }
   })();
   return {
+    /**
+     * The longest time between two of the key's events sent so far: on a loaded machine it
+     * can pass the page's 450 ms repeat bound (teleop/keys.ts), and the key lets go.
+     */
+    longestGapMs: () => longestGap,
     stopRepeating: () => void (repeating = false),
     release: async () => {
       repeating = false;
@@ -260,8 +269,17 @@ export async function signInOperator(
   return { context, page: p };
 }
 
+/**
+ * Keeps a screenshot of the whole page; of the window only while a teleop widget on it drives.
+ * Chromium captures a page taller than its window (captureBeyondViewport) by resizing the view
+ * for the capture and back: the page sees a resize to 1x1 (and the pointer leaving), then one
+ * to its own size, and either stops a driver, as the teleop safety rules say it must. When
+ * both fall in one frame the page sees a single resize to the size it had, which stops nothing;
+ * so a keyboard driver was stopped by some screenshots and not others.
+ */
 export async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+  const driving = await page.$$eval("[data-widget=teleop][data-control=held]", (els) => els.length > 0);
+  await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: !driving });
 }
 
 /** Waits for a condition in Node, polling; no sleeps as synchronisation. */
