@@ -85,19 +85,20 @@ describe("the speed governor", () => {
     await shot(page, "45-governor-quarter");
     // The sim's top speed is 1 m/s: held to 0.25 (its odometry is what it does, read apart
     // from the page). It moves, and never faster than the quarter, over two seconds.
-    let top = 0;
+    const speeds: number[] = [];
     const scales = new Set<string | undefined>();
     const until = Date.now() + 2000;
     while (Date.now() < until) {
-      top = Math.max(top, Math.abs((await odometry(session.context, robot)).v));
+      speeds.push(Math.abs((await odometry(session.context, robot)).v));
       scales.add((await widget(page)).speedScale);
       await new Promise((res) => setTimeout(res, 100));
     }
+    const top = Math.max(...speeds);
     const after = await widget(page);
     await key.release();
-    console.log(`governed to a quarter: top speed ${top.toFixed(3)} m/s, the widget "${w.limit}" (longest gap between key events ${key.longestGapMs()} ms, the shares it showed: ${[...scales].join(", ")})`);
+    console.log(`governed to a quarter: top speed ${top.toFixed(3)} m/s, the widget "${w.limit}" (the shares it showed: ${[...scales].join(", ")}; speeds ${speeds.map((v) => v.toFixed(2)).join(" ")})`);
     // Nothing stopped the driver while the key was held: the speed measured is the governor's.
-    expect(after.stopped, `stopped while driving (longest key gap ${key.longestGapMs()} ms)`).toBeUndefined();
+    expect(after.stopped, "stopped while driving").toBeUndefined();
     expect(after.command).toBe("1.00,0.00");
     expect(top).toBeGreaterThan(0.1);
     expect(top).toBeLessThanOrEqual(0.25 * 1.05);
@@ -120,7 +121,7 @@ describe("a keyboard driver on the operate page", () => {
     try {
       const driving = async (what: string) => {
         const d = await widget(page);
-        expect(d.stopped, `stopped by ${what} (longest key gap ${key.longestGapMs()} ms)`).toBeUndefined();
+        expect(d.stopped, `stopped by ${what}`).toBeUndefined();
         expect(d.command, `after ${what}`).toBe("0.00,1.00");
       };
       // The page settles while the key is held: the camera's first pictures, the map.

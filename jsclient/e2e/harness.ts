@@ -156,33 +156,39 @@ export async function odometry(ctx: BrowserContext, robot: string): Promise<{ x:
 }
 
 /**
- * Holds a key as a person does: one keydown, then the browser's auto-repeat (Playwright sends
- * a repeated keydown for a key already down) every 33 ms, until release (a keyup) or
- * stopRepeating (no keyup: the repeats just stop, as when another window takes the keyboard).
+ * Holds a key as a person does: one keydown, then auto-repeats every 33 ms, until release (a
+ * keyup) or stopRepeating (no keyup: the repeats just stop, as when another window takes the
+ * keyboard). The press and the release go through DevTools; the repeats are made in the page,
+ * where a person's come from the browser itself: sent one by one from this process they came
+ * up to 950 ms apart on a loaded machine, past the page's 450 ms bound for a held key
+ * (teleop/keys.ts), and the key let go under a test that meant to hold it. Like the browser's
+ * own, they go to the element that has focus.
  */
 export function holdKey(page: Page, key: string) {
-  let repeating = true;
-  let longestGap = 0;
-  const loop = (async () => {
+  const pressed = (async () => {
+    await page.evaluate(() => {
+      const w = window as unknown as { __keyRepeat?: number };
+      addEventListener(
+        "keydown",
+        (first) => {
+          const { key, code } = first;
+          w.__keyRepeat = window.setInterval(() => {
+            (document.activeElement ?? document.body).dispatchEvent(new KeyboardEvent("keydown", { key, code, repeat: true, bubbles: true, cancelable: true }));
+          }, 33);
+        },
+        { capture: true, once: true },
+      );
+    });
     await page.keyboard.down(key);
-    let last = Date.now();
-    while (repeating) {
-      await new Promise((res) => setTimeout(res, 33));
-      if (repeating) await page.keyboard.down(key).catch(() => undefined);
-      longestGap = Math.max(longestGap, Date.now() - last);
-      last = Date.now();
-    }
   })();
+  const stopRepeating = async () => {
+    await pressed;
+    await page.evaluate(() => clearInterval((window as unknown as { __keyRepeat?: number }).__keyRepeat));
+  };
   return {
-    /**
-     * The longest time between two of the key's events sent so far: on a loaded machine it
-     * can pass the page's 450 ms repeat bound (teleop/keys.ts), and the key lets go.
-     */
-    longestGapMs: () => longestGap,
-    stopRepeating: () => void (repeating = false),
+    stopRepeating,
     release: async () => {
-      repeating = false;
-      await loop;
+      await stopRepeating();
       await page.keyboard.up(key);
     },
   };
