@@ -156,34 +156,28 @@ export async function odometry(ctx: BrowserContext, robot: string): Promise<{ x:
 }
 
 /**
- * Holds a key as a person does: one keydown, then auto-repeats every 33 ms, until release (a
- * keyup) or stopRepeating (no keyup: the repeats just stop, as when another window takes the
- * keyboard). The press and the release go through DevTools; the repeats are made in the page,
- * where a person's come from the browser itself: sent one by one from this process they came
- * up to 950 ms apart on a loaded machine, past the page's 450 ms bound for a held key
- * (teleop/keys.ts), and the key let go under a test that meant to hold it. Like the browser's
- * own, they go to the element that has focus.
+ * Holds a key as a person does: one keydown, then auto-repeats, until release (a keyup) or
+ * stopRepeating (no keyup: the repeats just stop, as when another window takes the keyboard).
+ * The press and the release go through DevTools; the repeats are the page's key repeater's
+ * (repeatKeys): sent one by one from this process they came up to 950 ms apart on a loaded
+ * machine, past the page's 450 ms bound for a held key (teleop/keys.ts), and the key let go
+ * under a test that meant to hold it. page is one of signIn's.
  */
 export function holdKey(page: Page, key: string) {
   const pressed = (async () => {
-    await page.evaluate(() => {
-      const w = window as unknown as { __keyRepeat?: number };
-      addEventListener(
-        "keydown",
-        (first) => {
-          const { key, code } = first;
-          w.__keyRepeat = window.setInterval(() => {
-            (document.activeElement ?? document.body).dispatchEvent(new KeyboardEvent("keydown", { key, code, repeat: true, bubbles: true, cancelable: true }));
-          }, 33);
-        },
-        { capture: true, once: true },
-      );
+    const armed = await page.evaluate(() => {
+      const r = (window as unknown as { __keyRepeater?: { armed: boolean } }).__keyRepeater;
+      if (r) r.armed = true;
+      return r !== undefined;
     });
+    if (!armed) throw new Error("holdKey: the page has no key repeater (a page of signIn's has)");
     await page.keyboard.down(key);
   })();
   const stopRepeating = async () => {
     await pressed;
-    await page.evaluate(() => clearInterval((window as unknown as { __keyRepeat?: number }).__keyRepeat));
+    await page.evaluate(() => {
+      (window as unknown as { __keyRepeater: { held: unknown } }).__keyRepeater.held = null;
+    });
   };
   return {
     stopRepeating,
@@ -192,6 +186,39 @@ export function holdKey(page: Page, key: string) {
       await page.keyboard.up(key);
     },
   };
+}
+
+/**
+ * A page script that repeats the key holdKey pressed, at a browser's rate (every 33 ms), to the
+ * element with focus, as the browser's own repeats go. A browser hands a repeat that came
+ * while the page was busy to the page before its next frame's callbacks, where the teleop
+ * widget asks which keys are held; so the repeater runs first in every frame (its callback is
+ * the page's first: the script runs before the page's own), and on a timer between frames.
+ */
+function repeatKeys(): void {
+  const r = { armed: false, held: null as { key: string; code: string } | null, last: 0 };
+  (window as unknown as { __keyRepeater: typeof r }).__keyRepeater = r;
+  addEventListener(
+    "keydown",
+    (ev) => {
+      if (!r.armed || !ev.isTrusted || ev.repeat) return;
+      r.armed = false;
+      r.held = { key: ev.key, code: ev.code };
+      r.last = performance.now();
+    },
+    true,
+  );
+  const repeat = () => {
+    if (!r.held || performance.now() - r.last < 33) return;
+    r.last = performance.now();
+    (document.activeElement ?? document.body).dispatchEvent(new KeyboardEvent("keydown", { ...r.held, repeat: true, bubbles: true, cancelable: true }));
+  };
+  const frame = () => {
+    repeat();
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+  setInterval(repeat, 33);
 }
 
 /**
@@ -218,9 +245,10 @@ export async function stubGamepad(context: BrowserContext): Promise<void> {
 /** Script errors, CSP violations and missing assets seen by any page; the tests end by checking it is empty. */
 export const problems: string[] = [];
 
-/** A browser context signed in with the admin's API token through the login form. */
+/** A browser context signed in with the admin's API token through the login form; its pages repeat holdKey's keys. */
 export async function signIn(browser: Browser, base: string): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: base });
+  await context.addInitScript(repeatKeys);
   const page = await context.newPage();
   page.on("pageerror", (e) => problems.push(`page error on ${page.url()}: ${e.message}`));
   page.on("console", (m) => {
