@@ -119,7 +119,8 @@ describe("the speed governor", () => {
   });
 });
 
-// The page stops a keyboard driver whose window changes size (README, "Teleop safety"). What
+// The page stops a keyboard driver whose window changes size (docs/panel.md, "Teleop safety
+// on every page"). What
 // it sees of its own layout, and of the suites' screenshots, must not stop them: a held key
 // that stopped counting there is what moved this file's driver to a gamepad once.
 describe("a keyboard driver on the operate page", () => {
