@@ -120,9 +120,8 @@ describe("the speed governor", () => {
 });
 
 // The page stops a keyboard driver whose window changes size (docs/panel.md, "Teleop safety
-// on every page"). What
-// it sees of its own layout, and of the suites' screenshots, must not stop them: a held key
-// that stopped counting there is what moved this file's driver to a gamepad once.
+// on every page"). What it sees of its own layout, and of the suites' screenshots, must not
+// stop them: a driver stopped there is what moved this file's driver to a gamepad once.
 describe("a keyboard driver on the operate page", () => {
   it("keeps driving through the page's first layout, its own layout changes and screenshots; a window resize stops it", async () => {
     const page = session.page;
