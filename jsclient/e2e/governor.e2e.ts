@@ -169,11 +169,19 @@ describe("a keyboard driver on the operate page", () => {
       });
       await driving("the page's layout changing");
       // The suites keep screenshots of pages that drive (harness.ts, shot): a full-page
-      // capture would resize the window under the driver in some of them.
+      // capture of this page (taller than the window) resizes the window for the capture and
+      // back, one resize event or two, and the driver is stopped when the two fall in frames
+      // of their own (a loaded machine). The shots send none.
+      await page.evaluate(() => {
+        const w = window as unknown as { __resizes: string[] };
+        w.__resizes = [];
+        addEventListener("resize", () => w.__resizes.push(`${innerWidth}x${innerHeight}`));
+      });
       for (let i = 0; i < 3; i++) {
         await shot(page, "46-keyboard-driver");
         await driving(`screenshot ${i + 1}`);
       }
+      expect(await page.evaluate(() => (window as unknown as { __resizes: string[] }).__resizes), "the window's sizes while the screenshots were taken").toEqual([]);
       // The operator's window changing size stops the driver, as it must.
       await page.setViewportSize({ width: 1100, height: 800 });
       await eventually(async () => {
