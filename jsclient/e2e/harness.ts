@@ -156,27 +156,69 @@ export async function odometry(ctx: BrowserContext, robot: string): Promise<{ x:
 }
 
 /**
- * Holds a key as a person does: one keydown, then the browser's auto-repeat (Playwright sends
- * a repeated keydown for a key already down) every 33 ms, until release (a keyup) or
+ * Holds a key as a person does: one keydown, then auto-repeats, until release (a keyup) or
  * stopRepeating (no keyup: the repeats just stop, as when another window takes the keyboard).
+ * The press and the release go through DevTools; the repeats are the page's key repeater's
+ * (repeatKeys): sent one by one from this process they came up to 950 ms apart on a loaded
+ * machine, past the page's 450 ms bound for a held key (teleop/keys.ts), and the key let go
+ * under a test that meant to hold it. page is one of signIn's.
  */
 export function holdKey(page: Page, key: string) {
-  let repeating = true;
-  const loop = (async () => {
+  const pressed = (async () => {
+    const armed = await page.evaluate(() => {
+      const r = (window as unknown as { __keyRepeater?: { armed: boolean } }).__keyRepeater;
+      if (r) r.armed = true;
+      return r !== undefined;
+    });
+    if (!armed) throw new Error("holdKey: the page has no key repeater (a page of signIn's has)");
     await page.keyboard.down(key);
-    while (repeating) {
-      await new Promise((res) => setTimeout(res, 33));
-      if (repeating) await page.keyboard.down(key).catch(() => undefined);
-    }
   })();
+  const stopRepeating = async () => {
+    await pressed;
+    await page.evaluate(() => {
+      (window as unknown as { __keyRepeater: { held: unknown } }).__keyRepeater.held = null;
+    });
+  };
   return {
-    stopRepeating: () => void (repeating = false),
+    stopRepeating,
     release: async () => {
-      repeating = false;
-      await loop;
+      await stopRepeating();
       await page.keyboard.up(key);
     },
   };
+}
+
+/**
+ * A page script that repeats the key holdKey pressed, at a browser's rate (every 33 ms), to the
+ * element with focus, as the browser's own repeats go. A browser hands a repeat that came
+ * while the page was busy to the page before its next frame's callbacks, where the teleop
+ * widget asks which keys are held; so the repeater runs first in every frame (its callback is
+ * the page's first: the script runs before the page's own), and on a timer between frames.
+ */
+function repeatKeys(): void {
+  const r = { armed: false, held: null as { key: string; code: string } | null, last: 0 };
+  (window as unknown as { __keyRepeater: typeof r }).__keyRepeater = r;
+  addEventListener(
+    "keydown",
+    (ev) => {
+      if (!r.armed || !ev.isTrusted || ev.repeat) return;
+      r.armed = false;
+      r.held = { key: ev.key, code: ev.code };
+      r.last = performance.now();
+    },
+    true,
+  );
+  const repeat = () => {
+    if (!r.held || performance.now() - r.last < 33) return;
+    r.last = performance.now();
+    (document.activeElement ?? document.body).dispatchEvent(new KeyboardEvent("keydown", { ...r.held, repeat: true, bubbles: true, cancelable: true }));
+  };
+  const frame = () => {
+    repeat();
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+  setInterval(repeat, 33);
 }
 
 /**
@@ -203,9 +245,10 @@ export async function stubGamepad(context: BrowserContext): Promise<void> {
 /** Script errors, CSP violations and missing assets seen by any page; the tests end by checking it is empty. */
 export const problems: string[] = [];
 
-/** A browser context signed in with the admin's API token through the login form. */
+/** A browser context signed in with the admin's API token through the login form; its pages repeat holdKey's keys. */
 export async function signIn(browser: Browser, base: string): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: base });
+  await context.addInitScript(repeatKeys);
   const page = await context.newPage();
   page.on("pageerror", (e) => problems.push(`page error on ${page.url()}: ${e.message}`));
   page.on("console", (m) => {
@@ -260,8 +303,17 @@ export async function signInOperator(
   return { context, page: p };
 }
 
+/**
+ * Keeps a screenshot of the whole page; of the window only while a teleop widget on it drives.
+ * Chromium captures a page taller than its window (captureBeyondViewport) by resizing the view
+ * for the capture and back: the page sees a resize to 1x1 (and the pointer leaving), then one
+ * to its own size, and either stops a driver, as the teleop safety rules say it must. When
+ * both fall in one frame the page sees a single resize to the size it had, which stops nothing;
+ * so a keyboard driver was stopped by some screenshots and not others.
+ */
 export async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+  const driving = await page.$$eval("[data-widget=teleop][data-control=held]", (els) => els.length > 0);
+  await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: !driving });
 }
 
 /** Waits for a condition in Node, polling; no sleeps as synchronisation. */

@@ -244,7 +244,7 @@ describe("local gateway panel", () => {
     await agentPage.click("[data-widget=teleop] .teleop p.muted");
     const hold = holdKey(agentPage, "ArrowRight");
     await eventually(async () => (await odom(r)).w < -1, "turning right", 5000);
-    hold.stopRepeating(); // no keyup at all: as if the OS swallowed it
+    await hold.stopRepeating(); // no keyup at all: as if the OS swallowed it
     const last = Date.now();
     await eventually(async () => Math.abs((await odom(r)).w) < 0.01, "stopped without a keyup", 2000);
     const after = Date.now() - last;

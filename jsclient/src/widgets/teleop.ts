@@ -364,17 +364,16 @@ export function mountTeleop(el: HTMLElement): void {
   window.addEventListener("focus", () => (paused = false));
   document.documentElement.addEventListener("pointerleave", () => stopAll("pointer left the page"));
   // A new window size changes what the operator sees (a phone turned, a window snapped): stop.
-  // Chromium also sends resize events that change nothing (seen while the speed limit's line
-  // appeared on the operate screen): those leave the driver driving. The size compared is the
-  // one of the last frame drawn (the loop below notes it; resize events come before a frame's
-  // animation callbacks), not the one at the widget's start, which a page still loading may
-  // have had another of.
-  const windowSize = (): string => `${window.innerWidth}x${window.innerHeight}`;
-  let drawnSize = windowSize();
+  // A resize event that leaves the size as it was changes nothing the operator sees, and
+  // leaves the driver driving: Chromium sends one when a screenshot of the whole page (a
+  // DevTools capture beyond the window) resizes the view and back within one frame. The page's
+  // own layout (the camera's first picture, a line appearing, the page outgrowing the window)
+  // sends no resize event at all.
+  let windowSize = `${window.innerWidth}x${window.innerHeight}`;
   window.addEventListener("resize", () => {
-    const size = windowSize();
-    if (size === drawnSize) return;
-    drawnSize = size;
+    const size = `${window.innerWidth}x${window.innerHeight}`;
+    if (size === windowSize) return;
+    windowSize = size;
     stopAll("resize");
   });
   window.addEventListener("gamepaddisconnected", () => stopAll("gamepad"));
@@ -390,7 +389,6 @@ export function mountTeleop(el: HTMLElement): void {
       c = fromPad.forward || fromPad.turn ? fromPad : fromStick.forward || fromStick.turn ? fromStick : keysCommand(keys.held());
     }
     sender.set(c);
-    drawnSize = windowSize();
     requestAnimationFrame(loop);
   };
   requestAnimationFrame(loop);
