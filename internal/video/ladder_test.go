@@ -10,14 +10,8 @@ import (
 // picture goes for stepUpAfter it climbs back, and a climb that fails at once waits twice as
 // long before the next.
 func TestAdapterStepsDownAndUp(t *testing.T) {
-	now := time.Unix(1000, 0)
-	a := NewAdapter(0)
-	a.Decide(now)
-	tick := func(sent, skipped int) bool {
-		now = now.Add(adaptEvery)
-		a.Count(sent, skipped)
-		return a.Decide(now)
-	}
+	a := newAdapterClock(NewAdapter(0))
+	tick := a.second
 	for want := 1; want < len(Ladder); want++ {
 		if !tick(10, 5) || a.Rung() != want {
 			t.Fatalf("after skips: rung %d, want %d", a.Rung(), want)
@@ -64,12 +58,9 @@ func TestAdapterFitsTheBudget(t *testing.T) {
 		t.Fatalf("a 240 kbit/s budget starts at rung %d (%d bit/s)", a.Rung(), got)
 	}
 	top := a.Rung()
-	now := time.Unix(0, 0)
-	a.Decide(now)
+	c := newAdapterClock(a)
 	for range 30 {
-		now = now.Add(adaptEvery)
-		a.Count(15, 0)
-		a.Decide(now)
+		c.second(15, 0)
 	}
 	if a.Rung() != top {
 		t.Fatalf("climbed above the budget's rung: %d, top %d", a.Rung(), top)
@@ -81,22 +72,16 @@ func TestAdapterFitsTheBudget(t *testing.T) {
 // rung's clean time; a step up that fails within probeFails of its first picture still
 // doubles the wait, however long the change took.
 func TestAdapterHoldsWhileTheRungChanges(t *testing.T) {
-	now := time.Unix(1000, 0)
-	a := NewAdapter(0)
-	a.Decide(now)
-	second := func(sent, skipped int) bool {
-		now = now.Add(adaptEvery)
-		a.Count(sent, skipped)
-		return a.Decide(now)
-	}
+	a := newAdapterClock(NewAdapter(0))
+	second := a.second
 	if !second(10, 5) || a.Rung() != 1 {
 		t.Fatalf("rung %d after skips, want 1", a.Rung())
 	}
 	// Two seconds of the old rung's skipped pictures while rung 1's encoder starts.
 	for range 2 {
-		now = now.Add(adaptEvery)
+		a.now = a.now.Add(adaptEvery)
 		a.Count(10, 5)
-		a.Hold(now)
+		a.Hold(a.now)
 	}
 	if second(15, 0) || a.Rung() != 1 {
 		t.Fatalf("rung %d after the change, want 1: the old rung's skips stepped it", a.Rung())
@@ -111,10 +96,29 @@ func TestAdapterHoldsWhileTheRungChanges(t *testing.T) {
 	}
 	// The step up's encoder takes longer than probeFails to start; its pictures then skip.
 	for range 4 {
-		now = now.Add(adaptEvery)
-		a.Hold(now)
+		a.now = a.now.Add(adaptEvery)
+		a.Hold(a.now)
 	}
 	if !second(10, 5) || a.Rung() != 1 || a.upAfter != 2*stepUpAfter {
 		t.Fatalf("a step up failing at its first second: rung %d, wait %v; want 1 and %v", a.Rung(), a.upAfter, 2*stepUpAfter)
 	}
+}
+
+// adapterClock is an Adapter on a clock the test moves, a decision a second.
+type adapterClock struct {
+	*Adapter
+	now time.Time
+}
+
+func newAdapterClock(a *Adapter) *adapterClock {
+	c := &adapterClock{Adapter: a, now: time.Unix(1000, 0)}
+	a.Decide(c.now)
+	return c
+}
+
+// second counts a second's pictures that went and were skipped, and decides: whether the rung moved.
+func (c *adapterClock) second(sent, skipped int) bool {
+	c.now = c.now.Add(adaptEvery)
+	c.Count(sent, skipped)
+	return c.Decide(c.now)
 }
